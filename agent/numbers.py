@@ -1,0 +1,156 @@
+"""Parse and format financial numbers without losing unit, scale or sign.
+
+``(1,577)`` is -1577, ``$4.2 billion`` is 4.2 with scale 1e9 and unit USD, ``12.5%`` is 12.5 with unit ``%``.
+Table headers such as ``(in millions)`` or ``(Millions)`` set a default scale for the numbers below them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from agent.schemas import NumericValue
+
+SCALE_WORDS: dict[str, float] = {
+    "thousand": 1e3,
+    "thousands": 1e3,
+    "k": 1e3,
+    "million": 1e6,
+    "millions": 1e6,
+    "mm": 1e6,
+    "mn": 1e6,
+    "m": 1e6,
+    "billion": 1e9,
+    "billions": 1e9,
+    "bn": 1e9,
+    "b": 1e9,
+    "trillion": 1e12,
+    "trillions": 1e12,
+    "tn": 1e12,
+}
+SCALE_NAMES: dict[float, str] = {1e3: "thousand", 1e6: "million", 1e9: "billion", 1e12: "trillion"}
+
+_CURRENCY = r"(?P<cur>US\$|\$|USD|€|EUR|£|GBP)?"
+_NUMBER = r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+_SCALE = r"(?:\s*(?P<scale>thousands?|millions?|billions?|trillions?|bn|mm|mn|tn|[kKmMbB](?![a-zA-Z])))?"
+_UNIT = r"(?:\s*(?P<unit>%|percent(?:age)?(?:\s+points?)?|pp|bps|basis\s+points|x(?![a-zA-Z])|times|shares))?"
+
+NUMBER_RE = re.compile(
+    r"(?P<open>\()?\s*(?P<neg>[-−–])?\s*" + _CURRENCY + r"\s*(?P<neg2>[-−–])?\s*" + _NUMBER + _SCALE + _UNIT
+    + r"\s*(?P<close>\))?",
+    re.IGNORECASE,
+)
+_YEAR_RE = re.compile(r"^(19|20)\d{2}$")
+_HEADER_SCALE_RE = re.compile(
+    r"(?:in|\$|amounts?\s+in|dollars\s+in|expressed\s+in|\()\s*(?:u\.?s\.?\s+)?(?:dollars\s+)?(?:\$\s*)?"
+    r"(thousands|millions|billions)\b",
+    re.IGNORECASE,
+)
+
+
+def header_scale(text: str) -> float:
+    """The scale a table header or caption declares: '(in millions)', '(Millions)', '$ in thousands' -> 1e6 ..."""
+    m = _HEADER_SCALE_RE.search(text)
+    if m:
+        return SCALE_WORDS[m.group(1).lower()]
+    m = re.search(r"\((thousands|millions|billions)\b", text, re.IGNORECASE)
+    return SCALE_WORDS[m.group(1).lower()] if m else 1.0
+
+
+def _unit_of(cur: str | None, unit: str | None) -> str:
+    if unit:
+        u = unit.lower()
+        if u.startswith("%") or u.startswith("percent") or u == "pp":
+            return "%"
+        if u in {"bps"} or u.startswith("basis"):
+            return "bps"
+        if u in {"x", "times"}:
+            return "x"
+        if u == "shares":
+            return "shares"
+    if cur:
+        return {"$": "USD", "us$": "USD", "usd": "USD", "€": "EUR", "eur": "EUR", "£": "GBP", "gbp": "GBP"}[cur.lower()]
+    return ""
+
+
+def _from_match(m: re.Match[str], default_scale: float, offset: int = 0) -> NumericValue | None:
+    num = m.group("num")
+    value = float(num.replace(",", ""))
+    scale_word = (m.group("scale") or "").lower()
+    cur, unit = m.group("cur"), m.group("unit")
+    # A bare single letter (m, b, k) only counts as a scale right after a currency amount: "5 m" is ambiguous.
+    if scale_word in {"m", "b", "k"} and not cur:
+        scale_word = ""
+    scale = SCALE_WORDS.get(scale_word, 0.0)
+    parenthesised = bool(m.group("open")) and bool(m.group("close"))
+    negative = parenthesised or bool(m.group("neg")) or bool(m.group("neg2"))
+    unit_name = _unit_of(cur, unit)
+    if not scale:
+        # Percentages, ratios and per-share figures are never scaled by a table's "(in millions)".
+        scale = 1.0 if unit_name in {"%", "bps", "x"} else default_scale
+    text = m.group(0).strip()
+    if not parenthesised:
+        text = text.strip("()").strip()
+    start = m.start() + offset + (len(m.group(0)) - len(m.group(0).lstrip()))
+    return NumericValue(
+        text=text,
+        value=-value if negative else value,
+        scale=scale,
+        unit=unit_name,
+        start=start,
+        end=start + len(text),
+    )
+
+
+def parse_number(text: str, default_scale: float = 1.0) -> NumericValue | None:
+    """Parse the first number in ``text``; None when there is none.
+
+    >>> parse_number("(1,577)").value
+    -1577.0
+    >>> parse_number("$4.2 billion").absolute
+    4200000000.0
+    """
+    if not text:
+        return None
+    cleaned = text.replace("\u2212", "-").replace("\u2013", "-").replace("\xa0", " ")
+    m = NUMBER_RE.search(cleaned)
+    return _from_match(m, default_scale) if m else None
+
+
+def find_numbers(text: str, default_scale: float = 1.0, include_years: bool = False) -> list[NumericValue]:
+    """Every number in ``text`` with offsets; four-digit years are skipped unless asked for."""
+    cleaned = text.replace("\u2212", "-").replace("\u2013", "-").replace("\xa0", " ")
+    out: list[NumericValue] = []
+    for m in NUMBER_RE.finditer(cleaned):
+        num = m.group("num")
+        if not include_years and _YEAR_RE.match(num) and not m.group("cur") and not m.group("unit"):
+            continue
+        nv = _from_match(m, default_scale)
+        if nv is not None:
+            out.append(nv)
+    return out
+
+
+def decimals_of(text: str) -> int:
+    """Digits after the decimal point as written ('12.50%' -> 2), to round a comparison to the gold's precision."""
+    m = re.search(r"\d+\.(\d+)", text.replace(",", ""))
+    return len(m.group(1)) if m else 0
+
+
+def format_number(value: float, unit: str = "", scale: float = 1.0, decimals: int | None = None) -> str:
+    """Format a value for people: ``format_number(-1577, 'USD', 1e6)`` -> ``-$1,577 million``."""
+    if decimals is None:
+        decimals = 0 if float(value).is_integer() else (1 if abs(value) >= 100 else 2)
+    body = f"{abs(value):,.{decimals}f}"
+    sign = "-" if value < 0 and not math.isclose(value, 0.0) else ""
+    scale_name = SCALE_NAMES.get(scale, "")
+    if unit == "%":
+        return f"{sign}{body}%"
+    if unit == "x":
+        return f"{sign}{body}x"
+    if unit == "bps":
+        return f"{sign}{body} bps"
+    prefix = {"USD": "$", "EUR": "€", "GBP": "£"}.get(unit, "")
+    suffix = f" {scale_name}" if scale_name else ""
+    tail = " shares" if unit == "shares" else ""
+    return f"{sign}{prefix}{body}{suffix}{tail}"

@@ -1,0 +1,225 @@
+"""Typed records shared by every path (online and offline) of finrag.
+
+Pages are 0-based internally and shown 1-based. Character offsets are into the document text, which is
+the pages joined with :data:`PAGE_SEPARATOR`, so ``doc_text[chunk.char_start:chunk.char_end]`` is the
+chunk's source span and any quote can be located again.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+PAGE_SEPARATOR = "\n\f\n"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Documents, pages, sections, chunks
+# ---------------------------------------------------------------------------------------------------------
+class DocumentMeta(BaseModel):
+    """What a filing is: detected from text and file name, overridable, editable later."""
+
+    doc_id: str = Field(description="sha256 of the file bytes; the key that makes re-ingest a no-op")
+    name: str = Field(description="short name, e.g. 3M_2018_10K (the file stem)")
+    path: str = ""
+    source_format: str = Field(default="", description="pdf | html | md | txt")
+    company: str = ""
+    ticker: str = ""
+    form: str = Field(default="", description="10-K, 10-Q, 8-K, EARNINGS, ...")
+    fiscal_year: int | None = None
+    fiscal_period: str = Field(default="", description="normalised: FY2018, FY2023Q2")
+    period_end: str = Field(default="", description="ISO date of the period end, when stated")
+    filing_date: str = Field(default="", description="ISO date the filing was filed/dated")
+    n_pages: int = 0
+    n_chunks: int = 0
+    ingested_at: str = ""
+
+
+class Page(BaseModel):
+    """One page of extracted text."""
+
+    page: int = Field(description="0-based page number")
+    text: str
+    char_start: int = Field(default=0, description="offset of this page in the document text")
+
+
+class Section(BaseModel):
+    """A structural unit (Item 7, a statement, a note) that chunks never cross."""
+
+    section_id: int
+    title: str
+    path: list[str] = Field(default_factory=list, description="e.g. ['Item 8', 'Consolidated Statement of Cash Flows']")
+    kind: str = Field(default="other", description="item | statement | note | mdna | risk | cover | other")
+    page_start: int = 0
+    page_end: int = 0
+    char_start: int = 0
+    char_end: int = 0
+    summary: str = ""
+
+
+class Chunk(BaseModel):
+    """A retrievable span of a document, inside one section."""
+
+    chunk_id: str = Field(description="'<doc_id[:12]>:<ordinal>'")
+    doc_id: str
+    ordinal: int = Field(description="position in the document; neighbours differ by one")
+    section_id: int
+    section_path: list[str] = Field(default_factory=list)
+    page: int = Field(description="0-based page where the chunk starts")
+    page_end: int = Field(description="0-based page where the chunk ends")
+    char_start: int
+    char_end: int
+    text: str = Field(description="indexed text; for tables, the linearised rows")
+    is_table: bool = False
+    section_summary: str = ""
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Numbers and periods
+# ---------------------------------------------------------------------------------------------------------
+class NumericValue(BaseModel):
+    """A number with everything needed to read it right: unit, scale, sign, period."""
+
+    text: str = Field(description="verbatim as written, e.g. '(1,577)' or '$4.2 billion'")
+    value: float = Field(description="signed value in the stated scale, e.g. -1577.0")
+    scale: float = Field(default=1.0, description="multiplier: 1, 1e3, 1e6, 1e9")
+    unit: str = Field(default="", description="USD | % | shares | x | bps | '' (plain number)")
+    period: str = Field(default="", description="normalised period the number belongs to, if known")
+    start: int = Field(default=-1, description="offset in the chunk text, -1 when not located")
+    end: int = -1
+
+    @property
+    def absolute(self) -> float:
+        """The value times its scale (USD 1,577 million -> 1.577e9)."""
+        return self.value * self.scale
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Chunk Cards and Query Intents (FinCARDS 3.2-3.3): shared fields so alignment is field by field
+# ---------------------------------------------------------------------------------------------------------
+class ClaimRole(StrEnum):
+    PRIMARY_EVIDENCE = "primary_evidence"
+    SUPPORTING_CONTEXT = "supporting_context"
+    DEFINITION = "definition"
+    CAVEAT = "caveat"
+    BOILERPLATE = "boilerplate"
+    STRUCTURAL_HEADING = "structural_heading"
+
+
+class EvidenceType(StrEnum):
+    TABLE_NUMERIC = "table_numeric"
+    NARRATIVE_NUMERIC = "narrative_numeric"
+    QUALITATIVE_EXPLANATION = "qualitative_explanation"
+    POLICY_TEXT = "policy_text"
+    GUIDANCE = "guidance"
+    NONE = "none"
+
+
+class Relation(StrEnum):
+    LOOKUP = "lookup"
+    TREND = "trend"
+    COMPARISON = "comparison"
+    EXPLANATION = "explanation"
+    DEFINITION = "definition"
+    POLICY = "policy"
+
+
+class EvidenceSpan(BaseModel):
+    """Links a card field to the text that justifies it (offsets into the chunk text)."""
+
+    field: str = Field(description="card field: metric | period | entity | number")
+    value: str
+    start: int
+    end: int
+
+
+class ChunkCard(BaseModel):
+    """A compact, typed description of what a chunk can serve as evidence for."""
+
+    chunk_id: str
+    topic: str = "Other"
+    entities: list[str] = Field(default_factory=list)
+    metrics: list[str] = Field(default_factory=list, description="canonical metric names from the lexicon")
+    numbers: list[NumericValue] = Field(default_factory=list)
+    periods: list[str] = Field(default_factory=list, description="normalised: FY2018, FY2023Q2")
+    section_path: list[str] = Field(default_factory=list)
+    is_table: bool = False
+    claim_role: ClaimRole = ClaimRole.SUPPORTING_CONTEXT
+    evidence_type: EvidenceType = EvidenceType.NONE
+    scope: str = Field(default="company", description="company | segment | geography | product | unknown")
+    measurement_basis: str = Field(default="unknown", description="GAAP | non-GAAP | adjusted | reported | unknown")
+    boilerplate: float = Field(default=0.0, ge=0.0, le=1.0, description="likelihood the chunk is boilerplate")
+    summary: str = ""
+    evidence_spans: list[EvidenceSpan] = Field(default_factory=list)
+    source: str = Field(default="offline", description="offline | llm: which twin produced the card")
+
+
+class TemporalScope(BaseModel):
+    type: str = Field(default="none", description="point | range | latest | none")
+    periods: list[str] = Field(default_factory=list, description="normalised: FY2018, FY2023Q2")
+    granularity: str = Field(default="", description="year | quarter | ''")
+
+
+class QueryIntent(BaseModel):
+    """What a (sub-)question demands, in the card's own vocabulary."""
+
+    question: str = ""
+    topic: str = "Other"
+    entities: list[str] = Field(default_factory=list, description="companies, segments, regions")
+    metrics: list[str] = Field(default_factory=list, description="canonical metric names from the lexicon")
+    relation: Relation = Relation.LOOKUP
+    temporal_scope: TemporalScope = Field(default_factory=TemporalScope)
+    requires_numeric: bool = False
+    keywords: list[str] = Field(default_factory=list)
+    company: str = Field(default="", description="company the question is about, for document routing")
+    ticker: str = ""
+    form: str = ""
+    source: str = Field(default="offline", description="offline | llm")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Search results
+# ---------------------------------------------------------------------------------------------------------
+class SearchHit(BaseModel):
+    """One retrieved chunk with where it came from and why it scored."""
+
+    chunk: Chunk
+    doc_name: str
+    score: float
+    path_scores: dict[str, float] = Field(default_factory=dict, description="bm25 / dense / metadata / rrf ...")
+    path_ranks: dict[str, int] = Field(default_factory=dict)
+
+    @property
+    def page_label(self) -> int:
+        """1-based page number for people."""
+        return self.chunk.page + 1
+
+
+class Citation(BaseModel):
+    """Where a figure came from: shown as [doc, p. N]."""
+
+    doc: str
+    page: int = Field(description="1-based page for display")
+    quote: str = ""
+    chunk_id: str = ""
+
+    def label(self) -> str:
+        return f"[{self.doc}, p. {self.page}]"
+
+
+class IngestReport(BaseModel):
+    """Per-file outcome of an ingest, printed as one line and returned as JSON."""
+
+    path: str
+    name: str = ""
+    doc_id: str = ""
+    status: str = Field(description="ingested | unchanged | failed")
+    error: str = ""
+    pages: int = 0
+    sections: int = 0
+    chunks: int = 0
+    tables: int = 0
+    seconds: float = 0.0
+    finished_at: datetime | None = None

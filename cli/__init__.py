@@ -1,0 +1,1 @@
+"""finrag command line: the only layer that imports everything."""

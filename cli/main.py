@@ -1,0 +1,77 @@
+"""The ``finrag`` command: a thin face over the core, the graph and the evaluations.
+
+Each area lives in its own module exposing ``register(subparsers)``; handlers take ``(args, settings)`` and
+return an exit code. Bad input prints one clear line to stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import os
+import sys
+from pathlib import Path
+
+from agent.config import Settings
+from agent.errors import FinragError
+
+# Command modules, in the order `finrag --help` lists them.
+COMMAND_MODULES = (
+    "cli.ingest_cmd",
+    "cli.docs_cmd",
+    "cli.search_cmd",
+    "cli.memory_cmd",
+    "cli.market_cmd",
+)
+
+EPILOG = """examples:
+  finrag ingest filings/                      ingest every filing in a folder (PDF, HTML, Markdown, text)
+  finrag docs                                 list ingested documents and their metadata
+  finrag search "capital expenditure 2018" --doc 3M_2018_10K
+  finrag memory list                          verified answers in the memory bank
+
+Data lives under $FINRAG_HOME (default ~/.local/share/finrag). A language model is optional: set
+OPENAI_API_KEY (and OPENAI_BASE_URL for vLLM, Ollama or llama.cpp) to use one; everything runs offline without.
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full command-line parser, one subcommand per registered module."""
+    parser = argparse.ArgumentParser(
+        prog="finrag",
+        description="Answer questions about long corporate filings, with the page and span behind every figure.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--home", type=Path, help="data directory (default: $FINRAG_HOME or ~/.local/share/finrag)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress details to stderr")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the console script."""
+    # Models are read from local paths only unless a user opts in; keeps runs offline and quiet.
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    settings = Settings.from_env(home=args.home)
+    try:
+        return int(args.func(args, settings) or 0)
+    except FinragError as exc:
+        print(f"finrag: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("finrag: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

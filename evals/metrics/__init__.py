@@ -1,0 +1,1 @@
+"""finrag: evals/metrics."""
