@@ -1,0 +1,733 @@
+"""The memory bank (VeritasFi 3.2, 4.4, appendix C): expert-verified answers to recurring questions.
+
+Each entry is one canonical question for one company and fiscal period, with its answer, the citations
+behind it, who verified it and when. A query is matched by three matchers run side by side, each against its
+own threshold (VeritasFi eq. 6: a match when any of them passes):
+
+- subsequence: ``difflib.SequenceMatcher`` ratio over normalised text (word order and exact terminology),
+- BM25: ``rank_bm25.BM25Okapi`` over the entries' questions (keyword overlap despite rephrasing),
+- semantic: cosine of injected sentence embeddings (same meaning, different words),
+
+and, on top of the paper, the query's company and fiscal period must agree with the entry's, because the
+same question about another year or another company has another answer. Only verified entries answer;
+pipeline answers are stored as unverified candidates until a person verifies them, and an entry goes stale
+when a newer filing for its company and period is ingested.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import sqlite3
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from difflib import SequenceMatcher
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
+from rank_bm25 import BM25Okapi
+
+from agent.config import Settings
+from agent.errors import FinragError, NotFoundError, StoreError
+from agent.schemas import Citation
+
+log = logging.getLogger(__name__)
+
+MEMORY_FILE_NAME = "memory.sqlite"
+# Characters of sha1 in an entry id: short enough to type, far from colliding in a bank of thousands.
+ENTRY_ID_CHARS = 12
+# Shortest id prefix accepted on the command line, so a typo cannot hit an arbitrary entry.
+MIN_ID_PREFIX = 4
+# Seconds a writer waits for another process's lock; a memory write is small and quick.
+SQLITE_LOCK_TIMEOUT_S = 10.0
+# Two-digit years up to this are 20xx, above it 19xx ("FY18" -> FY2018, "FY98" -> FY1998).
+TWO_DIGIT_YEAR_PIVOT = 50
+
+Embed = Callable[[list[str]], np.ndarray]
+
+
+class MemoryStatus(StrEnum):
+    VERIFIED = "verified"
+    UNVERIFIED = "unverified"
+    STALE = "stale"
+
+
+class MemorySource(StrEnum):
+    MANUAL = "manual"
+    PIPELINE = "pipeline"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Normalisation: periods, companies, question text
+# ---------------------------------------------------------------------------------------------------------
+def _year4(text: str) -> int:
+    year = int(text)
+    if year < 100:
+        year += 2000 if year <= TWO_DIGIT_YEAR_PIVOT else 1900
+    return year
+
+
+_FY_RE = re.compile(r"^(?:FY|FISCAL(?:YEAR)?|YEAR|CY)?'?(\d{4}|\d{2})(?:FY)?$")
+_QUARTER_RES = (
+    re.compile(r"^(?:FY|FISCAL(?:YEAR)?)?'?(?P<y>\d{4}|\d{2})[-/]?(?:Q|QUARTER)(?P<q>[1-4])$"),
+    re.compile(r"^(?:Q|QUARTER)(?P<q>[1-4])[-/,]?(?:FY|FISCAL(?:YEAR)?)?'?(?P<y>\d{4}|\d{2})$"),
+    re.compile(r"^(?P<q>[1-4])Q(?:FY)?'?(?P<y>\d{4}|\d{2})$"),
+    re.compile(r"^(?:FIRST|SECOND|THIRD|FOURTH)QUARTER(?:OF)?(?:FY|FISCAL(?:YEAR)?)?(?P<y>\d{4})$"),
+)
+_HALF_RES = (
+    re.compile(r"^(?:FY)?(?P<y>\d{4})[-/]?H(?P<h>[12])$"),
+    re.compile(r"^H(?P<h>[12])(?:FY)?'?(?P<y>\d{4}|\d{2})$"),
+)
+_ORDINAL_QUARTER = {"FIRST": "1", "SECOND": "2", "THIRD": "3", "FOURTH": "4"}
+
+
+def normalize_period(text: str) -> str:
+    """A fiscal period in the project's form: 'FY2018', '2018', 'fiscal 2018', "FY18" -> 'FY2018';
+    'Q2 2023', '2023Q2', '2Q23', 'FY2023 Q2' -> 'FY2023Q2'; '1H 2023' / 'H1 2023' -> 'FY2023H1'.
+    Anything else comes back upper-cased without spaces, so equal spellings still compare equal."""
+    compact = re.sub(r"[\s_.]+", "", (text or "").upper())
+    if not compact:
+        return ""
+    m = _FY_RE.match(compact)
+    if m:
+        return f"FY{_year4(m.group(1))}"
+    for pattern in _QUARTER_RES:
+        m = pattern.match(compact)
+        if m:
+            quarter = m.groupdict().get("q") or _ORDINAL_QUARTER[compact.split("QUARTER")[0]]
+            return f"FY{_year4(m.group('y'))}Q{quarter}"
+    for pattern in _HALF_RES:
+        m = pattern.match(compact)
+        if m:
+            return f"FY{_year4(m.group('y'))}H{m.group('h')}"
+    return compact
+
+
+# Legal-form words that do not distinguish one company from another.
+_COMPANY_SUFFIXES = frozenset({
+    "inc", "incorporated", "corp", "corporation", "co", "company", "companies", "plc", "ltd", "limited", "llc",
+    "lp", "holdings", "holding", "group", "the", "sa", "ag", "nv", "se", "com",
+})  # fmt: skip
+
+
+def company_key(name: str) -> str:
+    """A company name reduced to what identifies it: '3M Company' -> '3m', 'The Coca-Cola Company' ->
+    'coca cola', 'JPMorgan Chase & Co.' -> 'jpmorgan chase', 'Amazon.com, Inc.' -> 'amazon'."""
+    text = (name or "").lower().replace("&", " and ").replace("\u2019", "'")
+    text = re.sub(r"'s\b", "", text)
+    tokens = [t for t in re.split(r"[^a-z0-9]+", text) if t]
+    while tokens and tokens[-1] in _COMPANY_SUFFIXES | {"and"}:
+        tokens.pop()
+    while tokens and tokens[0] == "the":
+        tokens.pop(0)
+    return " ".join(tokens)
+
+
+def companies_agree(a: str, b: str) -> bool:
+    """Same company: equal keys, or one name is the other's leading words ('JPMorgan' ~ 'JPMorgan Chase').
+    A company on one side only is a disagreement: the answer belongs to a company the query did not name."""
+    return _company_tokens_agree(company_key(a).split(), company_key(b).split())
+
+
+def _company_tokens_agree(ka: list[str], kb: list[str]) -> bool:
+    if not ka or not kb:
+        return not ka and not kb
+    shorter, longer = (ka, kb) if len(ka) <= len(kb) else (kb, ka)
+    return longer[: len(shorter)] == shorter
+
+
+def periods_agree(a: str, b: str) -> bool:
+    """Same fiscal period after normalisation; a period on one side only is a disagreement."""
+    return normalize_period(a) == normalize_period(b)
+
+
+_PERIOD_TEXT_RE = re.compile(
+    r"\b(?:fiscal\s+(?:year\s+)?)?(?:fy\s?'?\d{2,4}|(?:19|20)\d{2}|q[1-4]|[1-4]q|h[12])\b|\bfiscal\s+year\b|\bfiscal\b"
+)
+# Function words of question templates ("What was the ... of ... in ...?"). Dropped before matching: in short
+# templated questions they would otherwise carry most of the similarity ("what was the total revenue" and
+# "what was the capital expenditure" share 60% of their words).
+_STOPWORDS = frozenset({
+    "a", "an", "the", "of", "in", "on", "for", "to", "by", "at", "as", "and", "or", "is", "was", "were", "are",
+    "be", "been", "did", "does", "do", "what", "which", "how", "much", "many", "its", "their", "it", "this",
+    "that", "from", "with", "during", "year",
+})  # fmt: skip
+
+
+def question_key(question: str) -> str:
+    """Lower case, punctuation dropped, spaces collapsed: the spelling-insensitive form of a question."""
+    text = (question or "").lower().replace("&", " and ").replace("\u2019", "'")
+    text = re.sub(r"'s\b", "", text)
+    return " ".join(re.split(r"[^a-z0-9%]+", text)).strip()
+
+
+def match_text(question: str, company: str = "", period: str = "") -> str:
+    """The question as the matchers see it (VeritasFi 4.4): normalised, with the company name and period
+    expressions removed, since those are checked separately by entity and period agreement."""
+    text = (question or "").lower().replace("\u2019", "'")
+    text = _PERIOD_TEXT_RE.sub(" ", re.sub(r"'s\b", "", text))
+    text = question_key(text)
+    name = company_key(company)
+    if name:
+        text = re.sub(rf"\b{re.escape(name)}\b", " ", text)
+        # 'JPMorgan' for 'JPMorgan Chase' goes too; a one- or two-letter first word is too common to remove.
+        first = name.split()[0]
+        if len(first) > 2:
+            text = re.sub(rf"\b{re.escape(first)}\b", " ", text)
+    return " ".join(text.split())
+
+
+# Words that turn one metric into another ("gross" vs "operating" margin, "basic" vs "diluted" EPS). Two
+# questions that each carry one the other lacks ask for different figures, however similar they read: with
+# the packaged MiniLM embedder "gross margin percentage" vs "operating margin percentage" scores cosine 0.855,
+# above the reference threshold, while true paraphrases score 0.23-0.73.
+METRIC_QUALIFIERS = frozenset({
+    "gross", "net", "operating", "free", "basic", "diluted", "adjusted", "gaap", "non", "organic",
+    "comprehensive", "current", "noncurrent", "long", "short", "effective", "statutory", "pre", "after",
+    "average", "levered", "unlevered", "core", "continuing", "discontinued", "domestic", "foreign",
+})  # fmt: skip
+
+
+def qualifiers_conflict(query: str, canonical: str) -> bool:
+    """True when each text has a metric qualifier the other lacks ('gross margin' vs 'operating margin');
+    a qualifier on one side only ('total net sales' vs 'total revenue') is no conflict."""
+    q = METRIC_QUALIFIERS.intersection(query.split())
+    c = METRIC_QUALIFIERS.intersection(canonical.split())
+    return bool(q - c) and bool(c - q)
+
+
+def _singular(token: str) -> str:
+    """Light plural folding so 'revenues' ~ 'revenue', 'taxes' ~ 'tax'; short words and -ss/-us/-is kept."""
+    if len(token) <= 3 or not token.endswith("s") or token.endswith(("ss", "us", "is")):
+        return token
+    if token.endswith(("xes", "ches", "shes", "sses")):
+        return token[:-2]
+    return token[:-1]
+
+
+def content_tokens(text: str) -> list[str]:
+    """The content words of a match text, in order and singularised: what the lexical matchers compare."""
+    return [_singular(t) for t in text.split() if t not in _STOPWORDS]
+
+
+def subsequence_ratio(query: str, canonical: str) -> float:
+    """difflib's ratio (2 * matched / total, built on longest contiguous matching blocks, VeritasFi 4.4) over
+    the content-word sequences. Words, not characters: at character level one-word metric differences pass the
+    0.55 reference threshold ('gross margin' vs 'operating margin' scores 0.57)."""
+    a, b = content_tokens(query), content_tokens(canonical)
+    if not a or not b:
+        return 0.0
+    return SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Records
+# ---------------------------------------------------------------------------------------------------------
+_CITATION_LABEL_RE = re.compile(
+    r"^\s*\[\s*(?P<doc>[^,\]]+?)\s*,\s*p(?:age|\.)?\s*(?P<page>\d+)\s*\]\s*(?P<quote>.*)$", re.S
+)
+_CITATION_COLON_RE = re.compile(
+    r"^\s*(?P<doc>[^:]+?)\s*:\s*(?:p\.?\s*)?(?P<page>\d+)\s*(?::\s*(?P<quote>.*))?$", re.S
+)
+
+
+def parse_citation(text: str) -> Citation:
+    """'[3M_2018_10K, p. 60] "quote"' or '3M_2018_10K:60:quote' -> Citation (page 1-based)."""
+    m = _CITATION_LABEL_RE.match(text) or _CITATION_COLON_RE.match(text)
+    if not m:
+        raise ValueError(f"not a citation: {text!r} (use '[DOC, p. N] quote' or 'DOC:N:quote')")
+    quote = (m.group("quote") or "").strip().strip('"\u201c\u201d').strip()
+    return Citation(doc=m.group("doc").strip(), page=int(m.group("page")), quote=quote)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def entry_id(question: str, company: str, period: str) -> str:
+    """The stable id of (question, company, period): the same triple always maps to the same entry."""
+    key = f"{question_key(question)}|{company_key(company)}|{normalize_period(period)}"
+    return hashlib.sha1(key.encode("utf-8")).hexdigest()[:ENTRY_ID_CHARS]
+
+
+class MemoryEntry(BaseModel):
+    """One canonical question x fiscal period with its verified (or candidate) answer and provenance."""
+
+    id: str = Field(default="", description="derived from question, company and period; set automatically")
+    question: str = Field(min_length=1)
+    answer: str = Field(min_length=1)
+    citations: list[Citation] = Field(
+        default_factory=list, description="[doc, p. N] + quote behind the answer"
+    )
+    company: str = ""
+    period: str = Field(default="", description="normalised fiscal period, e.g. FY2018, FY2023Q2")
+    verifier: str = ""
+    verified_at: datetime | None = None
+    status: MemoryStatus = MemoryStatus.UNVERIFIED
+    created_at: datetime = Field(default_factory=_now)
+    updated_at: datetime = Field(default_factory=_now)
+    source: MemorySource = MemorySource.MANUAL
+    stale_reason: str = Field(default="", description="why the entry went stale (the newer filing)")
+
+    @field_validator("citations", mode="before")
+    @classmethod
+    def _parse_citations(cls, value: Any) -> Any:
+        if isinstance(value, str | dict | Citation):
+            value = [value]
+        return [parse_citation(v) if isinstance(v, str) else v for v in value or []]
+
+    @field_validator("question", "answer", "company", "verifier")
+    @classmethod
+    def _strip(cls, value: str) -> str:
+        return value.strip()
+
+    @model_validator(mode="after")
+    def _derive(self) -> MemoryEntry:
+        self.period = normalize_period(self.period)
+        self.id = entry_id(self.question, self.company, self.period)
+        if self.status == MemoryStatus.VERIFIED and not self.verifier:
+            raise ValueError("a verified entry needs a verifier")
+        return self
+
+    @property
+    def cited_docs(self) -> set[str]:
+        return {c.doc for c in self.citations}
+
+
+class MatcherScores(BaseModel):
+    """Each matcher's score for one entry; cosine is None when no embedding function was given."""
+
+    subsequence: float = 0.0
+    bm25: float = 0.0
+    cosine: float | None = None
+
+
+class MemoryMatch(BaseModel):
+    """A memory-bank hit: the entry, which matchers fired, and every matcher's score."""
+
+    entry: MemoryEntry
+    fired: list[str] = Field(description="matchers over their threshold: subsequence | bm25 | semantic")
+    scores: MatcherScores
+    query_text: str = Field(default="", description="the query as the matchers saw it")
+
+    def provenance(self) -> str:
+        """One line saying where the answer comes from, for the answer and the trace."""
+        e = self.entry
+        when = f"{e.verified_at:%Y-%m-%d}" if e.verified_at else "unknown date"
+        cites = " ".join(c.label() for c in e.citations) or "no citation recorded"
+        return f"memory bank entry {e.id}, verified by {e.verifier} on {when}; sources {cites}; matched by {', '.join(self.fired)}"
+
+
+class MemoryImportReport(BaseModel):
+    """What an import did."""
+
+    path: str
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The bank
+# ---------------------------------------------------------------------------------------------------------
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS memory_entries (
+    id TEXT PRIMARY KEY,
+    status TEXT NOT NULL,
+    company_key TEXT NOT NULL,
+    period TEXT NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS memory_entries_status ON memory_entries (status);
+CREATE INDEX IF NOT EXISTS memory_entries_period ON memory_entries (period);
+CREATE TABLE IF NOT EXISTS memory_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+"""
+# Bumped by every write, so any process can tell whether its cached match index is still current.
+_BUMP_GENERATION = (
+    "INSERT INTO memory_meta (key, value) VALUES ('generation', 1) "
+    "ON CONFLICT(key) DO UPDATE SET value = value + 1"
+)
+
+
+@dataclass
+class _MatchIndex:
+    """Everything lookup needs that depends only on the stored entries, rebuilt when they change."""
+
+    generation: int
+    entries: list[MemoryEntry]
+    texts: list[str]  # each entry's match text
+    companies: list[list[str]]  # each entry's company key words
+    bm25: BM25Okapi | None  # over every entry's content words; None when there are none
+
+
+class MemoryBank:
+    """Expert-verified answers in one SQLite file (``settings.home / memory.sqlite``)."""
+
+    def __init__(self, settings: Settings, embed: Embed | None = None, path: Path | None = None) -> None:
+        self.settings = settings
+        self.embed = embed
+        self.path = Path(path) if path is not None else Path(settings.home) / MEMORY_FILE_NAME
+        self._vectors: dict[str, np.ndarray] = {}  # match text -> unit vector, so entries are embedded once
+        self._index: _MatchIndex | None = None
+        self._ready = False
+
+    # --- storage -----------------------------------------------------------------------------------------
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            if not self._ready:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(self.path, timeout=SQLITE_LOCK_TIMEOUT_S)
+            if not self._ready:
+                conn.executescript(_SCHEMA)
+                self._ready = True
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(f"memory bank at {self.path} cannot be opened: {exc}") from exc
+        return conn
+
+    def _rows(self, where: str = "", params: Sequence[Any] = ()) -> list[MemoryEntry]:
+        conn = self._connect()
+        try:
+            rows = conn.execute(f"SELECT data FROM memory_entries {where}", tuple(params)).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(f"memory bank at {self.path} is unreadable: {exc}") from exc
+        finally:
+            conn.close()
+        return [MemoryEntry.model_validate_json(r[0]) for r in rows]
+
+    def _write(self, entries: Iterable[MemoryEntry], delete_ids: Iterable[str] = ()) -> None:
+        """Upsert and delete in one transaction: all of it lands or none of it does."""
+        conn = self._connect()
+        try:
+            with conn:
+                conn.execute(_BUMP_GENERATION)
+                conn.executemany("DELETE FROM memory_entries WHERE id = ?", [(i,) for i in delete_ids])
+                conn.executemany(
+                    "INSERT OR REPLACE INTO memory_entries (id, status, company_key, period, data) VALUES (?, ?, ?, ?, ?)",
+                    [
+                        (e.id, e.status.value, company_key(e.company), e.period, e.model_dump_json())
+                        for e in entries
+                    ],
+                )
+        except sqlite3.Error as exc:
+            raise StoreError(f"memory bank at {self.path} could not be written: {exc}") from exc
+        finally:
+            conn.close()
+
+    def get(self, entry_id_or_prefix: str) -> MemoryEntry:
+        """One entry by id or by an unambiguous id prefix (at least MIN_ID_PREFIX characters)."""
+        ident = entry_id_or_prefix.strip().lower()
+        found = self._rows("WHERE id = ?", (ident,))
+        if not found and len(ident) >= MIN_ID_PREFIX and re.fullmatch(r"[0-9a-f]+", ident):
+            found = self._rows("WHERE id LIKE ?", (ident + "%",))
+        if not found:
+            raise NotFoundError(f"no memory entry with id {entry_id_or_prefix!r}")
+        if len(found) > 1:
+            raise FinragError(
+                f"id prefix {entry_id_or_prefix!r} matches {len(found)} entries; give more characters"
+            )
+        return found[0]
+
+    # --- editing -----------------------------------------------------------------------------------------
+    def add(self, entry: MemoryEntry) -> MemoryEntry:
+        """Insert, or update the entry with the same question, company and period (keeping its created_at)."""
+        stored = self._upserted(entry, self._existing([entry.id]).get(entry.id))
+        self._write([stored])
+        return stored
+
+    def _existing(self, ids: Sequence[str]) -> dict[str, MemoryEntry]:
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        return {e.id: e for e in self._rows(f"WHERE id IN ({marks})", list(ids))}
+
+    @staticmethod
+    def _upserted(entry: MemoryEntry, old: MemoryEntry | None, touch: bool = True) -> MemoryEntry:
+        """The entry to store over ``old``: creation time kept from the older; ``touch`` stamps updated_at now
+        (an import keeps the file's times so export -> import round-trips exactly)."""
+        changes: dict[str, Any] = {"updated_at": _now()} if touch else {}
+        if old is not None:
+            changes["created_at"] = min(old.created_at, entry.created_at)
+        if entry.status == MemoryStatus.VERIFIED and entry.verified_at is None:
+            changes["verified_at"] = _now()
+        return entry.model_copy(update=changes)
+
+    def list(self, status: MemoryStatus | str | None = None, company: str = "") -> list[MemoryEntry]:
+        """Entries, optionally only one status and/or one company, ordered by company, period, question."""
+        entries = self._rows("WHERE status = ?", (MemoryStatus(status).value,)) if status else self._rows()
+        if company:
+            entries = [e for e in entries if companies_agree(company, e.company)]
+        return sorted(entries, key=lambda e: (company_key(e.company), e.period, e.question.lower()))
+
+    def verify(self, entry_id_or_prefix: str, verifier: str) -> MemoryEntry:
+        """Mark an entry verified by ``verifier`` now (also re-verifies a stale entry after review)."""
+        if not verifier.strip():
+            raise FinragError("verify needs the name of the person verifying")
+        entry = self.get(entry_id_or_prefix)
+        now = _now()
+        verified = entry.model_copy(
+            update={
+                "status": MemoryStatus.VERIFIED,
+                "verifier": verifier.strip(),
+                "verified_at": now,
+                "updated_at": now,
+                "stale_reason": "",
+            }
+        )
+        self._write([verified])
+        return verified
+
+    def remove(self, entry_id_or_prefix: str) -> MemoryEntry:
+        """Delete an entry; returns what was removed."""
+        entry = self.get(entry_id_or_prefix)
+        self._write([], delete_ids=[entry.id])
+        return entry
+
+    def seed(
+        self,
+        question: str,
+        answer: str,
+        citations: Sequence[Citation | str] = (),
+        company: str = "",
+        period: str = "",
+    ) -> MemoryEntry:
+        """Store a pipeline answer as an unverified candidate. An entry a person already verified is kept as
+        is (a candidate never overwrites it); an unverified or stale one is replaced by the new candidate."""
+        candidate = MemoryEntry(
+            question=question,
+            answer=answer,
+            citations=list(citations),
+            company=company,
+            period=period,
+            status=MemoryStatus.UNVERIFIED,
+            source=MemorySource.PIPELINE,
+        )
+        old = self._existing([candidate.id]).get(candidate.id)
+        if old is not None and old.status == MemoryStatus.VERIFIED:
+            return old
+        stored = self._upserted(candidate, old)
+        self._write([stored])
+        return stored
+
+    def mark_stale(self, company: str, period: str, newer_doc_name: str) -> list[MemoryEntry]:
+        """A newer filing for (company, period) arrived: its entries go stale until re-verified. Entries that
+        already cite that very document are left alone (they were answered from it)."""
+        target = normalize_period(period)
+        now = _now()
+        stale = [
+            e.model_copy(
+                update={
+                    "status": MemoryStatus.STALE,
+                    "stale_reason": f"newer filing {newer_doc_name} ingested {now:%Y-%m-%d}",
+                    "updated_at": now,
+                }
+            )
+            for e in self._rows("WHERE period = ? AND status != ?", (target, MemoryStatus.STALE.value))
+            if companies_agree(company, e.company) and newer_doc_name not in e.cited_docs
+        ]
+        if stale:
+            self._write(stale)
+            log.info(
+                "memory bank: %d entries for %s %s are stale after %s",
+                len(stale),
+                company,
+                target,
+                newer_doc_name,
+            )
+        return stale
+
+    # --- import / export ---------------------------------------------------------------------------------
+    def import_jsonl(self, path: Path) -> MemoryImportReport:
+        """Add or update entries from a JSON-lines file, all or nothing. Importing the same file twice changes
+        nothing: an entry with the same question, company and period is updated in place."""
+        path = Path(path)
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            raise FinragError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+        entries: dict[str, MemoryEntry] = {}
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                entry = MemoryEntry.model_validate_json(line)
+            except ValidationError as exc:
+                raise FinragError(f"{path}:{number}: {_first_error(exc)}") from exc
+            entries[entry.id] = entry  # a later line for the same triple wins, as it would one at a time
+        existing = self._existing(list(entries))
+        stored = {i: self._upserted(e, existing.get(i), touch=False) for i, e in entries.items()}
+        changed = [e for i, e in stored.items() if i not in existing or existing[i] != e]
+        self._write(changed)
+        updated = sum(1 for e in changed if e.id in existing)
+        return MemoryImportReport(
+            path=str(path),
+            added=len(changed) - updated,
+            updated=updated,
+            unchanged=len(entries) - len(changed),
+        )
+
+    def export_jsonl(self, path: Path) -> int:
+        """Write every entry as JSON lines (atomically: a temporary file renamed into place); returns the count."""
+        path = Path(path)
+        entries = self.list()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                for e in entries:
+                    handle.write(e.model_dump_json() + "\n")
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return len(entries)
+
+    # --- matching ----------------------------------------------------------------------------------------
+    def lookup(self, question: str, company: str = "", period: str = "") -> MemoryMatch | None:
+        """The best verified entry matching the question for this company and period, or None.
+
+        Every entry's question feeds the BM25 statistics; only verified entries whose company and period agree
+        with the query, and whose metric qualifiers do not contradict it, are candidates. A candidate matches
+        when any matcher passes its threshold; among several, the one with the most matchers firing wins, then
+        the highest mean score-to-threshold ratio."""
+        index = self._match_index()
+        query = match_text(question, company, period)
+        query_company, query_period = company_key(company).split(), normalize_period(period)
+        candidates = [
+            i
+            for i, e in enumerate(index.entries)
+            if e.status == MemoryStatus.VERIFIED
+            and e.period == query_period  # stored periods are normalised already
+            and _company_tokens_agree(query_company, index.companies[i])
+            and not qualifiers_conflict(query, index.texts[i])
+        ]
+        if not candidates or not query:
+            return None
+        query_tokens = content_tokens(query)
+        bm25 = index.bm25.get_scores(query_tokens) if index.bm25 is not None and query_tokens else None
+        cosines = self._cosines(query, [index.texts[i] for i in candidates])
+        s = self.settings
+        best: tuple[tuple[int, float], MemoryMatch] | None = None
+        for rank_in_candidates, i in enumerate(candidates):
+            e, text = index.entries[i], index.texts[i]
+            scores = MatcherScores(
+                subsequence=subsequence_ratio(query, text),
+                bm25=0.0 if bm25 is None else float(bm25[i]),
+                cosine=None if cosines is None else float(cosines[rank_in_candidates]),
+            )
+            ratios = {
+                "subsequence": scores.subsequence / s.memory_subsequence_min,
+                "bm25": scores.bm25 / s.memory_bm25_min,
+            }
+            if scores.cosine is not None:
+                ratios["semantic"] = scores.cosine / s.memory_cosine_min
+            fired = [name for name, ratio in ratios.items() if ratio >= 1.0]
+            if not fired:
+                continue
+            rank = (len(fired), sum(ratios.values()) / len(ratios))
+            if best is None or rank > best[0]:
+                best = (rank, MemoryMatch(entry=e, fired=fired, scores=scores, query_text=query))
+        return best[1] if best else None
+
+    def _match_index(self) -> _MatchIndex:
+        """The cached index, rebuilt only when some process has written since it was built."""
+        conn = self._connect()
+        try:
+            row = conn.execute("SELECT value FROM memory_meta WHERE key = 'generation'").fetchone()
+        except sqlite3.Error as exc:
+            raise StoreError(f"memory bank at {self.path} is unreadable: {exc}") from exc
+        finally:
+            conn.close()
+        generation = int(row[0]) if row else 0
+        if self._index is not None and self._index.generation == generation:
+            return self._index
+        entries = self._rows()
+        texts = [match_text(e.question, e.company, e.period) for e in entries]
+        tokenised = [content_tokens(t) for t in texts]
+        # BM25 divides by the mean document length: with no words at all there is nothing to score.
+        bm25 = BM25Okapi(tokenised) if any(tokenised) else None
+        self._index = _MatchIndex(
+            generation=generation,
+            entries=entries,
+            texts=texts,
+            companies=[company_key(e.company).split() for e in entries],
+            bm25=bm25,
+        )
+        return self._index
+
+    def _cosines(self, query: str, texts: list[str]) -> np.ndarray | None:
+        """Cosine of the query with each text, or None without an embedding function (or when it fails:
+        the other two matchers still answer)."""
+        if self.embed is None:
+            return None
+        try:
+            missing = [t for t in dict.fromkeys([query, *texts]) if t not in self._vectors]
+            if missing:
+                vectors = np.asarray(self.embed(missing), dtype=np.float32)
+                if vectors.ndim != 2 or vectors.shape[0] != len(missing):
+                    raise ValueError(f"embedder returned shape {vectors.shape} for {len(missing)} texts")
+                norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+                vectors = vectors / np.where(norms == 0, 1.0, norms)
+                self._vectors.update(zip(missing, vectors, strict=True))
+        except Exception as exc:  # a broken embedder must not take the memory bank down
+            log.warning("memory bank: semantic matcher skipped (%s)", exc)
+            return None
+        q = self._vectors[query]
+        return np.array([float(self._vectors[t] @ q) for t in texts], dtype=np.float32)
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err.get("loc", ())) or "entry"
+    return f"{where}: {err.get('msg', 'invalid')}"
+
+
+class SeedAnswer(BaseModel):
+    """A pipeline answer offered as a memory-bank candidate."""
+
+    question: str = Field(min_length=1)
+    answer: str = Field(min_length=1)
+    citations: list[Citation] = Field(default_factory=list)
+    company: str = ""
+    period: str = ""
+
+    @field_validator("citations", mode="before")
+    @classmethod
+    def _parse_citations(cls, value: Any) -> Any:
+        return MemoryEntry._parse_citations(value)
+
+
+def load_seed_answers(path: Path) -> list[SeedAnswer]:
+    """Read pipeline answers to seed from: a JSON array (or JSON lines) of objects with question, answer,
+    citations, company and period. Any invalid item fails the whole file, naming the item."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise FinragError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    try:
+        data = (
+            json.loads(text)
+            if text.lstrip().startswith("[")
+            else [json.loads(x) for x in text.splitlines() if x.strip()]
+        )
+    except json.JSONDecodeError as exc:
+        raise FinragError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from exc
+    if not isinstance(data, list):
+        raise FinragError(
+            f"{path}: expected a list of objects with question, answer, citations, company, period"
+        )
+    answers: list[SeedAnswer] = []
+    for number, item in enumerate(data, start=1):
+        try:
+            answers.append(SeedAnswer.model_validate(item))
+        except ValidationError as exc:
+            raise FinragError(f"{path}: item {number}: {_first_error(exc)}") from exc
+    return answers
