@@ -1,0 +1,1059 @@
+"""The persistent index: SQLite as the source of truth, FAISS and BM25 files derived from it.
+
+One SQLite file under ``settings.index_dir`` holds documents, pages, sections, chunks, Chunk Cards and
+embeddings. Two derived artefacts make search fast: a FAISS ``IndexIDMap2(IndexFlatIP)`` over every chunk
+vector (ids are chunk rowids) and a tokenised BM25 corpus (one file per document). Each write bumps a
+generation number in SQLite; the derived files are written atomically (temp file, fsync, ``os.replace``)
+and a manifest, written last, records the generation they reflect plus a checksum per file. Whenever the
+manifest is missing, behind SQLite, or a file is absent or fails its checksum (a crash between the SQLite
+commit and the file write, a deleted or damaged file), the derived files are rebuilt from SQLite.
+
+:class:`IndexStore` is the small interface the rest of finrag relies on, so a distributed engine
+(OpenSearch, Qdrant, Postgres) can replace this single-machine :class:`Store` later.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+import numpy as np
+from pydantic import BaseModel, ValidationError
+
+from agent.config import Settings
+from agent.embeddings import embedding_model_name
+from agent.errors import NotFoundError, StoreError
+from agent.schemas import PAGE_SEPARATOR, Chunk, ChunkCard, DocumentMeta, Page, Section
+from agent.search import TOKENIZER_VERSION, tokenize
+
+try:  # POSIX advisory locks serialise writers across processes (the CLI ingesting while a server searches)
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: the in-process lock still serialises threads
+    fcntl = None  # type: ignore[assignment]
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1  # bump when the table layout changes
+DB_FILE = "finrag.sqlite"
+FAISS_FILE = "chunks.faiss"
+BM25_DIR = "bm25"  # one tokenised corpus file per document
+MANIFEST_FILE = "manifest.json"
+LOCK_FILE = ".lock"
+BUSY_TIMEOUT_MS = 30_000  # a writer may hold the database while a long filing is committed
+MIN_ID_PREFIX = 6  # shortest doc_id prefix accepted as a reference (like abbreviated git hashes)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents (
+    doc_id TEXT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    data TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS pages (
+    doc_id TEXT NOT NULL REFERENCES documents(doc_id) ON DELETE CASCADE,
+    page INTEGER NOT NULL,
+    char_start INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    extra TEXT NOT NULL DEFAULT '{}',
+    PRIMARY KEY (doc_id, page)
+);
+CREATE TABLE IF NOT EXISTS sections (
+    doc_id TEXT NOT NULL REFERENCES documents(doc_id) ON DELETE CASCADE,
+    section_id INTEGER NOT NULL,
+    title TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    page_start INTEGER NOT NULL,
+    page_end INTEGER NOT NULL,
+    char_start INTEGER NOT NULL,
+    char_end INTEGER NOT NULL,
+    extra TEXT NOT NULL DEFAULT '{}',
+    PRIMARY KEY (doc_id, section_id)
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    chunk_id TEXT NOT NULL UNIQUE,
+    doc_id TEXT NOT NULL REFERENCES documents(doc_id) ON DELETE CASCADE,
+    ordinal INTEGER NOT NULL,
+    section_id INTEGER NOT NULL,
+    page INTEGER NOT NULL,
+    page_end INTEGER NOT NULL,
+    char_start INTEGER NOT NULL,
+    char_end INTEGER NOT NULL,
+    is_table INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    extra TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks(doc_id, ordinal);
+CREATE TABLE IF NOT EXISTS cards (
+    chunk_id TEXT PRIMARY KEY REFERENCES chunks(chunk_id) ON DELETE CASCADE,
+    doc_id TEXT NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS cards_by_doc ON cards(doc_id);
+CREATE TABLE IF NOT EXISTS embeddings (
+    chunk_rowid INTEGER PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
+    doc_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    dim INTEGER NOT NULL,
+    vector BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS embeddings_by_doc ON embeddings(doc_id);
+"""
+
+# Columns stored as real columns per table; every other model field goes to the JSON ``extra`` column,
+# so a field added to a schema later (with a default) is stored without a migration.
+_PAGE_COLUMNS = ("page", "char_start", "text")
+_SECTION_COLUMNS = ("section_id", "title", "kind", "page_start", "page_end", "char_start", "char_end")
+_CHUNK_COLUMNS = (
+    "chunk_id", "doc_id", "ordinal", "section_id", "page", "page_end", "char_start", "char_end", "is_table", "text",
+)
+
+M = TypeVar("M", bound=BaseModel)
+_HELD_LOCKS = threading.local()  # per thread: index directory -> "shared" | "exclusive" lock held
+
+
+class IndexStore(Protocol):
+    """What finrag needs from an index; :class:`Store` is the single-machine implementation."""
+
+    settings: Settings
+
+    @property
+    def generation(self) -> int: ...
+    @property
+    def embedding_model(self) -> str | None: ...
+    def has_document(self, doc_id: str) -> bool: ...
+    def add_document(
+        self,
+        meta: DocumentMeta,
+        pages: list[Page],
+        sections: list[Section],
+        chunks: list[Chunk],
+        cards: list[ChunkCard],
+        embeddings: np.ndarray,
+    ) -> None: ...
+    def remove_document(self, name_or_id: str) -> DocumentMeta: ...
+    def list_documents(self) -> list[DocumentMeta]: ...
+    def document_names(self) -> dict[str, str]: ...
+    def get_document(self, name_or_id: str) -> DocumentMeta: ...
+    def update_metadata(self, name_or_id: str, **fields: Any) -> DocumentMeta: ...
+    def chunks(self, doc_ids: list[str] | None = None) -> list[Chunk]: ...
+    def chunk(self, chunk_id: str) -> Chunk: ...
+    def cards(self, chunk_ids: Sequence[str]) -> dict[str, ChunkCard]: ...
+    def sections(self, doc_id: str) -> list[Section]: ...
+    def pages(self, doc_id: str) -> list[Page]: ...
+    def document_text(self, doc_id: str) -> str: ...
+    def embeddings_for(self, chunk_ids: Sequence[str]) -> np.ndarray: ...
+    def doc_embeddings(self, doc_id: str) -> tuple[list[str], np.ndarray]: ...
+    def doc_tokens(self, doc_id: str) -> tuple[list[str], list[list[str]]]:
+        """A document's chunk ids (reading order) and their BM25 tokens, from the derived corpus file."""
+        data = self._read_tokens(doc_id)
+        if data is None:
+            if not self.has_document(doc_id):
+                raise NotFoundError(f"No document with id '{doc_id}'.")
+            log.warning("BM25 corpus for %s is missing, stale or damaged; rebuilding the index files", doc_id[:12])
+            self._repair()
+            data = self._read_tokens(doc_id)
+            if data is None:
+                raise StoreError(f"Could not rebuild the BM25 corpus of {doc_id[:12]} under {self.dir}.")
+        ids: list[str] = []
+        tokens: list[list[str]] = []
+        for line in data.decode("utf-8").splitlines():
+            chunk_id, _, joined = line.partition("\t")
+            ids.append(chunk_id)
+            tokens.append(joined.split(" ") if joined else [])
+        return ids, tokens
+
+    def _read_tokens(self, doc_id: str) -> bytes | None:
+        """One document's corpus file when it is current and intact, else None."""
+        with self._file_lock(exclusive=False):
+            manifest = self._read_manifest()
+            if manifest is None or manifest.generation != self.generation or doc_id not in manifest.bm25:
+                return None
+            try:
+                data = (self.dir / BM25_DIR / f"{doc_id}.tok").read_bytes()
+            except OSError:
+                return None
+        return data if _sha256(data) == manifest.bm25[doc_id] else None
+
+    def dense_search(self, query: np.ndarray, k: int) -> list[tuple[str, float]]: ...
+    def close(self) -> None: ...
+
+
+class Manifest(BaseModel):
+    """What the derived files reflect; written last, so a crash leaves it behind SQLite."""
+
+    generation: int
+    schema_version: int = SCHEMA_VERSION
+    tokenizer: str = TOKENIZER_VERSION
+    embedding_model: str | None = None
+    dim: int | None = None
+    faiss_sha256: str | None = None
+    faiss_size: int = 0
+    faiss_count: int = 0
+    bm25: dict[str, str] = {}  # doc_id -> sha256 of its tokenised corpus file
+
+
+@dataclass
+class _Vectors:
+    """The FAISS index in memory, with the generation it reflects."""
+
+    index: Any  # faiss.IndexIDMap2, or None when the store holds no vectors
+    generation: int
+
+
+class Store:
+    """SQLite + FAISS + BM25 files under ``settings.index_dir``. Open with :meth:`Store.open`."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.dir = settings.index_dir
+        self.db_path = self.dir / DB_FILE
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._conn_lock = threading.Lock()
+        self._write_lock = threading.RLock()  # one writer per process; fcntl handles other processes
+        self._vectors: _Vectors | None = None  # replaced whole (atomic assignment), never mutated in place
+        self._load_lock = threading.Lock()  # one thread deserialises the FAISS file, the others wait for it
+        self._closed = False
+
+    # -----------------------------------------------------------------------------------------------------
+    # opening, connections, locking
+    # -----------------------------------------------------------------------------------------------------
+    @classmethod
+    def open(cls, settings: Settings) -> Store:
+        """Open (creating if needed) the index under ``settings.index_dir``; repair derived files if stale."""
+        store = cls(settings)
+        try:
+            store.dir.mkdir(parents=True, exist_ok=True)
+            (store.dir / BM25_DIR).mkdir(exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"Cannot create the index directory {store.dir}: {exc}") from exc
+        store._init_schema()
+        store._ensure_derived()
+        return store
+
+    def _conn(self) -> sqlite3.Connection:
+        """This thread's connection (SQLite connections must not be shared between threads)."""
+        if self._closed:
+            raise StoreError("The store is closed.")
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            try:
+                conn = sqlite3.connect(
+                    self.db_path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, isolation_level=None
+                )
+                conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL: durable at checkpoints, fast commits
+                conn.execute("PRAGMA foreign_keys = ON")
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"Cannot open the index database {self.db_path}: {exc}") from exc
+            self._local.conn = conn
+            with self._conn_lock:
+                self._connections.append(conn)
+        return conn
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction; a database still locked after the busy timeout, or read-only, is a StoreError."""
+        conn = self._conn()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            raise StoreError(f"Cannot write the index database {self.db_path}: {exc}") from exc
+
+    @contextlib.contextmanager
+    def _file_lock(self, exclusive: bool) -> Iterator[None]:
+        """Advisory lock on the index directory: exclusive for writers, shared for readers of derived files.
+
+        Re-entrant per thread and directory (even across Store objects): flock locks taken through two file
+        handles conflict even inside one process, so a nested request must reuse the held lock.
+        """
+        held: dict[Path, str] = _HELD_LOCKS.__dict__.setdefault("by_dir", {})
+        key = self.dir.resolve()
+        if key in held:
+            if exclusive and held[key] != "exclusive":
+                raise RuntimeError("cannot upgrade a shared index lock to an exclusive one")
+            yield
+            return
+        try:
+            handle = open(self.dir / LOCK_FILE, "a+b")  # noqa: SIM115 - closed in the finally below
+        except OSError as exc:
+            raise StoreError(f"Cannot lock the index directory {self.dir}: {exc}") from exc
+        try:
+            if fcntl is not None:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+            held[key] = "exclusive" if exclusive else "shared"
+            try:
+                yield
+            finally:
+                del held[key]
+                if fcntl is not None:
+                    fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        finally:
+            handle.close()
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        with self._write_lock, self._file_lock(exclusive=True):
+            yield
+
+    def _init_schema(self) -> None:
+        with self._writing():
+            try:
+                conn = self._conn()
+                conn.executescript(_SCHEMA)
+                version = self._meta_get("schema_version")
+                if version is None:
+                    self._meta_set(conn, "schema_version", str(SCHEMA_VERSION))
+                    self._meta_set(conn, "generation", "0")
+                elif int(version) != SCHEMA_VERSION:
+                    raise StoreError(
+                        f"The index at {self.dir} has schema version {version}; this finrag expects "
+                        f"{SCHEMA_VERSION}. Re-ingest into a new FINRAG_HOME."
+                    )
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"The index database {self.db_path} is unreadable: {exc}") from exc
+
+    def close(self) -> None:
+        """Close every connection this store opened."""
+        with self._conn_lock:
+            for conn in self._connections:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.close()
+            self._connections.clear()
+        self._closed = True
+        self._vectors = None
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -----------------------------------------------------------------------------------------------------
+    # meta values
+    # -----------------------------------------------------------------------------------------------------
+    def _meta_get(self, key: str) -> str | None:
+        row = self._conn().execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+
+    @staticmethod
+    def _meta_set(conn: sqlite3.Connection, key: str, value: str) -> None:
+        conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                     (key, value))
+
+    @property
+    def generation(self) -> int:
+        """Counts committed changes to chunks/vectors; the derived files must reflect the same number."""
+        return int(self._meta_get("generation") or 0)
+
+    @property
+    def embedding_model(self) -> str | None:
+        """Model that produced the stored vectors (None while the store is empty of vectors)."""
+        return self._meta_get("embedding_model")
+
+    @property
+    def embedding_dim(self) -> int | None:
+        """Dimension of the stored vectors (None while the store is empty of vectors)."""
+        value = self._meta_get("embedding_dim")
+        return None if value is None else int(value)
+
+    # -----------------------------------------------------------------------------------------------------
+    # documents
+    # -----------------------------------------------------------------------------------------------------
+    def has_document(self, doc_id: str) -> bool:
+        """Whether a document with exactly this content hash is stored."""
+        return self._conn().execute("SELECT 1 FROM documents WHERE doc_id = ?", (doc_id,)).fetchone() is not None
+
+    def _resolve(self, name_or_id: str) -> str:
+        """A doc_id from an exact id, exact name, case-insensitive name or unique id prefix."""
+        conn = self._conn()
+        ref = name_or_id.strip()
+        for sql in (
+            "SELECT doc_id FROM documents WHERE doc_id = ?",
+            "SELECT doc_id FROM documents WHERE name = ?",
+            "SELECT doc_id FROM documents WHERE name = ? COLLATE NOCASE",
+        ):
+            rows = conn.execute(sql, (ref,)).fetchall()
+            if len(rows) == 1:
+                return rows[0][0]
+        if len(ref) >= MIN_ID_PREFIX:
+            rows = conn.execute("SELECT doc_id FROM documents WHERE substr(doc_id, 1, ?) = ?", (len(ref), ref)).fetchall()
+            if len(rows) == 1:
+                return rows[0][0]
+            if len(rows) > 1:
+                raise NotFoundError(f"'{name_or_id}' matches {len(rows)} documents; give more of the id or the name.")
+        raise NotFoundError(f"No document named or with id '{name_or_id}'.")
+
+    def list_documents(self) -> list[DocumentMeta]:
+        """Every stored document, by name."""
+        rows = self._conn().execute("SELECT data FROM documents ORDER BY name").fetchall()
+        return [DocumentMeta.model_validate_json(row[0]) for row in rows]
+
+    def document_names(self) -> dict[str, str]:
+        """doc_id -> name for every document (cheap; for labelling search hits)."""
+        return dict(self._conn().execute("SELECT doc_id, name FROM documents").fetchall())
+
+    def get_document(self, name_or_id: str) -> DocumentMeta:
+        """One document's metadata, by name or id; NotFoundError when unknown."""
+        doc_id = self._resolve(name_or_id)
+        row = self._conn().execute("SELECT data FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
+        return DocumentMeta.model_validate_json(row[0])
+
+    def update_metadata(self, name_or_id: str, **fields: Any) -> DocumentMeta:
+        """Edit metadata fields (company, ticker, form, fiscal_year, name, ...) and return the new record."""
+        unknown = sorted(set(fields) - set(DocumentMeta.model_fields))
+        if unknown:
+            raise StoreError(f"Unknown document field(s): {', '.join(unknown)}.")
+        if "doc_id" in fields:
+            raise StoreError("doc_id is the content hash and cannot be edited.")
+        with self._writing(), self._transaction() as conn:
+            doc_id = self._resolve(name_or_id)
+            row = conn.execute("SELECT data FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
+            current = json.loads(row[0])
+            try:
+                updated = DocumentMeta.model_validate({**current, **fields})
+            except ValidationError as exc:
+                raise StoreError(f"Invalid metadata for {current['name']}: {exc.errors()[0]['msg']}") from exc
+            if not updated.name.strip():
+                raise StoreError("A document name cannot be empty.")
+            clash = conn.execute(
+                "SELECT 1 FROM documents WHERE name = ? AND doc_id != ?", (updated.name, doc_id)
+            ).fetchone()
+            if clash:
+                raise StoreError(f"Another document is already named '{updated.name}'.")
+            conn.execute(
+                "UPDATE documents SET name = ?, data = ? WHERE doc_id = ?", (updated.name, updated.model_dump_json(), doc_id)
+            )
+        return updated
+
+    def add_document(
+        self,
+        meta: DocumentMeta,
+        pages: list[Page],
+        sections: list[Section],
+        chunks: list[Chunk],
+        cards: list[ChunkCard],
+        embeddings: np.ndarray,
+    ) -> None:
+        """Store a document and everything derived from it in one transaction, then update the index files.
+
+        Idempotent: a ``doc_id`` already stored is a no-op. A stored document with the same name but another
+        ``doc_id`` (the file changed) is replaced. ``embeddings`` holds one row per chunk, in chunk order.
+        """
+        vectors = self._check_document(meta, chunks, cards, embeddings)
+        model = embedding_model_name(self.settings)
+        meta = meta.model_copy(
+            update={
+                "n_pages": len(pages),
+                "n_chunks": len(chunks),
+                "ingested_at": meta.ingested_at or datetime.now(UTC).isoformat(timespec="seconds"),
+            }
+        )
+        with self._writing():
+            if self.has_document(meta.doc_id):
+                return
+            derived_current = self._derived_current()
+            with self._transaction() as conn:
+                self._check_embedding_space(model, vectors.shape[1] if len(vectors) else None)
+                old = conn.execute("SELECT doc_id FROM documents WHERE name = ?", (meta.name,)).fetchone()
+                removed_rowids = self._delete_rows(conn, old[0]) if old else np.zeros(0, dtype=np.int64)
+                rowids = self._insert_rows(conn, meta, pages, sections, chunks, cards, vectors, model)
+                generation = self._bump_generation(conn)
+            if old:
+                log.info("replaced %s (%s) by %s", meta.name, old[0][:12], meta.doc_id[:12])
+            self._checkpoint()
+            try:
+                if derived_current:
+                    self._apply_delta(
+                        generation,
+                        removed_doc=old[0] if old else None,
+                        removed_rowids=removed_rowids,
+                        added_doc=meta.doc_id,
+                        added_chunks=chunks,
+                        added_rowids=rowids,
+                        added_vectors=vectors,
+                    )
+                else:
+                    self._rebuild_derived()
+            except (OSError, RuntimeError) as exc:
+                raise StoreError(
+                    f"{meta.name} was saved, but the search index files could not be written ({exc}); "
+                    "they are rebuilt automatically the next time the index is opened."
+                ) from exc
+
+    def remove_document(self, name_or_id: str) -> DocumentMeta:
+        """Delete a document everywhere (rows, vectors, BM25 corpus) and return what was removed."""
+        with self._writing():
+            meta = self.get_document(name_or_id)
+            derived_current = self._derived_current()
+            with self._transaction() as conn:
+                removed_rowids = self._delete_rows(conn, meta.doc_id)
+                generation = self._bump_generation(conn)
+            self._checkpoint()
+            try:
+                if derived_current:
+                    self._apply_delta(generation, removed_doc=meta.doc_id, removed_rowids=removed_rowids)
+                else:
+                    self._rebuild_derived()
+            except (OSError, RuntimeError) as exc:
+                raise StoreError(
+                    f"{meta.name} was removed, but the search index files could not be rewritten ({exc}); "
+                    "they are rebuilt automatically the next time the index is opened."
+                ) from exc
+        return meta
+
+    def _check_document(
+        self, meta: DocumentMeta, chunks: list[Chunk], cards: list[ChunkCard], embeddings: np.ndarray
+    ) -> np.ndarray:
+        """Validate the pieces agree with each other; return the vectors as contiguous float32."""
+        if not meta.doc_id or not meta.name.strip():
+            raise StoreError("A document needs a doc_id and a name.")
+        vectors = np.asarray(embeddings, dtype=np.float32)
+        if not chunks and vectors.size == 0:
+            return np.zeros((0, 0), dtype=np.float32)
+        if vectors.ndim != 2 or vectors.shape[0] != len(chunks):
+            raise StoreError(
+                f"{meta.name}: {len(chunks)} chunks but embeddings of shape {tuple(vectors.shape)}; need one row per chunk."
+            )
+        if len(chunks) and not np.isfinite(vectors).all():
+            raise StoreError(f"{meta.name}: embeddings contain NaN or infinite values.")
+        ids = [c.chunk_id for c in chunks]
+        if len(set(ids)) != len(ids):
+            raise StoreError(f"{meta.name}: duplicate chunk ids.")
+        foreign = [c.chunk_id for c in chunks if c.doc_id != meta.doc_id]
+        if foreign:
+            raise StoreError(f"{meta.name}: chunk {foreign[0]} belongs to another document.")
+        orphan = sorted({card.chunk_id for card in cards} - set(ids))
+        if orphan:
+            raise StoreError(f"{meta.name}: card for unknown chunk {orphan[0]}.")
+        return np.ascontiguousarray(vectors)
+
+    def _check_embedding_space(self, model: str, dim: int | None) -> None:
+        """Refuse vectors from another model: cosine between different spaces means nothing."""
+        stored_model, stored_dim = self.embedding_model, self.embedding_dim
+        if dim is None or stored_model is None:
+            return
+        if stored_model != model or stored_dim != dim:
+            raise StoreError(
+                f"The index holds {stored_dim}-d vectors from '{stored_model}', but the configured embedding model "
+                f"is '{model}' ({dim}-d). Set FINRAG_EMBEDDING_MODEL back, or use a new FINRAG_HOME to re-index."
+            )
+
+    def _insert_rows(
+        self,
+        conn: sqlite3.Connection,
+        meta: DocumentMeta,
+        pages: list[Page],
+        sections: list[Section],
+        chunks: list[Chunk],
+        cards: list[ChunkCard],
+        vectors: np.ndarray,
+        model: str,
+    ) -> np.ndarray:
+        """Insert one document's rows; return the new chunk rowids in chunk order."""
+        try:
+            conn.execute(
+                "INSERT INTO documents(doc_id, name, data) VALUES (?, ?, ?)", (meta.doc_id, meta.name, meta.model_dump_json())
+            )
+            conn.executemany(
+                "INSERT INTO pages(doc_id, page, char_start, text, extra) VALUES (?, ?, ?, ?, ?)",
+                [(meta.doc_id, *_split(p, _PAGE_COLUMNS)) for p in pages],
+            )
+            conn.executemany(
+                "INSERT INTO sections(doc_id, section_id, title, kind, page_start, page_end, char_start, char_end, extra)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(meta.doc_id, *_split(s, _SECTION_COLUMNS)) for s in sections],
+            )
+            rowids = []
+            for chunk in chunks:
+                cursor = conn.execute(
+                    "INSERT INTO chunks(chunk_id, doc_id, ordinal, section_id, page, page_end, char_start, char_end,"
+                    " is_table, text, extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    _split(chunk, _CHUNK_COLUMNS),
+                )
+                rowids.append(cursor.lastrowid)
+            conn.executemany(
+                "INSERT INTO cards(chunk_id, doc_id, data) VALUES (?, ?, ?)",
+                [(card.chunk_id, meta.doc_id, card.model_dump_json()) for card in cards],
+            )
+            dim = int(vectors.shape[1]) if len(vectors) else 0
+            conn.executemany(
+                "INSERT INTO embeddings(chunk_rowid, doc_id, model, dim, vector) VALUES (?, ?, ?, ?, ?)",
+                [(rowid, meta.doc_id, model, dim, vectors[i].tobytes()) for i, rowid in enumerate(rowids)],
+            )
+            if len(vectors) and self._meta_get("embedding_model") is None:
+                self._meta_set(conn, "embedding_model", model)
+                self._meta_set(conn, "embedding_dim", str(dim))
+        except sqlite3.IntegrityError as exc:
+            raise StoreError(f"{meta.name}: conflicting rows ({exc}); is a chunk id used by another document?") from exc
+        return np.asarray(rowids, dtype=np.int64)
+
+    @staticmethod
+    def _delete_rows(conn: sqlite3.Connection, doc_id: str) -> np.ndarray:
+        """Delete a document's rows (children first); return the chunk rowids it had."""
+        rowids = np.asarray(
+            [r[0] for r in conn.execute("SELECT id FROM chunks WHERE doc_id = ?", (doc_id,))], dtype=np.int64
+        )
+        for table in ("embeddings", "cards", "chunks", "sections", "pages", "documents"):
+            conn.execute(f"DELETE FROM {table} WHERE doc_id = ?", (doc_id,))
+        if conn.execute("SELECT 1 FROM embeddings LIMIT 1").fetchone() is None:
+            # No vectors left: the next document may use any model.
+            conn.execute("DELETE FROM meta WHERE key IN ('embedding_model', 'embedding_dim')")
+        return rowids
+
+    def _checkpoint(self) -> None:
+        """Fold the write-ahead log into the database and truncate it: a filing's commit would otherwise leave
+        a WAL file as large as the filing on disk. Best effort: readers holding old snapshots may defer it."""
+        with contextlib.suppress(sqlite3.Error):
+            self._conn().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def _bump_generation(self, conn: sqlite3.Connection) -> int:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        generation = int(row[0] if row else 0) + 1
+        self._meta_set(conn, "generation", str(generation))
+        return generation
+
+    # -----------------------------------------------------------------------------------------------------
+    # reads
+    # -----------------------------------------------------------------------------------------------------
+    def chunks(self, doc_ids: list[str] | None = None) -> list[Chunk]:
+        """Chunks of the given documents (all when None), in document then reading order."""
+        sql = f"SELECT {', '.join(_CHUNK_COLUMNS)}, extra FROM chunks"
+        if doc_ids is None:
+            rows = self._conn().execute(sql + " ORDER BY doc_id, ordinal").fetchall()
+        else:
+            rows = []
+            for doc_id in dict.fromkeys(doc_ids):
+                rows += self._conn().execute(sql + " WHERE doc_id = ? ORDER BY ordinal", (doc_id,)).fetchall()
+        return [_join(Chunk, _CHUNK_COLUMNS, row) for row in rows]
+
+    def chunk(self, chunk_id: str) -> Chunk:
+        """One chunk by id; NotFoundError when unknown."""
+        row = self._conn().execute(
+            f"SELECT {', '.join(_CHUNK_COLUMNS)}, extra FROM chunks WHERE chunk_id = ?", (chunk_id,)
+        ).fetchone()
+        if row is None:
+            raise NotFoundError(f"No chunk '{chunk_id}'.")
+        return _join(Chunk, _CHUNK_COLUMNS, row)
+
+    def cards(self, chunk_ids: Sequence[str]) -> dict[str, ChunkCard]:
+        """Chunk Cards by chunk id; chunks without a card are left out."""
+        out: dict[str, ChunkCard] = {}
+        conn = self._conn()
+        for batch in _batches(list(dict.fromkeys(chunk_ids))):
+            marks = ",".join("?" * len(batch))
+            for chunk_id, data in conn.execute(f"SELECT chunk_id, data FROM cards WHERE chunk_id IN ({marks})", batch):
+                out[chunk_id] = ChunkCard.model_validate_json(data)
+        return out
+
+    def sections(self, doc_id: str) -> list[Section]:
+        """A document's sections in order."""
+        doc_id = self._resolve(doc_id)
+        rows = self._conn().execute(
+            f"SELECT {', '.join(_SECTION_COLUMNS)}, extra FROM sections WHERE doc_id = ? ORDER BY section_id", (doc_id,)
+        ).fetchall()
+        return [_join(Section, _SECTION_COLUMNS, row) for row in rows]
+
+    def pages(self, doc_id: str) -> list[Page]:
+        """A document's pages in order (0-based page numbers)."""
+        doc_id = self._resolve(doc_id)
+        rows = self._conn().execute(
+            f"SELECT {', '.join(_PAGE_COLUMNS)}, extra FROM pages WHERE doc_id = ? ORDER BY page", (doc_id,)
+        ).fetchall()
+        return [_join(Page, _PAGE_COLUMNS, row) for row in rows]
+
+    def document_text(self, doc_id: str) -> str:
+        """The document text that chunk offsets point into: pages joined with PAGE_SEPARATOR."""
+        return PAGE_SEPARATOR.join(page.text for page in self.pages(doc_id))
+
+    def embeddings_for(self, chunk_ids: Sequence[str]) -> np.ndarray:
+        """Stored vectors for these chunks as an ``(n, dim)`` float32 array, in the order asked."""
+        wanted = list(chunk_ids)
+        found: dict[str, bytes] = {}
+        conn = self._conn()
+        for batch in _batches(list(dict.fromkeys(wanted))):
+            marks = ",".join("?" * len(batch))
+            found.update(
+                conn.execute(
+                    f"SELECT c.chunk_id, e.vector FROM chunks c JOIN embeddings e ON e.chunk_rowid = c.id "
+                    f"WHERE c.chunk_id IN ({marks})",
+                    batch,
+                ).fetchall()
+            )
+        missing = [cid for cid in wanted if cid not in found]
+        if missing:
+            raise NotFoundError(f"No stored embedding for chunk '{missing[0]}'.")
+        dim = self.embedding_dim or 0
+        if not wanted:
+            return np.zeros((0, dim), dtype=np.float32)
+        return np.stack([np.frombuffer(found[cid], dtype=np.float32) for cid in wanted])
+
+    def doc_embeddings(self, doc_id: str) -> tuple[list[str], np.ndarray]:
+        """A document's chunk ids (reading order) and their vectors as one ``(n, dim)`` float32 matrix."""
+        rows = self._conn().execute(
+            "SELECT c.chunk_id, e.vector FROM chunks c JOIN embeddings e ON e.chunk_rowid = c.id "
+            "WHERE c.doc_id = ? ORDER BY c.ordinal",
+            (doc_id,),
+        ).fetchall()
+        if not rows:
+            return [], np.zeros((0, self.embedding_dim or 0), dtype=np.float32)
+        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+        return [r[0] for r in rows], matrix
+
+    # -----------------------------------------------------------------------------------------------------
+    # derived files: BM25 corpus and FAISS
+    # -----------------------------------------------------------------------------------------------------
+    def doc_tokens(self, doc_id: str) -> tuple[list[str], list[list[str]]]:
+        """A document's chunk ids (reading order) and their BM25 tokens, from the derived corpus file."""
+        with self._file_lock(exclusive=False):
+            manifest = self._read_manifest()
+            ok = manifest is not None and manifest.generation == self.generation and doc_id in manifest.bm25
+            if ok:
+                try:
+                    data = (self.dir / BM25_DIR / f"{doc_id}.tok").read_bytes()
+                    ok = _sha256(data) == manifest.bm25[doc_id]
+                except OSError:
+                    ok = False
+        if not ok:
+            if not self.has_document(doc_id):
+                raise NotFoundError(f"No document with id '{doc_id}'.")
+            log.warning("BM25 corpus for %s is missing, stale or damaged; rebuilding the index files", doc_id[:12])
+            self._repair()
+            return self.doc_tokens(doc_id)
+        ids: list[str] = []
+        tokens: list[list[str]] = []
+        for line in data.decode("utf-8").splitlines():
+            chunk_id, _, joined = line.partition("\t")
+            ids.append(chunk_id)
+            tokens.append(joined.split(" ") if joined else [])
+        return ids, tokens
+
+    def dense_search(self, query: np.ndarray, k: int) -> list[tuple[str, float]]:
+        """The ``k`` chunks (over every document) most similar to a unit query vector: ``(chunk_id, cosine)``."""
+        vectors = self._load_vectors()
+        if vectors.index is None or vectors.index.ntotal == 0 or k <= 0:
+            return []
+        q = np.ascontiguousarray(np.asarray(query, dtype=np.float32).reshape(1, -1))
+        if q.shape[1] != vectors.index.d:
+            raise StoreError(f"Query vector has dimension {q.shape[1]}, the index {vectors.index.d}.")
+        scores, ids = vectors.index.search(q, min(k, vectors.index.ntotal))
+        pairs = [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
+        id_to_chunk: dict[int, str] = {}
+        for batch in _batches([i for i, _ in pairs]):
+            marks = ",".join("?" * len(batch))
+            id_to_chunk.update(self._conn().execute(f"SELECT id, chunk_id FROM chunks WHERE id IN ({marks})", batch))
+        return [(id_to_chunk[i], s) for i, s in pairs if i in id_to_chunk]
+
+    def _load_vectors(self) -> _Vectors:
+        """The FAISS index for the current generation: cached, else read and verified, else rebuilt."""
+        generation = self.generation
+        cached = self._vectors
+        if cached is not None and cached.generation == generation:
+            return cached
+        with self._load_lock:
+            cached = self._vectors
+            if cached is not None and cached.generation == generation:
+                return cached
+            vectors = self._read_vectors(generation)
+        if vectors is None:
+            log.warning("FAISS index is missing, stale or damaged; rebuilding the index files")
+            self._repair()
+            vectors = self._read_vectors(self.generation)
+            if vectors is None:
+                raise StoreError(f"Could not rebuild the vector index under {self.dir}.")
+        self._vectors = vectors
+        return vectors
+
+    def _read_vectors(self, generation: int) -> _Vectors | None:
+        faiss = _faiss()
+
+        with self._file_lock(exclusive=False):
+            manifest = self._read_manifest()
+            if manifest is None or manifest.generation != generation:
+                return None
+            if manifest.faiss_sha256 is None:
+                return _Vectors(index=None, generation=generation)
+            try:
+                data = (self.dir / FAISS_FILE).read_bytes()
+            except OSError:
+                return None
+        if _sha256(data) != manifest.faiss_sha256:
+            return None
+        try:
+            index = faiss.deserialize_index(np.frombuffer(data, dtype=np.uint8))
+        except RuntimeError:
+            return None
+        return _Vectors(index=index, generation=generation)
+
+    def _read_manifest(self) -> Manifest | None:
+        try:
+            manifest = Manifest.model_validate_json((self.dir / MANIFEST_FILE).read_bytes())
+        except (OSError, ValidationError, ValueError):
+            return None
+        if manifest.schema_version != SCHEMA_VERSION or manifest.tokenizer != TOKENIZER_VERSION:
+            return None
+        return manifest
+
+    def _derived_current(self) -> bool:
+        """Cheap check (no checksums): the manifest matches SQLite and every file it names exists at its size."""
+        manifest = self._read_manifest()
+        if manifest is None or manifest.generation != self.generation:
+            return False
+        doc_ids = {row[0] for row in self._conn().execute("SELECT doc_id FROM documents")}
+        if set(manifest.bm25) != doc_ids:
+            return False
+        if not all((self.dir / BM25_DIR / f"{d}.tok").is_file() for d in doc_ids):
+            return False
+        if manifest.faiss_sha256 is None:
+            return manifest.faiss_count == 0
+        path = self.dir / FAISS_FILE
+        return path.is_file() and path.stat().st_size == manifest.faiss_size
+
+    def _ensure_derived(self) -> None:
+        if self._derived_current() and self._derived_verified():
+            return
+        if self.generation == 0 and not (self.dir / MANIFEST_FILE).exists():
+            log.debug("new index under %s", self.dir)
+        else:
+            log.warning("index files under %s are missing, stale or damaged; rebuilding them from SQLite", self.dir)
+        self._repair()
+
+    def _repair(self) -> None:
+        """Rebuild the derived files under the writer lock (unless another writer just did)."""
+        with self._writing():
+            if not self._derived_current() or not self._derived_verified():
+                self._rebuild_derived()
+
+    def _derived_verified(self) -> bool:
+        """Full check: every derived file matches its checksum."""
+        manifest = self._read_manifest()
+        if manifest is None:
+            return False
+        try:
+            for doc_id, digest in manifest.bm25.items():
+                if _sha256((self.dir / BM25_DIR / f"{doc_id}.tok").read_bytes()) != digest:
+                    return False
+            if manifest.faiss_sha256 is not None:
+                return _sha256((self.dir / FAISS_FILE).read_bytes()) == manifest.faiss_sha256
+        except OSError:
+            return False
+        return True
+
+    def _rebuild_derived(self) -> None:
+        """Rewrite every derived file from SQLite (caller holds the writer lock)."""
+        faiss = _faiss()
+
+        conn = self._conn()
+        conn.execute("BEGIN")  # one read snapshot for a consistent rebuild
+        try:
+            generation = self.generation
+            doc_ids = [row[0] for row in conn.execute("SELECT doc_id FROM documents ORDER BY doc_id")]
+            bm25: dict[str, str] = {}
+            for doc_id in doc_ids:
+                rows = conn.execute(
+                    "SELECT chunk_id, text FROM chunks WHERE doc_id = ? ORDER BY ordinal", (doc_id,)
+                ).fetchall()
+                bm25[doc_id] = self._write_tokens(doc_id, rows)
+            dim = self.embedding_dim
+            index = None
+            if dim:
+                rows = conn.execute("SELECT chunk_rowid, vector FROM embeddings ORDER BY chunk_rowid").fetchall()
+                index = faiss.IndexIDMap2(faiss.IndexFlatIP(dim))
+                if rows:
+                    ids = np.asarray([r[0] for r in rows], dtype=np.int64)
+                    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), dim)
+                    index.add_with_ids(matrix, ids)
+        finally:
+            conn.execute("COMMIT")
+        self._finish_derived(generation, index, bm25)
+        self._remove_orphan_token_files(set(doc_ids))
+        log.info("rebuilt index files at generation %d (%d documents)", generation, len(doc_ids))
+
+    def _apply_delta(
+        self,
+        generation: int,
+        removed_doc: str | None = None,
+        removed_rowids: np.ndarray | None = None,
+        added_doc: str | None = None,
+        added_chunks: Sequence[Chunk] = (),
+        added_rowids: np.ndarray | None = None,
+        added_vectors: np.ndarray | None = None,
+    ) -> None:
+        """Update derived files for one change, starting from the (current) files of the previous generation."""
+        faiss = _faiss()
+
+        manifest = self._read_manifest()
+        cached = self._vectors
+        if manifest is not None and cached is not None and cached.generation == manifest.generation:
+            # Searches may be using the cached index in other threads: change a copy.
+            previous: _Vectors | None = _Vectors(
+                index=None if cached.index is None else faiss.clone_index(cached.index), generation=cached.generation
+            )
+        else:
+            previous = self._read_vectors(manifest.generation) if manifest else None
+        if manifest is None or previous is None:
+            self._rebuild_derived()
+            return
+        bm25 = dict(manifest.bm25)
+        index = previous.index
+        if removed_doc is not None:
+            bm25.pop(removed_doc, None)
+            if index is not None and removed_rowids is not None and len(removed_rowids):
+                index.remove_ids(removed_rowids)
+        if added_doc is not None:
+            bm25[added_doc] = self._write_tokens(added_doc, [(c.chunk_id, c.text) for c in added_chunks])
+            if added_vectors is not None and len(added_vectors):
+                if index is None:
+                    index = faiss.IndexIDMap2(faiss.IndexFlatIP(int(added_vectors.shape[1])))
+                index.add_with_ids(added_vectors, added_rowids)
+        if index is not None and index.ntotal == 0:
+            index = None  # the last vectors left: the next document may bring another dimension
+        self._finish_derived(generation, index, bm25)
+        if removed_doc is not None and removed_doc != added_doc:
+            with contextlib.suppress(FileNotFoundError):
+                (self.dir / BM25_DIR / f"{removed_doc}.tok").unlink()
+
+    def _write_tokens(self, doc_id: str, rows: Sequence[tuple[str, str]]) -> str:
+        """Write one document's tokenised corpus file; return its sha256."""
+        data = "".join(f"{chunk_id}\t{' '.join(tokenize(text))}\n" for chunk_id, text in rows).encode("utf-8")
+        _atomic_write(self.dir / BM25_DIR / f"{doc_id}.tok", data)
+        return _sha256(data)
+
+    def _finish_derived(self, generation: int, index: Any, bm25: dict[str, str]) -> None:
+        """Write the FAISS file, then the manifest (last, so a crash before it leaves the files marked stale)."""
+        faiss = _faiss()
+
+        manifest = Manifest(generation=generation, bm25=bm25)
+        if index is not None and index.ntotal > 0:
+            data = faiss.serialize_index(index).tobytes()
+            _atomic_write(self.dir / FAISS_FILE, data)
+            manifest.embedding_model = self.embedding_model
+            manifest.dim = int(index.d)
+            manifest.faiss_sha256 = _sha256(data)
+            manifest.faiss_size = len(data)
+            manifest.faiss_count = int(index.ntotal)
+        else:
+            index = None
+            with contextlib.suppress(FileNotFoundError):
+                (self.dir / FAISS_FILE).unlink()
+        _atomic_write(self.dir / MANIFEST_FILE, manifest.model_dump_json(indent=1).encode("utf-8"))
+        self._vectors = _Vectors(index=index, generation=generation)
+
+    def _remove_orphan_token_files(self, keep: set[str]) -> None:
+        """Delete corpus files of removed documents and temp files a crashed writer left (we hold the lock)."""
+        leftovers = list(self.dir.glob(".*.tmp"))
+        leftovers += [p for p in (self.dir / BM25_DIR).glob("*") if not (p.suffix == ".tok" and p.stem in keep)]
+        for path in leftovers:
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+    # -----------------------------------------------------------------------------------------------------
+    # size on disk
+    # -----------------------------------------------------------------------------------------------------
+    def disk_usage(self) -> dict[str, int]:
+        """Bytes on disk per artefact: sqlite (with WAL), faiss, bm25, total."""
+
+        def size(path: Path) -> int:
+            return path.stat().st_size if path.is_file() else 0
+
+        sqlite_bytes = sum(size(self.dir / f"{DB_FILE}{suffix}") for suffix in ("", "-wal", "-shm"))
+        bm25_bytes = sum(size(p) for p in (self.dir / BM25_DIR).glob("*.tok"))
+        faiss_bytes = size(self.dir / FAISS_FILE)
+        return {
+            "sqlite": sqlite_bytes,
+            "faiss": faiss_bytes,
+            "bm25": bm25_bytes,
+            "total": sqlite_bytes + faiss_bytes + bm25_bytes + size(self.dir / MANIFEST_FILE),
+        }
+
+
+# ---------------------------------------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------------------------------------
+_SQLITE_MAX_VARS = 900  # below SQLite's default limit on bound parameters per statement
+
+
+def _batches(items: list[Any]) -> Iterator[list[Any]]:
+    for start in range(0, len(items), _SQLITE_MAX_VARS):
+        yield items[start : start + _SQLITE_MAX_VARS]
+
+
+def _split(model: BaseModel, columns: Sequence[str]) -> tuple[Any, ...]:
+    """A model as (column values..., extra JSON) with the remaining fields in the JSON."""
+    data = model.model_dump(mode="json")
+    values = tuple(int(data.pop(c)) if isinstance(data[c], bool) else data.pop(c) for c in columns)
+    return (*values, json.dumps(data, ensure_ascii=False))
+
+
+def _join(model: type[M], columns: Sequence[str], row: Sequence[Any]) -> M:
+    """Inverse of :func:`_split`."""
+    data = json.loads(row[-1]) if row[-1] else {}
+    data.update(zip(columns, row[:-1], strict=True))
+    return model.model_validate(data)
+
+
+FAISS_THREADS = 1  # searches are one query at a time: OpenMP start-up costs 10-300x the work (measured)
+_FAISS_READY = False
+
+
+def _faiss() -> Any:
+    """The faiss module, imported on first use (pure-SQLite work never pays for it) and set single-threaded."""
+    global _FAISS_READY
+    import faiss
+
+    if not _FAISS_READY:
+        faiss.omp_set_num_threads(FAISS_THREADS)
+        _FAISS_READY = True
+    return faiss
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so readers see the old file or the new one, never a torn one."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(directory: Path) -> None:
+    """Persist the rename itself (POSIX); a no-op where directories cannot be opened."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

