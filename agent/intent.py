@@ -1,0 +1,375 @@
+"""Offline Query Intent twin (FinCARDS 3.3): what a question demands, in the Chunk Card's own vocabulary.
+
+Rules over the finance lexicon and the period parser: metrics (with the inputs of derived ones), normalised
+periods (explicit, ranges such as "FY2018 - FY2020", "three year average", and the prior year that a change,
+an average balance or growth needs), relation from cue words, whether numeric evidence is required, keywords,
+and the company, ticker and form the question is about (for document routing).
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.cards import find_scope_entities
+from agent.lexicon import METRICS, canonical, find_metrics, topic_from_cues, topic_of
+from agent.periods import PeriodMention, expand_range, find_periods, granularity, shift_period, sort_key
+from agent.schemas import QueryIntent, Relation, TemporalScope
+
+MAX_AVERAGE_YEARS = 10  # "N year average" beyond this is not a reporting-period request
+TREND_YEARS = 3  # an annual report's statements compare three years
+COMPANY_FIRST_WORD_MIN = 3  # "MGM" may stand for "MGM Resorts International"; shorter first words may not
+
+_DEFINITION = re.compile(
+    r"\bwhat\s+(?:is|are)\s+the\s+definitions?\s+of\b|\bwhat\s+(?:does|do)\b.{0,60}\bmean\b|\bmeaning\s+of\b|"
+    r"\bwhat\s+is\s+meant\s+by\b|\bhow\s+(?:is|are|does|do)\b.{0,60}\bdefined?\b",
+    re.I,
+)
+_POLICY = re.compile(
+    r"\bpolic(?:y|ies)\b|\baccounting\s+(?:for|treatment|method|standard)s?\b|"
+    r"\bhow\s+(?:does|do|did)\b.{0,40}\b(?:recogni[sz]e|account\s+for|measure|value)\b",
+    re.I,
+)
+_EXPLANATION = re.compile(
+    r"\bwhy\b|\bwhat\s+(?:drove|drives|driven|caused|causes|contributed|explains|led\s+to)\b|\bdrivers?\b|"
+    r"\breasons?\b|\bexplain\b|\bwhat\s+factors\b|\bdue\s+to\s+what\b|\bhow\s+did\b.{0,60}\bimpact\b|"
+    r"\bwhat\s+(?:is|was)\s+(?:the\s+)?(?:impact|effect)\b",
+    re.I,
+)
+_TREND = re.compile(
+    r"\btrends?\b|\bover\s+the\s+(?:past|last)\b|\bimproving\b|\bdeteriorat\w*|\bstable\b|"
+    r"\bconsistent(?:ly)?\b|\bhistor(?:y|ical(?:ly)?)\b|\beach\s+year\b|\bover\s+time\b|\bmulti[\s-]year\b|"
+    r"\b(?:two|three|four|five|six|seven|eight|nine|ten|\d{1,2})[\s-]years?\s+"
+    r"(?:average|trend|period|history)\b",
+    re.I,
+)
+_COMPARISON = re.compile(
+    r"\bcompar\w*|\bvs\.?(?=\s)|\bversus\b|\bchang(?:e|ed|es|ing)\b|\bincreas(?:e|ed|es|ing)\b|"
+    r"\bdecreas(?:e|ed|es|ing)\b|\bgrow(?:th|n|s)?\b|\bgrew\b|\byear[\s-]over[\s-]year\b|\byoy\b|"
+    r"\bdifference\b|"
+    r"\bhigher\b|\blower\b|\bdrop(?:ped)?\b|\bdeclin(?:e|ed|es|ing)\b|\bros(?:e|en)\b|\bris(?:e|es|ing)\b|"
+    r"\braised?\b|\b(?:largest|biggest|highest|lowest|most|least|worst|best)\b|\bbetween\b.{1,60}\band\b",
+    re.I,
+)
+_NUMERIC = re.compile(
+    r"\bhow\s+(?:much|many)\b|\bamount\b|\bin\s+(?:usd|us\s+dollars|dollars|\$)|\busd\b|"
+    r"\b(?:millions?|billions?|thousands?)\b|\bratio\b|%|\bpercent(?:age)?s?\b|\bround(?:ed)?\b|\bdecimal\b|"
+    r"\bcalculat\w+|\bcomput\w+|"
+    r"\bquantity\b|\bnumber\s+of\b|\bby\s+how\s+much\b|\bvalue\s+of\b|\btotal\b|\bpercentage\s+points?\b",
+    re.I,
+)
+_ASKS_VALUE = re.compile(r"\b(?:what|how)\s+(?:is|was|did|has|much|many)\b", re.I)
+# Formula kinds whose result is a number by nature (a ratio is asked for its value); sums and differences
+# such as total debt or free cash flow are amounts that may be asked about qualitatively.
+_NUMERIC_KINDS = frozenset({"ratio", "margin", "days", "turnover", "growth"})
+_QUESTION_SENTENCE = re.compile(r"[^?.!]*\?")
+_LATEST = re.compile(
+    r"\b(?:latest|most\s+recent|current|this)\s+(?:fiscal\s+)?(?P<g1>quarter|year|period|fiscal\s+year)\b|"
+    r"\b(?:last|previous|prior|past|recent)\s+(?:fiscal\s+)?(?P<g2>quarter|year)\b|"
+    r"\b(?P<g3>year)[\s-]to[\s-]date\b|\bYTD\b|\bmost\s+recent(?:ly)?\b|\blatest\b",
+    re.I,
+)
+_PRIOR = re.compile(
+    r"\byear[\s-]over[\s-]year\b|\byoy\b|\b(?:prior|previous|preceding)\s+(?:fiscal\s+)?year\b|"
+    r"\bcompared\s+(?:to|with)\s+(?:the\s+)?(?:prior|previous|last)\s+year\b|\bchange[sd]?\b|"
+    r"\bgrowth\b|\bgrew\b",
+    re.I,
+)
+_SPAN_YEARS = re.compile(
+    r"\b(?P<n>two|three|four|five|six|seven|eight|nine|ten|\d{1,2})[\s-]years?\s+"
+    r"(?:average|avg|trend|period|span|history|cagr)\b|"
+    r"\b(?:past|last|prior)\s+(?P<n2>two|three|four|five|six|seven|eight|nine|ten|\d{1,2})\s+"
+    r"(?:fiscal\s+)?years\b",
+    re.I,
+)
+_RANGE_JOIN = re.compile(r"^\s*(?:-|–|—|to|through|thru|until)\s*$", re.I)
+_NUMBER_WORDS = {
+    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+}
+_FORMS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\b10-?K\b|\bannual\s+report\b|\bform\s+10k\b", re.I), "10-K"),
+    (re.compile(r"\b10-?Q\b|\bquarterly\s+report\b", re.I), "10-Q"),
+    (re.compile(r"\b8-?K\b|\bcurrent\s+report\b", re.I), "8-K"),
+    (
+        re.compile(r"\bearnings\s+(?:release|call|report|presentation)\b|\bpress\s+release\b", re.I),
+        "EARNINGS",
+    ),
+    (re.compile(r"\bproxy\s+statement\b|\bDEF\s*14A\b", re.I), "DEF 14A"),
+)
+_TICKER = re.compile(
+    r"\((?:(?:NYSE|NASDAQ|Nasdaq|AMEX|ticker)\s*:\s*)?(?P<a>[A-Z]{1,5})\)|"
+    r"\b(?:NYSE|NASDAQ|Nasdaq)\s*:\s*(?P<b>[A-Z]{1,5})\b|"
+    r"\b(?:ticker|symbol)\s*(?:is\s+|:\s*)?(?P<c>[A-Z]{1,5})\b"
+)
+_CORPORATE_SUFFIXES = frozenset(
+    {"inc", "incorporated", "corp", "corporation", "co", "company", "companies", "ltd", "limited", "plc",
+     "llc", "lp", "holdings", "holding", "group", "the", "sa", "ag", "nv", "se"}
+)
+# First words too common to stand for a company on their own ("American" is not American Express).
+_GENERIC_FIRST_WORDS = frozenset(
+    {"american", "general", "united", "first", "international", "national", "the", "bank", "new", "global",
+     "southern", "northern", "western", "eastern", "royal", "capital", "public", "federal"}
+)
+_COMPANY_TOKEN = re.compile(r"([a-z0-9]+)(?:['’]s\b)?|&")
+# A company named in the question's own words when no list of companies is given.
+_COMPANY_GUESS = re.compile(
+    r"(?P<a>\b[A-Z0-9][\w&.\-]*(?:\s+(?:&\s+)?[A-Z][\w&.\-]*){0,3})['’]s?\b(?!\w)|"
+    r"\bfor\s+(?P<b>[A-Z0-9][\w&.\-]*(?:\s+(?:&\s+)?[A-Z][\w&.\-]*){0,3})\s*[?.]|"
+    r"\b(?i:does|did|is|has|was|were|have|had|do|can)\s+"
+    r"(?P<c>[A-Z0-9][\w&.\-]*(?:\s+(?:&\s+)?[A-Z][\w&.\-]*){0,3})\s+(?=[a-z])"
+)
+_NOT_COMPANY_TEXT = """what which who how why when where does did is the a an in for based as from
+    between among according answer give please usd us gaap non-gaap i we you if it this that these q1 q2
+    q3 q4 h1 h2 by assume round calculate define respond here using taking basing our they their has have
+    was were ceo cfo agm ppne net total"""
+_NOT_COMPANY = frozenset(_NOT_COMPANY_TEXT.split())
+_STOPWORDS_TEXT = """a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from further had
+    has have having he her here hers him his how i if in into is it its itself just me more most my no
+    nor not now of off on once only or other our ours out over own same she should so some such than that
+    the their theirs them then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours also may might must shall per
+    via vs versus please answer question questions response respond give provide provided using use
+    utilize utilizing utilising based basing base rely relying details detail shown show shows outlined
+    clearly primarily plainly information info assume assuming perspective analyst analysts banker
+    investment research public equities resource resources round rounded decimal decimals places place
+    units unit calculate calculated compute computed extract help us want need following drawing
+    conclusions conclusion judgment judgments judgement reasonable approximation exact possible lost
+    internet connection access providers provider metric metrics financial stated state explain reasoning
+    mentioned report reported reporting company companies firm business define defined definition term
+    terms year years fiscal fy amount much many value values total one two three four five six seven
+    eight nine ten"""
+_STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
+_KEYWORD = re.compile(r"[a-z0-9&]+(?:[-'’][a-z0-9]+)*")
+_PERIOD_TOKEN = re.compile(
+    r"^(?:fy)?'?\d{2,4}(?:q[1-4]|h[12])?$|^[qh][1-4](?:['’]?\d{2,4})?$|^[1-4][qh]['’]?\d{2,4}$"
+)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Companies, tickers, forms
+# ---------------------------------------------------------------------------------------------------------
+def _company_tokens(text: str) -> list[tuple[str, int, int]]:
+    low = text.lower()
+    return [
+        (m.group(1), m.start(), m.end(1)) if m.group(1) else ("and", m.start(), m.end())
+        for m in _COMPANY_TOKEN.finditer(low)
+    ]
+
+
+def _variants(name: str) -> list[str]:
+    toks = [t for t, _, _ in _company_tokens(name)]
+    out = ["".join(toks)]
+    core = list(toks)
+    while core and core[-1] in _CORPORATE_SUFFIXES:
+        core.pop()
+    while core and core[0] == "the":
+        core.pop(0)
+    if core and "".join(core) != out[0]:
+        out.append("".join(core))
+    return [v for v in out if v]
+
+
+def match_company(question: str, known_companies: list[str]) -> str:
+    """The known company named in ``question`` (case, spacing, punctuation and '&'/'and' insensitive); ''.
+
+    'American Water Works' matches AMERICANWATERWORKS, "Coca Cola's" matches 'Coca-Cola Company'. The longest
+    match wins. A company's distinctive first word ("MGM" for "MGM Resorts International") counts when nothing
+    matches in full.
+    """
+    toks = _company_tokens(question)
+    best, best_len = "", 0
+    for company in known_companies:
+        for variant in _variants(company):
+            for i in range(len(toks)):
+                acc = ""
+                for j in range(i, len(toks)):
+                    acc += toks[j][0]
+                    if not variant.startswith(acc):
+                        break
+                    if acc == variant and len(variant) > best_len:
+                        best, best_len = company, len(variant)
+                        break
+    if best:
+        return best
+    words = {t for t, _, _ in toks}
+    for company in known_companies:
+        first = [t for t, _, _ in _company_tokens(company)][:1]
+        if (
+            first
+            and len(first[0]) >= COMPANY_FIRST_WORD_MIN
+            and first[0] not in _GENERIC_FIRST_WORDS
+            and len(_company_tokens(company)) > 1
+            and first[0] in words
+        ):
+            return company
+    return ""
+
+
+def guess_company(question: str) -> str:
+    """A company named in the question when no list is given: "Adobe's", "for 3M?", "Does AMD have"."""
+    for m in _COMPANY_GUESS.finditer(question):
+        name = (m.group("a") or m.group("b") or m.group("c") or "").strip(" .-")
+        words = name.split()
+        while words and words[0].lower() in _NOT_COMPANY:
+            words = words[1:]
+        while words and words[-1].lower() in _NOT_COMPANY:
+            words = words[:-1]
+        name = " ".join(words)
+        if not name or name.lower() in _NOT_COMPANY or canonical(name) is not None or find_periods(name):
+            continue
+        return name
+    return ""
+
+
+def find_ticker(question: str) -> str:
+    """An explicit ticker: '(MMM)', 'NYSE: MMM', 'ticker MMM' (not metric abbreviations such as '(DPO)')."""
+    for m in _TICKER.finditer(question):
+        sym = m.group("a") or m.group("b") or m.group("c")
+        if sym and canonical(sym) is None and sym not in {"USD", "EUR", "GBP", "GAAP", "FY"}:
+            return sym
+    return ""
+
+
+def find_form(question: str) -> str:
+    """The filing form a question names: 10-K, 10-Q, 8-K, EARNINGS, DEF 14A; '' when none."""
+    for pat, form in _FORMS:
+        if pat.search(question):
+            return form
+    return ""
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Relation, numeric need, keywords
+# ---------------------------------------------------------------------------------------------------------
+def relation_of(question: str) -> Relation:
+    """Definition > policy > explanation > trend > comparison > lookup, from cue words.
+
+    Only the sentences that ask (end in '?') are read when there are any, so instructions around a question
+    ("DPO is defined as ... change in inventory", "if not, explain why") do not change what it asks.
+    """
+    asked = " ".join(m.group(0) for m in _QUESTION_SENTENCE.finditer(question))
+    question = asked or question
+    if _DEFINITION.search(question):
+        return Relation.DEFINITION
+    if _POLICY.search(question):
+        return Relation.POLICY
+    if _EXPLANATION.search(question):
+        return Relation.EXPLANATION
+    if _TREND.search(question):
+        return Relation.TREND
+    if _COMPARISON.search(question):
+        return Relation.COMPARISON
+    return Relation.LOOKUP
+
+
+def _requires_numeric(question: str, relation: Relation, metrics: list[str]) -> bool:
+    if _NUMERIC.search(question):
+        return True
+    if relation in (Relation.DEFINITION, Relation.POLICY, Relation.EXPLANATION):
+        return False
+    if any((f := METRICS[m].formula) is not None and f.kind.value in _NUMERIC_KINDS for m in metrics):
+        return True
+    quantitative = [m for m in metrics if METRICS[m].topic not in ("Risk", "Other")]
+    return bool(quantitative) and bool(_ASKS_VALUE.search(question))
+
+
+def keywords_of(question: str, exclude: set[str] | None = None) -> list[str]:
+    """Content words of a question, lower-cased, in order, without stopwords, periods or excluded words."""
+    exclude = exclude or set()
+    out: dict[str, None] = {}
+    for m in _KEYWORD.finditer(question.lower()):
+        w = m.group(0).replace("’", "'")
+        if w.endswith("'s"):
+            w = w[:-2]
+        if len(w) < 2 or w in _STOPWORDS or w in exclude or _PERIOD_TOKEN.match(w):
+            continue
+        out[w] = None
+    return list(out)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Periods
+# ---------------------------------------------------------------------------------------------------------
+def _span_years(question: str) -> int:
+    m = _SPAN_YEARS.search(question)
+    if m is None:
+        return 0
+    raw = (m.group("n") or m.group("n2") or "").lower()
+    n = _NUMBER_WORDS.get(raw) or (int(raw) if raw.isdigit() else 0)
+    return n if 2 <= n <= MAX_AVERAGE_YEARS else 0
+
+
+def _temporal_scope(
+    question: str, mentions: list[PeriodMention], metrics: list[str], relation: Relation
+) -> TemporalScope:
+    norms = list(dict.fromkeys(p.norm for p in mentions))
+    scope_type = "none"
+    # Explicit ranges: "FY2018 - FY2020", "from FY2019 through FY2021".
+    for a, b in zip(mentions, mentions[1:], strict=False):
+        if _RANGE_JOIN.match(question[a.end:b.start]) and granularity(a.norm) == granularity(b.norm):
+            norms = list(dict.fromkeys([*norms, *expand_range(a.norm, b.norm)]))
+            scope_type = "range"
+    years = _span_years(question)
+    if years and len(norms) == 1:
+        norms = [shift_period(norms[0], -k) for k in range(years)]
+    needs_prior = bool(_PRIOR.search(question)) or any(
+        METRICS[m].formula is not None and METRICS[m].formula.needs_prior_period() for m in metrics
+    )
+    if relation == Relation.TREND and len(norms) == 1:
+        # A trend "as of FY2022" reads the years an annual report compares (current and two prior).
+        norms += [shift_period(norms[0], -k) for k in range(1, TREND_YEARS)]
+    elif needs_prior and len(norms) == 1:
+        norms.append(shift_period(norms[0], -1))
+    latest = _LATEST.search(question)
+    gran = ""
+    if norms:
+        grans = {granularity(n) for n in norms}
+        gran = "quarter" if "quarter" in grans else ("year" if "year" in grans else sorted(grans)[0])
+        if scope_type == "none":
+            scope_type = "range" if len(norms) > 1 else "point"
+    elif latest is not None:
+        scope_type = "latest"
+        g = next((x for x in latest.groups() if x), "") or ""
+        gran = "quarter" if "quarter" in g.lower() else "year"
+    norms.sort(key=sort_key, reverse=True)
+    return TemporalScope(type=scope_type, periods=norms, granularity=gran)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The intent
+# ---------------------------------------------------------------------------------------------------------
+def extract_intent(question: str, known_companies: list[str] | None = None) -> QueryIntent:
+    """The offline Query Intent of a question (deterministic).
+
+    >>> i = extract_intent("What is the FY2018 capital expenditure amount (in USD millions) for 3M?", ["3M"])
+    >>> i.metrics, i.temporal_scope.periods, i.company, i.requires_numeric, i.relation.value
+    (['capital expenditure'], ['FY2018'], '3M', True, 'lookup')
+    """
+    q = " ".join((question or "").split())
+    mentions_m = find_metrics(q)
+    metrics = list(dict.fromkeys(m.canonical for m in mentions_m))
+    periods = find_periods(q)
+    relation = relation_of(q)
+    company = match_company(q, known_companies) if known_companies else ""
+    if not company:
+        company = guess_company(q)
+    entities: list[str] = [company] if company else []
+    entities += [s.name for s in find_scope_entities(q) if s.name.lower() != company.lower()]
+    exclude = {t for t, _, _ in _company_tokens(company)} if company else set()
+    topic = topic_of(metrics)
+    if topic == "Other":
+        topic = topic_from_cues(q)
+    return QueryIntent(
+        question=question,
+        topic=topic,
+        entities=list(dict.fromkeys(entities)),
+        metrics=metrics,
+        relation=relation,
+        temporal_scope=_temporal_scope(q, periods, metrics, relation),
+        requires_numeric=_requires_numeric(q, relation, metrics),
+        keywords=keywords_of(q, exclude),
+        company=company,
+        ticker=find_ticker(q),
+        form=find_form(q),
+        source="offline",
+    )

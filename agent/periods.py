@@ -1,0 +1,518 @@
+"""Find and normalise fiscal periods: "fiscal 2018", "FY18", "three months ended June 30, 2023", "1H22".
+
+Normalised periods are strings of one grammar (:data:`NORM_RE`):
+
+- ``FY2018``   a fiscal year
+- ``FY2023Q2`` a fiscal quarter
+- ``FY2022H1`` a fiscal half
+- ``FY2023M9`` the first nine months (year to date at the third quarter)
+
+A point in time ("as of December 31, 2022") normalises to the fiscal year or quarter it closes and keeps its
+ISO date in :attr:`PeriodMention.date`. Dates map to fiscal periods through the fiscal year-end month: with a
+December year end, "three months ended June 30, 2023" is ``FY2023Q2``; with a May year end (stated in the text
+as "fiscal year ended May 31" or passed in), "three months ended August 31, 2019" is ``FY2020Q1``. Periods of
+52/53-week calendars that close in a month's first week ("January 1, 2022") belong to the previous month.
+A fiscal year is named for the calendar year in which it ends unless the text names it ("fiscal 2023").
+Relative expressions ("last year", "latest quarter") are resolved by the intent extractor, not here.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import NamedTuple
+
+from pydantic import BaseModel, Field
+
+NORM_RE = re.compile(r"^FY(?P<year>\d{4})(?P<sub>Q[1-4]|H[12]|M9)?$")
+TWO_DIGIT_PIVOT = 70  # "FY18" is 2018 and "FY98" is 1998: filings in scope start in the 1990s
+SNAP_DAY = 7  # a 52/53-week period ending on day 1-7 of a month closes the previous month
+BARE_YEAR_MIN, BARE_YEAR_MAX = 1990, 2099  # a bare number outside this range is not read as a fiscal year
+
+_QUARTERS_OF: dict[str, frozenset[int]] = {
+    "": frozenset({1, 2, 3, 4}),
+    "Q1": frozenset({1}),
+    "Q2": frozenset({2}),
+    "Q3": frozenset({3}),
+    "Q4": frozenset({4}),
+    "H1": frozenset({1, 2}),
+    "H2": frozenset({3, 4}),
+    "M9": frozenset({1, 2, 3}),
+}
+_KIND_OF: dict[str, str] = {"": "year", "Q": "quarter", "H": "half", "M": "nine_months"}
+
+
+class PeriodMention(BaseModel):
+    """A period found in text: normalised form, character offsets, the words as written."""
+
+    norm: str = Field(description="FY2018 | FY2023Q2 | FY2022H1 | FY2023M9")
+    start: int
+    end: int
+    surface: str
+    kind: str = Field(default="year", description="year | quarter | half | nine_months | point")
+    date: str = Field(default="", description="ISO date of a period end or point in time, when written")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Patterns
+# ---------------------------------------------------------------------------------------------------------
+_MONTH_NUM: dict[str, int] = {
+    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6,
+    "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12,
+}
+_MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sept?(?:ember)?|"
+    r"Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
+)
+_Y4 = r"(?:19|20)\d{2}"
+_DATE = (
+    rf"\b(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+{_Y4}|\d{{1,2}}\s+{_MONTH},?\s+{_Y4}"
+    rf"|{_Y4}-\d{{2}}-\d{{2}}|\d{{1,2}}/\d{{1,2}}/{_Y4})"
+)
+_MORE_YEARS = rf"(?P<more>(?:\s*,?\s*(?:and\s+|&\s+)?{_Y4}\b(?!\s*%))*)"
+_DATE_PARTS = [
+    re.compile(rf"(?P<mon>{_MONTH})\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<year>{_Y4})", re.I),
+    re.compile(rf"(?P<day>\d{{1,2}})\s+(?P<mon>{_MONTH}),?\s+(?P<year>{_Y4})", re.I),
+    re.compile(rf"(?P<year>{_Y4})-(?P<mnum>\d{{2}})-(?P<day>\d{{2}})"),
+    re.compile(rf"(?P<mnum>\d{{1,2}})/(?P<day>\d{{1,2}})/(?P<year>{_Y4})"),
+]
+_DURATION_WORDS: dict[str, int] = {
+    "three": 3, "six": 6, "nine": 9, "twelve": 12, "thirteen": 3, "twenty six": 6, "thirty nine": 9,
+    "fifty two": 12, "fifty three": 12, "3": 3, "6": 6, "9": 9, "12": 12, "13": 3, "14": 3, "26": 6, "27": 6,
+    "39": 9, "40": 9, "52": 12, "53": 12,
+}
+_DUR = (
+    r"(?:three|six|nine|twelve|thirteen|twenty[\s-]six|thirty[\s-]nine|fifty[\s-]two|fifty[\s-]three"
+    r"|\d{1,2})"
+)
+_ORD_Q: dict[str, int] = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4
+}
+# A year after FY/fiscal: four digits, or two digits after FY or an apostrophe.
+_FY_YEAR = (
+    rf"(?:(?:FY|F/Y)\s*['’]?(?P<y2>\d{{2}})\b"
+    rf"|(?:FY\s*|fiscal\s+(?:year\s+)?|calendar\s+(?:year\s+)?)?['’]?(?P<y>{_Y4}))"
+)
+
+_P_DURATION = re.compile(
+    rf"\b(?P<dur>{_DUR})(?:\s+and\s+(?P<dur2>{_DUR}))?[\s-]+(?P<unit>months?|weeks?)\s+(?:period\s+)?"
+    rf"(?:ended|ending|then\s+ended)\s+(?:on\s+)?(?P<date>{_DATE}){_MORE_YEARS}",
+    re.I,
+)
+_P_YEAR_ENDED = re.compile(
+    rf"\b(?:fiscal\s+)?(?P<unit>years?|quarters?)\s+(?:ended|ending|then\s+ended)\s+(?:on\s+)?"
+    rf"(?P<date>{_DATE}){_MORE_YEARS}",
+    re.I,
+)
+_P_POINT = re.compile(rf"(?P<date>{_DATE}){_MORE_YEARS}", re.I)
+# "as of December 31, 2022" keeps its "as of" in the mention.
+_POINT_PREFIX = re.compile(r"\b(?:as\s+of|as\s+at|at)\s+$", re.I)
+_P_QUARTER = [
+    re.compile(
+        rf"\bQ(?P<q>[1-4])\s*(?:['’]|of\s+|,\s*)?\s*(?:FY|fiscal\s+(?:year\s+)?)?\s*['’]?"
+        rf"(?P<y>{_Y4}|\d{{2}})\b",
+        re.I,
+    ),
+    re.compile(rf"\b(?P<q>[1-4])Q\s*(?:FY)?\s*['’]?(?P<y>{_Y4}|\d{{2}})\b", re.I),
+    re.compile(rf"\b(?:FY|fiscal\s+(?:year\s+)?)\s*['’]?(?P<y>{_Y4}|\d{{2}})\s*[-\s]?Q(?P<q>[1-4])\b", re.I),
+    re.compile(rf"\b(?P<y>{_Y4})\s*[-\s]?Q(?P<q>[1-4])\b", re.I),
+    re.compile(
+        rf"\b(?P<ord>first|second|third|fourth|1st|2nd|3rd|4th)[\s-]+(?:fiscal\s+)?quarters?\s+"
+        rf"(?:of\s+|in\s+)?(?:the\s+)?{_FY_YEAR}",
+        re.I,
+    ),
+]
+_P_HALF = [
+    re.compile(rf"\b(?P<ord>first|second|1st|2nd)\s+half\s+(?:of\s+)?(?:the\s+)?{_FY_YEAR}", re.I),
+    re.compile(
+        rf"\bH(?P<h>[12])\s*(?:['’]|of\s+|,\s*)?\s*(?:FY|fiscal\s+)?\s*['’]?(?P<y>{_Y4}|\d{{2}})\b", re.I
+    ),
+    re.compile(rf"\b(?P<h>[12])H\s*(?:FY)?\s*['’]?(?P<y>{_Y4}|\d{{2}})\b", re.I),
+    re.compile(rf"\b(?:FY|fiscal\s+(?:year\s+)?)\s*['’]?(?P<y>{_Y4}|\d{{2}})\s*[-\s]?H(?P<h>[12])\b", re.I),
+]
+_P_NINE = re.compile(rf"\b(?:first\s+)?nine\s+months\s+(?:of\s+)?(?:the\s+)?{_FY_YEAR}", re.I)
+_P_FY = [
+    re.compile(r"\b(?:FY|F/Y)\s*['’]?(?P<y>(?:19|20)\d{2}|\d{2})\b(?!\s*%)", re.I),
+    re.compile(
+        rf"\b(?:fiscal|calendar)\s+(?:years?\s+)?(?:of\s+)?['’]?(?P<y>{_Y4}|(?<=['’])\d{{2}})\b{_MORE_YEARS}",
+        re.I,
+    ),
+    re.compile(rf"\bCY\s*(?P<y>{_Y4})\b"),
+]
+# A bare year: not inside a larger number, an ISO date, a percentage or an amount.
+_P_BARE_YEAR = re.compile(r"(?<![\w$.,/\-])(?P<y>(?:19|20)\d{2})(?![\w%]|[.,]\d|\s*%|-\d|/\d)")
+# Words before a year that make it a name or a maturity, not a reporting period.
+_BARE_YEAR_BEFORE = re.compile(
+    r"(?:\bdue|\bmatur\w*|\bnotes?|\bact\s+of|\bsection|\brule|\bplan|\bfund|\bform|\bpage|\bno\.?|\bseries|"
+    r"\bexpir\w*|\bclass|\btranche|\bstandard|\basu|\bbonds?|\bdebentures?|\bsfas|\bversion|\bstreet|\bsuite|"
+    r"\bvintage|\bpercent|\$)\s*$",
+    re.I,
+)
+_BARE_YEAR_AFTER = re.compile(
+    r"^\s*(?:notes?\b|senior\b|bonds?\b|debentures?\b|plan\b|act\b|term\s+loan)", re.I
+)
+
+
+def _lower_twin(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """The same pattern in lower case without IGNORECASE, run on lower-cased text (several times faster)."""
+    text = pattern.pattern.lower().replace("(?p<", "(?P<").replace("(?p=", "(?P=")
+    return re.compile(text, pattern.flags & ~re.IGNORECASE)
+
+
+_LC_DURATION, _LC_YEAR_ENDED, _LC_POINT, _LC_NINE = (
+    _lower_twin(p) for p in (_P_DURATION, _P_YEAR_ENDED, _P_POINT, _P_NINE)
+)
+_LC_QUARTER = [_lower_twin(p) for p in _P_QUARTER]
+_LC_HALF = [_lower_twin(p) for p in _P_HALF]
+_LC_FY = [_lower_twin(p) for p in _P_FY]
+# Substrings one of which must occur (lower-cased) before each pattern is run, in pattern order.
+_Q_DIGIT = ("q1", "q2", "q3", "q4")
+_QUARTER_TRIGGERS = (_Q_DIGIT, ("1q", "2q", "3q", "4q"), _Q_DIGIT, _Q_DIGIT, ("quarter",))
+_HALF_TRIGGERS = (("half",), ("h1", "h2"), ("1h", "2h"), ("h1", "h2"))
+_FY_TRIGGERS = (("fy", "f/y"), ("fiscal", "calendar"), ("cy1", "cy2", "cy 1", "cy 2"))
+_FY_END_HINT = re.compile(
+    rf"\b(?:fiscal\s+)?years?\s+(?:ended|ending)\s+(?P<mon>{_MONTH})\s+(?P<day>\d{{1,2}})", re.I
+)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Date and fiscal arithmetic
+# ---------------------------------------------------------------------------------------------------------
+def _month_of(name: str) -> int:
+    return _MONTH_NUM[name.strip(".").lower()[:3]]
+
+
+def _year(text: str) -> int:
+    y = int(text)
+    if y < 100:
+        y += 2000 if y < TWO_DIGIT_PIVOT else 1900
+    return y
+
+
+def parse_date(text: str) -> date | None:
+    """The first date written in ``text`` ('December 31, 2022', '31 Dec 2022', '2022-12-31', '12/31/2022')."""
+    for pat in _DATE_PARTS:
+        m = pat.search(text)
+        if m is None:
+            continue
+        gd = m.groupdict()
+        month = _month_of(gd["mon"]) if gd.get("mon") else int(gd["mnum"])
+        try:
+            return date(int(gd["year"]), month, int(gd["day"]))
+        except ValueError:
+            return None
+    return None
+
+
+def _snap(d: date) -> tuple[int, int]:
+    """(year, month) a period ending on ``d`` closes: day 1-7 belongs to the previous month (52/53 weeks)."""
+    if d.day <= SNAP_DAY:
+        return (d.year - 1, 12) if d.month == 1 else (d.year, d.month - 1)
+    return d.year, d.month
+
+
+def fiscal_quarter_of(d: date, fy_end_month: int = 12) -> tuple[int, int]:
+    """(fiscal year, fiscal quarter) of a period ending on ``d``; the fiscal year ends in ``fy_end_month``."""
+    year, month = _snap(d)
+    fiscal_year = year if month <= fy_end_month else year + 1
+    quarter = ((month - fy_end_month - 1) % 12) // 3 + 1
+    return fiscal_year, quarter
+
+
+def _norm_for_months(d: date, months: int, fy_end_month: int) -> tuple[str, str]:
+    fy, q = fiscal_quarter_of(d, fy_end_month)
+    if months >= 12:
+        return f"FY{_snap(d)[0]}", "year"
+    if months == 9 and q == 3:
+        return f"FY{fy}M9", "nine_months"
+    if months == 6 and q in (2, 4):
+        return f"FY{fy}H{q // 2}", "half"
+    return f"FY{fy}Q{q}", "quarter"
+
+
+def _point_norm(d: date, fy_end_month: int) -> str:
+    fy, q = fiscal_quarter_of(d, fy_end_month)
+    return f"FY{fy}" if q == 4 else f"FY{fy}Q{q}"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Finding periods
+# ---------------------------------------------------------------------------------------------------------
+class _Cand(NamedTuple):
+    """An expression found by one pattern (internal: a tuple, built thousands of times per filing)."""
+
+    start: int
+    end: int
+    priority: int  # lower wins among equally long candidates
+    mentions: list[PeriodMention]
+
+
+def _more_years(m: re.Match[str], text: str) -> list[tuple[int, int, int]]:
+    """(year, start, end) of each extra year in a trailing list such as ', 2017 and 2016'."""
+    if not m.group("more"):
+        return []
+    base = m.start("more")
+    return [(int(y.group(0)), base + y.start(), base + y.end()) for y in re.finditer(_Y4, m.group("more"))]
+
+
+def _mention(text: str, norm: str, start: int, end: int, kind: str, day: date | None = None) -> PeriodMention:
+    # Built from regex groups of known types: construct without re-validating (this runs for every chunk).
+    return PeriodMention.model_construct(
+        norm=norm, start=start, end=end, surface=text[start:end], kind=kind,
+        date=day.isoformat() if day else "",
+    )
+
+
+def _same_day(d: date, year: int) -> date | None:
+    try:
+        return d.replace(year=year)
+    except ValueError:  # 29 February in a non-leap year
+        return d.replace(year=year, day=28)
+
+
+def _fy_year(m: re.Match[str]) -> int:
+    gd = m.groupdict()
+    return _year(gd.get("y") or gd.get("y2") or "0")
+
+
+def _candidates(text: str, fy_end_month: int) -> list[_Cand]:
+    out: list[_Cand] = []
+
+    def add(m: re.Match[str], priority: int, mentions: list[PeriodMention]) -> None:
+        if mentions:
+            out.append(_Cand(m.start(), m.end(), priority, mentions))
+
+    low = text.lower()
+    # Lower-case twins of the patterns run on lower-cased text when offsets are preserved (almost always).
+    fast = len(low) == len(text)
+    scan = low if fast else text
+    p_duration, p_year_ended, p_point, p_nine = (
+        (_LC_DURATION, _LC_YEAR_ENDED, _LC_POINT, _LC_NINE)
+        if fast
+        else (_P_DURATION, _P_YEAR_ENDED, _P_POINT, _P_NINE)
+    )
+    p_quarter, p_half, p_fy = (_LC_QUARTER, _LC_HALF, _LC_FY) if fast else (_P_QUARTER, _P_HALF, _P_FY)
+    # Cheap substring checks skip patterns that cannot match (most chunks name few periods).
+    has_ended = "ended" in low or "ending" in low
+    for m in (p_duration.finditer(scan) if has_ended else ()):
+        d = parse_date(m.group("date"))
+        if d is None:
+            continue
+        mentions: list[PeriodMention] = []
+        durations = [m.group("dur")] + ([m.group("dur2")] if m.group("dur2") else [])
+        for dur in durations:
+            months = _DURATION_WORDS.get(re.sub(r"[\s-]+", " ", dur.lower()), 0)
+            if m.group("unit").lower().startswith("week") and dur.isdigit():
+                months = _DURATION_WORDS.get(dur, 0)
+            elif dur.isdigit() and months == 0:
+                months = int(dur)
+            if not months:
+                continue
+            norm, kind = _norm_for_months(d, months, fy_end_month)
+            mentions.append(_mention(text, norm, m.start(), m.end("date"), kind, d))
+            for year, ys, ye in _more_years(m, text):
+                d2 = _same_day(d, year)
+                n2, k2 = _norm_for_months(d2, months, fy_end_month)
+                mentions.append(_mention(text, n2, ys, ye, k2, d2))
+        add(m, 0, mentions)
+
+    for m in (p_year_ended.finditer(scan) if has_ended else ()):
+        d = parse_date(m.group("date"))
+        if d is None:
+            continue
+        months = 12 if m.group("unit").lower().startswith("year") else 3
+        norm, kind = _norm_for_months(d, months, fy_end_month)
+        mentions = [_mention(text, norm, m.start(), m.end("date"), kind, d)]
+        for year, ys, ye in _more_years(m, text):
+            d2 = _same_day(d, year)
+            n2, k2 = _norm_for_months(d2, months, fy_end_month)
+            mentions.append(_mention(text, n2, ys, ye, k2, d2))
+        add(m, 0, mentions)
+
+    for m in p_point.finditer(scan):
+        d = parse_date(m.group("date"))
+        if d is None:
+            continue
+        prefix = _POINT_PREFIX.search(text, max(0, m.start() - 8), m.start())
+        start = prefix.start() if prefix else m.start()
+        mentions = [_mention(text, _point_norm(d, fy_end_month), start, m.end("date"), "point", d)]
+        for year, ys, ye in _more_years(m, text):
+            d2 = _same_day(d, year)
+            mentions.append(_mention(text, _point_norm(d2, fy_end_month), ys, ye, "point", d2))
+        out.append(_Cand(start, m.end(), 2, mentions))
+
+    for pat, cues in zip(p_quarter, _QUARTER_TRIGGERS, strict=True):
+        if not any(c in low for c in cues):
+            continue
+        for m in pat.finditer(scan):
+            q = int(m.group("q")) if m.groupdict().get("q") else _ORD_Q[m.group("ord").lower()]
+            add(m, 1, [_mention(text, f"FY{_fy_year(m)}Q{q}", m.start(), m.end(), "quarter")])
+
+    for pat, cues in zip(p_half, _HALF_TRIGGERS, strict=True):
+        if not any(c in low for c in cues):
+            continue
+        for m in pat.finditer(scan):
+            if m.groupdict().get("h"):
+                h = int(m.group("h"))
+            else:
+                h = 1 if m.group("ord").lower() in ("first", "1st") else 2
+            add(m, 1, [_mention(text, f"FY{_fy_year(m)}H{h}", m.start(), m.end(), "half")])
+
+    for m in p_nine.finditer(scan) if "nine months" in low else ():
+        add(m, 1, [_mention(text, f"FY{_fy_year(m)}M9", m.start(), m.end(), "nine_months")])
+
+    for pat, cues in zip(p_fy, _FY_TRIGGERS, strict=True):
+        if not any(c in low for c in cues):
+            continue
+        for m in pat.finditer(scan):
+            mentions = [_mention(text, f"FY{_year(m.group('y'))}", m.start(), m.end("y"), "year")]
+            if "more" in m.groupdict():
+                for year, ys, ye in _more_years(m, text):
+                    mentions.append(_mention(text, f"FY{year}", ys, ye, "year"))
+            add(m, 1, mentions)
+
+    for m in _P_BARE_YEAR.finditer(text):
+        year = int(m.group("y"))
+        if not BARE_YEAR_MIN <= year <= BARE_YEAR_MAX:
+            continue
+        if _BARE_YEAR_BEFORE.search(text[max(0, m.start() - 16):m.start()]):
+            continue
+        if _BARE_YEAR_AFTER.match(text[m.end():m.end() + 16]):
+            continue
+        add(m, 3, [_mention(text, f"FY{year}", m.start(), m.end(), "year")])
+    return out
+
+
+def infer_fy_end_month(text: str, default: int = 12) -> int:
+    """The fiscal year-end month a text states ("fiscal year ended May 31" -> 5), else ``default``."""
+    m = _FY_END_HINT.search(text)
+    if m is None:
+        return default
+    month, day = _month_of(m.group("mon")), int(m.group("day"))
+    if day <= SNAP_DAY:
+        month = 12 if month == 1 else month - 1
+    return month
+
+
+def find_periods(text: str, default_fy_end_month: int = 12) -> list[PeriodMention]:
+    """Every fiscal period written in ``text``, normalised, in order of appearance.
+
+    The fiscal year-end month is taken from the text when it says so ("years ended May 31"), else
+    ``default_fy_end_month``. Overlapping expressions resolve to the longest ("three months ended June 30,
+    2023" is one quarter, not a quarter and a date and a year).
+
+    >>> [p.norm for p in find_periods("three months ended June 30, 2023 and 2022")]
+    ['FY2023Q2', 'FY2022Q2']
+    """
+    if not text:
+        return []
+    if not 1 <= default_fy_end_month <= 12:
+        raise ValueError(f"fiscal year-end month must be 1-12, got {default_fy_end_month}")
+    fy_end_month = infer_fy_end_month(text, default_fy_end_month)
+    cands = _candidates(text, fy_end_month)
+    cands.sort(key=lambda c: (-(c.end - c.start), c.priority, c.start))
+    taken: list[tuple[int, int]] = []
+    found: list[PeriodMention] = []
+    for c in cands:
+        if any(c.start < e and s < c.end for s, e in taken):
+            continue
+        taken.append((c.start, c.end))
+        found.extend(c.mentions)
+    found.sort(key=lambda p: (p.start, p.end))
+    return found
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Working with normalised periods
+# ---------------------------------------------------------------------------------------------------------
+def normalise_period(text: str, default_fy_end_month: int = 12) -> str:
+    """One period, normalised ('fiscal 2018' -> 'FY2018', '2023Q2' -> 'FY2023Q2'); '' if none is found."""
+    s = (text or "").strip()
+    if not s:
+        return ""
+    up = s.upper().replace(" ", "")
+    if NORM_RE.match(up):
+        return up
+    if re.fullmatch(r"(?:19|20)\d{2}", s):
+        return f"FY{s}"
+    m = re.fullmatch(r"((?:19|20)\d{2})\s*-?\s*Q([1-4])", s, re.I)
+    if m:
+        return f"FY{m.group(1)}Q{m.group(2)}"
+    found = find_periods(s, default_fy_end_month)
+    return found[0].norm if found else ""
+
+
+def _parts(norm: str) -> tuple[int, str] | None:
+    m = NORM_RE.match(norm or "")
+    return (int(m.group("year")), m.group("sub") or "") if m else None
+
+
+def period_year(norm: str) -> int | None:
+    """The fiscal year of a normalised period ('FY2023Q2' -> 2023); None when not a normalised period."""
+    p = _parts(norm)
+    return p[0] if p else None
+
+
+def granularity(norm: str) -> str:
+    """'year' | 'quarter' | 'half' | 'nine_months' for a normalised period; '' when not one."""
+    p = _parts(norm)
+    return _KIND_OF[p[1][:1]] if p else ""
+
+
+def quarters_of(norm: str) -> frozenset[int]:
+    """The fiscal quarters a normalised period covers (FY2022H1 -> {1, 2}); empty when not a period."""
+    p = _parts(norm)
+    return _QUARTERS_OF[p[1]] if p else frozenset()
+
+
+def periods_overlap(a: str, b: str) -> bool:
+    """True when two normalised periods share time (FY2023 and FY2023Q2 do; FY2023Q1 and FY2023Q2 do not)."""
+    pa, pb = _parts(a), _parts(b)
+    if pa is None or pb is None or pa[0] != pb[0]:
+        return False
+    return bool(_QUARTERS_OF[pa[1]] & _QUARTERS_OF[pb[1]])
+
+
+def shift_period(norm: str, years: int = 0, quarters: int = 0) -> str:
+    """The same kind of period ``years`` (and, for quarters, ``quarters``) later; negative for earlier.
+
+    >>> shift_period("FY2023Q2", -1), shift_period("FY2023Q1", quarters=-1)
+    ('FY2022Q2', 'FY2022Q4')
+    """
+    p = _parts(norm)
+    if p is None:
+        raise ValueError(f"not a normalised period: {norm!r}")
+    year, sub = p
+    if quarters:
+        if not sub.startswith("Q"):
+            raise ValueError(f"quarter shift needs a quarter, got {norm!r}")
+        index = year * 4 + int(sub[1]) - 1 + quarters
+        return f"FY{index // 4 + years}Q{index % 4 + 1}"
+    return f"FY{year + years}{sub}"
+
+
+def expand_range(first: str, last: str) -> list[str]:
+    """Every fiscal year (or quarter) from ``first`` to ``last`` inclusive: FY2018..FY2020 -> three years."""
+    pa, pb = _parts(first), _parts(last)
+    if pa is None or pb is None:
+        return [p for p in (first, last) if p]
+    if sort_key(first) > sort_key(last):
+        first, last, pa, pb = last, first, pb, pa
+    if pa[1] == "" and pb[1] == "":
+        return [f"FY{y}" for y in range(pa[0], pb[0] + 1)]
+    if pa[1].startswith("Q") and pb[1].startswith("Q"):
+        out, cur = [], first
+        while sort_key(cur) <= sort_key(last) and len(out) < 4 * 50:
+            out.append(cur)
+            cur = shift_period(cur, quarters=1)
+        return out
+    return [first, last]
+
+
+def sort_key(norm: str) -> tuple[int, int, int]:
+    """Chronological key: by year, then the last quarter covered, longer spans first; unknown sorts first."""
+    p = _parts(norm)
+    if p is None:
+        return (0, 0, 0)
+    qs = _QUARTERS_OF[p[1]]
+    return (p[0], max(qs), -len(qs))
