@@ -32,14 +32,17 @@ SCALE_NAMES: dict[float, str] = {1e3: "thousand", 1e6: "million", 1e9: "billion"
 
 _CURRENCY = r"(?P<cur>US\$|\$|USD|€|EUR|£|GBP)?"
 _NUMBER = r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
-_SCALE = r"(?:\s*(?P<scale>thousands?|millions?|billions?|trillions?|bn|mm|mn|tn|[kKmMbB](?![a-zA-Z])))?"
-_UNIT = r"(?:\s*(?P<unit>%|percent(?:age)?(?:\s+points?)?|pp|bps|basis\s+points|x(?![a-zA-Z])|times|shares))?"
+# Whitespace between a number's parts is bounded: unbounded runs next to optional groups backtrack
+# polynomially on PDF text with long blank runs. pdfium splits "$" and "5,363" by at most a few blanks.
+_WS = r"\s{0,4}"
+_SCALE = r"(?:" + _WS + r"(?P<scale>thousands?|millions?|billions?|trillions?|bn|mm|mn|tn|[kKmMbB](?![a-zA-Z])))?"
+_UNIT = r"(?:" + _WS + r"(?P<unit>%|percent(?:age)?(?:\s+points?)?|pp|bps|basis\s+points|x(?![a-zA-Z])|times|shares))?"
 
 # The leading lookahead lets the scan skip characters that cannot start a number (every group after it is
 # optional, so without it the engine tries a match at each position: ~25x slower on filing text).
 NUMBER_RE = re.compile(
-    r"(?=[(\-−–$€£\dUuEeGg.])(?P<open>\()?\s*(?P<neg>[-−–])?\s*" + _CURRENCY + r"\s*(?P<neg2>[-−–])?\s*" + _NUMBER + _SCALE + _UNIT
-    + r"\s*(?P<close>\))?",
+    r"(?=[(\-−–$€£\dUuEeGg.])(?P<open>\()?" + _WS + r"(?P<neg>[-−–])?" + _WS + _CURRENCY + _WS
+    + r"(?P<neg2>[-−–])?" + _WS + _NUMBER + _SCALE + _UNIT + _WS + r"(?P<close>\))?",
     re.IGNORECASE,
 )
 _YEAR_RE = re.compile(r"^(19|20)\d{2}$")

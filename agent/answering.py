@@ -1,0 +1,1544 @@
+"""Answer sub-queries from evidence and merge them into one cited answer (offline and language-model twins).
+
+Offline twin (extractive, DESIGN "Every language-model step has an offline twin"): for a numeric sub-query it
+finds the table row or sentence that carries the asked metric and period. Row labels and sentences are matched
+to metrics through the lexicon (canonical names, synonyms, abbreviations), periods through the row's period
+cells or the sentence's period mentions. Exact labels beat partial ones ("Total revenue" beats "Industrial
+Sensors revenue"), statements beat MD&A restatements, a balance-sheet metric prefers the balance sheet over
+the cash-flow statement's changes. Scales are converted in code ("in USD millions" vs "(in thousands)").
+Derived metrics (margins, ratios, days, turnover, growth, FCF, EBITDA) are computed by :mod:`agent.arithmetic`
+from their components. Explanation, definition and policy questions get the best one to three evidence
+sentences. Nothing found means an honest "not found in the filings: <what>", never a guess.
+
+:func:`compose_answer` merges sub-answers and computations into one :class:`FinalAnswer` where every figure
+carries ``[doc, p. N]``. :func:`llm_answer` is the grounded-prompt twin (multistage_retrieval_reranking 3.7):
+the model sees only the evidence, does arithmetic through the calculator tool, and its text goes through
+:func:`agent.verify.verify_answer`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from datetime import date
+from typing import Literal
+
+from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel, Field
+
+from agent import arithmetic
+from agent.arithmetic import ArithmeticRefusal, CitedValue, Computation
+from agent.lexicon import METRICS, FormulaKind, MetricMention, canonical, components, find_metrics
+from agent.llm import UsageLog, calculator, text_call
+from agent.llm_schemas import EvidenceBlock
+from agent.memory import companies_agree, company_key
+from agent.numbers import decimals_of, find_numbers, format_number, header_scale
+from agent.periods import find_periods, normalise_period, parse_date, shift_period, sort_key
+from agent.preprocess import Combination, QueryPlan, Rewrite, SubQuery, metric_label, possessive
+from agent.prompts import answer_messages
+from agent.schemas import ChunkCard, Citation, NumericValue, Relation, SearchHit
+from agent.verify import Verification, is_instruction_like, split_sentences, verify_answer
+
+NOT_FOUND = "Not found in the filings"  # how every honest miss starts, so people and evals can spot it
+MAX_PASSAGES = 3  # explanation answers quote at most three sentences: enough to explain, short enough to read
+PASSAGE_MAX_CHARS = 600  # a "sentence" longer than this is a run-on extraction; clip the quote
+# Candidate scoring (relative weights; the best candidate wins, confidence is its score over the maximum).
+EXACT_LABEL = 1.0  # the whole row label is a name of the metric ("Total revenue" for revenue)
+PARTIAL_LABEL = 0.55  # the label names the metric plus qualifiers ("Industrial Sensors revenue")
+TOTAL_BONUS = 0.1  # among partial labels, a "Total ..." row is the total, not a sub-item
+TABLE_BONUS = 0.3  # a table row states the figure with its period column; prose restates it
+STATEMENT_BONUS = 0.25  # a primary financial statement beats MD&A and notes
+STATEMENT_MISMATCH = 0.45  # a balance-sheet metric read from the cash-flow statement's changes is wrong
+ADJUSTED_PENALTY = 0.5  # 'adjusted'/'non-GAAP' rows answer only questions that ask for them
+SENTENCE_PERIOD_BONUS = 0.1  # a sentence that states the period next to the number
+RETRIEVAL_WEIGHT = 0.05  # retrieval score breaks ties between equally good rows
+OTHER_METRIC_PENALTY = (
+    0.3  # 'Net income attributable to noncontrolling interests' is not net income to owners
+)
+QUALIFIER_WEIGHT = 0.1  # share of a row label's words the question uses: "net PP&E" picks the "... net" row
+MAX_SCORE = EXACT_LABEL + TABLE_BONUS + STATEMENT_BONUS  # an exact statement row; retrieval only breaks ties
+LATEST_CONFIDENCE = 0.85  # a value read for the latest period when the question named none
+CONFLICT_CONFIDENCE = 0.75  # another equally good candidate disagrees
+COMPUTED_CONFIDENCE_FLOOR = 0.5  # a computation is as sure as its least sure input, but never below this
+# Masks keep offsets; "#" cannot join a neighbouring number the way a blank could.
+MASK_CHAR = "#"
+LOOSE_LABEL_MAX_WORDS = 12  # a row label on its own line is short; longer text is a heading or prose
+COLUMN_LINE_MAX_WORDS = 5  # a header line naming one period column ('Fiscal Year 2020', 'May 26, 2019')
+DECEMBER = 12  # calendar fiscal years unless the columns say otherwise
+WEEK_YEAR_SNAP_DAYS = 7  # 52/53-week years ending in a month's first week close the month before
+PASSAGE_KEEP_SHARE = 0.75  # further passages must score close to the best one, or they are off topic
+PASSAGE_MIN_WORDS = 5  # shorter "sentences" are headings ("Currency exchange rates."), read with what follows
+RELATION_CUE_BONUS = 0.3  # a sentence that explains ("driven by"), defines or states a policy, as asked
+UPPERCASE_SHARE = 0.6  # a line mostly in capitals is a heading or cover text, not an answer
+
+_QUESTION_SCALE_RE = re.compile(
+    r"\b(?:in|usd|us\$|\$)\s*(?:usd\s+|us\s*\$\s*|\$\s*|us\s+dollars?\s+|dollars\s+)?"
+    r"(thousands|millions|billions)\b",
+    re.IGNORECASE,
+)
+_SCALE_OF_WORD = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
+_ADJUSTED_RE = re.compile(
+    r"\badjusted\b|\bnon[\s-]?gaap\b|\bcore\b|\borganic\b|\bpro\s+forma\b", re.IGNORECASE
+)
+_TOTAL_RE = re.compile(r"^\s*total\b", re.IGNORECASE)
+_COLUMNS_RE = re.compile(r"\bcolumns:\s*(?P<cols>[^|\n]+)")
+_CELL_HEADER_RE = re.compile(r"^\s*(?P<hdr>[^:|]{1,60}?)\s*:\s*(?P<val>[^:]*\d[^:]*)$", re.S)
+_CELL_HEADER_ITER_RE = re.compile(r"\|\s*(?P<hdr>[^:|\n]{1,60}?)\s*:\s*[^|\n]*\d")
+_YEAR_RE = re.compile(r"\b(?:19|20)\d{2}\b|\bFY\s*'?\d{2}\b", re.IGNORECASE)
+_DURATION_HEADER_RE = re.compile(r"\bmonths?\b|\bweeks?\b|\bquarters?\b", re.IGNORECASE)
+# Rows whose figures are never "in millions": per-share amounts, percentages, ratios, days, counts.
+_UNSCALED_ROW_RE = re.compile(
+    r"per\s+(?:common\s+|diluted\s+|basic\s+)?share|\bEPS\b|%|percent|ratio|\brate\b|margin|\bdays\b|"
+    r"number\s+of",
+    re.IGNORECASE,
+)
+_SCALE_CELL_RE = re.compile(r"\((?:in|amounts\s+in|dollars\s+in)\s[^)]*\)|\$|\|", re.IGNORECASE)
+_DOT_LEADER_RE = re.compile(r"\s*\.{2,}[\s.$]*$|\s*\.{3,}")
+_STATEMENT_RES: dict[str, re.Pattern[str]] = {
+    "balance": re.compile(
+        r"balance\s+sheets?|financial\s+position|financial\s+condition\b(?!.*discussion)", re.I
+    ),
+    "cashflow": re.compile(r"cash\s+flows?\b", re.I),
+    "income": re.compile(
+        r"statements?\s+of\s+(?:consolidated\s+)?(?:operations|income|earnings)|income\s+statements?"
+        r"|statements?\s+of\s+comprehensive\s+income|profit\s+and\s+loss",
+        re.I,
+    ),
+}
+# Rows that only one statement has, for table chunks whose title was lost (checked in this order).
+_STATEMENT_ROWS: dict[str, re.Pattern[str]] = {
+    "cashflow": re.compile(
+        r"^.*(?:net\s+cash\s+(?:provided|used|from)|operating\s+activities|investing\s+activities)"
+        r".*\|",
+        re.I | re.M,
+    ),
+    "balance": re.compile(
+        r"^\s*total\s+(?:assets|liabilities|current\s+assets|current\s+liabilities)\b.*\|", re.I | re.M
+    ),
+    "income": re.compile(
+        r"^\s*(?:gross\s+profit|operating\s+income|income\s+before\s+income\s+taxes|"
+        r"(?:diluted\s+)?earnings\s+per\s+share)\b.*\|",
+        re.I | re.M,
+    ),
+}
+_STATEMENT_ANY_RE = re.compile(
+    r"consolidated|statements?\s+of|balance\s+sheets?|item\s+8\b|financial\s+statements", re.I
+)
+_MDNA_RE = re.compile(r"management.s\s+discussion|item\s+7\b|md&a|results\s+of\s+operations|overview", re.I)
+_TOPIC_STATEMENT = {
+    "Balance Sheet": "balance",
+    "Liquidity": "balance",
+    "Leverage": "balance",
+    "Cash Flow": "cashflow",
+    "Revenue": "income",
+    "Costs/Expenses": "income",
+    "Profitability": "income",
+    "Per Share": "income",
+}
+# Cues that a sentence explains, defines or states a policy (for extractive non-numeric answers).
+_RELATION_CUES: dict[Relation, re.Pattern[str]] = {
+    Relation.EXPLANATION: re.compile(
+        r"\bdue\s+to\b|\bdriven\s+by\b|\bbecause\b|\breflect\w*|\bprimarily\b|"
+        r"\bas\s+a\s+result\b|\battributable\s+to\b|\bled\s+by\b|\boffset\b",
+        re.I,
+    ),
+    Relation.DEFINITION: re.compile(
+        r"\bdefined\s+as\b|\bmeans\b|\brefers\s+to\b|\bconsists?\s+of\b|\bis\s+the\b|"
+        r"\brepresents?\b",
+        re.I,
+    ),
+    Relation.POLICY: re.compile(
+        r"\brecogni[sz]\w*|\bpolicy\b|\baccount\w*\s+for\b|\bmeasured\b|\bestimat\w*|"
+        r"\btested\b|\bamortiz\w*|\bdepreciat\w*|\bin\s+accordance\b",
+        re.I,
+    ),
+}
+_PER_RE = re.compile(r"\s*per\s+")  # '$3.00 per diluted share': the figure belongs to the metric after 'per'
+_WORD_RE = re.compile(r"[a-z][a-z0-9&'-]+")
+_STOP = frozenset(
+    (
+        "the",
+        "a",
+        "an",
+        "of",
+        "in",
+        "on",
+        "for",
+        "to",
+        "and",
+        "or",
+        "is",
+        "was",
+        "were",
+        "are",
+        "be",
+        "what",
+        "how",
+        "why",
+        "which",
+        "does",
+        "did",
+        "do",
+        "its",
+        "it",
+        "their",
+        "this",
+        "that",
+        "with",
+        "by",
+        "from",
+        "as",
+        "at",
+        "company",
+        "company's",
+    )
+)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Records
+# ---------------------------------------------------------------------------------------------------------
+class Evidence(BaseModel):
+    """One piece of evidence handed to the answer step: a chunk with where it came from."""
+
+    chunk_id: str
+    doc_name: str
+    page: int = Field(default=0, description="0-based page where the chunk starts")
+    text: str
+    card: ChunkCard | None = None
+    score: float = 0.0
+    source: Literal["filing", "memory", "market"] = "filing"
+    company: str = Field(default="", description="company of the document, when known")
+    section_path: list[str] = Field(default_factory=list)
+
+    def page_at(self, offset: int) -> int:
+        """0-based page of a character offset in the text (chunks that cross pages keep form feeds)."""
+        return self.page + self.text.count("\f", 0, max(0, offset))
+
+    def citation(self, quote: str = "", offset: int = 0) -> Citation:
+        """``[doc, p. N]`` for a quote at ``offset`` in this evidence (1-based page)."""
+        return Citation(doc=self.doc_name, page=self.page_at(offset) + 1, quote=quote, chunk_id=self.chunk_id)
+
+    @classmethod
+    def from_hit(cls, hit: SearchHit, card: ChunkCard | None = None, company: str = "") -> Evidence:
+        """Evidence from a retrieved filing chunk."""
+        return cls(
+            chunk_id=hit.chunk.chunk_id,
+            doc_name=hit.doc_name,
+            page=hit.chunk.page,
+            text=hit.chunk.text,
+            card=card,
+            score=hit.score,
+            company=company,
+            section_path=list(hit.chunk.section_path),
+        )
+
+
+class Passage(BaseModel):
+    """A quoted evidence sentence with its citation (extractive answers)."""
+
+    text: str
+    citation: Citation
+
+
+class SubAnswer(BaseModel):
+    """The answer to one sub-query: a value with unit, scale, sign and period, or passages, or not-found."""
+
+    sub_query_id: str = ""
+    question: str
+    status: Literal["found", "computed", "text", "not_found"]
+    answer: str = Field(description="one readable sentence with citations")
+    metric: str = ""
+    company: str = ""
+    period: str = ""
+    value: NumericValue | None = Field(default=None, description="the figure as read (or computed)")
+    display: str = Field(default="", description="the figure as shown, in the scale the question asked for")
+    quote: str = Field(default="", description="the exact row or sentence the figure comes from")
+    citation: Citation | None = None
+    citations: list[Citation] = Field(default_factory=list)
+    computations: list[Computation] = Field(default_factory=list)
+    passages: list[Passage] = Field(default_factory=list)
+    confidence: float = 0.0
+    explanation: str = ""
+    missing: str = Field(default="", description="what could not be found, for not_found answers")
+
+    def cited_value(self) -> CitedValue | None:
+        """The figure as a computation input (None when there is no figure)."""
+        if self.value is None:
+            return None
+        label = " ".join(x for x in (self.company, self.metric, self.period) if x) or self.question
+        return CitedValue(label=label, metric=self.metric, value=self.value, citation=self.citation)
+
+
+class Figure(BaseModel):
+    """A figure shown in the final answer, with what supports it."""
+
+    text: str
+    value: NumericValue
+    citations: list[Citation] = Field(default_factory=list)
+    computed: bool = False
+    formula: str = ""
+
+
+class FinalAnswer(BaseModel):
+    """The merged answer: text where every figure carries [doc, p. N], plus its parts for the trace."""
+
+    question: str
+    text: str
+    citations: list[Citation] = Field(default_factory=list)
+    figures: list[Figure] = Field(default_factory=list)
+    not_found: list[str] = Field(default_factory=list)
+    computations: list[Computation] = Field(default_factory=list)
+    sub_answers: list[SubAnswer] = Field(default_factory=list)
+    verification: Verification | None = None
+    source: Literal["offline", "llm"] = "offline"
+    reason: str = Field(default="", description="why the offline twin answered, when a model was configured")
+
+    def cited_values(self) -> list[CitedValue]:
+        """The figures this answer gave, for the conversation's slots (follow-ups compute with them)."""
+        out = [v for v in (sa.cited_value() for sa in self.sub_answers) if v is not None]
+        for comp in self.computations:
+            label = " ".join(x for x in (comp.metric, comp.operation, comp.result.period) if x)
+            out.append(CitedValue(label=label, metric=comp.metric, value=comp.result, computed=True))
+        return out
+
+
+class CombinationResult(BaseModel):
+    """Computations over sub-answers, and the combinations that could not be computed (with why)."""
+
+    computations: list[Computation] = Field(default_factory=list)
+    labels: dict[str, str] = Field(
+        default_factory=dict, description="computation metric/label by combination id"
+    )
+    failed: list[str] = Field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Reading evidence: rows and sentences with their figures
+# ---------------------------------------------------------------------------------------------------------
+class _Segment(BaseModel):
+    """A table row or a sentence of one evidence item, with its numbers (periods attached where known)."""
+
+    ev: int
+    kind: Literal["row", "sentence"]
+    start: int
+    end: int
+    raw: str = Field(description="the segment as written in the evidence (offsets refer to it)")
+    label: str = ""
+    numbers: list[NumericValue] = Field(default_factory=list)
+    mentions: list[MetricMention] = Field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        """The segment with whitespace collapsed, as quoted."""
+        return " ".join(self.raw.split())
+
+
+class _Candidate(BaseModel):
+    seg: _Segment
+    value: NumericValue
+    score: float
+    exact: bool
+    reasons: list[str] = Field(default_factory=list)
+
+
+def _statement_kind(ev: Evidence) -> str:
+    """'balance' | 'cashflow' | 'income' | '' from the section path, the chunk's first lines, or its rows."""
+    path = " > ".join(ev.section_path or (ev.card.section_path if ev.card else []))
+    head = "\n".join(ev.text.splitlines()[:3])
+    for text in (path, head):
+        for kind, rx in _STATEMENT_RES.items():
+            if rx.search(text):
+                return kind
+    if "|" in ev.text:
+        for kind, rx in _STATEMENT_ROWS.items():
+            if rx.search(ev.text):
+                return kind
+    return ""
+
+
+def _is_statement(ev: Evidence) -> bool:
+    path = " > ".join(ev.section_path or (ev.card.section_path if ev.card else []))
+    if _MDNA_RE.search(path):
+        return False
+    return bool(_STATEMENT_ANY_RE.search(path) or _statement_kind(ev))
+
+
+# A component a filing may not report under that name, and the figure that stands in for it (and why).
+COMPONENT_FALLBACKS: dict[str, tuple[str, str]] = {
+    "net income attributable to shareholders": (
+        "net income",
+        "a company without noncontrolling interests reports one net income line",
+    ),
+}
+
+
+def _column_periods(labels: Sequence[str]) -> list[str]:
+    """Normalised periods of a table's column labels ('' where a label is no period).
+
+    Point-in-time columns of one month in different years ('May 31, 2020', 'May 26, 2019') are fiscal year
+    ends, so that month ends the fiscal year: both are whole fiscal years (FY2020, FY2019), not quarters.
+    """
+    dated = [(label, parse_date(label)) for label in labels]
+    points = [d for label, d in dated if d is not None and not _DURATION_HEADER_RE.search(label)]
+    fy_end = DECEMBER
+    if len(points) >= 2 and len({d.year for d in points}) == len(points):
+        months = {_closing_month(d) for d in points}
+        if len(months) == 1:
+            fy_end = months.pop()
+    return [normalise_period(label, fy_end) if label else "" for label in labels]
+
+
+def _closing_month(d: date) -> int:
+    """The month a period ending on ``d`` closes (52/53-week years ending in a month's first week close the
+    month before)."""
+    if d.day <= WEEK_YEAR_SNAP_DAYS:
+        return 12 if d.month == 1 else d.month - 1
+    return d.month
+
+
+def _chunk_columns(text: str) -> list[str]:
+    """Column labels a chunk declares: 'columns: 2024, 2023', a '| ... | 2024 | 2023 |' header row, or a run
+    of header lines that are each one period ('May 31, 2020' / 'May 26, 2019'), as some PDFs lay them out."""
+    m = _COLUMNS_RE.search(text)
+    if m:
+        # Labels were joined with ', ' and dates contain one: 'November 27, 2015, November 28, 2014'.
+        labels: list[str] = []
+        for piece in (p.strip() for p in m.group("cols").split(",")):
+            if labels and not _YEAR_RE.search(labels[-1]):
+                labels[-1] = f"{labels[-1]}, {piece}"
+            elif piece:
+                labels.append(piece)
+        return labels
+    run: list[str] = []
+    best: list[str] = []
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if (
+            len(cells) >= 3
+            and all(normalise_period(c) for c in cells[1:])
+            and not find_numbers(" ".join(cells[1:]))
+        ):
+            return cells[1:]
+        stripped = line.strip()
+        if (
+            stripped
+            and len(stripped.split()) <= COLUMN_LINE_MAX_WORDS
+            and "|" not in stripped
+            and _only_periods(stripped)
+        ):
+            run.append(stripped)
+            continue
+        if len(run) >= 2:
+            best = run
+        run = []
+    return run if len(run) >= 2 else best
+
+
+def _only_periods(text: str) -> bool:
+    """True for a line that names periods and nothing else ('May 31, 2020', 'Fiscal Year 2020', '2019')."""
+    found = find_periods(text)
+    if not found:
+        return False
+    rest = text
+    for p in reversed(found):
+        rest = rest[: p.start] + " " + rest[p.end :]
+    return not re.search(r"\d", rest) and len(re.findall(r"[A-Za-z]{3,}", rest)) <= 2
+
+
+def _clean_label(label: str) -> str:
+    """A row label without dot leaders, a dangling '$' or a note reference: 'Total assets.......... $'."""
+    label = _DOT_LEADER_RE.sub("", label)
+    return label.strip(" $:").strip()
+
+
+def _row(
+    piece: str,
+    start: int,
+    chunk_scale: float,
+    columns: Sequence[str],
+    periods_of: dict[str, str],
+    money: bool,
+) -> tuple[str, list[NumericValue]]:
+    """A linearised row's label and values, each value with its period and scale."""
+    cells: list[tuple[int, str]] = []
+    pos = 0
+    for part in piece.split("|"):
+        cells.append((pos, part))
+        pos += len(part) + 1
+    label_at = next((i for i, (_, c) in enumerate(cells) if c.strip()), 0)
+    label = _clean_label(cells[label_at][1]) if cells else ""
+    if find_numbers(label) and not re.search(r"[A-Za-z]{3}", label):
+        label, label_at = "", -1  # a row of values only (a continuation line)
+    row_scale = header_scale(piece)
+    scale = row_scale if row_scale != 1.0 else chunk_scale
+    unscaled = bool(_UNSCALED_ROW_RE.search(label))
+    headers: list[str] = []
+    values: list[NumericValue] = []
+    for i, (offset, cell) in enumerate(cells):
+        if i <= label_at or not cell.strip():
+            continue
+        if header_scale(cell) != 1.0 and not re.search(r"\d", re.sub(r"(?i)\bin\s+\w+", "", cell)):
+            continue  # the '(in millions)' cell
+        m = _CELL_HEADER_RE.match(cell)
+        header, body, body_at = (
+            ("", cell, 0) if m is None else (m.group("hdr").strip(), m.group("val"), m.start("val"))
+        )
+        for n in find_numbers(body, scale):
+            if unscaled or n.unit in {"%", "bps", "x"}:
+                n = n.model_copy(update={"scale": 1.0})
+            if money and n.unit == "" and n.scale > 1.0:
+                n = n.model_copy(update={"unit": "USD"})
+            at = start + offset + body_at + n.start
+            values.append(n.model_copy(update={"start": at, "end": at + (n.end - n.start)}))
+            headers.append(header)
+    if any(headers):
+        values = [
+            v.model_copy(update={"period": periods_of.get(h, "")})
+            for v, h in zip(values, headers, strict=True)
+        ]
+    elif columns and len(columns) == len(values):
+        values = [v.model_copy(update={"period": p}) for v, p in zip(values, columns, strict=True)]
+    return label, values
+
+
+class _Layout(BaseModel):
+    """A table chunk's period columns and scale, which a continuation chunk without a header inherits."""
+
+    columns: list[str] = Field(default_factory=list)
+    scale: float = 1.0
+    money: bool = False
+
+
+def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> list[_Segment]:
+    text = ev.text
+    is_table = "|" in text
+    inherited = inherited or _Layout()
+    money = "$" in text or "dollar" in text.lower() or inherited.money
+    chunk_scale = header_scale(text) if is_table else 1.0
+    if chunk_scale == 1.0:
+        chunk_scale = inherited.scale
+    own = _chunk_columns(text) if is_table else []
+    headers = [m.group("hdr").strip() for m in _CELL_HEADER_ITER_RE.finditer(text)] if is_table else []
+    labels = list(dict.fromkeys([*own, *headers]))
+    periods_of = dict(zip(labels, _column_periods(labels), strict=True))
+    columns = [periods_of[c] for c in own] if own else list(inherited.columns)
+    out: list[_Segment] = []
+    for start, end in split_sentences(text):
+        piece = text[start:end]
+        if "|" in piece:
+            label, nums = _row(piece, start, chunk_scale, columns, periods_of, money)
+            out.append(
+                _Segment(
+                    ev=ev_index,
+                    kind="row",
+                    start=start,
+                    end=end,
+                    raw=piece,
+                    label=label,
+                    numbers=nums,
+                    mentions=find_metrics(label),
+                )
+            )
+        else:
+            if is_instruction_like(piece):
+                continue
+            nums = _sentence_numbers(piece, start)
+            out.append(
+                _Segment(
+                    ev=ev_index,
+                    kind="sentence",
+                    start=start,
+                    end=end,
+                    raw=piece,
+                    numbers=nums,
+                    mentions=find_metrics(piece),
+                )
+            )
+    if is_table:
+        out.extend(_loose_rows(ev_index, text, chunk_scale, columns, money))
+    return out
+
+
+def _value_only(line: str) -> bool:
+    """A line of values and table punctuation only: '86,392  $', '79,474  $ | 70,372 | (in millions)'."""
+    rest = _SCALE_CELL_RE.sub(" ", line)
+    return bool(find_numbers(rest)) and not re.search(r"[A-Za-z]{2,}", rest)
+
+
+def _line_values(line: str, at: int, body: str, scale: float, money: bool) -> list[NumericValue]:
+    """Values of a value-only stretch of text starting at offset ``at`` (table punctuation ignored)."""
+    masked = _SCALE_CELL_RE.sub(lambda m: MASK_CHAR * len(m.group(0)), body)
+    out: list[NumericValue] = []
+    for n in find_numbers(masked, scale):
+        unit = "USD" if money and n.unit == "" else n.unit
+        out.append(n.model_copy(update={"unit": unit, "start": at + n.start, "end": at + n.end}))
+    return out
+
+
+def _loose_rows(
+    ev_index: int, text: str, scale: float, columns: Sequence[str], money: bool
+) -> list[_Segment]:
+    """Rows whose label sits on its own line and whose values follow on the next lines (a layout some PDF
+    extractions leave inside table chunks, typically a statement's first row: 'Net Revenue' / '86,392  $' /
+    '79,474  $ | 70,372'). Values take the chunk's period columns when their count matches."""
+    lines: list[tuple[int, str]] = []
+    pos = 0
+    for line in text.split("\n"):
+        lines.append((pos, line))
+        pos += len(line) + 1
+    out: list[_Segment] = []
+    for i, (start, line) in enumerate(lines):
+        label = line.strip()
+        values: list[NumericValue] = []
+        if "|" in label:
+            # 'Net Income Attributable to Shareowners | $9,542 | $' with the other years on the next lines.
+            label = label.split("|")[0].strip()
+            if not columns or not re.search(r"[A-Za-z]{3}", label) or find_numbers(label):
+                continue
+            values = _line_values(
+                line,
+                start + len(line) - len(line.lstrip()) + len(line.strip().split("|")[0]),
+                line.strip()[len(line.strip().split("|")[0]) :],
+                scale,
+                money,
+            )
+            if len(values) >= len(columns):
+                continue
+        elif not label or find_numbers(label) or not 0 < len(label.split()) <= LOOSE_LABEL_MAX_WORDS:
+            continue
+        end = start + len(line)
+        for at, nxt in lines[i + 1 :]:
+            if not nxt.strip():
+                continue
+            if not _value_only(nxt) or (columns and len(values) >= len(columns)):
+                break
+            values.extend(_line_values(nxt, at, nxt, scale, money))
+            end = at + len(nxt)
+        if not values:
+            continue
+        if columns and len(columns) == len(values):
+            values = [v.model_copy(update={"period": p}) for v, p in zip(values, columns, strict=True)]
+        raw = text[start:end]
+        out.append(
+            _Segment(
+                ev=ev_index,
+                kind="row",
+                start=start + (len(line) - len(line.lstrip())),
+                end=end,
+                raw=raw,
+                label=_clean_label(label),
+                numbers=values,
+                mentions=find_metrics(label),
+            )
+        )
+    return out
+
+
+def _sentence_numbers(sentence: str, offset: int) -> list[NumericValue]:
+    """Numbers of a sentence, each with the period written next to it.
+
+    A number takes the first period after it when no other number comes between ('$437 million in 2024'),
+    else the nearest period before it with no number between ('In 2024, capex was $437 million').
+    """
+    periods = find_periods(sentence)
+    numbers = [n for n in find_numbers(sentence) if not _label_number(sentence, n)]
+    out: list[NumericValue] = []
+    for i, n in enumerate(numbers):
+        nxt = numbers[i + 1].start if i + 1 < len(numbers) else len(sentence)
+        prev = numbers[i - 1].end if i > 0 else 0
+        after = [p for p in periods if n.end <= p.start < nxt]
+        before = [p for p in periods if prev <= p.end <= n.start]
+        period = after[0].norm if after else (before[-1].norm if before else "")
+        out.append(n.model_copy(update={"period": period, "start": n.start + offset, "end": n.end + offset}))
+    return out
+
+
+def _label_number(text: str, n: NumericValue) -> bool:
+    """Numbers that name things ('Note 7', 'Item 7', '10-K', '3M'), not values."""
+    before = text[max(0, n.start - 10) : n.start]
+    after = text[n.end : n.end + 2]
+    if re.search(
+        r"(?:\bItem|\bNotes?|\bSection|\bRule|\bPart|\bpage|\bExhibit|\bNo\.|\bForm)\s*$", before, re.I
+    ):
+        return True
+    if after[:1].isalpha() or re.match(r"-[A-Za-z]", after):
+        return True
+    return bool(re.search(r"\d[A-Za-z]", n.text)) and n.unit == "" and n.scale == 1.0
+
+
+class EvidenceReader:
+    """The rows and sentences of a set of evidence items, parsed once and shared by every sub-query.
+
+    A table chunk that lost its column header (a long statement split over chunks, a header the PDF laid out
+    apart) takes the period columns of the nearest earlier chunk of the same document and page that has them.
+    """
+
+    def __init__(self, evidence: Sequence[Evidence]) -> None:
+        self.evidence = list(evidence)
+        self.segments: list[_Segment] = []
+        layouts: dict[tuple[str, int], _Layout] = {}
+        for i, ev in enumerate(self.evidence):
+            own = _chunk_columns(ev.text)
+            key = (ev.doc_name, ev.page)
+            inherited = layouts.get(key)
+            if own:
+                layouts[key] = _Layout(
+                    columns=_column_periods(own),
+                    scale=header_scale(ev.text),
+                    money="$" in ev.text or "dollar" in ev.text.lower(),
+                )
+            self.segments.extend(_segments(i, ev, inherited))
+        top = max((ev.score for ev in self.evidence), default=0.0)
+        self.rel_score = [ev.score / top if top > 0 else 0.0 for ev in self.evidence]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Metric kinds and value fit
+# ---------------------------------------------------------------------------------------------------------
+def _expected_kind(metric: str) -> str:
+    """What a metric's figure looks like: money | percent | ratio | days | per_share | count."""
+    info = METRICS.get(metric)
+    if info is None:
+        return "money"
+    if info.formula is not None:
+        return {"%": "percent", "x": "ratio", "days": "days"}.get(info.formula.unit, "money")
+    if metric in {"shares outstanding", "employees"}:
+        return "count"
+    if metric in {"dividend yield", "comparable sales", "organic growth"}:
+        return "percent"
+    if metric == "price to earnings ratio":
+        return "ratio"
+    if info.topic == "Per Share":
+        return "per_share"
+    return "money"
+
+
+def _fits(kind: str, n: NumericValue) -> bool:
+    if kind == "money":
+        return n.unit in {"USD", "EUR", "GBP", ""} and not (
+            n.unit == "" and n.scale == 1.0 and abs(n.value) < 1
+        )
+    if kind == "percent":
+        return n.unit in {"%", "bps"}
+    if kind in {"ratio", "days"}:
+        return n.unit in {"x", ""} and n.scale == 1.0
+    if kind == "per_share":
+        return n.unit in {"USD", "EUR", "GBP", ""}
+    return n.unit in {"", "shares"}
+
+
+def _coerce(kind: str, n: NumericValue) -> NumericValue:
+    if kind == "per_share" and n.scale != 1.0:
+        return n.model_copy(update={"scale": 1.0})  # "(in millions, except per share amounts)"
+    return n
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Finding a metric's value for a period
+# ---------------------------------------------------------------------------------------------------------
+def _for_company(reader: EvidenceReader, company: str) -> set[int]:
+    """Indexes of the evidence about ``company``; all of them when none is identifiably about it."""
+    everything = set(range(len(reader.evidence)))
+    if not company:
+        return everything
+    chosen = {i for i, ev in enumerate(reader.evidence) if _about(ev, company)}
+    return chosen or everything
+
+
+def _about(ev: Evidence, company: str) -> bool:
+    """True when ``ev`` comes from a filing of ``company`` (its recorded company or its document name)."""
+    key = company_key(company).replace(" ", "")
+    if ev.company and companies_agree(ev.company, company):
+        return True
+    return bool(key) and key in company_key(ev.doc_name.replace("_", " ")).replace(" ", "")
+
+
+def _scope_terms(reader: EvidenceReader, names: Sequence[str]) -> list[str]:
+    """Names the question scopes to that no filing belongs to: segments, regions, products."""
+    return [n for n in dict.fromkeys(names) if n and not any(_about(ev, n) for ev in reader.evidence)]
+
+
+def _label_quality(seg: _Segment, metric: str) -> tuple[float, bool]:
+    """(score, exact) of a row label or sentence for ``metric``; (0, False) when it does not name it."""
+    if seg.kind == "row":
+        label = re.sub(r"\s*\(.*?\)\s*$", "", seg.label).strip(" :")
+        if canonical(label) == metric or canonical(seg.label) == metric:
+            return EXACT_LABEL, True
+        if any(m.canonical == metric for m in seg.mentions):
+            bonus = TOTAL_BONUS if _TOTAL_RE.match(seg.label) else 0.0
+            return PARTIAL_LABEL + bonus, False
+        return 0.0, False
+    if any(m.canonical == metric for m in seg.mentions):
+        return PARTIAL_LABEL, False
+    return 0.0, False
+
+
+def _owned_numbers(seg: _Segment, metric: str) -> list[NumericValue]:
+    """A sentence's numbers that belong to the mention of ``metric``: those after it, up to the next metric.
+
+    A number directly followed by 'per <metric>' ('$3.00 per diluted share') belongs to that next metric.
+    """
+    if seg.kind == "row":
+        return seg.numbers
+    mentions = sorted(seg.mentions, key=lambda m: m.start)
+    owned: list[NumericValue] = []
+    for n in seg.numbers:
+        local_start, local_end = n.start - seg.start, n.end - seg.start
+        prior = [m for m in mentions if m.end <= local_start]
+        owner = prior[-1].canonical if prior else ""
+        following = [m for m in mentions if m.start >= local_end]
+        if following and _PER_RE.fullmatch(seg.raw[local_end : following[0].start]):
+            owner = following[0].canonical
+        if owner == metric:
+            owned.append(n)
+    return owned
+
+
+def _candidates(
+    reader: EvidenceReader, metric: str, period: str, allowed: set[int], question: str
+) -> list[_Candidate]:
+    kind = _expected_kind(metric)
+    wants_adjusted = bool(_ADJUSTED_RE.search(question))
+    preferred = _TOPIC_STATEMENT.get(METRICS[metric].topic, "") if metric in METRICS else ""
+    asked = set(_WORD_RE.findall(question.lower()))
+    intent_metrics = {m.canonical for m in find_metrics(question)}
+    out: list[_Candidate] = []
+    for seg in reader.segments:
+        if seg.ev not in allowed:
+            continue
+        quality, exact = _label_quality(seg, metric)
+        if quality <= 0:
+            continue
+        ev = reader.evidence[seg.ev]
+        base = quality
+        reasons = [
+            f"{'exact' if exact else 'partial'} metric match: {metric} ~ "
+            f"{seg.label or _mention_surface(seg, metric)}"
+        ]
+        if seg.kind == "row":
+            base += TABLE_BONUS
+        if _is_statement(ev):
+            base += STATEMENT_BONUS
+            reasons.append("financial statement")
+        stmt = _statement_kind(ev)
+        if preferred == "balance" and stmt == "cashflow":
+            base -= STATEMENT_MISMATCH
+        if _ADJUSTED_RE.search(seg.label or "") and not wants_adjusted:
+            base -= ADJUSTED_PENALTY
+        base += RETRIEVAL_WEIGHT * reader.rel_score[seg.ev]
+        others = {m.canonical for m in seg.mentions} - {metric} - intent_metrics
+        if seg.kind == "row" and not exact and others:
+            base -= OTHER_METRIC_PENALTY
+            reasons.append(f"label also names {', '.join(sorted(others))}")
+        if seg.kind == "row":
+            label_words = set(_WORD_RE.findall(seg.label.lower())) - _STOP
+            if label_words:
+                base += QUALIFIER_WEIGHT * len(label_words & asked) / len(label_words)
+        for n in _owned_numbers(seg, metric):
+            n = _coerce(kind, n)
+            if not _fits(kind, n):
+                continue
+            if period and n.period != period:
+                continue
+            score = base + (SENTENCE_PERIOD_BONUS if seg.kind == "sentence" and n.period else 0.0)
+            out.append(_Candidate(seg=seg, value=n, score=score, exact=exact, reasons=reasons))
+    return out
+
+
+def _mention_surface(seg: _Segment, metric: str) -> str:
+    return next((m.surface for m in seg.mentions if m.canonical == metric), metric)
+
+
+class _Found(BaseModel):
+    value: NumericValue
+    quote: str
+    citation: Citation
+    confidence: float
+    exact: bool
+    kind: Literal["row", "sentence"]
+    reasons: list[str] = Field(default_factory=list)
+
+
+def _find(
+    reader: EvidenceReader, metric: str, period: str, company: str, question: str, scope: Sequence[str] = ()
+) -> _Found | None:
+    """The best figure for ``metric`` in ``period`` ('' = the latest period the evidence has); ``scope`` holds
+    the names the question narrows it to (company, segments)."""
+    allowed = _for_company(reader, company)
+    cands = _candidates(reader, metric, period, allowed, question)
+    # A segment, region or product named in the question scopes the figure: keep the rows that name it.
+    scoped = [c for c in cands if any(t.lower() in c.seg.text.lower() for t in _scope_terms(reader, scope))]
+    if scoped:
+        cands = scoped
+    if not cands:
+        return None
+    confidence_cap = 1.0
+    if not period:
+        dated = [c for c in cands if c.value.period]
+        if dated:
+            best_score = max(c.score for c in dated)
+            good = [c for c in dated if c.score >= best_score - TABLE_BONUS]
+            latest = max((c.value.period for c in good), key=sort_key)
+            cands = [c for c in good if c.value.period == latest]
+        confidence_cap = LATEST_CONFIDENCE
+    cands.sort(key=lambda c: (-c.score, c.seg.ev, c.seg.start))
+    best = cands[0]
+    rivals = [
+        c
+        for c in cands[1:]
+        if c.score >= best.score - 1e-9
+        and abs(c.value.absolute - best.value.absolute) > 1e-6 * max(1.0, abs(best.value.absolute))
+    ]
+    confidence = min(confidence_cap, best.score / MAX_SCORE, 1.0)
+    if rivals:
+        confidence = min(confidence, CONFLICT_CONFIDENCE)
+    ev = reader.evidence[best.seg.ev]
+    quote = (
+        best.seg.text
+        if len(best.seg.text) <= PASSAGE_MAX_CHARS
+        else best.seg.text[:PASSAGE_MAX_CHARS] + " ..."
+    )
+    reasons = list(best.reasons)
+    if best.value.period:
+        reasons.append(
+            f"period matched: {best.value.period}" if period else f"latest period: {best.value.period}"
+        )
+    return _Found(
+        value=best.value,
+        quote=quote,
+        citation=ev.citation(quote, best.seg.start),
+        confidence=round(confidence, 3),
+        exact=best.exact,
+        kind=best.seg.kind,
+        reasons=reasons,
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Display
+# ---------------------------------------------------------------------------------------------------------
+def question_scale(question: str) -> float | None:
+    """The scale a question asks the answer in ('in USD millions' -> 1e6); None when it names none."""
+    m = _QUESTION_SCALE_RE.search(question or "")
+    return _SCALE_OF_WORD[m.group(1).lower()] if m else None
+
+
+def display_value(n: NumericValue, kind: str, target_scale: float | None = None) -> str:
+    """A figure for people, converted to ``target_scale`` when the question asked for one."""
+    if kind in {"percent"} or n.unit in {"%", "bps", "x", "days"}:
+        return arithmetic.display(n.value, n.unit or ("%" if kind == "percent" else ""), 1.0)
+    if kind in {"ratio", "days"}:
+        return arithmetic.display(n.value, "x" if kind == "ratio" else "days", 1.0)
+    if kind == "per_share":
+        return format_number(n.value, n.unit or "USD", 1.0, 2)
+    scale = n.scale or 1.0
+    value = n.value
+    written = decimals_of(n.text)
+    decimals = written if not float(value).is_integer() else 0
+    if target_scale and scale > 1.0 and target_scale != scale:
+        value = n.value * scale / target_scale
+        # Keep every digit the filing wrote: 1,577,250 thousand is 1,577.25 million.
+        decimals = max(0, written + round(math.log10(target_scale / scale)))
+        text = f"{abs(value):.{decimals}f}".rstrip("0").rstrip(".") if decimals else f"{abs(value):.0f}"
+        decimals = len(text.split(".")[1]) if "." in text else 0
+        scale = target_scale
+    if kind == "count":
+        return format_number(value, "shares" if n.unit == "shares" else "", scale, decimals)
+    return format_number(value, n.unit, scale, decimals)
+
+
+def _subject(company: str, metric: str, period: str) -> str:
+    who = f"{possessive(company)} " if company else ""
+    when = f" in {period}" if period else ""
+    return f"{who}{metric_label(metric)}{when}"
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Answering one sub-query
+# ---------------------------------------------------------------------------------------------------------
+_RATIO_KINDS = frozenset(
+    {FormulaKind.RATIO, FormulaKind.MARGIN, FormulaKind.DAYS, FormulaKind.TURNOVER, FormulaKind.GROWTH}
+)
+
+
+def answer_sub_query(
+    sub_query: SubQuery, evidence: Sequence[Evidence], reader: EvidenceReader | None = None
+) -> SubAnswer:
+    """The offline extractive answer to one sub-query over ``evidence`` (never a guess).
+
+    Numeric sub-queries get the figure (read, or computed from components for derived metrics) with its quote
+    and citation; explanation, definition and policy sub-queries get the best one to three sentences.
+    """
+    reader = reader or EvidenceReader(evidence)
+    intent = sub_query.intent
+    metric = sub_query.metric or (intent.metrics[0] if len(intent.metrics) == 1 else "")
+    company = sub_query.company or intent.company
+    period = sub_query.period or (
+        intent.temporal_scope.periods[0] if len(intent.temporal_scope.periods) == 1 else ""
+    )
+    base = SubAnswer(
+        sub_query_id=sub_query.id,
+        question=sub_query.question,
+        status="not_found",
+        answer="",
+        metric=metric,
+        company=company,
+        period=period,
+    )
+    if not reader.evidence:
+        return _not_found(base, "no evidence was retrieved")
+    if not (metric and intent.requires_numeric):
+        return _passages_answer(base, sub_query, reader)
+    if metric not in METRICS:
+        return _not_found(base, f"'{metric}' is not a metric finrag knows")
+    info = METRICS[metric]
+    target_scale = question_scale(sub_query.question)
+    kind = _expected_kind(metric)
+    scope = [company, *intent.entities]
+    direct = _find(reader, metric, period, company, sub_query.question, scope)
+    stand_in_note = ""
+    if direct is None and metric in COMPONENT_FALLBACKS:
+        stand_in, why = COMPONENT_FALLBACKS[metric]
+        direct = _find(reader, stand_in, period, company, sub_query.question, scope)
+        stand_in_note = f" The filing reports no separate {metric}; {stand_in} is used ({why})."
+    if info.formula is None:
+        if direct is None:
+            return _not_found(base, f"{_subject(company, metric, period or 'any period')}")
+        answer = _found_answer(base, direct, kind, target_scale)
+        answer.explanation += stand_in_note
+        return answer
+    computed, why, sure = _derive(reader, metric, period, company, sub_query.question, scope)
+    prefer_computed = info.formula.kind in _RATIO_KINDS or not (
+        direct and direct.kind == "row" and direct.exact
+    )
+    if computed is not None and (prefer_computed or direct is None):
+        answer = _computed_answer(base, computed, kind, target_scale, sure)
+        if direct is not None and direct.value.period == computed.result.period:
+            same = abs(abs(direct.value.value) - abs(round(computed.result.value, 1))) < 0.051
+            note = "matches" if same else "differs from"
+            answer.explanation += (
+                f" The filing also states {direct.value.text} {direct.citation.label()}, which "
+                f"{note} the computed figure."
+            )
+        return answer
+    if direct is not None:
+        answer = _found_answer(base, direct, kind, target_scale)
+        if why:
+            answer.explanation += f" Not computed from components: {why}."
+        return answer
+    return _not_found(base, f"{_subject(company, metric, period or 'any period')} ({why})")
+
+
+def _not_found(base: SubAnswer, what: str) -> SubAnswer:
+    what = what.rstrip(" ?.")
+    return base.model_copy(
+        update={"status": "not_found", "missing": what, "confidence": 0.0, "answer": f"{NOT_FOUND}: {what}."}
+    )
+
+
+def _found_answer(base: SubAnswer, found: _Found, kind: str, target_scale: float | None) -> SubAnswer:
+    outflow = base.metric in arithmetic.SPENDING_METRICS and found.value.value < 0
+    shown_value = found.value.model_copy(update={"value": abs(found.value.value)}) if outflow else found.value
+    shown = display_value(shown_value, kind, target_scale)
+    period = found.value.period or base.period
+    sentence = (
+        f"{_capital(_subject(base.company, base.metric, period))} was {shown} {found.citation.label()}."
+    )
+    value = found.value.model_copy(update={"period": period})
+    return base.model_copy(
+        update={
+            "status": "found",
+            "answer": sentence,
+            "value": value,
+            "display": shown,
+            "quote": found.quote,
+            "citation": found.citation,
+            "citations": [found.citation],
+            "confidence": found.confidence,
+            "period": period,
+            "explanation": "; ".join(found.reasons)
+            + f'. Source: "{found.quote}"'
+            + (
+                f". Reported as {found.value.text}: an outflow or expense shown as a negative; the amount "
+                "is its "
+                "magnitude."
+                if outflow
+                else ""
+            ),
+        }
+    )
+
+
+def _computed_answer(
+    base: SubAnswer, comp: Computation, kind: str, target_scale: float | None, sureness: float
+) -> SubAnswer:
+    cites = comp.citations()
+    labels = " ".join(c.label() for c in cites)
+    shown = display_value(comp.result, kind, target_scale)
+    period = comp.result.period or base.period
+    sentence = (
+        f"{_capital(_subject(base.company, base.metric, period))} was {shown} "
+        f"(computed: {comp.formula}) {labels}."
+    )
+    confidence = max(COMPUTED_CONFIDENCE_FLOOR, sureness)
+    return base.model_copy(
+        update={
+            "status": "computed",
+            "answer": sentence,
+            "value": comp.result,
+            "display": shown,
+            "quote": "; ".join(i.citation.quote for i in comp.inputs if i.citation and i.citation.quote),
+            "citation": cites[0] if cites else None,
+            "citations": cites,
+            "computations": [comp],
+            "confidence": round(confidence, 3),
+            "period": period,
+            "explanation": comp.explanation,
+        }
+    )
+
+
+def _derive(
+    reader: EvidenceReader, metric: str, period: str, company: str, question: str, scope: Sequence[str] = ()
+) -> tuple[Computation | None, str, float]:
+    """A derived metric computed from components found in the evidence: (computation, '', confidence), or
+    (None, why, 0) when it cannot be; the confidence is that of the least sure component used."""
+    formula = METRICS[metric].formula
+    assert formula is not None
+    parts = components(metric)
+    if not period:
+        period = _latest_component_period(reader, parts, company, question, scope)
+        if not period:
+            return None, "no period found for its components", 0.0
+    needs_prior = arithmetic.needs_prior_period(metric)
+    try:
+        prior_period = shift_period(period, years=-1) if needs_prior else ""
+    except ValueError:
+        prior_period = ""
+    values: dict[str, CitedValue] = {}
+    prior: dict[str, CitedValue] = {}
+    sureness: dict[tuple[str, str], float] = {}
+    notes: list[str] = []
+    for part in parts:
+        for when, target in ((period, values), (prior_period, prior)):
+            if not when:
+                continue
+            found = _find(reader, part, when, company, question, scope)
+            if found is None and part in COMPONENT_FALLBACKS:
+                stand_in, why = COMPONENT_FALLBACKS[part]
+                found = _find(reader, stand_in, when, company, question, scope)
+                if found is not None:
+                    notes.append(f"{stand_in} is used for {part} ({why})")
+            if found is not None:
+                target[part] = _cited(part, found, when)
+                sureness[(part, when)] = found.confidence
+    try:
+        comp = arithmetic.derive(metric, values, prior, period=period)
+    except ArithmeticRefusal as exc:
+        return None, str(exc), 0.0
+    if notes:
+        comp.explanation = " ".join([comp.explanation, *[_capital(n) + "." for n in dict.fromkeys(notes)]])
+    used = [sureness.get((i.metric, i.value.period), 1.0) for i in comp.inputs]
+    for step in comp.steps:
+        used += [sureness.get((i.metric, i.value.period), 1.0) for i in step.inputs]
+    return comp, "", min(used, default=1.0)
+
+
+def _latest_component_period(
+    reader: EvidenceReader, parts: Sequence[str], company: str, question: str, scope: Sequence[str] = ()
+) -> str:
+    periods = []
+    for part in parts:
+        found = _find(reader, part, "", company, question, scope)
+        if found is not None and found.value.period:
+            periods.append(found.value.period)
+    return max(periods, key=sort_key) if periods else ""
+
+
+def _cited(metric: str, found: _Found, period: str) -> CitedValue:
+    value = _coerce(_expected_kind(metric), found.value)
+    return CitedValue(
+        label=f"{metric} {period}".strip(),
+        metric=metric,
+        value=value.model_copy(update={"period": value.period or period}),
+        citation=found.citation,
+    )
+
+
+def _keywords(sub_query: SubQuery) -> set[str]:
+    intent = sub_query.intent
+    words = {w for w in _WORD_RE.findall(sub_query.question.lower()) if w not in _STOP}
+    for kw in intent.keywords:
+        words.update(w for w in _WORD_RE.findall(kw.lower()) if w not in _STOP)
+    for m in intent.metrics:  # the canonical name only: synonyms' generic words ('rate') pull in noise
+        words.update(w for w in _WORD_RE.findall(m.lower()) if w not in _STOP)
+    return words
+
+
+def _passages_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -> SubAnswer:
+    """Extractive answer: the one to three sentences that best match the question's words and relation."""
+    words = _keywords(sub_query)
+    cue = _RELATION_CUES.get(sub_query.intent.relation)
+    allowed = _for_company(reader, base.company)
+    sentences = [seg for seg in reader.segments if seg.ev in allowed and seg.kind == "sentence"]
+    scored: list[tuple[float, _Segment]] = []
+    heading: _Segment | None = None
+    for seg in sentences:
+        letters = [ch for ch in seg.raw if ch.isalpha()]
+        if letters and sum(ch.isupper() for ch in letters) / len(letters) > UPPERCASE_SHARE:
+            heading = None
+            continue
+        if len(seg.text.split()) < PASSAGE_MIN_WORDS:
+            heading = seg  # "Currency exchange rates." titles the sentence after it
+            continue
+        context = heading if heading is not None and heading.ev == seg.ev else None
+        heading = None
+        body = f"{context.text} {seg.text}" if context is not None else seg.text
+        tokens = set(_WORD_RE.findall(body.lower()))
+        overlap = len(words & tokens) / max(1, len(words))
+        if overlap == 0:
+            continue
+        score = (
+            overlap
+            + (RELATION_CUE_BONUS if cue is not None and cue.search(seg.text) else 0.0)
+            + RETRIEVAL_WEIGHT * reader.rel_score[seg.ev]
+        )
+        if context is not None:
+            seg = seg.model_copy(
+                update={"start": context.start, "raw": reader.evidence[seg.ev].text[context.start : seg.end]}
+            )
+        scored.append((score, seg))
+    if not scored:
+        return _not_found(base, f"nothing in the evidence addresses: {sub_query.question}")
+    scored.sort(key=lambda s: -s[0])
+    best = scored[0][0]
+    chosen = [seg for score, seg in scored[:MAX_PASSAGES] if score >= PASSAGE_KEEP_SHARE * best]
+    chosen.sort(key=lambda s: (s.ev, s.start))
+    passages = []
+    for seg in chosen:
+        ev = reader.evidence[seg.ev]
+        quote = seg.text if len(seg.text) <= PASSAGE_MAX_CHARS else seg.text[:PASSAGE_MAX_CHARS] + " ..."
+        passages.append(Passage(text=quote, citation=ev.citation(quote, seg.start)))
+    text = " ".join(f"{p.text} {p.citation.label()}" for p in passages)
+    return base.model_copy(
+        update={
+            "status": "text",
+            "answer": text,
+            "passages": passages,
+            "citations": [p.citation for p in passages],
+            "citation": passages[0].citation,
+            "quote": passages[0].text,
+            "confidence": round(min(1.0, best), 3),
+            "explanation": "extractive: the evidence sentences that best match the question",
+        }
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Combining sub-answers, references to earlier turns
+# ---------------------------------------------------------------------------------------------------------
+def combine(plan: QueryPlan, sub_answers: Sequence[SubAnswer]) -> CombinationResult:
+    """Run the plan's combinations over the sub-answers' figures, in order (refusals reported, not raised)."""
+    values: dict[str, CitedValue] = {}
+    for sa in sub_answers:
+        cv = sa.cited_value()
+        if cv is not None and sa.sub_query_id:
+            values[sa.sub_query_id] = cv
+    out = CombinationResult()
+    produced: dict[str, Computation] = {}
+    for combo in plan.combinations:
+        missing = [op for op in combo.operands if op not in values]
+        if missing:
+            out.failed.append(f"{combo.label or combo.operation}: missing {', '.join(missing)}")
+            continue
+        try:
+            comp = _run(combo, [values[op] for op in combo.operands])
+        except ArithmeticRefusal as exc:
+            out.failed.append(f"{combo.label or combo.operation}: {exc}")
+            continue
+        comp.explanation = " ".join(
+            filter(None, [combo.label and _capital(combo.label) + ".", comp.explanation])
+        )
+        comp.steps = [produced[op] for op in combo.operands if op in produced]  # citations flow through
+        produced[combo.id] = comp
+        out.computations.append(comp)
+        out.labels[combo.id] = combo.label
+        values[combo.id] = CitedValue(
+            label=combo.label or combo.operation, metric=comp.metric, value=comp.result, computed=True
+        )
+    return out
+
+
+def _run(combo: Combination, operands: list[CitedValue]) -> Computation:
+    metric = combo.metric
+    op = combo.operation
+    if op == "difference":
+        return arithmetic.difference(operands[0], operands[1], metric)
+    if op == "change":
+        return arithmetic.change(operands[0], operands[-1], metric)
+    if op == "percent_change":
+        return arithmetic.percent_change(operands[0], operands[-1], metric)
+    if op == "cagr":
+        years = arithmetic.years_between(operands[0].value.period, operands[-1].value.period)
+        return arithmetic.cagr(operands[0], operands[-1], years, metric)
+    if op == "ratio":
+        return arithmetic.ratio(operands[0], operands[1], metric)
+    if op == "share":
+        return arithmetic.share_of_total(operands[0], operands[1], metric)
+    if op == "sum":
+        return arithmetic.total(operands, metric)
+    return arithmetic.average(operands, metric)
+
+
+def answer_references(rewrite: Rewrite) -> Computation | None:
+    """The arithmetic a follow-up asks on earlier answers ("what was the change?"), computed in code."""
+    refs = rewrite.references
+    if not rewrite.operation or len(refs) < 2:
+        return None
+    combo = Combination(
+        id="r1",
+        operation=rewrite.operation
+        if rewrite.operation
+        in {  # type: ignore[arg-type]
+            "change",
+            "percent_change",
+            "cagr",
+            "ratio",
+            "share",
+            "sum",
+            "average",
+        }
+        else "change",
+        operands=[],
+        metric=refs[0].metric,
+        label=rewrite.question,
+    )
+    return _run(combo, list(refs))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Composing the final answer
+# ---------------------------------------------------------------------------------------------------------
+def _computation_sentence(comp: Computation, label: str) -> tuple[str, Figure]:
+    cites = comp.citations()
+    tail = f" {' '.join(c.label() for c in cites)}" if cites else ""
+    head = _capital(label) if label else _capital(comp.metric or comp.operation)
+    sentence = f"{head}: {comp.result.text} ({comp.formula}){tail}."
+    return sentence, Figure(
+        text=comp.result.text, value=comp.result, citations=cites, computed=True, formula=comp.formula
+    )
+
+
+def compose_answer(
+    question: str,
+    sub_answers: Sequence[SubAnswer],
+    computations: Sequence[Computation] = (),
+    not_found: Sequence[str] = (),
+    evidence: Sequence[Evidence] | None = None,
+    labels: Sequence[str] = (),
+) -> FinalAnswer:
+    """Merge sub-answers and computations into one answer; every figure carries ``[doc, p. N]``.
+
+    The computed results lead (they answer comparisons and trends directly), then each sub-answer, then what
+    was not found. With ``evidence`` the text is also run through :func:`agent.verify.verify_answer`.
+    """
+    lines: list[str] = []
+    figures: list[Figure] = []
+    citations: dict[tuple[str, int], Citation] = {}
+    for i, comp in enumerate(computations):
+        label = labels[i] if i < len(labels) else ""
+        sentence, figure = _computation_sentence(comp, label)
+        lines.append(sentence)
+        figures.append(figure)
+        for c in figure.citations:
+            citations.setdefault((c.doc, c.page), c)
+    missing = list(not_found)
+    for sa in sub_answers:
+        if sa.status == "not_found":
+            missing.append(sa.missing or sa.question)
+            continue
+        lines.append(sa.answer)
+        for c in sa.citations:
+            citations.setdefault((c.doc, c.page), c)
+        if sa.value is not None:
+            figures.append(
+                Figure(
+                    text=sa.display or sa.value.text,
+                    value=sa.value,
+                    citations=sa.citations,
+                    computed=sa.status == "computed",
+                    formula=sa.computations[0].formula if sa.computations else "",
+                )
+            )
+    if missing:
+        lines.append(f"{NOT_FOUND}: {'; '.join(dict.fromkeys(missing))}.")
+    text = "\n".join(lines) if lines else f"{NOT_FOUND}: {question}."
+    answer = FinalAnswer(
+        question=question,
+        text=text,
+        citations=list(citations.values()),
+        figures=figures,
+        not_found=list(dict.fromkeys(missing)),
+        computations=list(computations),
+        sub_answers=list(sub_answers),
+    )
+    if evidence is not None:
+        all_comps = [*computations, *(c for sa in sub_answers for c in sa.computations)]
+        answer.verification = verify_answer(text, evidence, all_comps)
+        answer.text = answer.verification.text
+    return answer
+
+
+def _reference_label(rewrite: Rewrite) -> str:
+    refs = rewrite.references
+    metric = metric_label(refs[0].metric) if refs and refs[0].metric else "the value"
+    first, last = refs[0].value.period, refs[-1].value.period
+    span = f" from {first} to {last}" if first and last and first != last else ""
+    return {
+        "change": f"change in {metric}{span}",
+        "percent_change": f"percentage change in {metric}{span}",
+        "cagr": f"compound annual growth of {metric}{span}",
+        "ratio": f"{metric} in {first or 'the first period'} relative to {last or 'the second'}",
+        "share": f"{metric} as a percentage of the earlier figure",
+        "sum": f"total of {metric}",
+        "average": f"average of {metric}",
+    }.get(rewrite.operation, rewrite.question)
+
+
+def answer_offline(
+    plan: QueryPlan, evidence: Sequence[Evidence], rewrite: Rewrite | None = None
+) -> FinalAnswer:
+    """The whole offline answer step: each sub-query, the combinations, then the merged, verified answer."""
+    if rewrite is not None and rewrite.references and rewrite.operation:
+        try:
+            comp = answer_references(rewrite)
+        except ArithmeticRefusal as exc:
+            return compose_answer(plan.question, [], not_found=[f"{rewrite.question} ({exc})"])
+        if comp is not None:
+            return compose_answer(
+                plan.question, [], [comp], labels=[_reference_label(rewrite)], evidence=evidence
+            )
+    reader = EvidenceReader(evidence)
+    sub_answers = [answer_sub_query(sq, evidence, reader) for sq in plan.sub_queries]
+    combined = combine(plan, sub_answers)
+    # The final results (those no other step consumes) answer the question: they lead.
+    consumed = {op for c in plan.combinations for op in c.operands}
+    done = [c for c in plan.combinations if c.id in combined.labels]
+    order = sorted(range(len(done)), key=lambda i: done[i].id in consumed)
+    computations = [combined.computations[i] for i in order]
+    labels = [combined.labels[done[i].id] for i in order]
+    return compose_answer(
+        plan.question,
+        sub_answers,
+        computations,
+        combined.failed + plan.notes,
+        evidence=evidence,
+        labels=labels,
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Language-model twin
+# ---------------------------------------------------------------------------------------------------------
+def evidence_blocks(evidence: Sequence[Evidence]) -> list[EvidenceBlock]:
+    """Evidence as prompt blocks, each with the label it must be cited by."""
+    return [
+        EvidenceBlock(label=ev.citation().label(), text=ev.text, source=ev.source, chunk_id=ev.chunk_id)
+        for ev in evidence
+    ]
+
+
+def _calculator_computations(calls: Sequence[object]) -> list[Computation]:
+    out: list[Computation] = []
+    for call in calls:
+        if getattr(call, "name", "") != "calculator" or not getattr(call, "ok", False):
+            continue
+        try:
+            value = float(getattr(call, "output", ""))
+        except ValueError:
+            continue
+        expression = str(getattr(call, "arguments", ""))
+        m = re.search(r'"expression"\s*:\s*"([^"]*)"', expression)
+        formula = f"{m.group(1) if m else expression} = {call.output}"  # type: ignore[attr-defined]
+        out.append(
+            Computation(
+                operation="calculator",
+                inputs=[],
+                formula=formula,
+                result=NumericValue(text=str(call.output), value=value),
+            )
+        )  # type: ignore[attr-defined]
+    return out
+
+
+def llm_answer(
+    question: str,
+    evidence: Sequence[Evidence],
+    *,
+    model: BaseChatModel | None,
+    fallback: FinalAnswer,
+    usage: UsageLog | None = None,
+    computations: Sequence[Computation] = (),
+) -> FinalAnswer:
+    """Grounded answer by the language model (evidence only, calculator for arithmetic), then verified.
+
+    ``fallback`` is the offline twin's answer, returned when no model is configured or the model fails twice.
+    Every figure of the model's text must appear in its cited evidence or be a calculator / code computation;
+    the rest is flagged ``[unverified]``.
+    """
+    if model is None:
+        return fallback
+    result = text_call(
+        model,
+        answer_messages(question, evidence_blocks(evidence)),
+        fallback=lambda: fallback.text,
+        step="answer",
+        usage=usage,
+        tools=[calculator],
+    )
+    if result.source == "offline":
+        return fallback.model_copy(update={"reason": result.reason})
+    calc = _calculator_computations(result.tool_calls)
+    comps = [*computations, *calc]
+    verification = verify_answer(result.text, evidence, comps)
+    figures = [
+        Figure(
+            text=c.text,
+            value=c.value,
+            citations=_label_citations(c.cited, evidence),
+            computed=c.basis == "computation",
+            formula=c.support if c.basis == "computation" else "",
+        )
+        for c in verification.checks
+        if c.supported
+    ]
+    cites: dict[tuple[str, int], Citation] = {}
+    for f in figures:
+        for c in f.citations:
+            cites.setdefault((c.doc, c.page), c)
+    return FinalAnswer(
+        question=question,
+        text=verification.text,
+        citations=list(cites.values()),
+        figures=figures,
+        not_found=[],
+        computations=comps,
+        sub_answers=list(fallback.sub_answers),
+        verification=verification,
+        source="llm",
+    )
+
+
+def _label_citations(label: str, evidence: Sequence[Evidence]) -> list[Citation]:
+    m = re.match(r"\[(?P<doc>[^\[\]]+?),\s*p\.\s*(?P<page>\d+)\]", label or "")
+    if m is None:
+        return []
+    doc, page = m.group("doc").strip(), int(m.group("page"))
+    ev = next((e for e in evidence if e.doc_name == doc and e.page + 1 == page), None)
+    return [Citation(doc=doc, page=page, chunk_id=ev.chunk_id if ev else "")]

@@ -1,0 +1,593 @@
+"""Finance arithmetic in code, never by a language model: every result is a :class:`Computation`.
+
+Each operation keeps unit, scale, sign and period, writes its formula as text ("875 - 437 = 438") and carries
+its inputs with their citations, so the answer can show where every figure came from and the verifier can
+accept a computed figure that appears in no filing. Operations refuse with :class:`ArithmeticRefusal` (one
+clear reason) when inputs cannot be combined honestly: different currencies, money against percentages, a
+zero base, a negative start for CAGR. Scales of the same unit are converted exactly (thousands to millions).
+
+Sign conventions of filings are handled explicitly. Cash outflows (capital expenditure, dividends paid,
+repurchases) are printed in parentheses in cash-flow statements, so ``(437)`` parses as -437; a formula such
+as free cash flow = cash from operations - capital expenditure needs the outflow's magnitude, 875 - 437 = 438,
+not 875 - (-437). Those metrics are read as magnitudes and the explanation says so.
+
+Derived metrics (margins, ratios, days, turnover, growth) follow the formulas of :mod:`agent.lexicon`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+from pydantic import BaseModel, Field
+
+from agent.errors import FinragError
+from agent.lexicon import METRICS, Formula, FormulaKind, FormulaTerm, metric_info
+from agent.numbers import format_number
+from agent.periods import period_year, quarters_of
+from agent.schemas import Citation, NumericValue
+
+# Metrics whose figures are amounts spent: filings print them as negatives (cash-flow outflows) or positives
+# (expense lines) depending on the statement; every formula means the amount spent, so the magnitude is used.
+SPENDING_METRICS: frozenset[str] = frozenset(
+    {
+        "capital expenditure",
+        "dividends paid",
+        "share repurchases",
+        "debt repayment",
+        "acquisitions",
+        "cost of goods sold",
+        "operating expenses",
+        "selling general and administrative expense",
+        "general and administrative expense",
+        "sales and marketing expense",
+        "research and development expense",
+        "interest expense",
+        "depreciation and amortization",
+        "depreciation",
+        "amortization of intangible assets",
+        "restructuring costs",
+    }
+)
+MONEY_UNITS: frozenset[str] = frozenset({"USD", "EUR", "GBP"})
+UNSCALED_UNITS: frozenset[str] = frozenset({"%", "bps", "x", "days"})
+PERCENT = 100.0  # percentages are stored as percent (12.5), never as fractions (0.125)
+# Display precision of results (the value itself keeps full precision; the verifier rounds to what is shown).
+PERCENT_DECIMALS = 1  # analysts quote margins and growth to one decimal
+RATIO_DECIMALS = 2  # ratios and turnover are quoted to two decimals
+DAYS_DECIMALS = 1  # DSO / DIO / DPO are quoted to one decimal
+FORMULA_DECIMALS = 2  # operands shown in a formula (the arithmetic itself keeps full precision)
+FORMULA_DECIMALS_SMALL = 4  # operands below 1 (fractions, per-share cents) need more places to be readable
+MONEY_DECIMALS_MAX = 2  # sums of rounded table figures need no more than cents of the stated scale
+
+
+class ArithmeticRefusal(FinragError):
+    """Inputs that cannot be combined without guessing (units, zero or negative bases, missing components)."""
+
+
+class CitedValue(BaseModel):
+    """A figure used in a computation: what it measures, the number as read, and where it came from."""
+
+    label: str = Field(description="what the figure is, e.g. 'capital expenditure FY2024'")
+    metric: str = Field(default="", description="canonical metric name, when known")
+    value: NumericValue
+    citation: Citation | None = None
+    computed: bool = Field(
+        default=False, description="the result of an earlier computation, not a reported figure"
+    )
+
+
+class Computation(BaseModel):
+    """One code-computed figure: operation, cited inputs, the formula as text and the result."""
+
+    operation: str = Field(
+        description="change | percent_change | cagr | ratio | margin | average | sum | "
+        "difference | share | derived"
+    )
+    metric: str = Field(default="", description="the metric the result measures, e.g. 'free cash flow'")
+    inputs: list[CitedValue]
+    formula: str = Field(description="the arithmetic as written for people, e.g. '875 - 437 = 438'")
+    result: NumericValue
+    explanation: str = ""
+    steps: list[Computation] = Field(default_factory=list, description="sub-computations of derived inputs")
+
+    def citations(self) -> list[Citation]:
+        """Every input citation, including those of sub-computations, without duplicates."""
+        seen: dict[tuple[str, int], Citation] = {}
+        for step in self.steps:
+            for c in step.citations():
+                seen.setdefault((c.doc, c.page), c)
+        for i in self.inputs:
+            if i.citation is not None:
+                seen.setdefault((i.citation.doc, i.citation.page), i.citation)
+        return list(seen.values())
+
+    def all_results(self) -> list[NumericValue]:
+        """This result and the results of every sub-computation (what the verifier may accept)."""
+        out = [self.result]
+        for step in self.steps:
+            out.extend(step.all_results())
+        return out
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Units and scales
+# ---------------------------------------------------------------------------------------------------------
+def _unit_kind(unit: str) -> str:
+    if unit in MONEY_UNITS:
+        return "money"
+    return unit or "plain"
+
+
+def _common_unit(values: Sequence[CitedValue], operation: str) -> str:
+    """The unit shared by ``values`` for an additive operation; refuse mixes that would need a guess.
+
+    A plain number ('') adopts the unit of the others: tables print '$' on the first and total rows only, so
+    '2,695' under '$4,812' in an '(in millions)' table is dollars. Percentages never mix with other units.
+    """
+    units = {v.value.unit for v in values}
+    named = units - {""}
+    if len(named) > 1:
+        listing = ", ".join(f"{v.label}: {v.value.unit or 'plain number'}" for v in values)
+        raise ArithmeticRefusal(f"cannot {operation} figures in different units ({listing})")
+    unit = next(iter(named), "")
+    if "" in units and unit in {"%", "bps"}:
+        raise ArithmeticRefusal(f"cannot {operation} a percentage with a plain number")
+    return unit
+
+
+def _common_scale(values: Sequence[CitedValue]) -> float:
+    """The largest stated scale among the inputs: results read in millions rather than thousands."""
+    return max((v.value.scale or 1.0) for v in values)
+
+
+def _in_scale(v: CitedValue, scale: float) -> float:
+    if v.value.unit in UNSCALED_UNITS:
+        return v.value.value  # a margin, multiple or day count is the same number in any money scale
+    return v.value.value * (v.value.scale or 1.0) / scale
+
+
+def _is_spending(v: CitedValue) -> bool:
+    return v.metric in SPENDING_METRICS
+
+
+def _magnitude_note(values: Sequence[CitedValue]) -> str:
+    flipped = [v for v in values if _is_spending(v) and v.value.value < 0]
+    if not flipped:
+        return ""
+    names = "; ".join(f"{v.label} is reported as {v.value.text}" for v in flipped)
+    return f"{names}, a cash outflow or expense shown as a negative; its magnitude is used."
+
+
+def _operand(v: CitedValue, scale: float) -> float:
+    """The value used in arithmetic: in the common scale, as a magnitude for spending metrics."""
+    x = _in_scale(v, scale)
+    return abs(x) if _is_spending(v) else x
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Formatting
+# ---------------------------------------------------------------------------------------------------------
+def _num(x: float) -> str:
+    """A number inside a formula: thousands separators, no float noise, parentheses for negatives."""
+    if math.isclose(x, round(x), abs_tol=1e-9):
+        body = f"{abs(round(x)):,}"
+    else:
+        places = FORMULA_DECIMALS if abs(x) >= 1 else FORMULA_DECIMALS_SMALL
+        body = f"{abs(x):,.{places}f}".rstrip("0").rstrip(".")
+    return f"({body})" if x < 0 else body
+
+
+def _decimals(unit: str, value: float) -> int:
+    if unit == "%":
+        return PERCENT_DECIMALS
+    if unit == "days":
+        return DAYS_DECIMALS
+    if unit in {"x", ""}:
+        return RATIO_DECIMALS
+    if float(value).is_integer():
+        return 0
+    return min(MONEY_DECIMALS_MAX, max(1, len(f"{value:.6f}".rstrip("0").split(".")[1])))
+
+
+def display(value: float, unit: str, scale: float = 1.0) -> str:
+    """A result as people read it: '$438 million', '44.0%', '1.35x', '51.9 days'."""
+    decimals = _decimals(unit, value)
+    if unit == "days":
+        return f"{format_number(value, '', 1.0, decimals)} days"
+    if unit == "":
+        return format_number(value, "", 1.0, decimals)
+    return format_number(value, unit, scale, decimals)
+
+
+def _result(value: float, unit: str, scale: float, period: str) -> NumericValue:
+    if not math.isfinite(value):
+        raise ArithmeticRefusal("the result is not a finite number")
+    return NumericValue(text=display(value, unit, scale), value=value, scale=scale, unit=unit, period=period)
+
+
+def _period_span(values: Sequence[CitedValue]) -> str:
+    periods = list(dict.fromkeys(v.value.period for v in values if v.value.period))
+    if not periods:
+        return ""
+    return periods[0] if len(periods) == 1 else f"{periods[0]} to {periods[-1]}"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Basic operations
+# ---------------------------------------------------------------------------------------------------------
+def difference(a: CitedValue, b: CitedValue, metric: str = "") -> Computation:
+    """``a - b`` in a common unit and scale (e.g. one company's revenue minus another's)."""
+    unit = _common_unit([a, b], "subtract")
+    scale = _common_scale([a, b])
+    x, y = _operand(a, scale), _operand(b, scale)
+    r = x - y
+    note = _magnitude_note([a, b])
+    if unit == "%":
+        note = (note + " " if note else "") + "A difference of percentages is in percentage points."
+    return Computation(
+        operation="difference",
+        metric=metric,
+        inputs=[a, b],
+        formula=f"{_num(x)} - {_num(y)} = {_num(r)}",
+        result=_result(r, unit, scale, _period_span([a, b])),
+        explanation=note.strip(),
+    )
+
+
+def change(old: CitedValue, new: CitedValue, metric: str = "") -> Computation:
+    """The change from ``old`` to ``new`` (new - old), e.g. FY2023 to FY2024."""
+    comp = difference(new, old, metric)
+    comp.operation = "change"
+    comp.inputs = [old, new]
+    comp.result.period = _period_span([old, new])
+    return comp
+
+
+def percent_change(old: CitedValue, new: CitedValue, metric: str = "") -> Computation:
+    """Growth from ``old`` to ``new`` in percent: (new - old) / |old| x 100."""
+    _common_unit([old, new], "compare")
+    scale = _common_scale([old, new])
+    x, y = _operand(old, scale), _operand(new, scale)
+    if x == 0:
+        raise ArithmeticRefusal(f"cannot compute a percent change: {old.label} is zero")
+    r = (y - x) / abs(x) * PERCENT
+    result = _result(r, "%", 1.0, _period_span([old, new]))
+    return Computation(
+        operation="percent_change",
+        metric=metric,
+        inputs=[old, new],
+        formula=f"({_num(y)} - {_num(x)}) / {_num(abs(x))} × 100 = {result.text}",
+        result=result,
+        explanation=_magnitude_note([old, new]),
+    )
+
+
+def cagr(start: CitedValue, end: CitedValue, years: float, metric: str = "") -> Computation:
+    """Compound annual growth rate in percent: ((end / start) ** (1 / years) - 1) x 100."""
+    _common_unit([start, end], "compare")
+    scale = _common_scale([start, end])
+    x, y = _operand(start, scale), _operand(end, scale)
+    if years <= 0:
+        raise ArithmeticRefusal("CAGR needs a positive number of years between the two periods")
+    if x <= 0 or y <= 0:
+        raise ArithmeticRefusal("CAGR is undefined when the start or end value is zero or negative")
+    r = ((y / x) ** (1.0 / years) - 1.0) * PERCENT
+    result = _result(r, "%", 1.0, _period_span([start, end]))
+    return Computation(
+        operation="cagr",
+        metric=metric,
+        inputs=[start, end],
+        formula=f"(({_num(y)} / {_num(x)}) ^ (1 / {years:g}) - 1) × 100 = {result.text}",
+        result=result,
+        explanation=_magnitude_note([start, end]),
+    )
+
+
+def ratio(
+    numerator: CitedValue, denominator: CitedValue, metric: str = "", as_percent: bool = False
+) -> Computation:
+    """``numerator / denominator`` (as a multiple, or in percent with ``as_percent``), scales made equal."""
+    units = {_unit_kind(numerator.value.unit), _unit_kind(denominator.value.unit)}
+    if "%" in units and units != {"%"}:
+        raise ArithmeticRefusal("cannot divide a percentage by an amount (or an amount by a percentage)")
+    if {
+        numerator.value.unit,
+        denominator.value.unit,
+    } <= MONEY_UNITS and numerator.value.unit != denominator.value.unit:
+        raise ArithmeticRefusal(
+            f"cannot divide {numerator.value.unit} by {denominator.value.unit} without an exchange rate"
+        )
+    scale = _common_scale([numerator, denominator])
+    x, y = _operand(numerator, scale), _operand(denominator, scale)
+    if y == 0:
+        raise ArithmeticRefusal(f"cannot divide by zero: {denominator.label} is zero")
+    r = x / y * (PERCENT if as_percent else 1.0)
+    unit = "%" if as_percent else "x"
+    result = _result(r, unit, 1.0, _period_span([numerator, denominator]))
+    tail = " × 100" if as_percent else ""
+    return Computation(
+        operation="ratio",
+        metric=metric,
+        inputs=[numerator, denominator],
+        formula=f"{_num(x)} / {_num(y)}{tail} = {result.text}",
+        result=result,
+        explanation=_magnitude_note([numerator, denominator]),
+    )
+
+
+def margin(part: CitedValue, revenue: CitedValue, metric: str = "") -> Computation:
+    """``part`` as a percentage of revenue (gross, operating, net margin)."""
+    comp = ratio(part, revenue, metric, as_percent=True)
+    comp.operation = "margin"
+    return comp
+
+
+def share_of_total(part: CitedValue, total: CitedValue, metric: str = "") -> Computation:
+    """``part`` as a percentage of ``total`` (a segment's share of revenue, capex as % of revenue)."""
+    comp = ratio(part, total, metric, as_percent=True)
+    comp.operation = "share"
+    return comp
+
+
+def total(values: Sequence[CitedValue], metric: str = "") -> Computation:
+    """The sum of ``values`` in a common unit and scale."""
+    if not values:
+        raise ArithmeticRefusal("nothing to add up")
+    unit = _common_unit(values, "add")
+    scale = _common_scale(values)
+    xs = [_operand(v, scale) for v in values]
+    r = sum(xs)
+    return Computation(
+        operation="sum",
+        metric=metric,
+        inputs=list(values),
+        formula=" + ".join(_num(x) for x in xs) + f" = {_num(r)}",
+        result=_result(r, unit, scale, _period_span(values)),
+        explanation=_magnitude_note(values),
+    )
+
+
+def average(values: Sequence[CitedValue], metric: str = "") -> Computation:
+    """The arithmetic mean of ``values`` (e.g. a three-year average margin)."""
+    if not values:
+        raise ArithmeticRefusal("nothing to average")
+    unit = _common_unit(values, "average")
+    scale = _common_scale(values)
+    xs = [_operand(v, scale) for v in values]
+    r = sum(xs) / len(xs)
+    result = _result(r, unit, scale, _period_span(values))
+    return Computation(
+        operation="average",
+        metric=metric,
+        inputs=list(values),
+        formula=f"({' + '.join(_num(x) for x in xs)}) / {len(xs)} = {result.text}",
+        result=result,
+        explanation=_magnitude_note(values),
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Derived metrics from the lexicon's formulas
+# ---------------------------------------------------------------------------------------------------------
+class _Side(BaseModel):
+    value: float
+    text: str
+    inputs: list[CitedValue]
+    steps: list[Computation]
+
+
+def derive(
+    metric: str,
+    values: Mapping[str, CitedValue],
+    prior: Mapping[str, CitedValue] | None = None,
+    period: str = "",
+) -> Computation:
+    """Compute a derived metric (gross margin, FCF, current ratio, DSO, ROE ...) from cited components.
+
+    ``values`` holds the period's component figures by canonical metric name; ``prior`` the prior period's,
+    needed for averaged balances (ROA, ROE, DSO, inventory turnover) and growth. A component that is itself
+    derived (gross profit inside gross margin) is computed first when it is not given, and kept as a step.
+    When ``prior`` lacks an averaged balance the period-end balance is used and the explanation says so.
+    Raises :class:`ArithmeticRefusal` naming the missing component.
+    """
+    info = metric_info(metric)
+    if info.formula is None:
+        raise ArithmeticRefusal(f"'{info.canonical}' is a reported figure, not a derived metric")
+    return _derive(info.canonical, info.formula, values, prior or {}, period)
+
+
+def _derive(
+    name: str,
+    formula: Formula,
+    values: Mapping[str, CitedValue],
+    prior: Mapping[str, CitedValue],
+    period: str,
+) -> Computation:
+    if formula.kind is FormulaKind.GROWTH:
+        base = formula.numerator[0].metric
+        old, new = (
+            _component(base, prior, {}, "prior-period"),
+            _component(base, values, prior, "current-period"),
+        )
+        comp = _as_input_growth(name, old, new)
+        return comp
+    notes: list[str] = []
+    all_values = [*values.values(), *prior.values()]
+    money = _common_money(all_values)
+    scale = _common_scale(all_values) if all_values else 1.0
+    top = _side(formula.numerator, values, prior, scale, notes)
+    if formula.denominator:
+        bottom = _side(formula.denominator, values, prior, scale, notes)
+        if bottom.value == 0:
+            raise ArithmeticRefusal(f"cannot compute {name}: the denominator ({formula.describe()}) is zero")
+        raw = top.value / bottom.value * formula.multiplier
+        unit = _formula_unit(formula, money)
+        out_scale = 1.0 if unit in {"%", "x", "days", ""} else scale
+        result = _result(raw, unit, out_scale, period)
+        mult = f"{formula.multiplier:g} × " if formula.multiplier not in (1.0, PERCENT) else ""
+        tail = " × 100" if formula.multiplier == PERCENT else ""
+        text = f"{mult}{_wrap(top)} / {_wrap(bottom)}{tail} = {result.text}"
+        inputs, steps = [*top.inputs, *bottom.inputs], [*top.steps, *bottom.steps]
+    else:
+        raw = top.value * formula.multiplier
+        unit = _formula_unit(formula, money)
+        out_scale = scale if unit in MONEY_UNITS or unit == "" and formula.unit == "USD" else 1.0
+        result = _result(raw, unit, out_scale, period)
+        text = (
+            f"{top.text} = {_num(raw)}"
+            if out_scale != 1.0 or unit in MONEY_UNITS
+            else f"{top.text} = {result.text}"
+        )
+        inputs, steps = top.inputs, top.steps
+    magnitude = _magnitude_note(inputs)
+    explanation = " ".join(filter(None, [f"{name} = {formula.describe()}.", magnitude, *notes]))
+    return Computation(
+        operation="derived",
+        metric=name,
+        inputs=_dedupe(inputs),
+        formula=text,
+        result=result,
+        explanation=explanation,
+        steps=steps,
+    )
+
+
+def _as_input_growth(name: str, old: CitedValue | Computation, new: CitedValue | Computation) -> Computation:
+    steps = [c for c in (old, new) if isinstance(c, Computation)]
+    a, b = _as_cited(old), _as_cited(new)
+    comp = percent_change(a, b, name)
+    comp.operation, comp.steps = "derived", steps
+    return comp
+
+
+def _as_cited(item: CitedValue | Computation) -> CitedValue:
+    if isinstance(item, CitedValue):
+        return item
+    return CitedValue(
+        label=f"{item.metric} {item.result.period}".strip(),
+        metric=item.metric,
+        value=item.result,
+        computed=True,
+    )
+
+
+def _common_money(values: Sequence[CitedValue]) -> str:
+    money = {v.value.unit for v in values if v.value.unit in MONEY_UNITS}
+    if len(money) > 1:
+        raise ArithmeticRefusal(f"components are in different currencies: {', '.join(sorted(money))}")
+    return next(iter(money), "")
+
+
+def _formula_unit(formula: Formula, money: str) -> str:
+    if formula.unit == "USD":
+        return money  # a difference or sum of amounts keeps their currency ('' when none was printed)
+    return formula.unit
+
+
+def _wrap(side: _Side) -> str:
+    return f"({side.text})" if any(op in side.text for op in (" + ", " - ", " / ")) else side.text
+
+
+def _component(
+    metric: str, source: Mapping[str, CitedValue], prior: Mapping[str, CitedValue], which: str
+) -> CitedValue | Computation:
+    """A component's cited value, or its computation when it is itself derived and not given."""
+    if metric in source:
+        return source[metric]
+    info = METRICS.get(metric)
+    if info is not None and info.formula is not None and info.formula.kind is not FormulaKind.GROWTH:
+        try:
+            return _derive(metric, info.formula, source, prior, _period_of(source))
+        except ArithmeticRefusal as exc:
+            raise ArithmeticRefusal(f"missing {which} value for '{metric}' ({exc})") from None
+    raise ArithmeticRefusal(f"missing {which} value for '{metric}'")
+
+
+def _period_of(source: Mapping[str, CitedValue]) -> str:
+    return next((v.value.period for v in source.values() if v.value.period), "")
+
+
+def _term_value(
+    term: FormulaTerm,
+    values: Mapping[str, CitedValue],
+    prior: Mapping[str, CitedValue],
+    scale: float,
+    notes: list[str],
+) -> tuple[float, str, list[CitedValue], list[Computation]]:
+    current = _component(term.metric, values, prior, "current-period")
+    inputs: list[CitedValue] = []
+    steps: list[Computation] = []
+    cur_cited = _as_cited(current)
+    if isinstance(current, Computation):
+        steps.append(current)
+    else:
+        inputs.append(current)
+    x = _operand(cur_cited, scale)
+    if not term.average:
+        return x, _num(x), inputs, steps
+    try:
+        before = _component(term.metric, prior, {}, "prior-period")
+    except ArithmeticRefusal:
+        notes.append(
+            f"No prior-period {term.metric} was available, so the period-end balance is used "
+            "instead of the average."
+        )
+        return x, _num(x), inputs, steps
+    before_cited = _as_cited(before)
+    if isinstance(before, Computation):
+        steps.append(before)
+    else:
+        inputs.append(before)
+    y = _operand(before_cited, scale)
+    return (x + y) / 2.0, f"({_num(x)} + {_num(y)}) / 2", inputs, steps
+
+
+def _side(
+    terms: list[FormulaTerm],
+    values: Mapping[str, CitedValue],
+    prior: Mapping[str, CitedValue],
+    scale: float,
+    notes: list[str],
+) -> _Side:
+    total_value, parts, inputs, steps = 0.0, [], [], []
+    for i, term in enumerate(terms):
+        x, text, ins, sts = _term_value(term, values, prior, scale, notes)
+        total_value += term.sign * x
+        if i == 0:
+            parts.append(text if term.sign > 0 else f"-{text}")
+        else:
+            parts.append(("+ " if term.sign > 0 else "- ") + text)
+        inputs.extend(ins)
+        steps.extend(sts)
+    return _Side(value=total_value, text=" ".join(parts), inputs=inputs, steps=steps)
+
+
+def _dedupe(values: Sequence[CitedValue]) -> list[CitedValue]:
+    out: dict[tuple[str, str, float], CitedValue] = {}
+    for v in values:
+        out.setdefault((v.metric, v.value.period, v.value.value), v)
+    return list(out.values())
+
+
+def needs_prior_period(metric: str) -> bool:
+    """True when a derived metric, or any metric it is computed from, averages balances or measures growth."""
+    info = METRICS.get(metric)
+    if info is None or info.formula is None:
+        return False
+    return info.formula.needs_prior_period() or any(
+        needs_prior_period(m) for m in info.formula.inputs() if m != metric
+    )
+
+
+def years_between(start_period: str, end_period: str) -> float:
+    """Years between two normalised fiscal periods ('FY2019', 'FY2022' -> 3; a quarter counts 0.25)."""
+
+    def as_years(period: str) -> float:
+        year = period_year(period)
+        if year is None:
+            raise ArithmeticRefusal(f"cannot read a fiscal year from period '{period}'")
+        quarters = quarters_of(period)
+        return year + (max(quarters) - 4) / 4.0 if len(quarters) == 1 else float(year)
+
+    return as_years(end_period) - as_years(start_period)

@@ -1,0 +1,1238 @@
+"""Query preprocessing (VeritasFi 4.1): resolve a turn against the conversation, then split it up.
+
+Two steps, each with an offline twin and a language-model twin that returns the same records:
+
+1. **Rewrite** (co-reference and ellipsis): the conversation's slots (company, metrics, periods, form, the
+   last answer's figures) fill what a follow-up leaves out. "what about 2022?" takes a new period and keeps
+   company and metric; "and as a percentage of revenue?" keeps company and period and asks for the previous
+   metric over revenue; "how does that compare with Microsoft?" adds a company and keeps metric and period;
+   "what was the change?" / "what is that as a %?" (ConvFinQA) point at earlier answers, so the rewrite keeps
+   references to those figures and names the operation, and the answer step computes it in code.
+2. **Decompose**: one company x one metric x one period per sub-query, each with its own Query Intent and a
+   stable id, plus the :class:`Combination` steps (difference, ratio, growth, average ...) that turn the
+   sub-answers into the answer.
+
+:func:`classify_query` tells the router whether a question needs filings, market data or no evidence at all.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import re
+from collections.abc import Callable, Sequence
+from enum import StrEnum
+from typing import Literal
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from pydantic import BaseModel, Field
+
+from agent import llm_schemas
+from agent.arithmetic import CitedValue, Computation, needs_prior_period
+from agent.intent import extract_intent, match_company
+from agent.lexicon import METRICS, FormulaKind, canonical, components, find_metrics
+from agent.llm import UsageLog, structured_call
+from agent.periods import expand_range, find_periods, normalise_period, shift_period, sort_key
+from agent.prompts import MAX_SUB_QUERIES, decompose_messages, rewrite_messages
+from agent.schemas import QueryIntent, Relation, TemporalScope
+
+# Words that make a turn lean on earlier ones (pronouns and ellipsis openers).
+_REFERENCE_RE = re.compile(
+    r"\b(?:that|this|it|its|those|these|them|their|they|the same|same|then|again|previous|prior|above)\b"
+    r"|^\s*(?:and|so|also|what about|how about|and what about|what of)\b",
+    re.IGNORECASE,
+)
+_FOLLOW_UP_OPENER_RE = re.compile(r"^\s*(?:and|so|also|what about|how about|what of|then)\b", re.IGNORECASE)
+_COMPANY_PRONOUN_RE = re.compile(r"\b(?:its|their|the company's|the company|the firm's|the firm|it)\b", re.I)
+_COMPARE_RE = re.compile(
+    r"\bcompar\w*|\bversus\b|\bvs\.?(?=\s)|\bagainst\b|\brelative to\b|\bhigher than\b|\blower than\b|"
+    r"\bbigger than\b|\bsmaller than\b|\bmore than\b|\bless than\b",
+    re.IGNORECASE,
+)
+_CAGR_RE = re.compile(r"\bcagr\b|\bcompound(?:ed)?\s+annual", re.IGNORECASE)
+_PERCENT_RE = re.compile(r"%|\bpercent(?:s|age)?\b|\bgrowth\s+rate\b|\brate\s+of\s+(?:growth|change)\b", re.I)
+_CHANGE_RE = re.compile(
+    r"\bchang\w*|\bincreas\w*|\bdecreas\w*|\bdifference\b|\bgr[eo]w\w*|\bdeclin\w*|\brise\b|\brose\b|"
+    r"\bfell\b|"
+    r"\bdrop\w*|\bmove[ds]?\b|\bvariance\b|\bdelta\b|\byear[- ]over[- ]year\b|\byoy\b",
+    re.IGNORECASE,
+)
+_OVER_BASE_RE = re.compile(
+    r"\b(?:over|divided\s+by|relative\s+to|in\s+relation\s+to|as\s+a\s+(?:share|portion)\s+of)"
+    r"\s+(?:the\s+|this\s+|that\s+)?(?:\d{4}|prior|previous|earlier|original|base|initial)\b",
+    re.IGNORECASE,
+)
+_AVERAGE_RE = re.compile(r"\baverage\b|\bmean\b", re.IGNORECASE)
+_SUM_RE = re.compile(r"\btotal\b|\bsum\b|\bcombined\b|\bcumulative\b|\baltogether\b|\bin aggregate\b", re.I)
+_SHARE_RE = re.compile(
+    r"\bas\s+an?\s+(?:%|percent(?:age)?|share|proportion|fraction|portion)\s+of\b|"
+    r"\b(?:%|percent(?:age)?)\s+of\b|"
+    r"\bshare\s+of\b|\bproportion\s+of\b|\bportion\s+of\b",
+    re.IGNORECASE,
+)
+_MARGIN_AFTER_RE = re.compile(r"\s*(?:\([^)]{0,60}\)\s*)?(?:%|percent(?:age)?)?\s*margin\b", re.IGNORECASE)
+MARGIN_BASE = "revenue"  # a margin is a share of revenue
+_DEFINITION_CLAUSE_RE = re.compile(
+    r"\b(?:is\s+)?defined\s+as\b|\bdefine\s+\w+(?:\s+\w+){0,4}\s+as\b|"
+    r"\bcalculated?\s+(?:\w+\s+){0,4}(?:using|as|from)\b"
+    r"|\busing\s+(?:the\s+)?(?:total|unadjusted|line\s+items)\b|\(\s*using\b",
+    re.IGNORECASE,
+)
+_YEARS_WINDOW_RE = re.compile(r"\b(?:\d+|two|three|four|five)[- ]year\b", re.IGNORECASE)
+_RANGE_RE = re.compile(r"\bfrom\b.*\bto\b|\bbetween\b.*\band\b|\bthrough\b|\s-\s|–", re.IGNORECASE)
+_PRIOR_YEAR_RE = re.compile(
+    r"\b(?:the\s+)?(?:year|period)\s+before\b|\bprior\s+year\b|\bprevious\s+year\b|"
+    r"\bpreceding\s+year\b|\blast\s+year\b",
+    re.IGNORECASE,
+)
+_NEXT_YEAR_RE = re.compile(r"\b(?:the\s+)?(?:following|next|subsequent)\s+year\b|\byear\s+after\b", re.I)
+_SCALE_HINT_RE = re.compile(
+    r"\(?\b(?:answer\s+)?in\s+(?:usd|us\s*\$|\$|us\s+dollars?|dollars)?\s*"
+    r"(?:thousands|millions|billions)\b\)?",
+    re.IGNORECASE,
+)
+# Router cues.
+_MARKET_RE = re.compile(
+    r"\b(?:stock|share)\s+price|"
+    r"\bprice\s+(?:of\s+(?:the\s+)?(?:stock|shares?)|history|target|performance|chart)\b|"
+    r"\bmarket\s+cap(?:italization|italisation)?\b|\bstock\s+(?:performance|perform\w*|return|chart|quote)\b|"
+    r"\bhow\s+(?:has|have|did|is|are)\s+(?:the\s+)?(?:stock|shares?)\b|\btrading\s+(?:at|price|volume)\b|"
+    r"\b52[- ]week\b|\b(?:current|latest|today'?s?|live)\s+(?:stock\s+|share\s+)?(?:price|quote|valuation)\b|"
+    r"\bshares?\s+(?:traded|trading)\b|\bticker\s+price\b",
+    re.IGNORECASE,
+)
+_FILING_REFERENCE_RE = re.compile(
+    r"\b10-?[KQ]\b|\b8-?K\b|\bfiling\b|\bannual\s+report\b|\breported\b|"
+    r"\bbalance\s+sheet\b|\bstatement\b",
+    re.IGNORECASE,
+)
+_SMALL_TALK_RE = re.compile(
+    r"^\s*(?:hi|hello|hey|good\s+(?:morning|afternoon|evening)|thanks?(?:\s+you)?|thank\s+you|cheers|bye|"
+    r"goodbye|"
+    r"ok(?:ay)?|great|cool|who\s+are\s+you|what\s+can\s+you\s+do|help)\b[\s!.?,]*(?:\w+[\s!.?]*){0,4}$",
+    re.IGNORECASE,
+)
+_GENERIC_DEFINITION_RE = re.compile(
+    r"^\s*(?:what\s+(?:is|are|does)\s+(?:an?\s+|the\s+)?|define\s+|explain\s+(?:what\s+)?|"
+    r"what'?s\s+(?:an?\s+)?|"
+    r"meaning\s+of\s+)",
+    re.IGNORECASE,
+)
+_MARKET_METRICS = frozenset(
+    {"market capitalization", "share price", "dividend yield", "price to earnings ratio", "enterprise value"}
+)
+_NON_NUMERIC_RELATIONS = frozenset({Relation.EXPLANATION, Relation.DEFINITION, Relation.POLICY})
+_PROCEDURE_RE = re.compile(
+    r"^\s*how\s+(?:is|are|was|were|does|do|did)\b(?!\s+(?:much|many))[^?]*\b"
+    r"(?:tested|recogni[sz]ed|accounted|"
+    r"measured|determined|defined|treated|allocated|valued|estimated|assessed|disclosed)\b",
+    re.IGNORECASE,
+)
+_QUALITATIVE_TOPICS = frozenset(
+    {"Risk", "Other", "Guidance"}
+)  # metrics of these topics are described, not counted
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Records
+# ---------------------------------------------------------------------------------------------------------
+class Turn(BaseModel):
+    """One finished turn of the conversation: what was asked, how it was understood, what was answered."""
+
+    question: str
+    rewritten: str = ""
+    answer: str = ""
+    values: list[CitedValue] = Field(default_factory=list, description="figures the answer gave")
+    computations: list[Computation] = Field(default_factory=list)
+
+
+class DialogueSlots(BaseModel):
+    """Conversation state carried across turns: what the follow-ups may leave out."""
+
+    company: str = ""
+    companies: list[str] = Field(
+        default_factory=list, description="all companies of the last turn (comparisons)"
+    )
+    ticker: str = ""
+    metrics: list[str] = Field(default_factory=list, description="canonical metric names")
+    periods: list[str] = Field(default_factory=list, description="normalised periods, chronological")
+    form: str = ""
+    last_question: str = Field(default="", description="the last turn's rewritten question")
+    last_sub_queries: list[str] = Field(
+        default_factory=list, description="the last turn's sub-query questions"
+    )
+    last_values: list[CitedValue] = Field(
+        default_factory=list, description="figures of recent answers, newest last"
+    )
+    last_computation: Computation | None = None
+
+
+class Rewrite(BaseModel):
+    """A turn made self-contained, with the slots it used and any references to earlier answers."""
+
+    original: str
+    question: str = Field(description="the self-contained question")
+    carried_over: list[str] = Field(
+        default_factory=list, description="'slot: value' filled from earlier turns"
+    )
+    changed: bool = False
+    intent: QueryIntent = Field(default_factory=QueryIntent)
+    slots: DialogueSlots = Field(default_factory=DialogueSlots, description="slots after this question")
+    references: list[CitedValue] = Field(
+        default_factory=list, description="earlier answers' figures this turn computes with, in operand order"
+    )
+    operation: str = Field(
+        default="",
+        description="arithmetic on the references: change | percent_change | ratio | sum | average | ''",
+    )
+    source: Literal["offline", "llm"] = "offline"
+    reason: str = Field(default="", description="why the offline twin answered, when a model was configured")
+
+
+class SubQuery(BaseModel):
+    """One minimal, self-contained information need, with its own Query Intent and a stable id."""
+
+    id: str = Field(description="stable: company, metric and period slugs, e.g. '3m:revenue:FY2022'")
+    question: str
+    company: str = ""
+    metric: str = Field(default="", description="canonical metric; '' for non-numeric questions")
+    period: str = Field(default="", description="normalised period; '' for the latest available")
+    intent: QueryIntent = Field(default_factory=QueryIntent)
+
+
+class Combination(BaseModel):
+    """An arithmetic step over sub-query answers (or earlier steps), computed in code by the answer step."""
+
+    id: str = Field(description="'c1', 'c2', ... in evaluation order")
+    operation: Literal["difference", "change", "percent_change", "cagr", "ratio", "share", "sum", "average"]
+    operands: list[str] = Field(description="sub-query or combination ids; old before new for changes")
+    metric: str = ""
+    label: str = Field(default="", description="what the result is, for people")
+
+
+class QueryPlan(BaseModel):
+    """A question split into sub-queries plus the combinations that answer it."""
+
+    question: str
+    intent: QueryIntent = Field(default_factory=QueryIntent)
+    sub_queries: list[SubQuery] = Field(default_factory=list)
+    combinations: list[Combination] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list, description="e.g. sub-queries dropped over the cap")
+    source: Literal["offline", "llm"] = "offline"
+    reason: str = ""
+
+
+class QueryKind(StrEnum):
+    """Where a (sub-)question's evidence comes from."""
+
+    FILING = "filing"
+    MARKET = "market"
+    NO_EVIDENCE = "no_evidence"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Router helper
+# ---------------------------------------------------------------------------------------------------------
+def classify_query(question: str, intent: QueryIntent | None = None) -> QueryKind:
+    """Filing question, market-data question (price, market cap, stock performance) or no-evidence question.
+
+    No evidence: small talk, and definitions of generic terms that name no company and no period ("What is
+    EBITDA?"). Market: live-market cues, unless the question points at a filing ("in the 10-K").
+    """
+    text = question.strip()
+    if not text or _SMALL_TALK_RE.match(text):
+        return QueryKind.NO_EVIDENCE
+    metrics = set(intent.metrics) if intent is not None else {m.canonical for m in find_metrics(text)}
+    has_company = bool(intent and (intent.company or intent.ticker))
+    has_period = bool(intent and intent.temporal_scope.periods) or bool(find_periods(text))
+    if (
+        _MARKET_RE.search(text) or (metrics and metrics <= _MARKET_METRICS)
+    ) and not _FILING_REFERENCE_RE.search(text):
+        return QueryKind.MARKET
+    opener = _GENERIC_DEFINITION_RE.match(text)
+    rest = text[opener.end() :].strip(" ?.!") if opener else ""
+    generic = bool(opener) and (
+        (intent is not None and intent.relation is Relation.DEFINITION)
+        or bool(rest)
+        and canonical(re.sub(r"\s+(?:mean|stand\s+for)$", "", rest, flags=re.I)) is not None
+    )
+    if generic and not has_company and not has_period and not _COMPANY_PRONOUN_RE.search(text):
+        return QueryKind.NO_EVIDENCE
+    return QueryKind.FILING
+
+
+def needs_evidence(question: str, intent: QueryIntent | None = None) -> bool:
+    """True unless the question can be answered without filings or market data."""
+    return classify_query(question, intent) is not QueryKind.NO_EVIDENCE
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Phrasing helpers
+# ---------------------------------------------------------------------------------------------------------
+def metric_label(metric: str) -> str:
+    """A canonical metric as people write it: its upper-case abbreviation when that is its name ('EBITDA')."""
+    info = METRICS.get(metric)
+    if info is not None:
+        for abbr in info.abbreviations:
+            if abbr.lower() == metric and abbr.isupper():
+                return abbr
+    return metric
+
+
+def possessive(company: str) -> str:
+    """'3M' -> "3M's", 'Northwind Instruments' -> "Northwind Instruments'"."""
+    return f"{company}'" if company.endswith("s") else f"{company}'s"
+
+
+def _join(items: Sequence[str]) -> str:
+    items = [i for i in items if i]
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _lookup_question(company: str, metrics: Sequence[str], periods: Sequence[str], hint: str = "") -> str:
+    names = [metric_label(m) for m in metrics]
+    subject = f"{possessive(company)} {_join(names)}" if company else f"the {_join(names)}"
+    when = f" in {_join(periods)}" if periods else ""
+    verb = "was" if periods else "is"
+    tail = f" ({hint})" if hint else ""
+    return f"What {verb} {subject}{when}{tail}?"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def _sub_query_id(company: str, metric: str, period: str) -> str:
+    return f"{_slug(company) or 'any'}:{_slug(metric) or 'text'}:{period or 'latest'}"
+
+
+def _chronological(periods: Sequence[str]) -> list[str]:
+    return sorted(dict.fromkeys(p for p in periods if p), key=sort_key)
+
+
+def _scale_hint(question: str) -> str:
+    m = _SCALE_HINT_RE.search(question)
+    return m.group(0).strip("() ") if m else ""
+
+
+def _outside_metrics(text: str, pattern: re.Pattern[str]) -> bool:
+    """True when ``pattern`` matches outside every metric name ('total' in 'total revenue' does not count)."""
+    spans = [(m.start, m.end) for m in find_metrics(text)]
+    return any(not any(s <= m.start() < e for s, e in spans) for m in pattern.finditer(text))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Slots
+# ---------------------------------------------------------------------------------------------------------
+def companies_in(question: str, known_companies: Sequence[str]) -> list[str]:
+    """Every known company the question names, in the order it names them ('3M ... and Microsoft')."""
+    low = question.lower()
+    found: list[tuple[int, str]] = []
+    for company in known_companies:
+        if match_company(question, [company]) != company:
+            continue
+        first = re.findall(r"[a-z0-9]+", company.lower())[:1]
+        at = low.find(first[0]) if first else -1
+        found.append((at if at >= 0 else len(low), company))
+    return [c for _, c in sorted(found)]
+
+
+def _intent_companies(intent: QueryIntent, known_companies: Sequence[str]) -> list[str]:
+    """Companies a question names: all known ones in order, else the intent's routing company."""
+    named = companies_in(intent.question, known_companies) if known_companies else []
+    if intent.company and intent.company not in named:
+        named.insert(0, intent.company)
+    return named
+
+
+def _metrics_in(text: str) -> list[str]:
+    return list(dict.fromkeys(m.canonical for m in find_metrics(text)))
+
+
+def slots_from_intent(intent: QueryIntent, known_companies: Sequence[str] = ()) -> DialogueSlots:
+    """The slots a self-contained question fills on its own."""
+    companies = _intent_companies(intent, known_companies)
+    return DialogueSlots(
+        company=companies[0] if companies else "",
+        companies=companies,
+        ticker=intent.ticker,
+        metrics=list(intent.metrics),
+        periods=_chronological(intent.temporal_scope.periods),
+        form=intent.form,
+    )
+
+
+def update_slots(
+    slots: DialogueSlots,
+    rewrite: Rewrite,
+    plan: QueryPlan | None = None,
+    values: Sequence[CitedValue] = (),
+    computations: Sequence[Computation] = (),
+    keep_values: int = 4,
+) -> DialogueSlots:
+    """The slots after a finished turn: the rewrite's slots plus the answer's figures (newest last).
+
+    ``keep_values`` bounds the remembered figures: follow-ups refer back a turn or two ("the change", "that").
+    """
+    new = rewrite.slots.model_copy(deep=True)
+    new.last_question = rewrite.question
+    new.last_sub_queries = [s.question for s in plan.sub_queries] if plan else [rewrite.question]
+    remembered = [*slots.last_values, *values][-keep_values:]
+    new.last_values = remembered
+    # A computation stays the reference for 'as a %?' until another is made or the subject changes.
+    same_subject = new.metrics == slots.metrics or not new.metrics
+    new.last_computation = (
+        computations[-1] if computations else (slots.last_computation if same_subject else None)
+    )
+    return new
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Rewrite: offline twin
+# ---------------------------------------------------------------------------------------------------------
+def _value_operation(question: str, slots: DialogueSlots) -> str:
+    """The arithmetic a value-referring follow-up asks for ('what was the change?' -> change)."""
+    q = question.lower()
+    if _CAGR_RE.search(q):
+        return "cagr"
+    over_base = bool(_OVER_BASE_RE.search(q))  # 'the difference divided by the 2014 value'
+    percent = (
+        bool(_PERCENT_RE.search(q))
+        or over_base
+        or bool(re.search(r"\bin\s+relation\s+to\b|\brepresent\b", q))
+    )
+    last = slots.last_computation
+    after_change = last is not None and last.operation in {"change", "difference"}
+    if _AVERAGE_RE.search(q):
+        return "average"
+    if _SUM_RE.search(q):
+        return "sum"
+    if _CHANGE_RE.search(q):
+        return "percent_change" if percent else "change"
+    if _SHARE_RE.search(q) and not _OVER_BASE_RE.search(q):
+        return "share"  # 'the Louisiana amount as a percent of the Arkansas one'
+    if percent and after_change:
+        return "percent_change"  # "what is that as a %?" after a change: the change over its base
+    if re.search(r"\bin\s+relation\s+to\b|\brepresent\b|\bratio\b|\bdivided\s+by\b|\bquotient\b", q):
+        return "ratio"
+    return ""
+
+
+def _order_by_question(values: list[CitedValue], question: str) -> list[CitedValue]:
+    """Operands in the order the question names their periods ('2016 ... in relation to this 2015 one')."""
+    named = [p.norm for p in find_periods(question)]
+    if len(named) >= 2 and all(any(v.value.period == p for v in values) for p in named[:2]):
+        return [next(v for v in values if v.value.period == p) for p in named[:2]]
+    return values
+
+
+def _named_values(question: str, pool: Sequence[CitedValue]) -> list[CitedValue] | None:
+    """The remembered figures of the periods the question names; None when one of them has no figure."""
+    named = list(dict.fromkeys(p.norm for p in find_periods(question)))
+    if not named:
+        return list(pool)
+    chosen = [next((v for v in reversed(pool) if v.value.period == p), None) for p in named]
+    if any(v is None for v in chosen):
+        return None
+    return [v for v in chosen if v is not None]
+
+
+def _reference_rewrite(question: str, slots: DialogueSlots, operation: str) -> Rewrite | None:
+    """A follow-up that computes with earlier answers (ConvFinQA): keep references, name the operation.
+
+    None when the figures it needs are not among the earlier answers (the question is then asked afresh).
+    """
+    metric = metric_label(slots.metrics[0]) if slots.metrics else "the value"
+    who = f"{possessive(slots.company)} " if slots.company else ""
+    last = slots.last_computation
+    named = find_periods(question)
+    if (
+        operation == "percent_change"
+        and last is not None
+        and last.operation in {"change", "difference"}
+        and len(last.inputs) == 2
+        and len(named) <= 1
+    ):
+        old, new = last.inputs
+        base = named[0].norm if named else old.value.period
+        if base and base == new.value.period:  # 'in relation to the 2005 value' names the base explicitly
+            old, new = new, old
+        text = (
+            f"What is the change in {who}{metric} from {old.value.period or 'the earlier value'} to "
+            f"{new.value.period or 'the later value'} as a percentage of the {old.value.period} value?"
+        )
+        return Rewrite(
+            original=question,
+            question=text,
+            changed=True,
+            references=[old, new],
+            operation=operation,
+            carried_over=[f"values: {old.value.text}, {new.value.text}"],
+        )
+    remembered = _distinct_values(slots.last_values)
+    if operation not in {"sum", "average"}:
+        # Changes, shares and ratios compare reported figures; totals and averages may add up computed ones.
+        reported = [v for v in remembered if not v.computed]
+        remembered = reported if len(reported) >= 2 else remembered
+    pool = _named_values(question, remembered)
+    if pool is None or len(pool) < 2:
+        return None
+    if operation in {"change", "percent_change", "cagr"}:
+        dated = [v for v in pool if v.value.period and normalise_period(v.value.period) == v.value.period]
+        if len(dated) >= 2:
+            old, new = sorted(dated[-2:], key=lambda v: sort_key(v.value.period))
+        else:  # undated figures: the difference of the first asked minus the second asked
+            new, old = pool[-2], pool[-1]
+        kind = {
+            "change": "change",
+            "percent_change": "percentage change",
+            "cagr": "compound annual growth rate",
+        }
+        span = (
+            f" from {old.value.period} to {new.value.period}" if old.value.period and new.value.period else ""
+        )
+        text = f"What was the {kind[operation]} in {who}{metric}{span}?"
+        refs = [old, new]
+    elif operation == "share":
+        refs = [pool[-1], pool[-2]]
+        text = (
+            f"What is the last figure ({refs[0].value.text}) as a percentage of the one before "
+            f"({refs[1].value.text})?"
+        )
+    elif operation == "ratio":
+        refs = _order_by_question(pool[-2:][::-1], question)
+        text = (
+            f"What is {who}{metric} in {refs[0].value.period or 'the later period'} relative to "
+            f"{refs[1].value.period or 'the earlier period'}?"
+        )
+    else:  # sum / average of the remembered figures
+        refs = pool[-2:]
+        periods = _join([r.value.period for r in refs if r.value.period])
+        text = f"What is the {'total' if operation == 'sum' else 'average'} of {who}{metric}" + (
+            f" in {periods}?" if periods else " over the last two answers?"
+        )
+    carried = [f"values: {', '.join(r.value.text for r in refs)}"]
+    return Rewrite(
+        original=question,
+        question=text,
+        changed=True,
+        references=refs,
+        operation=operation,
+        carried_over=carried,
+    )
+
+
+def _distinct_values(values: Sequence[CitedValue]) -> list[CitedValue]:
+    """Remembered figures, one per (metric, period) -- or per figure when it has no period -- newest last."""
+    out: dict[tuple[str, str], CitedValue] = {}
+    for v in values:
+        key = (v.metric, v.value.period or f"value:{v.value.value!r}")
+        out.pop(key, None)
+        out[key] = v
+    return list(out.values())
+
+
+def _relative_period(question: str, slots: DialogueSlots) -> list[str]:
+    if not slots.periods:
+        return []
+    latest = slots.periods[-1]
+    try:
+        if _PRIOR_YEAR_RE.search(question):
+            return [shift_period(latest, years=-1)]
+        if _NEXT_YEAR_RE.search(question):
+            return [shift_period(latest, years=1)]
+    except ValueError:
+        return []
+    return []
+
+
+def rewrite(
+    question: str,
+    history: Sequence[Turn],
+    slots: DialogueSlots,
+    known_companies: Sequence[str] = (),
+) -> Rewrite:
+    """Offline twin: make ``question`` self-contained by carrying company, metric and period slots over.
+
+    What the question states wins; what it leaves out comes from ``slots``. A first turn (no slots) or a
+    question that already names company, metric and period is returned unchanged.
+    """
+    question = " ".join(question.split())
+    intent = extract_intent(question, list(known_companies))
+    own = slots_from_intent(intent, known_companies)
+    q_companies = own.companies
+    q_metrics = list(intent.metrics)
+    q_periods = own.periods or _relative_period(question, slots)
+    has_history = bool(history) or bool(slots.metrics or slots.company or slots.last_values)
+    if not has_history:
+        return _finish(question, question, [], own, intent, known_companies)
+    carried: list[str] = []
+    referring = bool(_REFERENCE_RE.search(question))
+
+    # 1. Arithmetic on earlier answers ("what was the change?", "what is that as a %?").
+    if not q_metrics and not q_companies:
+        operation = _value_operation(question, slots)
+        if operation and (slots.last_values or slots.last_computation):
+            ref = _reference_rewrite(question, slots, operation)
+            if ref is not None:
+                ref.slots = slots.model_copy(deep=True)
+                ref.intent = extract_intent(ref.question, list(known_companies))
+                ref.intent.requires_numeric = True
+                return ref
+
+    companies = q_companies or ([slots.company] if slots.company else [])
+    if q_companies and not q_metrics:
+        carried += [f"metric: {m}" for m in slots.metrics]
+    if not q_companies and slots.company:
+        carried.append(f"company: {slots.company}")
+    metrics = q_metrics or list(slots.metrics)
+    if not q_metrics and slots.metrics and not q_companies:
+        carried += [f"metric: {m}" for m in slots.metrics]
+    periods = q_periods
+    hint = _scale_hint(question)
+
+    # 2. A new company next to the previous one: a comparison when the turn says so, else a switch.
+    if q_companies and not q_metrics and slots.metrics and slots.company and slots.company not in q_companies:
+        periods = q_periods or list(slots.periods)
+        if not q_periods:
+            carried += [f"period: {p}" for p in slots.periods]
+        if _COMPARE_RE.search(question):
+            both = list(dict.fromkeys([slots.company, *q_companies]))
+            text = (
+                f"Compare {_join([possessive(c) for c in both])} "
+                f"{_join([metric_label(m) for m in slots.metrics])}"
+                f"{' in ' + _join(periods) if periods else ''}."
+            )
+            carried.append(f"company: {slots.company}")
+            new_slots = own.model_copy(
+                update={
+                    "company": both[0],
+                    "companies": both,
+                    "metrics": list(slots.metrics),
+                    "periods": periods,
+                }
+            )
+            return _finish(question, text, carried, new_slots, intent, known_companies)
+        text = _lookup_question(q_companies[0], slots.metrics, periods, hint)
+        new_slots = own.model_copy(update={"metrics": list(slots.metrics), "periods": periods})
+        return _finish(question, text, carried, new_slots, intent, known_companies)
+
+    # 3. "and as a percentage of revenue?": the previous metric over the named one, same company and period.
+    share = _SHARE_RE.search(question)
+    if q_metrics and share and slots.metrics and not find_metrics(question[: share.start()]):
+        base = slots.metrics[0]
+        periods = q_periods or list(slots.periods)
+        if not q_periods:
+            carried += [f"period: {p}" for p in slots.periods]
+        carried.append(f"metric: {base}")
+        who = possessive(companies[0]) + " " if companies else "the "
+        when = f" in {_join(periods)}" if periods else ""
+        text = (
+            f"What was {who}{metric_label(base)} as a percentage of "
+            f"{_join([metric_label(m) for m in q_metrics])}"
+            f"{when}?"
+        )
+        new_slots = own.model_copy(
+            update={
+                "company": companies[0] if companies else "",
+                "companies": companies,
+                "metrics": [base, *q_metrics],
+                "periods": periods,
+            }
+        )
+        return _finish(question, text, carried, new_slots, intent, known_companies)
+
+    # 4. Only a new period ("what about 2022?"): company and metric carry over.
+    if q_periods and not q_metrics and slots.metrics:
+        if len(slots.companies) > 1 and not q_companies:
+            names = _join([metric_label(m) for m in slots.metrics])
+            text = f"Compare {_join([possessive(c) for c in slots.companies])} {names} in {_join(q_periods)}."
+            companies = list(slots.companies)
+            carried.append(f"company: {', '.join(slots.companies[1:])}")
+        else:
+            text = _with_period(slots.last_question, question, q_periods) or _lookup_question(
+                companies[0] if companies else "", metrics, q_periods, hint
+            )
+        new_slots = own.model_copy(
+            update={
+                "company": companies[0] if companies else "",
+                "companies": companies,
+                "metrics": metrics,
+                "periods": q_periods,
+            }
+        )
+        return _finish(question, text, carried, new_slots, intent, known_companies)
+
+    # 5. Only a new metric ("and net income?", "what about its margin?"): company and period carry over.
+    follow_up = referring or bool(_FOLLOW_UP_OPENER_RE.match(question)) or len(question.split()) <= 6
+    if (
+        q_metrics
+        and not q_companies
+        and not q_periods
+        and follow_up
+        and intent.relation not in _NON_NUMERIC_RELATIONS
+    ):
+        periods = list(slots.periods)
+        carried += [f"period: {p}" for p in periods]
+        text = _lookup_question(companies[0] if companies else "", q_metrics, periods, hint)
+        new_slots = own.model_copy(
+            update={
+                "company": companies[0] if companies else "",
+                "companies": companies,
+                "metrics": q_metrics,
+                "periods": periods,
+            }
+        )
+        return _finish(question, text, carried, new_slots, intent, known_companies)
+
+    # 6. Otherwise fill only what is missing: the company when the turn refers to it or names none.
+    text = question
+    if not q_companies and slots.company and (referring or intent.relation not in {Relation.DEFINITION}):
+        replaced = _COMPANY_PRONOUN_RE.sub(
+            lambda m: (
+                possessive(slots.company)
+                if m.group(0).lower().endswith(("its", "their", "'s"))
+                else slots.company
+            ),
+            question,
+            count=1,
+        )
+        text = replaced if replaced != question else f"{question.rstrip(' ?.')} for {slots.company}?"
+    else:
+        carried = [c for c in carried if not c.startswith("company:")]
+    if not q_periods and slots.periods and referring and intent.requires_numeric:
+        text = f"{text.rstrip(' ?.')} in {_join(slots.periods)}?"
+        carried += [f"period: {p}" for p in slots.periods]
+        periods = list(slots.periods)
+    carried = [c for c in carried if not c.startswith("metric:") or not q_metrics]
+    new_slots = own.model_copy(
+        update={
+            "company": companies[0] if companies else "",
+            "companies": companies or own.companies,
+            "metrics": metrics,
+            "periods": periods or own.periods,
+        }
+    )
+    return _finish(question, text, carried, new_slots, intent, known_companies)
+
+
+def _with_period(last_question: str, question: str, periods: Sequence[str]) -> str:
+    """The last question with its one period replaced by the new one, keeping the user's wording of the metric
+    ('what was the net cash provided by operating activities in 2013?' + 'and in 2012?'); '' when it has none
+    or several periods."""
+    before = find_periods(last_question)
+    if len(before) != 1 or len(periods) != 1:
+        return ""
+    now = find_periods(question)
+    new_text = now[0].surface if len(now) == 1 and now[0].norm == periods[0] else periods[0]
+    old = before[0]
+    text = last_question[: old.start] + new_text + last_question[old.end :]
+    return text[:1].upper() + text[1:]
+
+
+def _finish(
+    original: str,
+    text: str,
+    carried: list[str],
+    slots: DialogueSlots,
+    intent: QueryIntent,
+    known_companies: Sequence[str],
+) -> Rewrite:
+    changed = text != original
+    final_intent = extract_intent(text, list(known_companies)) if changed else intent
+    return Rewrite(
+        original=original,
+        question=text,
+        carried_over=list(dict.fromkeys(carried)) if changed else [],
+        changed=changed,
+        intent=final_intent,
+        slots=slots,
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Rewrite: language-model twin
+# ---------------------------------------------------------------------------------------------------------
+def history_messages(history: Sequence[Turn]) -> list[BaseMessage]:
+    """Earlier turns as chat messages (the user's words and the answers) for the rewrite prompt."""
+    out: list[BaseMessage] = []
+    for turn in history:
+        out.append(HumanMessage(turn.question))
+        if turn.answer:
+            out.append(AIMessage(turn.answer))
+    return out
+
+
+def rewrite_llm(
+    question: str,
+    history: Sequence[Turn],
+    slots: DialogueSlots,
+    *,
+    model: BaseChatModel | None,
+    usage: UsageLog | None = None,
+    known_companies: Sequence[str] = (),
+) -> Rewrite:
+    """Language-model twin of :func:`rewrite` (prompt with the conversation); falls back to the offline twin.
+
+    The model only rewords the question. References to earlier figures and the operation on them come from
+    the offline twin either way: a model never carries numbers from one turn to the next.
+    """
+    offline = rewrite(question, history, slots, known_companies)
+    if model is None:
+        return offline
+
+    def fallback() -> llm_schemas.RewriteOutput:
+        return llm_schemas.RewriteOutput(
+            question=offline.question, carried_over=offline.carried_over, changed=offline.changed
+        )
+
+    result = structured_call(
+        model,
+        llm_schemas.RewriteOutput,
+        rewrite_messages(question, history_messages(history)),
+        fallback=fallback,
+        step="rewrite",
+        usage=usage,
+    )
+    if result.source == "offline":
+        return offline.model_copy(update={"reason": result.reason})
+    out = result.value
+    intent = extract_intent(out.question, list(known_companies))
+    new_slots = slots_from_intent(intent, known_companies)
+    for name in ("company", "ticker", "form"):
+        if not getattr(new_slots, name):
+            setattr(new_slots, name, getattr(offline.slots, name))
+    new_slots.companies = new_slots.companies or offline.slots.companies
+    new_slots.metrics = new_slots.metrics or offline.slots.metrics
+    new_slots.periods = new_slots.periods or offline.slots.periods
+    return Rewrite(
+        original=question,
+        question=out.question,
+        carried_over=out.carried_over,
+        changed=out.changed or out.question != question,
+        intent=intent,
+        slots=new_slots,
+        references=offline.references,
+        operation=offline.operation,
+        source="llm",
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Decomposition: offline twin
+# ---------------------------------------------------------------------------------------------------------
+def _core_metrics(question: str, metrics: Sequence[str]) -> list[str]:
+    """The metrics asked for, without those that only define another one.
+
+    Definitions come three ways: a clause ('ROA is defined as: net income / ...', '... using operating income
+    and D&A'), where metrics named only after it are inputs when some metric is named before it; a formula
+    written with operators ('operating income + depreciation and amortization (unadjusted EBITDA)'); and a
+    derived metric named in parentheses after its inputs. In the last two the inputs give way to the derived
+    metric they define.
+    """
+    metrics = list(dict.fromkeys(m for m in metrics if m in METRICS))
+    clause = _DEFINITION_CLAUSE_RE.search(question)
+    if clause is not None:
+        before = {m.canonical for m in find_metrics(question[: clause.start()])}
+        metrics = [m for m in metrics if m in before] or metrics
+    mentions = [m for m in find_metrics(question) if m.canonical in metrics]
+    for d in mentions:
+        formula = METRICS[d.canonical].formula
+        if formula is None:
+            continue
+        inputs = set(components(d.canonical))
+        parts = [m for m in mentions if m.canonical in inputs]
+        if not parts:
+            continue
+        in_parens = question.rfind("(", 0, d.start) > question.rfind(")", 0, d.start)
+        lo, hi = min(m.start for m in parts), max(m.end for m in parts)
+        with_operators = bool(re.search(r"\s[-+*/]\s", question[lo:hi]))
+        if in_parens or with_operators:
+            metrics = [m for m in metrics if m not in inputs or m == d.canonical]
+    return metrics
+
+
+def is_numeric(intent: QueryIntent) -> bool:
+    """True when the answer is a figure: the intent says so, or it looks up, compares or trends a quantity."""
+    if _PROCEDURE_RE.search(intent.question):
+        return False  # 'How is goodwill tested for impairment?' asks for a procedure, not a figure
+    if intent.requires_numeric:
+        return True
+    if intent.relation in _NON_NUMERIC_RELATIONS:
+        return False
+    return any(m in METRICS and METRICS[m].topic not in _QUALITATIVE_TOPICS for m in intent.metrics)
+
+
+def _growth_base(metric: str) -> str:
+    """The metric a growth metric grows ('revenue growth' -> 'revenue'); other metrics unchanged."""
+    formula = METRICS[metric].formula if metric in METRICS else None
+    if formula is not None and formula.kind is FormulaKind.GROWTH:
+        return formula.numerator[0].metric
+    return metric
+
+
+def _margin_of(question: str, metrics: Sequence[str]) -> str:
+    """The amount metric a question asks 'as a margin' ('D&A (from the cash flow statement) % margin'); ''.
+
+    A metric that is itself a margin or ratio ('EBITDA margin', 'COGS % margin') is already one metric.
+    """
+    for mention in find_metrics(question):
+        info = METRICS.get(mention.canonical)
+        if info is None or mention.canonical not in metrics:
+            continue
+        if info.formula is not None and info.formula.unit in {"%", "x", "days"}:
+            continue
+        if _MARGIN_AFTER_RE.match(question, mention.end):
+            return mention.canonical
+    return ""
+
+
+def _plan_periods(
+    question: str, intent: QueryIntent, metrics: Sequence[str], operations: Sequence[str]
+) -> list[str]:
+    periods = _chronological(intent.temporal_scope.periods)
+    # 'How much did revenue grow in 2024?': a change needs the period before it.
+    growth_metric = (
+        len(metrics) == 1
+        and metrics[0] in METRICS
+        and METRICS[metrics[0]].formula is not None
+        and METRICS[metrics[0]].formula.kind is FormulaKind.GROWTH
+    )
+    if len(periods) == 1 and _CHANGE_RE.search(question) and not growth_metric and metrics:
+        with contextlib.suppress(ValueError):  # a period that cannot shift stays as asked
+            periods = [shift_period(periods[0], years=-1), periods[0]]
+    if (
+        len(periods) == 2
+        and ("average" in operations or "sum" in operations)
+        and (_YEARS_WINDOW_RE.search(question) or _RANGE_RE.search(question))
+    ):
+        periods = expand_range(periods[0], periods[-1])
+    # 'ROA ... average total assets between FY2016 and FY2017': the prior period only feeds the average.
+    if (
+        len(periods) == 2
+        and len(metrics) == 1
+        and not set(operations) & {"change", "percent_change", "cagr", "average", "sum"}
+    ):
+        try:
+            adjacent = shift_period(periods[1], years=-1) == periods[0]
+        except ValueError:
+            adjacent = False
+        if needs_prior_period(metrics[0]) and adjacent:
+            periods = [periods[1]]
+    return periods
+
+
+def _operations(
+    question: str, intent: QueryIntent, n_companies: int, n_metrics: int, n_periods: int
+) -> list[str]:
+    """Arithmetic the question asks for, from its wording and its shape."""
+    q = question
+    ops: list[str] = []
+    share = bool(_SHARE_RE.search(q)) and n_metrics >= 2
+    ratio = (
+        bool(re.search(r"\bratio\s+of\b|\bdivided\s+by\b|\bto\s+\w+(?:\s+\w+){0,3}\s+ratio\b", q, re.I))
+        and n_metrics >= 2
+    )
+    if share:
+        ops.append("share")
+    elif ratio:
+        ops.append("ratio")
+    if n_periods >= 2:
+        if _CAGR_RE.search(q):
+            ops.append("cagr")
+        elif _AVERAGE_RE.search(q) and _outside_metrics(q, _AVERAGE_RE):
+            ops.append("average")
+        elif _SUM_RE.search(q) and _outside_metrics(q, _SUM_RE):
+            ops.append("sum")
+        elif _CHANGE_RE.search(q) or intent.relation is Relation.TREND:
+            percent = _PERCENT_RE.search(q) and not share
+            ops.extend(["percent_change"] if percent else ["change", "percent_change"])
+    across_companies = n_companies >= 2 and bool(
+        _COMPARE_RE.search(q) or intent.relation is Relation.COMPARISON or _CHANGE_RE.search(q)
+    )
+    across_metrics = (
+        n_metrics >= 2
+        and not share
+        and not ratio
+        and n_companies <= 1
+        and n_periods <= 1
+        and bool(re.search(r"\bdifference\b|\bminus\b|\bless\b|\bexceed", q, re.I))
+    )
+    if across_companies or across_metrics:
+        ops.append("difference")
+    return ops
+
+
+def _sub_intent(base: QueryIntent, question: str, company: str, metric: str, period: str) -> QueryIntent:
+    scope = TemporalScope(
+        type="point" if period else base.temporal_scope.type if not metric else "latest",
+        periods=[period] if period else [],
+        granularity="quarter" if "Q" in period[2:] else ("year" if period else ""),
+    )
+    return base.model_copy(
+        deep=True,
+        update={
+            "question": question,
+            "company": company or base.company,
+            "entities": [company] if company else list(base.entities),
+            "metrics": [metric] if metric else list(base.metrics),
+            "relation": Relation.LOOKUP if metric else base.relation,
+            "temporal_scope": scope,
+            "requires_numeric": bool(metric) or base.requires_numeric,
+        },
+    )
+
+
+def decompose(question: str, intent: QueryIntent, known_companies: Sequence[str] = ()) -> QueryPlan:
+    """Offline twin: split by company x metric x period and add the combinations the question needs.
+
+    A simple question (one company, one metric, one period) stays one sub-query with the question as asked.
+    Explanation, definition and policy questions stay whole unless they name several companies.
+    """
+    companies = _intent_companies(intent, known_companies) or [""]
+    metrics = _core_metrics(question, intent.metrics) if is_numeric(intent) else []
+    # Words inside a definition ("ROA is defined as ... average total assets between ...") ask for nothing.
+    clause = _DEFINITION_CLAUSE_RE.search(question)
+    asked = question[: clause.start()] if clause else question
+    if len(intent.temporal_scope.periods) >= 2:
+        # 'How did revenue change from 2017 to 2018?' (lexicon: revenue growth) compares the base metric.
+        metrics = list(dict.fromkeys(_growth_base(m) for m in metrics))
+    margin_of = _margin_of(asked, metrics)
+    if margin_of:
+        metrics = [margin_of, MARGIN_BASE]  # 'D&A % margin': D&A as a percentage of revenue
+    provisional = _operations(asked, intent, len(companies), len(metrics), len(intent.temporal_scope.periods))
+    periods = _plan_periods(asked, intent, metrics, provisional)
+    ops = _operations(asked, intent, len(companies), len(metrics), len(periods))
+    if margin_of:
+        ops = ["share", *[op for op in ops if op not in {"share", "ratio", "difference"}]]
+    hint = _scale_hint(question)
+    plan = QueryPlan(question=question, intent=intent)
+    if not metrics:
+        for company in companies:
+            text = question if len(companies) == 1 else f"{question.rstrip(' ?.')} (for {company})?"
+            sq_intent = _sub_intent(intent, text, company, "", "")
+            sq_intent.temporal_scope = intent.temporal_scope
+            plan.sub_queries.append(
+                SubQuery(
+                    id=_sub_query_id(company, "", "-".join(periods)),
+                    question=text,
+                    company=company,
+                    period=periods[0] if len(periods) == 1 else "",
+                    intent=sq_intent,
+                )
+            )
+        return plan
+    grid = list(itertools.product(companies, metrics, periods or [""]))
+    if len(grid) > MAX_SUB_QUERIES:
+        plan.notes.append(
+            f"{len(grid)} sub-queries asked; kept the first {MAX_SUB_QUERIES} "
+            f"(narrow the question for the rest)"
+        )
+        grid = grid[:MAX_SUB_QUERIES]
+    single = len(grid) == 1
+    for company, metric, period in grid:
+        text = question if single else _lookup_question(company, [metric], [period] if period else [], hint)
+        sq = SubQuery(
+            id=_sub_query_id(company, metric, period),
+            question=text,
+            company=company,
+            metric=metric,
+            period=period,
+            intent=_sub_intent(intent, text, company, metric, period),
+        )
+        plan.sub_queries.append(sq)
+    plan.combinations = plan_combinations(question, plan.sub_queries, ops)
+    return plan
+
+
+def plan_combinations(
+    question: str, sub_queries: Sequence[SubQuery], operations: Sequence[str]
+) -> list[Combination]:
+    """The arithmetic steps over ``sub_queries`` for the requested ``operations`` (shared by both twins)."""
+    out: list[Combination] = []
+
+    def add(operation: str, operands: list[str], metric: str, label: str) -> str:
+        cid = f"c{len(out) + 1}"
+        out.append(
+            Combination(
+                id=cid,
+                operation=operation,
+                operands=operands,
+                metric=metric,  # type: ignore[arg-type]
+                label=label,
+            )
+        )
+        return cid
+
+    by_key = {(s.company, s.metric, s.period): s.id for s in sub_queries}
+    companies = list(dict.fromkeys(s.company for s in sub_queries))
+    metrics = list(dict.fromkeys(s.metric for s in sub_queries if s.metric))
+    periods = _chronological([s.period for s in sub_queries])
+    if not metrics:
+        return out
+    # Per-period ratio/share of the first metric over the second (per company).
+    series: dict[str, list[tuple[str, str]]] = {}  # company -> [(period, id)] of the quantity being tracked
+    tracked_metric = metrics[0]
+    for company in companies:
+        if ("share" in operations or "ratio" in operations) and len(metrics) >= 2:
+            op = "share" if "share" in operations else "ratio"
+            top, bottom = metrics[0], metrics[1]
+            tracked_metric = f"{top} {'as % of' if op == 'share' else 'to'} {bottom}"
+            for period in periods or [""]:
+                a, b = by_key.get((company, top, period)), by_key.get((company, bottom, period))
+                if a and b:
+                    cid = add(
+                        op,
+                        [a, b],
+                        tracked_metric,
+                        f"{company + ' ' if company else ''}{tracked_metric}"
+                        f"{' ' + period if period else ''}".strip(),
+                    )
+                    series.setdefault(company, []).append((period, cid))
+        else:
+            series[company] = [
+                (p, by_key[(company, tracked_metric, p)])
+                for p in periods or [""]
+                if (company, tracked_metric, p) in by_key
+            ]
+    # Over periods: change, growth, CAGR, average, sum.
+    finals: dict[str, str] = {}
+    for company, items in series.items():
+        who = f"{company} " if company else ""
+        if len(items) >= 2:
+            first, last = items[0], items[-1]
+            span = f"{first[0]} to {last[0]}"
+            if "change" in operations:
+                finals[company] = add(
+                    "change",
+                    [first[1], last[1]],
+                    tracked_metric,
+                    f"change in {who}{tracked_metric} from {span}",
+                )
+            if "percent_change" in operations:
+                finals[company] = add(
+                    "percent_change",
+                    [first[1], last[1]],
+                    tracked_metric,
+                    f"growth in {who}{tracked_metric} from {span}",
+                )
+            if "cagr" in operations:
+                finals[company] = add(
+                    "cagr", [first[1], last[1]], tracked_metric, f"CAGR of {who}{tracked_metric} from {span}"
+                )
+            if "average" in operations:
+                finals[company] = add(
+                    "average",
+                    [i for _, i in items],
+                    tracked_metric,
+                    f"average {who}{tracked_metric} over {span}",
+                )
+            if "sum" in operations:
+                finals[company] = add(
+                    "sum", [i for _, i in items], tracked_metric, f"total {who}{tracked_metric} over {span}"
+                )
+        elif items:
+            finals[company] = items[0][1]
+    # Across companies: the difference of their figures (the first named minus the second).
+    if "difference" in operations and len(companies) >= 2 and all(c in finals for c in companies[:2]):
+        a, b = companies[0], companies[1]
+        add("difference", [finals[a], finals[b]], tracked_metric, f"{a} minus {b}: {tracked_metric}")
+    elif "difference" in operations and len(metrics) >= 2 and len(companies) == 1 and len(periods) <= 1:
+        p = periods[0] if periods else ""
+        ids = [by_key.get((companies[0], m, p)) for m in metrics[:2]]
+        if all(ids):
+            add("difference", [i for i in ids if i], "", f"{metrics[0]} minus {metrics[1]}")
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Decomposition: language-model twin
+# ---------------------------------------------------------------------------------------------------------
+def _decomposition_check(
+    question: str, intent: QueryIntent
+) -> Callable[[llm_schemas.Decomposition], str | None]:
+    allowed = {c.lower() for c in [intent.company, intent.ticker, *intent.entities] if c}
+
+    def check(value: llm_schemas.Decomposition) -> str | None:
+        if len(value.sub_queries) > MAX_SUB_QUERIES:
+            return f"at most {MAX_SUB_QUERIES} sub-queries, got {len(value.sub_queries)}"
+        for sq in value.sub_queries:
+            if (
+                sq.company
+                and sq.company.lower() not in allowed
+                and sq.company.lower() not in question.lower()
+            ):
+                return f"sub-query names company {sq.company!r}, which the question does not mention"
+        return None
+
+    return check
+
+
+def decompose_llm(
+    question: str,
+    intent: QueryIntent,
+    *,
+    model: BaseChatModel | None,
+    usage: UsageLog | None = None,
+    known_companies: Sequence[str] = (),
+) -> QueryPlan:
+    """Language-model twin of :func:`decompose` (prompt + JSON schema); falls back to the offline twin.
+
+    The model proposes the sub-queries; their metrics are canonicalised with the lexicon, each gets its own
+    Query Intent and stable id, and the combinations are planned in code from the question's wording.
+    """
+    offline = decompose(question, intent, known_companies)
+    if model is None:
+        return offline
+
+    def fallback() -> llm_schemas.Decomposition:
+        return llm_schemas.Decomposition(
+            sub_queries=[
+                llm_schemas.SubQuery(question=s.question, company=s.company, metric=s.metric, period=s.period)
+                for s in offline.sub_queries
+            ]
+        )
+
+    result = structured_call(
+        model,
+        llm_schemas.Decomposition,
+        decompose_messages(question, intent),
+        fallback=fallback,
+        step="decompose",
+        usage=usage,
+        check=_decomposition_check(question, intent),
+    )
+    if result.source == "offline":
+        return offline.model_copy(update={"reason": result.reason})
+    plan = QueryPlan(question=question, intent=intent, source="llm")
+    seen: set[str] = set()
+    for sq in result.value.sub_queries:
+        metric = canonical(sq.metric) or next(iter(_metrics_in(sq.metric)), "") if sq.metric else ""
+        period = normalise_period(sq.period) if sq.period else ""
+        company = sq.company or intent.company
+        sub_intent = _sub_intent(
+            extract_intent(sq.question, list(known_companies)), sq.question, company, metric, period
+        )
+        sid = _sub_query_id(company, metric, period)
+        while sid in seen:
+            sid += "+"
+        seen.add(sid)
+        plan.sub_queries.append(
+            SubQuery(
+                id=sid,
+                question=sq.question,
+                company=company,
+                metric=metric or "",
+                period=period,
+                intent=sub_intent,
+            )
+        )
+    companies = {s.company for s in plan.sub_queries}
+    metrics = {s.metric for s in plan.sub_queries if s.metric}
+    periods = {s.period for s in plan.sub_queries if s.period}
+    ops = _operations(question, intent, len(companies), len(metrics), len(periods))
+    plan.combinations = plan_combinations(question, plan.sub_queries, ops)
+    return plan

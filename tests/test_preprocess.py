@@ -1,0 +1,451 @@
+"""Query preprocessing: slot carry-over across turns, references to earlier answers, decomposition, routing
+kind, and the language-model twins with a scripted chat model (replies keyed by prompt content)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import Field
+
+from agent.answering import answer_references
+from agent.arithmetic import CitedValue
+from agent.intent import extract_intent
+from agent.llm import UsageLog
+from agent.preprocess import (
+    DialogueSlots,
+    QueryKind,
+    Rewrite,
+    Turn,
+    classify_query,
+    decompose,
+    decompose_llm,
+    needs_evidence,
+    rewrite,
+    rewrite_llm,
+    update_slots,
+)
+from agent.prompts import MAX_SUB_QUERIES
+from agent.schemas import Citation, NumericValue
+
+COMPANIES = ["3M", "Microsoft", "Northwind Instruments"]
+
+
+class ScriptedChatModel(GenericFakeChatModel):
+    """Replies chosen by prompt content (the longest matching key set wins); no match is a failed call."""
+
+    rules: list[tuple[tuple[str, ...], AIMessage]] = Field(default_factory=list)
+    prompts: list[str] = Field(default_factory=list)
+    messages: Any = iter(())
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedChatModel:
+        return self
+
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
+        text = "\n".join(str(m.content) for m in messages)
+        self.prompts.append(text)
+        matching = [(keys, reply) for keys, reply in self.rules if all(k in text for k in keys)]
+        if not matching:
+            raise ConnectionError("scripted model has no reply for this prompt")
+        _, reply = max(matching, key=lambda rule: len(rule[0]))
+        return ChatResult(generations=[ChatGeneration(message=reply.model_copy(deep=True))])
+
+
+def tool_reply(name: str, args: dict[str, Any]) -> AIMessage:
+    return AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": "call-1"}])
+
+
+def value(metric: str, number: float, period: str, text: str = "") -> CitedValue:
+    return CitedValue(
+        label=f"{metric} {period}",
+        metric=metric,
+        value=NumericValue(text=text or f"{number:,g}", value=number, scale=1e6, unit="USD", period=period),
+        citation=Citation(doc="NORTHWIND_2024_10K", page=7),
+    )
+
+
+class Conversation:
+    """Drives rewrite turn by turn, recording each turn's figures like the graph does."""
+
+    def __init__(self) -> None:
+        self.slots = DialogueSlots()
+        self.history: list[Turn] = []
+
+    def ask(self, question: str, answer_values: Sequence[CitedValue] = ()) -> Rewrite:
+        result = rewrite(question, self.history, self.slots, COMPANIES)
+        computations = []
+        if result.references:
+            comp = answer_references(result)
+            assert comp is not None
+            computations.append(comp)
+        self.slots = update_slots(self.slots, result, None, answer_values, computations)
+        self.history.append(
+            Turn(
+                question=question,
+                rewritten=result.question,
+                values=list(answer_values),
+                computations=computations,
+            )
+        )
+        return result
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Rewrite: slot carry-over
+# ---------------------------------------------------------------------------------------------------------
+def test_first_turn_is_unchanged_and_fills_slots() -> None:
+    chat = Conversation()
+    first = chat.ask("What was 3M's capital expenditure in FY2018?")
+    assert first.question == "What was 3M's capital expenditure in FY2018?"
+    assert not first.changed and first.carried_over == []
+    assert (chat.slots.company, chat.slots.metrics, chat.slots.periods) == (
+        "3M",
+        ["capital expenditure"],
+        ["FY2018"],
+    )
+
+
+def test_new_period_carries_company_and_metric() -> None:
+    chat = Conversation()
+    chat.ask("What was 3M's capital expenditure in FY2018?")
+    follow = chat.ask("what about 2022?")
+    assert follow.question == "What was 3M's capital expenditure in 2022?"
+    assert follow.carried_over == ["company: 3M", "metric: capital expenditure"]
+    assert follow.intent.temporal_scope.periods == ["FY2022"] and follow.intent.company == "3M"
+    assert chat.slots.periods == ["FY2022"]
+
+
+def test_relative_period_shifts_the_last_one() -> None:
+    chat = Conversation()
+    chat.ask("What was 3M's capital expenditure in FY2018?")
+    assert chat.ask("and the year before?").question == "What was 3M's capital expenditure in FY2017?"
+
+
+def test_percentage_of_another_metric_keeps_company_and_period() -> None:
+    chat = Conversation()
+    chat.ask("What was 3M's capital expenditure in FY2018?")
+    follow = chat.ask("and as a percentage of revenue?")
+    assert follow.question == "What was 3M's capital expenditure as a percentage of revenue in FY2018?"
+    assert set(follow.carried_over) == {"company: 3M", "period: FY2018", "metric: capital expenditure"}
+    assert chat.slots.metrics == ["capital expenditure", "revenue"]
+
+
+def test_new_company_with_compare_becomes_a_comparison() -> None:
+    chat = Conversation()
+    chat.ask("What was 3M's capital expenditure in FY2018?")
+    follow = chat.ask("how does that compare with Microsoft?")
+    assert follow.question == "Compare 3M's and Microsoft's capital expenditure in FY2018."
+    assert chat.slots.companies == ["3M", "Microsoft"]
+    plan = decompose(follow.question, follow.intent, COMPANIES)
+    assert [s.id for s in plan.sub_queries] == [
+        "3m:capital-expenditure:FY2018",
+        "microsoft:capital-expenditure:FY2018",
+    ]
+    # A period follow-up after a comparison keeps both companies.
+    again = chat.ask("what about 2017?")
+    assert again.question == "Compare 3M's and Microsoft's capital expenditure in FY2017."
+
+
+def test_new_company_alone_switches_company() -> None:
+    chat = Conversation()
+    chat.ask("What was 3M's capital expenditure in FY2018?")
+    assert chat.ask("what about Microsoft?").question == "What was Microsoft's capital expenditure in FY2018?"
+
+
+def test_new_metric_keeps_company_and_period_and_explicit_slots_win() -> None:
+    chat = Conversation()
+    chat.ask("What was 3M's capital expenditure in FY2018?")
+    assert chat.ask("and its net income?").question == "What was 3M's net income in FY2018?"
+    standalone = chat.ask("What was Microsoft's revenue in FY2021?")
+    assert standalone.question == "What was Microsoft's revenue in FY2021?" and not standalone.changed
+
+
+def test_change_and_percent_refer_to_earlier_answers_convfinqa_style() -> None:
+    chat = Conversation()
+    chat.ask(
+        "what was the net cash provided by operating activities in 2013?",
+        [value("cash from operations", 6823, "FY2013")],
+    )
+    second = chat.ask("and in 2012?", [value("cash from operations", 6161, "FY2012")])
+    assert second.question == "What was the net cash provided by operating activities in 2012?"
+    change = chat.ask("so what was the difference in this value between the years?")
+    assert change.operation == "change"
+    assert [r.value.value for r in change.references] == [6161, 6823]
+    assert change.question == "What was the change in cash from operations from FY2012 to FY2013?"
+    computed = answer_references(change)
+    assert computed is not None and computed.result.value == 662 and computed.formula == "6,823 - 6,161 = 662"
+    percent = chat.ask("what is that as a %?")
+    assert percent.operation == "percent_change"
+    result = answer_references(percent)
+    assert result is not None and result.result.value == pytest.approx(10.745, abs=1e-3)
+    assert result.result.text == "10.7%"
+
+
+def test_ratio_follow_up_orders_operands_by_the_question() -> None:
+    chat = Conversation()
+    chat.ask(
+        "what was the aggregate fair value of the outstanding fuel hedges in 2016?",
+        [value("derivative instruments", 37.8, "FY2016")],
+    )
+    chat.ask("what was it in 2015?", [value("derivative instruments", 2.7, "FY2015")])
+    ratio = chat.ask("how much, then, did the 2016 fair value represent in relation to this 2015 one?")
+    assert ratio.operation == "ratio"
+    result = answer_references(ratio)
+    assert result is not None and result.result.value == pytest.approx(14.0)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Decomposition
+# ---------------------------------------------------------------------------------------------------------
+def test_decompose_two_companies() -> None:
+    question = "Compare 3M's and Microsoft's FY2022 revenue"
+    plan = decompose(question, extract_intent(question, COMPANIES), COMPANIES)
+    assert [(s.id, s.question, s.company, s.metric, s.period) for s in plan.sub_queries] == [
+        ("3m:revenue:FY2022", "What was 3M's revenue in FY2022?", "3M", "revenue", "FY2022"),
+        (
+            "microsoft:revenue:FY2022",
+            "What was Microsoft's revenue in FY2022?",
+            "Microsoft",
+            "revenue",
+            "FY2022",
+        ),
+    ]
+    assert [(c.operation, c.operands) for c in plan.combinations] == [
+        ("difference", ["3m:revenue:FY2022", "microsoft:revenue:FY2022"])
+    ]
+    for sq in plan.sub_queries:  # each sub-query carries its own intent
+        assert sq.intent.company == sq.company and sq.intent.metrics == ["revenue"]
+        assert sq.intent.temporal_scope.periods == ["FY2022"]
+
+
+def test_decompose_change_between_two_years() -> None:
+    question = "How did capex change from 2017 to 2018?"
+    plan = decompose(question, extract_intent(question, COMPANIES), COMPANIES)
+    assert [(s.id, s.question) for s in plan.sub_queries] == [
+        ("any:capital-expenditure:FY2017", "What was the capital expenditure in FY2017?"),
+        ("any:capital-expenditure:FY2018", "What was the capital expenditure in FY2018?"),
+    ]
+    assert [(c.operation, c.operands) for c in plan.combinations] == [
+        ("change", ["any:capital-expenditure:FY2017", "any:capital-expenditure:FY2018"]),
+        ("percent_change", ["any:capital-expenditure:FY2017", "any:capital-expenditure:FY2018"]),
+    ]
+
+
+def test_simple_question_stays_whole_and_ids_are_stable() -> None:
+    question = "What is the FY2018 capital expenditure amount (in USD millions) for 3M?"
+    first = decompose(question, extract_intent(question, COMPANIES), COMPANIES)
+    again = decompose(question, extract_intent(question, COMPANIES), COMPANIES)
+    assert [s.question for s in first.sub_queries] == [question]
+    assert (
+        [s.id for s in first.sub_queries]
+        == [s.id for s in again.sub_queries]
+        == ["3m:capital-expenditure:FY2018"]
+    )
+    assert first.combinations == []
+
+
+def test_definition_inputs_and_averaged_prior_year_do_not_split() -> None:
+    question = (
+        "What is the FY2017 return on assets (ROA) for 3M? ROA is defined as: FY2017 net income / "
+        "(average total assets between FY2016 and FY2017)."
+    )
+    plan = decompose(question, extract_intent(question, COMPANIES), COMPANIES)
+    assert [(s.metric, s.period) for s in plan.sub_queries] == [("return on assets", "FY2017")]
+    formula = "What is 3M's FY2021 operating income + depreciation and amortization (unadjusted EBITDA)?"
+    assert [
+        s.metric for s in decompose(formula, extract_intent(formula, COMPANIES), COMPANIES).sub_queries
+    ] == ["ebitda"]
+
+
+def test_ad_hoc_share_over_three_years_is_averaged() -> None:
+    question = "What is the FY2018 - FY2020 3 year average of capex as a % of revenue for 3M?"
+    plan = decompose(question, extract_intent(question, COMPANIES), COMPANIES)
+    assert len(plan.sub_queries) == 6
+    ops = [(c.id, c.operation, c.operands) for c in plan.combinations]
+    assert ops[:3] == [
+        ("c1", "share", ["3m:capital-expenditure:FY2018", "3m:revenue:FY2018"]),
+        ("c2", "share", ["3m:capital-expenditure:FY2019", "3m:revenue:FY2019"]),
+        ("c3", "share", ["3m:capital-expenditure:FY2020", "3m:revenue:FY2020"]),
+    ]
+    assert ops[3] == ("c4", "average", ["c1", "c2", "c3"])
+
+
+def test_amount_margin_is_a_share_of_revenue() -> None:
+    question = (
+        "What is the FY2015 depreciation and amortization (D&A from cash flow statement) % margin for 3M?"
+    )
+    plan = decompose(question, extract_intent(question, COMPANIES), COMPANIES)
+    assert [s.metric for s in plan.sub_queries] == ["depreciation and amortization", "revenue"]
+    assert [c.operation for c in plan.combinations] == ["share"]
+
+
+def test_explanation_stays_one_text_sub_query() -> None:
+    question = "What drove the increase in Northwind's gross margin in 2024?"
+    plan = decompose(question, extract_intent(question, COMPANIES), COMPANIES)
+    assert len(plan.sub_queries) == 1 and plan.sub_queries[0].metric == ""
+    assert plan.sub_queries[0].question == question
+
+
+def test_too_many_sub_queries_are_capped_with_a_note() -> None:
+    question = (
+        "Compare 3M's and Microsoft's net income, revenue and capital expenditure in FY2019, FY2020 "
+        "and FY2021"
+    )
+    plan = decompose(question, extract_intent(question, COMPANIES), COMPANIES)
+    assert len(plan.sub_queries) == MAX_SUB_QUERIES
+    assert plan.notes and plan.notes[0].startswith("18 sub-queries asked")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Router kind
+# ---------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("hello!", QueryKind.NO_EVIDENCE),
+        ("thanks a lot", QueryKind.NO_EVIDENCE),
+        ("What is EBITDA?", QueryKind.NO_EVIDENCE),
+        ("What does free cash flow mean?", QueryKind.NO_EVIDENCE),
+        ("What is Microsoft's market cap?", QueryKind.MARKET),
+        ("How has 3M stock performed this year?", QueryKind.MARKET),
+        ("What is the current share price of Microsoft?", QueryKind.MARKET),
+        ("What was 3M's revenue in 2018?", QueryKind.FILING),
+        ("What is Northwind's free cash flow?", QueryKind.FILING),
+        ("How much stock-based compensation did 3M record in 2018?", QueryKind.FILING),
+        ("What aggregate market value of voting stock does the 10-K report?", QueryKind.FILING),
+    ],
+)
+def test_classify_query(question: str, kind: QueryKind) -> None:
+    assert classify_query(question, extract_intent(question, COMPANIES)) is kind
+    assert needs_evidence(question, extract_intent(question, COMPANIES)) is (
+        kind is not QueryKind.NO_EVIDENCE
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Language-model twins
+# ---------------------------------------------------------------------------------------------------------
+def test_rewrite_llm_uses_the_model_and_keeps_offline_references() -> None:
+    model = ScriptedChatModel(
+        rules=[
+            (
+                ("what about 2022?",),
+                tool_reply(
+                    "RewriteOutput",
+                    {
+                        "question": "What was 3M's capital expenditure in FY2022?",
+                        "carried_over": ["company: 3M"],
+                        "changed": True,
+                    },
+                ),
+            )
+        ]
+    )
+    history = [Turn(question="What was 3M's capital expenditure in FY2018?", answer="It was $1,577 million.")]
+    slots = DialogueSlots(
+        company="3M",
+        companies=["3M"],
+        metrics=["capital expenditure"],
+        periods=["FY2018"],
+        last_question="What was 3M's capital expenditure in FY2018?",
+    )
+    usage = UsageLog()
+    result = rewrite_llm(
+        "what about 2022?", history, slots, model=model, usage=usage, known_companies=COMPANIES
+    )
+    assert result.source == "llm" and result.question == "What was 3M's capital expenditure in FY2022?"
+    assert result.slots.periods == ["FY2022"] and result.slots.company == "3M"
+    assert "It was $1,577 million." in model.prompts[0]  # the conversation is in the prompt
+    assert [r.step for r in usage.records] == ["rewrite"]
+
+
+def test_rewrite_llm_falls_back_to_the_offline_twin() -> None:
+    model = ScriptedChatModel(rules=[])  # every call fails
+    slots = DialogueSlots(
+        company="3M",
+        companies=["3M"],
+        metrics=["capital expenditure"],
+        periods=["FY2018"],
+        last_question="What was 3M's capital expenditure in FY2018?",
+    )
+    history = [Turn(question="What was 3M's capital expenditure in FY2018?")]
+    result = rewrite_llm("what about 2022?", history, slots, model=model, known_companies=COMPANIES)
+    assert result.source == "offline" and result.reason
+    assert result.question == "What was 3M's capital expenditure in 2022?"
+
+
+def test_decompose_llm_canonicalises_and_plans_combinations() -> None:
+    question = "Compare 3M's and Microsoft's FY2022 revenue"
+    model = ScriptedChatModel(
+        rules=[
+            (
+                ("Compare 3M",),
+                tool_reply(
+                    "Decomposition",
+                    {
+                        "sub_queries": [
+                            {
+                                "question": "What was 3M's total net sales in fiscal 2022?",
+                                "company": "3M",
+                                "metric": "net sales",
+                                "period": "fiscal 2022",
+                            },
+                            {
+                                "question": "What was Microsoft's total net sales in fiscal 2022?",
+                                "company": "Microsoft",
+                                "metric": "net sales",
+                                "period": "FY2022",
+                            },
+                        ]
+                    },
+                ),
+            )
+        ]
+    )
+    plan = decompose_llm(
+        question, extract_intent(question, COMPANIES), model=model, known_companies=COMPANIES
+    )
+    assert plan.source == "llm"
+    assert [(s.id, s.metric, s.period) for s in plan.sub_queries] == [
+        ("3m:revenue:FY2022", "revenue", "FY2022"),
+        ("microsoft:revenue:FY2022", "revenue", "FY2022"),
+    ]
+    assert [c.operation for c in plan.combinations] == ["difference"]
+    assert plan.sub_queries[0].intent.metrics == ["revenue"]
+
+
+def test_decompose_llm_rejects_invented_companies_then_falls_back() -> None:
+    question = "What was 3M's revenue in FY2022?"
+    model = ScriptedChatModel(
+        rules=[
+            (
+                ("3M's revenue",),
+                tool_reply(
+                    "Decomposition",
+                    {
+                        "sub_queries": [
+                            {
+                                "question": "What was Apple's revenue in FY2022?",
+                                "company": "Apple",
+                                "metric": "revenue",
+                                "period": "FY2022",
+                            }
+                        ]
+                    },
+                ),
+            )
+        ]
+    )
+    usage = UsageLog()
+    plan = decompose_llm(
+        question, extract_intent(question, COMPANIES), model=model, usage=usage, known_companies=COMPANIES
+    )
+    assert plan.source == "offline" and "Apple" in plan.reason
+    assert [s.id for s in plan.sub_queries] == ["3m:revenue:FY2022"]
+    assert [r.outcome for r in usage.records] == ["invalid", "invalid"]
