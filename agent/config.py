@@ -109,7 +109,7 @@ class Settings:
     # --- memory bank ------------------------------------------------------------------------------------
     memory_subsequence_min: float = field(default=0.55, metadata={"help": "VeritasFi reference threshold."})
     memory_bm25_min: float = field(default=3.0, metadata={"help": "VeritasFi reference threshold."})
-    memory_cosine_min: float = field(default=0.85, metadata={"help": "Embedding match threshold (paraphrase level)."})
+    memory_cosine_min: float = field(default=0.9, metadata={"help": "MiniLM scores different metrics in one template up to 0.86; 0.9 is near-identical."})
 
     # --- market tools -------------------------------------------------------------------------------------
     market_cache_ttl_s: int = field(default=900, metadata={"help": "Quotes younger than this are served from cache."})

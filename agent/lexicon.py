@@ -260,7 +260,7 @@ _DEFS: list[MetricDef] = [
         "revenue", "total revenue", "net revenue", "total net revenue", "net sales", "total net sales",
         "sales",
         "total sales", "operating revenue", "total operating revenue", "net operating revenue", "top line",
-        "topline", "revenue net", "sales revenue", "net revenues and sales",
+        "topline", "sales revenue", "net revenues and sales",
     ], related=["segment revenue", "geographic revenue", "revenue growth"]),
     _m("segment revenue", _REV, [
         "segment revenue", "segment sales", "segment net sales", "revenue by segment", "net sales by segment",
@@ -579,6 +579,8 @@ _DEFS: list[MetricDef] = [
         "purchases of property equipment and software", "capital outlays", "additions to pp&e",
         "capital asset purchases", "purchases of property plant equipment", "capital spend",
         "property plant and equipment additions", "capital expenditure and investment",
+        "purchases of land buildings and equipment", "purchases of land and buildings and equipment",
+        "additions to land buildings and equipment", "purchases of premises and equipment",
     ], abbreviations=["capex", "CAPEX", "CapEx"], related=["property plant and equipment", "free cash flow",
                                                             "depreciation and amortization"]),
     _m("free cash flow", _CF, [

@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "cli.search_cmd",
     "cli.memory_cmd",
     "cli.market_cmd",
+    "cli.eval_cmd",
 )
 
 EPILOG = """examples:
