@@ -1,0 +1,186 @@
+"""Ingestion pipeline: files -> pages -> sections -> chunks -> Chunk Cards -> embeddings -> store.
+
+Incremental and idempotent: a document is keyed by the sha256 of its bytes, so re-ingesting the same file is a
+no-op. Each document is written in one store transaction; a bad file gets one clear error and the others go on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from agent.cards import build_card
+from agent.chunking import chunk_document
+from agent.config import Settings
+from agent.embeddings import Embedder
+from agent.errors import FinragError, IngestError
+from agent.metadata import detect_metadata
+from agent.parsing import SUPPORTED_EXTENSIONS, load_pages
+from agent.schemas import Chunk, DocumentMeta, IngestReport
+from agent.store import Store
+from agent.structure import detect_sections
+
+# Files a folder walk never treats as filings (editor droppings, OS metadata).
+_IGNORED_NAMES = {".DS_Store", "Thumbs.db", "desktop.ini"}
+
+
+class MetadataOverrides(BaseModel):
+    """Document metadata given on the command line; wins over what detection found."""
+
+    company: str = ""
+    ticker: str = ""
+    form: str = ""
+    period: str = ""
+    filing_date: str = ""
+
+
+def file_sha256(path: Path) -> str:
+    """Content hash that keys a document."""
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def expand_paths(paths: Iterable[Path]) -> Iterator[Path]:
+    """Files as given, and every non-hidden file under each folder, in a stable order."""
+    for path in paths:
+        if path.is_dir():
+            for child in sorted(path.rglob("*")):
+                hidden = any(part.startswith(".") for part in child.relative_to(path).parts)
+                if child.is_file() and not hidden and child.name not in _IGNORED_NAMES:
+                    yield child
+        else:
+            yield path
+
+
+def embedding_text(chunk: Chunk) -> str:
+    """What the dense index sees: the nearest section title anchors a chunk that never names its topic."""
+    title = chunk.section_path[-1] if chunk.section_path else ""
+    return f"{title}\n{chunk.text}" if title else chunk.text
+
+
+def build_meta(path: Path, doc_id: str, pages: list, source_format: str, overrides: MetadataOverrides) -> DocumentMeta:
+    """Detected metadata with command-line overrides applied."""
+    from agent.periods import normalise_period
+
+    guess = detect_metadata(path, pages)
+    meta = DocumentMeta(
+        doc_id=doc_id,
+        name=path.stem,
+        path=str(path.resolve()),
+        source_format=source_format,
+        company=guess.company,
+        ticker=guess.ticker,
+        form=guess.form,
+        fiscal_year=guess.fiscal_year,
+        fiscal_period=guess.fiscal_period,
+        period_end=guess.period_end,
+        filing_date=guess.filing_date,
+        n_pages=len(pages),
+        ingested_at=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+    for field in ("company", "ticker", "form", "filing_date"):
+        value = getattr(overrides, field)
+        if value:
+            setattr(meta, field, value)
+    if overrides.period:
+        meta.fiscal_period = normalise_period(overrides.period) or overrides.period
+        year = "".join(ch for ch in meta.fiscal_period if ch.isdigit())[:4]
+        meta.fiscal_year = int(year) if len(year) == 4 else meta.fiscal_year
+    return meta
+
+
+class Ingestor:
+    """Ingests files into one store, sharing the embedding model across files."""
+
+    def __init__(self, settings: Settings, store: Store, embedder: Embedder,
+                 on_ingested: Callable[[DocumentMeta], None] | None = None) -> None:
+        self.settings = settings
+        self.store = store
+        self.embedder = embedder
+        self.on_ingested = on_ingested
+
+    def ingest_file(self, path: Path, overrides: MetadataOverrides | None = None) -> IngestReport:
+        """Ingest one file; never raises for bad input (the report says what went wrong)."""
+        started = time.perf_counter()
+        overrides = overrides or MetadataOverrides()
+        report = IngestReport(path=str(path), name=path.stem, status="failed")
+        try:
+            report = self._ingest(path, overrides, report)
+        except FinragError as exc:
+            report.error = str(exc.reason if isinstance(exc, IngestError) else exc)
+        except MemoryError:
+            report.error = "ran out of memory while processing this file (is it a real filing?)"
+        except Exception as exc:  # one broken file must not stop the batch; say what happened
+            report.error = f"unexpected {type(exc).__name__}: {exc}"
+        report.seconds = round(time.perf_counter() - started, 3)
+        report.finished_at = datetime.now(UTC)
+        return report
+
+    def _ingest(self, path: Path, overrides: MetadataOverrides, report: IngestReport) -> IngestReport:
+        if not path.exists():
+            raise IngestError(str(path), "no such file")
+        if path.suffix.lower() not in SUPPORTED_EXTENSIONS:
+            raise IngestError(
+                str(path), f"unsupported format '{path.suffix or '(none)'}'; supported: {', '.join(SUPPORTED_EXTENSIONS)}"
+            )
+        doc_id = file_sha256(path)
+        report.doc_id = doc_id
+        if self.store.has_document(doc_id):
+            existing = self.store.get_document(doc_id)
+            report.status = "unchanged"
+            report.name = existing.name
+            report.pages = existing.n_pages
+            report.chunks = existing.n_chunks
+            return report
+
+        parsed = load_pages(path, self.settings)
+        sections = detect_sections(parsed.pages)
+        chunks = chunk_document(doc_id, parsed.pages, sections, self.settings)
+        if not chunks:
+            raise IngestError(str(path), "no text could be extracted into chunks")
+        meta = build_meta(path, doc_id, parsed.pages, parsed.source_format, overrides)
+        meta.n_chunks = len(chunks)
+        cards = [build_card(chunk, meta) for chunk in chunks]
+        vectors = self.embedder.encode([embedding_text(c) for c in chunks])
+        self.store.add_document(meta, parsed.pages, sections, chunks, cards, vectors)
+        if self.on_ingested is not None:
+            self.on_ingested(meta)
+
+        report.status = "ingested"
+        report.name = meta.name
+        report.pages = len(parsed.pages)
+        report.sections = len(sections)
+        report.chunks = len(chunks)
+        report.tables = sum(1 for c in chunks if c.is_table)
+        return report
+
+
+@contextmanager
+def open_ingestor(settings: Settings) -> Iterator[Ingestor]:
+    """An ingestor over the configured store and embedding model; closes the store afterwards.
+
+    Ingesting a filing marks memory-bank entries of the same company and period stale, so a verified answer
+    never outlives the filing that superseded it.
+    """
+    from agent.embeddings import get_embedder
+    from agent.memory import MemoryBank
+
+    store = Store.open(settings)
+    bank = MemoryBank(settings)
+    try:
+        def mark_stale(meta: DocumentMeta) -> None:
+            if meta.company and meta.fiscal_period:
+                bank.mark_stale(meta.company, meta.fiscal_period, meta.name)
+
+        yield Ingestor(settings, store, get_embedder(settings), on_ingested=mark_stale)
+    finally:
+        store.close()

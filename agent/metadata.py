@@ -1,0 +1,255 @@
+"""Guess what a filing is (company, ticker, form, fiscal period, dates) from its file name and cover page.
+
+The cover page wins where it is explicit ("FORM 10-K", "For the fiscal year ended December 31, 2018",
+"(Exact name of registrant as specified in its charter)", the trading-symbol table); the file name
+(``3M_2018_10K.pdf``, ``MGMRESORTS_2023Q2_10Q.pdf``, ``PEPSICO_2023_8K_dated-2023-05-05.pdf``) fills the
+rest. Every field may stay empty; people can edit the result. Only the period normalisation metadata needs
+lives here (``FY2018``, ``FY2023Q2``); general period parsing is elsewhere.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import date, timedelta
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from agent.schemas import Page
+
+# The cover and the trading-symbol table sit on the first pages; phrases naming the ticker may come later.
+COVER_PAGES = 3
+TICKER_PAGES = 8
+# Lines after "Trading Symbol(s)" searched for the symbol.
+TICKER_TABLE_LINES = 12
+# Period ends fall on or just after a quarter's last month (52/53-week years end a few days into the next
+# month): stepping back this many days lands in the month the period is named after.
+PERIOD_END_SHIFT_DAYS = 15
+# Longest plausible registrant name.
+MAX_NAME_WORDS = 10
+
+_MONTHS = {
+    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6,
+    "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12,
+}
+_DATE_RE = re.compile(
+    r"\b(?P<month>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+(?P<day>\d{1,2}),?\s+(?P<year>(?:19|20)\d{2})\b",
+    re.IGNORECASE,
+)
+_ANNUAL_RE = re.compile(r"for\s+the\s+(?:fiscal\s+)?year\s+ended\s+", re.IGNORECASE)
+_QUARTER_RE = re.compile(
+    r"for\s+the\s+(?:quarterly\s+period|quarter|(?:three|thirteen|twelve|13|12)[\s-]+(?:months?|weeks?))"
+    r"(?:\s+and\s+(?:full\s+|fiscal\s+)?year)?\s+ended\s+",
+    re.IGNORECASE,
+)
+_EVENT_DATE_RE = re.compile(r"date\s+of\s+report[^:]*:\s*|^\s*(?:filed|filing\s+date|dated)\s*:?\s*", re.IGNORECASE | re.MULTILINE)
+_FORM_LINE_RE = re.compile(r"^[_\s]*form\s+(10-K405|10-KT|10-K|10-Q|8-K|20-F|40-F|6-K)\b[_\s]*$", re.IGNORECASE)
+_FORM_INLINE_RE = re.compile(r"(?:^|_{3,}\s*)form\s+(10-K|10-Q|8-K|20-F|40-F|6-K)\s*(?:_{3,}|\(mark one\)|$)", re.IGNORECASE)
+_REPORT_KIND_RE = (
+    (re.compile(r"annual\s+report\s+pursuant\s+to\s+section\s+13", re.IGNORECASE), "10-K"),
+    (re.compile(r"quarterly\s+report\s+pursuant\s+to\s+section\s+13", re.IGNORECASE), "10-Q"),
+    (re.compile(r"^\s*current\s+report\s*$", re.IGNORECASE | re.MULTILINE), "8-K"),
+)
+_EARNINGS_RE = re.compile(
+    r"\b(?:reports?|announces?|reported)\b[^.]{0,80}\b(?:first|second|third|fourth|full[- ]year|q[1-4])\b[^.]{0,40}\bresults\b",
+    re.IGNORECASE,
+)
+_FILE_FORMS = {
+    "10K": "10-K", "10Q": "10-Q", "8K": "8-K", "20F": "20-F", "40F": "40-F", "6K": "6-K",
+    "EARNINGS": "EARNINGS", "ER": "EARNINGS", "PR": "EARNINGS", "ANNUAL": "10-K",
+}
+_FILE_RE = re.compile(
+    r"^(?P<company>.+?)[_\s-]+(?P<year>(?:19|20)\d{2})(?:[_\s-]?Q(?P<q>[1-4]))?"
+    r"(?:[_\s-]+(?P<form>10-?K|10-?Q|8-?K|20-?F|40-?F|6-?K|EARNINGS|ER|PR|ANNUAL)(?![A-Za-z0-9]))?",
+    re.IGNORECASE,
+)
+_DATED_RE = re.compile(r"dated[-_\s]?((?:19|20)\d{2})-(\d{2})-(\d{2})", re.IGNORECASE)
+_EXACT_NAME_RE = re.compile(r"^\(?exact\s+name\s+of\s+(?:the\s+)?registrant", re.IGNORECASE)
+_COMMISSION_RE = re.compile(r"commission\s+file\s+(?:number|no\.?)", re.IGNORECASE)
+_COMPANY_WORD_RE = re.compile(
+    r"\b(?:inc|incorporated|corp|corporation|company|co|ltd|limited|plc|llc|l\.p|group|holdings|international|n\.v|s\.a|ag|se)\b\.?",
+    re.IGNORECASE,
+)
+_EXCHANGES = r"(?:The\s+)?(?:New\s+York\s+Stock\s+Exchange|NYSE(?:\s+American)?|Nasdaq|NASDAQ|Chicago\s+Stock\s+Exchange)"
+_TICKER_ROW_RE = re.compile(rf"(?:^|[\s|])([A-Z][A-Z.]{{0,5}})[\s|]+{_EXCHANGES}")
+_TICKER_PAREN_RE = re.compile(r"\((?:NYSE|NASDAQ|Nasdaq|NYSE\s+American|NYSE\s+Arca)\s*:\s*([A-Z][A-Z.]{0,5})\)")
+_TICKER_PHRASE_RE = re.compile(
+    r"(?:ticker|trading)\s+symbol\s+(?:is\s+|of\s+)?[“\"']?([A-Z][A-Z.]{0,5})\b"
+    r"|under\s+the\s+(?:ticker\s+|trading\s+)?symbols?\s+[“\"']([A-Z][A-Z.]{0,5})[”\"']"
+)
+# Item 5 of a 10-K: "Our common stock is traded on the Nasdaq ... under the symbol “ADBE”" (anywhere in the filing).
+_TICKER_ITEM5_RE = re.compile(
+    r"common\s+(?:stock|shares)[^.]{0,200}?under\s+the\s+(?:ticker\s+|trading\s+)?symbols?\s+[“\"']?([A-Z]{1,5}(?:\.[A-Z])?)\b"
+)
+_NOT_TICKERS = {"NYSE", "USD", "LLC", "INC", "THE", "NA", "N/A", "OTC", "ADR", "CUSIP", "ISIN", "I", "A"}
+_KEEP_UPPER = {"THE", "AND", "OF", "INC", "CO", "CORP", "LTD", "PLC", "LLC"}
+
+
+class MetadataGuess(BaseModel):
+    """What the file name and cover page say a filing is; any field may be empty."""
+
+    company: str = ""
+    ticker: str = ""
+    form: str = Field(default="", description="10-K, 10-Q, 8-K, EARNINGS, ...")
+    fiscal_year: int | None = None
+    fiscal_period: str = Field(default="", description="FY2018 or FY2023Q2")
+    period_end: str = Field(default="", description="ISO date")
+    filing_date: str = Field(default="", description="ISO date")
+
+
+class _FileHints(BaseModel):
+    company: str = ""
+    year: int | None = None
+    quarter: int | None = None
+    form: str = ""
+    dated: str = ""
+
+
+# -------------------------------------------------------------------------------------------------------
+# File name
+# -------------------------------------------------------------------------------------------------------
+def parse_file_name(path: Path) -> _FileHints:
+    """Hints from names like ``MGMRESORTS_2023Q2_10Q`` or ``PEPSICO_2023_8K_dated-2023-05-05``."""
+    stem = Path(path).stem
+    hints = _FileHints()
+    dated = _DATED_RE.search(stem)
+    if dated:
+        hints.dated = "-".join(dated.groups())
+    m = _FILE_RE.match(stem)
+    if m:
+        hints.company = m.group("company").replace("_", " ").strip()
+        hints.year = int(m.group("year"))
+        hints.quarter = int(m.group("q")) if m.group("q") else None
+        form = (m.group("form") or "").upper().replace("-", "")
+        hints.form = _FILE_FORMS.get(form, "")
+    return hints
+
+
+# -------------------------------------------------------------------------------------------------------
+# Cover page
+# -------------------------------------------------------------------------------------------------------
+def _iso(m: re.Match[str]) -> str:
+    try:
+        return date(int(m.group("year")), _MONTHS[m.group("month")[:3].lower()], int(m.group("day"))).isoformat()
+    except ValueError:
+        return ""
+
+
+def _date_after(pattern: re.Pattern[str], text: str) -> str:
+    for m in pattern.finditer(text):
+        d = _DATE_RE.match(text, m.end())
+        if d:
+            return _iso(d)
+    return ""
+
+
+def _tidy_name(name: str) -> str:
+    name = re.sub(r"^[_\W]+|[_\s]+$", "", name)
+    name = re.sub(r"\s+([.,])", r"\1", re.sub(r"\s+", " ", name)).strip()
+    # Small capitals extracted as 'MGM R ESORTS I NTERNATIONAL': rejoin a lone capital with its word.
+    name = re.sub(r"\b([A-Z]) (?=[A-Z]{2,}\b)", r"\1", name)
+    if name.isupper():
+        # "3M COMPANY" -> "3M Company"; short words stay upper (MGM, AT&T) unless they are plain English.
+        words = [w if (len(w.strip(".,")) <= 3 and w.strip(".,") not in _KEEP_UPPER) else w.capitalize() for w in name.split()]
+        name = " ".join(words)
+    return name
+
+
+def _plausible_name(line: str) -> bool:
+    words = line.split()
+    return 0 < len(words) <= MAX_NAME_WORDS and any(ch.isalpha() for ch in line) and not line.startswith("(")
+
+
+def _company_from_cover(lines: list[str]) -> str:
+    for i, line in enumerate(lines):
+        if _EXACT_NAME_RE.match(line.strip()) and i > 0:
+            candidate = re.sub(r"_{2,}", " ", lines[i - 1]).strip()
+            if _plausible_name(candidate) and not _COMMISSION_RE.search(candidate):
+                return _tidy_name(candidate)
+    for i, line in enumerate(lines[:-1]):
+        if _COMMISSION_RE.search(line):
+            candidate = re.sub(r"_{2,}", " ", lines[i + 1]).strip()
+            if _plausible_name(candidate) and (_COMPANY_WORD_RE.search(candidate) or candidate.isupper()):
+                return _tidy_name(candidate)
+    return ""
+
+
+def _company_from_release(text: str) -> str:
+    """'... Ulta Beauty, Inc. (NASDAQ: ULTA) today reported' -> 'Ulta Beauty, Inc.'."""
+    m = _TICKER_PAREN_RE.search(text)
+    if not m:
+        return ""
+    before = text[: m.start()].split("\n")[-1]
+    before = re.split(r"--|\)|–|—|:", before)[-1].strip()
+    words: list[str] = []
+    for word in reversed(before.split()):
+        if not (word[0].isupper() or word[0].isdigit() or word in {"&", "and", "of"}):
+            break
+        words.insert(0, word)
+    return _tidy_name(" ".join(words[-MAX_NAME_WORDS:])) if words else ""
+
+
+def _ticker(pages: list[Page]) -> str:
+    cover_lines = [ln.strip() for p in pages[:COVER_PAGES] for ln in p.text.split("\n") if ln.strip()]
+    for i, line in enumerate(cover_lines):
+        if re.search(r"trading\s+symbol", line, re.IGNORECASE):
+            for row in cover_lines[i:i + TICKER_TABLE_LINES]:
+                for m in _TICKER_ROW_RE.finditer(row):
+                    if m.group(1).rstrip(".") not in _NOT_TICKERS:
+                        return m.group(1).rstrip(".")
+            break
+    first_pages = "\n".join(p.text for p in pages[:TICKER_PAGES])
+    whole = "\n".join(re.sub(r"\s+", " ", p.text) for p in pages)
+    for pattern, text in ((_TICKER_PAREN_RE, first_pages), (_TICKER_PHRASE_RE, first_pages), (_TICKER_ITEM5_RE, whole)):
+        for m in pattern.finditer(text):
+            symbol = next(g for g in m.groups() if g).rstrip(".")
+            if symbol not in _NOT_TICKERS:
+                return symbol
+    return ""
+
+
+def _form_from_cover(lines: list[str], text: str) -> str:
+    for line in lines:
+        m = _FORM_LINE_RE.match(line) or _FORM_INLINE_RE.search(line)
+        if m:
+            return m.group(1).upper()
+    for pattern, form in _REPORT_KIND_RE:
+        if pattern.search(text):
+            return form
+    return "EARNINGS" if _EARNINGS_RE.search(text) else ""
+
+
+def _quarter_of(iso: str) -> tuple[int, int]:
+    """(year, calendar quarter) a period end is named after, allowing 52/53-week ends a few days late."""
+    d = date.fromisoformat(iso) - timedelta(days=PERIOD_END_SHIFT_DAYS)
+    return d.year, math.ceil(d.month / 3)
+
+
+# -------------------------------------------------------------------------------------------------------
+# Entry point
+# -------------------------------------------------------------------------------------------------------
+def detect_metadata(path: Path, pages: list[Page]) -> MetadataGuess:
+    """Company, ticker, form, fiscal year/period, period end and filing date from file name and cover."""
+    hints = parse_file_name(path)
+    cover_text = "\n".join(p.text for p in pages[:COVER_PAGES])
+    lines = [ln.strip() for ln in cover_text.split("\n") if ln.strip()]
+    guess = MetadataGuess()
+    guess.company = _company_from_cover(lines) or _company_from_release(cover_text) or hints.company
+    guess.ticker = _ticker(pages)
+    guess.form = _form_from_cover(lines, cover_text) or hints.form
+    annual_end = _date_after(_ANNUAL_RE, cover_text)
+    quarter_end = _date_after(_QUARTER_RE, cover_text)
+    quarterly = guess.form == "10-Q" or hints.quarter is not None or (bool(quarter_end) and not annual_end)
+    guess.period_end = (quarter_end or annual_end) if quarterly else (annual_end or quarter_end)
+    event = _date_after(_EVENT_DATE_RE, cover_text)
+    guess.filing_date = hints.dated or event
+    year_from_text, quarter_from_text = _quarter_of(guess.period_end) if guess.period_end else (None, None)
+    guess.fiscal_year = hints.year or year_from_text
+    if guess.fiscal_year is None and guess.filing_date:
+        guess.fiscal_year = int(guess.filing_date[:4])
+    quarter = hints.quarter or (quarter_from_text if quarterly and guess.form != "10-K" else None)
+    if guess.fiscal_year is not None:
+        guess.fiscal_period = f"FY{guess.fiscal_year}" + (f"Q{quarter}" if quarter else "")
+    return guess

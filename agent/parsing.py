@@ -1,0 +1,424 @@
+"""Turn a filing (PDF, HTML, Markdown or plain text) into pages of clean text.
+
+The document text is the pages joined with :data:`agent.schemas.PAGE_SEPARATOR`; every page records its offset
+in it, so later stages (sections, tables, chunks) can cite exact spans. Line structure is kept on purpose:
+table detection reads one row (or one cell) per line. Bad input raises :class:`agent.errors.IngestError` with
+one clear reason, never a traceback.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from agent.config import Settings
+from agent.errors import IngestError
+from agent.schemas import PAGE_SEPARATOR, Page
+
+SUPPORTED_SUFFIXES: dict[str, str] = {
+    ".pdf": "pdf",
+    ".htm": "html",
+    ".html": "html",
+    ".xhtml": "html",
+    ".md": "md",
+    ".markdown": "md",
+    ".txt": "txt",
+}
+SUPPORTED_EXTENSIONS: tuple[str, ...] = tuple(sorted(SUPPORTED_SUFFIXES))
+# Documents without page breaks are cut into pages of about this many words so citations stay local.
+WORDS_PER_PAGE = 3000
+# Below this many letters/digits per page on average a PDF has no usable text layer (scanned images).
+MIN_TEXT_CHARS_PER_PAGE = 20
+# A text file with more NUL bytes than this share is binary, not text (stray NULs in real text are dropped).
+MAX_NUL_SHARE = 0.1
+# Cells and list items joined on one line in HTML and Markdown tables.
+CELL_SEPARATOR = " | "
+
+_LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st"}
+# pdfium marks a hyphen it met at a line end as U+FFFE; the word continues on the same output line.
+_PDFIUM_HYPHEN = "\ufffe"
+# Symbol fonts map glyphs into the private-use area at U+F000 + the ASCII code; bullets sit at 0xB7 etc.
+_SYMBOL_BULLETS = {0xF0B7, 0xF0A7, 0xF0D8, 0xF0FC, 0xF06E, 0xF075, 0xF0A8}
+_SPACES_RE = re.compile(r"[ \t\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]+")
+_BLANK_RUN_RE = re.compile(r"\n{3,}")
+_BARE_LF_RE = re.compile(r"(?<!\r)\n")
+# Dot leaders ("Business ........ 4") carry nothing and break row parsing; an ellipsis (three dots) stays.
+_DOT_LEADER_RE = re.compile(r"(?:\s?\.){4,}")
+
+
+class ParsedDocument(BaseModel):
+    """Pages of one file; ``text`` is the document text every offset refers to."""
+
+    pages: list[Page] = Field(default_factory=list)
+    source_format: str = Field(description="pdf | html | md | txt")
+
+    @property
+    def text(self) -> str:
+        """The document text: page texts joined with PAGE_SEPARATOR."""
+        return PAGE_SEPARATOR.join(p.text for p in self.pages)
+
+
+# -------------------------------------------------------------------------------------------------------
+# Text normalisation
+# -------------------------------------------------------------------------------------------------------
+def _clean_char(ch: str) -> str:
+    code = ord(ch)
+    if ch == _PDFIUM_HYPHEN:
+        return "-"
+    if ch in _LIGATURES:
+        return _LIGATURES[ch]
+    if 0xF000 <= code <= 0xF0FF:
+        if code in _SYMBOL_BULLETS:
+            return "•"
+        return chr(code - 0xF000) if 0x20 <= code - 0xF000 < 0x7F else ""
+    category = unicodedata.category(ch)
+    if category in ("Cc", "Cf", "Cs", "Co", "Cn"):
+        return ""
+    if category in ("Zl", "Zp"):
+        return "\n"
+    return ch
+
+
+_NEEDS_CLEANING_RE = re.compile(r"[^\x20-\x7e\n\t]")
+
+
+def normalise_text(text: str) -> str:
+    """Clean extracted text but keep its lines: one line per visual line, table rows intact.
+
+    Line endings become ``\\n``; NULs, control and format characters go; ligatures and pdfium's hyphen
+    marker are spelled out; runs of spaces collapse; lines are trimmed; blank-line runs shrink to one.
+    A form feed inside a page becomes a line break (form feeds separate pages in the document text).
+    """
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n").replace("\v", "\n")
+    if _NEEDS_CLEANING_RE.search(text):
+        text = "".join(ch if ch in "\n\t" else _clean_char(ch) for ch in text)
+    if "...." in text or ". . . ." in text:
+        text = _DOT_LEADER_RE.sub(" ", text)
+    lines = [_SPACES_RE.sub(" ", line).strip() for line in text.split("\n")]
+    return _BLANK_RUN_RE.sub("\n\n", "\n".join(lines)).strip("\n")
+
+
+def _paginate_words(lines: list[str], words_per_page: int = WORDS_PER_PAGE) -> list[str]:
+    """Cut a page-less document into pages of about ``words_per_page`` words at line boundaries."""
+    pages: list[str] = []
+    current: list[str] = []
+    words = 0
+    for line in lines:
+        current.append(line)
+        words += len(line.split())
+        if words >= words_per_page:
+            pages.append("\n".join(current))
+            current, words = [], 0
+    if current:
+        pages.append("\n".join(current))
+    return pages
+
+
+def _assemble(path: Path, raw_pages: list[str], source_format: str, settings: Settings) -> ParsedDocument:
+    texts = [normalise_text(t) for t in raw_pages]
+    # Drop empty pages at the ends of HTML/Markdown/text splits (a break right at the start or end).
+    if source_format != "pdf":
+        while texts and not texts[-1].strip():
+            texts.pop()
+        while texts and not texts[0].strip():
+            texts.pop(0)
+    if not any(t.strip() for t in texts):
+        raise IngestError(str(path), "no text found in the file")
+    if len(texts) > settings.max_pages:
+        raise IngestError(str(path), f"{len(texts)} pages is more than max_pages={settings.max_pages}")
+    pages: list[Page] = []
+    offset = 0
+    for i, text in enumerate(texts):
+        pages.append(Page(page=i, text=text, char_start=offset))
+        offset += len(text) + len(PAGE_SEPARATOR)
+    return ParsedDocument(pages=pages, source_format=source_format)
+
+
+# -------------------------------------------------------------------------------------------------------
+# PDF
+# -------------------------------------------------------------------------------------------------------
+def _pdf_pages(path: Path, settings: Settings) -> list[str]:
+    import pypdfium2 as pdfium
+
+    try:
+        pdf = pdfium.PdfDocument(str(path))
+    except Exception as exc:  # pdfium raises PdfiumError (and others) for anything it cannot open
+        raise IngestError(str(path), f"not a readable PDF: {exc}") from exc
+    try:
+        n_pages = len(pdf)
+        if n_pages == 0:
+            raise IngestError(str(path), "not a readable PDF: it has no pages")
+        if n_pages > settings.max_pages:
+            raise IngestError(str(path), f"{n_pages} pages is more than max_pages={settings.max_pages}")
+        texts: list[str] = []
+        for i in range(n_pages):
+            try:
+                page = pdf[i]
+                textpage = page.get_textpage()
+                # pdfium ends visual lines with CRLF; a bare LF separates words it placed apart on one line.
+                texts.append(_BARE_LF_RE.sub(" ", textpage.get_text_range()))
+                textpage.close()
+                page.close()
+            except Exception as exc:
+                raise IngestError(str(path), f"not a readable PDF: page {i + 1}: {exc}") from exc
+    finally:
+        pdf.close()
+    meaningful = sum(sum(ch.isalnum() for ch in t) for t in texts)
+    if meaningful < MIN_TEXT_CHARS_PER_PAGE * n_pages:
+        raise IngestError(
+            str(path),
+            f"the PDF has no text layer ({meaningful} letters or digits on {n_pages} pages): "
+            "it looks scanned, so OCR is needed first (finrag reads text PDFs only)",
+        )
+    return texts
+
+
+# -------------------------------------------------------------------------------------------------------
+# HTML (EDGAR .htm)
+# -------------------------------------------------------------------------------------------------------
+_DROP_TAGS = {"script", "style", "head", "title", "meta", "link", "noscript", "template", "svg", "iframe", "object"}
+_BLOCK_TAGS = {
+    "address", "article", "aside", "blockquote", "body", "center", "dd", "details", "dialog", "div", "dl", "dt",
+    "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "html",
+    "li", "main", "nav", "ol", "p", "pre", "section", "summary", "ul", "caption",
+}
+_BREAK_BEFORE_RE = re.compile(r"(?:page-)?break-before\s*:\s*(?:always|page|left|right)", re.IGNORECASE)
+_BREAK_AFTER_RE = re.compile(r"(?:page-)?break-after\s*:\s*(?:always|page|left|right)", re.IGNORECASE)
+_HIDDEN_RE = re.compile(r"display\s*:\s*none", re.IGNORECASE)
+_PAGE_MARK = "\x00PAGE\x00"  # internal marker; NULs never survive normalisation, so it cannot collide
+# Table cells that only carry a symbol of the neighbouring number (EDGAR splits "$", ")" and "%" off).
+_PREFIX_CELLS = {"$", "(", "($", "$(", "US$", "€", "£"}
+_SUFFIX_CELLS = {")", "%", ")%", "%)", "pts", "bps"}
+
+
+class _HtmlWriter:
+    """Walks a parsed HTML tree and writes lines, table rows and page-break markers."""
+
+    def __init__(self, hr_breaks: bool) -> None:
+        self.parts: list[str] = []
+        self.hr_breaks = hr_breaks
+
+    def newline(self) -> None:
+        if self.parts and not self.parts[-1].endswith("\n"):
+            self.parts.append("\n")
+
+    def page_break(self) -> None:
+        self.newline()
+        self.parts.append(_PAGE_MARK + "\n")
+
+    def walk(self, node: object) -> None:
+        from bs4 import Comment, Declaration, Doctype, NavigableString, ProcessingInstruction, Tag
+
+        if isinstance(node, (Comment, Declaration, Doctype, ProcessingInstruction)):
+            return
+        if isinstance(node, NavigableString):
+            text = re.sub(r"\s+", " ", str(node))
+            # Whitespace between blocks is layout, not a line of its own.
+            if text and (text != " " or (self.parts and not self.parts[-1].endswith("\n"))):
+                self.parts.append(text)
+            return
+        if not isinstance(node, Tag):
+            return
+        name = (node.name or "").lower()
+        style = str(node.get("style") or "")
+        if name in _DROP_TAGS or _HIDDEN_RE.search(style) or node.get("hidden") is not None:
+            return
+        if name == "hr":
+            if self.hr_breaks or _BREAK_AFTER_RE.search(style) or _BREAK_BEFORE_RE.search(style):
+                self.page_break()
+            else:
+                self.newline()
+            return
+        if _BREAK_BEFORE_RE.search(style):
+            self.page_break()
+        if name == "br":
+            self.parts.append("\n")
+        elif name == "table":
+            self.newline()
+            self.table(node)
+            self.newline()
+        elif name in _BLOCK_TAGS:
+            self.newline()
+            for child in node.children:
+                self.walk(child)
+            self.newline()
+        else:
+            for child in node.children:
+                self.walk(child)
+        if _BREAK_AFTER_RE.search(style):
+            self.page_break()
+
+    def cell_text(self, cell: object) -> str:
+        inner = _HtmlWriter(hr_breaks=False)
+        for child in cell.children:  # type: ignore[attr-defined]
+            inner.walk(child)
+        return re.sub(r"\s+", " ", "".join(inner.parts).replace(_PAGE_MARK, " ")).strip()
+
+    def table(self, table: object) -> None:
+        rows = [tr for tr in table.find_all("tr") if tr.find_parent("table") is table]  # type: ignore[attr-defined]
+        for tr in rows:
+            cells = [self.cell_text(td) for td in tr.find_all(["td", "th"]) if td.find_parent("tr") is tr]
+            merged = _merge_symbol_cells([c for c in cells if c])
+            if merged:
+                self.parts.append(CELL_SEPARATOR.join(merged))
+                self.parts.append("\n")
+
+
+def _merge_symbol_cells(cells: list[str]) -> list[str]:
+    """Rejoin '$', '(' and ')' or '%' cells that EDGAR tables split off their number."""
+    out: list[str] = []
+    prefix = ""
+    for cell in cells:
+        if cell in _PREFIX_CELLS:
+            prefix += cell
+            continue
+        if cell in _SUFFIX_CELLS and out:
+            out[-1] += cell
+            continue
+        out.append(prefix + cell)
+        prefix = ""
+    if prefix:
+        out.append(prefix)
+    return out
+
+
+def _decode(data: bytes) -> str:
+    """Bytes to text: BOMs honoured, UTF-8 first, then Windows-1252 (old EDGAR files), never failing."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", errors="replace").replace("\x00", "")
+    if data.startswith(b"\xef\xbb\xbf"):
+        return data[3:].decode("utf-8", errors="replace").replace("\x00", "")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("cp1252", errors="replace")
+    # NULs carry no text; removing them here also keeps the internal page marker unforgeable.
+    return text.replace("\x00", "")
+
+
+def _html_pages(path: Path, data: bytes) -> list[str]:
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(_decode(data), "lxml")
+    css_breaks = any(
+        _BREAK_BEFORE_RE.search(str(tag.get("style") or "")) or _BREAK_AFTER_RE.search(str(tag.get("style") or ""))
+        for tag in soup.find_all(style=True)
+    )
+    writer = _HtmlWriter(hr_breaks=not css_breaks and soup.find("hr") is not None)
+    writer.walk(soup)
+    text = "".join(writer.parts)
+    if _PAGE_MARK in text:
+        # Consecutive breaks (a break-after followed by a break-before) would make empty pages.
+        return [page for page in text.split(_PAGE_MARK) if page.strip()]
+    return _paginate_words(text.split("\n"))
+
+
+# -------------------------------------------------------------------------------------------------------
+# Markdown and plain text
+# -------------------------------------------------------------------------------------------------------
+_MD_PAGE_BREAK_RE = re.compile(
+    r"^\s*(?:<!--\s*page(?:\s*-?\s*break)?\b[^>]*-->|-{3,}\s*page\s*-?\s*break\s*-{3,}|\\newpage|\\pagebreak)\s*$",
+    re.IGNORECASE,
+)
+_MD_TABLE_RULE_RE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_MD_HEADING_RE = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
+_MD_IMAGE_RE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_MD_LINK_RE = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+_MD_EMPHASIS_RE = re.compile(r"(\*\*|__)(.+?)\1")
+_HTML_COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
+
+
+def _markdown_line(line: str) -> str | None:
+    """One Markdown line as plain text; None drops it (table rules, code fences)."""
+    if _MD_TABLE_RULE_RE.match(line) or line.strip().startswith("```"):
+        return None
+    stripped = line.strip()
+    if stripped.startswith("|") or (stripped.endswith("|") and "|" in stripped[:-1]):
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        line = CELL_SEPARATOR.join(_merge_symbol_cells([c for c in cells if c]))
+    heading = _MD_HEADING_RE.match(line)
+    if heading:
+        line = heading.group(1)
+    line = _MD_IMAGE_RE.sub(r"\1", line)
+    line = _MD_LINK_RE.sub(r"\1", line)
+    return _MD_EMPHASIS_RE.sub(r"\2", line)
+
+
+def _split_breaks(lines: list[str], is_break: Callable[[str], bool]) -> list[list[str]]:
+    pages: list[list[str]] = [[]]
+    for line in lines:
+        if is_break(line):
+            pages.append([])
+        else:
+            pages[-1].append(line)
+    return pages
+
+
+def _markdown_pages(text: str) -> list[str]:
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    # Page-break comments must survive the comment stripping, so mark them first.
+    lines = [_PAGE_MARK if _MD_PAGE_BREAK_RE.match(line) else line for line in text.split("\n")]
+    text = _HTML_COMMENT_RE.sub("", "\n".join(lines).replace("\f", "\n" + _PAGE_MARK + "\n"))
+    raw_pages = _split_breaks(text.split("\n"), lambda line: line.strip() == _PAGE_MARK)
+    pages = [[out for line in page if (out := _markdown_line(line)) is not None] for page in raw_pages]
+    if len(pages) == 1:
+        return _paginate_words(pages[0])
+    return ["\n".join(page) for page in pages]
+
+
+def _text_pages(text: str) -> list[str]:
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\f" in text:
+        return text.split("\f")
+    return _paginate_words(text.split("\n"))
+
+
+def _read_text(path: Path, data: bytes) -> str:
+    if data.count(b"\x00") > MAX_NUL_SHARE * len(data) and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise IngestError(str(path), "looks like a binary file, not text (NUL bytes); check the extension")
+    return _decode(data)
+
+
+# -------------------------------------------------------------------------------------------------------
+# Entry point
+# -------------------------------------------------------------------------------------------------------
+def load_pages(path: Path, settings: Settings) -> ParsedDocument:
+    """Read a filing into pages. Raises IngestError with one clear reason for any bad input."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    source_format = SUPPORTED_SUFFIXES.get(suffix)
+    if source_format is None:
+        supported = ", ".join(sorted(SUPPORTED_SUFFIXES))
+        raise IngestError(str(path), f"unsupported file type '{suffix or '(none)'}'; supported: {supported}")
+    if not path.exists():
+        raise IngestError(str(path), "file not found")
+    if not path.is_file():
+        raise IngestError(str(path), "not a regular file")
+    size = path.stat().st_size
+    if size == 0:
+        raise IngestError(str(path), "empty file (0 bytes)")
+    size_mb = size / (1024 * 1024)
+    if size_mb > settings.max_file_mb:
+        raise IngestError(
+            str(path), f"file is {size_mb:.1f} MB, over the limit max_file_mb={settings.max_file_mb:g}"
+        )
+    if source_format == "pdf":
+        raw_pages = _pdf_pages(path, settings)
+    else:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise IngestError(str(path), f"cannot read the file: {exc.strerror or exc}") from exc
+        if not data.strip():
+            raise IngestError(str(path), "no text found in the file (only whitespace)")
+        if source_format == "html":
+            raw_pages = _html_pages(path, data)
+        elif source_format == "md":
+            raw_pages = _markdown_pages(_read_text(path, data))
+        else:
+            raw_pages = _text_pages(_read_text(path, data))
+    return _assemble(path, raw_pages, source_format, settings)

@@ -1,0 +1,517 @@
+"""Find statement-like tables in page text and linearise their rows with period columns and scale.
+
+Three layouts are read: rows on one line (``Depreciation 1,488 1,544 1,474``, pdfium's usual output), one cell
+per line (label, then ``$``, ``5,363``, ... each on its own line, as other PDF extractors write), and
+``a | b | c`` rows (HTML and Markdown tables). A linearised row names its period and scale next to every value:
+``Purchases of PP&E | 2018: (1,577) | 2017: (1,373) | (in millions)``. Values are kept exactly as written
+(parentheses, ``$``, ``%``, dashes); only the whitespace inside a cell is dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, Field
+
+from agent.numbers import SCALE_NAMES, header_scale
+
+# A table needs at least this many rows of numbers; one line ending in a number is just a sentence.
+MIN_DATA_ROWS = 2
+# A text line with this many words is prose: it ends a table (row labels are shorter).
+PROSE_MIN_WORDS = 18
+# A sentence (ends with . ! ?) of this many words is prose even when short.
+SENTENCE_MIN_WORDS = 10
+# More label-only lines than this in a row end a table (sub-headings inside a table come one or two at a time).
+MAX_LABEL_RUN = 5
+# Lines above the first row searched for period columns and scale (split dates take one line per fragment).
+HEADER_MAX_LINES = 16
+# Lines above the column header searched for the table's title, and the most words a title has.
+TITLE_LOOKBACK_LINES = 3
+TITLE_MAX_WORDS = 14
+# Lines above a table searched for a scale when its own header declares none ("as follows (in millions):").
+SCALE_LOOKBACK_LINES = 2
+
+_NUMBER_CELL_RE = re.compile(
+    r"^[($]*(?:US\$|\$|€|£)?[-−–]?[($]*(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)%?\)?%?\)?$"
+)
+_NIL_CELL_RE = re.compile(r"^(?:[—–-]{1,3}|n/?a|nm|n\.m\.?)$", re.IGNORECASE)
+_PREFIX_TOKENS = {"$", "(", "($", "US$", "€", "£"}
+_SUFFIX_TOKENS = {")", "%", ")%", "%)"}
+_YEAR_CELL_RE = re.compile(r"^(?:19|20)\d{2}$")
+_MONTHS = (
+    "jan", "january", "feb", "february", "mar", "march", "apr", "april", "may", "jun", "june", "jul", "july",
+    "aug", "august", "sep", "sept", "september", "oct", "october", "nov", "november", "dec", "december",
+)
+_SENTENCE_END_RE = re.compile(r"[.!?][\"”’)]?$")
+_CHANGE_COLUMN_RE = re.compile(r"\bchange\b|%|\bvariance\b|\bvs\.?\b|\bincrease\b|\bdecrease\b", re.IGNORECASE)
+
+_MONTH_RE = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+_YEAR = r"(?:19|20)\d{2}"
+_PERIOD_RE = re.compile(
+    rf"(?P<date>\b{_MONTH_RE}\s+\d{{1,2}},?\s+{_YEAR}\b)"
+    rf"|(?P<quarter>\b(?:Q[1-4]|[1-4]Q)\s*(?:FY\s*)?'?\s*(?:{_YEAR}|\d{{2}})\b)"
+    rf"|(?P<ordq>\b(?:first|second|third|fourth)\s+quarter(?:\s+(?:of\s+)?(?:fiscal\s+)?{_YEAR}\b)?)"
+    rf"|(?P<fiscal>\b(?:fiscal(?:\s+year)?|FY)\s*'?\s*(?:{_YEAR}|\d{{2}})\b)"
+    rf"|(?P<monthyear>\b{_MONTH_RE}\s+{_YEAR}\b)"
+    rf"|(?P<monthday>\b{_MONTH_RE}\s+\d{{1,2}}\b,?)"
+    rf"|(?P<year>\b{_YEAR}\b)",
+    re.IGNORECASE,
+)
+_DURATION_RE = re.compile(
+    r"\b(?:(?:three|six|nine|twelve|thirteen|fourteen|twenty[- ]six|thirty[- ]nine|fifty[- ]two|fifty[- ]three|\d{1,2})"
+    r"[\s-]+(?:months?|weeks?)|quarters?|(?:fiscal\s+)?years?)\s+ended\b",
+    re.IGNORECASE,
+)
+# A company line ("3M Company and Subsidiaries", "Northwind Instruments, Inc.") is a poor table title.
+_ENTITY_LINE_RE = re.compile(
+    r"\b(?:inc|incorporated|corporation|corp|company|co|ltd|plc|llc|subsidiaries|group|holdings)\.?$", re.IGNORECASE
+)
+_SUB_ANNUAL_RE = re.compile(r"months?|weeks?|quarter", re.IGNORECASE)
+
+
+class TableRow(BaseModel):
+    """One row: its label and its value cells (verbatim), with its span in the page text."""
+
+    label: str = ""
+    cells: list[str] = Field(default_factory=list)
+    line: str = Field(default="", description="the row's source text, whitespace collapsed")
+    char_start: int = 0
+    char_end: int = 0
+
+
+class TableBlock(BaseModel):
+    """A statement-like table found in one page's text."""
+
+    char_start: int = Field(description="offset of the table (header included) in the page text")
+    char_end: int
+    title: str = ""
+    caption: str = Field(default="", description="the header lines above the rows, joined")
+    columns: list[str] = Field(default_factory=list, description="period labels of the value columns")
+    period_caption: str = Field(default="", description="the header's period phrase, e.g. 'Years ended December 31'")
+    scale: float = 1.0
+    scale_label: str = Field(default="", description="e.g. '(in millions)'; empty when unscaled")
+    rows: list[TableRow] = Field(default_factory=list, description="body rows; label-only rows are sub-headings")
+
+    @property
+    def data_rows(self) -> list[TableRow]:
+        """Rows that carry values."""
+        return [r for r in self.rows if r.cells]
+
+
+# -------------------------------------------------------------------------------------------------------
+# Line classification
+# -------------------------------------------------------------------------------------------------------
+@dataclass
+class _Line:
+    kind: str  # blank | text | prose | cells | row | prefix | suffix
+    text: str
+    start: int
+    end: int
+    label: str = ""
+    cells: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Row:
+    label: str
+    cells: list[str]
+    start: int
+    end: int
+    open_for_cells: bool = True
+    is_break: bool = False
+
+    @property
+    def is_header(self) -> bool:
+        return bool(self.cells) and all(_YEAR_CELL_RE.match(c) for c in self.cells)
+
+    @property
+    def is_data(self) -> bool:
+        return bool(self.cells) and not self.is_header
+
+
+def _is_cell_token(token: str) -> bool:
+    return bool(
+        _NUMBER_CELL_RE.match(token) or _NIL_CELL_RE.match(token) or token in _PREFIX_TOKENS or token in _SUFFIX_TOKENS
+    )
+
+
+def _merge_tokens(tokens: list[str]) -> list[str]:
+    """Join symbol tokens to their number: ['$', '5,363'] -> ['$5,363'], ['(17', ')'] -> ['(17)']."""
+    cells: list[str] = []
+    prefix = ""
+    for tok in tokens:
+        if tok in _PREFIX_TOKENS:
+            prefix += tok
+        elif tok in _SUFFIX_TOKENS and cells and not prefix:
+            cells[-1] += tok
+        else:
+            cells.append(prefix + tok)
+            prefix = ""
+    if prefix:
+        cells.append(prefix)
+    return cells
+
+
+def _balanced(cell: str) -> bool:
+    return cell.count("(") == cell.count(")") and any(ch.isdigit() for ch in cell) or bool(_NIL_CELL_RE.match(cell))
+
+
+# A single trailing number after these words is part of a phrase ("Page 13 of 15"), not a value cell.
+_PHRASE_END_WORDS = {"of", "to", "in", "by", "and", "the", "from", "than", "at", "on", "for", "with", "per", "page"}
+
+
+def _year_belongs_to_label(label: str) -> bool:
+    """'due 2026', 'December 31, 2018', 'fiscal 2022': a year after these words is part of the label."""
+    last = label.split(" ")[-1] if label else ""
+    if not last:
+        return False
+    return last[0].islower() or last.endswith(",") or last.lower().rstrip(".,") in _MONTHS or last.upper() in {
+        "FY", "Q1", "Q2", "Q3", "Q4"
+    }
+
+
+def split_cells(text: str) -> tuple[str, list[str]]:
+    """Split a line into its label and trailing value cells; cells are empty when the line has none."""
+    tokens = text.split(" ")
+    k = len(tokens)
+    while k > 0 and _is_cell_token(tokens[k - 1]):
+        k -= 1
+    label = " ".join(tokens[:k])
+    cells = _merge_tokens(tokens[k:])
+    # Give back to the label what is not a value: unbalanced '(Note 4)' pieces, a year that ends a phrase.
+    while cells and not _balanced(cells[0]):
+        label = f"{label} {cells.pop(0)}".strip()
+    while cells and _YEAR_CELL_RE.match(cells[0]) and _year_belongs_to_label(label) and len(cells) <= 2:
+        label = f"{label} {cells.pop(0)}".strip()
+    last_word = label.split(" ")[-1].lower().rstrip(".") if label else ""
+    if cells and last_word in _MONTHS and re.fullmatch(r"\d{1,2},?", cells[0]):
+        # 'Years ended December 31': the day of a date, not a value.
+        label = f"{label} {cells.pop(0)}"
+    if cells and label and len(cells) == 1 and (
+        len(label.split()) >= PROSE_MIN_WORDS or label.split(" ")[-1].lower() in _PHRASE_END_WORDS
+    ):
+        return text, []
+    return label, cells
+
+
+def _classify(text: str, start: int) -> _Line:
+    end = start + len(text)
+    stripped = text.strip()
+    if not stripped:
+        return _Line("blank", text, start, end)
+    if stripped in _PREFIX_TOKENS:
+        return _Line("prefix", stripped, start, end)
+    if stripped in _SUFFIX_TOKENS:
+        return _Line("suffix", stripped, start, end)
+    if " | " in stripped:
+        parts = [p.strip() for p in stripped.split(" | ") if p.strip()]
+        first_label, first_cells = split_cells(parts[0])
+        label = parts[0] if first_label else ""
+        value_parts = parts[1:] if label else parts
+        cells: list[str] = []
+        for part in value_parts:
+            part_label, part_cells = split_cells(part)
+            if part_label or len(part_cells) != 1:
+                return _Line("text", stripped, start, end)
+            cells.extend(part_cells)
+        if not cells:
+            return _Line("text", stripped, start, end)
+        return _Line("row" if label else "cells", stripped, start, end, label=label, cells=cells)
+    label, cells = split_cells(stripped)
+    if not cells:
+        words = len(stripped.split())
+        prose = words >= PROSE_MIN_WORDS or (words >= SENTENCE_MIN_WORDS and _SENTENCE_END_RE.search(stripped))
+        return _Line("prose" if prose else "text", stripped, start, end)
+    return _Line("row" if label else "cells", stripped, start, end, label=label, cells=cells)
+
+
+def _lines(page_text: str) -> list[_Line]:
+    out: list[_Line] = []
+    pos = 0
+    for raw in page_text.split("\n"):
+        lead = len(raw) - len(raw.lstrip())
+        out.append(_classify(raw.strip(), pos + lead))
+        pos += len(raw) + 1
+    return out
+
+
+# -------------------------------------------------------------------------------------------------------
+# Rows and tables
+# -------------------------------------------------------------------------------------------------------
+def _rows(lines: list[_Line]) -> list[_Row]:
+    """Assemble logical rows: wrapped labels joined, one-cell-per-line values gathered under their label."""
+    rows: list[_Row] = []
+    current: _Row | None = None
+    prefix = ""
+    for line in lines:
+        if line.kind == "blank":
+            continue
+        if line.kind == "prose":
+            rows.append(_Row("", [], line.start, line.end, open_for_cells=False, is_break=True))
+            current, prefix = None, ""
+        elif line.kind == "text":
+            if current is not None and not current.cells and line.text[:1].islower():
+                current.label = f"{current.label} {line.text}"
+                current.end = line.end
+            else:
+                current = _Row(line.text, [], line.start, line.end)
+                rows.append(current)
+            prefix = ""
+        elif line.kind == "prefix":
+            prefix += line.text
+        elif line.kind == "suffix":
+            if current is not None and current.cells:
+                current.cells[-1] += line.text
+                current.end = line.end
+        elif line.kind == "cells":
+            cells = [prefix + line.cells[0], *line.cells[1:]]
+            prefix = ""
+            if current is not None and current.open_for_cells and " | " not in line.text:
+                current.cells.extend(cells)
+                current.end = line.end
+            else:
+                current = _Row("", cells, line.start, line.end)
+                rows.append(current)
+            # One value per line is the one-cell-per-line layout: more values follow. A line of several values
+            # is a whole row (pdfium's layout), so the next line starts a new one.
+            current.open_for_cells = len(cells) == 1 and " | " not in line.text
+        else:  # a labelled row
+            if current is not None and not current.cells and line.label[:1].islower() and " | " not in line.text:
+                current.label = f"{current.label} {line.label}"
+                current.cells = list(line.cells)
+                current.end = line.end
+            else:
+                current = _Row(line.label, list(line.cells), line.start, line.end)
+                rows.append(current)
+            current.open_for_cells = False
+            prefix = ""
+    return rows
+
+
+def _groups(rows: list[_Row]) -> list[list[_Row]]:
+    """Split rows into candidate tables at prose, at a new header after data, and at long label runs."""
+    groups: list[list[_Row]] = []
+    current: list[_Row] = []
+    for row in rows:
+        if row.is_break:
+            groups.append(current)
+            current = []
+            continue
+        has_data = any(r.is_data for r in current)
+        if row.is_header and has_data:
+            # The label-only lines just before a new header are that table's title, not the old table's tail.
+            tail: list[_Row] = []
+            while current and not current[-1].cells:
+                tail.insert(0, current.pop())
+            groups.append(current)
+            current = tail
+        elif not row.cells and has_data:
+            run = 0
+            for r in reversed(current):
+                if r.cells:
+                    break
+                run += 1
+            if run >= MAX_LABEL_RUN:
+                # Too many plain lines for sub-headings: the table ended; they may head the next one.
+                groups.append(current[:-run])
+                current = current[-run:]
+        current.append(row)
+    groups.append(current)
+    return [g for g in groups if sum(r.is_data for r in g) >= MIN_DATA_ROWS]
+
+
+def _is_meta_line(text: str) -> bool:
+    """Header lines that are not a title: periods, scale, '(Unaudited)', 'Table of Contents', page numbers."""
+    lowered = text.lower().strip()
+    if not lowered or lowered in {"table of contents", "(unaudited)", "unaudited"}:
+        return True
+    words = [w.strip(".,:;") for w in lowered.split()]
+    if all(w in _MONTHS or w.isdigit() or not w for w in words):
+        return True
+    if lowered.startswith("(") and lowered.endswith(")"):
+        return True
+    if header_scale(text) != 1.0 and len(text.split()) <= 8:
+        return True
+    if _DURATION_RE.search(text) or re.match(rf"^(?:as of|at)\b|^{_MONTH_RE}\s+\d", lowered):
+        return True
+    return not any(ch.isalpha() for ch in lowered)
+
+
+def detect_columns(header_text: str, expected: int | None = None) -> list[str]:
+    """Period labels of a table's value columns, in order, from its header text.
+
+    ``'(Millions) 2018 2017 2016'`` -> ``['2018', '2017', '2016']``;
+    ``'Three Months Ended Six Months Ended June 30, 2023 June 30, 2022 ...'`` -> labels with their duration.
+    ``expected`` is the number of period cells in the header row when known; periods mentioned earlier in the
+    header (a stray date in a caption) are then dropped.
+    """
+    mentions: list[tuple[str, str]] = []
+    for m in _PERIOD_RE.finditer(header_text):
+        kind = m.lastgroup or ""
+        mentions.append((kind, re.sub(r"\s+", " ", m.group(0)).strip().rstrip(",")))
+    if any(kind == "monthday" for kind, _ in mentions):
+        # A date glued to the next column's year ('January 29, 2023' in 'January 29, 2023 2022') is a
+        # month-day and a year of two different header lines.
+        split: list[tuple[str, str]] = []
+        for kind, text in mentions:
+            if kind == "date":
+                day, year = text.rsplit(" ", 1)
+                day = day.rstrip(",")
+                split.extend([("monthday", day), ("year", year)])
+            else:
+                split.append((kind, text))
+        mentions = split
+    month_days = [text for kind, text in mentions if kind == "monthday"]
+    years = [text for kind, text in mentions if kind == "year"]
+    n = expected or len(years)
+    columns: list[str]
+    if n and len(month_days) >= n and len(years) >= n and len(mentions) == len(month_days) + len(years):
+        # 'January 28, ... January 29, ... 2023 2022': the k-th month-day goes with the k-th year.
+        columns = [f"{md}, {y}" for md, y in zip(month_days[-n:], years[-n:], strict=True)]
+    else:
+        columns = [text for kind, text in mentions if kind != "monthday"]
+        if years and any(kind == "date" for kind, _ in mentions):
+            # 'Years ended December 31, 2022 2021 2020': the columns are the years.
+            columns = [re.search(_YEAR, c).group(0) if kind in {"date", "year"} else c  # type: ignore[union-attr]
+                       for kind, c in mentions if kind != "monthday"]
+    if expected and len(columns) > expected:
+        columns = columns[-expected:]
+    durations = [re.sub(r"\s+", " ", d.group(0)) for d in _DURATION_RE.finditer(header_text)]
+    if durations and columns:
+        sub_annual = any(_SUB_ANNUAL_RE.search(d) for d in durations)
+        if (len(durations) > 1 or sub_annual) and len(columns) % len(durations) == 0:
+            per = len(columns) // len(durations)
+            columns = [f"{durations[i // per]} {col}" for i, col in enumerate(columns)]
+    return columns
+
+
+def _scale_label(scale: float, header_text: str) -> str:
+    if scale == 1.0:
+        return ""
+    name = SCALE_NAMES.get(scale, "")
+    per_share = re.search(r"except\s+(?:for\s+)?(per[\s-]share[^)]*?|share[^)]*?)(?:\)|$)", header_text, re.IGNORECASE)
+    suffix = f", except {per_share.group(1).strip()}" if per_share else ""
+    return f"(in {name}s{suffix})"
+
+
+def _is_column_line(row: _Row) -> bool:
+    """A line of the column header: period row, duration, date fragment, scale or other header matter."""
+    if row.is_header:
+        return True
+    if row.cells or len(row.label.split()) > TITLE_MAX_WORDS:
+        return False
+    return _is_meta_line(row.label) or bool(_PERIOD_RE.search(row.label))
+
+
+def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
+    first_data = next(i for i, r in enumerate(group) if r.is_data)
+    last_data = max(i for i, r in enumerate(group) if r.is_data)
+    # The body starts after the last period header row; label-only rows between it and the first values are
+    # sub-headings ("Cash Flows from Operating Activities") unless they are header matter ("(In millions)").
+    body_start = first_data
+    headers = [i for i in range(first_data) if group[i].is_header]
+    if headers:
+        body_start = headers[-1] + 1
+        while body_start < first_data and _is_meta_line(group[body_start].label):
+            body_start += 1
+    # Column header: the run of header-like lines right above the body. Title: the nearest plain line above it.
+    col_start = body_start
+    while col_start > max(0, body_start - HEADER_MAX_LINES) and _is_column_line(group[col_start - 1]):
+        col_start -= 1
+    title, zone_start = "", col_start
+    for i in range(col_start - 1, max(-1, col_start - 1 - TITLE_LOOKBACK_LINES), -1):
+        row = group[i]
+        if row.cells or len(row.label.split()) > TITLE_MAX_WORDS:
+            break
+        if row.label.lower() == "table of contents":
+            continue
+        if not title or _ENTITY_LINE_RE.search(title):
+            # Prefer a statement name over the company line printed above or below it.
+            title, zone_start = row.label, i
+        if not _ENTITY_LINE_RE.search(title):
+            break
+    header_rows = group[zone_start:body_start]
+    body = group[body_start:last_data + 1]
+    start = header_rows[0].start if header_rows else body[0].start
+    header_text = " ".join(re.sub(r"\s+", " ", page_text[r.start:r.end]) for r in header_rows)
+    column_text = " ".join(re.sub(r"\s+", " ", page_text[r.start:r.end]) for r in group[col_start:body_start])
+    period_caption = next(
+        (r.label for r in group[col_start:body_start]
+         if not r.cells and len(r.label.split()) <= TITLE_MAX_WORDS
+         and (_DURATION_RE.search(r.label) or re.match(r"^(?:as of|at)\b", r.label, re.IGNORECASE))),
+        "",
+    )
+    scale = header_scale(header_text)
+    if scale == 1.0:
+        before = [ln for ln in lines if ln.end <= start and ln.kind != "blank"][-SCALE_LOOKBACK_LINES:]
+        scale = header_scale(" ".join(ln.text for ln in before))
+    return TableBlock(
+        char_start=start,
+        char_end=body[-1].end,
+        title=title,
+        caption=header_text,
+        columns=detect_columns(column_text, expected=sum(len(r.cells) for r in group[col_start:body_start]) or None),
+        period_caption=period_caption,
+        scale=scale,
+        scale_label=_scale_label(scale, header_text),
+        rows=[
+            TableRow(
+                label=r.label,
+                cells=list(r.cells),
+                line=re.sub(r"\s+", " ", page_text[r.start:r.end]).strip(),
+                char_start=r.start,
+                char_end=r.end,
+            )
+            for r in body
+        ],
+    )
+
+
+def find_tables(page_text: str) -> list[TableBlock]:
+    """Statement-like tables in one page's text, in reading order, with spans relative to the page."""
+    lines = _lines(page_text)
+    return [_build(group, page_text, lines) for group in _groups(_rows(lines))]
+
+
+# -------------------------------------------------------------------------------------------------------
+# Linearisation
+# -------------------------------------------------------------------------------------------------------
+def _labelled_cells(table: TableBlock, cells: list[str]) -> list[str]:
+    cols = table.columns
+    if cols and (
+        len(cells) == len(cols) or (len(cells) > len(cols) and _CHANGE_COLUMN_RE.search(table.caption or ""))
+    ):
+        return [f"{cols[i]}: {cell}" if i < len(cols) else cell for i, cell in enumerate(cells)]
+    return list(cells)
+
+
+def linearise_row(table: TableBlock, row: TableRow) -> str:
+    """One row as text: ``label | 2018: (1,577) | 2017: (1,373) | (in millions)``; sub-headings as their label."""
+    if not row.cells:
+        return row.label
+    parts = [row.label] if row.label else []
+    parts.extend(_labelled_cells(table, row.cells))
+    if table.scale_label:
+        parts.append(table.scale_label)
+    return " | ".join(parts)
+
+
+def linearise(table: TableBlock) -> list[str]:
+    """Every body row of a table, linearised (see :func:`linearise_row`)."""
+    return [linearise_row(table, row) for row in table.rows]
+
+
+def table_header_line(table: TableBlock) -> str:
+    """The line that introduces a table chunk: title, period columns and scale."""
+    parts = [table.title] if table.title else []
+    if table.period_caption and not any(_DURATION_RE.search(c) for c in table.columns):
+        parts.append(table.period_caption)
+    if table.columns:
+        parts.append("columns: " + ", ".join(table.columns))
+    if table.scale_label:
+        parts.append(table.scale_label)
+    return " | ".join(parts) if parts else "Table"

@@ -1,0 +1,108 @@
+"""``finrag docs``: list, show, edit and remove ingested documents."""
+
+from __future__ import annotations
+
+import argparse
+
+from agent.config import Settings
+from agent.schemas import DocumentMeta
+from cli.common import print_json, shorten, table
+
+EDITABLE = ("company", "ticker", "form", "fiscal_year", "fiscal_period", "period_end", "filing_date")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "docs",
+        help="list, show, edit or remove ingested documents",
+        description="Without an action, lists every ingested document with its metadata.",
+        epilog="examples: finrag docs --json | finrag docs show 3M_2018_10K | finrag docs edit 3M_2018_10K --ticker MMM",
+    )
+    p.add_argument("--json", action="store_true", help="JSON output")
+    p.set_defaults(func=list_docs)
+    actions = p.add_subparsers(dest="action", metavar="ACTION")
+
+    show = actions.add_parser("show", help="one document: metadata, sections and chunk counts")
+    show.add_argument("name", help="document name (file stem) or content hash")
+    show.add_argument("--json", action="store_true", help="JSON output")
+    show.set_defaults(func=show_doc)
+
+    edit = actions.add_parser("edit", help="correct a document's metadata")
+    edit.add_argument("name", help="document name or content hash")
+    for field in EDITABLE:
+        edit.add_argument(f"--{field.replace('_', '-')}", dest=field, default=None, help=f"new {field.replace('_', ' ')}")
+    edit.add_argument("--json", action="store_true", help="JSON output")
+    edit.set_defaults(func=edit_doc)
+
+    remove = actions.add_parser("remove", help="remove a document everywhere (rows, vectors, BM25)")
+    remove.add_argument("name", help="document name or content hash")
+    remove.set_defaults(func=remove_doc)
+
+
+def _row(d: DocumentMeta) -> list[str]:
+    return [d.name, d.company, d.ticker, d.form, d.fiscal_period, d.filing_date, str(d.n_pages), str(d.n_chunks)]
+
+
+def list_docs(args: argparse.Namespace, settings: Settings) -> int:
+    from agent.store import Store
+
+    with Store.open(settings) as store:
+        docs = store.list_documents()
+    if args.json:
+        print_json(docs)
+    elif not docs:
+        print(f"no documents in {settings.index_dir} yet; add some with: finrag ingest PATH")
+    else:
+        print(table((_row(d) for d in docs), ["name", "company", "ticker", "form", "period", "filed", "pages", "chunks"]))
+    return 0
+
+
+def show_doc(args: argparse.Namespace, settings: Settings) -> int:
+    from agent.store import Store
+
+    with Store.open(settings) as store:
+        doc = store.get_document(args.name)
+        sections = store.sections(doc.doc_id)
+        chunks = store.chunks([doc.doc_id])
+    if args.json:
+        print_json({"document": doc, "sections": sections, "n_chunks": len(chunks)})
+        return 0
+    for key, value in doc.model_dump().items():
+        print(f"{key:>14}: {value}")
+    per_section: dict[int, int] = {}
+    for c in chunks:
+        per_section[c.section_id] = per_section.get(c.section_id, 0) + 1
+    print()
+    print(table(
+        ([f"{s.page_start + 1}-{s.page_end + 1}", " > ".join(s.path) or s.title, str(per_section.get(s.section_id, 0)),
+          shorten(s.summary, 70)] for s in sections),
+        ["pages", "section", "chunks", "summary"],
+    ))
+    return 0
+
+
+def edit_doc(args: argparse.Namespace, settings: Settings) -> int:
+    from agent.store import Store
+
+    changes = {f: getattr(args, f) for f in EDITABLE if getattr(args, f) is not None}
+    if "fiscal_year" in changes:
+        changes["fiscal_year"] = int(changes["fiscal_year"])
+    if not changes:
+        print("finrag: nothing to change; pass e.g. --company or --fiscal-period")
+        return 2
+    with Store.open(settings) as store:
+        doc = store.update_metadata(args.name, **changes)
+    if args.json:
+        print_json(doc)
+    else:
+        print(f"updated {doc.name}: " + ", ".join(f"{k}={v}" for k, v in changes.items()))
+    return 0
+
+
+def remove_doc(args: argparse.Namespace, settings: Settings) -> int:
+    from agent.store import Store
+
+    with Store.open(settings) as store:
+        doc = store.remove_document(args.name)
+    print(f"removed {doc.name} ({doc.n_chunks} chunks)")
+    return 0

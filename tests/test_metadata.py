@@ -1,0 +1,134 @@
+"""Document metadata from file names and cover pages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.metadata import MetadataGuess, detect_metadata, parse_file_name
+from agent.schemas import Page
+
+TEN_K_COVER = """UNITED STATES
+SECURITIES AND EXCHANGE COMMISSION
+Washington, D.C. 20549
+Form 10-K
+☑ ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934
+For the fiscal year ended December 31, 2022
+OR
+☐ TRANSITION REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934
+Commission File No. 1-7657
+American Express Company
+(Exact name of registrant as specified in its charter)
+Securities registered pursuant to Section 12(b) of the Act:
+Title of each class Trading Symbol(s) Name of each exchange on which registered
+Common Shares (par value $0.20 per Share) AXP New York Stock Exchange"""
+
+TEN_Q_COVER = """FORM 10-Q
+☒ QUARTERLY REPORT PURSUANT TO SECTION 13 OR 15(d)
+For the quarterly period ended July 2, 2023
+COMMISSION FILE NUMBER 1-3619
+PFIZER INC.
+(Exact name of registrant as specified in its charter)
+Title of each class Trading Symbol(s) Name of each exchange on which registered
+Common Stock, $0.05 par value PFE New York Stock Exchange"""
+
+EIGHT_K_COVER = """FORM 8-K
+CURRENT REPORT
+Pursuant to Section 13 or 15(d) of the Securities Exchange Act of 1934
+Date of Report (Date of earliest event reported): May 3, 2023
+PepsiCo, Inc.
+(Exact name of registrant as specified in its charter)
+Title of each class Trading Symbol(s) Name of each exchange on which registered
+Common Stock, par value 1-2/3 cents per share PEP The Nasdaq Stock Market LLC"""
+
+RELEASE = """March 9, 2023
+Ulta Beauty Announces Fourth Quarter
+Fiscal 2022 Results
+BOLINGBROOK, Ill.--(BUSINESS WIRE)-- Ulta Beauty, Inc. (NASDAQ: ULTA) today
+announced financial results for the thirteen-week period ended January 28, 2023"""
+
+OLD_10K_COVER = """FORM 10-K
+For the fiscal year ended December 31, 2018
+Commission file number 1-3285
+3M COMPANY
+State of Incorporation: Delaware"""
+
+
+def pages(*texts: str) -> list[Page]:
+    return [Page(page=i, text=t) for i, t in enumerate(texts)]
+
+
+@pytest.mark.parametrize(
+    ("name", "company", "year", "quarter", "form", "dated"),
+    [
+        ("3M_2018_10K.pdf", "3M", 2018, None, "10-K", ""),
+        ("MGMRESORTS_2023Q2_10Q.pdf", "MGMRESORTS", 2023, 2, "10-Q", ""),
+        ("PEPSICO_2023_8K_dated-2023-05-05.pdf", "PEPSICO", 2023, None, "8-K", "2023-05-05"),
+        ("FOOTLOCKER_2022_8K_dated_2022-08-19.pdf", "FOOTLOCKER", 2022, None, "8-K", "2022-08-19"),
+        ("ULTABEAUTY_2023Q4_EARNINGS.pdf", "ULTABEAUTY", 2023, 4, "EARNINGS", ""),
+        ("american_water_works_2021_10-K.htm", "american water works", 2021, None, "10-K", ""),
+        ("notes.md", "", None, None, "", ""),
+    ],
+)
+def test_file_name_hints(name: str, company: str, year: int | None, quarter: int | None, form: str, dated: str) -> None:
+    hints = parse_file_name(Path(name))
+    assert (hints.company, hints.year, hints.quarter, hints.form, hints.dated) == (company, year, quarter, form, dated)
+
+
+def test_ten_k_cover() -> None:
+    guess = detect_metadata(Path("AMERICANEXPRESS_2022_10K.pdf"), pages(TEN_K_COVER))
+    assert guess == MetadataGuess(
+        company="American Express Company", ticker="AXP", form="10-K", fiscal_year=2022,
+        fiscal_period="FY2022", period_end="2022-12-31", filing_date="",
+    )
+
+
+def test_cover_wins_over_a_bare_file_name() -> None:
+    guess = detect_metadata(Path("download.pdf"), pages(TEN_Q_COVER))
+    # July 2 ends the second quarter of a 52/53-week year: the period is named after June.
+    assert guess == MetadataGuess(
+        company="Pfizer Inc.", ticker="PFE", form="10-Q", fiscal_year=2023,
+        fiscal_period="FY2023Q2", period_end="2023-07-02", filing_date="",
+    )
+
+
+def test_eight_k_dates() -> None:
+    guess = detect_metadata(Path("PEPSICO_2023_8K_dated-2023-05-05.pdf"), pages(EIGHT_K_COVER))
+    assert (guess.company, guess.ticker, guess.form, guess.fiscal_period, guess.filing_date) == (
+        "PepsiCo, Inc.", "PEP", "8-K", "FY2023", "2023-05-05"
+    )
+    undated = detect_metadata(Path("pepsico_8k.pdf"), pages(EIGHT_K_COVER))
+    assert (undated.filing_date, undated.fiscal_year, undated.fiscal_period) == ("2023-05-03", 2023, "FY2023")
+
+
+def test_earnings_release() -> None:
+    guess = detect_metadata(Path("ULTABEAUTY_2023Q4_EARNINGS.pdf"), pages(RELEASE))
+    assert (guess.company, guess.ticker, guess.form, guess.fiscal_year, guess.fiscal_period) == (
+        "Ulta Beauty, Inc.", "ULTA", "EARNINGS", 2023, "FY2023Q4"
+    )
+    unnamed = detect_metadata(Path("release.pdf"), pages(RELEASE))
+    assert unnamed.form == "EARNINGS" and unnamed.company == "Ulta Beauty, Inc."
+
+
+def test_name_after_commission_number_and_ticker_in_the_text() -> None:
+    business = "Item 1. Business\nThe Company’s ticker symbol is MMM. As used herein, the term “3M” means 3M."
+    guess = detect_metadata(Path("3M_2018_10K.pdf"), pages(OLD_10K_COVER, "Table of Contents", business))
+    assert (guess.company, guess.ticker, guess.form, guess.period_end, guess.fiscal_period) == (
+        "3M Company", "MMM", "10-K", "2018-12-31", "FY2018"
+    )
+
+
+def test_fiscal_year_named_by_its_end_and_small_caps_names() -> None:
+    cover = (
+        "FORM 10-K\nFOR THE FISCAL YEAR ENDED MAY 31, 2019\nCommission File No. 1-10635\n"
+        "MGM R ESORTS I NTERNATIONAL\n(Exact name of Registrant as specified in its charter)"
+    )
+    guess = detect_metadata(Path("annual.pdf"), pages(cover))
+    assert (guess.company, guess.fiscal_year, guess.fiscal_period, guess.period_end) == (
+        "MGM Resorts International", 2019, "FY2019", "2019-05-31"
+    )
+
+
+def test_nothing_known_stays_empty() -> None:
+    assert detect_metadata(Path("notes.txt"), pages("some plain notes about nothing")) == MetadataGuess()

@@ -1,0 +1,287 @@
+"""Sectioning of 10-K text and recognition/linearisation of statement tables in every layout."""
+
+from __future__ import annotations
+
+from agent.numbers import find_numbers
+from agent.schemas import PAGE_SEPARATOR, Page
+from agent.structure import detect_sections, running_lines
+from agent.tables import detect_columns, find_tables, linearise, split_cells, table_header_line
+
+_TOPICS = ["sensors", "pumps", "valves", "meters", "motors", "filters", "cables", "drives", "panels", "relays"]
+
+
+def prose(i: int) -> str:
+    """A two-line paragraph; each call site gets its own, so no line repeats like a running header."""
+    topic = _TOPICS[i % len(_TOPICS)]
+    return (
+        f"The Company designs and sells industrial {topic} in many markets around the world, and it reports its\n"
+        f"{topic} results in five business segments that are described in this section of the annual report.\n"
+    )
+
+
+def make_pages(texts: list[str]) -> list[Page]:
+    pages, offset = [], 0
+    for i, text in enumerate(texts):
+        pages.append(Page(page=i, text=text, char_start=offset))
+        offset += len(text) + len(PAGE_SEPARATOR)
+    return pages
+
+
+SYNTHETIC_10K = [
+    # 0: cover
+    "UNITED STATES SECURITIES AND EXCHANGE COMMISSION\nFORM 10-K\nFor the fiscal year ended December 31, 2023\n"
+    "ACME CORPORATION\n(Exact name of registrant as specified in its charter)",
+    # 1: table of contents (headings that end in page numbers)
+    "Table of Contents\nPART I\nItem 1. Business 3\nItem 1A. Risk Factors 4\nPART II\n"
+    "Item 7. Management's Discussion and Analysis of Financial Condition and Results of Operations 5\n"
+    "Item 8. Financial Statements and Supplementary Data 6\nNotes to Consolidated Financial Statements 8\n2",
+    # 2
+    "Table of Contents\nPART I\nItem 1. Business\n" + prose(1) + "3",
+    # 3
+    "Table of Contents\nItem 1A. Risk Factors\n" + prose(2) + "Competition could hurt margins.\n" + prose(3) + "4",
+    # 4
+    "Table of Contents\nPART II\n"
+    "Item 7. Management's Discussion and Analysis of Financial Condition and Results of Operations\n"
+    "Overview\n" + prose(4) + "Results of Operations\n" + prose(5)
+    + "Item 1A. Risk Factors discusses the risks that could affect these results.\n5",
+    # 5
+    "Table of Contents\nItem 8. Financial Statements and Supplementary Data\nACME Corporation and Subsidiaries\n"
+    "Consolidated Statement of Cash Flows\nYears ended December 31\n(Millions) 2023 2022 2021\n"
+    "Net income $ 5,363 $ 4,869 $ 5,058\nDepreciation and amortization 1,488 1,544 1,474\n6",
+    # 6: the statement continues; its heading repeats
+    "Table of Contents\nConsolidated Statement of Cash Flows (continued)\n(Millions) 2023 2022 2021\n"
+    "Purchases of property, plant and equipment (PP&E) (1,577) (1,373) (1,420)\n"
+    "Net cash used in investing activities (1,403) (2,005) (1,977)\n7",
+    # 7
+    "Table of Contents\nNotes to Consolidated Financial Statements\nNote 1. Significant Accounting Policies\n"
+    + prose(6) + "Note 12 for more detail on the debt issued during the year.\n8",
+    # 8: running header "Notes to ..." again, then the next note
+    "Table of Contents\nNotes to Consolidated Financial Statements\nNote 2. Revenue\n" + prose(7) + "9",
+]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Sections
+# ---------------------------------------------------------------------------------------------------------
+def test_sections_of_a_synthetic_10k() -> None:
+    pages = make_pages(SYNTHETIC_10K)
+    sections = detect_sections(pages)
+    got = [(s.kind, s.path, s.page_start, s.page_end) for s in sections]
+    assert got == [
+        ("cover", ["Cover"], 0, 2),
+        ("other", ["Part I"], 2, 2),
+        ("item", ["Item 1"], 2, 3),
+        ("risk", ["Item 1A"], 3, 4),
+        ("other", ["Part II"], 4, 4),
+        ("mdna", ["Item 7"], 4, 4),
+        ("mdna", ["Item 7", "Overview"], 4, 4),
+        ("mdna", ["Item 7", "Results of Operations"], 4, 5),
+        ("item", ["Item 8"], 5, 5),
+        ("statement", ["Item 8", "Consolidated Statement of Cash Flows"], 5, 7),
+        ("note", ["Item 8", "Notes to Consolidated Financial Statements"], 7, 7),
+        ("note", ["Item 8", "Notes to Consolidated Financial Statements", "Note 1. Significant Accounting Policies"], 7, 8),
+        ("note", ["Item 8", "Notes to Consolidated Financial Statements", "Note 2. Revenue"], 8, 8),
+    ]
+    assert sections[3].title == "Item 1A. Risk Factors"
+    assert sections[5].title == (
+        "Item 7. Management's Discussion and Analysis of Financial Condition and Results of Operations"
+    )
+
+
+def test_sections_tile_the_document_without_gaps() -> None:
+    pages = make_pages(SYNTHETIC_10K)
+    doc_text = PAGE_SEPARATOR.join(p.text for p in pages)
+    sections = detect_sections(pages)
+    assert sections[0].char_start == 0 and sections[-1].char_end == len(doc_text)
+    for before, after in zip(sections, sections[1:], strict=False):
+        assert before.char_end == after.char_start and before.char_start < before.char_end
+    assert [s.section_id for s in sections] == list(range(len(sections)))
+    # Each section starts at its heading line.
+    assert doc_text[sections[2].char_start:].startswith("Item 1. Business\n")
+    assert doc_text[sections[9].char_start:].startswith("Consolidated Statement of Cash Flows\n")
+
+
+def test_toc_and_running_headers_never_open_sections() -> None:
+    pages = make_pages(SYNTHETIC_10K)
+    sections = detect_sections(pages)
+    assert all(s.page_start != 1 for s in sections[1:])  # page 1 is the table of contents
+    assert "table of contents" in running_lines(pages)
+    assert sum(s.title == "Notes to Consolidated Financial Statements" for s in sections) == 1
+    assert sum(s.kind == "statement" for s in sections) == 1  # "(continued)" does not reopen it
+
+
+def test_document_without_headings_is_one_cover_section() -> None:
+    pages = make_pages(["just some text", "more text"])
+    sections = detect_sections(pages)
+    assert [(s.kind, s.char_start, s.char_end, s.page_end) for s in sections] == [("cover", 0, 26, 1)]
+
+
+def test_ten_q_parts_disambiguate_repeated_items() -> None:
+    pages = make_pages([
+        "PART I. FINANCIAL INFORMATION\nITEM 1. FINANCIAL STATEMENTS\nCONDENSED CONSOLIDATED BALANCE SHEETS\n" + prose(8),
+        "ITEM 2. MANAGEMENT’S DISCUSSION AND ANALYSIS OF FINANCIAL CONDITION AND RESULTS OF OPERATIONS\n" + prose(9),
+        "PART II. OTHER INFORMATION\nITEM 1. LEGAL PROCEEDINGS\n" + prose(10) + "ITEM 1A. RISK FACTORS\n" + prose(11),
+    ])
+    got = [(s.kind, s.path) for s in detect_sections(pages)]
+    assert got == [
+        ("other", ["Part I"]),
+        ("item", ["Item 1"]),
+        ("statement", ["Item 1", "CONDENSED CONSOLIDATED BALANCE SHEETS"]),
+        ("mdna", ["Item 2"]),
+        ("other", ["Part II"]),
+        ("item", ["Part II Item 1"]),
+        ("risk", ["Item 1A"]),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Tables
+# ---------------------------------------------------------------------------------------------------------
+CASH_FLOW_EXPECTED = [
+    "Cash Flows from Operating Activities",
+    "Net income including noncontrolling interest | 2018: $5,363 | 2017: $4,869 | 2016: $5,058 | (in millions)",
+    "Adjustments to reconcile net income including noncontrolling interest to net cash provided by operating activities",
+    "Depreciation and amortization | 2018: 1,488 | 2017: 1,544 | 2016: 1,474 | (in millions)",
+    "Purchases of property, plant and equipment (PP&E) | 2018: (1,577) | 2017: (1,373) | 2016: (1,420) | (in millions)",
+    "Other — net | 2018: 9 | 2017: (6) | 2016: (4) | (in millions)",
+]
+
+
+def test_pdfium_inline_rows() -> None:
+    page = (
+        "Table of Contents\n3M Company and Subsidiaries\nConsolidated Statement of Cash Flows\nYears ended December 31\n"
+        "(Millions) 2018 2017 2016\nCash Flows from Operating Activities\n"
+        "Net income including noncontrolling interest $ 5,363 $ 4,869 $ 5,058\n"
+        "Adjustments to reconcile net income including noncontrolling interest to net cash\n"
+        "provided by operating activities\nDepreciation and amortization 1,488 1,544 1,474\n"
+        "Purchases of property, plant and equipment (PP&E) (1,577) (1,373) (1,420)\nOther — net 9 (6) (4)\n"
+        "The accompanying Notes to Consolidated Financial Statements are an integral part of this statement.\n60"
+    )
+    (table,) = find_tables(page)
+    assert table.title == "Consolidated Statement of Cash Flows"
+    assert table.columns == ["2018", "2017", "2016"]
+    assert table.scale == 1e6 and table.scale_label == "(in millions)"
+    assert linearise(table) == CASH_FLOW_EXPECTED
+    assert table_header_line(table) == (
+        "Consolidated Statement of Cash Flows | Years ended December 31 | columns: 2018, 2017, 2016 | (in millions)"
+    )
+    assert page[table.char_start:].startswith("Consolidated Statement of Cash Flows")
+    assert page[:table.char_end].endswith("Other — net 9 (6) (4)")
+    ppe = table.rows[4]
+    assert ppe.cells == ["(1,577)", "(1,373)", "(1,420)"]
+    assert page[ppe.char_start:ppe.char_end] == "Purchases of property, plant and equipment (PP&E) (1,577) (1,373) (1,420)"
+    # Parentheses stay negatives for the number parser, in the table's scale.
+    values = find_numbers(linearise(table)[4], default_scale=table.scale)
+    assert [(v.value, v.scale) for v in values] == [(-1577.0, 1e6), (-1373.0, 1e6), (-1420.0, 1e6)]
+
+
+def test_one_cell_per_line_layout_reads_the_same() -> None:
+    page = (
+        "Table of Contents \n3M Company and Subsidiaries\nConsolidated Statement of Cash Flows\nYears ended December 31\n"
+        " \n(Millions)\n \n2018\n \n2017\n \n2016\n \nCash Flows from Operating Activities\n \n \n"
+        "Net income including noncontrolling interest\n \n$\n5,363 \n$\n4,869 \n$\n5,058 \n"
+        "Adjustments to reconcile net income including noncontrolling interest to net cash\n"
+        "provided by operating activities\n \n \nDepreciation and amortization\n \n \n1,488 \n \n1,544 \n \n1,474 \n"
+        "Purchases of property, plant and equipment (PP&E)\n \n \n(1,577) \n \n(1,373) \n \n(1,420) \n"
+        "Other — net\n \n \n 9 \n \n(6) \n \n(4) \n"
+    )
+    (table,) = find_tables(page)
+    assert table.columns == ["2018", "2017", "2016"]
+    assert linearise(table) == CASH_FLOW_EXPECTED
+
+
+def test_pipe_rows_with_quarter_and_half_year_columns() -> None:
+    page = (
+        "Condensed Consolidated Statements of Operations\n($ in thousands)\n"
+        "Three Months Ended June 30, | Six Months Ended June 30,\n2023 | 2022 | 2023 | 2022\n"
+        "Net revenues | $4,396,500 | $3,253,496 | $8,838,203 | $6,145,640\n"
+        "Operating income (loss) | 543,002 | (112,180) | 1,102,513 | 401,122\n"
+        "Basic EPS | $1.45 | $(0.45) | $3.09 | $0.25"
+    )
+    (table,) = find_tables(page)
+    assert table.scale == 1e3
+    assert table.columns == [
+        "Three Months Ended 2023", "Three Months Ended 2022", "Six Months Ended 2023", "Six Months Ended 2022",
+    ]
+    assert linearise(table)[1] == (
+        "Operating income (loss) | Three Months Ended 2023: 543,002 | Three Months Ended 2022: (112,180) | "
+        "Six Months Ended 2023: 1,102,513 | Six Months Ended 2022: 401,122 | (in thousands)"
+    )
+
+
+def test_split_date_headers_pair_month_days_with_years() -> None:
+    page = (
+        "SUPPLEMENTAL DATA – NET REVENUES\n(In thousands)\n(Unaudited)\nThree months ended Twelve months ended\n"
+        "December 31,\n2022\nDecember 31,\n2021\nDecember 31,\n2022\nDecember 31,\n2021\n"
+        "Las Vegas Strip Resorts $ 2,297,282 $ 1,806,686 $ 8,398,372 $ 4,737,185\n"
+        "Regional Operations 991,452 899,607 3,815,885 3,392,363"
+    )
+    (table,) = find_tables(page)
+    assert table.title == "SUPPLEMENTAL DATA – NET REVENUES"
+    assert table.columns == [
+        "Three months ended December 31, 2022", "Three months ended December 31, 2021",
+        "Twelve months ended December 31, 2022", "Twelve months ended December 31, 2021",
+    ]
+    assert linearise(table)[1].endswith("Twelve months ended December 31, 2021: 3,392,363 | (in thousands)")
+
+
+def test_scale_from_the_sentence_above_and_mismatched_cells_stay_unlabelled() -> None:
+    page = (
+        "Revenue by segment for the years ended December 31 was as follows (in millions):\n"
+        "Segment 2023 2022\nSensors $ 2,905 $ 2,640\nDevices 1,907 1,665\nTotal $ 4,812 $ 4,305 12%"
+    )
+    (table,) = find_tables(page)
+    assert table.scale == 1e6
+    assert linearise(table) == [
+        "Sensors | 2023: $2,905 | 2022: $2,640 | (in millions)",
+        "Devices | 2023: 1,907 | 2022: 1,665 | (in millions)",
+        "Total | $4,812 | $4,305 | 12% | (in millions)",  # three values under two periods: no guessing
+    ]
+
+
+def test_prose_with_numbers_is_not_a_table() -> None:
+    page = (
+        "Net sales increased 18.3% to $10.2 billion compared to $8.6 billion in fiscal 2021, primarily due to\n"
+        "the favorable impact from the continued resilience of the beauty category in fiscal 2022.\n"
+        "At December 31, 2018, the Company employed 93,516 people.\nPage 13 of 15"
+    )
+    assert find_tables(page) == []
+
+
+def test_split_cells_edge_cases() -> None:
+    assert split_cells("Net loss attributable ($4,935) ($4,202)") == ("Net loss attributable", ["($4,935)", "($4,202)"])
+    assert split_cells("Equity income (loss) — net 62 18 (17 ) 9") == ("Equity income (loss) — net", ["62", "18", "(17)", "9"])
+    assert split_cells("Comparable sales 15.6% (4.8%)") == ("Comparable sales", ["15.6%", "(4.8%)"])
+    assert split_cells("1.500% Notes due 2026") == ("1.500% Notes due 2026", [])
+    assert split_cells("Years ended December 31") == ("Years ended December 31", [])
+    assert split_cells("Page 13 of 15") == ("Page 13 of 15", [])
+    assert split_cells("Assets held-for-sale $ 183 $ —") == ("Assets held-for-sale", ["$183", "$—"])
+    assert split_cells("Receivables (Note 4) 120") == ("Receivables (Note 4)", ["120"])
+
+
+def test_detect_columns_labels() -> None:
+    assert detect_columns("(Millions) 2018 2017 2016") == ["2018", "2017", "2016"]
+    assert detect_columns("Years ended December 31, 2022 2021 2020") == ["2022", "2021", "2020"]
+    assert detect_columns("June 30, 2023 December 31, 2022") == ["June 30, 2023", "December 31, 2022"]
+    assert detect_columns("Q2 2023 Q1 2023 Q2 2022") == ["Q2 2023", "Q1 2023", "Q2 2022"]
+    assert detect_columns("Fiscal 2023 Fiscal 2022") == ["Fiscal 2023", "Fiscal 2022"]
+    assert detect_columns("13 Weeks Ended 52 Weeks Ended January 28, January 29, January 28, January 29, 2023 2022 2023 2022", 4) == [
+        "13 Weeks Ended January 28, 2023", "13 Weeks Ended January 29, 2022",
+        "52 Weeks Ended January 28, 2023", "52 Weeks Ended January 29, 2022",
+    ]
+
+
+def test_heading_above_an_index_page_counts_but_the_index_does_not() -> None:
+    pages = make_pages([
+        "Item 7. Management's Discussion and Analysis\n" + prose(20),
+        "Table of Contents\nItem 8. Financial Statements and Supplementary Data\nIndex to Financial Statements\n"
+        "Consolidated Statements of Operations 40\nConsolidated Balance Sheets 41\nConsolidated Statements of Cash Flows 42\n"
+        "Notes to Consolidated Financial Statements 43",
+        "Consolidated Statements of Operations\n(in millions) 2023 2022\nRevenue 100 90\nCosts 60 50",
+    ])
+    got = [(s.path, s.page_start) for s in detect_sections(pages)]
+    assert got == [
+        (["Item 7"], 0),
+        (["Item 8"], 1),
+        (["Item 8", "Consolidated Statements of Operations"], 2),
+    ]
