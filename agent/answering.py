@@ -29,6 +29,7 @@ from pydantic import BaseModel, Field
 
 from agent import arithmetic
 from agent.arithmetic import ArithmeticRefusal, CitedValue, Computation
+from agent.hostile import is_instruction_like
 from agent.lexicon import METRICS, FormulaKind, MetricMention, canonical, components, find_metrics
 from agent.llm import UsageLog, calculator, text_call
 from agent.llm_schemas import EvidenceBlock
@@ -38,7 +39,7 @@ from agent.periods import find_periods, normalise_period, parse_date, shift_peri
 from agent.preprocess import Combination, QueryPlan, Rewrite, SubQuery, metric_label, possessive
 from agent.prompts import answer_messages
 from agent.schemas import ChunkCard, Citation, NumericValue, Relation, SearchHit
-from agent.verify import Verification, is_instruction_like, split_sentences, verify_answer
+from agent.verify import Verification, split_sentences, verify_answer
 
 NOT_FOUND = "Not found in the filings"  # how every honest miss starts, so people and evals can spot it
 MAX_PASSAGES = 3  # explanation answers quote at most three sentences: enough to explain, short enough to read

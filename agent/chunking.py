@@ -17,6 +17,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from agent.config import Settings
+from agent.hostile import is_instruction_like
 from agent.schemas import PAGE_SEPARATOR, Chunk, Page, Section
 from agent.structure import RUNNING_ZONE_LINES, line_key, running_lines
 from agent.tables import TableBlock, find_tables, linearise_row, table_header_line
@@ -107,7 +108,7 @@ def summarize_section(text: str, n_sentences: int) -> str:
             if not (SUMMARY_MIN_WORDS <= len(words) <= SUMMARY_MAX_WORDS) or not re.search(r"[.!?][\"”’)]?$", sentence):
                 continue
             alpha = sum(any(ch.isalpha() for ch in w) for w in words) / len(words)
-            if alpha < 0.6:
+            if alpha < 0.6 or is_instruction_like(sentence):
                 continue
             candidates.append(sentence)
             if len(candidates) >= SUMMARY_MAX_CANDIDATES:

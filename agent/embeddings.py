@@ -54,6 +54,14 @@ def embedding_model_name(settings: Settings) -> str:
     return settings.embedding_model.strip() or DEFAULT_MODEL_NAME
 
 
+def quiet_model_loading() -> None:
+    """Hide transformers' per-load "Loading weights" bars: our own progress bars say what is happening."""
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    hf_logging.set_verbosity_error()
+
+
 class Embedder:
     """Encodes texts into L2-normalised float32 vectors. The model loads on first use."""
 
@@ -85,6 +93,7 @@ class Embedder:
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         from sentence_transformers import SentenceTransformer
 
+        quiet_model_loading()
         source = str(local) if is_local else configured
         log.info("loading embedding model %s on %s", source, self.device)
         try:

@@ -21,6 +21,7 @@ from typing import Literal, Protocol
 from pydantic import BaseModel, Field
 
 from agent.arithmetic import Computation
+from agent.hostile import is_instruction_like
 from agent.numbers import decimals_of, find_numbers, header_scale
 from agent.schemas import NumericValue
 
@@ -48,18 +49,6 @@ _STRUCTURAL_RE = re.compile(
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[\"“$])")
 
 # Instruction-like text inside filings (prompt injection): imperative address to a reader or model.
-_INSTRUCTION_RE = re.compile(
-    r"\bignore\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier|preceding)\s+"
-    r"(?:instructions?|prompts?|rules?|messages?|context)"
-    r"|\bdisregard\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier|system)\b"
-    r"|\b(?:you\s+are\s+now|act\s+as|pretend\s+to\s+be|new\s+instructions?\s*:|system\s+prompt)"
-    r"|\b(?:assistant|ai|model|chatbot|language\s+model)s?\s*(?:must|should|shall)\b"
-    r"|\b(?:report|answer|say|respond|state|reply)\s+(?:that|with)\b[^.]{0,80}\binstead\b"
-    r"|^\s*(?:ignore|disregard|forget)\b",
-    re.IGNORECASE,
-)
-
-
 class EvidenceLike(Protocol):
     """What verification reads from an evidence item (``agent.answering.Evidence`` satisfies it)."""
 
@@ -99,11 +88,6 @@ class Verification(BaseModel):
     def ok(self) -> bool:
         """True when every figure is supported."""
         return not self.unsupported
-
-
-def is_instruction_like(text: str) -> bool:
-    """True when ``text`` reads as an instruction to a model rather than a statement of fact."""
-    return bool(_INSTRUCTION_RE.search(text))
 
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
