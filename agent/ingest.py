@@ -30,6 +30,15 @@ from agent.structure import detect_sections
 _IGNORED_NAMES = {".DS_Store", "Thumbs.db", "desktop.ini"}
 
 
+@contextmanager
+def _timed(into: dict[str, float], stage: str) -> Iterator[None]:
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        into[stage] = round(time.perf_counter() - started, 3)
+
+
 class MetadataOverrides(BaseModel):
     """Document metadata given on the command line; wins over what detection found."""
 
@@ -142,16 +151,23 @@ class Ingestor:
             report.chunks = existing.n_chunks
             return report
 
-        parsed = load_pages(path, self.settings)
-        sections = detect_sections(parsed.pages)
-        chunks = chunk_document(doc_id, parsed.pages, sections, self.settings)
+        stages = report.stage_seconds
+        with _timed(stages, "parse"):
+            parsed = load_pages(path, self.settings)
+        with _timed(stages, "sections"):
+            sections = detect_sections(parsed.pages)
+        with _timed(stages, "chunks"):
+            chunks = chunk_document(doc_id, parsed.pages, sections, self.settings)
         if not chunks:
             raise IngestError(str(path), "no text could be extracted into chunks")
         meta = build_meta(path, doc_id, parsed.pages, parsed.source_format, overrides)
         meta.n_chunks = len(chunks)
-        cards = [build_card(chunk, meta) for chunk in chunks]
-        vectors = self.embedder.encode([embedding_text(c) for c in chunks])
-        self.store.add_document(meta, parsed.pages, sections, chunks, cards, vectors)
+        with _timed(stages, "cards"):
+            cards = [build_card(chunk, meta) for chunk in chunks]
+        with _timed(stages, "embed"):
+            vectors = self.embedder.encode([embedding_text(c) for c in chunks])
+        with _timed(stages, "store"):
+            self.store.add_document(meta, parsed.pages, sections, chunks, cards, vectors)
         if self.on_ingested is not None:
             self.on_ingested(meta)
 

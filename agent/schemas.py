@@ -222,4 +222,7 @@ class IngestReport(BaseModel):
     chunks: int = 0
     tables: int = 0
     seconds: float = 0.0
+    stage_seconds: dict[str, float] = Field(
+        default_factory=dict, description="parse / sections / chunks / cards / embed / store wall time"
+    )
     finished_at: datetime | None = None

@@ -1,0 +1,33 @@
+"""``finrag eval``: benchmarks and evaluations. Each evaluation area registers its own action."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+# Action modules under `finrag eval`, each exposing register(actions).
+EVAL_MODULES = (
+    "cli.eval_ingest",
+    "cli.eval_retrieval",
+    "cli.eval_answers",
+    "cli.eval_suite",
+)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "eval",
+        help="benchmarks: retrieval, answers, LangSmith runs, calibration, reports",
+        description="Evaluate finrag on data in the findata layout (FinanceBench, ConvFinQA, TAT-QA). "
+        "Everything runs offline; results go to --out as JSON and Markdown.",
+    )
+    p.set_defaults(func=lambda args, settings: (p.print_help(), 2)[1])
+    actions = p.add_subparsers(dest="eval_action", metavar="ACTION")
+    for name in EVAL_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:  # a real import error inside the module must surface
+                raise
+            continue
+        module.register(actions)

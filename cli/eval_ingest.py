@@ -1,0 +1,45 @@
+"""``finrag eval ingest``: ingestion speed, memory and index size on real filings."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from agent.config import Settings
+from agent.errors import FinragError
+from cli.common import print_json
+
+
+def register(actions: argparse._SubParsersAction) -> None:
+    from evals.ingest_bench import DEFAULT_DOCS
+
+    p = actions.add_parser(
+        "ingest",
+        help="benchmark ingestion: seconds per stage, pages/s, peak memory, index size",
+        description="Ingest each filing in a fresh process and data directory and measure it.",
+        epilog=f"default filings: {', '.join(DEFAULT_DOCS)} (from DATA/financebench/docs/pdf)",
+    )
+    p.add_argument("--data", type=Path, default=None, help="findata folder (default: $FINRAG_DATA_DIR)")
+    p.add_argument("--docs", default=",".join(DEFAULT_DOCS), help="comma-separated filing names")
+    p.add_argument("--out", type=Path, default=None, help="write ingest.json and ingest.md here")
+    p.add_argument("--json", action="store_true", help="JSON output")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    from evals.ingest_bench import bench_file, resolve_docs, to_markdown
+
+    data_dir = args.data or settings.data_dir
+    if data_dir is None:
+        raise FinragError("no data directory: pass --data or set FINRAG_DATA_DIR")
+    rows = [bench_file(path) for path in resolve_docs(Path(data_dir), [d for d in args.docs.split(",") if d])]
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "ingest.json").write_text(json.dumps([r.model_dump() for r in rows], indent=2))
+        (args.out / "ingest.md").write_text(to_markdown(rows) + "\n")
+    if args.json:
+        print_json(rows)
+    else:
+        print(to_markdown(rows))
+    return 1 if any(r.status == "failed" for r in rows) else 0
