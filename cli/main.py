@@ -23,6 +23,8 @@ COMMAND_MODULES = (
     "cli.search_cmd",
     "cli.memory_cmd",
     "cli.market_cmd",
+    "cli.retrieve_cmd",
+    "cli.ask_cmd",
     "cli.eval_cmd",
 )
 
@@ -30,6 +32,9 @@ EPILOG = """examples:
   finrag ingest filings/                      ingest every filing in a folder (PDF, HTML, Markdown, text)
   finrag docs                                 list ingested documents and their metadata
   finrag search "capital expenditure 2018" --doc 3M_2018_10K
+  finrag retrieve "What was 3M's FY2018 capex?" --trace      deep retrieval with its audit trace
+  finrag ask "What were 3M's capital expenditures in 2018?"   a cited answer (add --thread ID to follow up)
+  finrag chat                                 an interactive conversation; /trace shows the evidence trail
   finrag memory list                          verified answers in the memory bank
 
 Data lives under $FINRAG_HOME (default ~/.local/share/finrag). A language model is optional: set
