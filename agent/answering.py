@@ -1330,10 +1330,11 @@ def _computation_sentence(comp: Computation, label: str) -> tuple[str, Figure]:
     cites = comp.citations()
     tail = f" {' '.join(c.label() for c in cites)}" if cites else ""
     head = _capital(label) if label else _capital(comp.metric or comp.operation)
-    sentence = f"{head}: {comp.result.text} ({comp.formula}){tail}."
-    return sentence, Figure(
-        text=comp.result.text, value=comp.result, citations=cites, computed=True, formula=comp.formula
-    )
+    shown = comp.result.text
+    if comp.operation in {"change", "difference"} and comp.result.unit == "%":
+        shown = shown.removesuffix("%") + " pp"  # a difference of percentages is in percentage points
+    sentence = f"{head}: {shown} ({comp.formula}){tail}."
+    return sentence, Figure(text=shown, value=comp.result, citations=cites, computed=True, formula=comp.formula)
 
 
 def compose_answer(

@@ -8,9 +8,12 @@ Two steps, each with an offline twin and a language-model twin that returns the 
    metric over revenue; "how does that compare with Microsoft?" adds a company and keeps metric and period;
    "what was the change?" / "what is that as a %?" (ConvFinQA) point at earlier answers, so the rewrite keeps
    references to those figures and names the operation, and the answer step computes it in code.
+   Only follow-ups inherit slots: small talk ('hello', 'thanks') and generic definitions ('what is EBITDA?')
+   are returned as asked and marked ``standalone``; a question that names its own company keeps it.
 2. **Decompose**: one company x one metric x one period per sub-query, each with its own Query Intent and a
    stable id, plus the :class:`Combination` steps (difference, ratio, growth, average ...) that turn the
-   sub-answers into the answer.
+   sub-answers into the answer. A change of a percentage is in percentage points. A model's decomposition is
+   checked against the question (:class:`DecompositionValidator`) so no sub-query is made up.
 
 :func:`classify_query` tells the router whether a question needs filings, market data or no evidence at all.
 """
@@ -50,6 +53,8 @@ _COMPARE_RE = re.compile(
     r"\bbigger than\b|\bsmaller than\b|\bmore than\b|\bless than\b",
     re.IGNORECASE,
 )
+# 'Was gross margin higher in 2024 than in 2023?': comparative words that compare two periods of one metric.
+_COMPARATIVE_RE = re.compile(r"\b(?:higher|lower|larger|bigger|smaller|better|worse)\b", re.IGNORECASE)
 _CAGR_RE = re.compile(r"\bcagr\b|\bcompound(?:ed)?\s+annual", re.IGNORECASE)
 _PERCENT_RE = re.compile(r"%|\bpercent(?:s|age)?\b|\bgrowth\s+rate\b|\brate\s+of\s+(?:growth|change)\b", re.I)
 _CHANGE_RE = re.compile(
@@ -71,6 +76,19 @@ _SHARE_RE = re.compile(
     r"\bshare\s+of\b|\bproportion\s+of\b|\bportion\s+of\b",
     re.IGNORECASE,
 )
+_BARE_MARGIN_RE = re.compile(r"\bmargins?\b", re.IGNORECASE)
+# Lexicon metrics without a formula that are still quoted in percent ('dividend yield', 'organic growth').
+_PERCENT_NAME_RE = re.compile(
+    r"\b(?:margin|rate|yield|growth|percent(?:age)?)\b|\bcomparable\s+sales\b", re.IGNORECASE
+)
+# Wording that asks for the relative change of a percentage ('percentage change in gross margin'), not points.
+_RELATIVE_PERCENT_RE = re.compile(
+    r"\bpercent(?:age)?\s+(?:change|increase|decrease|growth|declin\w*|rise|drop)\b|"
+    r"%\s*(?:change|increase|decrease|growth)\b|\bgrowth\s+rate\b|\brate\s+of\s+(?:growth|change)\b|"
+    r"\bby\s+what\s+percent(?:age)?\b|\bin\s+percent(?:age)?\s+terms\b|\brelative\s+change\b",
+    re.IGNORECASE,
+)
+PERCENTAGE_POINTS = "percentage points"  # a change of a percentage is a difference in points, not a growth
 _MARGIN_AFTER_RE = re.compile(r"\s*(?:\([^)]{0,60}\)\s*)?(?:%|percent(?:age)?)?\s*margin\b", re.IGNORECASE)
 MARGIN_BASE = "revenue"  # a margin is a share of revenue
 _DEFINITION_CLAUSE_RE = re.compile(
@@ -119,6 +137,19 @@ _GENERIC_DEFINITION_RE = re.compile(
     r"meaning\s+of\s+)",
     re.IGNORECASE,
 )
+# A definition asked in question form ('what is EBITDA?', 'what is an operating lease?', 'define EBITDA'):
+# the article decides -- 'a'/'an' or none asks what a term means, 'the' points at one company's figure.
+_WHAT_IS_RE = re.compile(
+    r"^\s*(?:(?:and|so|ok(?:ay)?|also)[\s,]+)?(?:what\s+(?:is|are)|what'?s)\s+"
+    r"(?P<article>(?:an?|the)\s+)?(?P<term>[^?!.]+?)\s*[?!.]*\s*$",
+    re.IGNORECASE,
+)
+_DEFINE_RE = re.compile(
+    r"^\s*(?:please\s+)?(?:define|explain\s+what\b.*\b(?:is|are|means?)\s*[?!.]*\s*$)",
+    re.IGNORECASE,
+)
+# Pronouns that point at a company ('its', 'the company'); a bare 'it' may be the term itself.
+_OWNER_PRONOUN_RE = re.compile(r"\b(?:its|their|the\s+(?:company|firm|group)(?:'s)?)\b", re.IGNORECASE)
 _MARKET_METRICS = frozenset(
     {"market capitalization", "share price", "dividend yield", "price to earnings ratio", "enterprise value"}
 )
@@ -188,6 +219,10 @@ class Rewrite(BaseModel):
     )
     source: Literal["offline", "llm"] = "offline"
     reason: str = Field(default="", description="why the offline twin answered, when a model was configured")
+    standalone: Literal["", "small_talk", "definition"] = Field(
+        default="",
+        description="a turn that inherits nothing from the conversation: small talk or a generic definition",
+    )
 
 
 class SubQuery(BaseModel):
@@ -318,6 +353,29 @@ def _scale_hint(question: str) -> str:
     return m.group(0).strip("() ") if m else ""
 
 
+def margin_metric(metric: str) -> str:
+    """The lexicon margin of an amount metric ('ebitda' -> 'ebitda margin'); '' when it has none."""
+    for name, info in METRICS.items():
+        formula = info.formula
+        if (
+            formula is not None
+            and formula.kind is FormulaKind.MARGIN
+            and [t.metric for t in formula.numerator] == [metric]
+        ):
+            return name
+    return ""
+
+
+def is_percentage_metric(metric: str) -> bool:
+    """True when the metric is quoted in percent (a margin, rate or growth), so its changes are in points."""
+    info = METRICS.get(metric)
+    if info is not None and info.formula is not None:
+        return info.formula.unit == "%"
+    if info is not None and info.topic in _QUALITATIVE_TOPICS:
+        return False  # 'interest rate risk' is described, not quoted
+    return bool(_PERCENT_NAME_RE.search(metric))
+
+
 def _outside_metrics(text: str, pattern: re.Pattern[str]) -> bool:
     """True when ``pattern`` matches outside every metric name ('total' in 'total revenue' does not count)."""
     spans = [(m.start, m.end) for m in find_metrics(text)]
@@ -378,8 +436,11 @@ def update_slots(
     ``keep_values`` bounds the remembered figures: follow-ups refer back a turn or two ("the change", "that").
     """
     new = rewrite.slots.model_copy(deep=True)
-    new.last_question = rewrite.question
-    new.last_sub_queries = [s.question for s in plan.sub_queries] if plan else [rewrite.question]
+    if rewrite.standalone == "small_talk":  # 'thanks' leaves the conversation where it was
+        new.last_question, new.last_sub_queries = slots.last_question, list(slots.last_sub_queries)
+    else:
+        new.last_question = rewrite.question
+        new.last_sub_queries = [s.question for s in plan.sub_queries] if plan else [rewrite.question]
     remembered = [*slots.last_values, *values][-keep_values:]
     new.last_values = remembered
     # A computation stays the reference for 'as a %?' until another is made or the subject changes.
@@ -549,6 +610,67 @@ def _relative_period(question: str, slots: DialogueSlots) -> list[str]:
     return []
 
 
+def asks_definition(question: str, intent: QueryIntent) -> bool:
+    """True when ``question`` asks what a generic term means, not what one company reported.
+
+    The intent's relation says so ('what does free cash flow mean?', 'what is the definition of ROE?'), or the
+    question form does: 'define EBITDA', 'explain what EBITDA is', 'what is/are' followed by a term with an
+    indefinite article ('what is an operating lease?') or by a bare lexicon metric ('what is EBITDA?'). 'What
+    is the EBITDA?' and 'what was the net income?' ask for a figure (definite article, past tense), and a
+    question that names a company or period, or says 'its' / 'the company', is about that company.
+    """
+    about_one = intent.company or intent.ticker or intent.temporal_scope.periods or find_periods(question)
+    if about_one or _OWNER_PRONOUN_RE.search(question):
+        return False
+    if intent.relation is Relation.DEFINITION or _DEFINE_RE.match(question):
+        return True
+    form = _WHAT_IS_RE.match(question)
+    if form is None:
+        return False
+    article = (form.group("article") or "").strip().lower()
+    if article == "the":
+        return False
+    return article in {"a", "an"} or canonical(form.group("term")) is not None
+
+
+def _standalone_kind(question: str, intent: QueryIntent, slots: DialogueSlots) -> str:
+    """'small_talk' or 'definition' for a turn that leans on no earlier turn; '' for everything else.
+
+    Small talk names no company, metric or period and asks nothing of earlier answers ('ok, what was the
+    change?' is a follow-up even though it opens with 'ok').
+    """
+    if (
+        _SMALL_TALK_RE.match(question)
+        and not intent.metrics
+        and not intent.company
+        and not find_periods(question)
+        and not _value_operation(question, slots)
+    ):
+        return "small_talk"
+    if asks_definition(question, intent):
+        return "definition"
+    return ""
+
+
+def _standalone(question: str, intent: QueryIntent, slots: DialogueSlots, kind: str) -> Rewrite:
+    """A turn returned as asked, inheriting nothing.
+
+    Small talk keeps the slots as they were; a definition keeps company and period and makes its term the
+    metric later turns refer to ('what is EBITDA?' then 'and for 3M in 2022?').
+    """
+    kept = slots.model_copy(deep=True)
+    if kind == "definition":
+        intent = intent.model_copy(update={"relation": Relation.DEFINITION, "requires_numeric": False})
+        kept.metrics = list(intent.metrics) or kept.metrics
+    return Rewrite(
+        original=question,
+        question=question,
+        intent=intent,
+        slots=kept,
+        standalone=kind,  # type: ignore[arg-type]
+    )
+
+
 def rewrite(
     question: str,
     history: Sequence[Turn],
@@ -559,14 +681,24 @@ def rewrite(
 
     What the question states wins; what it leaves out comes from ``slots``. A first turn (no slots) or a
     question that already names company, metric and period is returned unchanged.
+
+    Carry-over rule: only a follow-up inherits slots -- a turn that leans on earlier ones through ellipsis or
+    pronouns ('what about 2022?', 'and its margin?', 'how does that compare with Microsoft?'), a bare period
+    or company, or a company-specific lookup that names no company ('what was the net income?'). Small talk
+    ('hello', 'thanks') and generic definitions (:func:`asks_definition`: 'what is EBITDA?', 'what does free
+    cash flow mean?') are returned as asked, marked ``standalone``, and inherit nothing; a question that names
+    its own company keeps it.
     """
     question = " ".join(question.split())
     intent = extract_intent(question, list(known_companies))
     own = slots_from_intent(intent, known_companies)
+    has_history = bool(history) or bool(slots.metrics or slots.company or slots.last_values)
+    kind = _standalone_kind(question, intent, slots)
+    if kind:
+        return _standalone(question, intent, slots if has_history else own, kind)
     q_companies = own.companies
     q_metrics = list(intent.metrics)
     q_periods = own.periods or _relative_period(question, slots)
-    has_history = bool(history) or bool(slots.metrics or slots.company or slots.last_values)
     if not has_history:
         return _finish(question, question, [], own, intent, known_companies)
     carried: list[str] = []
@@ -583,6 +715,15 @@ def rewrite(
                 ref.intent.requires_numeric = True
                 return ref
 
+    # 'and its margin?': the margin of the previous metric (EBITDA -> EBITDA margin), from the lexicon.
+    margin = (
+        margin_metric(slots.metrics[0])
+        if not q_metrics and not q_companies and slots.metrics and _BARE_MARGIN_RE.search(question)
+        else ""
+    )
+    if margin:
+        q_metrics = [margin]
+        carried.append(f"metric: {slots.metrics[0]}")
     companies = q_companies or ([slots.company] if slots.company else [])
     if q_companies and not q_metrics:
         carried += [f"metric: {m}" for m in slots.metrics]
@@ -781,8 +922,8 @@ def rewrite_llm(
     the offline twin either way: a model never carries numbers from one turn to the next.
     """
     offline = rewrite(question, history, slots, known_companies)
-    if model is None:
-        return offline
+    if model is None or offline.standalone:
+        return offline  # small talk and generic definitions have nothing to resolve
 
     def fallback() -> llm_schemas.RewriteOutput:
         return llm_schemas.RewriteOutput(
@@ -926,9 +1067,20 @@ def _plan_periods(
 
 
 def _operations(
-    question: str, intent: QueryIntent, n_companies: int, n_metrics: int, n_periods: int
+    question: str,
+    intent: QueryIntent,
+    n_companies: int,
+    n_metrics: int,
+    n_periods: int,
+    percent_metric: bool = False,
 ) -> list[str]:
-    """Arithmetic the question asks for, from its wording and its shape."""
+    """Arithmetic the question asks for, from its wording and its shape.
+
+    Over periods: a change (and, for amounts, the percent change) when the question says so ('how did capex
+    change'), trends, or compares one metric of one company across exactly two periods ('... in 2024 and how
+    did it compare with 2023?'). A quantity quoted in percent (``percent_metric``: a margin, a rate, a share)
+    changes by percentage points, so it gets only the change unless the wording asks for a relative one.
+    """
     q = question
     ops: list[str] = []
     share = bool(_SHARE_RE.search(q)) and n_metrics >= 2
@@ -947,9 +1099,21 @@ def _operations(
             ops.append("average")
         elif _SUM_RE.search(q) and _outside_metrics(q, _SUM_RE):
             ops.append("sum")
-        elif _CHANGE_RE.search(q) or intent.relation is Relation.TREND:
-            percent = _PERCENT_RE.search(q) and not share
-            ops.extend(["percent_change"] if percent else ["change", "percent_change"])
+        elif (
+            _CHANGE_RE.search(q)
+            or intent.relation is Relation.TREND
+            or (
+                n_periods == 2
+                and n_companies <= 1
+                and (n_metrics == 1 or share or ratio)
+                and bool(_COMPARE_RE.search(q) or _COMPARATIVE_RE.search(q))
+            )
+        ):
+            if percent_metric or share:
+                ops.extend(["percent_change"] if _RELATIVE_PERCENT_RE.search(q) else ["change"])
+            else:
+                percent = _PERCENT_RE.search(q)
+                ops.extend(["percent_change"] if percent else ["change", "percent_change"])
     across_companies = n_companies >= 2 and bool(
         _COMPARE_RE.search(q) or intent.relation is Relation.COMPARISON or _CHANGE_RE.search(q)
     )
@@ -1003,9 +1167,12 @@ def decompose(question: str, intent: QueryIntent, known_companies: Sequence[str]
     margin_of = _margin_of(asked, metrics)
     if margin_of:
         metrics = [margin_of, MARGIN_BASE]  # 'D&A % margin': D&A as a percentage of revenue
-    provisional = _operations(asked, intent, len(companies), len(metrics), len(intent.temporal_scope.periods))
+    percent = bool(margin_of) or (len(metrics) == 1 and is_percentage_metric(metrics[0]))
+    provisional = _operations(
+        asked, intent, len(companies), len(metrics), len(intent.temporal_scope.periods), percent
+    )
     periods = _plan_periods(asked, intent, metrics, provisional)
-    ops = _operations(asked, intent, len(companies), len(metrics), len(periods))
+    ops = _operations(asked, intent, len(companies), len(metrics), len(periods), percent)
     if margin_of:
         ops = ["share", *[op for op in ops if op not in {"share", "ratio", "difference"}]]
     hint = _scale_hint(question)
@@ -1098,6 +1265,10 @@ def plan_combinations(
                 for p in periods or [""]
                 if (company, tracked_metric, p) in by_key
             ]
+    # A change or difference of a percentage is in percentage points: the label says so.
+    tracked_op = next((op for op in ("share", "ratio") if op in operations and len(metrics) >= 2), "")
+    points = tracked_op == "share" or (not tracked_op and is_percentage_metric(tracked_metric))
+    in_points = f" ({PERCENTAGE_POINTS})" if points else ""
     # Over periods: change, growth, CAGR, average, sum.
     finals: dict[str, str] = {}
     for company, items in series.items():
@@ -1110,7 +1281,7 @@ def plan_combinations(
                     "change",
                     [first[1], last[1]],
                     tracked_metric,
-                    f"change in {who}{tracked_metric} from {span}",
+                    f"change in {who}{tracked_metric} from {span}{in_points}",
                 )
             if "percent_change" in operations:
                 finals[company] = add(
@@ -1139,7 +1310,12 @@ def plan_combinations(
     # Across companies: the difference of their figures (the first named minus the second).
     if "difference" in operations and len(companies) >= 2 and all(c in finals for c in companies[:2]):
         a, b = companies[0], companies[1]
-        add("difference", [finals[a], finals[b]], tracked_metric, f"{a} minus {b}: {tracked_metric}")
+        add(
+            "difference",
+            [finals[a], finals[b]],
+            tracked_metric,
+            f"{a} minus {b}: {tracked_metric}{in_points}",
+        )
     elif "difference" in operations and len(metrics) >= 2 and len(companies) == 1 and len(periods) <= 1:
         p = periods[0] if periods else ""
         ids = [by_key.get((companies[0], m, p)) for m in metrics[:2]]
@@ -1151,21 +1327,144 @@ def plan_combinations(
 # ---------------------------------------------------------------------------------------------------------
 # Decomposition: language-model twin
 # ---------------------------------------------------------------------------------------------------------
+_LATEST_PERIOD_RE = re.compile(r"\b(?:latest|most\s+recent|current|last\s+reported)\b", re.IGNORECASE)
+# Words that do not tell one company from another ('Northwind Instruments Inc.' ~ 'Northwind').
+_COMPANY_NOISE_RE = re.compile(r"(?:inc|corp(?:oration)?|co|company|ltd|limited|plc|llc|group|holdings|the)")
+
+
+def _company_words(name: str) -> set[str]:
+    words = re.findall(r"[a-z0-9&]+", re.sub(r"['’]s\b", "", name.lower()))
+    return {w for w in words if len(w) > 1 and not _COMPANY_NOISE_RE.fullmatch(w)}  # 'M' tells nothing
+
+
+class DecompositionValidator:
+    """Checks a model's sub-queries against the question they decompose, so none is made up.
+
+    A sub-query is valid when its company is named in the question or the resolved slots (or is a fuller or
+    shorter form of one), its metric maps to the lexicon or is written in the question, and its period is
+    named in the question or slots or derivable from them: the year before a named period when the question
+    asks for a change, a prior year or a metric that needs one (growth, averaged balances); the year after for
+    'the following year'; the years between two named periods. 'latest' / no period asks for the newest.
+    """
+
+    def __init__(
+        self,
+        question: str,
+        intent: QueryIntent,
+        known_companies: Sequence[str] = (),
+        slots: DialogueSlots | None = None,
+        offline: QueryPlan | None = None,
+    ) -> None:
+        self.question = question
+        self.known = list(known_companies)
+        named = [intent.company, intent.ticker, *intent.entities, *companies_in(question, known_companies)]
+        if slots is not None:
+            named += [slots.company, slots.ticker, *slots.companies]
+        if offline is not None:
+            named += [s.company for s in offline.sub_queries]
+        self.companies = list(dict.fromkeys(c for c in named if c))
+        # Periods are derived from those written in the question or slots, not from derived ones again.
+        written = [p.norm for p in find_periods(question)] + (
+            list(slots.periods) if slots is not None else []
+        )
+        self.named_periods = _chronological(written or intent.temporal_scope.periods)
+        self.periods = set(self.named_periods) | set(intent.temporal_scope.periods) | self._derivable(intent)
+        if offline is not None:  # what the offline twin derived (a growth's prior year) is derivable too
+            self.periods.update(s.period for s in offline.sub_queries if s.period)
+
+    def _derivable(self, intent: QueryIntent) -> set[str]:
+        out: set[str] = set()
+        named = self.named_periods
+        with contextlib.suppress(ValueError):  # periods that cannot shift or span derive nothing
+            if len(named) >= 2:
+                out.update(expand_range(named[0], named[-1]))
+        wants_prior = bool(
+            _PRIOR_YEAR_RE.search(self.question)
+            or _CHANGE_RE.search(self.question)
+            or _COMPARE_RE.search(self.question)
+            or _AVERAGE_RE.search(self.question)
+            or any(needs_prior_period(m) for m in intent.metrics)
+        )
+        for period in named:
+            with contextlib.suppress(ValueError):
+                if wants_prior:
+                    out.add(shift_period(period, years=-1))
+                if _NEXT_YEAR_RE.search(self.question):
+                    out.add(shift_period(period, years=1))
+        return out
+
+    def period_of(self, text: str) -> str | None:
+        """The model's period, normalised: '' for the latest, None when it is no period at all."""
+        text = text.strip()
+        if not text or _LATEST_PERIOD_RE.search(text):
+            return ""
+        relative = -1 if _PRIOR_YEAR_RE.search(text) else 1 if _NEXT_YEAR_RE.search(text) else 0
+        if relative:
+            if not self.named_periods:
+                return None
+            try:
+                return shift_period(self.named_periods[-1], years=relative)
+            except ValueError:
+                return None
+        return normalise_period(text) or None
+
+    def company_of(self, name: str) -> str:
+        """The model's company as the index names it ('Northwind' -> 'Northwind Instruments'); a segment
+        ('3M Safety and Industrial') keeps its own name."""
+        known = match_company(name, self.known) if self.known and name else ""
+        return known if known and _company_words(name) <= _company_words(known) else name
+
+    def _company_ok(self, name: str) -> bool:
+        low = name.lower()
+        if re.search(rf"(?<!\w){re.escape(low)}(?!\w)", self.question.lower()):
+            return True
+        if any(low == c.lower() for c in self.companies):
+            return True
+        if self.company_of(name) in self.companies:
+            return True
+        words = _company_words(name)
+        if not words:
+            return False
+        if words <= _company_words(self.question):
+            return True
+        return any(words <= _company_words(c) or _company_words(c) <= words for c in self.companies)
+
+    def problem(self, sub_query: llm_schemas.SubQuery) -> str:
+        """Why ``sub_query`` is not a decomposition of the question; '' when it is one."""
+        if sub_query.company and not self._company_ok(sub_query.company):
+            return f"company {sub_query.company!r} is not named in the question or the conversation"
+        metric = sub_query.metric.strip()
+        if (
+            metric
+            and not (canonical(metric) or _metrics_in(metric))
+            and metric.lower() not in self.question.lower()
+        ):
+            return f"metric {metric!r} is neither a known metric nor in the question"
+        period = self.period_of(sub_query.period)
+        if period is None:
+            return f"period {sub_query.period!r} is not a reporting period"
+        if period and period not in self.periods:
+            return f"period {period} is neither in the question nor derivable from it"
+        return ""
+
+
 def _decomposition_check(
-    question: str, intent: QueryIntent
+    validator: DecompositionValidator,
 ) -> Callable[[llm_schemas.Decomposition], str | None]:
-    allowed = {c.lower() for c in [intent.company, intent.ticker, *intent.entities] if c}
+    """Reject a reply with made-up sub-queries once (the model retries with the reasons); a retry is taken when
+    some of its sub-queries are valid (the rest are dropped), and falls back to the offline twin otherwise."""
+    strict = True
 
     def check(value: llm_schemas.Decomposition) -> str | None:
+        nonlocal strict
         if len(value.sub_queries) > MAX_SUB_QUERIES:
             return f"at most {MAX_SUB_QUERIES} sub-queries, got {len(value.sub_queries)}"
-        for sq in value.sub_queries:
-            if (
-                sq.company
-                and sq.company.lower() not in allowed
-                and sq.company.lower() not in question.lower()
-            ):
-                return f"sub-query names company {sq.company!r}, which the question does not mention"
+        problems = [f"{sq.question!r}: {p}" for sq in value.sub_queries if (p := validator.problem(sq))]
+        if not problems:
+            return None
+        if strict or len(problems) == len(value.sub_queries):
+            strict = False
+            return "; ".join(problems)
         return None
 
     return check
@@ -1178,15 +1477,20 @@ def decompose_llm(
     model: BaseChatModel | None,
     usage: UsageLog | None = None,
     known_companies: Sequence[str] = (),
+    slots: DialogueSlots | None = None,
 ) -> QueryPlan:
     """Language-model twin of :func:`decompose` (prompt + JSON schema); falls back to the offline twin.
 
-    The model proposes the sub-queries; their metrics are canonicalised with the lexicon, each gets its own
-    Query Intent and stable id, and the combinations are planned in code from the question's wording.
+    The model proposes the sub-queries; each is checked against the question and the resolved ``slots``
+    (:class:`DecompositionValidator`): a reply with made-up ones is retried once, a retry's invalid sub-queries
+    are dropped with a note, and the offline plan is used, with the reason, when nothing valid remains. Metrics
+    are canonicalised with the lexicon, each sub-query gets its own Query Intent and stable id, and the
+    combinations are planned in code from the question's wording.
     """
     offline = decompose(question, intent, known_companies)
     if model is None:
         return offline
+    validator = DecompositionValidator(question, intent, known_companies, slots, offline)
 
     def fallback() -> llm_schemas.Decomposition:
         return llm_schemas.Decomposition(
@@ -1203,16 +1507,20 @@ def decompose_llm(
         fallback=fallback,
         step="decompose",
         usage=usage,
-        check=_decomposition_check(question, intent),
+        check=_decomposition_check(validator),
     )
     if result.source == "offline":
         return offline.model_copy(update={"reason": result.reason})
     plan = QueryPlan(question=question, intent=intent, source="llm")
     seen: set[str] = set()
     for sq in result.value.sub_queries:
-        metric = canonical(sq.metric) or next(iter(_metrics_in(sq.metric)), "") if sq.metric else ""
-        period = normalise_period(sq.period) if sq.period else ""
-        company = sq.company or intent.company
+        problem = validator.problem(sq)
+        if problem:
+            plan.notes.append(f"dropped the model's sub-query {sq.question!r}: {problem}")
+            continue
+        metric = (canonical(sq.metric) or next(iter(_metrics_in(sq.metric)), "")) if sq.metric else ""
+        period = validator.period_of(sq.period) or ""
+        company = validator.company_of(sq.company) or intent.company
         sub_intent = _sub_intent(
             extract_intent(sq.question, list(known_companies)), sq.question, company, metric, period
         )
@@ -1225,14 +1533,17 @@ def decompose_llm(
                 id=sid,
                 question=sq.question,
                 company=company,
-                metric=metric or "",
+                metric=metric,
                 period=period,
                 intent=sub_intent,
             )
         )
+    if not plan.sub_queries:  # the check keeps this from happening; never answer from nothing
+        return offline.model_copy(update={"reason": "no valid sub-query in the model's decomposition"})
     companies = {s.company for s in plan.sub_queries}
     metrics = {s.metric for s in plan.sub_queries if s.metric}
     periods = {s.period for s in plan.sub_queries if s.period}
-    ops = _operations(question, intent, len(companies), len(metrics), len(periods))
+    percent = len(metrics) == 1 and is_percentage_metric(next(iter(metrics)))
+    ops = _operations(question, intent, len(companies), len(metrics), len(periods), percent)
     plan.combinations = plan_combinations(question, plan.sub_queries, ops)
     return plan

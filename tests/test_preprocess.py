@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
-from agent.answering import answer_references
+from agent.answering import SubAnswer, answer_references, combine
 from agent.arithmetic import CitedValue
 from agent.intent import extract_intent
 from agent.llm import UsageLog
@@ -21,6 +21,7 @@ from agent.preprocess import (
     QueryKind,
     Rewrite,
     Turn,
+    asks_definition,
     classify_query,
     decompose,
     decompose_llm,
@@ -30,7 +31,7 @@ from agent.preprocess import (
     update_slots,
 )
 from agent.prompts import MAX_SUB_QUERIES
-from agent.schemas import Citation, NumericValue
+from agent.schemas import Citation, NumericValue, Relation
 
 COMPANIES = ["3M", "Microsoft", "Northwind Instruments"]
 
@@ -201,6 +202,115 @@ def test_ratio_follow_up_orders_operands_by_the_question() -> None:
 
 
 # ---------------------------------------------------------------------------------------------------------
+# Rewrite: turns that inherit nothing (small talk, generic definitions, self-contained questions)
+# ---------------------------------------------------------------------------------------------------------
+def test_small_talk_inherits_no_slots_and_leaves_the_conversation_as_it_was() -> None:
+    chat = Conversation()
+    chat.ask("What was Northwind's revenue in 2024?")
+    for small_talk in ("hello", "thanks!"):
+        turn = chat.ask(small_talk)
+        assert (turn.question, turn.changed, turn.carried_over, turn.standalone) == (
+            small_talk,
+            False,
+            [],
+            "small_talk",
+        )
+        assert (
+            turn.intent.company == "" and classify_query(turn.question, turn.intent) is QueryKind.NO_EVIDENCE
+        )
+    assert (
+        chat.slots.last_question == "What was Northwind's revenue in 2024?"
+    )  # small talk did not replace it
+    follow = chat.ask("what about 2023?")
+    assert follow.question == "What was Northwind's revenue in 2023?"
+    assert follow.carried_over == ["company: Northwind Instruments", "metric: revenue"]
+
+
+def test_generic_definition_mid_conversation_is_not_about_the_company() -> None:
+    chat = Conversation()
+    chat.ask("What was Northwind's revenue in 2024?")
+    for question in ("What is EBITDA?", "what does free cash flow mean?"):
+        turn = chat.ask(question)
+        assert (turn.question, turn.carried_over, turn.standalone) == (question, [], "definition")
+        assert turn.intent.relation is Relation.DEFINITION and turn.intent.company == ""
+        assert classify_query(turn.question, turn.intent) is QueryKind.NO_EVIDENCE
+        plan = decompose(turn.question, turn.intent, COMPANIES)
+        assert [(s.question, s.company, s.metric) for s in plan.sub_queries] == [(question, "", "")]
+    # The defined term becomes the subject; company and period stay for the next follow-up.
+    assert (chat.slots.company, chat.slots.metrics, chat.slots.periods) == (
+        "Northwind Instruments",
+        ["free cash flow"],
+        ["FY2024"],
+    )
+    assert chat.ask("and for Microsoft?").question == "What was Microsoft's free cash flow in FY2024?"
+
+
+def test_company_specific_lookup_without_a_company_is_a_follow_up() -> None:
+    chat = Conversation()
+    chat.ask("What was Northwind's revenue in 2024?")
+    net_income = chat.ask("What was the net income?")
+    assert net_income.question == "What was Northwind Instruments' net income in FY2024?"
+    assert net_income.carried_over == ["company: Northwind Instruments", "period: FY2024"]
+    assert net_income.standalone == ""
+    # 'the EBITDA' is the company's figure, not the term.
+    assert chat.ask("What is the EBITDA?").question == "What was Northwind Instruments' EBITDA in FY2024?"
+
+
+def test_question_naming_its_own_company_keeps_it() -> None:
+    chat = Conversation()
+    chat.ask("What was Northwind's revenue in 2024?")
+    own = chat.ask("What is Microsoft's EBITDA?")
+    assert (own.question, own.changed, own.carried_over) == ("What is Microsoft's EBITDA?", False, [])
+    assert (chat.slots.company, chat.slots.metrics, chat.slots.periods) == ("Microsoft", ["ebitda"], [])
+
+
+def test_its_margin_is_the_margin_of_the_previous_metric() -> None:
+    chat = Conversation()
+    chat.ask("What was Northwind's operating income in 2024?")
+    margin = chat.ask("and its margin?")
+    assert margin.question == "What was Northwind Instruments' operating margin in FY2024?"
+    assert margin.carried_over == [
+        "metric: operating income",
+        "company: Northwind Instruments",
+        "period: FY2024",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("question", "definition"),
+    [
+        ("What is EBITDA?", True),
+        ("What does free cash flow mean?", True),
+        ("Define EBITDA", True),
+        ("What is an operating lease?", True),
+        ("What is the EBITDA?", False),
+        ("What was the net income?", False),
+        ("What is Northwind's EBITDA?", False),
+        ("What is its EBITDA?", False),
+        ("What is EBITDA in 2024?", False),
+    ],
+)
+def test_asks_definition(question: str, definition: bool) -> None:
+    assert asks_definition(question, extract_intent(question, COMPANIES)) is definition
+
+
+def test_rewrite_llm_does_not_send_small_talk_or_definitions_to_the_model() -> None:
+    model = ScriptedChatModel(rules=[])  # any call would fail and leave a fallback reason
+    slots = DialogueSlots(
+        company="Northwind Instruments",
+        companies=["Northwind Instruments"],
+        metrics=["revenue"],
+        periods=["FY2024"],
+        last_question="What was Northwind's revenue in 2024?",
+    )
+    history = [Turn(question="What was Northwind's revenue in 2024?")]
+    for question in ("hello", "What is EBITDA?"):
+        result = rewrite_llm(question, history, slots, model=model, known_companies=COMPANIES)
+        assert (result.question, result.source, result.reason) == (question, "offline", "")
+    assert model.prompts == []
+
+
+# ---------------------------------------------------------------------------------------------------------
 # Decomposition
 # ---------------------------------------------------------------------------------------------------------
 def test_decompose_two_companies() -> None:
@@ -235,6 +345,72 @@ def test_decompose_change_between_two_years() -> None:
         ("change", ["any:capital-expenditure:FY2017", "any:capital-expenditure:FY2018"]),
         ("percent_change", ["any:capital-expenditure:FY2017", "any:capital-expenditure:FY2018"]),
     ]
+
+
+def test_two_period_comparison_of_a_percentage_is_a_change_in_points() -> None:
+    question = "What was Northwind's gross margin in 2024 and how did it compare with 2023?"
+    plan = decompose(question, extract_intent(question, COMPANIES), COMPANIES)
+    old, new = "northwind-instruments:gross-margin:FY2023", "northwind-instruments:gross-margin:FY2024"
+    assert [(s.id, s.question) for s in plan.sub_queries] == [
+        (old, "What was Northwind Instruments' gross margin in FY2023?"),
+        (new, "What was Northwind Instruments' gross margin in FY2024?"),
+    ]
+    assert [(c.operation, c.operands, c.label) for c in plan.combinations] == [
+        (
+            "change",
+            [old, new],
+            "change in Northwind Instruments gross margin from FY2023 to FY2024 (percentage points)",
+        )
+    ]
+    # The answer step computes it in code: 42.0% - 43.1% is -1.1 percentage points.
+    cite = Citation(doc="NORTHWIND_2024_10K", page=31)
+    sub_answers = [
+        SubAnswer(
+            sub_query_id=sq.id,
+            question=sq.question,
+            status="found",
+            answer="",
+            metric=sq.metric,
+            company=sq.company,
+            period=sq.period,
+            value=NumericValue(text=f"{v}%", value=v, unit="%", period=sq.period),
+            citation=cite,
+        )
+        for sq, v in zip(plan.sub_queries, (43.1, 42.0), strict=True)
+    ]
+    (change,) = combine(plan, sub_answers).computations
+    assert change.result.value == pytest.approx(-1.1) and change.result.unit == "%"
+    assert change.formula == "42 - 43.1 = (1.1)"
+
+
+def test_two_period_comparison_of_an_amount_adds_change_and_growth() -> None:
+    question = "What was 3M's revenue in 2018 and how did it compare with 2017?"
+    plan = decompose(question, extract_intent(question, COMPANIES), COMPANIES)
+    ids = ["3m:revenue:FY2017", "3m:revenue:FY2018"]
+    assert [s.id for s in plan.sub_queries] == ids
+    assert [(c.operation, c.operands, c.label) for c in plan.combinations] == [
+        ("change", ids, "change in 3M revenue from FY2017 to FY2018"),
+        ("percent_change", ids, "growth in 3M revenue from FY2017 to FY2018"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("question", "operations"),
+    [
+        ("Was Northwind's gross margin higher in 2024 than in 2023?", ["change"]),
+        ("How did Northwind's gross margin change from 2023 to 2024?", ["change"]),
+        ("What was the percentage change in Northwind's gross margin from 2023 to 2024?", ["percent_change"]),
+        ("Compare 3M's and Microsoft's gross margin in FY2022", ["difference"]),
+    ],
+)
+def test_percentage_metrics_change_in_points_unless_a_relative_change_is_asked(
+    question: str, operations: list[str]
+) -> None:
+    plan = decompose(question, extract_intent(question, COMPANIES), COMPANIES)
+    assert [c.operation for c in plan.combinations] == operations
+    assert all(
+        c.label.endswith("(percentage points)") for c in plan.combinations if c.operation != "percent_change"
+    )
 
 
 def test_simple_question_stays_whole_and_ids_are_stable() -> None:
@@ -449,3 +625,94 @@ def test_decompose_llm_rejects_invented_companies_then_falls_back() -> None:
     assert plan.source == "offline" and "Apple" in plan.reason
     assert [s.id for s in plan.sub_queries] == ["3m:revenue:FY2022"]
     assert [r.outcome for r in usage.records] == ["invalid", "invalid"]
+
+
+def _decomposition(*sub_queries: tuple[str, str, str, str]) -> AIMessage:
+    return tool_reply(
+        "Decomposition",
+        {
+            "sub_queries": [
+                {"question": q, "company": c, "metric": m, "period": p} for q, c, m, p in sub_queries
+            ]
+        },
+    )
+
+
+def test_decompose_llm_retries_made_up_sub_queries_then_drops_the_invalid_ones() -> None:
+    question = "What was 3M's revenue in FY2022?"
+    valid = ("What was 3M's revenue in FY2022?", "3M", "revenue", "FY2022")
+    model = ScriptedChatModel(
+        rules=[
+            (
+                ("3M's revenue",),
+                _decomposition(valid, ("What were 3M's synergies?", "3M", "synergy magic", "")),
+            ),
+            # The retry (its prompt carries the reason) still invents a period: that sub-query is dropped.
+            (
+                ("3M's revenue", "synergy magic"),
+                _decomposition(valid, ("What was 3M's revenue in FY2015?", "3M", "revenue", "FY2015")),
+            ),
+        ]
+    )
+    usage = UsageLog()
+    plan = decompose_llm(
+        question, extract_intent(question, COMPANIES), model=model, usage=usage, known_companies=COMPANIES
+    )
+    assert plan.source == "llm" and [r.outcome for r in usage.records] == ["invalid", "ok"]
+    assert "'synergy magic' is neither a known metric nor in the question" in model.prompts[1]
+    assert [s.id for s in plan.sub_queries] == ["3m:revenue:FY2022"]
+    assert plan.notes == [
+        "dropped the model's sub-query \"What was 3M's revenue in FY2015?\": "
+        "period FY2015 is neither in the question nor derivable from it"
+    ]
+
+
+def test_decompose_llm_accepts_derivable_periods_and_companies_from_the_slots() -> None:
+    question = "What was the revenue growth in FY2022?"
+    model = ScriptedChatModel(
+        rules=[
+            (
+                ("revenue growth",),
+                _decomposition(
+                    ("What was Northwind's revenue in FY2022?", "Northwind", "net sales", "FY2022"),
+                    ("What was Northwind's revenue in the prior year?", "Northwind", "revenue", "prior year"),
+                ),
+            )
+        ]
+    )
+    slots = DialogueSlots(company="Northwind Instruments", companies=["Northwind Instruments"])
+    usage = UsageLog()
+    plan = decompose_llm(
+        question,
+        extract_intent(question, COMPANIES),
+        model=model,
+        usage=usage,
+        known_companies=COMPANIES,
+        slots=slots,
+    )
+    assert plan.source == "llm" and [r.outcome for r in usage.records] == ["ok"]
+    assert [(s.id, s.company, s.period) for s in plan.sub_queries] == [
+        ("northwind-instruments:revenue:FY2022", "Northwind Instruments", "FY2022"),
+        ("northwind-instruments:revenue:FY2021", "Northwind Instruments", "FY2021"),
+    ]
+    ids = ["northwind-instruments:revenue:FY2021", "northwind-instruments:revenue:FY2022"]
+    assert [(c.operation, c.operands) for c in plan.combinations] == [
+        ("change", ids),
+        ("percent_change", ids),
+    ]
+
+
+def test_decompose_llm_falls_back_when_no_sub_query_is_valid() -> None:
+    question = "What was 3M's revenue in FY2022?"
+    model = ScriptedChatModel(
+        rules=[(("3M's revenue",), _decomposition(("What was 3M's revenue?", "3M", "revenue", "FY2015")))]
+    )
+    usage = UsageLog()
+    plan = decompose_llm(
+        question, extract_intent(question, COMPANIES), model=model, usage=usage, known_companies=COMPANIES
+    )
+    assert plan.source == "offline" and [r.outcome for r in usage.records] == ["invalid", "invalid"]
+    assert plan.reason == (
+        '"What was 3M\'s revenue?": period FY2015 is neither in the question nor derivable from it'
+    )
+    assert [s.id for s in plan.sub_queries] == ["3m:revenue:FY2022"]
