@@ -477,3 +477,18 @@ def merge_messages(question: str, sub_answers: Sequence[SubAnswer]) -> list[Base
     body = "\n\n".join(f"Sub-question: {a.question}\nAnswer: {a.answer}" for a in sub_answers)
     user = MERGE_USER.format(question=question, answers=quote(body, "answers"))
     return [SystemMessage(MERGE_SYSTEM), HumanMessage(user)]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Graph branches: market tools (function calling) and questions that need no evidence
+# ---------------------------------------------------------------------------------------------------------
+MARKET_SYSTEM = f"""You fetch live market data for one question about a listed company.
+Call the tool that answers it with the company's stock ticker as on Yahoo Finance (e.g. MSFT, BRK-B):
+get_quote for the current price or market capitalisation, get_price_history for recent performance,
+get_financial_statement only when the newest reported statement is asked for. Do not answer yourself.
+{UNTRUSTED_DATA_RULE}"""
+DIRECT_SYSTEM = f"""You are finrag, an assistant that answers questions about corporate filings with citations.
+This question needs no filing: answer it briefly from general knowledge (a definition, a greeting, what you can
+do). Never state a figure of any particular company or period: say that such figures are answered from the
+ingested filings instead.
+{UNTRUSTED_DATA_RULE}"""

@@ -1,0 +1,118 @@
+"""``finrag ask`` and ``finrag chat`` over the sample filing (offline, one ingested index for the module)."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from agent.config import Settings
+from agent.ingest import open_ingestor
+from cli import ask_cmd
+
+SAMPLE = Path(__file__).resolve().parent.parent / "agent" / "samples" / "NORTHWIND_2024_10K.md"
+CAPEX_2024 = "What were Northwind's capital expenditures in 2024?"
+CITATION = "[NORTHWIND_2024_10K, p. "
+
+
+@pytest.fixture(autouse=True)
+def no_yfinance(monkeypatch: pytest.MonkeyPatch) -> None:
+    guard = types.ModuleType("yfinance")
+
+    def forbidden(name: str) -> object:
+        if name.startswith("__"):  # import machinery probing module attributes
+            raise AttributeError(name)
+        raise AssertionError(f"yfinance.{name} used in a test")
+
+    guard.__getattr__ = forbidden  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "yfinance", guard)
+
+
+@pytest.fixture(scope="module")
+def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    settings = Settings.from_env(home=tmp_path_factory.mktemp("ask_cli") / "home")
+    with open_ingestor(settings) as ingestor:
+        assert ingestor.ingest_file(SAMPLE).status == "ingested"
+    return settings
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="finrag")
+    ask_cmd.register(parser.add_subparsers(dest="command"))
+    return parser.parse_args(argv)
+
+
+def run(argv: list[str], settings: Settings, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    args = parse(argv)
+    code = args.func(args, settings)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_ask_prints_the_cited_answer_and_its_sources(settings: Settings, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(["ask", CAPEX_2024], settings, capsys)
+    assert code == 0
+    answer, sources = out.split("\nSources:\n")
+    assert "$437 million" in answer and CITATION in answer
+    assert sources.strip().startswith(CITATION) and "(437)" in sources
+    assert "--thread" in err
+
+
+def test_ask_json_carries_the_documented_fields(settings: Settings, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["ask", CAPEX_2024, "--json"], settings, capsys)
+    data = json.loads(out)
+    assert code == 0
+    assert {"answer", "citations", "sub_queries", "routes", "timings", "tokens", "trace", "thread_id"} <= set(data)
+    assert set(data["citations"][0]) == {"doc", "page", "quote"} and data["citations"][0]["page"] >= 1
+    assert data["routes"][0]["route"] == "deep_retrieval" and data["timings"]["total"] > 0
+    assert data["tokens"]["calls"] == 0
+
+
+def test_ask_thread_continues_a_conversation(settings: Settings, capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(["ask", CAPEX_2024, "--json"], settings, capsys)
+    thread = json.loads(out)["thread_id"]
+    _, out, _ = run(["ask", "what about 2023?", "--thread", thread, "--json"], settings, capsys)
+    data = json.loads(out)
+    assert data["thread_id"] == thread and data["turn"] == 2
+    assert "$392 million" in data["answer"] and "2023" in data["rewritten"]
+
+
+def test_chat_streams_progress_and_understands_its_commands(
+    settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stdin = io.StringIO(f"{CAPEX_2024}\n/trace\n/new\n/trace\n/bogus\n\n/quit\nnever read\n")
+    code = ask_cmd.handle_chat(parse(["chat"]), settings, stdin=stdin)
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "· preprocess" in out and "· deep_retrieval/select" in out and "· answer" in out
+    assert "$437 million" in out and "Sources:" in out
+    assert "== candidates" in out and "[route " in out  # /trace: the audit trace and the routes
+    assert "new thread" in out and "no turn yet in this thread" in out and "unknown command /bogus" in out
+    assert "never read" not in out
+
+
+def test_chat_resumes_a_thread_and_stops_at_end_of_input(
+    settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, out, _ = run(["ask", CAPEX_2024, "--json"], settings, capsys)
+    thread = json.loads(out)["thread_id"]
+    code = ask_cmd.handle_chat(parse(["chat", "--thread", thread]), settings, stdin=io.StringIO("/trace\n"))
+    out = capsys.readouterr().out
+    assert code == 0 and f"thread {thread}" in out and "capital expenditure" in out
+
+
+def test_registered_command_reports_bad_input_in_one_line(
+    settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cli import main as cli_main
+
+    if "cli.ask_cmd" not in cli_main.COMMAND_MODULES:
+        pytest.skip("cli.ask_cmd is not registered in cli/main.py COMMAND_MODULES yet")
+    code = cli_main.main(["--home", str(settings.home), "ask", "   "])
+    err = capsys.readouterr().err
+    assert code == 1 and err.strip() == "finrag: the question is empty"
