@@ -10,7 +10,13 @@ import pytest
 from agent.config import Settings
 from agent.embeddings import packaged_model_dir
 from agent.retrieval.candidates import Candidate
-from agent.retrieval.rerank import NOT_CONFIGURED, CrossEncoderReranker, get_reranker, rerank, score_candidates
+from agent.retrieval.rerank import (
+    NOT_CONFIGURED,
+    CrossEncoderReranker,
+    get_reranker,
+    rerank,
+    score_candidates,
+)
 from agent.schemas import Chunk, DocumentMeta, QueryIntent, TemporalScope
 
 TEXTS = {

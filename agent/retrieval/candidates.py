@@ -1,8 +1,10 @@
 """Stage 1: document routing and multi-path candidate generation, fused by reciprocal rank fusion.
 
-Routing (multistage_retrieval_reranking 3.4, with rules instead of a model): the documents a question can be
-answered from are those of its company, form and fiscal period, each filter applied only when it leaves
-something (a period the filings do not cover falls back to the company's filings, and says so).
+Routing (multistage_retrieval_reranking 3.4, with rules instead of a model): a question is answered from its
+company's filings; among those, the asked form and the filings whose fiscal period best covers the asked periods
+(normalised: "FY 2022", "fiscal 2022" and "2022" are one period; a later 10-K still covers a year through its
+comparative columns) narrow the set, each filter applied only when it leaves something, at most three filings.
+Without a company every filing is searched (form and period alone would pick other companies' filings).
 
 Paths (FinSage 3.2, VeritasFi 4.2.1), each ranking chunks of the routed documents:
 
@@ -68,7 +70,7 @@ PATH_WEIGHTS: dict[str, float] = {  # every path votes equally in RRF: no path i
     "statements": 1.0,
     "hyde": 1.0,
 }
-DOC_INDEX_CACHE_SIZE = 32  # documents whose chunks, vectors and cards stay in memory
+DOC_CACHE_MAX_CHUNKS = 40_000  # chunks (with vectors and cards, ~5 KB each) kept in memory across documents
 
 
 class Candidate(BaseModel):
@@ -293,7 +295,8 @@ class CandidateGenerator:
         )
         with self._lock:
             self._docs[doc_id] = index
-            while len(self._docs) > DOC_INDEX_CACHE_SIZE:
+            # Bounded by chunks, not documents: a corpus of one-page reports and a shelf of 10-Ks both fit.
+            while len(self._docs) > 1 and sum(len(d.chunks) for d in self._docs.values()) > DOC_CACHE_MAX_CHUNKS:
                 self._docs.popitem(last=False)
         return index
 

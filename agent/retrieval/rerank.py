@@ -39,9 +39,10 @@ CE_BLEND = 0.5  # final = (1 - CE_BLEND) * stage score + CE_BLEND * cross-encode
 RECENCY_WINDOW_DAYS = 365  # FinSage: the bonus applies within a year of the reference date
 CE_MAX_CHARS = 2000  # characters of chunk text per pair: a 512-token model truncates beyond this anyway
 NOT_CONFIGURED = "no cross-encoder configured (Settings.cross_encoder_model / FINRAG_CROSS_ENCODER_MODEL)"
+# "current" alone is left out: in filings it is mostly "current assets" / "current ratio", not "now".
 _RECENCY_CUES = re.compile(
-    r"\b(?:latest|most\s+recent(?:ly)?|recent(?:ly)?|current(?:ly)?|newest|this\s+(?:year|quarter)|last\s+"
-    r"(?:quarter|year|fiscal\s+year)|to\s+date|as\s+of\s+now|now)\b",
+    r"\b(?:latest|most\s+recent(?:ly)?|recent(?:ly)?|currently|newest|this\s+(?:year|quarter)|last\s+"
+    r"(?:quarter|year|fiscal\s+year)|to\s+date|as\s+of\s+(?:now|today))\b",
     re.I,
 )
 

@@ -26,7 +26,7 @@ from agent.store import IndexStore
 log = logging.getLogger(__name__)
 
 CACHE_DIR = "retrieval"  # under the index directory: derived files of the retrieval stages
-SECTION_CACHE_SIZE = 64  # documents whose section matrices stay in memory (a few hundred KB each)
+SECTION_CACHE_MAX_ROWS = 20_000  # section vectors kept in memory across documents (~1.5 KB each)
 SUMMARY_CHARS = 600  # a summary longer than this adds nothing to a 256-token embedding but noise
 
 
@@ -69,7 +69,7 @@ class SectionIndexCache:
         index = self._read(doc_id, sections) or self._build(doc_id, sections)
         with self._lock:
             self._memory[doc_id] = index
-            while len(self._memory) > SECTION_CACHE_SIZE:
+            while len(self._memory) > 1 and sum(len(i.sections) for i in self._memory.values()) > SECTION_CACHE_MAX_ROWS:
                 self._memory.popitem(last=False)
         return index
 
