@@ -24,10 +24,4 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda args, settings: (p.print_help(), 2)[1])
     actions = p.add_subparsers(dest="eval_action", metavar="ACTION")
     for name in EVAL_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:  # a real import error inside the module must surface
-                raise
-            continue
-        module.register(actions)
+        importlib.import_module(name).register(actions)
