@@ -14,6 +14,7 @@ line when the data is missing or malformed. Pages are 0-based, as in the files.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -275,3 +276,18 @@ def load_tatqa(data_dir: Path | None) -> TatQA:
     questions = read_jsonl(root / "questions.jsonl", TatQAQuestion)
     contexts = read_jsonl(root / "contexts.jsonl", TatQAContext)
     return TatQA(root=root, questions=questions, contexts={c.doc_id: c for c in contexts})
+
+
+def doc_file_stem(doc_id: str) -> str:
+    """A document id as a file stem: 'MRO/2007/page_134.pdf' -> 'MRO_2007_page_134'.
+
+    The retrieval benchmark and the answer runner both write ConvFinQA / TAT-QA pages under this name, so they
+    share one ingested index.
+    """
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", re.sub(r"\.pdf$", "", doc_id)).strip("_")
+
+
+def write_if_changed(path: Path, text: str) -> None:
+    """Write ``text`` unless the file already holds it (keeps content hashes, and so re-ingests, stable)."""
+    if not path.is_file() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")

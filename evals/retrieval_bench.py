@@ -16,7 +16,6 @@ when it lies on a gold page and shares at least half the words of the shorter of
 from __future__ import annotations
 
 import hashlib
-import re
 import statistics
 import sys
 import tempfile
@@ -34,7 +33,7 @@ from agent.retrieval.options import ALL_PATHS, RetrievalOptions
 from agent.retrieval.pipeline import DeepRetriever
 from agent.schemas import SearchHit
 from agent.search import tokenize
-from evals.datasets import load_convfinqa, load_financebench
+from evals.datasets import doc_file_stem, load_convfinqa, load_financebench, write_if_changed
 from evals.metrics.retrieval import QueryScores, evaluate_run, page_key, rank_pages_from_hits
 
 DATASETS = ("financebench", "convfinqa")
@@ -133,11 +132,6 @@ def _ingest(settings: Settings, files: list[tuple[Path, MetadataOverrides]], log
     return notes
 
 
-def _safe_name(doc_id: str) -> str:
-    """A ConvFinQA page id as a file stem: 'MRO/2007/page_134.pdf' -> 'MRO_2007_page_134'."""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", re.sub(r"\.pdf$", "", doc_id)).strip("_")
-
-
 def financebench_queries(data_dir: Path, limit: int | None = None) -> tuple[list[BenchQuery], list[Path]]:
     """Answerable FinanceBench questions as bench queries, and the PDFs they need."""
     fb = load_financebench(data_dir)
@@ -162,10 +156,8 @@ def convfinqa_queries(data_dir: Path, source_dir: Path, limit: int | None = None
     source_dir.mkdir(parents=True, exist_ok=True)
     files: list[tuple[Path, MetadataOverrides]] = []
     for page in cv.pages.values():
-        path = source_dir / f"{_safe_name(page.doc_id)}.md"
-        text = page.markdown()
-        if not path.is_file() or path.read_text(encoding="utf-8") != text:
-            path.write_text(text, encoding="utf-8")
+        path = source_dir / f"{doc_file_stem(page.doc_id)}.md"
+        write_if_changed(path, page.markdown())
         files.append((path, MetadataOverrides(company=page.company, period=page.fiscal_period)))
     queries = []
     for conv in cv.conversations:
@@ -175,8 +167,8 @@ def convfinqa_queries(data_dir: Path, source_dir: Path, limit: int | None = None
         question = "\n".join([*conv.history(), conv.question])
         queries.append(BenchQuery(
             qid=conv.id, question=question, doc=None,
-            page_qrels={page_key(_safe_name(e.doc), 0): 1.0 for e in gold},
-            snippets=[(_safe_name(e.doc), 0, e.text) for e in gold],
+            page_qrels={page_key(doc_file_stem(e.doc), 0): 1.0 for e in gold},
+            snippets=[(doc_file_stem(e.doc), 0, e.text) for e in gold],
             n_pages=1,
         ))
     return (queries[:limit] if limit else queries), files

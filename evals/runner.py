@@ -55,7 +55,7 @@ from evals.cost import (
     distribution,
     question_cost,
 )
-from evals.datasets import load_convfinqa, load_financebench, load_tatqa
+from evals.datasets import doc_file_stem, load_convfinqa, load_financebench, load_tatqa, write_if_changed
 from evals.judges import judge_correctness
 from evals.metrics.answers import is_refusal, numeric_match
 from evals.metrics.text import token_f1
@@ -120,17 +120,6 @@ class EvalSet(BaseModel):
     sources: dict[str, SourceDoc] = Field(default_factory=dict)
 
 
-def doc_file_stem(doc_id: str) -> str:
-    """A document id as a file stem ('MRO/2007/page_134.pdf' -> 'MRO_2007_page_134'); the same rule as the
-    retrieval benchmark's, so the corpus-scope ConvFinQA index is shared with it."""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", re.sub(r"\.pdf$", "", doc_id)).strip("_")
-
-
-def _write_if_changed(path: Path, text: str) -> None:
-    if not path.is_file() or path.read_text(encoding="utf-8") != text:
-        path.write_text(text, encoding="utf-8")
-
-
 def financebench_set(data_dir: Path, limit: int | None = None) -> EvalSet:
     """FinanceBench questions whose filing is available, with page-level gold evidence."""
     fb = load_financebench(data_dir)
@@ -169,7 +158,7 @@ def convfinqa_set(data_dir: Path, source_dir: Path, limit: int | None = None, wr
         if name not in sources:
             path = source_dir / f"{name}.md"
             if write_sources:
-                _write_if_changed(path, page.markdown())
+                write_if_changed(path, page.markdown())
             sources[name] = SourceDoc(name=name, path=path, company=page.company, period=page.fiscal_period)
         for turn in sorted(conv.turns, key=lambda t: t.turn):
             items.append(EvalItem(
@@ -224,7 +213,7 @@ def tatqa_set(data_dir: Path, source_dir: Path, limit: int | None = None, write_
         if name not in sources:
             path = source_dir / f"{name}.md"
             if write_sources:
-                _write_if_changed(path, tatqa_markdown(context.table_markdown, context.paragraphs))
+                write_if_changed(path, tatqa_markdown(context.table_markdown, context.paragraphs))
             sources[name] = SourceDoc(name=name, path=path)
         extra = q.model_extra or {}
         items.append(EvalItem(

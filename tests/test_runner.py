@@ -21,6 +21,7 @@ from pydantic import Field
 
 from agent.config import Settings
 from agent.errors import FinragError
+from evals.datasets import doc_file_stem
 from evals.metrics.answers import numeric_match
 from evals.runner import (
     AnswerScores,
@@ -28,7 +29,6 @@ from evals.runner import (
     GoldPage,
     Prediction,
     RunRecord,
-    doc_file_stem,
     failure_mode,
     load_eval_set,
     load_run,
