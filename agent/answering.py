@@ -36,7 +36,15 @@ from agent.llm_schemas import EvidenceBlock
 from agent.memory import companies_agree, company_key
 from agent.numbers import decimals_of, find_numbers, format_number, header_scale
 from agent.periods import find_periods, normalise_period, parse_date, shift_period, sort_key
-from agent.preprocess import Combination, QueryPlan, Rewrite, SubQuery, metric_label, possessive
+from agent.preprocess import (
+    TYPED_NUMBER,
+    Combination,
+    QueryPlan,
+    Rewrite,
+    SubQuery,
+    metric_label,
+    possessive,
+)
 from agent.prompts import answer_messages
 from agent.schemas import ChunkCard, Citation, NumericValue, Relation, SearchHit
 from agent.verify import Verification, split_sentences, verify_answer
@@ -72,6 +80,50 @@ PASSAGE_KEEP_SHARE = 0.75  # further passages must score close to the best one, 
 PASSAGE_MIN_WORDS = 5  # shorter "sentences" are headings ("Currency exchange rates."), read with what follows
 RELATION_CUE_BONUS = 0.3  # a sentence that explains ("driven by"), defines or states a policy, as asked
 UPPERCASE_SHARE = 0.6  # a line mostly in capitals is a heading or cover text, not an answer
+ROUNDED_DECIMALS = {1e9: 1, 1e6: 0, 1e3: 0}  # how a converted figure is quoted: $4.6 billion, $303 million
+CELL_MIN_SCORE = 0.5  # a table cell must name at least half the question's words to answer it
+CELL_PRECISION_WEIGHT = 0.3  # among cells naming the question equally, the label that says least else wins
+CELL_STEM_MIN_CHARS = 3  # 'gas' and 'its' are not plurals
+_CELL_FILLER = frozenset(
+    (
+        *("value", "values", "amount", "amounts", "figure", "number", "total", "much", "many", "then"),
+        *("again", "specific", "year", "years", "fiscal", "during", "period", "respectively"),
+    )
+)  # question words that never name a row ('what was the value of ...', 'how much ...')
+_NON_FIGURE_RELATIONS = frozenset({Relation.EXPLANATION, Relation.DEFINITION, Relation.POLICY})
+CELL_OVER_PROSE_CONFIDENCE = 0.75  # a table cell naming (nearly) every question word beats a prose restatement
+UNDATED_YEAR_COLUMNS = 2  # a header-less row: only its first two columns are read as this year and last
+_DOC_YEAR_RE = re.compile(r"(?:^|_)((?:19|20)\d\d)(?:_|$)")
+CELL_SAME_ROW_BONUS = 0.2  # the second year of a change comes from the row the first year came from
+_CELL_CHANGE_RE = re.compile(
+    r"\b(?:change[sd]?|difference|increase[sd]?|decrease[sd]?|decline[sd]?|grow(?:th|n)?|rise|fall|drop)\b", re.I
+)
+_CELL_PERCENT_RE = re.compile(r"%|\bpercent(?:age)?\b|\bgrowth\s+rate\b|\brate\s+of\b", re.IGNORECASE)
+_REMEMBERED_OPERATIONS = frozenset({"change", "difference", "percent_change", "sum", "ratio"})
+_CELL_RATIO_RE = re.compile(
+    r"\bratio\b|\bdivided\s+by\b|\bin\s+relation\s+to\b|\brepresent\b|\bquotient\b", re.IGNORECASE
+)
+_CELL_SHARE_RES = (
+    re.compile(r"\b(?:ratio|proportion)\s+of\s+(?P<a>.+?)\s+(?:to|over|versus|vs\.?)\s+(?P<b>[^?]+)", re.I),
+    re.compile(
+        r"(?:\bwhat\s+(?:was|were|is|are)\s+)?(?P<a>[^,?]+?)\s+as\s+an?\s+(?:percent(?:age)?|share|portion|"
+        r"proportion|fraction)\s+of\s+(?P<b>[^?]+)",
+        re.I,
+    ),
+)  # 'the ratio of X to Y', 'X as a percentage of Y'
+# Rows naming an amount taken away, which tables may print negative; and labels whose sign carries meaning.
+_DEDUCTION_LABEL_RE = re.compile(
+    r"\b(?:loss(?:es)?|expenses?|costs?|liabilit(?:y|ies)|debt|deductions?|charges?|outflows?|payments?|"
+    r"purchases?|repurchases?|impairments?|depreciation|amortization|allowances?|dividends?|taxes)\b",
+    re.IGNORECASE,
+)
+_SIGNED_LABEL_RE = re.compile(
+    r"\bnet\b|\bgains?\b|\bincome\b|\bchanges?\b|\bincreases?\b|\bdecreases?\b|\bbenefits?\b|"
+    r"\bprovided\b|\bused\b|\(|/|\bvs\b|\bfrom\b|\bimpact\b|\beffect\b|\bvariance\b",
+    re.IGNORECASE,
+)
+_CELL_SUM_RE = re.compile(r"\bsum\b|\bcombined\b|\baltogether\b|\btogether\b|\bin\s+aggregate\b", re.IGNORECASE)
+_HOW_MUCH_RE = re.compile(r"\bhow\s+(?:much|many)\b|\bwhat\s+(?:was|were|is|are)\s+the\b", re.IGNORECASE)
 
 _QUESTION_SCALE_RE = re.compile(
     r"\b(?:in|usd|us\$|\$)\s*(?:usd\s+|us\s*\$\s*|\$\s*|us\s+dollars?\s+|dollars\s+)?"
@@ -263,6 +315,9 @@ class SubAnswer(BaseModel):
     confidence: float = 0.0
     explanation: str = ""
     missing: str = Field(default="", description="what could not be found, for not_found answers")
+    period_stated: bool = Field(
+        default=True, description="False when the figure's row or sentence states no period of its own"
+    )
 
     def cited_value(self) -> CitedValue | None:
         """The figure as a computation input (None when there is no figure)."""
@@ -947,7 +1002,15 @@ def display_value(n: NumericValue, kind: str, target_scale: float | None = None)
         scale = target_scale
     if kind == "count":
         return format_number(value, "shares" if n.unit == "shares" else "", scale, decimals)
-    return format_number(value, n.unit, scale, decimals)
+    exact = format_number(value, n.unit, scale, decimals)
+    places = ROUNDED_DECIMALS.get(scale)
+    if target_scale and scale == target_scale and places is not None and decimals > places:
+        # Converted to the scale asked for: shown rounded the way analysts quote it, the digits the filing
+        # reported kept beside it ('$4.6 billion ($4.625 billion)').
+        rounded = format_number(round(value, places), n.unit, scale, places)
+        if rounded != exact:
+            return f"{rounded} ({exact})"
+    return exact
 
 
 def _subject(company: str, metric: str, period: str) -> str:
@@ -994,6 +1057,43 @@ def answer_sub_query(
     )
     if not reader.evidence:
         return _not_found(base, "no evidence was retrieved")
+    if not (metric and intent.requires_numeric) or metric not in METRICS:
+        cell = _cell_answer(base, sub_query, reader) if _asks_figure(sub_query) else None
+        if cell is not None:
+            return cell
+    answer = _lexicon_answer(base, sub_query, reader, metric, company, period)
+    if answer.status not in {"not_found", "found"} or not _asks_figure(sub_query):
+        return answer
+    # The lexicon's rows may be missing ('2007 net revenue | 442.3' puts the year in the label), or it read
+    # prose or a row naming less of the question ('accounts payable' for 'total accounts payable and other
+    # current liabilities'): a table cell that names the whole question is then the better reading.
+    cell = _cell_answer(base, sub_query, reader)
+    if cell is None:
+        return answer
+    if answer.status == "not_found":
+        return cell
+    words = _content_words(sub_query.question)
+    if cell.confidence >= CELL_OVER_PROSE_CONFIDENCE and _row_recall(cell.quote, words) > _row_recall(
+        answer.quote, words
+    ):
+        return cell
+    if not answer.period_stated and cell.period_stated and cell.period == answer.period:
+        return cell  # the lexicon's row gave no period; the cell's column (or the filing's year) does
+    return answer
+
+
+def _row_recall(quote: str, words: set[str]) -> float:
+    """Share of the question's words a quoted table row's label names (0 for prose: it has no label)."""
+    if "|" not in quote or not words:
+        return 0.0
+    return len(words & _content_words(quote.split("|", 1)[0])) / len(words)
+
+
+def _lexicon_answer(
+    base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader, metric: str, company: str, period: str
+) -> SubAnswer:
+    """The answer through the lexicon: the metric's rows and sentences, or its components."""
+    intent = sub_query.intent
     if not (metric and intent.requires_numeric):
         return _passages_answer(base, sub_query, reader)
     if metric not in METRICS:
@@ -1063,6 +1163,7 @@ def _found_answer(base: SubAnswer, found: _Found, kind: str, target_scale: float
             "citations": [found.citation],
             "confidence": found.confidence,
             "period": period,
+            "period_stated": bool(found.value.period),
             "explanation": "; ".join(found.reasons)
             + f'. Source: "{found.quote}"'
             + (
@@ -1242,6 +1343,339 @@ def _passages_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReade
 
 
 # ---------------------------------------------------------------------------------------------------------
+# Table cells for figures the lexicon does not name ('equipment rents payable', 'gallons hedged')
+# ---------------------------------------------------------------------------------------------------------
+class _Cell(BaseModel):
+    """One figure of a table row with the words that name it: the row label and its column header."""
+
+    seg: _Segment
+    label: str = Field(description="the row label ('equipment rents payable', or a schedule row's year)")
+    header: str
+    value: NumericValue
+    periods: set[str] = Field(default_factory=set, description="periods the value's column or label name")
+
+
+def _stem(word: str) -> str:
+    """A crude singular so 'losses' meets 'loss' and 'costs' meets 'cost'."""
+    if len(word) > CELL_STEM_MIN_CHARS and word.endswith("es") and word[-3] in "sxz":
+        return word[:-2]
+    if len(word) > CELL_STEM_MIN_CHARS and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def _content_words(text: str) -> set[str]:
+    """Words that name what a figure is: no stop words, no periods, no question filler."""
+    rest = re.sub(r"[-/]", " ", text.lower())  # 'long-term' meets 'long term'
+    for p in reversed(find_periods(rest)):
+        rest = rest[: p.start] + " " + rest[p.end :]
+    return {
+        _stem(w)
+        for w in _WORD_RE.findall(rest)
+        if w not in _STOP and w not in _CELL_FILLER and not w.isdigit()
+    }
+
+
+def _table_cells(reader: EvidenceReader, allowed: set[int]) -> list[_Cell]:
+    """Every figure of every table row in the evidence, with its row label, column header and periods.
+
+    Both table orientations: periods as columns ('2008: 93') or in the row label ('2007 net revenue | 442.3'),
+    where the columns then name the items.
+    """
+    out: list[_Cell] = []
+    for seg in reader.segments:
+        if seg.kind != "row" or seg.ev not in allowed:
+            continue
+        label, numbers = seg.label, list(seg.numbers)
+        if not label:
+            # A schedule row labelled by its year only ('2015 | 1110566'): the year names the row.
+            first = seg.raw.split("|", 1)[0].strip()
+            if not first or not _only_periods(first):
+                continue
+            label = first
+            numbers = [n for n in numbers if n.start >= seg.start + seg.raw.index("|")]
+        text = reader.evidence[seg.ev].text
+        label_periods = {p.norm for p in find_periods(label)}
+        undated = _undated_columns(reader.evidence[seg.ev], seg, label_periods)
+        for i, n in enumerate(numbers):
+            if undated and i < len(undated):
+                n = n.model_copy(update={"period": undated[i]})
+            cell_start = text.rfind("|", 0, n.start) + 1
+            cell = text[cell_start : n.start]
+            header = cell.split(":", 1)[0].strip() if ":" in cell else ""
+            periods = set(label_periods) | {p.norm for p in find_periods(header)}
+            if n.period:
+                periods.add(n.period)
+            out.append(_Cell(seg=seg, label=label, header=header, value=n, periods=periods))
+    return out
+
+
+def _filing_year(ev: Evidence) -> int | None:
+    """The fiscal year of the filing an evidence item comes from, from its document name ('PM_2017_...')."""
+    m = _DOC_YEAR_RE.search(ev.doc_name)
+    return int(m.group(1)) if m else None
+
+
+def _undated_columns(ev: Evidence, seg: _Segment, label_periods: set[str]) -> list[str]:
+    """Periods for a row whose table lost its header ('operating income | 11503 | 10815 | 688'): filings list
+    the newest year first, and the newest is the filing's own year. Empty when the row states periods or
+    the filing's year is unknown."""
+    if label_periods or len(seg.numbers) < 2 or any(n.period for n in seg.numbers):
+        return []
+    if "columns:" in ev.text or _CELL_HEADER_ITER_RE.search(ev.text):
+        return []  # the table has headers: no guessing
+    year = _filing_year(ev)
+    if year is None:
+        return []
+    return [f"FY{year - i}" for i in range(min(len(seg.numbers), UNDATED_YEAR_COLUMNS))]
+
+
+def _best_cell(
+    reader: EvidenceReader, words: set[str], asked: set[str], company: str, same_row: str = ""
+) -> tuple[float, _Cell] | None:
+    """The cell whose row label and column header name most of ``words``, in one of the ``asked`` periods.
+
+    Recall of the question's words first, then how little else the label says; ``same_row`` favours the row
+    an earlier period was read from (a change reads both years from one row).
+    """
+    allowed = _for_company(reader, company)
+    if company and not any(_about(reader.evidence[i], company) for i in allowed):
+        return None  # no table of this company's filings: another company's row is no answer
+    cells = _table_cells(reader, allowed)
+    found = _best_of(cells, reader, words, asked, same_row)
+    if found is None and asked:
+        # No cell of the period names the item: an undated one-column table (a walk from one year's figure
+        # to the next) may still carry it; cells that name another period stay out.
+        found = _best_of([c for c in cells if not c.periods], reader, words, set(), same_row)
+    return found
+
+
+def _best_of(
+    cells: Sequence[_Cell], reader: EvidenceReader, words: set[str], asked: set[str], same_row: str
+) -> tuple[float, _Cell] | None:
+    """The best-scoring cell of ``cells`` (see :func:`_best_cell`), or None below the minimum score."""
+    best: tuple[float, _Cell] | None = None
+    for cell in cells:
+        if asked and not (asked & cell.periods):
+            continue
+        label_words = _content_words(cell.label)
+        hits = words & (label_words | _content_words(cell.header))
+        if not hits:
+            continue
+        recall = len(hits) / len(words)
+        precision = len(words & label_words) / max(1, len(label_words))
+        score = (
+            recall
+            + CELL_PRECISION_WEIGHT * precision
+            + RETRIEVAL_WEIGHT * reader.rel_score[cell.seg.ev]
+            + (CELL_SAME_ROW_BONUS if same_row and cell.label == same_row else 0.0)
+        )
+        if best is None or score > best[0]:
+            best = (score, cell)
+    if best is None or best[0] < CELL_MIN_SCORE:
+        return None
+    return best
+
+
+def _schedule_cell(reader: EvidenceReader, asked: set[str], company: str) -> tuple[float, _Cell] | None:
+    """'What is the amount due in 2015?' over a schedule whose rows are years ('2015 | 1110566'): the one
+    figure of the one row of that year, when the question's words name nothing else in the tables."""
+    if not asked:
+        return None
+    allowed = _for_company(reader, company)
+    if company and not any(_about(reader.evidence[i], company) for i in allowed):
+        return None
+    cells = [c for c in _table_cells(reader, allowed) if _only_periods(c.label) and asked & c.periods]
+    rows = {(c.seg.ev, c.seg.start) for c in cells}
+    if len(cells) != 1 or len(rows) != 1:
+        return None  # several figures for that year: nothing says which one is asked
+    return CELL_MIN_SCORE, cells[0]
+
+
+def _cell_value(cell: _Cell, asked: set[str], fallback_period: str) -> NumericValue:
+    """The cell's figure with the period it answers: the asked one it states, else its own.
+
+    A row that names an amount of something subtracted ('accumulated other comprehensive losses', 'debt
+    assumed', 'issuance costs') printed as a negative is that amount: its magnitude, as the filing's words
+    say it and as a change between two years of it must be computed. A row whose sign flips between columns
+    keeps its signs: there the sign means something."""
+    common = sorted(asked & cell.periods)
+    period = common[0] if common else (cell.value.period or fallback_period)
+    value = cell.value
+    printed_negative = all(n.value <= 0 for n in cell.seg.numbers)
+    if (
+        value.value < 0
+        and printed_negative
+        and _DEDUCTION_LABEL_RE.search(cell.label)
+        and not _SIGNED_LABEL_RE.search(cell.label)
+    ):
+        value = value.model_copy(update={"value": -value.value, "text": value.text.lstrip("-(").rstrip(")")})
+    return value.model_copy(update={"period": period})
+
+
+def _cell_name(cell: _Cell) -> str:
+    """What the figure is, for people: its row label plus a column header that is not just a period."""
+    header = "" if _only_periods(cell.header) else cell.header
+    return " ".join(x for x in (cell.label, header) if x).strip()
+
+
+def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -> SubAnswer | None:
+    """The table figure whose row label and column header best name what the question asks, in its period.
+
+    A question naming two periods and a change, percentage change or sum gets it computed in code from the
+    two cells. None when no cell names enough of the question.
+    """
+    words = _content_words(sub_query.question)
+    if not words:
+        return None
+    named = list(dict.fromkeys(p.norm for p in find_periods(sub_query.question)))
+    if len(named) >= 2:
+        return _cell_combination(base, sub_query, reader, words, named[:2])
+    asked = set(named) | ({base.period} if base.period else set())
+    share = next((m for r in _CELL_SHARE_RES if (m := r.search(sub_query.question))), None)
+    if share and _content_words(share.group("a")) and _content_words(share.group("b")):
+        return _cell_share(base, sub_query, reader, share, asked)
+    found = _best_cell(reader, words, asked, base.company)
+    if found is None and not base.metric:
+        found = _schedule_cell(reader, asked, base.company)
+    if found is None:
+        return None
+    score, cell = found
+    ev = reader.evidence[cell.seg.ev]
+    quote = cell.seg.text
+    citation = ev.citation(quote, cell.seg.start)
+    value = _cell_value(cell, asked, base.period)
+    period = value.period
+    shown = value.text.strip()
+    when = f" in {period}" if period else ""
+    return base.model_copy(
+        update={
+            "status": "found",
+            "answer": f"{_capital(_cell_name(cell))}{when} was {shown} {citation.label()}.",
+            "value": value,
+            "display": shown,
+            "quote": quote,
+            "citation": citation,
+            "citations": [citation],
+            "period": period,
+            "period_stated": bool(asked & cell.periods) or not asked,
+            "confidence": round(min(1.0, score / (1 + CELL_PRECISION_WEIGHT)), 3),
+            "explanation": f'table cell: row "{cell.label}"'
+            + (f', column "{cell.header}"' if cell.header else "")
+            + f'. Source: "{quote}"',
+        }
+    )
+
+
+def _cell_share(
+    base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader, share: re.Match[str], asked: set[str]
+) -> SubAnswer | None:
+    """'Nuclear fuel expenses as a percentage of 2016 net revenue', 'the ratio of X to Y': two cells of one
+    period, divided in code (a percentage when the question asks for one). None when either is missing."""
+    values: list[CitedValue] = []
+    sureness: list[float] = []
+    for part in (share.group("a"), share.group("b")):
+        found = _best_cell(reader, _content_words(part), asked, base.company)
+        if found is None:
+            return None
+        score, cell = found
+        citation = reader.evidence[cell.seg.ev].citation(cell.seg.text, cell.seg.start)
+        value = _cell_value(cell, asked, base.period)
+        values.append(
+            CitedValue(label=f"{_cell_name(cell)} {value.period}".strip(), value=value, citation=citation)
+        )
+        sureness.append(min(1.0, score / (1 + CELL_PRECISION_WEIGHT)))
+    if values[0].citation == values[1].citation and values[0].value.value == values[1].value.value:
+        return None  # both parts read the same cell: the question's two items were not told apart
+    percent = bool(_CELL_PERCENT_RE.search(share.group(0)))
+    try:
+        comp = arithmetic.ratio(values[0], values[1], base.metric, as_percent=percent)
+    except ArithmeticRefusal:
+        return None
+    answer = _computed_answer(
+        base, comp, "percent" if percent else "ratio", question_scale(sub_query.question), min(sureness)
+    )
+    answer.answer = (
+        f"{_capital(values[0].label)} {'as a percentage of' if percent else 'relative to'} {values[1].label}: "
+        f"{answer.display} (computed: {comp.formula}) "
+        + " ".join(dict.fromkeys(c.label() for c in comp.citations()))
+        + "."
+    )
+    return answer
+
+
+def _cell_combination(
+    base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader, words: set[str], periods: list[str]
+) -> SubAnswer | None:
+    """'What was the change in X from 2016 to 2017?': both cells read from one row, the arithmetic in code."""
+    q = sub_query.question
+    percent = bool(_CELL_PERCENT_RE.search(q))
+    if _CELL_RATIO_RE.search(q) and not _CELL_CHANGE_RE.search(q):
+        operation = "ratio"  # 'the ratio of the 2016 hedged gallons to 2017': in the order asked
+    elif _CELL_CHANGE_RE.search(q):
+        operation = "percent_change" if percent else "change"
+    elif _CELL_SUM_RE.search(q) and not percent:
+        operation = "sum"
+    else:
+        return None
+    values: list[CitedValue] = []
+    sureness: list[float] = []
+    row = ""
+    for period in periods if operation == "ratio" else sorted(periods, key=sort_key):
+        found = _best_cell(reader, words, {period}, base.company, same_row=row)
+        if found is None:
+            return None
+        score, cell = found
+        row = row or cell.label
+        ev = reader.evidence[cell.seg.ev]
+        citation = ev.citation(cell.seg.text, cell.seg.start)
+        values.append(
+            CitedValue(
+                label=f"{_cell_name(cell)} {period}",
+                metric=base.metric,
+                value=_cell_value(cell, {period}, period),
+                citation=citation,
+            )
+        )
+        sureness.append(min(1.0, score / (1 + CELL_PRECISION_WEIGHT)))
+    try:
+        if operation == "sum":
+            comp = arithmetic.total(values, base.metric)
+        elif operation == "ratio":
+            comp = arithmetic.ratio(values[0], values[1], base.metric, as_percent=percent)
+        elif operation == "percent_change":
+            comp = arithmetic.percent_change(values[0], values[1], base.metric)
+        else:
+            comp = arithmetic.change(values[0], values[1], base.metric)
+    except ArithmeticRefusal:
+        return None
+    kind = "percent" if comp.result.unit == "%" else ("ratio" if operation == "ratio" else "money")
+    answer = _computed_answer(base, comp, kind, question_scale(q), min(sureness))
+    name = values[0].label.rsplit(" ", 1)[0]
+    first, second = values[0].value.period, values[1].value.period
+    what = {
+        "sum": f"Total of {name} in {first} and {second}",
+        "ratio": f"{_capital(name)} in {first} relative to {second}",
+        "percent_change": f"Percentage change in {name} from {first} to {second}",
+        "change": f"Change in {name} from {first} to {second}",
+    }[operation]
+    answer.answer = (
+        f"{what}: {answer.display} (computed: {comp.formula}) "
+        + " ".join(dict.fromkeys(c.label() for c in comp.citations()))
+        + "."
+    )
+    return answer
+
+
+def _asks_figure(sub_query: SubQuery) -> bool:
+    """A question after a figure though the lexicon names no metric: it names a period or asks 'how much'."""
+    if sub_query.intent.relation in _NON_FIGURE_RELATIONS:
+        return False
+    q = sub_query.question
+    return bool(find_periods(q)) or bool(_HOW_MUCH_RE.search(q)) or sub_query.intent.requires_numeric
+
+
+# ---------------------------------------------------------------------------------------------------------
 # Combining sub-answers, references to earlier turns
 # ---------------------------------------------------------------------------------------------------------
 def combine(plan: QueryPlan, sub_answers: Sequence[SubAnswer]) -> CombinationResult:
@@ -1387,7 +1821,12 @@ def compose_answer(
         citations=list(citations.values()),
         figures=figures,
         not_found=list(dict.fromkeys(missing)),
-        computations=list(computations),
+        # A change read straight from a table ('the change from 2016 to 2017') is what the next turn's 'and
+        # the percent change?' works on: it is kept like a planned computation.
+        computations=[
+            *computations,
+            *(c for sa in sub_answers for c in sa.computations if c.operation in _REMEMBERED_OPERATIONS),
+        ],
         sub_answers=list(sub_answers),
     )
     if evidence is not None:
@@ -1399,6 +1838,8 @@ def compose_answer(
 
 def _reference_label(rewrite: Rewrite) -> str:
     refs = rewrite.references
+    if any(r.citation is None and r.label.startswith(TYPED_NUMBER) for r in refs):
+        return rewrite.question.rstrip(" ?")  # 'What is 385373 (...) divided by 1000' says what was done
     metric = metric_label(refs[0].metric) if refs and refs[0].metric else "the value"
     first, last = refs[0].value.period, refs[-1].value.period
     span = f" from {first} to {last}" if first and last and first != last else ""

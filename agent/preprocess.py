@@ -38,7 +38,7 @@ from agent.lexicon import METRICS, FormulaKind, canonical, components, find_metr
 from agent.llm import UsageLog, structured_call
 from agent.periods import expand_range, find_periods, normalise_period, shift_period, sort_key
 from agent.prompts import MAX_SUB_QUERIES, decompose_messages, rewrite_messages
-from agent.schemas import QueryIntent, Relation, TemporalScope
+from agent.schemas import NumericValue, QueryIntent, Relation, TemporalScope
 
 # Words that make a turn lean on earlier ones (pronouns and ellipsis openers).
 _REFERENCE_RE = re.compile(
@@ -47,6 +47,31 @@ _REFERENCE_RE = re.compile(
     re.IGNORECASE,
 )
 _FOLLOW_UP_OPENER_RE = re.compile(r"^\s*(?:and|so|also|what about|how about|what of|then)\b", re.IGNORECASE)
+# A follow-up about the change just computed ('this change as a percentage of that net revenue in 2008').
+_THIS_CHANGE_RE = re.compile(
+    r"\b(?:this|that|the\s+same)\s+(?:\w+\s+){0,2}?(?:change|difference|increase|decrease|decline|drop|"
+    r"growth|variation|fluctuation)\b",
+    re.IGNORECASE,
+)
+TYPED_NUMBER = "the number"  # label prefix of a number the user typed (no citation: it is not from a filing)
+# Arithmetic with a typed number: 'that divided by 1000', 'that less an initial $100 investment', '100000 / 100'.
+_CONSTANT_OP_RE = re.compile(
+    r"(?:\b(?:(?:that|this|it)(?:\s+(?:change|difference|value|amount|result|total|sum|number|quotient))?|"
+    r"the\s+(?:result|change|difference|total|sum|value|amount|quotient)(?:\s+\w+)?)|"
+    r"(?<![\w.,$])(?!(?:19|20)\d\d\b)(?P<left_num>\d[\d,]*(?:\.\d+)?))\s+"
+    r"(?P<op>divided\s+by|over|less|minus|plus)\s+(?:an?\s+(?:initial\s+)?)?\$?\s*"
+    r"(?!(?:19|20)\d\d\b)(?P<num>\d[\d,]*(?:\.\d+)?)(?![\d,]*\s*(?:%|percent))",
+    re.IGNORECASE,
+)
+# Words a period-only follow-up wraps its period in ('and what was it in 2007?', 'the value for 2010 again?').
+_FOLLOW_UP_FILLER = frozenset(
+    (
+        *("and", "so", "also", "then", "what", "about", "how", "of", "was", "were", "is", "are", "it", "its"),
+        *("they", "them", "that", "this", "those", "these", "the", "in", "for", "value", "values", "amount"),
+        *("figure", "number", "specific", "again", "year", "fiscal", "during", "at", "as"),
+    )
+)
+BARE_FOLLOW_UP_MAX_WORDS = 1  # one stray word ('then', 'ok') still leaves the turn a bare period follow-up
 _COMPANY_PRONOUN_RE = re.compile(r"\b(?:its|their|the company's|the company|the firm's|the firm|it)\b", re.I)
 _COMPARE_RE = re.compile(
     r"\bcompar\w*|\bversus\b|\bvs\.?(?=\s)|\bagainst\b|\brelative to\b|\bhigher than\b|\blower than\b|"
@@ -125,6 +150,13 @@ _FILING_REFERENCE_RE = re.compile(
     r"\bbalance\s+sheet\b|\bstatement\b",
     re.IGNORECASE,
 )
+# A price the filing itself reports: option exercise and grant prices, buyback prices paid, offering prices.
+_FILING_PRICE_RE = re.compile(
+    r"\b(?:exercise|strike|grant(?:-date)?|weighted[- ]average|options?|awards?|repurchased?|purchased?|paid|"
+    r"offering|conversion|redemption|issuance|tender|acquisition)\b[^?.!]{0,40}\bprices?\b|"
+    r"\bprices?\b[^?.!]{0,30}\b(?:paid|exercis\w*|granted|options?|awards?|units)\b",
+    re.IGNORECASE,
+)
 _SMALL_TALK_RE = re.compile(
     r"^\s*(?:hi|hello|hey|good\s+(?:morning|afternoon|evening)|thanks?(?:\s+you)?|thank\s+you|cheers|bye|"
     r"goodbye|"
@@ -195,6 +227,9 @@ class DialogueSlots(BaseModel):
     )
     last_values: list[CitedValue] = Field(
         default_factory=list, description="figures of recent answers, newest last"
+    )
+    last_lookup: str = Field(
+        default="", description="the last question that asked for one figure in one period ('and 2007 again?')"
     )
     last_computation: Computation | None = None
 
@@ -281,9 +316,7 @@ def classify_query(question: str, intent: QueryIntent | None = None) -> QueryKin
     metrics = set(intent.metrics) if intent is not None else {m.canonical for m in find_metrics(text)}
     has_company = bool(intent and (intent.company or intent.ticker))
     has_period = bool(intent and intent.temporal_scope.periods) or bool(find_periods(text))
-    if (
-        _MARKET_RE.search(text) or (metrics and metrics <= _MARKET_METRICS)
-    ) and not _FILING_REFERENCE_RE.search(text):
+    if (_MARKET_RE.search(text) or (metrics and metrics <= _MARKET_METRICS)) and not points_at_filing(text):
         return QueryKind.MARKET
     opener = _GENERIC_DEFINITION_RE.match(text)
     rest = text[opener.end() :].strip(" ?.!") if opener else ""
@@ -295,6 +328,11 @@ def classify_query(question: str, intent: QueryIntent | None = None) -> QueryKin
     if generic and not has_company and not has_period and not _COMPANY_PRONOUN_RE.search(text):
         return QueryKind.NO_EVIDENCE
     return QueryKind.FILING
+
+
+def points_at_filing(text: str) -> bool:
+    """True when the wording ties a price or figure to a filing ("in the 10-K", "exercise price per share")."""
+    return bool(_FILING_REFERENCE_RE.search(text) or _FILING_PRICE_RE.search(text))
 
 
 def needs_evidence(question: str, intent: QueryIntent | None = None) -> bool:
@@ -441,6 +479,8 @@ def update_slots(
     else:
         new.last_question = rewrite.question
         new.last_sub_queries = [s.question for s in plan.sub_queries] if plan else [rewrite.question]
+    single = len(find_periods(rewrite.question)) == 1 and not rewrite.references
+    new.last_lookup = rewrite.question if single and rewrite.standalone != "small_talk" else slots.last_lookup
     remembered = [*slots.last_values, *values][-keep_values:]
     new.last_values = remembered
     # A computation stays the reference for 'as a %?' until another is made or the subject changes.
@@ -467,6 +507,12 @@ def _value_operation(question: str, slots: DialogueSlots) -> str:
     )
     last = slots.last_computation
     after_change = last is not None and last.operation in {"change", "difference"}
+    relation = bool(re.search(r"\bin\s+relation\s+to\b|\brepresent\b", q))
+    refers_change = bool(_THIS_CHANGE_RE.search(q))
+    if relation and not refers_change and len({p.norm for p in find_periods(q)}) >= 2:
+        return "ratio"  # 'the 2008 amount in relation to this 2007 one': one figure over the other
+    if percent and refers_change:
+        return "percent_change"  # 'this change in relation to the 2008 total': the change over its base
     if _AVERAGE_RE.search(q):
         return "average"
     if _SUM_RE.search(q):
@@ -586,6 +632,53 @@ def _reference_rewrite(question: str, slots: DialogueSlots, operation: str) -> R
     )
 
 
+def _literal(text: str, like: NumericValue | None = None) -> CitedValue:
+    """A number the user typed, in the unit and scale of the figure it is combined with ('that less $100')."""
+    number = float(text.replace(",", ""))
+    value = NumericValue(
+        text=text,
+        value=number,
+        scale=like.scale if like is not None else 1.0,
+        unit=like.unit if like is not None and like.unit != "%" else "",
+    )
+    return CitedValue(label=f"{TYPED_NUMBER} {text}", value=value, computed=True)
+
+
+def _constant_rewrite(question: str, slots: DialogueSlots) -> Rewrite | None:
+    """'What is that divided by 1000?', 'that less an initial $100 investment', 'what is 100000 divided by 100?':
+    the last answer (or a typed number) combined with a typed number, in code. None for anything else."""
+    m = _CONSTANT_OP_RE.search(question)
+    if m is None:
+        return None
+    last = slots.last_values[-1] if slots.last_values else None
+    if slots.last_computation is not None and (last is None or last.computed):
+        result = slots.last_computation.result
+        last = CitedValue(label=slots.last_computation.metric or "the last result", value=result, computed=True)
+    if m.group("left_num"):
+        left = _literal(m.group("left_num"))
+    elif last is not None:
+        left = last
+    else:
+        return None
+    right = _literal(m.group("num"), left.value)
+    op = m.group("op").lower()
+    if op.startswith(("divided", "over")):
+        operation, refs, verb = "ratio", [left, right], "divided by"
+    elif op in {"less", "minus"}:
+        operation, refs, verb = "change", [right, left], "less"
+    else:
+        operation, refs, verb = "sum", [left, right], "plus"
+    text = f"What is {left.value.text} ({left.label}) {verb} {m.group('num')}?"
+    return Rewrite(
+        original=question,
+        question=text,
+        changed=True,
+        references=refs,
+        operation=operation,
+        carried_over=[f"values: {left.value.text}"] if not m.group("left_num") else [],
+    )
+
+
 def _distinct_values(values: Sequence[CitedValue]) -> list[CitedValue]:
     """Remembered figures, one per (metric, period) -- or per figure when it has no period -- newest last."""
     out: dict[tuple[str, str], CitedValue] = {}
@@ -693,6 +786,12 @@ def rewrite(
     intent = extract_intent(question, list(known_companies))
     own = slots_from_intent(intent, known_companies)
     has_history = bool(history) or bool(slots.metrics or slots.company or slots.last_values)
+    constant = _constant_rewrite(question, slots)
+    if constant is not None:  # 'what is that divided by 1000?': arithmetic with a typed number, in code
+        constant.slots = slots.model_copy(deep=True) if has_history else own
+        constant.intent = extract_intent(constant.question, list(known_companies))
+        constant.intent.requires_numeric = True
+        return constant
     kind = _standalone_kind(question, intent, slots)
     if kind:
         return _standalone(question, intent, slots if has_history else own, kind)
@@ -705,7 +804,7 @@ def rewrite(
     referring = bool(_REFERENCE_RE.search(question))
 
     # 1. Arithmetic on earlier answers ("what was the change?", "what is that as a %?").
-    if not q_metrics and not q_companies:
+    if (not q_metrics or _THIS_CHANGE_RE.search(question)) and not q_companies:
         operation = _value_operation(question, slots)
         if operation and (slots.last_values or slots.last_computation):
             ref = _reference_rewrite(question, slots, operation)
@@ -807,6 +906,18 @@ def rewrite(
         )
         return _finish(question, text, carried, new_slots, intent, known_companies)
 
+    # 4b. Only a new period after a question about something the lexicon does not name ('what was the equipment
+    # rents payable in 2008?' then 'and in 2007?'): the last question, its period swapped.
+    if q_periods and not q_metrics and not q_companies and not slots.metrics and _bare_follow_up(question):
+        text = _with_period(slots.last_question, question, q_periods) or _with_period(
+            slots.last_lookup, question, q_periods
+        )
+        if text:
+            new_slots = own.model_copy(
+                update={"company": companies[0] if companies else "", "companies": companies, "periods": q_periods}
+            )
+            return _finish(question, text, [*carried, "question: the last one"], new_slots, intent, known_companies)
+
     # 5. Only a new metric ("and net income?", "what about its margin?"): company and period carry over.
     follow_up = referring or bool(_FOLLOW_UP_OPENER_RE.match(question)) or len(question.split()) <= 6
     if (
@@ -858,6 +969,16 @@ def rewrite(
         }
     )
     return _finish(question, text, carried, new_slots, intent, known_companies)
+
+
+def _bare_follow_up(question: str) -> bool:
+    """True for a turn that names only a period around filler ('and in 2007?', 'and what were they in 2014?',
+    'and the specific value for 2010 again?'): it asks the last question again for another period."""
+    rest = question
+    for p in reversed(find_periods(question)):
+        rest = rest[: p.start] + " " + rest[p.end :]
+    words = [w for w in re.findall(r"[a-z]+", rest.lower()) if w not in _FOLLOW_UP_FILLER]
+    return len(words) <= BARE_FOLLOW_UP_MAX_WORDS
 
 
 def _with_period(last_question: str, question: str, periods: Sequence[str]) -> str:

@@ -11,10 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-from pydantic import Field
+from langchain_core.messages import AIMessage
+from scripted import ScriptedChatModel
 
 from agent import arithmetic
 from agent.answering import (
@@ -346,7 +344,8 @@ def test_question_scale_is_applied_in_code() -> None:
     assert question_scale("Answer in USD billions.") == 1e9 and question_scale("in thousands") == 1e3
     assert question_scale("What was revenue?") is None
     answer = lookup("revenue", "FY2024", "What was Northwind's revenue in FY2024 in USD billions?")
-    assert answer.display == "$4.812 billion"
+    # Quoted rounded the way analysts do, with every digit the filing reported kept beside it.
+    assert answer.display == "$4.8 billion ($4.812 billion)"
     thousands = Evidence(
         chunk_id="t",
         doc_name="CONTOSO_2024_10K",
@@ -364,7 +363,7 @@ def test_question_scale_is_applied_in_code() -> None:
         intent=QueryIntent(metrics=["revenue"], requires_numeric=True),
     )
     converted = answer_sub_query(sq, [thousands])
-    assert converted.display == "$1,577.25 million" and converted.value is not None
+    assert converted.display == "$1,577 million ($1,577.25 million)" and converted.value is not None
     assert converted.value.absolute == pytest.approx(1.57725e9)
 
 
@@ -516,30 +515,6 @@ def test_compose_answer_lists_figures_with_citations() -> None:
 # ---------------------------------------------------------------------------------------------------------
 # Language-model twin (scripted)
 # ---------------------------------------------------------------------------------------------------------
-class ScriptedChatModel(GenericFakeChatModel):
-    """Replies chosen by prompt content: the rule whose keys all occur, most specific first."""
-
-    rules: list[tuple[tuple[str, ...], AIMessage]] = Field(default_factory=list)
-    prompts: list[str] = Field(default_factory=list)
-    messages: Any = iter(())
-
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedChatModel:
-        return self
-
-    def _generate(
-        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
-    ) -> ChatResult:
-        text = "\n".join(str(m.content) for m in messages)
-        self.prompts.append(text)
-        if isinstance(messages[-1], ToolMessage):
-            text += "\nTOOL_RESULT"
-        matching = [(keys, reply) for keys, reply in self.rules if all(k in text for k in keys)]
-        if not matching:
-            raise ConnectionError("scripted model has no reply for this prompt")
-        _, reply = max(matching, key=lambda rule: len(rule[0]))
-        return ChatResult(generations=[ChatGeneration(message=reply.model_copy(deep=True))])
-
-
 FCF_QUESTION = "What was Northwind's free cash flow in FY2024?"
 
 

@@ -7,10 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-from pydantic import Field
+from langchain_core.messages import AIMessage
+from scripted import ScriptedChatModel
 
 from agent.answering import SubAnswer, answer_references, combine
 from agent.arithmetic import CitedValue
@@ -34,28 +32,6 @@ from agent.prompts import MAX_SUB_QUERIES
 from agent.schemas import Citation, NumericValue, Relation
 
 COMPANIES = ["3M", "Microsoft", "Northwind Instruments"]
-
-
-class ScriptedChatModel(GenericFakeChatModel):
-    """Replies chosen by prompt content (the longest matching key set wins); no match is a failed call."""
-
-    rules: list[tuple[tuple[str, ...], AIMessage]] = Field(default_factory=list)
-    prompts: list[str] = Field(default_factory=list)
-    messages: Any = iter(())
-
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedChatModel:
-        return self
-
-    def _generate(
-        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
-    ) -> ChatResult:
-        text = "\n".join(str(m.content) for m in messages)
-        self.prompts.append(text)
-        matching = [(keys, reply) for keys, reply in self.rules if all(k in text for k in keys)]
-        if not matching:
-            raise ConnectionError("scripted model has no reply for this prompt")
-        _, reply = max(matching, key=lambda rule: len(rule[0]))
-        return ChatResult(generations=[ChatGeneration(message=reply.model_copy(deep=True))])
 
 
 def tool_reply(name: str, args: dict[str, Any]) -> AIMessage:
