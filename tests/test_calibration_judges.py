@@ -4,15 +4,12 @@ the real FinanceBench labels when present."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-from pydantic import Field
+from langchain_core.messages import AIMessage
+from scripted import ScriptedChatModel
 
 from agent.errors import FinragError, NotFoundError
 from agent.llm import UsageLog
@@ -26,32 +23,6 @@ from evals.calibration import (
     numeric_scorer,
 )
 from evals.judges import judge_correctness, judge_pairwise, spread
-
-
-class ScriptedChatModel(GenericFakeChatModel):
-    """Replies chosen by prompt content (all substrings of a rule present, most specific rule wins); a rule
-    with several replies gives them in turn, as a sampling judge would vary between runs."""
-
-    rules: list[tuple[tuple[str, ...], list[AIMessage]]] = Field(default_factory=list)
-    prompts: list[str] = Field(default_factory=list)
-    used: dict[int, int] = Field(default_factory=dict)
-    messages: Any = iter(())
-
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedChatModel:
-        return self
-
-    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
-                  **kwargs: Any) -> ChatResult:
-        text = "\n".join(str(m.content) for m in messages)
-        self.prompts.append(text)
-        matching = [i for i, (keys, _) in enumerate(self.rules) if all(k in text for k in keys)]
-        if not matching:
-            raise ConnectionError("no scripted reply for this prompt")
-        rule = max(matching, key=lambda i: len(self.rules[i][0]))
-        replies = self.rules[rule][1]
-        turn = self.used.get(rule, 0)
-        self.used[rule] = turn + 1
-        return ChatResult(generations=[ChatGeneration(message=replies[turn % len(replies)].model_copy(deep=True))])
 
 
 def verdict(name: str, **args: Any) -> AIMessage:

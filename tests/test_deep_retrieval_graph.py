@@ -10,9 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.messages import AIMessage
+from scripted import ScriptedChatModel
 
 from agent.config import Settings
 from agent.errors import NotFoundError
@@ -28,24 +27,6 @@ STAGES = ["candidates", "bundling", "screening", "bootstrap", "rerank", "select"
 CAPEX_ROW = "Purchases of property, plant and equipment"
 _CHUNK_ID = re.compile(r'"chunk_id": "([^"]+)"')
 _KEEP = re.compile(r"Select between (\d+) and (\d+) chunks")
-
-
-class ScriptedChatModel(GenericFakeChatModel):
-    """Replies computed from the prompt's content (never from call order) by ``respond``."""
-
-    respond: Any = None
-    prompts: list[str] = []
-    messages: Any = iter(())
-    model_name: str = "scripted-model"
-
-    def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedChatModel:
-        return self
-
-    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
-                  **kwargs: Any) -> ChatResult:
-        text = "\n".join(str(m.content) for m in messages)
-        self.prompts.append(text)
-        return ChatResult(generations=[ChatGeneration(message=self.respond(text))])
 
 
 def tool(name: str, args: dict[str, Any]) -> AIMessage:
@@ -147,7 +128,7 @@ def test_pipeline_matches_subgraph_and_ablations_run(home: Settings, store: Stor
 
 
 def test_llm_judge_valid_replies(home: Settings, store: Store) -> None:
-    model = ScriptedChatModel(respond=responder(listwise_ok=True))
+    model = ScriptedChatModel(rules=[((), responder(listwise_ok=True))])
     usage = UsageLog()
     graph = build_deep_retrieval_graph(DeepRetriever(home, store, chat_model=model, usage=usage))
     out = graph.invoke({"question": QUESTION})
@@ -168,7 +149,7 @@ def test_llm_judge_valid_replies(home: Settings, store: Store) -> None:
 
 
 def test_llm_judge_invalid_json_retries_then_falls_back(home: Settings, store: Store) -> None:
-    model = ScriptedChatModel(respond=responder(listwise_ok=False))
+    model = ScriptedChatModel(rules=[((), responder(listwise_ok=False))])
     usage = UsageLog()
     graph = build_deep_retrieval_graph(DeepRetriever(home, store, chat_model=model, usage=usage))
     out = graph.invoke({"question": QUESTION})

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pytest
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-from pydantic import Field
+from langchain_core.messages import AIMessage
+from scripted import ScriptedChatModel
 
 from agent.llm import UsageLog
 from evals.metrics.ems import (
@@ -51,27 +48,6 @@ def topic_embed(texts: list[str]) -> np.ndarray:
             if word in _TOPICS:
                 out[i, _TOPICS[word]] += 1.0
     return out
-
-
-class ScriptedChatModel(GenericFakeChatModel):
-    """Replies chosen by prompt content (all substrings of a rule present, most specific rule wins)."""
-
-    rules: list[tuple[tuple[str, ...], AIMessage]] = Field(default_factory=list)
-    prompts: list[str] = Field(default_factory=list)
-    messages: Any = iter(())
-
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedChatModel:
-        return self
-
-    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
-                  **kwargs: Any) -> ChatResult:
-        text = "\n".join(str(m.content) for m in messages)
-        self.prompts.append(text)
-        matching = [(keys, reply) for keys, reply in self.rules if all(k in text for k in keys)]
-        if not matching:
-            raise ConnectionError("no scripted reply for this prompt")
-        _, reply = max(matching, key=lambda rule: len(rule[0]))
-        return ChatResult(generations=[ChatGeneration(message=reply.model_copy(deep=True))])
 
 
 def tool_reply(name: str, **args: Any) -> AIMessage:

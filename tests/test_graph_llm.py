@@ -16,10 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-from pydantic import Field
+from langchain_core.messages import AIMessage
+from scripted import ScriptedChatModel
 
 from agent.config import Settings
 from agent.ingest import open_ingestor
@@ -40,30 +38,6 @@ USAGE = {"input_tokens": 120, "output_tokens": 30, "total_tokens": 150}
 EVIDENCE_RE = re.compile(r'<evidence label="(\[[^"]+\])" source="filing">\n(.*?)\n</evidence>', re.DOTALL)
 
 Reply = AIMessage | Callable[[str], AIMessage]
-
-
-class ScriptedChatModel(GenericFakeChatModel):
-    """Replies chosen by prompt content: the rule whose keys all occur, most keys first; no rule -> error."""
-
-    rules: list[tuple[tuple[str, ...], Any]] = Field(default_factory=list)
-    prompts: list[str] = Field(default_factory=list)
-    messages: Any = iter(())
-
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedChatModel:
-        return self
-
-    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
-                  **kwargs: Any) -> ChatResult:
-        text = "\n".join(str(m.content) for m in messages)
-        self.prompts.append(text)
-        if isinstance(messages[-1], ToolMessage):
-            text += "\nTOOL_RESULT"
-        matching = [(keys, reply) for keys, reply in self.rules if all(k in text for k in keys)]
-        if not matching:
-            raise ConnectionError("scripted model has no reply for this prompt")
-        _, reply = max(matching, key=lambda rule: len(rule[0]))
-        message = reply(text) if callable(reply) else reply.model_copy(deep=True)
-        return ChatResult(generations=[ChatGeneration(message=message)])
 
 
 def tool_call(name: str, args: dict[str, Any]) -> AIMessage:

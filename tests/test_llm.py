@@ -5,14 +5,12 @@ from __future__ import annotations
 import copy
 import pickle
 import threading
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-from pydantic import Field, ValidationError
+from pydantic import ValidationError
+from scripted import ScriptedChatModel
 
 from agent.config import Settings
 from agent.llm import (
@@ -43,29 +41,6 @@ from agent.prompts import (
 from agent.schemas import Chunk, ChunkCard, QueryIntent, Relation
 
 Rule = tuple[tuple[str, ...], AIMessage]
-
-
-class ScriptedChatModel(GenericFakeChatModel):
-    """Replies chosen by prompt content: the rule whose substrings all occur in the conversation, most
-    specific first. No rule matching is an error (a failed call), like a server that is down."""
-
-    rules: list[Rule] = Field(default_factory=list)
-    prompts: list[str] = Field(default_factory=list)
-    messages: Any = iter(())  # GenericFakeChatModel's order-based script: unused here
-    model_name: str = "scripted-model"
-
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedChatModel:
-        return self
-
-    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
-                  **kwargs: Any) -> ChatResult:
-        text = "\n".join(str(m.content) for m in messages)
-        self.prompts.append(text)
-        matching = [(keys, reply) for keys, reply in self.rules if all(k in text for k in keys)]
-        if not matching:
-            raise ConnectionError("scripted model has no reply for this prompt")
-        _, reply = max(matching, key=lambda rule: len(rule[0]))
-        return ChatResult(generations=[ChatGeneration(message=reply.model_copy(deep=True))])
 
 
 def tool_reply(name: str, args: dict[str, Any], tokens: tuple[int, int] | None = (120, 30)) -> AIMessage:

@@ -9,15 +9,11 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-from pydantic import Field
+from langchain_core.messages import AIMessage
+from scripted import ScriptedChatModel
 
 from agent.config import Settings
 from agent.errors import FinragError
@@ -185,32 +181,16 @@ def test_scores_come_from_the_metrics_library() -> None:
     assert not s.scored and s.match_reason == "no gold answer"
 
 
-class ScriptedJudge(GenericFakeChatModel):
-    """A judge whose replies are keyed by the answer in the prompt, given in turn across runs."""
-
-    replies: dict[str, list[str]] = Field(default_factory=dict)
-    used: dict[str, int] = Field(default_factory=dict)
-    messages: Any = iter(())
-
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedJudge:
-        return self
-
-    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
-                  **kwargs: Any) -> ChatResult:
-        text = "\n".join(str(m.content) for m in messages)
-        key = next(k for k in self.replies if k in text)
-        turn = self.used.get(key, 0)
-        self.used[key] = turn + 1
-        verdict = self.replies[key][turn % len(self.replies[key])]
-        call = {"name": "CorrectnessVerdict", "args": {"verdict": verdict, "reason": "scripted"}, "id": "c1"}
-        return ChatResult(generations=[ChatGeneration(message=AIMessage(content="", tool_calls=[call]))])
+def _verdict(verdict: str) -> AIMessage:
+    call = {"name": "CorrectnessVerdict", "args": {"verdict": verdict, "reason": "scripted"}, "id": "c1"}
+    return AIMessage(content="", tool_calls=[call])
 
 
 def test_llm_judge_runs_k_times_with_its_spread() -> None:
-    judge = ScriptedJudge(replies={"about 437": ["CORRECT", "CORRECT", "INCORRECT"]})
+    judge = ScriptedChatModel(rules=[(("about 437",), [_verdict(v) for v in ("CORRECT", "CORRECT", "INCORRECT")])])
     s = score_prediction("Capex 2024?", "Capex was about 437.", "$437 million", judge_model=judge, judge_runs=3)
     assert s.judge_correct is True and s.judge_agreement == pytest.approx(2 / 3)
-    assert judge.used == {"about 437": 3}
+    assert judge.used == {0: 3}  # the one rule fired three times
     assert score_prediction("Capex 2024?", "437", "$437", judge_model=judge, judge_runs=0).judge_correct is None
 
 
