@@ -54,6 +54,7 @@ from agent.preprocess import (
     classify_query,
     decompose_llm,
     metric_label,
+    points_at_filing,
     rewrite_llm,
     update_slots,
 )
@@ -316,7 +317,9 @@ def choose_route(sub_query: SubQuery, rewrite: Rewrite, res: Resources) -> Route
     if match is not None:
         return decide(Route.MEMORY, f"verified memory-bank entry {match.entry.id} matches "
                       f"({', '.join(match.fired)})", memory=match)
-    if kind is QueryKind.MARKET:
+    # A rewrite can drop the words that made the question a filing question ("exercise price per share" ->
+    # "share price"): the user's own wording decides between live market data and the filings.
+    if kind is QueryKind.MARKET and not points_at_filing(rewrite.original):
         ticker = sub_query.intent.ticker or res.ticker_of(company)
         call = route_market_query(sub_query.question, ticker=ticker)
         cue = f" (rule router: {call.tool} {call.ticker}, cue {call.cue!r})" if call else ""

@@ -327,3 +327,32 @@ def test_langgraph_json_exports_both_graphs_without_checkpointer() -> None:
         assert compiled.checkpointer is None
     assert set(main.graph.get_graph().nodes) >= {"preprocess", "route", "memory_lookup", "market_tools",
                                                    "deep_retrieval", "direct", "merge_evidence", "answer"}
+
+
+def test_rewrite_cannot_turn_a_filing_price_into_a_market_question() -> None:
+    from agent.preprocess import Rewrite
+    from agent.schemas import QueryIntent
+    from graphs.nodes import Route, choose_route
+
+    class NoResources:
+        class bank:  # noqa: N801 - a stand-in for the memory bank
+            @staticmethod
+            def lookup(*args: object) -> None:
+                return None
+
+        @staticmethod
+        def documents() -> list[str]:
+            return ["doc"]
+
+        @staticmethod
+        def ticker_of(company: str) -> str:
+            return ""
+
+    from agent.preprocess import SubQuery
+
+    sq = SubQuery(id="q1", question="What was the share price in FY2005?", intent=QueryIntent())
+    filing = Rewrite(original="what was the weighted average exercise price per share in 2005?",
+                     question=sq.question)
+    market = Rewrite(original="and what is the share price today?", question=sq.question)
+    assert choose_route(sq, filing, NoResources()).route is Route.DEEP
+    assert choose_route(sq, market, NoResources()).route is Route.MARKET
