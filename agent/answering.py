@@ -95,6 +95,27 @@ CELL_OVER_PROSE_CONFIDENCE = 0.75  # a table cell naming (nearly) every question
 UNDATED_YEAR_COLUMNS = 2  # a header-less row: only its first two columns are read as this year and last
 _DOC_YEAR_RE = re.compile(r"(?:^|_)((?:19|20)\d\d)(?:_|$)")
 CELL_SAME_ROW_BONUS = 0.2  # the second year of a change comes from the row the first year came from
+_NUMBERED_NAME_RE = re.compile(r"\b([a-z]+)\s+(\d{1,2}|[ivx]{1,4})\b(?![\d.,%])", re.IGNORECASE)
+# 'What is the value of the S&P 500 in 2018 less 100?', '... less an initial $100 investment?': a figure looked
+# up, then a number the user typed taken from it (or added, or divided by), in code.
+_TYPED_OP_RE = re.compile(
+    r"\b(?P<op>less|minus|plus|divided\s+by)\s+(?:an?\s+|and\s+)?(?:assumed\s+)?(?:initial\s+)?"
+    r"(?:investment\s+of\s+)?\$?\s*(?!(?:19|20)\d\d\b)(?P<num>\d[\d,]*(?:\.\d+)?)(?:\s+investment)?\s*\??\s*$",
+    re.IGNORECASE,
+)
+# Numeric dates that head performance-graph columns and rows: '12/09', '12/31/14', '31-dec-2016'.
+_NUMERIC_DATE_RES = (
+    re.compile(r"^\s*(?P<m>\d{1,2})/(?P<y>\d{2}|\d{4})\s*$"),
+    re.compile(r"^\s*(?P<m>\d{1,2})/\d{1,2}/(?P<y>\d{2}|\d{4})\s*$"),
+    re.compile(r"^\s*\d{1,2}-(?P<m>[a-z]{3})-(?P<y>\d{2}|\d{4})\s*$", re.IGNORECASE),
+)
+_FOOTNOTE_RE = re.compile(r"\(\s*\d{1,2}\s*\)")  # '( 1 )' marks a footnote, not a negative one
+TWO_DIGIT_YEAR_PIVOT = 50  # '12/09' is 2009 and '12/98' is 1998
+PROSE_FIGURE_WINDOW = 8  # words either side of a number in a sentence that say what the number is
+PROSE_PERIOD_BONUS = 0.5  # among numbers named equally well, the one written next to the asked period
+_MONTH_BEFORE_RE = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s*$", re.IGNORECASE
+)  # 'december 31': the day of a date, not a figure
 _CELL_CHANGE_RE = re.compile(
     r"\b(?:change[sd]?|difference|increase[sd]?|decrease[sd]?|decline[sd]?|grow(?:th|n)?|rise|fall|drop)\b", re.I
 )
@@ -111,6 +132,13 @@ _CELL_SHARE_RES = (
         re.I,
     ),
 )  # 'the ratio of X to Y', 'X as a percentage of Y'
+# 'What percentage of undeveloped acres were in the US?', 'what portion of total debt is due within a year?':
+# the whole first, then what the part is; the part's cell must name both.
+_CELL_PART_OF_RE = re.compile(
+    r"\bwhat\s+(?:was\s+the\s+|is\s+the\s+)?(?:percent(?:age)?|portion|proportion|share|fraction)\s+of\s+"
+    r"(?:the\s+)?(?P<b>[^?]+?)\s+(?:was|were|is|are)\s+(?:made\s+(?:up\s+)?of\s+)?(?P<a>[^?]+)",
+    re.IGNORECASE,
+)
 # Rows naming an amount taken away, which tables may print negative; and labels whose sign carries meaning.
 _DEDUCTION_LABEL_RE = re.compile(
     r"\b(?:loss(?:es)?|expenses?|costs?|liabilit(?:y|ies)|debt|deductions?|charges?|outflows?|payments?|"
@@ -852,6 +880,25 @@ def _owned_numbers(seg: _Segment, metric: str) -> list[NumericValue]:
     return owned
 
 
+def _numbered_names(text: str) -> dict[str, set[str]]:
+    """Names that carry a number ('tier 2', 'level 3', 'class b' is not one): word -> the numbers it takes."""
+    out: dict[str, set[str]] = {}
+    for word, num in _NUMBERED_NAME_RE.findall(text.lower()):
+        if word not in _STOP:
+            out.setdefault(word, set()).add(num)
+    return out
+
+
+def _names_other_number(label: str, question: str) -> bool:
+    """The row names a numbered thing the question names with another number: 'tier 1 capital' does not
+    answer 'tier 2 capital', however many words they share."""
+    asked = _numbered_names(question)
+    if not asked:
+        return False
+    row = _numbered_names(label)
+    return any(word in row and not (nums & row[word]) for word, nums in asked.items())
+
+
 def _candidates(
     reader: EvidenceReader, metric: str, period: str, allowed: set[int], question: str
 ) -> list[_Candidate]:
@@ -865,7 +912,7 @@ def _candidates(
         if seg.ev not in allowed:
             continue
         quality, exact = _label_quality(seg, metric)
-        if quality <= 0:
+        if quality <= 0 or (seg.kind == "row" and _names_other_number(seg.label, question)):
             continue
         ev = reader.evidence[seg.ev]
         base = quality
@@ -1039,6 +1086,52 @@ def answer_sub_query(
     Numeric sub-queries get the figure (read, or computed from components for derived metrics) with its quote
     and citation; explanation, definition and policy sub-queries get the best one to three sentences.
     """
+    answer = _answer_sub_query(sub_query, evidence, reader)
+    typed = _TYPED_OP_RE.search(sub_query.question)
+    if typed is None or answer.value is None or answer.status not in {"found", "text"}:
+        return answer
+    return _with_typed_number(answer, typed, sub_query.question)
+
+
+def _with_typed_number(answer: SubAnswer, typed: re.Match[str], question: str) -> SubAnswer:
+    """The figure read, less / plus / divided by the number the question typed; the figure alone when the
+    arithmetic is refused."""
+    read = answer.cited_value()
+    if read is None:
+        return answer
+    number = typed.group("num").replace(",", "")
+    literal = CitedValue(
+        label=f"the number {number}",
+        value=NumericValue(
+            text=number,
+            value=float(number),
+            scale=read.value.scale,
+            unit=read.value.unit if read.value.unit != "%" else "",
+        ),
+        computed=True,
+    )
+    op = typed.group("op").lower()
+    try:
+        if op.startswith("divided"):
+            comp, kind = arithmetic.ratio(read, literal, answer.metric), "ratio"
+        elif op == "plus":
+            comp, kind = arithmetic.total([read, literal], answer.metric), "money"
+        else:
+            comp, kind = arithmetic.change(literal, read, answer.metric), "money"
+    except ArithmeticRefusal:
+        return answer
+    computed = _computed_answer(answer, comp, kind, question_scale(question), answer.confidence)
+    labels = " ".join(dict.fromkeys(c.label() for c in comp.citations()))
+    computed.answer = (
+        f"{read.value.text.strip()} {' '.join(op.split())} {number}: {computed.display} "
+        f"(computed: {comp.formula}) {labels}.\n{answer.answer}"  # then the figure read, as cited
+    )
+    return computed
+
+
+def _answer_sub_query(
+    sub_query: SubQuery, evidence: Sequence[Evidence], reader: EvidenceReader | None = None
+) -> SubAnswer:
     reader = reader or EvidenceReader(evidence)
     intent = sub_query.intent
     metric = sub_query.metric or (intent.metrics[0] if len(intent.metrics) == 1 else "")
@@ -1328,7 +1421,7 @@ def _passages_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReade
         quote = seg.text if len(seg.text) <= PASSAGE_MAX_CHARS else seg.text[:PASSAGE_MAX_CHARS] + " ..."
         passages.append(Passage(text=quote, citation=ev.citation(quote, seg.start)))
     text = " ".join(f"{p.text} {p.citation.label()}" for p in passages)
-    return base.model_copy(
+    answer = base.model_copy(
         update={
             "status": "text",
             "answer": text,
@@ -1340,6 +1433,51 @@ def _passages_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReade
             "explanation": "extractive: the evidence sentences that best match the question",
         }
     )
+    if _asks_figure(sub_query):
+        figure = _prose_figure(reader, chosen, _content_words(sub_query.question), base.period)
+        if figure is not None:
+            # The quoted sentence stays the answer; its figure is remembered so that a follow-up ('what is
+            # the sum?', 'the difference between them?') can compute with it.
+            at = chosen.index(figure[1])
+            answer.value = figure[0]
+            answer.display = figure[0].text.strip()
+            answer.citation = passages[at].citation
+            answer.quote = passages[at].text
+    return answer
+
+
+def _prose_figure(
+    reader: EvidenceReader, segs: Sequence[_Segment], words: set[str], period: str
+) -> tuple[NumericValue, _Segment] | None:
+    """The number of the quoted sentences whose neighbouring words name most of the question's ``words``
+    ('$16 million accrued' for 'the accrued value'), with the sentence it is in. Years and the day of a
+    date are not figures; None when no number's neighbourhood names any of the words."""
+    best: tuple[float, NumericValue, _Segment] | None = None
+    for seg in segs:
+        text = reader.evidence[seg.ev].text
+        dates = [(seg.start + p.start, seg.start + p.end) for p in find_periods(text[seg.start : seg.end])]
+        numbers = [
+            n
+            for n in seg.numbers
+            if not any(a <= n.start < b for a, b in dates)
+            and not _MONTH_BEFORE_RE.search(text[: n.start])
+            and not _FOOTNOTE_RE.fullmatch(n.text.strip())
+        ]
+        for i, n in enumerate(numbers):
+            lo = numbers[i - 1].end if i > 0 else seg.start
+            hi = numbers[i + 1].start if i + 1 < len(numbers) else seg.end
+            before = text[max(lo, seg.start) : n.start].split()[-PROSE_FIGURE_WINDOW:]
+            after = text[n.end : min(hi, seg.end)].split()[:PROSE_FIGURE_WINDOW]
+            hits = len(words & _content_words(" ".join(before + after)))
+            if not hits:
+                continue
+            score = hits + (PROSE_PERIOD_BONUS if period and n.period == period else 0.0)
+            if best is None or score > best[0]:
+                best = (score, n, seg)
+    if best is None:
+        return None
+    _, n, seg = best
+    return n.model_copy(update={"period": n.period or period}), seg
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -1395,19 +1533,56 @@ def _table_cells(reader: EvidenceReader, allowed: set[int]) -> list[_Cell]:
             label = first
             numbers = [n for n in numbers if n.start >= seg.start + seg.raw.index("|")]
         text = reader.evidence[seg.ev].text
-        label_periods = {p.norm for p in find_periods(label)}
+        label_periods = _label_periods(label)
         undated = _undated_columns(reader.evidence[seg.ev], seg, label_periods)
+        names = _column_names(text, seg.start)
+        names = names if len(names) == len(numbers) else []
         for i, n in enumerate(numbers):
             if undated and i < len(undated):
                 n = n.model_copy(update={"period": undated[i]})
+            cell_end = text.find("|", n.end)
+            if ":" in text[n.end : cell_end if cell_end >= 0 else len(text)].split("\n", 1)[0]:
+                continue  # a number before its cell's colon is in the column header ('peer group ( 1 ):')
             cell_start = text.rfind("|", 0, n.start) + 1
             cell = text[cell_start : n.start]
-            header = cell.split(":", 1)[0].strip() if ":" in cell else ""
-            periods = set(label_periods) | {p.norm for p in find_periods(header)}
+            piped = cell_start > text.rfind("\n", 0, n.start) + 1  # a pipe opens this cell on its own line
+            if piped and re.search(r"[a-z]", cell.rsplit(":", 1)[-1], re.IGNORECASE):
+                continue  # a number inside a name ('s&p 500' in a header line), not a value of the row
+            header = cell.split(":", 1)[0].strip() if ":" in cell else (names[i] if names else "")
+            periods = set(label_periods) | _label_periods(header)
             if n.period:
                 periods.add(n.period)
             out.append(_Cell(seg=seg, label=label, header=header, value=n, periods=periods))
     return out
+
+
+def _column_names(text: str, start: int) -> list[str]:
+    """The names of a header line without figures ('citi | s&p 500 | s&p financials') above the block of
+    rows whose row starts at ``start``; empty when the block has none."""
+    for line in reversed(text[:start].split("\n")[:-1]):
+        if "|" not in line:
+            return []
+        cells = [c.strip() for c in line.split("|")]
+        if all(c and re.search(r"[a-z]", c, re.IGNORECASE) for c in cells):
+            return cells
+    return []
+
+
+def _label_periods(text: str) -> set[str]:
+    """Periods a row label or column header names, numeric dates included ('12/09' is FY2009: a date in a
+    year closes that year's fiscal period, as the filing's own year columns do)."""
+    found = {p.norm for p in find_periods(text)}
+    if found:
+        return found
+    for pattern in _NUMERIC_DATE_RES:
+        m = pattern.match(text)
+        if m is None:
+            continue
+        year = int(m.group("y"))
+        if year < 100:
+            year += 2000 if year < TWO_DIGIT_YEAR_PIVOT else 1900
+        return {f"FY{year}"}
+    return set()
 
 
 def _filing_year(ev: Evidence) -> int | None:
@@ -1431,7 +1606,12 @@ def _undated_columns(ev: Evidence, seg: _Segment, label_periods: set[str]) -> li
 
 
 def _best_cell(
-    reader: EvidenceReader, words: set[str], asked: set[str], company: str, same_row: str = ""
+    reader: EvidenceReader,
+    words: set[str],
+    asked: set[str],
+    company: str,
+    same_row: str = "",
+    question: str = "",
 ) -> tuple[float, _Cell] | None:
     """The cell whose row label and column header name most of ``words``, in one of the ``asked`` periods.
 
@@ -1442,21 +1622,29 @@ def _best_cell(
     if company and not any(_about(reader.evidence[i], company) for i in allowed):
         return None  # no table of this company's filings: another company's row is no answer
     cells = _table_cells(reader, allowed)
-    found = _best_of(cells, reader, words, asked, same_row)
+    found = _best_of(cells, reader, words, asked, same_row, question)
     if found is None and asked:
         # No cell of the period names the item: an undated one-column table (a walk from one year's figure
         # to the next) may still carry it; cells that name another period stay out.
-        found = _best_of([c for c in cells if not c.periods], reader, words, set(), same_row)
+        found = _best_of([c for c in cells if not c.periods], reader, words, set(), same_row, question)
     return found
 
 
 def _best_of(
-    cells: Sequence[_Cell], reader: EvidenceReader, words: set[str], asked: set[str], same_row: str
+    cells: Sequence[_Cell],
+    reader: EvidenceReader,
+    words: set[str],
+    asked: set[str],
+    same_row: str,
+    question: str = "",
 ) -> tuple[float, _Cell] | None:
     """The best-scoring cell of ``cells`` (see :func:`_best_cell`), or None below the minimum score."""
     best: tuple[float, _Cell] | None = None
+    wants_total = bool(re.search(r"\btotal\b", question, re.IGNORECASE))
     for cell in cells:
         if asked and not (asked & cell.periods):
+            continue
+        if question and _names_other_number(f"{cell.label} {cell.header}", question):
             continue
         label_words = _content_words(cell.label)
         hits = words & (label_words | _content_words(cell.header))
@@ -1469,6 +1657,8 @@ def _best_of(
             + CELL_PRECISION_WEIGHT * precision
             + RETRIEVAL_WEIGHT * reader.rel_score[cell.seg.ev]
             + (CELL_SAME_ROW_BONUS if same_row and cell.label == same_row else 0.0)
+            # 'the total capital' is the 'Total capital' row, not a component row naming as many words
+            + (TOTAL_BONUS if wants_total and _TOTAL_RE.match(cell.label) else 0.0)
         )
         if best is None or score > best[0]:
             best = (score, cell)
@@ -1535,7 +1725,10 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     share = next((m for r in _CELL_SHARE_RES if (m := r.search(sub_query.question))), None)
     if share and _content_words(share.group("a")) and _content_words(share.group("b")):
         return _cell_share(base, sub_query, reader, share, asked)
-    found = _best_cell(reader, words, asked, base.company)
+    part_of = _CELL_PART_OF_RE.search(sub_query.question)
+    if part_of and _content_words(part_of.group("a")) and _content_words(part_of.group("b")):
+        return _cell_share(base, sub_query, reader, part_of, asked, part_names_whole=True)
+    found = _best_cell(reader, words, asked, base.company, question=sub_query.question)
     if found is None and not base.metric:
         found = _schedule_cell(reader, asked, base.company)
     if found is None:
@@ -1568,14 +1761,25 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
 
 
 def _cell_share(
-    base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader, share: re.Match[str], asked: set[str]
+    base: SubAnswer,
+    sub_query: SubQuery,
+    reader: EvidenceReader,
+    share: re.Match[str],
+    asked: set[str],
+    part_names_whole: bool = False,
 ) -> SubAnswer | None:
     """'Nuclear fuel expenses as a percentage of 2016 net revenue', 'the ratio of X to Y': two cells of one
-    period, divided in code (a percentage when the question asks for one). None when either is missing."""
+    period, divided in code (a percentage when the question asks for one). None when either is missing.
+
+    ``part_names_whole``: the part is worded as a subset of the whole ('what percentage of acres were in the
+    US'), so its cell is the one naming the whole's words and the part's together."""
     values: list[CitedValue] = []
     sureness: list[float] = []
-    for part in (share.group("a"), share.group("b")):
-        found = _best_cell(reader, _content_words(part), asked, base.company)
+    for i, part in enumerate((share.group("a"), share.group("b"))):
+        words = _content_words(part)
+        if part_names_whole and i == 0:
+            words |= _content_words(share.group("b"))
+        found = _best_cell(reader, words, asked, base.company, question=part)
         if found is None:
             return None
         score, cell = found
@@ -1622,7 +1826,7 @@ def _cell_combination(
     sureness: list[float] = []
     row = ""
     for period in periods if operation == "ratio" else sorted(periods, key=sort_key):
-        found = _best_cell(reader, words, {period}, base.company, same_row=row)
+        found = _best_cell(reader, words, {period}, base.company, same_row=row, question=q)
         if found is None:
             return None
         score, cell = found

@@ -32,7 +32,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, Field
 
 from agent import llm_schemas
-from agent.arithmetic import CitedValue, Computation, needs_prior_period
+from agent.arithmetic import MONEY_UNITS, CitedValue, Computation, needs_prior_period
 from agent.intent import extract_intent, match_company
 from agent.lexicon import METRICS, FormulaKind, canonical, components, find_metrics
 from agent.llm import UsageLog, structured_call
@@ -63,6 +63,15 @@ _CONSTANT_OP_RE = re.compile(
     r"(?!(?:19|20)\d\d\b)(?P<num>\d[\d,]*(?:\.\d+)?)(?![\d,]*\s*(?:%|percent))",
     re.IGNORECASE,
 )
+# 'What is that in millions?', 'how much is this three year amount in billions?': the last answer re-scaled.
+_CONVERT_RE = re.compile(
+    r"^(?:and\s+|so\s+)?(?:what|how\s+much)\s+(?:is|was|would\s+be)\s+(?:that|this|it|th(?:is|at)\s+"
+    r"(?:[\w-]+\s+){0,3}(?:amount|value|total|sum|figure|number|result))\s+in\s+"
+    r"(?P<target>thousands|millions|billions|percentage|percent)\s*\??$",
+    re.IGNORECASE,
+)
+_TARGET_SCALE = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
+SCALE_STEP = 1e3  # filings step scales by a thousand: an unscaled figure asked in millions was in thousands
 # Words a period-only follow-up wraps its period in ('and what was it in 2007?', 'the value for 2010 again?').
 _FOLLOW_UP_FILLER = frozenset(
     (
@@ -95,6 +104,12 @@ _OVER_BASE_RE = re.compile(
 )
 _AVERAGE_RE = re.compile(r"\baverage\b|\bmean\b", re.IGNORECASE)
 _SUM_RE = re.compile(r"\btotal\b|\bsum\b|\bcombined\b|\bcumulative\b|\baltogether\b|\bin aggregate\b", re.I)
+# 'What was the total capital?' names a reported total (a lookup), unlike 'the total of both' or 'the sum'.
+_NAMED_TOTAL_RE = re.compile(
+    r"\btotal\s+(?!(?:of|for|sum|amount|value|number|in|between|over|during|then|again|including)\b)[a-z]",
+    re.IGNORECASE,
+)
+_OTHER_SUM_RE = re.compile(r"\bsum\b|\bcombined\b|\baltogether\b|\bin aggregate\b|\bboth\b|\ball\b", re.I)
 _SHARE_RE = re.compile(
     r"\bas\s+an?\s+(?:%|percent(?:age)?|share|proportion|fraction|portion)\s+of\b|"
     r"\b(?:%|percent(?:age)?)\s+of\b|"
@@ -515,7 +530,7 @@ def _value_operation(question: str, slots: DialogueSlots) -> str:
         return "percent_change"  # 'this change in relation to the 2008 total': the change over its base
     if _AVERAGE_RE.search(q):
         return "average"
-    if _SUM_RE.search(q):
+    if _SUM_RE.search(q) and not _names_reported_total(q):
         return "sum"
     if _CHANGE_RE.search(q):
         return "percent_change" if percent else "change"
@@ -526,6 +541,16 @@ def _value_operation(question: str, slots: DialogueSlots) -> str:
     if re.search(r"\bin\s+relation\s+to\b|\brepresent\b|\bratio\b|\bdivided\s+by\b|\bquotient\b", q):
         return "ratio"
     return ""
+
+
+def _names_reported_total(question: str) -> bool:
+    """'What was the total capital in 2008?': a total the filing reports, to be looked up, not a sum of the
+    earlier answers -- unless the turn also says sum, combined, both or all, or names two periods."""
+    return (
+        bool(_NAMED_TOTAL_RE.search(question))
+        and not _OTHER_SUM_RE.search(question)
+        and len({p.norm for p in find_periods(question)}) <= 1
+    )
 
 
 def _order_by_question(values: list[CitedValue], question: str) -> list[CitedValue]:
@@ -679,6 +704,52 @@ def _constant_rewrite(question: str, slots: DialogueSlots) -> Rewrite | None:
     )
 
 
+def _convert_rewrite(question: str, slots: DialogueSlots) -> Rewrite | None:
+    """'What is that in millions?' (a figure in thousands: divided by 1000), 'how much is that in percentage?'
+    (a fraction: divided by 0.01): the last answer in a larger unit, in code. None when the last figure is
+    already in that unit or would have to grow (re-stating millions in dollars adds no information)."""
+    m = _CONVERT_RE.search(question.strip())
+    if m is None:
+        return None
+    last = slots.last_values[-1] if slots.last_values else None
+    if slots.last_computation is not None and (last is None or last.computed):
+        result = slots.last_computation.result
+        last = CitedValue(label=slots.last_computation.metric or "the last result", value=result, computed=True)
+    if last is None:
+        return None
+    target = m.group("target").lower()
+    scale = last.value.scale or 1.0
+    if target.startswith("percent"):
+        if last.value.unit == "%" or last.value.unit in MONEY_UNITS:
+            return None
+        factor, text = 0.01, "0.01"
+    else:
+        if last.value.unit in {"%", "x"}:
+            return None  # a percentage or a multiple has no money scale
+        wanted = _TARGET_SCALE[target]
+        if scale <= 1.0 and abs(last.value.value) < SCALE_STEP:
+            return None  # a small unscaled figure: nothing says what unit it is in
+        # A large figure with no stated scale asked in millions is taken as one step below (thousands).
+        held = scale if scale > 1.0 else wanted / SCALE_STEP
+        if wanted <= held:
+            return None
+        factor = wanted / held
+        text = f"{factor:,.0f}"
+    divisor = CitedValue(
+        label=f"{TYPED_NUMBER} {text}",
+        value=NumericValue(text=text, value=factor, scale=scale, unit=last.value.unit if factor > 1 else ""),
+        computed=True,
+    )
+    return Rewrite(
+        original=question,
+        question=f"What is {last.value.text} ({last.label}) in {target}?",
+        changed=True,
+        references=[last, divisor],
+        operation="ratio",
+        carried_over=[f"values: {last.value.text}"],
+    )
+
+
 def _distinct_values(values: Sequence[CitedValue]) -> list[CitedValue]:
     """Remembered figures, one per (metric, period) -- or per figure when it has no period -- newest last."""
     out: dict[tuple[str, str], CitedValue] = {}
@@ -786,7 +857,7 @@ def rewrite(
     intent = extract_intent(question, list(known_companies))
     own = slots_from_intent(intent, known_companies)
     has_history = bool(history) or bool(slots.metrics or slots.company or slots.last_values)
-    constant = _constant_rewrite(question, slots)
+    constant = _constant_rewrite(question, slots) or _convert_rewrite(question, slots)
     if constant is not None:  # 'what is that divided by 1000?': arithmetic with a typed number, in code
         constant.slots = slots.model_copy(deep=True) if has_history else own
         constant.intent = extract_intent(constant.question, list(known_companies))

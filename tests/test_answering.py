@@ -633,3 +633,142 @@ def test_sub_answer_cited_value_feeds_arithmetic() -> None:
     value = answer.cited_value()
     assert value is not None and value.metric == "capital expenditure" and value.citation is not None
     assert (value.label, value.value.value) == ("Northwind Instruments capital expenditure FY2024", -437)
+
+
+def test_prose_answer_remembers_the_figure_its_question_names() -> None:
+    text = (
+        "For the year ended december 31 , 2011 , the company recognized a decrease of $ 3 million of tax-related "
+        "interest and penalties and had approximately $ 16 million accrued at december 31 , 2011 ."
+    )
+    evidence = [Evidence(chunk_id="k1", doc_name="K_2013_10K", text=text, score=1.0)]
+    asked = {
+        "what was the accrued value of tax related interest and penalties in 2011?": 16,
+        "what was the value decrease during the year?": 3,
+    }
+    for question, expected in asked.items():
+        intent = extract_intent(question, [])
+        answer = answer_sub_query(decompose(question, intent).sub_queries[0], evidence)
+        assert answer.status == "text" and answer.value is not None, question
+        assert (answer.value.value, answer.value.scale) == (expected, 1e6), question
+        assert answer.value.text in answer.quote  # the figure is the quoted sentence's own
+
+
+def test_prose_answer_takes_no_figure_from_dates_alone() -> None:
+    text = "The plan was adopted on december 31 , 2011 and amended in june 2012 by the board of directors."
+    evidence = [Evidence(chunk_id="k2", doc_name="K_2013_10K", text=text, score=1.0)]
+    question = "what was the value of the plan adopted in 2011?"
+    answer = answer_sub_query(decompose(question, extract_intent(question, [])).sub_queries[0], evidence)
+    assert answer.value is None
+
+
+def test_numbered_row_label_must_carry_the_asked_number() -> None:
+    scale = "(in billions of dollars)"
+    text = "\n".join(
+        [
+            f"Regulatory capital | columns: 2008, 2007 | {scale}",
+            f"tier 1 capital | 2008: 71 | 2007: 82 | {scale}",
+            f"tier 2 capital | 2008: 37.4 | 2007: 39.6 | {scale}",
+            f"total capital ( tier 1 and tier 2 ) | 2008: 108.4 | 2007: 121.6 | {scale}",
+        ]
+    )
+    evidence = [Evidence(chunk_id="c1", doc_name="CITI_2008_10K", text=text, score=1.0)]
+    asked = {
+        "what was the tier 2 capital in 2008?": 37.4,
+        "what was the tier 1 capital in 2007?": 82,
+        "what was the total capital in 2008?": 108.4,  # the total row, though it names tiers 1 and 2 too
+    }
+    for question, expected in asked.items():
+        answer = answer_sub_query(decompose(question, extract_intent(question, [])).sub_queries[0], evidence)
+        assert answer.value is not None and answer.value.value == expected, question
+
+
+def test_footnote_marker_in_a_column_header_is_not_a_figure() -> None:
+    text = "\n".join(
+        [
+            "Performance graph | columns: pmi, pmi peer group ( 1 ), s&p 500 index",
+            "december 31 2017 | pmi: 144.5 | pmi peer group ( 1 ): 140.5 | s&p 500 index: 157.2",
+            "december 31 2018 | pmi: 96.5 | pmi peer group ( 1 ): 127.7 | s&p 500 index: 150.3",
+        ]
+    )
+    evidence = [Evidence(chunk_id="p1", doc_name="PM_2018_10K", text=text, score=1.0)]
+    question = "what was the value of the pmi peer group in 2018?"
+    answer = answer_sub_query(decompose(question, extract_intent(question, [])).sub_queries[0], evidence)
+    assert answer.value is not None and answer.value.value == 127.7
+    question = "what was the value of pmi common stock in 2018?"
+    answer = answer_sub_query(decompose(question, extract_intent(question, [])).sub_queries[0], evidence)
+    assert answer.value is None or answer.value.value != -1  # never the '( 1 )' marker read as -1
+
+
+def test_lookup_less_a_typed_number_is_computed_in_code() -> None:
+    text = "\n".join(
+        [
+            "Comparison of cumulative total return | columns: 2013, 2018",
+            "cadence design systems inc . | 2013: 100 | 2018: 311.13",
+            "nasdaq composite | 2013: 100 | 2018: 165.84",
+        ]
+    )
+    evidence = [Evidence(chunk_id="t1", doc_name="CDNS_2018_10K", text=text, score=1.0)]
+    asked = {
+        "what is the value of the nasdaq composite in 2018 less 100?": 65.84,
+        "what is the value of cadence design systems in 2018 less an initial investment of $100?": 211.13,
+        "what is the value of the nasdaq composite in 2018 divided by 100?": 1.6584,
+    }
+    for question, expected in asked.items():
+        answer = answer_sub_query(decompose(question, extract_intent(question, [])).sub_queries[0], evidence)
+        assert answer.status == "computed" and answer.value is not None, question
+        assert answer.value.value == pytest.approx(expected), question
+        assert "[CDNS_2018_10K, p. 1]" in answer.answer  # the figure read keeps its citation
+    plain = "what was the nasdaq composite in 2018?"
+    answer = answer_sub_query(decompose(plain, extract_intent(plain, [])).sub_queries[0], evidence)
+    assert answer.status == "found" and answer.value is not None and answer.value.value == 165.84
+
+
+def test_numeric_date_headers_name_their_year() -> None:
+    text = "\n".join(
+        [
+            "Cumulative total return | columns: 12/09, 12/10, 12/14",
+            "e*trade financial corporation | 12/09: 100 | 12/10: 90.91 | 12/14: 137.81",
+            "s&p 500 index | 12/09: 100 | 12/10: 115.06 | 12/14: 205.14",
+        ]
+    )
+    rows = "\n".join(
+        ["Comparison | columns: citi, s&p 500", "31-dec-2012 | citi: 100 | s&p 500: 100",
+         "31-dec-2016 | citi: 152.3 | s&p 500: 170.8"]
+    )
+    cases = [
+        ("what was the s&p 500 index in 2010?", text, 115.06),
+        ("what was the e*trade financial corporation in 2014?", text, 137.81),
+        ("what was the value of citi in 2016?", rows, 152.3),
+    ]
+    for question, body, expected in cases:
+        evidence = [Evidence(chunk_id="d1", doc_name="PERF_2014_10K", text=body, score=1.0)]
+        answer = answer_sub_query(decompose(question, extract_intent(question, [])).sub_queries[0], evidence)
+        assert answer.value is not None and answer.value.value == expected, question
+
+
+def test_prose_figure_is_never_a_footnote_marker() -> None:
+    text = "The peer group ( 1 ) total return was 127.7 at the end of 2018 for the pmi peer group index."
+    evidence = [Evidence(chunk_id="f1", doc_name="PM_2018_10K", text=text, score=1.0)]
+    question = "what was the total return of the peer group in 2018?"
+    answer = answer_sub_query(decompose(question, extract_intent(question, [])).sub_queries[0], evidence)
+    assert answer.value is None or answer.value.value == 127.7
+
+
+def test_number_inside_a_name_in_a_table_line_is_not_a_value() -> None:
+    text = "\n".join(
+        [
+            "citi | s&p 500 | s&p financials",
+            "31-dec-2016 | 152.3 | 170.8 | 188.9",
+            "31-dec-2017 | 193.5 | 208.1 | 230.9",
+        ]
+    )
+    evidence = [Evidence(chunk_id="n1", doc_name="C_2017_10K", text=text, score=1.0)]
+    # 's&p 500' names an index (no price of 500); the names line heads the columns of the dated rows.
+    asked = {
+        "what is the price of citi in 2017?": 193.5,
+        "what is the value of s&p financials in 2016?": 188.9,
+        "what is the value of the s&p 500 in 2017?": 208.1,
+    }
+    for question, expected in asked.items():
+        answer = answer_sub_query(decompose(question, extract_intent(question, [])).sub_queries[0], evidence)
+        assert answer.value is not None and answer.value.value == expected, question

@@ -177,6 +177,47 @@ def test_ratio_follow_up_orders_operands_by_the_question() -> None:
     assert result is not None and result.result.value == pytest.approx(14.0)
 
 
+def test_scale_follow_up_restates_the_last_answer_in_the_larger_unit() -> None:
+    chat = Conversation()
+    thousands = CitedValue(
+        label="long-term debt FY2004",
+        value=NumericValue(text="965,635", value=965635, scale=1e3, unit="USD", period="FY2004"),
+    )
+    chat.ask("what was the long-term debt due in 2004, in thousands?", [thousands])
+    millions = chat.ask("what is that in millions?")
+    assert millions.operation == "ratio"
+    result = answer_references(millions)
+    assert result is not None and result.result.value == pytest.approx(965.635)
+    chat = Conversation()
+    chat.ask("what was the net income in 2015, in millions?", [value("net income", 6955.2, "FY2015")])
+    billions = answer_references(chat.ask("and how much is that in billions?"))
+    assert billions is not None and billions.result.value == pytest.approx(6.9552)
+    # Nothing to gain by re-stating millions in dollars, nor a percentage in percent.
+    assert not chat.ask("and how much is that in dollars?").references
+
+
+def test_a_named_total_is_looked_up_not_summed_from_earlier_answers() -> None:
+    chat = Conversation()
+    chat.ask("what was the tier 2 capital in 2008?", [value("tier 2 capital", 37.4, "FY2008")])
+    chat.ask("and what was it in 2007?", [value("tier 2 capital", 39.6, "FY2007")])
+    assert not chat.ask("and in 2008, what was the total capital?").references
+    chat = Conversation()
+    chat.ask("what was the tier 2 capital in 2008?", [value("tier 2 capital", 37.4, "FY2008")])
+    chat.ask("and what was it in 2007?", [value("tier 2 capital", 39.6, "FY2007")])
+    summed = chat.ask("what is the total of both years?")
+    assert summed.operation == "sum"
+    result = answer_references(summed)
+    assert result is not None and result.result.value == pytest.approx(77.0)
+
+
+def test_percentage_follow_up_turns_a_fraction_into_percent() -> None:
+    chat = Conversation()
+    fraction = CitedValue(label="ratio", value=NumericValue(text="0.0111", value=0.0111), computed=True)
+    chat.ask("what is the change divided by the 2001 value?", [fraction])
+    result = answer_references(chat.ask("how much is that in percentage?"))
+    assert result is not None and result.result.value == pytest.approx(1.11)
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Rewrite: turns that inherit nothing (small talk, generic definitions, self-contained questions)
 # ---------------------------------------------------------------------------------------------------------
