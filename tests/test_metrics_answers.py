@@ -231,3 +231,16 @@ def test_bow_cosine_and_sentences() -> None:
     assert split_sentences("Revenue rose 3.5% to $4.2 billion. U.S. sales grew.\n- Margin fell.") == [
         "Revenue rose 3.5% to $4.2 billion.", "U.S. sales grew.", "Margin fell."
     ]
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "matched"),
+    [
+        ("$0.96", "0.96", True),  # a per-share dollar figure against a bare gold
+        ("Diluted EPS was $0.96 [A, p. 3].", "0.96", True),
+        ("$96", "0.96", False),  # no scale turns dollars into a fraction
+        ("$0.96 million", "0.96", False),
+    ],
+)
+def test_unit_prices_match_bare_golds(pred: str, gold: str, matched: bool) -> None:
+    assert numeric_match(pred, gold).matched is matched

@@ -305,7 +305,11 @@ def _multipliers(pred: NumericValue, gold: NumericValue, gold_scale: float, hint
     if gk == "pct":
         return [100.0 / to_pct[gold.unit], 1.0] if pk == "plain" else []
     if gk == "ratio":
-        if pk != "plain" or pred.scale != 1.0:
+        if pred.scale != 1.0:
+            return []
+        if pk == "money":  # a per-share or unit price ("$0.96") against a bare gold written as 0.96
+            return [1.0]
+        if pk != "plain":
             return []
         # "in units of percents": 65.4 may be written for a gold of 0.654 (and 0.654 for a gold of 65.4).
         return [1.0, 0.01, 100.0] if hints.wants_percent else [1.0]
