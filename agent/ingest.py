@@ -26,6 +26,12 @@ from agent.schemas import Chunk, DocumentMeta, IngestReport
 from agent.store import Store
 from agent.structure import detect_sections
 
+# Bump when parsing, sectioning, tables, chunking, cards or embedding text change what is stored: a document
+# ingested by another version is ingested again on the next run instead of being reported unchanged.
+PIPELINE_VERSION = "1"
+# Metadata a person may have corrected with `finrag docs edit`; a re-ingest keeps it.
+_KEPT_ON_REINGEST = ("company", "ticker", "form", "fiscal_year", "fiscal_period", "period_end", "filing_date")
+
 # Files a folder walk never treats as filings (editor droppings, OS metadata).
 _IGNORED_NAMES = {".DS_Store", "Thumbs.db", "desktop.ini"}
 
@@ -143,13 +149,16 @@ class Ingestor:
             )
         doc_id = file_sha256(path)
         report.doc_id = doc_id
+        previous: DocumentMeta | None = None
         if self.store.has_document(doc_id):
             existing = self.store.get_document(doc_id)
-            report.status = "unchanged"
-            report.name = existing.name
-            report.pages = existing.n_pages
-            report.chunks = existing.n_chunks
-            return report
+            if existing.pipeline_version == PIPELINE_VERSION:
+                report.status = "unchanged"
+                report.name = existing.name
+                report.pages = existing.n_pages
+                report.chunks = existing.n_chunks
+                return report
+            previous = existing  # stored by another pipeline version: rebuild its chunks and cards
 
         stages = report.stage_seconds
         with _timed(stages, "parse"):
@@ -161,12 +170,18 @@ class Ingestor:
         if not chunks:
             raise IngestError(str(path), "no text could be extracted into chunks")
         meta = build_meta(path, doc_id, parsed.pages, parsed.source_format, overrides)
+        if previous is not None:
+            for field in _KEPT_ON_REINGEST:
+                setattr(meta, field, getattr(previous, field))
         meta.n_chunks = len(chunks)
+        meta.pipeline_version = PIPELINE_VERSION
         with _timed(stages, "cards"):
             cards = [build_card(chunk, meta) for chunk in chunks]
         with _timed(stages, "embed"):
             vectors = self.embedder.encode([embedding_text(c) for c in chunks])
         with _timed(stages, "store"):
+            if previous is not None:
+                self.store.remove_document(doc_id)
             self.store.add_document(meta, parsed.pages, sections, chunks, cards, vectors)
         if self.on_ingested is not None:
             self.on_ingested(meta)

@@ -35,6 +35,9 @@ class DocumentMeta(BaseModel):
     n_pages: int = 0
     n_chunks: int = 0
     ingested_at: str = ""
+    pipeline_version: str = Field(
+        default="", description="ingestion pipeline that produced the stored chunks; another one re-ingests"
+    )
 
 
 class Page(BaseModel):

@@ -169,3 +169,23 @@ def test_killed_ingest_leaves_a_loadable_index_and_rerun_completes(sample_path: 
     assert f"{N_VARIANTS - len(survivors)} ingested, {len(survivors)} unchanged, 0 failed" in rerun.stdout
     with Store.open(settings) as store:
         assert len(store.list_documents()) == N_VARIANTS
+
+
+def test_a_new_pipeline_version_reingests_and_keeps_edited_metadata(
+    settings: Settings, sample_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import agent.ingest as ingest
+
+    with Store.open(settings) as store:
+        ing = _ingestor(settings, store)
+        first = ing.ingest_file(sample_path)
+        store.update_metadata("NORTHWIND_2024_10K", ticker="NWI")
+        assert ing.ingest_file(sample_path).status == "unchanged"
+        monkeypatch.setattr(ingest, "PIPELINE_VERSION", "next")
+        again = ing.ingest_file(sample_path)
+        assert again.status == "ingested" and again.doc_id == first.doc_id
+        doc = store.get_document("NORTHWIND_2024_10K")
+        assert (doc.pipeline_version, doc.ticker) == ("next", "NWI")
+        assert len(store.list_documents()) == 1
+        assert len(store.chunks([doc.doc_id])) == first.chunks
+        assert ing.ingest_file(sample_path).status == "unchanged"
