@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -40,3 +42,17 @@ def findata() -> Path:
     if data_dir is None or not (data_dir / "financebench" / "questions.jsonl").exists():
         pytest.skip("findata not available (set FINRAG_DATA_DIR)")
     return data_dir
+
+
+@pytest.fixture
+def no_yfinance(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any use of yfinance fails the test: market data must come from an injected source."""
+    guard = types.ModuleType("yfinance")
+
+    def forbidden(name: str) -> object:
+        if name.startswith("__"):  # import machinery probing module attributes
+            raise AttributeError(name)
+        raise AssertionError(f"yfinance.{name} used in a test")
+
+    guard.__getattr__ = forbidden  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "yfinance", guard)

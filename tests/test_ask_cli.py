@@ -5,40 +5,24 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import sys
-import types
-from pathlib import Path
 
 import pytest
+from support import ingested_sample
 
 from agent.config import Settings
-from agent.ingest import open_ingestor
 from cli import ask_cmd
 
-SAMPLE = Path(__file__).resolve().parent.parent / "agent" / "samples" / "NORTHWIND_2024_10K.md"
 CAPEX_2024 = "What were Northwind's capital expenditures in 2024?"
 CITATION = "[NORTHWIND_2024_10K, p. "
 
 
-@pytest.fixture(autouse=True)
-def no_yfinance(monkeypatch: pytest.MonkeyPatch) -> None:
-    guard = types.ModuleType("yfinance")
-
-    def forbidden(name: str) -> object:
-        if name.startswith("__"):  # import machinery probing module attributes
-            raise AttributeError(name)
-        raise AssertionError(f"yfinance.{name} used in a test")
-
-    guard.__getattr__ = forbidden  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "yfinance", guard)
+pytestmark = pytest.mark.usefixtures("no_yfinance")
 
 
 @pytest.fixture(scope="module")
 def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    settings = Settings.from_env(home=tmp_path_factory.mktemp("ask_cli") / "home")
-    with open_ingestor(settings) as ingestor:
-        assert ingestor.ingest_file(SAMPLE).status == "ingested"
-    return settings
+    """One FINRAG_HOME with the sample filing ingested, shared by the module."""
+    return ingested_sample(tmp_path_factory.mktemp("ask_cli") / "home")
 
 
 def parse(argv: list[str]) -> argparse.Namespace:

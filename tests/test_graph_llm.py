@@ -8,25 +8,21 @@ against the pages the graph actually retrieved.
 from __future__ import annotations
 
 import re
-import sys
-import types
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage
 from scripted import ScriptedChatModel
+from support import ingested_sample
 
 from agent.config import Settings
-from agent.ingest import open_ingestor
 from agent.verify import UNVERIFIED_MARK
 from graphs.nodes import GraphDeps
 from graphs.service import Assistant
 from tools.market import FinancialStatement, PriceHistory, Quote
 
-SAMPLE = Path(__file__).resolve().parent.parent / "agent" / "samples" / "NORTHWIND_2024_10K.md"
 COMPANY = "Northwind Instruments, Inc."
 CAPEX_2024 = "What were Northwind's capital expenditures in 2024?"
 REWRITE = "You rewrite the latest user question"
@@ -85,25 +81,13 @@ class FakeMarket:
         raise AssertionError("not asked")
 
 
-@pytest.fixture(autouse=True)
-def no_yfinance(monkeypatch: pytest.MonkeyPatch) -> None:
-    guard = types.ModuleType("yfinance")
-
-    def forbidden(name: str) -> object:
-        if name.startswith("__"):  # import machinery probing module attributes
-            raise AttributeError(name)
-        raise AssertionError(f"yfinance.{name} used in a test")
-
-    guard.__getattr__ = forbidden  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "yfinance", guard)
+pytestmark = pytest.mark.usefixtures("no_yfinance")
 
 
 @pytest.fixture(scope="module")
 def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    settings = Settings.from_env(home=tmp_path_factory.mktemp("graph_llm") / "home")
-    with open_ingestor(settings) as ingestor:
-        assert ingestor.ingest_file(SAMPLE).status == "ingested"
-    return settings
+    """One FINRAG_HOME with the sample filing ingested, shared by the module."""
+    return ingested_sample(tmp_path_factory.mktemp("graph_llm") / "home")
 
 
 def assistant(settings: Settings, model: ScriptedChatModel, market: FakeMarket | None = None) -> Assistant:

@@ -8,8 +8,6 @@ model writes is verified (unsupported figures flagged), never trusted.
 
 from __future__ import annotations
 
-import sys
-import types
 from pathlib import Path
 
 import pytest
@@ -23,23 +21,12 @@ try:  # tests/ is not a package: pytest imports the fixture module as top-level
 except ImportError:  # pragma: no cover
     from tests.llm_server import LocalLLMServer, llm_server, server_settings  # noqa: F401
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_yfinance")]
 
 SAMPLE = Path(__file__).resolve().parent.parent / "agent" / "samples" / "NORTHWIND_2024_10K.md"
 QUESTION = "What were Northwind's capital expenditures in 2024?"
 
 
-@pytest.fixture(autouse=True)
-def no_yfinance(monkeypatch: pytest.MonkeyPatch) -> None:
-    guard = types.ModuleType("yfinance")
-
-    def forbidden(name: str) -> object:
-        if name.startswith("__"):  # import machinery probing module attributes
-            raise AttributeError(name)
-        raise AssertionError(f"yfinance.{name} used in a test")
-
-    guard.__getattr__ = forbidden  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "yfinance", guard)
 
 
 def test_one_question_through_the_graph_with_a_real_server(llm_server: LocalLLMServer, tmp_path: Path) -> None:

@@ -7,19 +7,17 @@ from __future__ import annotations
 
 import json
 import re
-import sys
-import types
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
+from support import ingested_sample
 
 from agent.answering import NOT_FOUND, Evidence
 from agent.config import Settings
 from agent.errors import FinragError
-from agent.ingest import open_ingestor
 from agent.intent import extract_intent
 from agent.memory import MemoryBank, MemoryEntry, MemoryStatus
 from agent.preprocess import decompose
@@ -30,7 +28,6 @@ from graphs.service import Assistant
 from graphs.state import RESET, MainState, MergedEvidence, Route, accumulate
 from tools.market import FinancialStatement, PriceBar, PriceHistory, Quote
 
-SAMPLE = Path(__file__).resolve().parent.parent / "agent" / "samples" / "NORTHWIND_2024_10K.md"
 DOC = "NORTHWIND_2024_10K"
 COMPANY = "Northwind Instruments, Inc."
 CAPEX_2024 = "What were Northwind's capital expenditures in 2024?"
@@ -59,27 +56,13 @@ class FakeMarket:
         raise AssertionError("no statement is asked in these tests")
 
 
-@pytest.fixture(autouse=True)
-def no_yfinance(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Any use of yfinance fails the test: market data must come from the injected source."""
-    guard = types.ModuleType("yfinance")
-
-    def forbidden(name: str) -> object:
-        if name.startswith("__"):  # import machinery probing module attributes
-            raise AttributeError(name)
-        raise AssertionError(f"yfinance.{name} used in a test")
-
-    guard.__getattr__ = forbidden  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "yfinance", guard)
+pytestmark = pytest.mark.usefixtures("no_yfinance")
 
 
 @pytest.fixture(scope="module")
 def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     """One FINRAG_HOME with the sample filing ingested, shared by the module."""
-    settings = Settings.from_env(home=tmp_path_factory.mktemp("main_graph") / "home")
-    with open_ingestor(settings) as ingestor:
-        assert ingestor.ingest_file(SAMPLE).status == "ingested"
-    return settings
+    return ingested_sample(tmp_path_factory.mktemp("main_graph") / "home")
 
 
 @pytest.fixture(scope="module")

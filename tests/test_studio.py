@@ -19,9 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from agent.config import Settings
-from agent.ingest import open_ingestor
+from support import ingested_sample
 
 try:  # tests/ is not a package: pytest imports the fixture module as top-level
     from llm_server import free_port
@@ -29,7 +27,6 @@ except ImportError:  # pragma: no cover
     from tests.llm_server import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = ROOT / "agent" / "samples" / "NORTHWIND_2024_10K.md"
 STARTUP_TIMEOUT_S = 90.0  # imports torch, langgraph-api and the graphs on a busy 2-core machine
 RUN_TIMEOUT_S = 120.0  # the first run loads the embedding model inside the server
 STOP_TIMEOUT_S = 10.0
@@ -58,8 +55,7 @@ def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         pytest.skip("langgraph-cli[inmem] / langgraph-sdk not installed (pip install 'finrag[test]')")
     work = tmp_path_factory.mktemp("studio")
     home = work / "home"
-    with open_ingestor(Settings.from_env(home=home)) as ingestor:
-        assert ingestor.ingest_file(SAMPLE).status == "ingested"
+    ingested_sample(home)
     config = json.loads((ROOT / "langgraph.json").read_text())
     config["dependencies"] = [str(ROOT) if d == "." else d for d in config["dependencies"]]
     config["graphs"] = {name: str(ROOT / spec.split(":")[0]) + ":" + spec.split(":")[1]
