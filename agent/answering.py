@@ -35,7 +35,7 @@ from agent.llm import UsageLog, calculator, text_call
 from agent.llm_schemas import EvidenceBlock
 from agent.memory import companies_agree, company_key
 from agent.numbers import decimals_of, find_numbers, format_number, header_scale
-from agent.periods import find_periods, normalise_period, parse_date, shift_period, sort_key
+from agent.periods import PeriodMention, find_periods, normalise_period, parse_date, shift_period, sort_key
 from agent.preprocess import (
     TYPED_NUMBER,
     Combination,
@@ -112,10 +112,19 @@ _NUMERIC_DATE_RES = (
 _FOOTNOTE_RE = re.compile(r"\(\s*\d{1,2}\s*\)")  # '( 1 )' marks a footnote, not a negative one
 TWO_DIGIT_YEAR_PIVOT = 50  # '12/09' is 2009 and '12/98' is 1998
 PROSE_FIGURE_WINDOW = 8  # words either side of a number in a sentence that say what the number is
+PROSE_LABEL_MAX_WORDS = 12  # words before a figure in a sentence that can name it ('rental expense for ... was')
+# 'rental expense for operating leases was approximately': the verb and hedge words end a sentence's subject
+_PROSE_VERB_TAIL_RE = re.compile(
+    r"(?:\s*\b(?:was|were|is|are|of|totaled|totalled|amounted|aggregated|approximately|about|"
+    r"approximated|reached|to|by|and|or|had|has|have|recognized|recorded|reported)\b[\s,$]*)+$",
+    re.IGNORECASE,
+)
+_PROSE_LEAD_RE = re.compile(r"^(?:(?:of|for|in|on|at|and|the)\s+)+", re.IGNORECASE)
 PROSE_PERIOD_BONUS = 0.5  # among numbers named equally well, the one written next to the asked period
 _MONTH_BEFORE_RE = re.compile(
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s*$", re.IGNORECASE
 )  # 'december 31': the day of a date, not a figure
+_RESPECTIVELY_RE = re.compile(r"\brespectively\b", re.IGNORECASE)
 _CELL_CHANGE_RE = re.compile(
     r"\b(?:change[sd]?|difference|increase[sd]?|decrease[sd]?|decline[sd]?|grow(?:th|n)?|rise|fall|drop)\b", re.I
 )
@@ -345,6 +354,9 @@ class SubAnswer(BaseModel):
     missing: str = Field(default="", description="what could not be found, for not_found answers")
     period_stated: bool = Field(
         default=True, description="False when the figure's row or sentence states no period of its own"
+    )
+    exact_label: bool = Field(
+        default=False, description="the figure's row label is a name of the metric itself, not a partial match"
     )
 
     def cited_value(self) -> CitedValue | None:
@@ -727,7 +739,11 @@ def _sentence_numbers(sentence: str, offset: int) -> list[NumericValue]:
     else the nearest period before it with no number between ('In 2024, capex was $437 million').
     """
     periods = find_periods(sentence)
-    numbers = [n for n in find_numbers(sentence) if not _label_number(sentence, n)]
+    numbers = [
+        n
+        for n in find_numbers(sentence)
+        if not _label_number(sentence, n) and not _MONTH_BEFORE_RE.search(sentence[: n.start])
+    ]
     out: list[NumericValue] = []
     for i, n in enumerate(numbers):
         nxt = numbers[i + 1].start if i + 1 < len(numbers) else len(sentence)
@@ -736,7 +752,38 @@ def _sentence_numbers(sentence: str, offset: int) -> list[NumericValue]:
         before = [p for p in periods if prev <= p.end <= n.start]
         period = after[0].norm if after else (before[-1].norm if before else "")
         out.append(n.model_copy(update={"period": period, "start": n.start + offset, "end": n.end + offset}))
+    return _respectively(sentence, out, periods, offset)
+
+
+def _respectively(
+    sentence: str, numbers: list[NumericValue], periods: Sequence[PeriodMention], offset: int
+) -> list[NumericValue]:
+    """'Rent was $66.9 million, $57.2 million and $49.0 million in 2010, 2009 and 2008, respectively': each
+    listed figure takes its period in order, and a scale written once ('$5 and $4 million') applies to all.
+    A clause runs back from 'respectively' to the previous one or to the last sentence stop before it (lower-case
+    extractions leave several sentences in one); a clause listing as many distinct periods as figures is read."""
+    out = list(numbers)
+    clause_start = 0
+    for m in _RESPECTIVELY_RE.finditer(sentence):
+        stop = sentence.rfind(" . ", clause_start, m.start())
+        lo = stop + 3 if stop >= 0 else clause_start
+        clause_start = m.end()
+        idx = [i for i, n in enumerate(out) if lo <= n.start - offset < m.start()]
+        norms = list(dict.fromkeys(p.norm for p in periods if lo <= p.start < m.start()))
+        if len(idx) < 2 or len(norms) != len(idx):
+            continue
+        listed = _shared_scale([out[i] for i in idx])
+        for i, n, period in zip(idx, listed, norms, strict=True):
+            out[i] = n.model_copy(update={"period": period})
     return out
+
+
+def _shared_scale(numbers: Sequence[NumericValue]) -> list[NumericValue]:
+    """'$5 and $4 million': a scale word written once after a list of figures applies to each of them."""
+    last = numbers[-1]
+    if last.scale == 1.0 or any(n.scale != 1.0 for n in numbers[:-1]):
+        return list(numbers)
+    return [*(n.model_copy(update={"scale": last.scale, "unit": n.unit or last.unit}) for n in numbers[:-1]), last]
 
 
 def _label_number(text: str, n: NumericValue) -> bool:
@@ -1166,10 +1213,15 @@ def _answer_sub_query(
     if answer.status == "not_found":
         return cell
     words = _content_words(sub_query.question)
-    if cell.confidence >= CELL_OVER_PROSE_CONFIDENCE and _row_recall(cell.quote, words) > _row_recall(
-        answer.quote, words
-    ):
+    cell_recall, read_recall = _row_recall(cell.quote, words), _row_recall(answer.quote, words)
+    if cell.confidence >= CELL_OVER_PROSE_CONFIDENCE and cell_recall > read_recall:
         return cell
+    if (
+        not answer.exact_label
+        and cell_recall == read_recall > 0
+        and _row_precision(cell.quote, words) > _row_precision(answer.quote, words)
+    ):
+        return cell  # 'pension service cost': the 'service cost' row, not 'net pension cost' naming as many words
     if not answer.period_stated and cell.period_stated and cell.period == answer.period:
         return cell  # the lexicon's row gave no period; the cell's column (or the filing's year) does
     return answer
@@ -1180,6 +1232,14 @@ def _row_recall(quote: str, words: set[str]) -> float:
     if "|" not in quote or not words:
         return 0.0
     return len(words & _content_words(quote.split("|", 1)[0])) / len(words)
+
+
+def _row_precision(quote: str, words: set[str]) -> float:
+    """Share of a quoted table row's label words that the question uses (0 for prose)."""
+    if "|" not in quote:
+        return 0.0
+    label = _content_words(quote.split("|", 1)[0])
+    return len(words & label) / len(label) if label else 0.0
 
 
 def _lexicon_answer(
@@ -1257,6 +1317,7 @@ def _found_answer(base: SubAnswer, found: _Found, kind: str, target_scale: float
             "confidence": found.confidence,
             "period": period,
             "period_stated": bool(found.value.period),
+            "exact_label": found.exact and found.kind == "row",
             "explanation": "; ".join(found.reasons)
             + f'. Source: "{found.quote}"'
             + (
@@ -1491,6 +1552,7 @@ class _Cell(BaseModel):
     header: str
     value: NumericValue
     periods: set[str] = Field(default_factory=set, description="periods the value's column or label name")
+    prose: bool = Field(default=False, description="read from a sentence: the label is the words before it")
 
 
 def _stem(word: str) -> str:
@@ -1627,7 +1689,37 @@ def _best_cell(
         # No cell of the period names the item: an undated one-column table (a walk from one year's figure
         # to the next) may still carry it; cells that name another period stay out.
         found = _best_of([c for c in cells if not c.periods], reader, words, set(), same_row, question)
+    if found is None and asked:
+        # No table names it: a sentence may state it for the period ('rental expense was $66.9 million,
+        # $57.2 million and $49.0 million in 2010, 2009 and 2008, respectively').
+        found = _best_of(_prose_cells(reader, allowed), reader, words, asked, same_row, question)
     return found
+
+
+def _prose_cells(reader: EvidenceReader, allowed: set[int]) -> list[_Cell]:
+    """Dated figures of the evidence's sentences as cells: the label is the words before the figure back to
+    the previous figure, or the previous figure's label when only periods and joining words lie between
+    ('$2.2 billion for 2011, $2.0 billion for 2010'). Years, days of dates and footnote marks are no figures."""
+    out: list[_Cell] = []
+    for seg in reader.segments:
+        if seg.kind != "sentence" or seg.ev not in allowed:
+            continue
+        text = reader.evidence[seg.ev].text
+        dates = [(seg.start + p.start, seg.start + p.end) for p in find_periods(text[seg.start : seg.end])]
+        label, prev_end = "", seg.start
+        for n in seg.numbers:
+            if any(a <= n.start < b for a, b in dates) or _FOOTNOTE_RE.fullmatch(n.text.strip()):
+                continue
+            before = text[prev_end : n.start]
+            prev_end = n.end
+            own = _PROSE_VERB_TAIL_RE.sub("", " ".join(before.split()[-PROSE_LABEL_MAX_WORDS:])).strip(" ,;:$(")
+            own = _PROSE_LEAD_RE.sub("", own)
+            if _content_words(own):
+                label = own
+            if not label or not n.period:
+                continue
+            out.append(_Cell(seg=seg, label=label, header="", value=n, periods={n.period}, prose=True))
+    return out
 
 
 def _best_of(
@@ -1753,7 +1845,7 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
             "period": period,
             "period_stated": bool(asked & cell.periods) or not asked,
             "confidence": round(min(1.0, score / (1 + CELL_PRECISION_WEIGHT)), 3),
-            "explanation": f'table cell: row "{cell.label}"'
+            "explanation": (f'sentence figure: "{cell.label}"' if cell.prose else f'table cell: row "{cell.label}"')
             + (f', column "{cell.header}"' if cell.header else "")
             + f'. Source: "{quote}"',
         }
@@ -2062,6 +2154,8 @@ def answer_offline(
     plan: QueryPlan, evidence: Sequence[Evidence], rewrite: Rewrite | None = None
 ) -> FinalAnswer:
     """The whole offline answer step: each sub-query, the combinations, then the merged, verified answer."""
+    if rewrite is not None and len(rewrite.references) == 1 and rewrite.operation:
+        return _answer_with_reference(plan, evidence, rewrite)
     if rewrite is not None and rewrite.references and rewrite.operation:
         try:
             comp = answer_references(rewrite)
@@ -2088,6 +2182,24 @@ def answer_offline(
         evidence=evidence,
         labels=labels,
     )
+
+
+def _answer_with_reference(plan: QueryPlan, evidence: Sequence[Evidence], rewrite: Rewrite) -> FinalAnswer:
+    """'Including 2015, what becomes this total?': the new figure read from the evidence, then combined in code
+    with the earlier result the rewrite carries."""
+    reader = EvidenceReader(evidence)
+    sub_answers = [answer_sub_query(sq, evidence, reader) for sq in plan.sub_queries]
+    read = next((v for a in sub_answers if (v := a.cited_value()) is not None), None)
+    if read is None:
+        return compose_answer(plan.question, sub_answers, evidence=evidence)
+    combo = Combination(id="r1", operation=rewrite.operation, operands=[], metric=read.metric,  # type: ignore[arg-type]
+                        label=rewrite.original)
+    try:
+        comp = _run(combo, [rewrite.references[0], read])
+    except ArithmeticRefusal as exc:
+        return compose_answer(plan.question, sub_answers, not_found=[f"{rewrite.original} ({exc})"])
+    label = f"{_capital(rewrite.operation)} with {read.label}"
+    return compose_answer(plan.question, sub_answers, [comp], labels=[label], evidence=evidence)
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -80,6 +80,59 @@ _FOLLOW_UP_FILLER = frozenset(
         *("figure", "number", "specific", "again", "year", "fiscal", "during", "at", "as"),
     )
 )
+# The question and arithmetic words around a figure's name ('so what was, then, the net change in ...').
+_SUBJECT_HEAD_RE = re.compile(
+    r"^(?:(?:in|between|from|during|for|as\s+of|at|by|the\s+years?\s+of|years?\s+of|and|to)\b[\s,]*)*"
+    r"(?:(?:and|so|also|then|now)\b[\s,]*)*(?:(?:what|how\s+much|how\s+many)\s+(?:was|were|is|are|did|does|do)?"
+    r"[\s,]*(?:(?:then|again|also)\b[\s,]*)?)?(?:the\s+)?"
+    r"(?:(?:net\s+|total\s+|overall\s+)?(?:percent(?:age)?\s+)?(?:change|difference|variation|variance|increase|"
+    r"decrease|growth|decline|fluctuation|sum|total|average)\s+(?:in|of|for)\s+(?:the\s+)?)?"
+    r"(?:(?:value|amount|balance|number)\s+of\s+(?:the\s+)?)?",
+    re.IGNORECASE,
+)
+_SUBJECT_TAIL_RE = re.compile(
+    r"(?:[\s,]+(?:again|then|respectively|in\s+total|combined|in\s+all|over\s+the\s+year|"
+    r"(?:over|during|for)\s+(?:th(?:is|at|ose|e)\s+)?(?:period|years?|time)))+\s*$",
+    re.IGNORECASE,
+)
+# Words that joined the periods removed from a question ('from 2008 to 2009', 'between 2010 and 2011').
+_SUBJECT_PERIOD_GLUE_RE = re.compile(
+    r"(?:\b(?:from|between|in|during|for|of|at|as\s+of|the\s+years?\s+of|years?\s+of|to|and|through)\s*,?\s*)+"
+    r"(?=\s*(?:[,?]|$))|\b(?:from|between|the\s+years?\s+of)\s+(?:and|to)\b",
+    re.IGNORECASE,
+)
+# Words of arithmetic and comparison: a remainder of only these names no figure ('the percent change').
+_COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "both": 2}
+# 'these three years', 'the two years', 'all 3 years', 'both years': a total or average over earlier figures.
+_SPAN_COUNT_RE = re.compile(
+    r"\b(?:(?:the|these|those|all|last)\s+)?(?P<n>two|three|four|five|both|[2-5])\s+(?:years|periods|quarters|values)\b",
+    re.IGNORECASE,
+)
+_INCLUDING_RE = re.compile(
+    r"\b(?:including|adding|plus)\s+(?P<thing>.+?)(?:,\s*(?:what|how)\b.*|\s+what\s+.*)?\??$", re.IGNORECASE
+)
+_NOT_NOUN = r"(?!(?:from|to|in|between|of|for|over|during|and|as|at|by|on)\b)"  # a noun phrase ends before these
+_DEMONSTRATIVE_RE = re.compile(
+    rf"\b(?:that|this|those|these|the\s+same)\s+(?:{_NOT_NOUN}[a-z&-]+\s+){{0,2}}{_NOT_NOUN}[a-z&-]+", re.I
+)
+_CHANGE_OR_TOTAL_RE = re.compile(
+    r"\b(?:change|difference|variation|variance|increase|decrease|growth|decline|fluctuation|sum|total)\b", re.I
+)
+_OPERATION_WORDS = frozenset(
+    (
+        *("change", "difference", "variation", "variance", "increase", "decrease", "growth", "decline", "net"),
+        *("fluctuation", "percent", "percentage", "sum", "total", "average", "ratio", "between", "two"),
+        *("three", "both", "all", "years", "over", "rate", "portion", "proportion", "share", "much", "many"),
+    )
+)
+# Words that only link a follow-up's periods and arithmetic ('over the subsequent year, from 2009 to 2010').
+_LINK_WORDS = frozenset(
+    (
+        *("from", "to", "between", "over", "subsequent", "following", "next", "year", "period", "did", "does"),
+        *("do", "precedent", "preceding", "prior", "previous", "earlier", "later", "same"),
+    )
+)
+SUBJECT_MAX_WORDS = 20  # longer remainders are whole sentences, not the name of a figure
 BARE_FOLLOW_UP_MAX_WORDS = 1  # one stray word ('then', 'ok') still leaves the turn a bare period follow-up
 _COMPANY_PRONOUN_RE = re.compile(r"\b(?:its|their|the company's|the company|the firm's|the firm|it)\b", re.I)
 _COMPARE_RE = re.compile(
@@ -102,14 +155,19 @@ _OVER_BASE_RE = re.compile(
     r"\s+(?:the\s+|this\s+|that\s+)?(?:\d{4}|prior|previous|earlier|original|base|initial)\b",
     re.IGNORECASE,
 )
-_AVERAGE_RE = re.compile(r"\baverage\b|\bmean\b", re.IGNORECASE)
+# "Weighted average" names a metric (weighted average exercise price), never an average to compute.
+_AVERAGE_RE = re.compile(r"(?<!weighted )\baverage\b|\bmean\b", re.IGNORECASE)
 _SUM_RE = re.compile(r"\btotal\b|\bsum\b|\bcombined\b|\bcumulative\b|\baltogether\b|\bin aggregate\b", re.I)
 # 'What was the total capital?' names a reported total (a lookup), unlike 'the total of both' or 'the sum'.
 _NAMED_TOTAL_RE = re.compile(
     r"\btotal\s+(?!(?:of|for|sum|amount|value|number|in|between|over|during|then|again|including)\b)[a-z]",
     re.IGNORECASE,
 )
-_OTHER_SUM_RE = re.compile(r"\bsum\b|\bcombined\b|\baltogether\b|\bin aggregate\b|\bboth\b|\ball\b", re.I)
+_OTHER_SUM_RE = re.compile(
+    r"\bsum\b|\bcombined\b|\baltogether\b|\bin aggregate\b|\bboth\b|\ball\b|"
+    r"\b(?:these|those|the|the\s+last)\s+(?:two|three|four|five)\s+(?:years|periods|quarters)\b",  # 'these two years'
+    re.I,
+)
 _SHARE_RE = re.compile(
     r"\bas\s+an?\s+(?:%|percent(?:age)?|share|proportion|fraction|portion)\s+of\b|"
     r"\b(?:%|percent(?:age)?)\s+of\b|"
@@ -247,6 +305,9 @@ class DialogueSlots(BaseModel):
         default="", description="the last question that asked for one figure in one period ('and 2007 again?')"
     )
     last_computation: Computation | None = None
+    subject: str = Field(
+        default="", description="what the last figure question asked about, in the user's words ('rental expense')"
+    )
 
 
 class Rewrite(BaseModel):
@@ -496,6 +557,9 @@ def update_slots(
         new.last_sub_queries = [s.question for s in plan.sub_queries] if plan else [rewrite.question]
     single = len(find_periods(rewrite.question)) == 1 and not rewrite.references
     new.last_lookup = rewrite.question if single and rewrite.standalone != "small_talk" else slots.last_lookup
+    # Arithmetic on earlier answers names no new subject ('the change in the value from 2008 to 2009').
+    asks_anew = rewrite.standalone != "small_talk" and not rewrite.references
+    new.subject = (subject_phrase(rewrite.question) if asks_anew else "") or slots.subject
     remembered = [*slots.last_values, *values][-keep_values:]
     new.last_values = remembered
     # A computation stays the reference for 'as a %?' until another is made or the subject changes.
@@ -640,8 +704,12 @@ def _reference_rewrite(question: str, slots: DialogueSlots, operation: str) -> R
             f"What is {who}{metric} in {refs[0].value.period or 'the later period'} relative to "
             f"{refs[1].value.period or 'the earlier period'}?"
         )
-    else:  # sum / average of the remembered figures
-        refs = pool[-2:]
+    else:  # sum / average of the remembered figures ('the total for these three years': the last three read)
+        count = _operand_count(question)
+        reported = [v for v in pool if not v.computed]
+        if count > len(pool):
+            return None
+        refs = reported[-count:] if len(reported) >= count > 2 else pool[-count:]
         periods = _join([r.value.period for r in refs if r.value.period])
         text = f"What is the {'total' if operation == 'sum' else 'average'} of {who}{metric}" + (
             f" in {periods}?" if periods else " over the last two answers?"
@@ -654,6 +722,44 @@ def _reference_rewrite(question: str, slots: DialogueSlots, operation: str) -> R
         references=refs,
         operation=operation,
         carried_over=carried,
+    )
+
+
+def _operand_count(question: str) -> int:
+    """How many earlier figures a total or average spans: 'these three years' -> 3; two by default."""
+    m = _SPAN_COUNT_RE.search(question)
+    if m is None:
+        return 2
+    word = m.group("n").lower()
+    return int(word) if word.isdigit() else _COUNT_WORDS[word]
+
+
+def _including_rewrite(question: str, slots: DialogueSlots) -> Rewrite | None:
+    """'Including the year of 2015, what then becomes this total?', 'and including the impact of inventories?':
+    the last result plus one new figure, looked up now and added in code. None for anything else."""
+    m = _INCLUDING_RE.search(question)
+    last = slots.last_computation
+    if m is None or last is None or last.operation not in {"sum", "average"}:
+        return None
+    thing = " ".join(m.group("thing").split()).strip(" ,?")
+    periods = [p.norm for p in find_periods(thing)]
+    if _SPAN_COUNT_RE.search(thing) or re.fullmatch(r"(?:all\s+)?(?:the\s+)?(?:\d|three|four|five)\s+years", thing):
+        return None  # 'including all 3 years': a total over earlier answers, not a new figure
+    if _own_words(thing):
+        lookup = f"What was {thing}" + ("" if periods or not slots.periods else f" in {slots.periods[-1]}") + "?"
+    else:  # 'the year of 2015', 'the value for 2010': the last subject in that period
+        subject = slots.subject or (metric_label(slots.metrics[0]) if slots.metrics else "")
+        lookup = _subject_question(subject, thing, periods)
+    if not lookup:
+        return None
+    base = CitedValue(label=last.metric or "the last total", value=last.result, computed=True)
+    return Rewrite(
+        original=question,
+        question=lookup,
+        changed=True,
+        references=[base],
+        operation="sum",
+        carried_over=[f"values: {last.result.text}"],
     )
 
 
@@ -863,6 +969,12 @@ def rewrite(
         constant.intent = extract_intent(constant.question, list(known_companies))
         constant.intent.requires_numeric = True
         return constant
+    including = _including_rewrite(question, slots)
+    if including is not None:  # 'including 2015, what becomes this total?': a new figure plus the last total
+        including.slots = slots.model_copy(deep=True)
+        including.intent = extract_intent(including.question, list(known_companies))
+        including.intent.requires_numeric = True
+        return including
     kind = _standalone_kind(question, intent, slots)
     if kind:
         return _standalone(question, intent, slots if has_history else own, kind)
@@ -875,7 +987,9 @@ def rewrite(
     referring = bool(_REFERENCE_RE.search(question))
 
     # 1. Arithmetic on earlier answers ("what was the change?", "what is that as a %?").
-    if (not q_metrics or _THIS_CHANGE_RE.search(question)) and not q_companies:
+    # 'the total pension service cost in the two years' re-names the metric the earlier answers read.
+    over_earlier = bool(q_metrics) and set(q_metrics) <= set(slots.metrics) and bool(_SPAN_COUNT_RE.search(question))
+    if (not q_metrics or over_earlier or _THIS_CHANGE_RE.search(question)) and not q_companies:
         operation = _value_operation(question, slots)
         if operation and (slots.last_values or slots.last_computation):
             ref = _reference_rewrite(question, slots, operation)
@@ -964,8 +1078,10 @@ def rewrite(
             companies = list(slots.companies)
             carried.append(f"company: {', '.join(slots.companies[1:])}")
         else:
-            text = _with_period(slots.last_question, question, q_periods) or _lookup_question(
-                companies[0] if companies else "", metrics, q_periods, hint
+            text = (
+                _with_period(slots.last_question, question, q_periods)
+                or _subject_question(slots.subject, question, q_periods)
+                or _lookup_question(companies[0] if companies else "", metrics, q_periods, hint)
             )
         new_slots = own.model_copy(
             update={
@@ -980,14 +1096,41 @@ def rewrite(
     # 4b. Only a new period after a question about something the lexicon does not name ('what was the equipment
     # rents payable in 2008?' then 'and in 2007?'): the last question, its period swapped.
     if q_periods and not q_metrics and not q_companies and not slots.metrics and _bare_follow_up(question):
-        text = _with_period(slots.last_question, question, q_periods) or _with_period(
-            slots.last_lookup, question, q_periods
+        text = (
+            _with_period(slots.last_question, question, q_periods)
+            or _with_period(slots.last_lookup, question, q_periods)
+            or _subject_question(slots.subject, question, q_periods)
         )
         if text:
             new_slots = own.model_copy(
                 update={"company": companies[0] if companies else "", "companies": companies, "periods": q_periods}
             )
             return _finish(question, text, [*carried, "question: the last one"], new_slots, intent, known_companies)
+
+    # 4c. New periods for the arithmetic just done on something the lexicon does not name ('and from 2009 to
+    # 2010, what was that change?' after 'the change in rental expense from 2008 to 2009'): the subject carries.
+    if (
+        q_periods
+        and not q_metrics
+        and not q_companies
+        and slots.subject
+        and not _own_words(question)
+        and _CHANGE_OR_TOTAL_RE.search(question)
+    ):
+        named = next(
+            (d for d in _DEMONSTRATIVE_RE.finditer(question) if d.group(0).split()[-1].lower() not in _OPERATION_WORDS),
+            None,
+        )
+        if named is not None:  # 'the change in that performance price': the subject in its place
+            text = f"{question[: named.start()]}the {slots.subject}{question[named.end():]}"
+        else:
+            op = _CHANGE_OR_TOTAL_RE.search(question)
+            assert op is not None
+            text = f"{question[: op.end()]} in {slots.subject}{question[op.end():]}"
+        new_slots = own.model_copy(
+            update={"company": companies[0] if companies else "", "companies": companies, "periods": q_periods}
+        )
+        return _finish(question, text, [*carried, f"subject: {slots.subject}"], new_slots, intent, known_companies)
 
     # 5. Only a new metric ("and net income?", "what about its margin?"): company and period carry over.
     follow_up = referring or bool(_FOLLOW_UP_OPENER_RE.match(question)) or len(question.split()) <= 6
@@ -1040,6 +1183,48 @@ def rewrite(
         }
     )
     return _finish(question, text, carried, new_slots, intent, known_companies)
+
+
+def subject_phrase(question: str) -> str:
+    """What a figure question asks about, in its own words: 'what was the net change in rental expense for
+    operating leases from 2008 to 2009?' -> 'rental expense for operating leases'. The question words, the
+    arithmetic ('the change in'), periods and scale hints are dropped; '' when nothing that names a figure
+    is left ('what was the value in 2008?', 'what is that as a percentage?')."""
+    text = question.strip().rstrip("?.! ")
+    for p in reversed(find_periods(text)):
+        text = text[: p.start] + " " + text[p.end :]
+    text = _SCALE_HINT_RE.sub(" ", text)
+    text = _SUBJECT_PERIOD_GLUE_RE.sub(" ", text)
+    text = _SUBJECT_HEAD_RE.sub("", " ".join(text.split()).lstrip(" ,;:"))
+    text = _SUBJECT_TAIL_RE.sub("", text).strip(" ,;:")
+    words = [w for w in re.findall(r"[a-z&]{2,}", text.lower()) if w not in _FOLLOW_UP_FILLER | _OPERATION_WORDS]
+    if not words or _REFERENCE_RE.search(text) or len(text.split()) > SUBJECT_MAX_WORDS:
+        return ""
+    return text
+
+
+def _own_words(question: str) -> list[str]:
+    """The words of a follow-up that could name a figure: not periods, filler, arithmetic or pronouns."""
+    rest = question
+    for p in reversed(find_periods(question)):
+        rest = rest[: p.start] + " " + rest[p.end :]
+    rest = _DEMONSTRATIVE_RE.sub(" ", rest)  # 'that performance price' names the earlier subject again
+    rest = _REFERENCE_RE.sub(" ", rest)
+    return [
+        w
+        for w in re.findall(r"[a-z&]{2,}", rest.lower())
+        if w not in _FOLLOW_UP_FILLER | _OPERATION_WORDS | _LINK_WORDS
+    ]
+
+
+def _subject_question(subject: str, question: str, periods: Sequence[str]) -> str:
+    """'What was the rental expense in 2008?' from the last subject and the one period a follow-up names; ''
+    without a subject or with several periods."""
+    if not subject or len(periods) != 1:
+        return ""
+    now = find_periods(question)
+    when = now[0].surface if len(now) == 1 and now[0].norm == periods[0] else periods[0]
+    return f"What was the {subject} in {when}?"
 
 
 def _bare_follow_up(question: str) -> bool:
@@ -1284,15 +1469,18 @@ def _operations(
         ops.append("share")
     elif ratio:
         ops.append("ratio")
+    # 'The change in the average of investments', 'the difference in total expense', 'how much did the weighted
+    # average price increase': a change word names the operation; 'average' and 'total' then name the metric.
+    changes = bool(_CHANGE_RE.search(q))
     if n_periods >= 2:
         if _CAGR_RE.search(q):
             ops.append("cagr")
-        elif _AVERAGE_RE.search(q) and _outside_metrics(q, _AVERAGE_RE):
+        elif not changes and _AVERAGE_RE.search(q) and _outside_metrics(q, _AVERAGE_RE):
             ops.append("average")
-        elif _SUM_RE.search(q) and _outside_metrics(q, _SUM_RE):
+        elif not changes and _SUM_RE.search(q) and _outside_metrics(q, _SUM_RE):
             ops.append("sum")
         elif (
-            _CHANGE_RE.search(q)
+            changes
             or intent.relation is Relation.TREND
             or (
                 n_periods == 2

@@ -298,7 +298,7 @@ def choose_route(sub_query: SubQuery, rewrite: Rewrite, res: Resources) -> Route
         return RouteDecision(sub_query_id=sub_query.id, question=sub_query.question, route=route_, reason=reason,
                              **extra)
 
-    if rewrite.references and rewrite.operation:
+    if len(rewrite.references) >= 2 and rewrite.operation:
         return decide(Route.DIRECT, f"computes {rewrite.operation} on figures of earlier answers (no new evidence)",
                       direct="references")
     if classify_query(rewrite.original) is QueryKind.NO_EVIDENCE and not find_metrics(rewrite.original):

@@ -26,6 +26,7 @@ from agent.preprocess import (
     needs_evidence,
     rewrite,
     rewrite_llm,
+    subject_phrase,
     update_slots,
 )
 from agent.prompts import MAX_SUB_QUERIES
@@ -57,7 +58,7 @@ class Conversation:
     def ask(self, question: str, answer_values: Sequence[CitedValue] = ()) -> Rewrite:
         result = rewrite(question, self.history, self.slots, COMPANIES)
         computations = []
-        if result.references:
+        if len(result.references) >= 2:  # one reference is combined with a figure read from the evidence
             comp = answer_references(result)
             assert comp is not None
             computations.append(comp)
@@ -162,6 +163,63 @@ def test_change_and_percent_refer_to_earlier_answers_convfinqa_style() -> None:
     result = answer_references(percent)
     assert result is not None and result.result.value == pytest.approx(10.745, abs=1e-3)
     assert result.result.text == "10.7%"
+
+
+def test_a_subject_the_lexicon_does_not_name_carries_to_period_follow_ups() -> None:
+    chat = Conversation()
+    first = chat.ask("what was the net change in rental expense for operating leases from 2008 to 2009?")
+    assert first.slots.subject == "" and chat.slots.subject == "rental expense for operating leases"
+    again = chat.ask("what was the value in 2008?")
+    assert again.question == "What was the rental expense for operating leases in 2008?"
+    later = chat.ask("and over the subsequent year, from 2009 to 2010, what was that change?")
+    assert "rental expense for operating leases" in later.question and "2009 to 2010" in later.question
+    renamed = chat.ask("and what was the change in that expense from 2007 to 2008?")
+    assert "the rental expense for operating leases from 2007 to 2008" in renamed.question
+    # A follow-up naming its own item keeps its words.
+    own = chat.ask("and the change in the original amount invested from 2001 to 2004?")
+    assert "rental" not in own.question
+
+
+def test_subject_phrase_keeps_the_users_words_for_the_figure() -> None:
+    assert subject_phrase("between the years of 2008 and 2009, what was the change in the rental expense?") == (
+        "rental expense"
+    )
+    assert subject_phrase("what was the total of risk and insurance segment revenue in 2009?") == (
+        "risk and insurance segment revenue"
+    )
+    assert subject_phrase("what was the pension service cost in 2018, in millions?") == "pension service cost"
+    for nothing in ("what was the value in 2008?", "what is the percent change?", "and what was it in 2007?",
+                    "so what was the difference between the two years?"):
+        assert subject_phrase(nothing) == "", nothing
+
+
+def test_totals_and_averages_over_the_years_named_and_including_one_more() -> None:
+    chat = Conversation()
+    chat.ask("what was the pension service cost in 2018?", [value("pension obligations", 136, "FY2018")])
+    chat.ask("and what was it in 2017?", [value("pension obligations", 110, "FY2017")])
+    total = chat.ask("what was, then, the total pension service cost in the two years?")
+    assert total.operation == "sum" and [r.value.value for r in total.references] == [136, 110]
+    including = chat.ask("including the year of 2015, what then becomes this total?")
+    assert including.operation == "sum" and [r.value.value for r in including.references] == [246]
+    assert including.question == "What was the pension service cost in 2015?"
+    chat = Conversation()
+    for year, number in (("2016", 113), ("2017", 138), ("2018", 137)):
+        chat.ask(f"what was the service cost in {year}?", [value("service cost", number, f"FY{year}")])
+    three = chat.ask("combined, what was the total for these three years?")
+    result = answer_references(three)
+    assert result is not None and result.result.value == pytest.approx(388)
+
+
+def test_a_change_word_names_the_operation_over_average_and_total() -> None:
+    for question in (
+        "how much did the weighted average exercise price per share increase between 2005 and 2007?",
+        "what was the difference in total stock-based compensation expense between 2009 and 2010?",
+    ):
+        plan = decompose(question, extract_intent(question, []))
+        assert [c.operation for c in plan.combinations][:1] == ["change"], (question, plan.combinations)
+    question = "what was the average revenue of 3M between 2008 and 2010?"
+    plan = decompose(question, extract_intent(question, COMPANIES))
+    assert [c.operation for c in plan.combinations] == ["average"]
 
 
 def test_ratio_follow_up_orders_operands_by_the_question() -> None:
