@@ -90,6 +90,10 @@ _CELL_FILLER = frozenset(
         *("again", "specific", "year", "years", "fiscal", "during", "period", "respectively"),
     )
 )  # question words that never name a row ('what was the value of ...', 'how much ...')
+_EQUITY_WORDS = frozenset(
+    ("common", "stock", "share", "price", "performance", "value", "return", "cumulative", "investment")
+)  # words that say 'the stock of' a company or index a performance table names by its name alone
+_SCHEDULE_CUE_RE = re.compile(r"\b(?:due|matur\w*|payable\s+in|expir\w*|scheduled)\b", re.IGNORECASE)
 _NON_FIGURE_RELATIONS = frozenset({Relation.EXPLANATION, Relation.DEFINITION, Relation.POLICY})
 CELL_OVER_PROSE_CONFIDENCE = 0.75  # a table cell naming (nearly) every question word beats a prose restatement
 UNDATED_YEAR_COLUMNS = 2  # a header-less row: only its first two columns are read as this year and last
@@ -104,13 +108,7 @@ _TYPED_OP_RE = re.compile(
     re.IGNORECASE,
 )
 # Numeric dates that head performance-graph columns and rows: '12/09', '12/31/14', '31-dec-2016'.
-_NUMERIC_DATE_RES = (
-    re.compile(r"^\s*(?P<m>\d{1,2})/(?P<y>\d{2}|\d{4})\s*$"),
-    re.compile(r"^\s*(?P<m>\d{1,2})/\d{1,2}/(?P<y>\d{2}|\d{4})\s*$"),
-    re.compile(r"^\s*\d{1,2}-(?P<m>[a-z]{3})-(?P<y>\d{2}|\d{4})\s*$", re.IGNORECASE),
-)
 _FOOTNOTE_RE = re.compile(r"\(\s*\d{1,2}\s*\)")  # '( 1 )' marks a footnote, not a negative one
-TWO_DIGIT_YEAR_PIVOT = 50  # '12/09' is 2009 and '12/98' is 1998
 PROSE_FIGURE_WINDOW = 8  # words either side of a number in a sentence that say what the number is
 PROSE_LABEL_MAX_WORDS = 12  # words before a figure in a sentence that can name it ('rental expense for ... was')
 # 'rental expense for operating leases was approximately': the verb and hedge words end a sentence's subject
@@ -1636,15 +1634,8 @@ def _label_periods(text: str) -> set[str]:
     found = {p.norm for p in find_periods(text)}
     if found:
         return found
-    for pattern in _NUMERIC_DATE_RES:
-        m = pattern.match(text)
-        if m is None:
-            continue
-        year = int(m.group("y"))
-        if year < 100:
-            year += 2000 if year < TWO_DIGIT_YEAR_PIVOT else 1900
-        return {f"FY{year}"}
-    return set()
+    alone = normalise_period(text)  # a lone '12/09' header
+    return {alone} if alone else set()
 
 
 def _filing_year(ev: Evidence) -> int | None:
@@ -1742,7 +1733,11 @@ def _best_of(
         hits = words & (label_words | _content_words(cell.header))
         if not hits:
             continue
-        recall = len(hits) / len(words)
+        # 'the value of pmi common stock' in a performance table: the row or column naming the company (or
+        # index) is the stock; 'common stock', 'price' and 'value' then name nothing more.
+        rest = words - _EQUITY_WORDS
+        needed = rest if rest and rest != words and rest <= hits else words
+        recall = len(hits & needed) / len(needed)
         precision = len(words & label_words) / max(1, len(label_words))
         score = (
             recall
@@ -1757,6 +1752,13 @@ def _best_of(
     if best is None or best[0] < CELL_MIN_SCORE:
         return None
     return best
+
+
+def _schedule_asked(sub_query: SubQuery) -> bool:
+    """'Long-term debt due in 2005', 'maturities in 2017': the question asks for a year of a schedule (a table
+    whose rows are years), even when the lexicon names its metric."""
+    text = " ".join([sub_query.question, *sub_query.intent.keywords])
+    return bool(_SCHEDULE_CUE_RE.search(text))
 
 
 def _schedule_cell(reader: EvidenceReader, asked: set[str], company: str) -> tuple[float, _Cell] | None:
@@ -1821,7 +1823,7 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     if part_of and _content_words(part_of.group("a")) and _content_words(part_of.group("b")):
         return _cell_share(base, sub_query, reader, part_of, asked, part_names_whole=True)
     found = _best_cell(reader, words, asked, base.company, question=sub_query.question)
-    if found is None and not base.metric:
+    if found is None and (not base.metric or _schedule_asked(sub_query)):
         found = _schedule_cell(reader, asked, base.company)
     if found is None:
         return None
@@ -1833,10 +1835,13 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     period = value.period
     shown = value.text.strip()
     when = f" in {period}" if period else ""
+    name = _cell_name(cell)
+    if _only_periods(name):  # a schedule row is named by its year: the figure is the asked metric's
+        name = base.metric or "the amount"
     return base.model_copy(
         update={
             "status": "found",
-            "answer": f"{_capital(_cell_name(cell))}{when} was {shown} {citation.label()}.",
+            "answer": f"{_capital(name)}{when} was {shown} {citation.label()}.",
             "value": value,
             "display": shown,
             "quote": quote,

@@ -19,7 +19,7 @@ Relative expressions ("last year", "latest quarter") are resolved by the intent 
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, timedelta
 from typing import NamedTuple
 
 from pydantic import BaseModel, Field
@@ -67,7 +67,8 @@ _MONTH = (
 _Y4 = r"(?:19|20)\d{2}"
 _DATE = (
     rf"\b(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+{_Y4}|\d{{1,2}}\s+{_MONTH},?\s+{_Y4}"
-    rf"|{_Y4}-\d{{2}}-\d{{2}}|\d{{1,2}}/\d{{1,2}}/{_Y4})"
+    rf"|{_Y4}-\d{{2}}-\d{{2}}|\d{{1,2}}/\d{{1,2}}/{_Y4}|(?<![\d/])\d{{1,2}}/\d{{1,2}}/\d{{2}}(?![\d/])"
+    rf"|\d{{1,2}}-{_MONTH}-(?:{_Y4}|\d{{2}})\b)"
 )
 _MORE_YEARS = rf"(?P<more>(?:\s*,?\s*(?:and\s+|&\s+)?{_Y4}\b(?!\s*%))*)"
 _DATE_PARTS = [
@@ -75,7 +76,12 @@ _DATE_PARTS = [
     re.compile(rf"(?P<day>\d{{1,2}})\s+(?P<mon>{_MONTH}),?\s+(?P<year>{_Y4})", re.I),
     re.compile(rf"(?P<year>{_Y4})-(?P<mnum>\d{{2}})-(?P<day>\d{{2}})"),
     re.compile(rf"(?P<mnum>\d{{1,2}})/(?P<day>\d{{1,2}})/(?P<year>{_Y4})"),
+    # '12/28/12', '31-dec-2016': numeric and day-month-year dates with a two-digit year (performance tables)
+    re.compile(r"(?<![\d/])(?P<mnum>\d{1,2})/(?P<day>\d{1,2})/(?P<year>\d{2})(?![\d/])"),
+    re.compile(rf"(?P<day>\d{{1,2}})-(?P<mon>{_MONTH})-(?P<year>{_Y4}|\d{{2}})\b", re.I),
 ]
+# '12/09' alone (a column header of a performance graph): the month-end of that month and year.
+_MONTH_YEAR_LABEL = re.compile(r"(?P<mnum>\d{1,2})/(?P<year>\d{2}|(?:19|20)\d{2})")
 _DURATION_WORDS: dict[str, int] = {
     "three": 3, "six": 6, "nine": 9, "twelve": 12, "thirteen": 3, "twenty six": 6, "thirty nine": 9,
     "fifty two": 12, "fifty three": 12, "3": 3, "6": 6, "9": 9, "12": 12, "13": 3, "14": 3, "26": 6, "27": 6,
@@ -198,7 +204,7 @@ def parse_date(text: str) -> date | None:
         gd = m.groupdict()
         month = _month_of(gd["mon"]) if gd.get("mon") else int(gd["mnum"])
         try:
-            return date(int(gd["year"]), month, int(gd["day"]))
+            return date(_year(gd["year"]), month, int(gd["day"]))
         except ValueError:
             return None
     return None
@@ -439,7 +445,14 @@ def normalise_period(text: str, default_fy_end_month: int = 12) -> str:
     if m:
         return f"FY{m.group(1)}Q{m.group(2)}"
     found = find_periods(s, default_fy_end_month)
-    return found[0].norm if found else ""
+    if found:
+        return found[0].norm
+    m = _MONTH_YEAR_LABEL.fullmatch(s)
+    if m and 1 <= int(m.group("mnum")) <= 12:
+        month, year = int(m.group("mnum")), _year(m.group("year"))
+        last_day = (date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)).day
+        return _point_norm(date(year, month, last_day), default_fy_end_month)
+    return ""
 
 
 def _parts(norm: str) -> tuple[int, str] | None:

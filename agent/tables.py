@@ -39,6 +39,8 @@ _NIL_CELL_RE = re.compile(r"^(?:[—–-]{1,3}|n/?a|nm|n\.m\.?)$", re.IGNORECASE
 _PREFIX_TOKENS = {"$", "(", "($", "US$", "€", "£"}
 _SUFFIX_TOKENS = {")", "%", ")%", "%)"}
 _YEAR_CELL_RE = re.compile(r"^(?:19|20)\d{2}$")
+# '12/09', '12/31/10': a column header of dates (performance graphs), never a value.
+_DATE_CELL_RE = re.compile(r"^\d{1,2}/(?:\d{1,2}/)?(?:\d{2}|\d{4})$")
 _MONTHS = (
     "jan", "january", "feb", "february", "mar", "march", "apr", "april", "may", "jun", "june", "jul", "july",
     "aug", "august", "sep", "sept", "september", "oct", "october", "nov", "november", "dec", "december",
@@ -58,6 +60,7 @@ _PERIOD_RE = re.compile(
     rf"|(?P<fiscal>\b(?:fiscal(?:\s+year)?|FY)\s*'?\s*(?:{_YEAR}|\d{{2}})\b)"
     rf"|(?P<monthyear>\b{_MONTH_RE}\s+{_YEAR}\b)"
     rf"|(?P<monthday>\b{_MONTH_RE}\s+\d{{1,2}}\b,?)"
+    r"|(?P<numdate>(?<![\d/])\d{1,2}/(?:\d{1,2}/)?(?:\d{4}|\d{2})(?![\d/]))"
     rf"|(?P<year>\b{_YEAR}\b)",
     re.IGNORECASE,
 )
@@ -126,7 +129,7 @@ class _Row:
 
     @property
     def is_header(self) -> bool:
-        return bool(self.cells) and all(_YEAR_CELL_RE.match(c) for c in self.cells)
+        return bool(self.cells) and all(_YEAR_CELL_RE.match(c) or _DATE_CELL_RE.match(c) for c in self.cells)
 
     @property
     def is_data(self) -> bool:
@@ -209,6 +212,8 @@ def _classify(text: str, start: int) -> _Line:
         return _Line("suffix", stripped, start, end)
     if " | " in stripped:
         parts = [p.strip() for p in stripped.split(" | ") if p.strip()]
+        if len(parts) >= 2 and all(_DATE_CELL_RE.match(p) for p in parts):
+            return _Line("cells", stripped, start, end, cells=parts)  # '12/09 | 12/10 | ...': a date header
         first_label, first_cells = split_cells(parts[0])
         label = parts[0] if first_label else ""
         value_parts = parts[1:] if label else parts

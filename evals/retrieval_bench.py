@@ -28,7 +28,7 @@ from pydantic import BaseModel, Field
 
 from agent.config import Settings
 from agent.errors import FinragError
-from agent.ingest import MetadataOverrides, open_ingestor
+from agent.ingest import PIPELINE_VERSION, MetadataOverrides, open_ingestor
 from agent.retrieval.options import ALL_PATHS, RetrievalOptions
 from agent.retrieval.pipeline import DeepRetriever
 from agent.schemas import SearchHit
@@ -112,12 +112,18 @@ def bench_home(settings: Settings, data_dir: Path, dataset: str) -> Path:
     return settings.home / "bench" / f"{dataset}-{key}"
 
 
-def _ingest(settings: Settings, files: list[tuple[Path, MetadataOverrides]], log: Callable[[str], None]) -> list[str]:
-    """Ingest the files not yet in the bench index; returns failure notes."""
+def current_documents(settings: Settings) -> set[str]:
+    """Names of the bench index's documents stored by this ingestion pipeline version (others are stale:
+    a bench must re-ingest them, or it would measure an older parser)."""
     from agent.store import Store
 
     with Store.open(settings) as store:
-        present = set(store.document_names().values())
+        return {d.name for d in store.list_documents() if d.pipeline_version == PIPELINE_VERSION}
+
+
+def _ingest(settings: Settings, files: list[tuple[Path, MetadataOverrides]], log: Callable[[str], None]) -> list[str]:
+    """Ingest the files not yet (or not currently) in the bench index; returns failure notes."""
+    present = current_documents(settings)
     todo = [(p, o) for p, o in files if p.stem not in present]
     notes: list[str] = []
     if not todo:

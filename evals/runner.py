@@ -59,7 +59,7 @@ from evals.datasets import doc_file_stem, load_convfinqa, load_financebench, loa
 from evals.judges import judge_correctness
 from evals.metrics.answers import is_refusal, numeric_match
 from evals.metrics.text import token_f1
-from evals.retrieval_bench import bench_home
+from evals.retrieval_bench import bench_home, current_documents
 from graphs.checkpoint import strict_serializer
 from graphs.nodes import GraphDeps
 from graphs.service import AskResult, Assistant, CitationRef
@@ -507,11 +507,9 @@ class OfflineMarket:
 
 
 def ingest_missing(settings: Settings, sources: Sequence[SourceDoc], log: Callable[[str], None]) -> list[str]:
-    """Ingest the documents not yet in ``settings``' index (cached for later runs); failure notes."""
-    from agent.store import Store
-
-    with Store.open(settings) as store:
-        present = set(store.document_names().values())
+    """Ingest the documents not yet in ``settings``' index, or stored by another ingestion pipeline version
+    (cached for later runs); failure notes."""
+    present = current_documents(settings)
     todo = [s for s in sources if s.name not in present]
     if not todo:
         return []

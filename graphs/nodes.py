@@ -44,7 +44,7 @@ from agent.errors import FinragError
 from agent.lexicon import METRICS, find_metrics
 from agent.llm import LLMCallRecord, UsageLog, get_chat_model, text_call, token_counts
 from agent.memory import MemoryBank, company_key
-from agent.periods import sort_key
+from agent.periods import find_periods, sort_key
 from agent.preprocess import (
     DialogueSlots,
     QueryKind,
@@ -79,6 +79,7 @@ from tools.market import (
     MarketDataSource,
     MarketResult,
     MarketService,
+    asks_live_data,
     build_market_tools,
     format_market_result,
     route_market_query,
@@ -322,6 +323,16 @@ def choose_route(sub_query: SubQuery, rewrite: Rewrite, res: Resources) -> Route
     if kind is QueryKind.MARKET and not points_at_filing(rewrite.original):
         ticker = sub_query.intent.ticker or res.ticker_of(company)
         call = route_market_query(sub_query.question, ticker=ticker)
+        if (
+            call is None
+            and not asks_live_data(rewrite.original)
+            and res.documents()
+            and (res.model is None or find_periods(rewrite.original))
+        ):
+            # 'The closing price as of 2/11/11', 'the price of shares in February 2009': a past price (or one
+            # of no known ticker) that the filings report in their stock-price and performance tables.
+            return decide(Route.DEEP, "price question the market tools cannot place (a past period or no known "
+                          "ticker): deep retrieval over the ingested filings")
         cue = f" (rule router: {call.tool} {call.ticker}, cue {call.cue!r})" if call else ""
         return decide(Route.MARKET, f"needs live market data{cue}", market_call=call)
     if not res.documents():

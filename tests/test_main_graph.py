@@ -331,6 +331,8 @@ def test_rewrite_cannot_turn_a_filing_price_into_a_market_question() -> None:
         def ticker_of(company: str) -> str:
             return ""
 
+        model = None
+
     from agent.preprocess import SubQuery
 
     sq = SubQuery(id="q1", question="What was the share price in FY2005?", intent=QueryIntent())
@@ -339,3 +341,6 @@ def test_rewrite_cannot_turn_a_filing_price_into_a_market_question() -> None:
     market = Rewrite(original="and what is the share price today?", question=sq.question)
     assert choose_route(sq, filing, NoResources()).route is Route.DEEP
     assert choose_route(sq, market, NoResources()).route is Route.MARKET
+    # A past price the market tools cannot place goes to the filings (their stock-price tables report it).
+    past = Rewrite(original="what was the closing price of the common stock as of 2/11/11?", question=sq.question)
+    assert choose_route(sq, past, NoResources()).route is Route.DEEP

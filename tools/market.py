@@ -909,6 +909,12 @@ def _history_interval(period: HistoryPeriod) -> HistoryInterval:
     return "1mo"
 
 
+def asks_live_data(question: str) -> bool:
+    """True when the question asks for today's or the newest market data ('the share price today')."""
+    plain = _plain(question)
+    return bool(_NOW_RE.search(plain) or _LATEST_RE.search(plain))
+
+
 def route_market_query(
     question: str, aliases: Mapping[str, str] | None = None, ticker: str = ""
 ) -> MarketCall | None:
