@@ -810,3 +810,18 @@ def test_a_row_naming_the_question_more_closely_beats_a_partial_lexicon_match() 
     question = "what was the pension service cost in 2018?"
     answer = answer_sub_query(decompose(question, extract_intent(question, [])).sub_queries[0], evidence)
     assert answer.value is not None and answer.value.value == 136, answer.answer
+
+
+def test_a_year_schedule_answers_what_is_due_in_those_years() -> None:
+    text = (
+        "the annual long-term debt maturities for debt outstanding are as follows ( in thousands ) :\n"
+        "2004 | 503215 | (in thousands)\n2005 | 462420 | (in thousands)\n2006 | 75896 | (in thousands)"
+    )
+    evidence = [Evidence(chunk_id="d1", doc_name="ETR_2003_10K", text=text, score=1.0)]
+    question = "what is the sum of long-term debt due in 2004 and 2005?"
+    answer = answer_offline(decompose(question, extract_intent(question, [])), evidence)
+    assert "965,635" in answer.text, answer.text
+    # Without a schedule cue the year rows answer nothing the lexicon names ('revenue in 2004').
+    question = "what was the revenue in 2004?"
+    answer = answer_offline(decompose(question, extract_intent(question, [])), evidence)
+    assert "503" not in answer.text, answer.text

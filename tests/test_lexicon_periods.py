@@ -229,6 +229,10 @@ def test_topics() -> None:
         ("fifty-two weeks ended January 1, 2022", ["FY2021"]),
         ("between FY2021 and FY2022", ["FY2021", "FY2022"]),
         ("2018: (1,577) | 2017: (1,373)", ["FY2018", "FY2017"]),
+        ("between 12/28/12 and 12/29/13", ["FY2012", "FY2013"]),
+        ("as of 12/31/05", ["FY2005"]),
+        ("31-dec-2016", ["FY2016"]),
+        ("closing price as of 2/11/11", ["FY2011Q1"]),
     ],
 )
 def test_period_normalisation(text: str, norms: list[str]) -> None:
@@ -244,6 +248,8 @@ def test_period_normalisation(text: str, norms: list[str]) -> None:
         "ASU 2016-02",
         "grew 2019% (sic)",
         "section 2018 of the plan",
+        "about 1/2 of the shares",
+        "ratio of 3/4",
     ],
 )
 def test_years_that_are_not_periods(text: str) -> None:
@@ -299,3 +305,10 @@ def test_normalise_and_period_arithmetic() -> None:
     assert sorted(["FY2023Q2", "FY2022", "FY2023", "FY2023Q1"], key=sort_key) == [
         "FY2022", "FY2023Q1", "FY2023Q2", "FY2023"
     ]
+
+
+def test_a_month_year_column_header_is_that_months_period() -> None:
+    assert normalise_period("12/09") == "FY2009"  # a performance graph's December column
+    assert normalise_period("6/14") == "FY2014Q2"
+    assert normalise_period("13/09") == ""  # no such month
+    assert find_periods("12/09") == []  # only a whole header label, never inside prose

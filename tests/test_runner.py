@@ -25,6 +25,7 @@ from evals.runner import (
     GoldPage,
     Prediction,
     RunRecord,
+    SourceDoc,
     failure_mode,
     load_eval_set,
     load_run,
@@ -263,3 +264,20 @@ def test_summary_and_run_directory_round_trip(runs: dict[str, RunRecord], tmp_pa
     assert "| **all** | 3 |" in md and "## Latency" in md and "| preprocess |" in md
     with pytest.raises(FinragError, match="not a run directory"):
         load_run(tmp_path)
+
+
+def test_a_bench_reingests_documents_of_another_pipeline_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from support import SAMPLE, ingested_sample
+
+    from evals import retrieval_bench
+    from evals.runner import ingest_missing
+
+    settings = ingested_sample(tmp_path / "home")
+    assert retrieval_bench.current_documents(settings) == {SAMPLE.stem}
+    source = SourceDoc(name=SAMPLE.stem, path=SAMPLE)
+    logged: list[str] = []
+    assert ingest_missing(settings, [source], logged.append) == [] and not logged  # current: nothing to do
+    monkeypatch.setattr(retrieval_bench, "PIPELINE_VERSION", "next")
+    assert retrieval_bench.current_documents(settings) == set()  # stale: an older parser stored it

@@ -209,6 +209,17 @@ def test_pipe_rows_with_quarter_and_half_year_columns() -> None:
     )
 
 
+def test_a_header_row_of_numeric_dates_names_the_columns() -> None:
+    page = (
+        "12/09 | 12/10 | 12/11\n"
+        "e*trade financial corporation | 100 | 90.91 | 45.23\n"
+        "s&p 500 index | 100 | 115.06 | 117.49"
+    )
+    (table,) = find_tables(page)
+    assert table.columns == ["12/09", "12/10", "12/11"]
+    assert linearise(table)[0] == "e*trade financial corporation | 12/09: 100 | 12/10: 90.91 | 12/11: 45.23"
+
+
 def test_split_date_headers_pair_month_days_with_years() -> None:
     page = (
         "SUPPLEMENTAL DATA – NET REVENUES\n(In thousands)\n(Unaudited)\nThree months ended Twelve months ended\n"
