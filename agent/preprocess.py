@@ -101,7 +101,6 @@ _SUBJECT_PERIOD_GLUE_RE = re.compile(
     r"(?=\s*(?:[,?]|$))|\b(?:from|between|the\s+years?\s+of)\s+(?:and|to)\b",
     re.IGNORECASE,
 )
-# Words of arithmetic and comparison: a remainder of only these names no figure ('the percent change').
 _COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "both": 2}
 # 'these three years', 'the two years', 'all 3 years', 'both years': a total or average over earlier figures.
 _SPAN_COUNT_RE = re.compile(
@@ -118,6 +117,7 @@ _DEMONSTRATIVE_RE = re.compile(
 _CHANGE_OR_TOTAL_RE = re.compile(
     r"\b(?:change|difference|variation|variance|increase|decrease|growth|decline|fluctuation|sum|total)\b", re.I
 )
+# Words of arithmetic and comparison: a remainder of only these names no figure ('the percent change').
 _OPERATION_WORDS = frozenset(
     (
         *("change", "difference", "variation", "variance", "increase", "decrease", "growth", "decline", "net"),
@@ -1115,7 +1115,7 @@ def rewrite(
         and not q_companies
         and slots.subject
         and not _own_words(question)
-        and _CHANGE_OR_TOTAL_RE.search(question)
+        and (op := _CHANGE_OR_TOTAL_RE.search(question))
     ):
         named = next(
             (d for d in _DEMONSTRATIVE_RE.finditer(question) if d.group(0).split()[-1].lower() not in _OPERATION_WORDS),
@@ -1124,8 +1124,6 @@ def rewrite(
         if named is not None:  # 'the change in that performance price': the subject in its place
             text = f"{question[: named.start()]}the {slots.subject}{question[named.end():]}"
         else:
-            op = _CHANGE_OR_TOTAL_RE.search(question)
-            assert op is not None
             text = f"{question[: op.end()]} in {slots.subject}{question[op.end():]}"
         new_slots = own.model_copy(
             update={"company": companies[0] if companies else "", "companies": companies, "periods": q_periods}
