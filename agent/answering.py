@@ -124,7 +124,9 @@ _MONTH_BEFORE_RE = re.compile(
 )  # 'december 31': the day of a date, not a figure
 _RESPECTIVELY_RE = re.compile(r"\brespectively\b", re.IGNORECASE)
 _CELL_CHANGE_RE = re.compile(
-    r"\b(?:change[sd]?|difference|increase[sd]?|decrease[sd]?|decline[sd]?|grow(?:th|n)?|rise|fall|drop)\b", re.I
+    r"\b(?:change[sd]?|difference|increase[sd]?|decrease[sd]?|decline[sd]?|grow(?:th|n)?|rise|fall|drop|"
+    r"variation|variance|fluctuation|var(?:y|ied))\b",
+    re.I,
 )
 _CELL_PERCENT_RE = re.compile(r"%|\bpercent(?:age)?\b|\bgrowth\s+rate\b|\brate\s+of\b", re.IGNORECASE)
 _REMEMBERED_OPERATIONS = frozenset({"change", "difference", "percent_change", "sum", "ratio"})

@@ -146,7 +146,7 @@ _CAGR_RE = re.compile(r"\bcagr\b|\bcompound(?:ed)?\s+annual", re.IGNORECASE)
 _PERCENT_RE = re.compile(r"%|\bpercent(?:s|age)?\b|\bgrowth\s+rate\b|\brate\s+of\s+(?:growth|change)\b", re.I)
 _CHANGE_RE = re.compile(
     r"\bchang\w*|\bincreas\w*|\bdecreas\w*|\bdifference\b|\bgr[eo]w\w*|\bdeclin\w*|\brise\b|\brose\b|"
-    r"\bfell\b|"
+    r"\bfell\b|\bvariation\b|\bfluctuat\w*|\bvar(?:y|ied)\b|"
     r"\bdrop\w*|\bmove[ds]?\b|\bvariance\b|\bdelta\b|\byear[- ]over[- ]year\b|\byoy\b",
     re.IGNORECASE,
 )
@@ -1215,6 +1215,21 @@ def _own_words(question: str) -> list[str]:
     ]
 
 
+def _qualified_subject(question: str, metric: str) -> str:
+    """The question's subject when it says more than the metric's name ('revenue for risk solutions',
+    'shorewood net sales'); '' when it names only the metric or carries arithmetic words of its own."""
+    subject = subject_phrase(question)
+    if not subject or _CHANGE_RE.search(subject) or _PERCENT_RE.search(subject):
+        return ""
+    named = set(re.findall(r"[a-z&]{3,}", metric_label(metric).lower()))
+    extra = [
+        w
+        for w in re.findall(r"[a-z&]{3,}", subject.lower())
+        if w not in named and w not in _FOLLOW_UP_FILLER | _OPERATION_WORDS | _LINK_WORDS
+    ]
+    return subject if extra else ""
+
+
 def _subject_question(subject: str, question: str, periods: Sequence[str]) -> str:
     """'What was the rental expense in 2008?' from the last subject and the one period a follow-up names; ''
     without a subject or with several periods."""
@@ -1578,8 +1593,19 @@ def decompose(question: str, intent: QueryIntent, known_companies: Sequence[str]
         )
         grid = grid[:MAX_SUB_QUERIES]
     single = len(grid) == 1
+    # 'The change in revenue for risk solutions from 2010 to 2011': each year's sub-query keeps the user's
+    # qualified subject, not just the lexicon's 'revenue' (only when no company is named: a document-scoped
+    # conversation; a company's question keeps the lexicon wording its statements use).
+    subject = (
+        _qualified_subject(asked, metrics[0]) if companies == [""] and len(metrics) == 1 and not margin_of else ""
+    )
     for company, metric, period in grid:
-        text = question if single else _lookup_question(company, [metric], [period] if period else [], hint)
+        if single:
+            text = question
+        elif subject and period:
+            text = f"What was the {subject} in {period}{f' ({hint})' if hint else ''}?"
+        else:
+            text = _lookup_question(company, [metric], [period] if period else [], hint)
         sq = SubQuery(
             id=_sub_query_id(company, metric, period),
             question=text,

@@ -222,6 +222,19 @@ def test_a_change_word_names_the_operation_over_average_and_total() -> None:
     assert [c.operation for c in plan.combinations] == ["average"]
 
 
+def test_year_sub_queries_keep_the_users_qualified_subject() -> None:
+    question = "what is the net change in revenue for risk solutions from 2010 to 2011?"
+    plan = decompose(question, extract_intent(question, []))
+    assert [s.question for s in plan.sub_queries] == [
+        "What was the revenue for risk solutions in FY2010?", "What was the revenue for risk solutions in FY2011?"
+    ]
+    assert [c.operation for c in plan.combinations] == ["change", "percent_change"]
+    question = "between the years of 2004 and 2005, what was the variation in the long-term debt?"
+    plan = decompose(question, extract_intent(question, []))
+    assert [c.operation for c in plan.combinations][:1] == ["change"]  # 'variation' is a change
+    assert plan.sub_queries[0].question == "What was the long term debt in FY2004?"  # nothing beyond the metric
+
+
 def test_ratio_follow_up_orders_operands_by_the_question() -> None:
     chat = Conversation()
     chat.ask(
