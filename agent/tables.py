@@ -39,8 +39,6 @@ _NIL_CELL_RE = re.compile(r"^(?:[—–-]{1,3}|n/?a|nm|n\.m\.?)$", re.IGNORECASE
 _PREFIX_TOKENS = {"$", "(", "($", "US$", "€", "£"}
 _SUFFIX_TOKENS = {")", "%", ")%", "%)"}
 _YEAR_CELL_RE = re.compile(r"^(?:19|20)\d{2}$")
-# '12/09', '12/31/10': a column header of dates (performance graphs), never a value.
-_DATE_CELL_RE = re.compile(r"^\d{1,2}/(?:\d{1,2}/)?(?:\d{2}|\d{4})$")
 _MONTHS = (
     "jan", "january", "feb", "february", "mar", "march", "apr", "april", "may", "jun", "june", "jul", "july",
     "aug", "august", "sep", "sept", "september", "oct", "october", "nov", "november", "dec", "december",
@@ -53,6 +51,10 @@ _MONTH_RE = (
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
 )
 _YEAR = r"(?:19|20)\d{2}"
+# '12/09', '12/31/10', 'december 29 2001': a column header of dates (performance graphs), never a value.
+_DATE_CELL_RE = re.compile(
+    rf"^(?:\d{{1,2}}/(?:\d{{1,2}}/)?(?:\d{{2}}|\d{{4}})|{_MONTH_RE}\s+\d{{1,2}},?\s+(?:19|20)\d{{2}})$", re.IGNORECASE
+)
 _PERIOD_RE = re.compile(
     rf"(?P<date>\b{_MONTH_RE}\s+\d{{1,2}},?\s+{_YEAR}\b)"
     rf"|(?P<quarter>\b(?:Q[1-4]|[1-4]Q)\s*(?:FY\s*)?'?\s*(?:{_YEAR}|\d{{2}})\b)"
