@@ -218,7 +218,10 @@ def test_a_header_row_of_numeric_dates_names_the_columns() -> None:
     (table,) = find_tables(page)
     assert table.columns == ["12/09", "12/10", "12/11"]
     assert linearise(table)[0] == "e*trade financial corporation | 12/09: 100 | 12/10: 90.91 | 12/11: 45.23"
-    page = "december 29 2001 | december 28 2002 | january 3 2004\ncadence design systems inc . | 100 | 54.38 | 81.52"
+    page = (
+        "december 29 2001 | december 28 2002 | january 3 2004\n"
+        "cadence design systems inc . | 100 | 54.38 | 81.52\ns & p 500 | 100 | 77.9 | 100.24"
+    )
     (table,) = find_tables(page)
     assert table.columns == ["december 29 2001", "december 28 2002", "january 3 2004"]
 
