@@ -140,12 +140,19 @@ _CELL_SHARE_RES = (
         r"proportion|fraction)\s+of\s+(?P<b>[^?]+)",
         re.I,
     ),
-)  # 'the ratio of X to Y', 'X as a percentage of Y'
+    re.compile(
+        r"\b(?:how\s+much|what\s+(?:percent(?:age)?|portion|proportion|share|fraction))\s+(?:did|does|do|was|is)\s+"
+        r"(?:the\s+)?(?P<a>[^?]+?)\s+represent\s+(?:in\s+relation\s+to|relative\s+to|of|compared\s+(?:to|with))\s+"
+        r"(?P<b>[^?]+)",
+        re.I,
+    ),
+)  # 'the ratio of X to Y', 'X as a percentage of Y', 'how much did X represent in relation to Y'
 # 'What percentage of undeveloped acres were in the US?', 'what portion of total debt is due within a year?':
 # the whole first, then what the part is; the part's cell must name both.
 _CELL_PART_OF_RE = re.compile(
     r"\bwhat\s+(?:was\s+the\s+|is\s+the\s+)?(?:percent(?:age)?|portion|proportion|share|fraction)\s+of\s+"
-    r"(?:the\s+)?(?P<b>[^?]+?)\s+(?:was|were|is|are)\s+(?:made\s+(?:up\s+)?of\s+)?(?P<a>[^?]+)",
+    r"(?:the\s+)?(?P<b>[^?]+?)\s+(?:(?:that\s+)?(?:was|were|is|are)\s+(?:made\s+(?:up\s+)?of\s+|attributable\s+to\s+|"
+    r"due\s+to\s+|related\s+to\s+|in\s+)?|(?:attributable|due|related|allocated)\s+to\s+|in\s+)(?P<a>[^?]+)",
     re.IGNORECASE,
 )
 # Rows naming an amount taken away, which tables may print negative; and labels whose sign carries meaning.
@@ -172,6 +179,7 @@ _ADJUSTED_RE = re.compile(
     r"\badjusted\b|\bnon[\s-]?gaap\b|\bcore\b|\borganic\b|\bpro\s+forma\b", re.IGNORECASE
 )
 _TOTAL_RE = re.compile(r"^\s*total\b", re.IGNORECASE)
+_TOTAL_WORD_RE = re.compile(r"\btotal\b", re.IGNORECASE)
 _COLUMNS_RE = re.compile(r"\bcolumns:\s*(?P<cols>[^|\n]+)")
 _CELL_HEADER_RE = re.compile(r"^\s*(?P<hdr>[^:|]{1,60}?)\s*:\s*(?P<val>[^:]*\d[^:]*)$", re.S)
 _CELL_HEADER_ITER_RE = re.compile(r"\|\s*(?P<hdr>[^:|\n]{1,60}?)\s*:\s*[^|\n]*\d")
@@ -1874,14 +1882,18 @@ def _cell_share(
     US'), so its cell is the one naming the whole's words and the part's together."""
     values: list[CitedValue] = []
     sureness: list[float] = []
+    cells: list[_Cell] = []
     for i, part in enumerate((share.group("a"), share.group("b"))):
         words = _content_words(part)
         if part_names_whole and i == 0:
             words |= _content_words(share.group("b"))
         found = _best_cell(reader, words, asked, base.company, question=part)
+        if found is None and i == 1 and _TOTAL_WORD_RE.search(part):
+            found = _total_cell(reader, cells[0], words)  # 'the total investments amount': the part's 'Total' row
         if found is None:
             return None
         score, cell = found
+        cells.append(cell)
         citation = reader.evidence[cell.seg.ev].citation(cell.seg.text, cell.seg.start)
         value = _cell_value(cell, asked, base.period)
         values.append(
@@ -1905,6 +1917,21 @@ def _cell_share(
         + "."
     )
     return answer
+
+
+def _total_cell(reader: EvidenceReader, part: _Cell, words: set[str]) -> tuple[float, _Cell] | None:
+    """The 'Total ...' row of the part's own table, in the part's column, when its label names nothing the
+    question's whole does not ('total' for 'the total investments amount')."""
+    for cell in _table_cells(reader, {part.seg.ev}):
+        if (
+            _TOTAL_RE.match(cell.label)
+            and _content_words(cell.label) <= words
+            and cell.header == part.header
+            and cell.periods == part.periods
+            and cell.seg.start > part.seg.start
+        ):
+            return CELL_MIN_SCORE * (1 + CELL_PRECISION_WEIGHT), cell
+    return None
 
 
 def _cell_combination(

@@ -825,3 +825,17 @@ def test_a_year_schedule_answers_what_is_due_in_those_years() -> None:
     question = "what was the revenue in 2004?"
     answer = answer_offline(decompose(question, extract_intent(question, [])), evidence)
     assert "503" not in answer.text, answer.text
+
+
+def test_share_of_a_total_row_and_represent_in_relation_to() -> None:
+    text = (
+        "cash capital investments | columns: 2006, 2005\ntrack | 2006: 1487 | 2005: 1472\n"
+        "other | 2006: 755 | 2005: 697\ntotal | 2006: 2242 | 2005: 2169"
+    )
+    evidence = [Evidence(chunk_id="t1", doc_name="UNP_2006_10K", text=text, score=1.0)]
+    question = "what was the percentage of the total investments amount attributable to the track in 2006?"
+    answer = answer_offline(decompose(question, extract_intent(question, [])), evidence)
+    assert "66.3%" in answer.text and "1,487 / 2,242" in answer.text, answer.text
+    question = "in 2006, how much did the track represent in relation to the other investments?"
+    answer = answer_offline(decompose(question, extract_intent(question, [])), evidence)
+    assert "1,487 / 755" in answer.text, answer.text
