@@ -98,6 +98,8 @@ _NON_FIGURE_RELATIONS = frozenset({Relation.EXPLANATION, Relation.DEFINITION, Re
 CELL_OVER_PROSE_CONFIDENCE = 0.75  # a table cell naming (nearly) every question word beats a prose restatement
 UNDATED_YEAR_COLUMNS = 2  # a header-less row: only its first two columns are read as this year and last
 _DOC_YEAR_RE = re.compile(r"(?:^|_)((?:19|20)\d\d)(?:_|$)")
+HEADER_NAMED_BONUS = 0.3  # the question writes the cell's column header verbatim ('on 12/14')
+HEADER_MIN_CHARS = 3  # shorter headers ('a', '%') are written by chance
 CELL_SAME_ROW_BONUS = 0.2  # the second year of a change comes from the row the first year came from
 _NUMBERED_NAME_RE = re.compile(r"\b([a-z]+)\s+(\d{1,2}|[ivx]{1,4})\b(?![\d.,%])", re.IGNORECASE)
 # 'What is the value of the S&P 500 in 2018 less 100?', '... less an initial $100 investment?': a figure looked
@@ -804,6 +806,8 @@ def _label_number(text: str, n: NumericValue) -> bool:
         return True
     if after[:1].isalpha() or re.match(r"-[A-Za-z]", after):
         return True
+    if re.match(r"\s?\)", after) and "(" not in n.text and not re.search(r"\(\s*$", before):
+        return True  # '1 ) fuel , 2 ) purchased power': a list marker, not a value
     return bool(re.search(r"\d[A-Za-z]", n.text)) and n.unit == "" and n.scale == 1.0
 
 
@@ -1756,12 +1760,21 @@ def _best_of(
             + (CELL_SAME_ROW_BONUS if same_row and cell.label == same_row else 0.0)
             # 'the total capital' is the 'Total capital' row, not a component row naming as many words
             + (TOTAL_BONUS if wants_total and _TOTAL_RE.match(cell.label) else 0.0)
+            + (HEADER_NAMED_BONUS if _names_header(question, cell.header) else 0.0)
         )
         if best is None or score > best[0]:
             best = (score, cell)
     if best is None or best[0] < CELL_MIN_SCORE:
         return None
     return best
+
+
+def _names_header(question: str, header: str) -> bool:
+    """'The value of e*trade financial on 12/14': the question writes a column header as printed."""
+    header = header.strip()
+    return len(header) >= HEADER_MIN_CHARS and bool(
+        re.search(rf"(?<![\w/]){re.escape(header)}(?![\w/])", question, re.IGNORECASE)
+    )
 
 
 def _schedule_asked(sub_query: SubQuery) -> bool:

@@ -839,3 +839,23 @@ def test_share_of_a_total_row_and_represent_in_relation_to() -> None:
     question = "in 2006, how much did the track represent in relation to the other investments?"
     answer = answer_offline(decompose(question, extract_intent(question, [])), evidence)
     assert "1,487 / 755" in answer.text, answer.text
+
+
+def test_a_question_writing_a_column_header_reads_that_column_and_list_markers_are_no_figures() -> None:
+    text = (
+        "columns: 12/09, 12/13, 12/14\n"
+        "e*trade financial corporation | 12/09: 100 | 12/13: 111.59 | 12/14: 137.81\n"
+        "s&p 500 index | 12/09: 100 | 12/13: 180.44 | 12/14: 205.14"
+    )
+    evidence = [Evidence(chunk_id="g1", doc_name="ETFC_2014_10K", text=text, score=1.0)]
+    question = "what was the value of e*trade financial on 12/14?"
+    answer = answer_sub_query(decompose(question, extract_intent(question, [])).sub_queries[0], evidence)
+    assert answer.value is not None and answer.value.value == 137.81, answer.answer
+    text = (
+        "in 2007 , net revenue consists of operating revenues net of : 1 ) fuel expenses , and 2 ) purchased "
+        "power ; it was $ 442.3 million ."
+    )
+    evidence = [Evidence(chunk_id="n1", doc_name="ETR_2008_10K", text=text, score=1.0)]
+    question = "what was the net revenue in 2007?"
+    answer = answer_sub_query(decompose(question, extract_intent(question, [])).sub_queries[0], evidence)
+    assert answer.value is not None and answer.value.value == 442.3, answer.answer  # not the list marker '1'
