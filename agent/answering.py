@@ -109,7 +109,6 @@ _TYPED_OP_RE = re.compile(
     r"(?:investment\s+of\s+)?\$?\s*(?!(?:19|20)\d\d\b)(?P<num>\d[\d,]*(?:\.\d+)?)(?:\s+investment)?\s*\??\s*$",
     re.IGNORECASE,
 )
-# Numeric dates that head performance-graph columns and rows: '12/09', '12/31/14', '31-dec-2016'.
 _FOOTNOTE_RE = re.compile(r"\(\s*\d{1,2}\s*\)")  # '( 1 )' marks a footnote, not a negative one
 PROSE_FIGURE_WINDOW = 8  # words either side of a number in a sentence that say what the number is
 PROSE_LABEL_MAX_WORDS = 12  # words before a figure in a sentence that can name it ('rental expense for ... was')
