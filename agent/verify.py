@@ -50,7 +50,7 @@ _SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[\"“$])")
 
 # Instruction-like text inside filings (prompt injection): imperative address to a reader or model.
 class EvidenceLike(Protocol):
-    """What verification reads from an evidence item (``agent.answering.Evidence`` satisfies it)."""
+    """What verification reads from an evidence item (``agent.reading.Evidence`` satisfies it)."""
 
     chunk_id: str
     doc_name: str

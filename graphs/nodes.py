@@ -29,7 +29,6 @@ from langgraph.types import Send
 
 from agent.answering import (
     NOT_FOUND,
-    Evidence,
     FinalAnswer,
     SubAnswer,
     answer_offline,
@@ -59,6 +58,7 @@ from agent.preprocess import (
     update_slots,
 )
 from agent.prompts import DIRECT_SYSTEM, MARKET_SYSTEM, quote
+from agent.reading import Evidence
 from agent.retrieval.pipeline import DeepRetriever
 from agent.retrieval.trace import AuditTrace
 from agent.schemas import DocumentMeta, SearchHit

@@ -14,10 +14,11 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 from pydantic import BaseModel, Field
 
-from agent.answering import Evidence, FinalAnswer, SubAnswer
+from agent.answering import FinalAnswer, SubAnswer
 from agent.llm import LLMCallRecord
 from agent.memory import MemoryMatch
 from agent.preprocess import DialogueSlots, QueryPlan, Rewrite, SubQuery, Turn
+from agent.reading import Evidence
 from agent.retrieval.candidates import Candidate, RoutingDecision
 from agent.retrieval.options import RetrievalOptions
 from agent.retrieval.trace import AuditTrace, ChunkStability, StageTrace

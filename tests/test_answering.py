@@ -16,7 +16,6 @@ from scripted import ScriptedChatModel
 
 from agent import arithmetic
 from agent.answering import (
-    Evidence,
     FinalAnswer,
     SubAnswer,
     answer_offline,
@@ -30,6 +29,7 @@ from agent.arithmetic import ArithmeticRefusal, CitedValue
 from agent.intent import extract_intent
 from agent.llm import UsageLog
 from agent.preprocess import QueryPlan, SubQuery, decompose
+from agent.reading import Evidence
 from agent.schemas import Citation, NumericValue, QueryIntent, TemporalScope
 
 DOC = "NORTHWIND_2024_10K"

@@ -15,12 +15,13 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 from support import ingested_sample
 
-from agent.answering import NOT_FOUND, Evidence
+from agent.answering import NOT_FOUND
 from agent.config import Settings
 from agent.errors import FinragError
 from agent.intent import extract_intent
 from agent.memory import MemoryBank, MemoryEntry, MemoryStatus
 from agent.preprocess import decompose
+from agent.reading import Evidence
 from agent.store import Store
 from graphs.checkpoint import checkpointer, open_checkpointer, serde_allowlist
 from graphs.nodes import GraphDeps, answer_from_filings, resolve_conflicts, settings_of

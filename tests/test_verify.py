@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent.answering import Evidence
 from agent.arithmetic import CitedValue, derive
+from agent.reading import Evidence
 from agent.schemas import Citation, NumericValue
 from agent.verify import (
     REMOVED_MARK,

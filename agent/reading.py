@@ -1,0 +1,514 @@
+"""Evidence and how it reads: the chunks an answer may use, split into table rows and sentences, each figure
+with its unit, scale, sign and period.
+
+A table chunk's rows take their period columns from the chunk's own header line ("columns: 2018, 2017"), from
+"2018: 1,234" cells, or from the nearest earlier chunk of the same page when the header was split off. Rows whose
+label sits on its own line with the values below it (a PDF layout) are read too. A sentence's figures take the
+period written next to them, or their place in a "..., respectively" list. Numbers that name things (Note 7,
+Item 7, list markers, the day of a date) are not figures. :class:`EvidenceReader` parses a set of evidence items
+once for every sub-query of a turn.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import date
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from agent.hostile import is_instruction_like
+from agent.lexicon import MetricMention, find_metrics
+from agent.numbers import find_numbers, header_scale
+from agent.periods import PeriodMention, find_periods, normalise_period, parse_date
+from agent.schemas import ChunkCard, Citation, NumericValue, SearchHit
+from agent.verify import split_sentences
+
+# Masks keep offsets; "#" cannot join a neighbouring number the way a blank could.
+MASK_CHAR = "#"
+LOOSE_LABEL_MAX_WORDS = 12  # a row label on its own line is short; longer text is a heading or prose
+COLUMN_LINE_MAX_WORDS = 5  # a header line naming one period column ('Fiscal Year 2020', 'May 26, 2019')
+DECEMBER = 12  # calendar fiscal years unless the columns say otherwise
+WEEK_YEAR_SNAP_DAYS = 7  # 52/53-week years ending in a month's first week close the month before
+MONTH_BEFORE_RE = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s*$", re.IGNORECASE
+)  # 'december 31': the day of a date, not a figure
+_RESPECTIVELY_RE = re.compile(r"\brespectively\b", re.IGNORECASE)
+_COLUMNS_RE = re.compile(r"\bcolumns:\s*(?P<cols>[^|\n]+)")
+_CELL_HEADER_RE = re.compile(r"^\s*(?P<hdr>[^:|]{1,60}?)\s*:\s*(?P<val>[^:]*\d[^:]*)$", re.S)
+CELL_HEADER_ITER_RE = re.compile(r"\|\s*(?P<hdr>[^:|\n]{1,60}?)\s*:\s*[^|\n]*\d")
+_YEAR_RE = re.compile(r"\b(?:19|20)\d{2}\b|\bFY\s*'?\d{2}\b", re.IGNORECASE)
+_DURATION_HEADER_RE = re.compile(r"\bmonths?\b|\bweeks?\b|\bquarters?\b", re.IGNORECASE)
+# Rows whose figures are never "in millions": per-share amounts, percentages, ratios, days, counts.
+_UNSCALED_ROW_RE = re.compile(
+    r"per\s+(?:common\s+|diluted\s+|basic\s+)?share|\bEPS\b|%|percent|ratio|\brate\b|margin|\bdays\b|"
+    r"number\s+of",
+    re.IGNORECASE,
+)
+_SCALE_CELL_RE = re.compile(r"\((?:in|amounts\s+in|dollars\s+in)\s[^)]*\)|\$|\|", re.IGNORECASE)
+_DOT_LEADER_RE = re.compile(r"\s*\.{2,}[\s.$]*$|\s*\.{3,}")
+_STATEMENT_RES: dict[str, re.Pattern[str]] = {
+    "balance": re.compile(
+        r"balance\s+sheets?|financial\s+position|financial\s+condition\b(?!.*discussion)", re.I
+    ),
+    "cashflow": re.compile(r"cash\s+flows?\b", re.I),
+    "income": re.compile(
+        r"statements?\s+of\s+(?:consolidated\s+)?(?:operations|income|earnings)|income\s+statements?"
+        r"|statements?\s+of\s+comprehensive\s+income|profit\s+and\s+loss",
+        re.I,
+    ),
+}
+# Rows that only one statement has, for table chunks whose title was lost (checked in this order).
+_STATEMENT_ROWS: dict[str, re.Pattern[str]] = {
+    "cashflow": re.compile(
+        r"^.*(?:net\s+cash\s+(?:provided|used|from)|operating\s+activities|investing\s+activities)"
+        r".*\|",
+        re.I | re.M,
+    ),
+    "balance": re.compile(
+        r"^\s*total\s+(?:assets|liabilities|current\s+assets|current\s+liabilities)\b.*\|", re.I | re.M
+    ),
+    "income": re.compile(
+        r"^\s*(?:gross\s+profit|operating\s+income|income\s+before\s+income\s+taxes|"
+        r"(?:diluted\s+)?earnings\s+per\s+share)\b.*\|",
+        re.I | re.M,
+    ),
+}
+_STATEMENT_ANY_RE = re.compile(
+    r"consolidated|statements?\s+of|balance\s+sheets?|item\s+8\b|financial\s+statements", re.I
+)
+_MDNA_RE = re.compile(r"management.s\s+discussion|item\s+7\b|md&a|results\s+of\s+operations|overview", re.I)
+
+
+class Evidence(BaseModel):
+    """One piece of evidence handed to the answer step: a chunk with where it came from."""
+
+    chunk_id: str
+    doc_name: str
+    page: int = Field(default=0, description="0-based page where the chunk starts")
+    text: str
+    card: ChunkCard | None = None
+    score: float = 0.0
+    source: Literal["filing", "memory", "market"] = "filing"
+    company: str = Field(default="", description="company of the document, when known")
+    section_path: list[str] = Field(default_factory=list)
+
+    def page_at(self, offset: int) -> int:
+        """0-based page of a character offset in the text (chunks that cross pages keep form feeds)."""
+        return self.page + self.text.count("\f", 0, max(0, offset))
+
+    def citation(self, quote: str = "", offset: int = 0) -> Citation:
+        """``[doc, p. N]`` for a quote at ``offset`` in this evidence (1-based page)."""
+        return Citation(doc=self.doc_name, page=self.page_at(offset) + 1, quote=quote, chunk_id=self.chunk_id)
+
+    @classmethod
+    def from_hit(cls, hit: SearchHit, card: ChunkCard | None = None, company: str = "") -> Evidence:
+        """Evidence from a retrieved filing chunk."""
+        return cls(
+            chunk_id=hit.chunk.chunk_id,
+            doc_name=hit.doc_name,
+            page=hit.chunk.page,
+            text=hit.chunk.text,
+            card=card,
+            score=hit.score,
+            company=company,
+            section_path=list(hit.chunk.section_path),
+        )
+
+
+class Segment(BaseModel):
+    """A table row or a sentence of one evidence item, with its numbers (periods attached where known)."""
+
+    ev: int
+    kind: Literal["row", "sentence"]
+    start: int
+    end: int
+    raw: str = Field(description="the segment as written in the evidence (offsets refer to it)")
+    label: str = ""
+    numbers: list[NumericValue] = Field(default_factory=list)
+    mentions: list[MetricMention] = Field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        """The segment with whitespace collapsed, as quoted."""
+        return " ".join(self.raw.split())
+
+
+def statement_kind(ev: Evidence) -> str:
+    """'balance' | 'cashflow' | 'income' | '' from the section path, the chunk's first lines, or its rows."""
+    path = " > ".join(ev.section_path or (ev.card.section_path if ev.card else []))
+    head = "\n".join(ev.text.splitlines()[:3])
+    for text in (path, head):
+        for kind, rx in _STATEMENT_RES.items():
+            if rx.search(text):
+                return kind
+    if "|" in ev.text:
+        for kind, rx in _STATEMENT_ROWS.items():
+            if rx.search(ev.text):
+                return kind
+    return ""
+
+
+def is_statement(ev: Evidence) -> bool:
+    path = " > ".join(ev.section_path or (ev.card.section_path if ev.card else []))
+    if _MDNA_RE.search(path):
+        return False
+    return bool(_STATEMENT_ANY_RE.search(path) or statement_kind(ev))
+
+
+def _column_periods(labels: Sequence[str]) -> list[str]:
+    """Normalised periods of a table's column labels ('' where a label is no period).
+
+    Point-in-time columns of one month in different years ('May 31, 2020', 'May 26, 2019') are fiscal year
+    ends, so that month ends the fiscal year: both are whole fiscal years (FY2020, FY2019), not quarters.
+    """
+    dated = [(label, parse_date(label)) for label in labels]
+    points = [d for label, d in dated if d is not None and not _DURATION_HEADER_RE.search(label)]
+    fy_end = DECEMBER
+    if len(points) >= 2 and len({d.year for d in points}) == len(points):
+        months = {_closing_month(d) for d in points}
+        if len(months) == 1:
+            fy_end = months.pop()
+    return [normalise_period(label, fy_end) if label else "" for label in labels]
+
+
+def _closing_month(d: date) -> int:
+    """The month a period ending on ``d`` closes (52/53-week years ending in a month's first week close the
+    month before)."""
+    if d.day <= WEEK_YEAR_SNAP_DAYS:
+        return 12 if d.month == 1 else d.month - 1
+    return d.month
+
+
+def _chunk_columns(text: str) -> list[str]:
+    """Column labels a chunk declares: 'columns: 2024, 2023', a '| ... | 2024 | 2023 |' header row, or a run
+    of header lines that are each one period ('May 31, 2020' / 'May 26, 2019'), as some PDFs lay them out."""
+    m = _COLUMNS_RE.search(text)
+    if m:
+        # Labels were joined with ', ' and dates contain one: 'November 27, 2015, November 28, 2014'.
+        labels: list[str] = []
+        for piece in (p.strip() for p in m.group("cols").split(",")):
+            if labels and not _YEAR_RE.search(labels[-1]):
+                labels[-1] = f"{labels[-1]}, {piece}"
+            elif piece:
+                labels.append(piece)
+        return labels
+    run: list[str] = []
+    best: list[str] = []
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if (
+            len(cells) >= 3
+            and all(normalise_period(c) for c in cells[1:])
+            and not find_numbers(" ".join(cells[1:]))
+        ):
+            return cells[1:]
+        stripped = line.strip()
+        if (
+            stripped
+            and len(stripped.split()) <= COLUMN_LINE_MAX_WORDS
+            and "|" not in stripped
+            and only_periods(stripped)
+        ):
+            run.append(stripped)
+            continue
+        if len(run) >= 2:
+            best = run
+        run = []
+    return run if len(run) >= 2 else best
+
+
+def only_periods(text: str) -> bool:
+    """True for a line that names periods and nothing else ('May 31, 2020', 'Fiscal Year 2020', '2019')."""
+    found = find_periods(text)
+    if not found:
+        return False
+    rest = text
+    for p in reversed(found):
+        rest = rest[: p.start] + " " + rest[p.end :]
+    return not re.search(r"\d", rest) and len(re.findall(r"[A-Za-z]{3,}", rest)) <= 2
+
+
+def _clean_label(label: str) -> str:
+    """A row label without dot leaders, a dangling '$' or a note reference: 'Total assets.......... $'."""
+    label = _DOT_LEADER_RE.sub("", label)
+    return label.strip(" $:").strip()
+
+
+def _row(
+    piece: str,
+    start: int,
+    chunk_scale: float,
+    columns: Sequence[str],
+    periods_of: dict[str, str],
+    money: bool,
+) -> tuple[str, list[NumericValue]]:
+    """A linearised row's label and values, each value with its period and scale."""
+    cells: list[tuple[int, str]] = []
+    pos = 0
+    for part in piece.split("|"):
+        cells.append((pos, part))
+        pos += len(part) + 1
+    label_at = next((i for i, (_, c) in enumerate(cells) if c.strip()), 0)
+    label = _clean_label(cells[label_at][1]) if cells else ""
+    if find_numbers(label) and not re.search(r"[A-Za-z]{3}", label):
+        label, label_at = "", -1  # a row of values only (a continuation line)
+    row_scale = header_scale(piece)
+    scale = row_scale if row_scale != 1.0 else chunk_scale
+    unscaled = bool(_UNSCALED_ROW_RE.search(label))
+    headers: list[str] = []
+    values: list[NumericValue] = []
+    for i, (offset, cell) in enumerate(cells):
+        if i <= label_at or not cell.strip():
+            continue
+        if header_scale(cell) != 1.0 and not re.search(r"\d", re.sub(r"(?i)\bin\s+\w+", "", cell)):
+            continue  # the '(in millions)' cell
+        m = _CELL_HEADER_RE.match(cell)
+        header, body, body_at = (
+            ("", cell, 0) if m is None else (m.group("hdr").strip(), m.group("val"), m.start("val"))
+        )
+        for n in find_numbers(body, scale):
+            if unscaled or n.unit in {"%", "bps", "x"}:
+                n = n.model_copy(update={"scale": 1.0})
+            if money and n.unit == "" and n.scale > 1.0:
+                n = n.model_copy(update={"unit": "USD"})
+            at = start + offset + body_at + n.start
+            values.append(n.model_copy(update={"start": at, "end": at + (n.end - n.start)}))
+            headers.append(header)
+    if any(headers):
+        values = [
+            v.model_copy(update={"period": periods_of.get(h, "")})
+            for v, h in zip(values, headers, strict=True)
+        ]
+    elif columns and len(columns) == len(values):
+        values = [v.model_copy(update={"period": p}) for v, p in zip(values, columns, strict=True)]
+    return label, values
+
+
+class _Layout(BaseModel):
+    """A table chunk's period columns and scale, which a continuation chunk without a header inherits."""
+
+    columns: list[str] = Field(default_factory=list)
+    scale: float = 1.0
+    money: bool = False
+
+
+def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> list[Segment]:
+    text = ev.text
+    is_table = "|" in text
+    inherited = inherited or _Layout()
+    money = "$" in text or "dollar" in text.lower() or inherited.money
+    chunk_scale = header_scale(text) if is_table else 1.0
+    if chunk_scale == 1.0:
+        chunk_scale = inherited.scale
+    own = _chunk_columns(text) if is_table else []
+    headers = [m.group("hdr").strip() for m in CELL_HEADER_ITER_RE.finditer(text)] if is_table else []
+    labels = list(dict.fromkeys([*own, *headers]))
+    periods_of = dict(zip(labels, _column_periods(labels), strict=True))
+    columns = [periods_of[c] for c in own] if own else list(inherited.columns)
+    out: list[Segment] = []
+    for start, end in split_sentences(text):
+        piece = text[start:end]
+        if "|" in piece:
+            label, nums = _row(piece, start, chunk_scale, columns, periods_of, money)
+            out.append(
+                Segment(
+                    ev=ev_index,
+                    kind="row",
+                    start=start,
+                    end=end,
+                    raw=piece,
+                    label=label,
+                    numbers=nums,
+                    mentions=find_metrics(label),
+                )
+            )
+        else:
+            if is_instruction_like(piece):
+                continue
+            nums = _sentence_numbers(piece, start)
+            out.append(
+                Segment(
+                    ev=ev_index,
+                    kind="sentence",
+                    start=start,
+                    end=end,
+                    raw=piece,
+                    numbers=nums,
+                    mentions=find_metrics(piece),
+                )
+            )
+    if is_table:
+        out.extend(_loose_rows(ev_index, text, chunk_scale, columns, money))
+    return out
+
+
+def _value_only(line: str) -> bool:
+    """A line of values and table punctuation only: '86,392  $', '79,474  $ | 70,372 | (in millions)'."""
+    rest = _SCALE_CELL_RE.sub(" ", line)
+    return bool(find_numbers(rest)) and not re.search(r"[A-Za-z]{2,}", rest)
+
+
+def _line_values(line: str, at: int, body: str, scale: float, money: bool) -> list[NumericValue]:
+    """Values of a value-only stretch of text starting at offset ``at`` (table punctuation ignored)."""
+    masked = _SCALE_CELL_RE.sub(lambda m: MASK_CHAR * len(m.group(0)), body)
+    out: list[NumericValue] = []
+    for n in find_numbers(masked, scale):
+        unit = "USD" if money and n.unit == "" else n.unit
+        out.append(n.model_copy(update={"unit": unit, "start": at + n.start, "end": at + n.end}))
+    return out
+
+
+def _loose_rows(
+    ev_index: int, text: str, scale: float, columns: Sequence[str], money: bool
+) -> list[Segment]:
+    """Rows whose label sits on its own line and whose values follow on the next lines (a layout some PDF
+    extractions leave inside table chunks, typically a statement's first row: 'Net Revenue' / '86,392  $' /
+    '79,474  $ | 70,372'). Values take the chunk's period columns when their count matches."""
+    lines: list[tuple[int, str]] = []
+    pos = 0
+    for line in text.split("\n"):
+        lines.append((pos, line))
+        pos += len(line) + 1
+    out: list[Segment] = []
+    for i, (start, line) in enumerate(lines):
+        label = line.strip()
+        values: list[NumericValue] = []
+        if "|" in label:
+            # 'Net Income Attributable to Shareowners | $9,542 | $' with the other years on the next lines.
+            label = label.split("|")[0].strip()
+            if not columns or not re.search(r"[A-Za-z]{3}", label) or find_numbers(label):
+                continue
+            values = _line_values(
+                line,
+                start + len(line) - len(line.lstrip()) + len(line.strip().split("|")[0]),
+                line.strip()[len(line.strip().split("|")[0]) :],
+                scale,
+                money,
+            )
+            if len(values) >= len(columns):
+                continue
+        elif not label or find_numbers(label) or not 0 < len(label.split()) <= LOOSE_LABEL_MAX_WORDS:
+            continue
+        end = start + len(line)
+        for at, nxt in lines[i + 1 :]:
+            if not nxt.strip():
+                continue
+            if not _value_only(nxt) or (columns and len(values) >= len(columns)):
+                break
+            values.extend(_line_values(nxt, at, nxt, scale, money))
+            end = at + len(nxt)
+        if not values:
+            continue
+        if columns and len(columns) == len(values):
+            values = [v.model_copy(update={"period": p}) for v, p in zip(values, columns, strict=True)]
+        raw = text[start:end]
+        out.append(
+            Segment(
+                ev=ev_index,
+                kind="row",
+                start=start + (len(line) - len(line.lstrip())),
+                end=end,
+                raw=raw,
+                label=_clean_label(label),
+                numbers=values,
+                mentions=find_metrics(label),
+            )
+        )
+    return out
+
+
+def _sentence_numbers(sentence: str, offset: int) -> list[NumericValue]:
+    """Numbers of a sentence, each with the period written next to it.
+
+    A number takes the first period after it when no other number comes between ('$437 million in 2024'),
+    else the nearest period before it with no number between ('In 2024, capex was $437 million').
+    """
+    periods = find_periods(sentence)
+    numbers = [
+        n
+        for n in find_numbers(sentence)
+        if not _label_number(sentence, n) and not MONTH_BEFORE_RE.search(sentence[: n.start])
+    ]
+    out: list[NumericValue] = []
+    for i, n in enumerate(numbers):
+        nxt = numbers[i + 1].start if i + 1 < len(numbers) else len(sentence)
+        prev = numbers[i - 1].end if i > 0 else 0
+        after = [p for p in periods if n.end <= p.start < nxt]
+        before = [p for p in periods if prev <= p.end <= n.start]
+        period = after[0].norm if after else (before[-1].norm if before else "")
+        out.append(n.model_copy(update={"period": period, "start": n.start + offset, "end": n.end + offset}))
+    return _respectively(sentence, out, periods, offset)
+
+
+def _respectively(
+    sentence: str, numbers: list[NumericValue], periods: Sequence[PeriodMention], offset: int
+) -> list[NumericValue]:
+    """'Rent was $66.9 million, $57.2 million and $49.0 million in 2010, 2009 and 2008, respectively': each
+    listed figure takes its period in order, and a scale written once ('$5 and $4 million') applies to all.
+    A clause runs back from 'respectively' to the previous one or to the last sentence stop before it (lower-case
+    extractions leave several sentences in one); a clause listing as many distinct periods as figures is read."""
+    out = list(numbers)
+    clause_start = 0
+    for m in _RESPECTIVELY_RE.finditer(sentence):
+        stop = sentence.rfind(" . ", clause_start, m.start())
+        lo = stop + 3 if stop >= 0 else clause_start
+        clause_start = m.end()
+        idx = [i for i, n in enumerate(out) if lo <= n.start - offset < m.start()]
+        norms = list(dict.fromkeys(p.norm for p in periods if lo <= p.start < m.start()))
+        if len(idx) < 2 or len(norms) != len(idx):
+            continue
+        listed = _shared_scale([out[i] for i in idx])
+        for i, n, period in zip(idx, listed, norms, strict=True):
+            out[i] = n.model_copy(update={"period": period})
+    return out
+
+
+def _shared_scale(numbers: Sequence[NumericValue]) -> list[NumericValue]:
+    """'$5 and $4 million': a scale word written once after a list of figures applies to each of them."""
+    last = numbers[-1]
+    if last.scale == 1.0 or any(n.scale != 1.0 for n in numbers[:-1]):
+        return list(numbers)
+    return [*(n.model_copy(update={"scale": last.scale, "unit": n.unit or last.unit}) for n in numbers[:-1]), last]
+
+
+def _label_number(text: str, n: NumericValue) -> bool:
+    """Numbers that name things ('Note 7', 'Item 7', '10-K', '3M'), not values."""
+    before = text[max(0, n.start - 10) : n.start]
+    after = text[n.end : n.end + 2]
+    if re.search(
+        r"(?:\bItem|\bNotes?|\bSection|\bRule|\bPart|\bpage|\bExhibit|\bNo\.|\bForm)\s*$", before, re.I
+    ):
+        return True
+    if after[:1].isalpha() or re.match(r"-[A-Za-z]", after):
+        return True
+    if re.match(r"\s?\)", after) and "(" not in n.text and not re.search(r"\(\s*$", before):
+        return True  # '1 ) fuel , 2 ) purchased power': a list marker, not a value
+    return bool(re.search(r"\d[A-Za-z]", n.text)) and n.unit == "" and n.scale == 1.0
+
+
+class EvidenceReader:
+    """The rows and sentences of a set of evidence items, parsed once and shared by every sub-query.
+
+    A table chunk that lost its column header (a long statement split over chunks, a header the PDF laid out
+    apart) takes the period columns of the nearest earlier chunk of the same document and page that has them.
+    """
+
+    def __init__(self, evidence: Sequence[Evidence]) -> None:
+        self.evidence = list(evidence)
+        self.segments: list[Segment] = []
+        layouts: dict[tuple[str, int], _Layout] = {}
+        for i, ev in enumerate(self.evidence):
+            own = _chunk_columns(ev.text)
+            key = (ev.doc_name, ev.page)
+            inherited = layouts.get(key)
+            if own:
+                layouts[key] = _Layout(
+                    columns=_column_periods(own),
+                    scale=header_scale(ev.text),
+                    money="$" in ev.text or "dollar" in ev.text.lower(),
+                )
+            self.segments.extend(_segments(i, ev, inherited))
+        top = max((ev.score for ev in self.evidence), default=0.0)
+        self.rel_score = [ev.score / top if top > 0 else 0.0 for ev in self.evidence]
