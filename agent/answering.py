@@ -29,21 +29,14 @@ from pydantic import BaseModel, Field
 
 from agent import arithmetic
 from agent.arithmetic import ArithmeticRefusal, CitedValue, Computation
+from agent.decompose import Combination, QueryPlan, SubQuery
 from agent.lexicon import METRICS, FormulaKind, canonical, components, find_metrics
 from agent.llm import UsageLog, calculator, text_call
 from agent.llm_schemas import EvidenceBlock
 from agent.memory import companies_agree, company_key
 from agent.numbers import decimals_of, format_number
 from agent.periods import find_periods, normalise_period, shift_period, sort_key
-from agent.preprocess import (
-    TYPED_NUMBER,
-    Combination,
-    QueryPlan,
-    Rewrite,
-    SubQuery,
-    metric_label,
-    possessive,
-)
+from agent.preprocess import TYPED_NUMBER, Rewrite, metric_label, possessive
 from agent.prompts import answer_messages
 from agent.reading import (
     CELL_HEADER_ITER_RE,

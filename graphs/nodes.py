@@ -38,6 +38,7 @@ from agent.answering import (
     llm_answer,
 )
 from agent.config import Settings
+from agent.decompose import SubQuery, decompose_llm
 from agent.embeddings import get_embedder
 from agent.errors import FinragError
 from agent.lexicon import METRICS, find_metrics
@@ -48,10 +49,8 @@ from agent.preprocess import (
     DialogueSlots,
     QueryKind,
     Rewrite,
-    SubQuery,
     Turn,
     classify_query,
-    decompose_llm,
     metric_label,
     points_at_filing,
     rewrite_llm,

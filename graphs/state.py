@@ -15,9 +15,10 @@ from langgraph.graph.message import add_messages
 from pydantic import BaseModel, Field
 
 from agent.answering import FinalAnswer, SubAnswer
+from agent.decompose import QueryPlan, SubQuery
 from agent.llm import LLMCallRecord
 from agent.memory import MemoryMatch
-from agent.preprocess import DialogueSlots, QueryPlan, Rewrite, SubQuery, Turn
+from agent.preprocess import DialogueSlots, Rewrite, Turn
 from agent.reading import Evidence
 from agent.retrieval.candidates import Candidate, RoutingDecision
 from agent.retrieval.options import RetrievalOptions

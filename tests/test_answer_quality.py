@@ -8,16 +8,8 @@ import pytest
 
 from agent.answering import SubAnswer, answer_offline, answer_references, answer_sub_query
 from agent.arithmetic import CitedValue, change
-from agent.preprocess import (
-    DialogueSlots,
-    QueryKind,
-    QueryPlan,
-    Turn,
-    classify_query,
-    decompose,
-    rewrite,
-    update_slots,
-)
+from agent.decompose import QueryPlan, decompose
+from agent.preprocess import DialogueSlots, QueryKind, Turn, classify_query, rewrite, update_slots
 from agent.reading import Evidence
 from agent.schemas import NumericValue
 

@@ -26,9 +26,9 @@ from agent.answering import (
     question_scale,
 )
 from agent.arithmetic import ArithmeticRefusal, CitedValue
+from agent.decompose import QueryPlan, SubQuery, decompose
 from agent.intent import extract_intent
 from agent.llm import UsageLog
-from agent.preprocess import QueryPlan, SubQuery, decompose
 from agent.reading import Evidence
 from agent.schemas import Citation, NumericValue, QueryIntent, TemporalScope
 

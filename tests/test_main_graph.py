@@ -17,10 +17,10 @@ from support import ingested_sample
 
 from agent.answering import NOT_FOUND
 from agent.config import Settings
+from agent.decompose import decompose
 from agent.errors import FinragError
 from agent.intent import extract_intent
 from agent.memory import MemoryBank, MemoryEntry, MemoryStatus
-from agent.preprocess import decompose
 from agent.reading import Evidence
 from agent.store import Store
 from graphs.checkpoint import checkpointer, open_checkpointer, serde_allowlist
@@ -334,7 +334,7 @@ def test_rewrite_cannot_turn_a_filing_price_into_a_market_question() -> None:
 
         model = None
 
-    from agent.preprocess import SubQuery
+    from agent.decompose import SubQuery
 
     sq = SubQuery(id="q1", question="What was the share price in FY2005?", intent=QueryIntent())
     filing = Rewrite(original="what was the weighted average exercise price per share in 2005?",

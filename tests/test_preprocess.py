@@ -12,6 +12,7 @@ from scripted import ScriptedChatModel
 
 from agent.answering import SubAnswer, answer_references, combine
 from agent.arithmetic import CitedValue
+from agent.decompose import decompose, decompose_llm
 from agent.intent import extract_intent
 from agent.llm import UsageLog
 from agent.preprocess import (
@@ -21,8 +22,6 @@ from agent.preprocess import (
     Turn,
     asks_definition,
     classify_query,
-    decompose,
-    decompose_llm,
     needs_evidence,
     rewrite,
     rewrite_llm,

@@ -1,0 +1,753 @@
+"""Query decomposition (VeritasFi 4.1, step 2): one company x one metric x one period per sub-query.
+
+Each sub-query has its own Query Intent and a stable id; the :class:`Combination` steps (difference, change,
+ratio, share, growth, average, sum ...) turn the sub-answers into the answer in code. A change of a percentage
+is in percentage points. The offline twin reads the question's wording (:func:`decompose`); the language-model
+twin (:func:`decompose_llm`) returns the same records, checked against the question by
+:class:`DecompositionValidator` so no sub-query is made up. The turn it splits was made self-contained first by
+:mod:`agent.preprocess`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import re
+from collections.abc import Callable, Sequence
+from typing import Literal
+
+from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel, Field
+
+from agent import llm_schemas
+from agent.arithmetic import needs_prior_period
+from agent.intent import extract_intent, match_company
+from agent.lexicon import METRICS, FormulaKind, canonical, components, find_metrics
+from agent.llm import UsageLog, structured_call
+from agent.periods import expand_range, find_periods, normalise_period, shift_period
+from agent.preprocess import (
+    AVERAGE_RE,
+    CAGR_RE,
+    CHANGE_RE,
+    COMPARE_RE,
+    FOLLOW_UP_FILLER,
+    LINK_WORDS,
+    NEXT_YEAR_RE,
+    NON_NUMERIC_RELATIONS,
+    OPERATION_WORDS,
+    PERCENT_RE,
+    PRIOR_YEAR_RE,
+    QUALITATIVE_TOPICS,
+    SHARE_RE,
+    SUM_RE,
+    DialogueSlots,
+    chronological,
+    companies_in,
+    intent_companies,
+    lookup_question,
+    metric_label,
+    scale_hint,
+    subject_phrase,
+)
+from agent.prompts import MAX_SUB_QUERIES, decompose_messages
+from agent.schemas import QueryIntent, Relation, TemporalScope
+
+# Lexicon metrics without a formula that are still quoted in percent ('dividend yield', 'organic growth').
+_PERCENT_NAME_RE = re.compile(
+    r"\b(?:margin|rate|yield|growth|percent(?:age)?)\b|\bcomparable\s+sales\b", re.IGNORECASE
+)
+# 'Was gross margin higher in 2024 than in 2023?': comparative words that compare two periods of one metric.
+_COMPARATIVE_RE = re.compile(r"\b(?:higher|lower|larger|bigger|smaller|better|worse)\b", re.IGNORECASE)
+# Wording that asks for the relative change of a percentage ('percentage change in gross margin'), not points.
+_RELATIVE_PERCENT_RE = re.compile(
+    r"\bpercent(?:age)?\s+(?:change|increase|decrease|growth|declin\w*|rise|drop)\b|"
+    r"%\s*(?:change|increase|decrease|growth)\b|\bgrowth\s+rate\b|\brate\s+of\s+(?:growth|change)\b|"
+    r"\bby\s+what\s+percent(?:age)?\b|\bin\s+percent(?:age)?\s+terms\b|\brelative\s+change\b",
+    re.IGNORECASE,
+)
+PERCENTAGE_POINTS = "percentage points"  # a change of a percentage is a difference in points, not a growth
+_MARGIN_AFTER_RE = re.compile(r"\s*(?:\([^)]{0,60}\)\s*)?(?:%|percent(?:age)?)?\s*margin\b", re.IGNORECASE)
+MARGIN_BASE = "revenue"  # a margin is a share of revenue
+_DEFINITION_CLAUSE_RE = re.compile(
+    r"\b(?:is\s+)?defined\s+as\b|\bdefine\s+\w+(?:\s+\w+){0,4}\s+as\b|"
+    r"\bcalculated?\s+(?:\w+\s+){0,4}(?:using|as|from)\b"
+    r"|\busing\s+(?:the\s+)?(?:total|unadjusted|line\s+items)\b|\(\s*using\b",
+    re.IGNORECASE,
+)
+_YEARS_WINDOW_RE = re.compile(r"\b(?:\d+|two|three|four|five)[- ]year\b", re.IGNORECASE)
+_RANGE_RE = re.compile(r"\bfrom\b.*\bto\b|\bbetween\b.*\band\b|\bthrough\b|\s-\s|–", re.IGNORECASE)
+_PROCEDURE_RE = re.compile(
+    r"^\s*how\s+(?:is|are|was|were|does|do|did)\b(?!\s+(?:much|many))[^?]*\b"
+    r"(?:tested|recogni[sz]ed|accounted|"
+    r"measured|determined|defined|treated|allocated|valued|estimated|assessed|disclosed)\b",
+    re.IGNORECASE,
+)
+_LATEST_PERIOD_RE = re.compile(r"\b(?:latest|most\s+recent|current|last\s+reported)\b", re.IGNORECASE)
+# Words that do not tell one company from another ('Northwind Instruments Inc.' ~ 'Northwind').
+_COMPANY_NOISE_RE = re.compile(r"(?:inc|corp(?:oration)?|co|company|ltd|limited|plc|llc|group|holdings|the)")
+
+
+class SubQuery(BaseModel):
+    """One minimal, self-contained information need, with its own Query Intent and a stable id."""
+
+    id: str = Field(description="stable: company, metric and period slugs, e.g. '3m:revenue:FY2022'")
+    question: str
+    company: str = ""
+    metric: str = Field(default="", description="canonical metric; '' for non-numeric questions")
+    period: str = Field(default="", description="normalised period; '' for the latest available")
+    intent: QueryIntent = Field(default_factory=QueryIntent)
+
+
+class Combination(BaseModel):
+    """An arithmetic step over sub-query answers (or earlier steps), computed in code by the answer step."""
+
+    id: str = Field(description="'c1', 'c2', ... in evaluation order")
+    operation: Literal["difference", "change", "percent_change", "cagr", "ratio", "share", "sum", "average"]
+    operands: list[str] = Field(description="sub-query or combination ids; old before new for changes")
+    metric: str = ""
+    label: str = Field(default="", description="what the result is, for people")
+
+
+class QueryPlan(BaseModel):
+    """A question split into sub-queries plus the combinations that answer it."""
+
+    question: str
+    intent: QueryIntent = Field(default_factory=QueryIntent)
+    sub_queries: list[SubQuery] = Field(default_factory=list)
+    combinations: list[Combination] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list, description="e.g. sub-queries dropped over the cap")
+    source: Literal["offline", "llm"] = "offline"
+    reason: str = ""
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def _sub_query_id(company: str, metric: str, period: str) -> str:
+    return f"{_slug(company) or 'any'}:{_slug(metric) or 'text'}:{period or 'latest'}"
+
+
+def is_percentage_metric(metric: str) -> bool:
+    """True when the metric is quoted in percent (a margin, rate or growth), so its changes are in points."""
+    info = METRICS.get(metric)
+    if info is not None and info.formula is not None:
+        return info.formula.unit == "%"
+    if info is not None and info.topic in QUALITATIVE_TOPICS:
+        return False  # 'interest rate risk' is described, not quoted
+    return bool(_PERCENT_NAME_RE.search(metric))
+
+
+def _outside_metrics(text: str, pattern: re.Pattern[str]) -> bool:
+    """True when ``pattern`` matches outside every metric name ('total' in 'total revenue' does not count)."""
+    spans = [(m.start, m.end) for m in find_metrics(text)]
+    return any(not any(s <= m.start() < e for s, e in spans) for m in pattern.finditer(text))
+
+
+def _metrics_in(text: str) -> list[str]:
+    return list(dict.fromkeys(m.canonical for m in find_metrics(text)))
+
+
+def _qualified_subject(question: str, metric: str) -> str:
+    """The question's subject when it says more than the metric's name ('revenue for risk solutions',
+    'shorewood net sales'); '' when it names only the metric or carries arithmetic words of its own."""
+    subject = subject_phrase(question)
+    if not subject or CHANGE_RE.search(subject) or PERCENT_RE.search(subject):
+        return ""
+    named = set(re.findall(r"[a-z&]{3,}", metric_label(metric).lower()))
+    extra = [
+        w
+        for w in re.findall(r"[a-z&]{3,}", subject.lower())
+        if w not in named and w not in FOLLOW_UP_FILLER | OPERATION_WORDS | LINK_WORDS
+    ]
+    return subject if extra else ""
+
+
+def _core_metrics(question: str, metrics: Sequence[str]) -> list[str]:
+    """The metrics asked for, without those that only define another one.
+
+    Definitions come three ways: a clause ('ROA is defined as: net income / ...', '... using operating income
+    and D&A'), where metrics named only after it are inputs when some metric is named before it; a formula
+    written with operators ('operating income + depreciation and amortization (unadjusted EBITDA)'); and a
+    derived metric named in parentheses after its inputs. In the last two the inputs give way to the derived
+    metric they define.
+    """
+    metrics = list(dict.fromkeys(m for m in metrics if m in METRICS))
+    clause = _DEFINITION_CLAUSE_RE.search(question)
+    if clause is not None:
+        before = {m.canonical for m in find_metrics(question[: clause.start()])}
+        metrics = [m for m in metrics if m in before] or metrics
+    mentions = [m for m in find_metrics(question) if m.canonical in metrics]
+    for d in mentions:
+        formula = METRICS[d.canonical].formula
+        if formula is None:
+            continue
+        inputs = set(components(d.canonical))
+        parts = [m for m in mentions if m.canonical in inputs]
+        if not parts:
+            continue
+        in_parens = question.rfind("(", 0, d.start) > question.rfind(")", 0, d.start)
+        lo, hi = min(m.start for m in parts), max(m.end for m in parts)
+        with_operators = bool(re.search(r"\s[-+*/]\s", question[lo:hi]))
+        if in_parens or with_operators:
+            metrics = [m for m in metrics if m not in inputs or m == d.canonical]
+    return metrics
+
+
+def is_numeric(intent: QueryIntent) -> bool:
+    """True when the answer is a figure: the intent says so, or it looks up, compares or trends a quantity."""
+    if _PROCEDURE_RE.search(intent.question):
+        return False  # 'How is goodwill tested for impairment?' asks for a procedure, not a figure
+    if intent.requires_numeric:
+        return True
+    if intent.relation in NON_NUMERIC_RELATIONS:
+        return False
+    return any(m in METRICS and METRICS[m].topic not in QUALITATIVE_TOPICS for m in intent.metrics)
+
+
+def _growth_base(metric: str) -> str:
+    """The metric a growth metric grows ('revenue growth' -> 'revenue'); other metrics unchanged."""
+    formula = METRICS[metric].formula if metric in METRICS else None
+    if formula is not None and formula.kind is FormulaKind.GROWTH:
+        return formula.numerator[0].metric
+    return metric
+
+
+def _margin_of(question: str, metrics: Sequence[str]) -> str:
+    """The amount metric a question asks 'as a margin' ('D&A (from the cash flow statement) % margin'); ''.
+
+    A metric that is itself a margin or ratio ('EBITDA margin', 'COGS % margin') is already one metric.
+    """
+    for mention in find_metrics(question):
+        info = METRICS.get(mention.canonical)
+        if info is None or mention.canonical not in metrics:
+            continue
+        if info.formula is not None and info.formula.unit in {"%", "x", "days"}:
+            continue
+        if _MARGIN_AFTER_RE.match(question, mention.end):
+            return mention.canonical
+    return ""
+
+
+def _plan_periods(
+    question: str, intent: QueryIntent, metrics: Sequence[str], operations: Sequence[str]
+) -> list[str]:
+    periods = chronological(intent.temporal_scope.periods)
+    # 'How much did revenue grow in 2024?': a change needs the period before it.
+    growth_metric = (
+        len(metrics) == 1
+        and metrics[0] in METRICS
+        and METRICS[metrics[0]].formula is not None
+        and METRICS[metrics[0]].formula.kind is FormulaKind.GROWTH
+    )
+    if len(periods) == 1 and CHANGE_RE.search(question) and not growth_metric and metrics:
+        with contextlib.suppress(ValueError):  # a period that cannot shift stays as asked
+            periods = [shift_period(periods[0], years=-1), periods[0]]
+    if (
+        len(periods) == 2
+        and ("average" in operations or "sum" in operations)
+        and (_YEARS_WINDOW_RE.search(question) or _RANGE_RE.search(question))
+    ):
+        periods = expand_range(periods[0], periods[-1])
+    # 'ROA ... average total assets between FY2016 and FY2017': the prior period only feeds the average.
+    if (
+        len(periods) == 2
+        and len(metrics) == 1
+        and not set(operations) & {"change", "percent_change", "cagr", "average", "sum"}
+    ):
+        try:
+            adjacent = shift_period(periods[1], years=-1) == periods[0]
+        except ValueError:
+            adjacent = False
+        if needs_prior_period(metrics[0]) and adjacent:
+            periods = [periods[1]]
+    return periods
+
+
+def _operations(
+    question: str,
+    intent: QueryIntent,
+    n_companies: int,
+    n_metrics: int,
+    n_periods: int,
+    percent_metric: bool = False,
+) -> list[str]:
+    """Arithmetic the question asks for, from its wording and its shape.
+
+    Over periods: a change (and, for amounts, the percent change) when the question says so ('how did capex
+    change'), trends, or compares one metric of one company across exactly two periods ('... in 2024 and how
+    did it compare with 2023?'). A quantity quoted in percent (``percent_metric``: a margin, a rate, a share)
+    changes by percentage points, so it gets only the change unless the wording asks for a relative one.
+    """
+    q = question
+    ops: list[str] = []
+    share = bool(SHARE_RE.search(q)) and n_metrics >= 2
+    ratio = (
+        bool(re.search(r"\bratio\s+of\b|\bdivided\s+by\b|\bto\s+\w+(?:\s+\w+){0,3}\s+ratio\b", q, re.I))
+        and n_metrics >= 2
+    )
+    if share:
+        ops.append("share")
+    elif ratio:
+        ops.append("ratio")
+    # 'The change in the average of investments', 'the difference in total expense', 'how much did the weighted
+    # average price increase': a change word names the operation; 'average' and 'total' then name the metric.
+    changes = bool(CHANGE_RE.search(q))
+    if n_periods >= 2:
+        if CAGR_RE.search(q):
+            ops.append("cagr")
+        elif not changes and AVERAGE_RE.search(q) and _outside_metrics(q, AVERAGE_RE):
+            ops.append("average")
+        elif not changes and SUM_RE.search(q) and _outside_metrics(q, SUM_RE):
+            ops.append("sum")
+        elif (
+            changes
+            or intent.relation is Relation.TREND
+            or (
+                n_periods == 2
+                and n_companies <= 1
+                and (n_metrics == 1 or share or ratio)
+                and bool(COMPARE_RE.search(q) or _COMPARATIVE_RE.search(q))
+            )
+        ):
+            if percent_metric or share:
+                ops.extend(["percent_change"] if _RELATIVE_PERCENT_RE.search(q) else ["change"])
+            else:
+                percent = PERCENT_RE.search(q)
+                ops.extend(["percent_change"] if percent else ["change", "percent_change"])
+    across_companies = n_companies >= 2 and bool(
+        COMPARE_RE.search(q) or intent.relation is Relation.COMPARISON or CHANGE_RE.search(q)
+    )
+    across_metrics = (
+        n_metrics >= 2
+        and not share
+        and not ratio
+        and n_companies <= 1
+        and n_periods <= 1
+        and bool(re.search(r"\bdifference\b|\bminus\b|\bless\b|\bexceed", q, re.I))
+    )
+    if across_companies or across_metrics:
+        ops.append("difference")
+    return ops
+
+
+def _sub_intent(base: QueryIntent, question: str, company: str, metric: str, period: str) -> QueryIntent:
+    scope = TemporalScope(
+        type="point" if period else base.temporal_scope.type if not metric else "latest",
+        periods=[period] if period else [],
+        granularity="quarter" if "Q" in period[2:] else ("year" if period else ""),
+    )
+    return base.model_copy(
+        deep=True,
+        update={
+            "question": question,
+            "company": company or base.company,
+            "entities": [company] if company else list(base.entities),
+            "metrics": [metric] if metric else list(base.metrics),
+            "relation": Relation.LOOKUP if metric else base.relation,
+            "temporal_scope": scope,
+            "requires_numeric": bool(metric) or base.requires_numeric,
+        },
+    )
+
+
+def decompose(question: str, intent: QueryIntent, known_companies: Sequence[str] = ()) -> QueryPlan:
+    """Offline twin: split by company x metric x period and add the combinations the question needs.
+
+    A simple question (one company, one metric, one period) stays one sub-query with the question as asked.
+    Explanation, definition and policy questions stay whole unless they name several companies.
+    """
+    companies = intent_companies(intent, known_companies) or [""]
+    metrics = _core_metrics(question, intent.metrics) if is_numeric(intent) else []
+    # Words inside a definition ("ROA is defined as ... average total assets between ...") ask for nothing.
+    clause = _DEFINITION_CLAUSE_RE.search(question)
+    asked = question[: clause.start()] if clause else question
+    if len(intent.temporal_scope.periods) >= 2:
+        # 'How did revenue change from 2017 to 2018?' (lexicon: revenue growth) compares the base metric.
+        metrics = list(dict.fromkeys(_growth_base(m) for m in metrics))
+    margin_of = _margin_of(asked, metrics)
+    if margin_of:
+        metrics = [margin_of, MARGIN_BASE]  # 'D&A % margin': D&A as a percentage of revenue
+    percent = bool(margin_of) or (len(metrics) == 1 and is_percentage_metric(metrics[0]))
+    provisional = _operations(
+        asked, intent, len(companies), len(metrics), len(intent.temporal_scope.periods), percent
+    )
+    periods = _plan_periods(asked, intent, metrics, provisional)
+    ops = _operations(asked, intent, len(companies), len(metrics), len(periods), percent)
+    if margin_of:
+        ops = ["share", *[op for op in ops if op not in {"share", "ratio", "difference"}]]
+    hint = scale_hint(question)
+    plan = QueryPlan(question=question, intent=intent)
+    if not metrics:
+        for company in companies:
+            text = question if len(companies) == 1 else f"{question.rstrip(' ?.')} (for {company})?"
+            sq_intent = _sub_intent(intent, text, company, "", "")
+            sq_intent.temporal_scope = intent.temporal_scope
+            plan.sub_queries.append(
+                SubQuery(
+                    id=_sub_query_id(company, "", "-".join(periods)),
+                    question=text,
+                    company=company,
+                    period=periods[0] if len(periods) == 1 else "",
+                    intent=sq_intent,
+                )
+            )
+        return plan
+    grid = list(itertools.product(companies, metrics, periods or [""]))
+    if len(grid) > MAX_SUB_QUERIES:
+        plan.notes.append(
+            f"{len(grid)} sub-queries asked; kept the first {MAX_SUB_QUERIES} "
+            f"(narrow the question for the rest)"
+        )
+        grid = grid[:MAX_SUB_QUERIES]
+    single = len(grid) == 1
+    # 'The change in revenue for risk solutions from 2010 to 2011': each year's sub-query keeps the user's
+    # qualified subject, not just the lexicon's 'revenue' (only when no company is named: a document-scoped
+    # conversation; a company's question keeps the lexicon wording its statements use).
+    subject = (
+        _qualified_subject(asked, metrics[0]) if companies == [""] and len(metrics) == 1 and not margin_of else ""
+    )
+    for company, metric, period in grid:
+        if single:
+            text = question
+        elif subject and period:
+            text = f"What was the {subject} in {period}{f' ({hint})' if hint else ''}?"
+        else:
+            text = lookup_question(company, [metric], [period] if period else [], hint)
+        sq = SubQuery(
+            id=_sub_query_id(company, metric, period),
+            question=text,
+            company=company,
+            metric=metric,
+            period=period,
+            intent=_sub_intent(intent, text, company, metric, period),
+        )
+        plan.sub_queries.append(sq)
+    plan.combinations = plan_combinations(question, plan.sub_queries, ops)
+    return plan
+
+
+def plan_combinations(
+    question: str, sub_queries: Sequence[SubQuery], operations: Sequence[str]
+) -> list[Combination]:
+    """The arithmetic steps over ``sub_queries`` for the requested ``operations`` (shared by both twins)."""
+    out: list[Combination] = []
+
+    def add(operation: str, operands: list[str], metric: str, label: str) -> str:
+        cid = f"c{len(out) + 1}"
+        out.append(
+            Combination(
+                id=cid,
+                operation=operation,
+                operands=operands,
+                metric=metric,  # type: ignore[arg-type]
+                label=label,
+            )
+        )
+        return cid
+
+    by_key = {(s.company, s.metric, s.period): s.id for s in sub_queries}
+    companies = list(dict.fromkeys(s.company for s in sub_queries))
+    metrics = list(dict.fromkeys(s.metric for s in sub_queries if s.metric))
+    periods = chronological([s.period for s in sub_queries])
+    if not metrics:
+        return out
+    # Per-period ratio/share of the first metric over the second (per company).
+    series: dict[str, list[tuple[str, str]]] = {}  # company -> [(period, id)] of the quantity being tracked
+    tracked_metric = metrics[0]
+    for company in companies:
+        if ("share" in operations or "ratio" in operations) and len(metrics) >= 2:
+            op = "share" if "share" in operations else "ratio"
+            top, bottom = metrics[0], metrics[1]
+            tracked_metric = f"{top} {'as % of' if op == 'share' else 'to'} {bottom}"
+            for period in periods or [""]:
+                a, b = by_key.get((company, top, period)), by_key.get((company, bottom, period))
+                if a and b:
+                    cid = add(
+                        op,
+                        [a, b],
+                        tracked_metric,
+                        f"{company + ' ' if company else ''}{tracked_metric}"
+                        f"{' ' + period if period else ''}".strip(),
+                    )
+                    series.setdefault(company, []).append((period, cid))
+        else:
+            series[company] = [
+                (p, by_key[(company, tracked_metric, p)])
+                for p in periods or [""]
+                if (company, tracked_metric, p) in by_key
+            ]
+    # A change or difference of a percentage is in percentage points: the label says so.
+    tracked_op = next((op for op in ("share", "ratio") if op in operations and len(metrics) >= 2), "")
+    points = tracked_op == "share" or (not tracked_op and is_percentage_metric(tracked_metric))
+    in_points = f" ({PERCENTAGE_POINTS})" if points else ""
+    # Over periods: change, growth, CAGR, average, sum.
+    finals: dict[str, str] = {}
+    for company, items in series.items():
+        who = f"{company} " if company else ""
+        if len(items) >= 2:
+            first, last = items[0], items[-1]
+            span = f"{first[0]} to {last[0]}"
+            if "change" in operations:
+                finals[company] = add(
+                    "change",
+                    [first[1], last[1]],
+                    tracked_metric,
+                    f"change in {who}{tracked_metric} from {span}{in_points}",
+                )
+            if "percent_change" in operations:
+                finals[company] = add(
+                    "percent_change",
+                    [first[1], last[1]],
+                    tracked_metric,
+                    f"growth in {who}{tracked_metric} from {span}",
+                )
+            if "cagr" in operations:
+                finals[company] = add(
+                    "cagr", [first[1], last[1]], tracked_metric, f"CAGR of {who}{tracked_metric} from {span}"
+                )
+            if "average" in operations:
+                finals[company] = add(
+                    "average",
+                    [i for _, i in items],
+                    tracked_metric,
+                    f"average {who}{tracked_metric} over {span}",
+                )
+            if "sum" in operations:
+                finals[company] = add(
+                    "sum", [i for _, i in items], tracked_metric, f"total {who}{tracked_metric} over {span}"
+                )
+        elif items:
+            finals[company] = items[0][1]
+    # Across companies: the difference of their figures (the first named minus the second).
+    if "difference" in operations and len(companies) >= 2 and all(c in finals for c in companies[:2]):
+        a, b = companies[0], companies[1]
+        add(
+            "difference",
+            [finals[a], finals[b]],
+            tracked_metric,
+            f"{a} minus {b}: {tracked_metric}{in_points}",
+        )
+    elif "difference" in operations and len(metrics) >= 2 and len(companies) == 1 and len(periods) <= 1:
+        p = periods[0] if periods else ""
+        ids = [by_key.get((companies[0], m, p)) for m in metrics[:2]]
+        if all(ids):
+            add("difference", [i for i in ids if i], "", f"{metrics[0]} minus {metrics[1]}")
+    return out
+
+
+def _company_words(name: str) -> set[str]:
+    words = re.findall(r"[a-z0-9&]+", re.sub(r"['’]s\b", "", name.lower()))
+    return {w for w in words if len(w) > 1 and not _COMPANY_NOISE_RE.fullmatch(w)}  # 'M' tells nothing
+
+
+class DecompositionValidator:
+    """Checks a model's sub-queries against the question they decompose, so none is made up.
+
+    A sub-query is valid when its company is named in the question or the resolved slots (or is a fuller or
+    shorter form of one), its metric maps to the lexicon or is written in the question, and its period is
+    named in the question or slots or derivable from them: the year before a named period when the question
+    asks for a change, a prior year or a metric that needs one (growth, averaged balances); the year after for
+    'the following year'; the years between two named periods. 'latest' / no period asks for the newest.
+    """
+
+    def __init__(
+        self,
+        question: str,
+        intent: QueryIntent,
+        known_companies: Sequence[str] = (),
+        slots: DialogueSlots | None = None,
+        offline: QueryPlan | None = None,
+    ) -> None:
+        self.question = question
+        self.known = list(known_companies)
+        named = [intent.company, intent.ticker, *intent.entities, *companies_in(question, known_companies)]
+        if slots is not None:
+            named += [slots.company, slots.ticker, *slots.companies]
+        if offline is not None:
+            named += [s.company for s in offline.sub_queries]
+        self.companies = list(dict.fromkeys(c for c in named if c))
+        # Periods are derived from those written in the question or slots, not from derived ones again.
+        written = [p.norm for p in find_periods(question)] + (
+            list(slots.periods) if slots is not None else []
+        )
+        self.named_periods = chronological(written or intent.temporal_scope.periods)
+        self.periods = set(self.named_periods) | set(intent.temporal_scope.periods) | self._derivable(intent)
+        if offline is not None:  # what the offline twin derived (a growth's prior year) is derivable too
+            self.periods.update(s.period for s in offline.sub_queries if s.period)
+
+    def _derivable(self, intent: QueryIntent) -> set[str]:
+        out: set[str] = set()
+        named = self.named_periods
+        with contextlib.suppress(ValueError):  # periods that cannot shift or span derive nothing
+            if len(named) >= 2:
+                out.update(expand_range(named[0], named[-1]))
+        wants_prior = bool(
+            PRIOR_YEAR_RE.search(self.question)
+            or CHANGE_RE.search(self.question)
+            or COMPARE_RE.search(self.question)
+            or AVERAGE_RE.search(self.question)
+            or any(needs_prior_period(m) for m in intent.metrics)
+        )
+        for period in named:
+            with contextlib.suppress(ValueError):
+                if wants_prior:
+                    out.add(shift_period(period, years=-1))
+                if NEXT_YEAR_RE.search(self.question):
+                    out.add(shift_period(period, years=1))
+        return out
+
+    def period_of(self, text: str) -> str | None:
+        """The model's period, normalised: '' for the latest, None when it is no period at all."""
+        text = text.strip()
+        if not text or _LATEST_PERIOD_RE.search(text):
+            return ""
+        relative = -1 if PRIOR_YEAR_RE.search(text) else 1 if NEXT_YEAR_RE.search(text) else 0
+        if relative:
+            if not self.named_periods:
+                return None
+            try:
+                return shift_period(self.named_periods[-1], years=relative)
+            except ValueError:
+                return None
+        return normalise_period(text) or None
+
+    def company_of(self, name: str) -> str:
+        """The model's company as the index names it ('Northwind' -> 'Northwind Instruments'); a segment
+        ('3M Safety and Industrial') keeps its own name."""
+        known = match_company(name, self.known) if self.known and name else ""
+        return known if known and _company_words(name) <= _company_words(known) else name
+
+    def _company_ok(self, name: str) -> bool:
+        low = name.lower()
+        if re.search(rf"(?<!\w){re.escape(low)}(?!\w)", self.question.lower()):
+            return True
+        if any(low == c.lower() for c in self.companies):
+            return True
+        if self.company_of(name) in self.companies:
+            return True
+        words = _company_words(name)
+        if not words:
+            return False
+        if words <= _company_words(self.question):
+            return True
+        return any(words <= _company_words(c) or _company_words(c) <= words for c in self.companies)
+
+    def problem(self, sub_query: llm_schemas.SubQuery) -> str:
+        """Why ``sub_query`` is not a decomposition of the question; '' when it is one."""
+        if sub_query.company and not self._company_ok(sub_query.company):
+            return f"company {sub_query.company!r} is not named in the question or the conversation"
+        metric = sub_query.metric.strip()
+        if (
+            metric
+            and not (canonical(metric) or _metrics_in(metric))
+            and metric.lower() not in self.question.lower()
+        ):
+            return f"metric {metric!r} is neither a known metric nor in the question"
+        period = self.period_of(sub_query.period)
+        if period is None:
+            return f"period {sub_query.period!r} is not a reporting period"
+        if period and period not in self.periods:
+            return f"period {period} is neither in the question nor derivable from it"
+        return ""
+
+
+def _decomposition_check(
+    validator: DecompositionValidator,
+) -> Callable[[llm_schemas.Decomposition], str | None]:
+    """Reject a reply with made-up sub-queries once (the model retries with the reasons); a retry is taken when
+    some of its sub-queries are valid (the rest are dropped), and falls back to the offline twin otherwise."""
+    strict = True
+
+    def check(value: llm_schemas.Decomposition) -> str | None:
+        nonlocal strict
+        if len(value.sub_queries) > MAX_SUB_QUERIES:
+            return f"at most {MAX_SUB_QUERIES} sub-queries, got {len(value.sub_queries)}"
+        problems = [f"{sq.question!r}: {p}" for sq in value.sub_queries if (p := validator.problem(sq))]
+        if not problems:
+            return None
+        if strict or len(problems) == len(value.sub_queries):
+            strict = False
+            return "; ".join(problems)
+        return None
+
+    return check
+
+
+def decompose_llm(
+    question: str,
+    intent: QueryIntent,
+    *,
+    model: BaseChatModel | None,
+    usage: UsageLog | None = None,
+    known_companies: Sequence[str] = (),
+    slots: DialogueSlots | None = None,
+) -> QueryPlan:
+    """Language-model twin of :func:`decompose` (prompt + JSON schema); falls back to the offline twin.
+
+    The model proposes the sub-queries; each is checked against the question and the resolved ``slots``
+    (:class:`DecompositionValidator`): a reply with made-up ones is retried once, a retry's invalid sub-queries
+    are dropped with a note, and the offline plan is used, with the reason, when nothing valid remains. Metrics
+    are canonicalised with the lexicon, each sub-query gets its own Query Intent and stable id, and the
+    combinations are planned in code from the question's wording.
+    """
+    offline = decompose(question, intent, known_companies)
+    if model is None:
+        return offline
+    validator = DecompositionValidator(question, intent, known_companies, slots, offline)
+
+    def fallback() -> llm_schemas.Decomposition:
+        return llm_schemas.Decomposition(
+            sub_queries=[
+                llm_schemas.SubQuery(question=s.question, company=s.company, metric=s.metric, period=s.period)
+                for s in offline.sub_queries
+            ]
+        )
+
+    result = structured_call(
+        model,
+        llm_schemas.Decomposition,
+        decompose_messages(question, intent),
+        fallback=fallback,
+        step="decompose",
+        usage=usage,
+        check=_decomposition_check(validator),
+    )
+    if result.source == "offline":
+        return offline.model_copy(update={"reason": result.reason})
+    plan = QueryPlan(question=question, intent=intent, source="llm")
+    seen: set[str] = set()
+    for sq in result.value.sub_queries:
+        problem = validator.problem(sq)
+        if problem:
+            plan.notes.append(f"dropped the model's sub-query {sq.question!r}: {problem}")
+            continue
+        metric = (canonical(sq.metric) or next(iter(_metrics_in(sq.metric)), "")) if sq.metric else ""
+        period = validator.period_of(sq.period) or ""
+        company = validator.company_of(sq.company) or intent.company
+        sub_intent = _sub_intent(
+            extract_intent(sq.question, list(known_companies)), sq.question, company, metric, period
+        )
+        sid = _sub_query_id(company, metric, period)
+        while sid in seen:
+            sid += "+"
+        seen.add(sid)
+        plan.sub_queries.append(
+            SubQuery(
+                id=sid,
+                question=sq.question,
+                company=company,
+                metric=metric,
+                period=period,
+                intent=sub_intent,
+            )
+        )
+    if not plan.sub_queries:  # the check keeps this from happening; never answer from nothing
+        return offline.model_copy(update={"reason": "no valid sub-query in the model's decomposition"})
+    companies = {s.company for s in plan.sub_queries}
+    metrics = {s.metric for s in plan.sub_queries if s.metric}
+    periods = {s.period for s in plan.sub_queries if s.period}
+    percent = len(metrics) == 1 and is_percentage_metric(next(iter(metrics)))
+    ops = _operations(question, intent, len(companies), len(metrics), len(periods), percent)
+    plan.combinations = plan_combinations(question, plan.sub_queries, ops)
+    return plan
