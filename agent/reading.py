@@ -468,8 +468,9 @@ def _respectively(
 def _shared_scale(numbers: Sequence[NumericValue]) -> list[NumericValue]:
     """'$5 and $4 million': a scale word written once after a list of figures applies to each of them."""
     last = numbers[-1]
-    if last.scale == 1.0 or any(n.scale != 1.0 for n in numbers[:-1]):
-        return list(numbers)
+    units = {n.unit for n in numbers} - {""}
+    if last.scale == 1.0 or any(n.scale != 1.0 for n in numbers[:-1]) or len(units) > 1 or "%" in units:
+        return list(numbers)  # '5% and $4 million' are two kinds of figure: nothing is shared
     return [*(n.model_copy(update={"scale": last.scale, "unit": n.unit or last.unit}) for n in numbers[:-1]), last]
 
 
