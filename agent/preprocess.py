@@ -469,10 +469,11 @@ def update_slots(
     new.subject = (subject_phrase(rewrite.question) if asks_anew else "") or slots.subject
     remembered = [*slots.last_values, *values][-keep_values:]
     new.last_values = remembered
-    # A computation stays the reference for 'as a %?' until another is made or the subject changes.
+    # A computation stays the reference for 'as a %?' until another is made or the subject changes. Of a turn's
+    # computations, 'that' is the one its answer leads with (the change, before the growth rate derived from it).
     same_subject = new.metrics == slots.metrics or not new.metrics
     new.last_computation = (
-        computations[-1] if computations else (slots.last_computation if same_subject else None)
+        computations[0] if computations else (slots.last_computation if same_subject else None)
     )
     return new
 
