@@ -112,6 +112,7 @@ _NOT_NOUN = r"(?!(?:from|to|in|between|of|for|over|during|and|as|at|by|on)\b)"  
 _DEMONSTRATIVE_RE = re.compile(
     rf"\b(?:that|this|those|these|the\s+same)\s+(?:{_NOT_NOUN}[a-z&-]+\s+){{0,2}}{_NOT_NOUN}[a-z&-]+", re.I
 )
+_RESULT_RE = re.compile(r"\b(?:that|this|the\s+(?:net\s+)?(?:change|difference|increase|decrease))\b", re.I)
 _CHANGE_OR_TOTAL_RE = re.compile(
     r"\b(?:change|difference|variation|variance|increase|decrease|growth|decline|fluctuation|sum|total)\b", re.I
 )
@@ -897,7 +898,15 @@ def rewrite(
     # 1. Arithmetic on earlier answers ("what was the change?", "what is that as a %?").
     # 'the total pension service cost in the two years' re-names the metric the earlier answers read.
     over_earlier = bool(q_metrics) and set(q_metrics) <= set(slots.metrics) and bool(_SPAN_COUNT_RE.search(question))
-    if (not q_metrics or over_earlier or _THIS_CHANGE_RE.search(question)) and not q_companies:
+    # 'what is that divided by the 2007 net revenues?' after a change: the change over its own base year.
+    over_base = (
+        bool(q_metrics)
+        and set(q_metrics) <= set(slots.metrics)
+        and slots.last_computation is not None
+        and slots.last_computation.operation in {"change", "difference"}
+        and bool(_RESULT_RE.search(question) and _OVER_BASE_RE.search(question))
+    )
+    if (not q_metrics or over_earlier or over_base or _THIS_CHANGE_RE.search(question)) and not q_companies:
         operation = _value_operation(question, slots)
         if operation and (slots.last_values or slots.last_computation):
             ref = _reference_rewrite(question, slots, operation)

@@ -234,6 +234,21 @@ def test_year_sub_queries_keep_the_users_qualified_subject() -> None:
     assert plan.sub_queries[0].question == "What was the long term debt in FY2004?"  # nothing beyond the metric
 
 
+def test_that_is_the_change_the_answer_led_with_even_over_a_named_base() -> None:
+    from agent.arithmetic import change, percent_change
+
+    old, new = value("revenue", 231, "FY2007"), value("revenue", 252.7, "FY2008")
+    first = rewrite("what is the net change in revenue from 2007 to 2008?", [], DialogueSlots(), COMPANIES)
+    slots = update_slots(DialogueSlots(), first, None, [old, new], [change(old, new), percent_change(old, new)])
+    assert slots.last_computation is not None and slots.last_computation.operation == "change"
+    history = [Turn(question=first.original, rewritten=first.question)]
+    follow = rewrite("what is that divided by the 2007 net revenues?", history, slots, COMPANIES)
+    assert follow.operation == "percent_change"
+    assert [r.value.value for r in follow.references] == [231, 252.7]
+    result = answer_references(follow)
+    assert result is not None and result.result.text == "9.4%"
+
+
 def test_ratio_follow_up_orders_operands_by_the_question() -> None:
     chat = Conversation()
     chat.ask(
