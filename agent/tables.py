@@ -190,7 +190,12 @@ def split_cells(text: str) -> tuple[str, list[str]]:
     # Give back to the label what is not a value: unbalanced '(Note 4)' pieces, a year that ends a phrase.
     while cells and not _balanced(cells[0]):
         label = f"{label} {cells.pop(0)}".strip()
-    while cells and _YEAR_CELL_RE.match(cells[0]) and _year_belongs_to_label(label) and len(cells) <= 2:
+    # 'December 31, 2017 2016' is a header of two year columns, not a date label with one value.
+    period_header = len(cells) >= 2 and all(_YEAR_CELL_RE.match(c) for c in cells)
+    while (
+        cells and _YEAR_CELL_RE.match(cells[0]) and _year_belongs_to_label(label) and len(cells) <= 2
+        and not period_header
+    ):
         label = f"{label} {cells.pop(0)}".strip()
     last_word = label.split(" ")[-1].lower().rstrip(".") if label else ""
     if cells and last_word in _MONTHS and re.fullmatch(r"\d{1,2},?", cells[0]):

@@ -226,6 +226,16 @@ def test_a_header_row_of_numeric_dates_names_the_columns() -> None:
     assert table.columns == ["december 29 2001", "december 28 2002", "january 3 2004"]
 
 
+def test_a_date_then_years_header_keeps_every_year_column() -> None:
+    page = (
+        "CONSOLIDATED BALANCE SHEETS\nDecember 31, 2017 2016\n(In millions except par value)\nASSETS\n"
+        "Cash and cash equivalents $ 6,006 $ 8,555\nInventories 2,655 2,675\nTOTAL ASSETS 87,896 87,270"
+    )
+    (table,) = find_tables(page)
+    assert table.columns == ["2017", "2016"]
+    assert linearise(table)[1] == "Inventories | 2017: 2,655 | 2016: 2,675 | (in millions)"
+
+
 def test_split_date_headers_pair_month_days_with_years() -> None:
     page = (
         "SUPPLEMENTAL DATA – NET REVENUES\n(In thousands)\n(Unaudited)\nThree months ended Twelve months ended\n"
