@@ -233,7 +233,7 @@ def test_a_date_then_years_header_keeps_every_year_column() -> None:
     )
     (table,) = find_tables(page)
     assert table.columns == ["2017", "2016"]
-    assert linearise(table)[1] == "Inventories | 2017: 2,655 | 2016: 2,675 | (in millions)"
+    assert "Inventories | 2017: 2,655 | 2016: 2,675 | (in millions)" in linearise(table)
 
 
 def test_split_date_headers_pair_month_days_with_years() -> None:
