@@ -35,7 +35,7 @@ from agent.llm import UsageLog, calculator, text_call
 from agent.llm_schemas import EvidenceBlock
 from agent.memory import companies_agree, company_key
 from agent.numbers import decimals_of, format_number
-from agent.periods import find_periods, normalise_period, shift_period, sort_key
+from agent.periods import find_periods, normalise_period, shift_period, sort_key, without_periods
 from agent.preprocess import TYPED_NUMBER, Rewrite, metric_label, possessive
 from agent.prompts import answer_messages
 from agent.reading import (
@@ -1096,9 +1096,7 @@ def _stem(word: str) -> str:
 
 def _content_words(text: str) -> set[str]:
     """Words that name what a figure is: no stop words, no periods, no question filler."""
-    rest = re.sub(r"[-/]", " ", text.lower())  # 'long-term' meets 'long term'
-    for p in reversed(find_periods(rest)):
-        rest = rest[: p.start] + " " + rest[p.end :]
+    rest = without_periods(re.sub(r"[-/]", " ", text.lower()))  # 'long-term' meets 'long term'
     return {
         _stem(w)
         for w in _WORD_RE.findall(rest)

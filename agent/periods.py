@@ -431,6 +431,14 @@ def find_periods(text: str, default_fy_end_month: int = 12) -> list[PeriodMentio
 # ---------------------------------------------------------------------------------------------------------
 # Working with normalised periods
 # ---------------------------------------------------------------------------------------------------------
+def without_periods(text: str) -> str:
+    """``text`` with every period it names blanked out (offsets of the rest unchanged but for the spans), so
+    what is left says what the text is about ('net revenue in 2008' -> 'net revenue in  ')."""
+    for p in reversed(find_periods(text)):
+        text = text[: p.start] + " " + text[p.end :]
+    return text
+
+
 def normalise_period(text: str, default_fy_end_month: int = 12) -> str:
     """One period, normalised ('fiscal 2018' -> 'FY2018', '2023Q2' -> 'FY2023Q2'); '' if none is found."""
     s = (text or "").strip()

@@ -31,7 +31,7 @@ from agent.arithmetic import MONEY_UNITS, CitedValue, Computation
 from agent.intent import extract_intent, match_company
 from agent.lexicon import METRICS, FormulaKind, canonical, find_metrics
 from agent.llm import UsageLog, structured_call
-from agent.periods import find_periods, normalise_period, shift_period, sort_key
+from agent.periods import find_periods, normalise_period, shift_period, sort_key, without_periods
 from agent.prompts import rewrite_messages
 from agent.schemas import NumericValue, QueryIntent, Relation
 
@@ -1105,9 +1105,7 @@ def subject_phrase(question: str) -> str:
     operating leases from 2008 to 2009?' -> 'rental expense for operating leases'. The question words, the
     arithmetic ('the change in'), periods and scale hints are dropped; '' when nothing that names a figure
     is left ('what was the value in 2008?', 'what is that as a percentage?')."""
-    text = question.strip().rstrip("?.! ")
-    for p in reversed(find_periods(text)):
-        text = text[: p.start] + " " + text[p.end :]
+    text = without_periods(question.strip().rstrip("?.! "))
     text = _SCALE_HINT_RE.sub(" ", text)
     text = _SUBJECT_PERIOD_GLUE_RE.sub(" ", text)
     text = _SUBJECT_HEAD_RE.sub("", " ".join(text.split()).lstrip(" ,;:"))
@@ -1120,10 +1118,7 @@ def subject_phrase(question: str) -> str:
 
 def _own_words(question: str) -> list[str]:
     """The words of a follow-up that could name a figure: not periods, filler, arithmetic or pronouns."""
-    rest = question
-    for p in reversed(find_periods(question)):
-        rest = rest[: p.start] + " " + rest[p.end :]
-    rest = _DEMONSTRATIVE_RE.sub(" ", rest)  # 'that performance price' names the earlier subject again
+    rest = _DEMONSTRATIVE_RE.sub(" ", without_periods(question))  # 'that performance price' names the earlier subject again
     rest = _REFERENCE_RE.sub(" ", rest)
     return [
         w
@@ -1145,10 +1140,7 @@ def _subject_question(subject: str, question: str, periods: Sequence[str]) -> st
 def _bare_follow_up(question: str) -> bool:
     """True for a turn that names only a period around filler ('and in 2007?', 'and what were they in 2014?',
     'and the specific value for 2010 again?'): it asks the last question again for another period."""
-    rest = question
-    for p in reversed(find_periods(question)):
-        rest = rest[: p.start] + " " + rest[p.end :]
-    words = [w for w in re.findall(r"[a-z]+", rest.lower()) if w not in FOLLOW_UP_FILLER]
+    words = [w for w in re.findall(r"[a-z]+", without_periods(question).lower()) if w not in FOLLOW_UP_FILLER]
     return len(words) <= BARE_FOLLOW_UP_MAX_WORDS
 
 
