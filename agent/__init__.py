@@ -1,4 +1,9 @@
-"""finrag domain core: configuration, schemas, ingestion, store, cards, retrieval stages, memory bank, answering.
+"""finrag domain core, one package per pipeline stage.
 
-The core never imports ``graphs``, ``evals`` or ``cli``.
+``ingest`` (files -> pages, sections, tables, chunks, Chunk Cards) writes into ``index`` (SQLite + FAISS + BM25,
+search); ``query`` (rewrite with the conversation, decomposition, Query Intents) feeds ``retrieval`` (the
+FinCARDS deep-retrieval stages), whose evidence ``answer`` reads (values, arithmetic in code, verification,
+composition). ``finance`` (lexicon, metrics, periods, numbers, arithmetic) and ``llm`` (models, prompts, output
+schemas) sit under every stage; ``config``, ``schemas``, ``errors`` and ``memory`` at the root. The layers are
+import-linter contracts (pyproject.toml); the core never imports ``graphs``, ``evals`` or ``cli``.
 """

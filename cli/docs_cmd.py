@@ -44,7 +44,7 @@ def _row(d: DocumentMeta) -> list[str]:
 
 
 def list_docs(args: argparse.Namespace, settings: Settings) -> int:
-    from agent.store import Store
+    from agent.index.store import Store
 
     with Store.open(settings) as store:
         docs = store.list_documents()
@@ -58,7 +58,7 @@ def list_docs(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def show_doc(args: argparse.Namespace, settings: Settings) -> int:
-    from agent.store import Store
+    from agent.index.store import Store
 
     with Store.open(settings) as store:
         doc = store.get_document(args.name)
@@ -82,7 +82,7 @@ def show_doc(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def edit_doc(args: argparse.Namespace, settings: Settings) -> int:
-    from agent.store import Store
+    from agent.index.store import Store
 
     changes = {f: getattr(args, f) for f in EDITABLE if getattr(args, f) is not None}
     if "fiscal_year" in changes:
@@ -100,7 +100,7 @@ def edit_doc(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def remove_doc(args: argparse.Namespace, settings: Settings) -> int:
-    from agent.store import Store
+    from agent.index.store import Store
 
     with Store.open(settings) as store:
         doc = store.remove_document(args.name)

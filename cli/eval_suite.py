@@ -179,12 +179,12 @@ def calibrate_handler(args: argparse.Namespace, settings: Settings) -> int:
         raise FinragError("--limit must be at least 1.")
     embed = None
     if args.embed:
-        from agent.embeddings import get_embedder
+        from agent.index.embeddings import get_embedder
 
         embed = get_embedder(settings).encode
     model = None
     if settings.llm_enabled and args.judge_runs > 0:
-        from agent.llm import get_chat_model
+        from agent.llm.models import get_chat_model
 
         model = get_chat_model(settings)
     report = calibrate(Path(data_dir), default_scorers(embed=embed, model=model, judge_runs=args.judge_runs),
@@ -227,14 +227,14 @@ def ems_handler(args: argparse.Namespace, settings: Settings) -> int:
         raise FinragError("both --answer and --reference need text")
     model = None
     if settings.llm_enabled and not args.offline:
-        from agent.llm import get_chat_model
+        from agent.llm.models import get_chat_model
 
         model = get_chat_model(settings)
     if args.scorer == "model" and model is None:
         raise FinragError("--scorer model needs a configured language model (OPENAI_API_KEY); use rouge or embedding")
     embed = None
     if args.embed or args.scorer == "embedding":
-        from agent.embeddings import get_embedder
+        from agent.index.embeddings import get_embedder
 
         embed = get_embedder(settings).encode
     result = evaluate_ems(answer, reference, scorer=args.scorer, embed=embed, model=model)

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from agent.config import Settings
-from agent.ingest import MetadataOverrides, expand_paths
+from agent.ingest.pipeline import MetadataOverrides, expand_paths
 from agent.schemas import IngestReport
 from cli.common import print_json
 
@@ -46,7 +46,7 @@ def format_report(r: IngestReport) -> str:
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from tqdm import tqdm
 
-    from agent.ingest import open_ingestor
+    from agent.ingest.pipeline import open_ingestor
 
     files = list(expand_paths(args.paths))
     if not files:

@@ -7,15 +7,8 @@ from typing import get_args
 
 from agent.config import Settings
 from cli.common import err, print_json
-from tools.market import (
-    HistoryInterval,
-    HistoryPeriod,
-    MarketResult,
-    MarketService,
-    StatementFrequency,
-    StatementKind,
-    format_market_result,
-)
+from tools.calls import HistoryInterval, HistoryPeriod, StatementFrequency, StatementKind
+from tools.market import MarketResult, MarketService, format_market_result
 
 
 def make_service(settings: Settings) -> MarketService:

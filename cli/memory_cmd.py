@@ -32,7 +32,7 @@ def lazy_embedder(settings: Settings) -> Callable[[list[str]], np.ndarray]:
 
     def embed(texts: list[str]) -> np.ndarray:
         if not loaded:
-            from agent.embeddings import get_embedder
+            from agent.index.embeddings import get_embedder
 
             loaded.append(get_embedder(settings).encode)
         return loaded[0](texts)

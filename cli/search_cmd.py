@@ -27,9 +27,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    from agent.embeddings import get_embedder
-    from agent.search import HybridSearcher
-    from agent.store import Store
+    from agent.index.embeddings import get_embedder
+    from agent.index.search import HybridSearcher
+    from agent.index.store import Store
 
     with Store.open(settings) as store:
         searcher = HybridSearcher(store, lambda: get_embedder(settings))

@@ -21,8 +21,8 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent.errors import FinragError, NotFoundError
-from agent.llm import UsageLog
-from agent.numbers import find_numbers
+from agent.finance.numbers import find_numbers
+from agent.llm.models import UsageLog
 from evals.judges import judge_correctness
 from evals.metrics.answers import DEFAULT_REL_TOL, numeric_match
 from evals.metrics.ems import Embed, EmbeddingCache, evaluate_ems

@@ -107,7 +107,7 @@ class PriceTable(BaseModel):
 # Per question
 # ---------------------------------------------------------------------------------------------------------
 class StepTokens(BaseModel):
-    """Model use of one step of one question (the shape of ``agent.llm.StepUsage``, kept independent)."""
+    """Model use of one step of one question (the shape of ``agent.llm.models.StepUsage``, kept independent)."""
 
     calls: int = 0
     prompt_tokens: int = 0

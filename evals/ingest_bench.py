@@ -45,9 +45,9 @@ def _child(path: str, home: str) -> None:
     """Runs inside the child process: ingest one file, print one JSON line."""
     import resource
 
-    from agent.embeddings import get_embedder
-    from agent.ingest import Ingestor
-    from agent.store import Store
+    from agent.index.embeddings import get_embedder
+    from agent.index.store import Store
+    from agent.ingest.pipeline import Ingestor
 
     settings = Settings.from_env(home=Path(home))
     with Store.open(settings) as store:

@@ -20,7 +20,7 @@ from typing import Literal
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from agent.llm import UsageLog, structured_call
+from agent.llm.models import UsageLog, structured_call
 from evals import prompts
 from evals.metrics.answers import numeric_match
 from evals.metrics.text import token_f1

@@ -2,9 +2,9 @@
 4.6 and 5.2.2) and EMS extraction, matching and scoring (ems_long_answer_evaluation appendix A.3-A.5).
 
 The paper prompts are reproduced as published, with two additions: inputs are wrapped by
-:func:`agent.prompts.quote` and the system prompt carries :data:`agent.prompts.UNTRUSTED_DATA_RULE` (answers
+:func:`agent.llm.prompts.quote` and the system prompt carries :data:`agent.llm.prompts.UNTRUSTED_DATA_RULE` (answers
 under evaluation are untrusted text), and each prompt names the output field it fills, because outputs are
-requested through function calling (:func:`agent.llm.structured_call`).
+requested through function calling (:func:`agent.llm.models.structured_call`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from agent.prompts import UNTRUSTED_DATA_RULE, quote
+from agent.llm.prompts import UNTRUSTED_DATA_RULE, quote
 
 # ---------------------------------------------------------------------------------------------------------
 # LLM-as-judge: binary correctness (multistage_retrieval_reranking 4.6)

@@ -28,11 +28,11 @@ from pydantic import BaseModel, Field
 
 from agent.config import Settings
 from agent.errors import FinragError
-from agent.ingest import PIPELINE_VERSION, MetadataOverrides, open_ingestor
+from agent.index.tokenize import tokenize
+from agent.ingest.pipeline import PIPELINE_VERSION, MetadataOverrides, open_ingestor
 from agent.retrieval.options import ALL_PATHS, RetrievalOptions
 from agent.retrieval.pipeline import DeepRetriever
 from agent.schemas import SearchHit
-from agent.search import tokenize
 from evals.datasets import doc_file_stem, load_convfinqa, load_financebench, write_if_changed
 from evals.metrics.retrieval import QueryScores, evaluate_run, page_key, rank_pages_from_hits
 
@@ -115,7 +115,7 @@ def bench_home(settings: Settings, data_dir: Path, dataset: str) -> Path:
 def current_documents(settings: Settings) -> set[str]:
     """Names of the bench index's documents stored by this ingestion pipeline version (others are stale:
     a bench must re-ingest them, or it would measure an older parser)."""
-    from agent.store import Store
+    from agent.index.store import Store
 
     with Store.open(settings) as store:
         return {d.name for d in store.list_documents() if d.pipeline_version == PIPELINE_VERSION}
@@ -241,7 +241,7 @@ def run_benchmark(
     if ingest:
         notes += _ingest(bench, files, log)
 
-    from agent.store import Store
+    from agent.index.store import Store
 
     with Store.open(bench) as store:
         retriever = DeepRetriever(bench, store, chat_model=None)

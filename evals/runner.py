@@ -44,7 +44,7 @@ from tqdm import tqdm
 
 from agent.config import Settings
 from agent.errors import FinragError
-from agent.ingest import MetadataOverrides, open_ingestor
+from agent.ingest.pipeline import MetadataOverrides, open_ingestor
 from evals.cost import (
     CostReport,
     Distribution,
@@ -629,7 +629,7 @@ def judge_model_of(settings: Settings, judge_runs: int) -> BaseChatModel | None:
     """The configured chat model when the judge is asked for; None offline (the numeric matcher is the judge)."""
     if judge_runs <= 0 or not settings.llm_enabled:
         return None
-    from agent.llm import get_chat_model
+    from agent.llm.models import get_chat_model
 
     return get_chat_model(settings)
 

@@ -20,10 +20,10 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
 from agent.config import Settings
+from agent.index.store import Store
 from agent.retrieval.options import RetrievalOptions
 from agent.retrieval.pipeline import DeepRetriever, full_ranking
 from agent.retrieval.trace import AuditTrace
-from agent.store import Store
 from graphs.state import DeepRetrievalInput, DeepRetrievalOutput, DeepRetrievalState
 
 NODES = ("intent", "candidates", "bundling", "screening", "bootstrap", "rerank", "select")

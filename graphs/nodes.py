@@ -27,37 +27,25 @@ from langchain_core.tools import BaseTool
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from agent.answering import (
-    NOT_FOUND,
-    FinalAnswer,
-    SubAnswer,
-    answer_offline,
-    answer_sub_query,
-    combine,
-    compose_answer,
-    llm_answer,
-)
+from agent.answer.compose import answer_offline, answer_sub_query, combine, compose_answer
+from agent.answer.llm_answer import llm_answer
+from agent.answer.reading import Evidence
+from agent.answer.records import NOT_FOUND, FinalAnswer, SubAnswer
 from agent.config import Settings
-from agent.decompose import SubQuery, decompose_llm
-from agent.embeddings import get_embedder
 from agent.errors import FinragError
-from agent.lexicon import METRICS, find_metrics
-from agent.llm import LLMCallRecord, UsageLog, get_chat_model, text_call, token_counts
+from agent.finance.lexicon import find_metrics
+from agent.finance.metrics import METRICS
+from agent.finance.periods import find_periods, sort_key
+from agent.index.embeddings import get_embedder
+from agent.llm.models import LLMCallRecord, UsageLog, get_chat_model, text_call, token_counts
+from agent.llm.prompts import DIRECT_SYSTEM, MARKET_SYSTEM, quote
 from agent.memory import MemoryBank, company_key
-from agent.periods import find_periods, sort_key
-from agent.preprocess import (
-    DialogueSlots,
-    QueryKind,
-    Rewrite,
-    Turn,
-    classify_query,
-    metric_label,
-    points_at_filing,
-    rewrite_llm,
-    update_slots,
-)
-from agent.prompts import DIRECT_SYSTEM, MARKET_SYSTEM, quote
-from agent.reading import Evidence
+from agent.query.cues import metric_label
+from agent.query.decompose import decompose_llm
+from agent.query.dialogue import DialogueSlots, Rewrite, Turn, update_slots
+from agent.query.kind import QueryKind, classify_query, points_at_filing
+from agent.query.plan import SubQuery
+from agent.query.rewrite import rewrite_llm
 from agent.retrieval.pipeline import DeepRetriever
 from agent.retrieval.trace import AuditTrace
 from agent.schemas import DocumentMeta, SearchHit
@@ -78,11 +66,10 @@ from tools.market import (
     MarketDataSource,
     MarketResult,
     MarketService,
-    asks_live_data,
     build_market_tools,
     format_market_result,
-    route_market_query,
 )
+from tools.routing import asks_live_data, route_market_query
 
 log = logging.getLogger(__name__)
 
@@ -701,7 +688,7 @@ def answer_from_filings(
 
 def compose_final(plan: Any, sub_answers: Sequence[SubAnswer], evidence: Sequence[Evidence]) -> FinalAnswer:
     """Combinations in code over the sub-answers, then one verified answer (results that no other step
-    consumes lead, as in :func:`agent.answering.answer_offline`)."""
+    consumes lead, as in :func:`agent.answer.compose.answer_offline`)."""
     combined = combine(plan, sub_answers)
     consumed = {op for c in plan.combinations for op in c.operands}
     done = [c for c in plan.combinations if c.id in combined.labels]

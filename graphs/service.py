@@ -30,8 +30,8 @@ from pydantic import BaseModel, Field
 
 from agent.config import Settings
 from agent.errors import FinragError
-from agent.llm import LLMCallRecord, StepUsage
-from agent.preprocess import Turn
+from agent.llm.models import LLMCallRecord, StepUsage
+from agent.query.dialogue import Turn
 from agent.retrieval.trace import AuditTrace
 from graphs.checkpoint import close_checkpointer, open_checkpointer
 from graphs.main import build_main_graph

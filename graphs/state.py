@@ -14,17 +14,17 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 from pydantic import BaseModel, Field
 
-from agent.answering import FinalAnswer, SubAnswer
-from agent.decompose import QueryPlan, SubQuery
-from agent.llm import LLMCallRecord
+from agent.answer.reading import Evidence
+from agent.answer.records import FinalAnswer, SubAnswer
+from agent.llm.models import LLMCallRecord
 from agent.memory import MemoryMatch
-from agent.preprocess import DialogueSlots, Rewrite, Turn
-from agent.reading import Evidence
+from agent.query.dialogue import DialogueSlots, Rewrite, Turn
+from agent.query.plan import QueryPlan, SubQuery
 from agent.retrieval.candidates import Candidate, RoutingDecision
 from agent.retrieval.options import RetrievalOptions
 from agent.retrieval.trace import AuditTrace, ChunkStability, StageTrace
 from agent.schemas import QueryIntent, SearchHit
-from tools.market import MarketCall
+from tools.calls import MarketCall
 
 
 # =========================================================================================================

@@ -6,4 +6,5 @@ bash scripts/bootstrap.sh
 . .venv/bin/activate
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 ruff check agent tools graphs evals cli tests
+lint-imports --no-cache
 python -m pytest -q "$@"

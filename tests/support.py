@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.config import Settings
-from agent.ingest import open_ingestor
+from agent.ingest.pipeline import open_ingestor
 
 SAMPLE = Path(__file__).resolve().parent.parent / "agent" / "samples" / "NORTHWIND_2024_10K.md"
 

@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from agent.answering import SubAnswer, answer_offline, answer_references, answer_sub_query
-from agent.arithmetic import CitedValue, change
-from agent.decompose import QueryPlan, decompose
-from agent.preprocess import DialogueSlots, QueryKind, Turn, classify_query, rewrite, update_slots
-from agent.reading import Evidence
+from agent.answer.compose import answer_offline, answer_references, answer_sub_query
+from agent.answer.reading import Evidence
+from agent.answer.records import SubAnswer
+from agent.finance.arithmetic import CitedValue, change
+from agent.query.decompose import decompose
+from agent.query.dialogue import DialogueSlots, Turn, update_slots
+from agent.query.kind import QueryKind, classify_query
+from agent.query.plan import QueryPlan
+from agent.query.rewrite import rewrite
 from agent.schemas import NumericValue
 
 PAYABLES = (

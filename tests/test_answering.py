@@ -14,22 +14,16 @@ import pytest
 from langchain_core.messages import AIMessage
 from scripted import ScriptedChatModel
 
-from agent import arithmetic
-from agent.answering import (
-    FinalAnswer,
-    SubAnswer,
-    answer_offline,
-    answer_sub_query,
-    combine,
-    compose_answer,
-    llm_answer,
-    question_scale,
-)
-from agent.arithmetic import ArithmeticRefusal, CitedValue
-from agent.decompose import QueryPlan, SubQuery, decompose
-from agent.intent import extract_intent
-from agent.llm import UsageLog
-from agent.reading import Evidence
+from agent.answer.compose import answer_offline, answer_sub_query, combine, compose_answer
+from agent.answer.llm_answer import llm_answer
+from agent.answer.reading import Evidence
+from agent.answer.records import FinalAnswer, SubAnswer, question_scale
+from agent.finance import arithmetic
+from agent.finance.arithmetic import ArithmeticRefusal, CitedValue
+from agent.llm.models import UsageLog
+from agent.query.decompose import decompose
+from agent.query.intent import extract_intent
+from agent.query.plan import QueryPlan, SubQuery
 from agent.schemas import Citation, NumericValue, QueryIntent, TemporalScope
 
 DOC = "NORTHWIND_2024_10K"
@@ -382,7 +376,8 @@ def test_a_heading_sentence_is_read_with_the_sentence_it_titles() -> None:
 
 
 def test_follow_up_arithmetic_on_earlier_answers_is_computed_in_code() -> None:
-    from agent.preprocess import DialogueSlots, Turn, rewrite, update_slots
+    from agent.query.dialogue import DialogueSlots, Turn, update_slots
+    from agent.query.rewrite import rewrite
 
     first_q = "What was Northwind's revenue in FY2024?"
     first = rewrite(first_q, [], DialogueSlots(), COMPANIES)
@@ -565,10 +560,10 @@ ORACLE_REL_TOL = 0.01  # "numeric match within 1%"
 
 
 def _oracle_evidence(root: Path, question: dict[str, Any], company: str) -> list[Evidence]:
-    from agent.chunking import chunk_document
     from agent.config import Settings
+    from agent.ingest.chunking import chunk_document
+    from agent.ingest.structure import detect_sections
     from agent.schemas import PAGE_SEPARATOR, Page
-    from agent.structure import detect_sections
 
     wanted: dict[str, set[int]] = collections.defaultdict(set)
     snippets: dict[tuple[str, int], str] = {}

@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage
 from scripted import ScriptedChatModel
 
 from agent.errors import FinragError, NotFoundError
-from agent.llm import UsageLog
+from agent.llm.models import UsageLog
 from evals.calibration import (
     agreement,
     calibrate,

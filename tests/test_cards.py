@@ -7,7 +7,7 @@ import re
 import time
 from pathlib import Path
 
-from agent.cards import build_card, find_named_entities, find_scope_entities, fy_end_month_of
+from agent.ingest.cards import build_card, find_named_entities, find_scope_entities, fy_end_month_of
 from agent.schemas import Chunk, ClaimRole, DocumentMeta, EvidenceType
 
 META = DocumentMeta(

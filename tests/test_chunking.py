@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from agent.chunking import chunk_document, drop_near_duplicates, summarize_section
 from agent.config import Settings
-from agent.numbers import find_numbers
-from agent.parsing import load_pages
+from agent.finance.numbers import find_numbers
+from agent.ingest.chunking import chunk_document, drop_near_duplicates, summarize_section
+from agent.ingest.parsing import load_pages
+from agent.ingest.structure import detect_sections
 from agent.schemas import PAGE_SEPARATOR, Chunk, Page
-from agent.structure import detect_sections
 
 
 def make_pages(texts: list[str]) -> list[Page]:

@@ -15,11 +15,11 @@ from scripted import ScriptedChatModel
 
 from agent.config import Settings
 from agent.errors import NotFoundError
-from agent.ingest import open_ingestor
-from agent.llm import UsageLog
+from agent.index.store import Store
+from agent.ingest.pipeline import open_ingestor
+from agent.llm.models import UsageLog
 from agent.retrieval import DeepRetriever, RetrievalOptions
 from agent.retrieval.trace import AuditTrace
-from agent.store import Store
 from graphs.deep_retrieval import NODES, build_deep_retrieval_graph
 
 QUESTION = "What were Northwind's purchases of property, plant and equipment in 2024?"

@@ -7,9 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import agent.embeddings as embeddings_module
+import agent.index.embeddings as embeddings_module
 from agent.config import Settings
-from agent.embeddings import (
+from agent.errors import FinragError
+from agent.index.embeddings import (
     DEFAULT_MODEL_NAME,
     Embedder,
     embedding_model_name,
@@ -17,7 +18,6 @@ from agent.embeddings import (
     l2_normalise,
     packaged_model_dir,
 )
-from agent.errors import FinragError
 
 
 @pytest.fixture(scope="module")

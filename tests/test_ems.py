@@ -9,7 +9,7 @@ import pytest
 from langchain_core.messages import AIMessage
 from scripted import ScriptedChatModel
 
-from agent.llm import UsageLog
+from agent.llm.models import UsageLog
 from evals.metrics.ems import (
     EmbeddingCache,
     ems_scores,

@@ -17,8 +17,8 @@ from langchain_core.messages import AIMessage
 from scripted import ScriptedChatModel
 from support import ingested_sample
 
+from agent.answer.verify import UNVERIFIED_MARK
 from agent.config import Settings
-from agent.verify import UNVERIFIED_MARK
 from graphs.nodes import GraphDeps
 from graphs.service import Assistant
 from tools.market import FinancialStatement, PriceHistory, Quote

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from agent.config import Settings
-from agent.ingest import Ingestor, MetadataOverrides, expand_paths, file_sha256
-from agent.search import HybridSearcher
-from agent.store import Store
+from agent.index.search import HybridSearcher
+from agent.index.store import Store
+from agent.ingest.pipeline import Ingestor, MetadataOverrides, expand_paths, file_sha256
 from cli.main import main
 
 # Enough files that the ingest is still running when the test kills it after the first commit.
@@ -23,7 +23,7 @@ N_VARIANTS = 24
 
 
 def _ingestor(settings: Settings, store: Store) -> Ingestor:
-    from agent.embeddings import get_embedder
+    from agent.index.embeddings import get_embedder
 
     return Ingestor(settings, store, get_embedder(settings))
 
@@ -174,7 +174,7 @@ def test_killed_ingest_leaves_a_loadable_index_and_rerun_completes(sample_path: 
 def test_a_new_pipeline_version_reingests_and_keeps_edited_metadata(
     settings: Settings, sample_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import agent.ingest as ingest
+    import agent.ingest.pipeline as ingest
 
     with Store.open(settings) as store:
         ing = _ingestor(settings, store)

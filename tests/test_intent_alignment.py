@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.alignment import BOILERPLATE_PENALTY, align, rank
-from agent.cards import build_card
-from agent.intent import extract_intent, find_form, find_ticker, guess_company, match_company
+from agent.ingest.cards import build_card
+from agent.query.intent import extract_intent, find_form, find_ticker, guess_company, match_company
+from agent.retrieval.alignment import BOILERPLATE_PENALTY, align, rank
 from agent.schemas import Chunk, ChunkCard, DocumentMeta, QueryIntent, Relation, TemporalScope
 
 KNOWN = [

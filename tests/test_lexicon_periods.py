@@ -5,10 +5,8 @@ from __future__ import annotations
 import pytest
 
 from agent.errors import FinragError
-from agent.lexicon import (
-    METRICS,
-    TOPICS,
-    FormulaKind,
+from agent.finance.formulas import FormulaKind
+from agent.finance.lexicon import (
     canonical,
     components,
     find_metrics,
@@ -18,7 +16,8 @@ from agent.lexicon import (
     topic_from_cues,
     topic_of,
 )
-from agent.periods import (
+from agent.finance.metrics import METRICS, TOPICS
+from agent.finance.periods import (
     expand_range,
     find_periods,
     fiscal_quarter_of,
@@ -157,7 +156,7 @@ def test_formulas_compute_in_code() -> None:
 
     gm = metric_info("gross margin").formula
     # Gross profit is derived on the way: (1000 - 600) / 1000 * 100.
-    assert gm.evaluate({"revenue": 1000.0, "cost of goods sold": 600.0}) == pytest.approx(40.0)
+    assert gm.evaluate({"revenue": 1000.0, "cost of goods sold": 600.0}, None, METRICS) == pytest.approx(40.0)
 
     dpo = metric_info("days payable outstanding").formula
     assert dpo.needs_prior_period()
@@ -171,7 +170,7 @@ def test_formulas_compute_in_code() -> None:
     current = {"inventories": 50.0, "accounts receivable": 40.0, "accounts payable": 30.0,
                "cost of goods sold": 365.0, "revenue": 730.0}
     prior = {"inventories": 50.0, "accounts receivable": 40.0, "accounts payable": 30.0}
-    assert ccc.evaluate(current, prior) == pytest.approx(50.0 + 20.0 - 30.0)
+    assert ccc.evaluate(current, prior, METRICS) == pytest.approx(50.0 + 20.0 - 30.0)
 
     with pytest.raises(FinragError, match="missing current-period value for 'inventories'"):
         quick.evaluate({"current assets": 1.0, "current liabilities": 1.0})

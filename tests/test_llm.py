@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from scripted import ScriptedChatModel
 
 from agent.config import Settings
-from agent.llm import (
+from agent.llm.models import (
     NO_MODEL_REASON,
     CalculatorError,
     LLMCallRecord,
@@ -25,8 +25,7 @@ from agent.llm import (
     structured_call,
     text_call,
 )
-from agent.llm_schemas import EvidenceBlock, ListwiseRanking, ScreeningSelection, SubAnswer
-from agent.prompts import (
+from agent.llm.prompts import (
     UNTRUSTED_DATA_RULE,
     answer_messages,
     card_messages,
@@ -38,6 +37,7 @@ from agent.prompts import (
     rewrite_messages,
     screening_messages,
 )
+from agent.llm.schemas import EvidenceBlock, ListwiseRanking, ScreeningSelection, SubAnswer
 from agent.schemas import Chunk, ChunkCard, QueryIntent, Relation
 
 Rule = tuple[tuple[str, ...], AIMessage]

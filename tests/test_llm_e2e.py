@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.ingest import open_ingestor
-from agent.verify import UNVERIFIED_MARK
+from agent.answer.verify import UNVERIFIED_MARK
+from agent.ingest.pipeline import open_ingestor
 from graphs.service import Assistant
 
 try:  # tests/ is not a package: pytest imports the fixture module as top-level

@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from agent.llm import UsageLog, get_chat_model, structured_call, text_call
-from agent.prompts import hyde_messages, intent_messages
+from agent.llm.models import UsageLog, get_chat_model, structured_call, text_call
+from agent.llm.prompts import hyde_messages, intent_messages
 from agent.schemas import QueryIntent
 
 try:  # pytest imports this module as top-level (tests/ is not a package) or as tests.* when it becomes one

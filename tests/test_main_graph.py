@@ -15,14 +15,14 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 from support import ingested_sample
 
-from agent.answering import NOT_FOUND
+from agent.answer.reading import Evidence
+from agent.answer.records import NOT_FOUND
 from agent.config import Settings
-from agent.decompose import decompose
 from agent.errors import FinragError
-from agent.intent import extract_intent
+from agent.index.store import Store
 from agent.memory import MemoryBank, MemoryEntry, MemoryStatus
-from agent.reading import Evidence
-from agent.store import Store
+from agent.query.decompose import decompose
+from agent.query.intent import extract_intent
 from graphs.checkpoint import checkpointer, open_checkpointer, serde_allowlist
 from graphs.nodes import GraphDeps, answer_from_filings, resolve_conflicts, settings_of
 from graphs.service import Assistant
@@ -290,7 +290,7 @@ def test_sqlite_checkpointer_lives_under_home(tmp_path: Path) -> None:
         assert (tmp_path / "h" / "checkpoints.sqlite").exists()
         assert type(saver).__name__ == "SqliteSaver"
     allowed = serde_allowlist(MainState)
-    assert ("agent.answering", "FinalAnswer") in allowed and ("graphs.state", "RouteDecision") in allowed
+    assert ("agent.answer.records", "FinalAnswer") in allowed and ("graphs.state", "RouteDecision") in allowed
 
 
 @pytest.mark.parametrize("url", ["postgresql://finrag@127.0.0.1:1/finrag", "mysql://x"])
@@ -314,7 +314,7 @@ def test_langgraph_json_exports_both_graphs_without_checkpointer() -> None:
 
 
 def test_rewrite_cannot_turn_a_filing_price_into_a_market_question() -> None:
-    from agent.preprocess import Rewrite
+    from agent.query.dialogue import Rewrite
     from agent.schemas import QueryIntent
     from graphs.nodes import Route, choose_route
 
@@ -334,7 +334,7 @@ def test_rewrite_cannot_turn_a_filing_price_into_a_market_question() -> None:
 
         model = None
 
-    from agent.decompose import SubQuery
+    from agent.query.plan import SubQuery
 
     sq = SubQuery(id="q1", question="What was the share price in FY2005?", intent=QueryIntent())
     filing = Rewrite(original="what was the weighted average exercise price per share in 2005?",

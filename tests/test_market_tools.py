@@ -20,10 +20,10 @@ from pydantic import ValidationError
 from agent.config import Settings
 from cli import market_cmd
 from tools.cache import MarketCache
+from tools.calls import MarketCall
 from tools.market import (
     EmptyMarketData,
     FinancialStatement,
-    MarketCall,
     MarketResult,
     MarketService,
     PriceBar,
@@ -34,9 +34,8 @@ from tools.market import (
     build_market_tools,
     describe_failure,
     format_market_result,
-    resolve_ticker,
-    route_market_query,
 )
+from tools.routing import resolve_ticker, route_market_query
 
 T0 = datetime(2024, 5, 1, 20, 0, tzinfo=UTC)
 

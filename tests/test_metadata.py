@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.metadata import MetadataGuess, detect_metadata, parse_file_name
+from agent.ingest.metadata import MetadataGuess, detect_metadata, parse_file_name
 from agent.schemas import Page
 
 TEN_K_COVER = """UNITED STATES

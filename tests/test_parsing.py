@@ -11,7 +11,7 @@ import pytest
 
 from agent.config import Settings
 from agent.errors import IngestError
-from agent.parsing import WORDS_PER_PAGE, load_pages, normalise_text
+from agent.ingest.parsing import WORDS_PER_PAGE, load_pages, normalise_text
 from agent.schemas import PAGE_SEPARATOR
 
 

@@ -10,25 +10,17 @@ import pytest
 from langchain_core.messages import AIMessage
 from scripted import ScriptedChatModel
 
-from agent.answering import SubAnswer, answer_references, combine
-from agent.arithmetic import CitedValue
-from agent.decompose import decompose, decompose_llm
-from agent.intent import extract_intent
-from agent.llm import UsageLog
-from agent.preprocess import (
-    DialogueSlots,
-    QueryKind,
-    Rewrite,
-    Turn,
-    asks_definition,
-    classify_query,
-    needs_evidence,
-    rewrite,
-    rewrite_llm,
-    subject_phrase,
-    update_slots,
-)
-from agent.prompts import MAX_SUB_QUERIES
+from agent.answer.compose import answer_references, combine
+from agent.answer.records import SubAnswer
+from agent.finance.arithmetic import CitedValue
+from agent.llm.models import UsageLog
+from agent.llm.prompts import MAX_SUB_QUERIES
+from agent.query.cues import subject_phrase
+from agent.query.decompose import decompose, decompose_llm
+from agent.query.dialogue import DialogueSlots, Rewrite, Turn, update_slots
+from agent.query.intent import extract_intent
+from agent.query.kind import QueryKind, classify_query, needs_evidence
+from agent.query.rewrite import asks_definition, rewrite, rewrite_llm
 from agent.schemas import Citation, NumericValue, Relation
 
 COMPANIES = ["3M", "Microsoft", "Northwind Instruments"]
@@ -235,7 +227,7 @@ def test_year_sub_queries_keep_the_users_qualified_subject() -> None:
 
 
 def test_that_is_the_change_the_answer_led_with_even_over_a_named_base() -> None:
-    from agent.arithmetic import change, percent_change
+    from agent.finance.arithmetic import change, percent_change
 
     old, new = value("revenue", 231, "FY2007"), value("revenue", 252.7, "FY2008")
     first = rewrite("what is the net change in revenue from 2007 to 2008?", [], DialogueSlots(), COMPANIES)

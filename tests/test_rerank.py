@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from agent.config import Settings
-from agent.embeddings import packaged_model_dir
+from agent.index.embeddings import packaged_model_dir
 from agent.retrieval.candidates import Candidate
 from agent.retrieval.rerank import (
     NOT_CONFIGURED,

@@ -10,7 +10,7 @@ import pytest
 
 from agent.config import Settings
 from agent.errors import FinragError
-from agent.parsing import load_pages
+from agent.ingest.parsing import load_pages
 from evals.datasets import load_convfinqa, load_financebench, load_tatqa
 from evals.metrics.retrieval import page_key
 from evals.retrieval_bench import (

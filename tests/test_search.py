@@ -14,12 +14,13 @@ import pytest
 from rank_bm25 import BM25Okapi
 
 from agent.config import Settings
-from agent.embeddings import Embedder, get_embedder
 from agent.errors import NotFoundError, StoreError
-from agent.fusion import min_max_normalise, reciprocal_rank_fusion
+from agent.index.embeddings import Embedder, get_embedder
+from agent.index.fusion import min_max_normalise, reciprocal_rank_fusion
+from agent.index.search import FinBM25, HybridSearcher
+from agent.index.store import Store
+from agent.index.tokenize import tokenize
 from agent.schemas import PAGE_SEPARATOR, Chunk, ChunkCard, DocumentMeta, Page, Section
-from agent.search import FinBM25, HybridSearcher, tokenize
-from agent.store import Store
 
 LATENCY_TARGET_MS = 50.0  # per hybrid query over a 2,000-chunk filing, excluding query encoding
 
@@ -269,7 +270,7 @@ def filing_pages(settings: Settings, name: str) -> list[Page]:
 
 
 def window_doc(name: str, pages: list[Page], words: int) -> dict:
-    """Simple word windows per page (the real chunker lives in agent/chunking.py); offsets kept exact."""
+    """Simple word windows per page (the real chunker lives in agent/ingest/chunking.py); offsets kept exact."""
     text = PAGE_SEPARATOR.join(p.text for p in pages)
     doc_id = hashlib.sha256(text.encode()).hexdigest()
     chunks = []

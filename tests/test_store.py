@@ -15,12 +15,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import agent.store as store_module
+import agent.index.store as store_module
 from agent.config import Settings
 from agent.errors import NotFoundError, StoreError
+from agent.index.search import HybridSearcher
+from agent.index.store import BM25_DIR, FAISS_FILE, MANIFEST_FILE, Store
 from agent.schemas import PAGE_SEPARATOR, Chunk, ChunkCard, DocumentMeta, NumericValue, Page, Section
-from agent.search import HybridSearcher
-from agent.store import BM25_DIR, FAISS_FILE, MANIFEST_FILE, Store
 
 DIM = 8
 REPO = Path(__file__).resolve().parent.parent
@@ -337,7 +337,8 @@ def test_killed_writer_leaves_a_repairable_index(settings: Settings, tmp_path: P
         f"""
         import json, os, sys, time
         import numpy as np
-        import agent.store as sm
+        import agent.index.files as files
+        import agent.index.store as sm
         from agent.config import Settings
         from agent.schemas import Chunk, ChunkCard, DocumentMeta, Page, Section
 
@@ -347,7 +348,7 @@ def test_killed_writer_leaves_a_repairable_index(settings: Settings, tmp_path: P
                 print("COMMITTED", flush=True)
                 time.sleep(60)
             real_replace(src, dst)
-        sm.os.replace = slow_replace
+        files.os.replace = slow_replace
         raw = json.loads(open({str(payload)!r}).read())
         store = sm.Store.open(Settings.from_env(home={str(settings.home)!r}))
         store.add_document(
@@ -407,8 +408,8 @@ def test_sqlite_operations_do_not_load_models(settings: Settings) -> None:
         import sys
         import numpy as np
         from agent.config import Settings
-        from agent.store import Store
-        from agent.search import HybridSearcher
+        from agent.index.store import Store
+        from agent.index.search import HybridSearcher
         sys.path.insert(0, {str(Path(__file__).parent)!r})
         from test_store import make_doc, ACME
         store = Store.open(Settings.from_env(home={str(settings.home)!r}))

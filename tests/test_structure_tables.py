@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from agent.numbers import find_numbers
+from agent.finance.numbers import find_numbers
+from agent.ingest.structure import detect_sections, running_lines
+from agent.ingest.tables import detect_columns, find_tables, linearise, split_cells, table_header_line
 from agent.schemas import PAGE_SEPARATOR, Page
-from agent.structure import detect_sections, running_lines
-from agent.tables import detect_columns, find_tables, linearise, split_cells, table_header_line
 
 _TOPICS = ["sensors", "pumps", "valves", "meters", "motors", "filters", "cables", "drives", "panels", "relays"]
 

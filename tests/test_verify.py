@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from agent.arithmetic import CitedValue, derive
-from agent.reading import Evidence
-from agent.schemas import Citation, NumericValue
-from agent.verify import (
+from agent.answer.reading import Evidence
+from agent.answer.verify import (
     REMOVED_MARK,
     answer_figures,
     is_instruction_like,
@@ -13,6 +11,8 @@ from agent.verify import (
     split_sentences,
     verify_answer,
 )
+from agent.finance.arithmetic import CitedValue, derive
+from agent.schemas import Citation, NumericValue
 
 DOC = "NORTHWIND_2024_10K"
 CASH_FLOWS = Evidence(

@@ -8,7 +8,7 @@ Without a company every filing is searched (form and period alone would pick oth
 
 Paths (FinSage 3.2, VeritasFi 4.2.1), each ranking chunks of the routed documents:
 
-* ``bm25``: the question as written (finance-aware BM25 from :mod:`agent.search`);
+* ``bm25``: the question as written (finance-aware BM25 from :mod:`agent.index.search`);
 * ``lexicon``: BM25 over the question's keywords, the synonyms of its metrics from the finance lexicon
   ("capex" -> "purchases of property, plant and equipment") and its fiscal years as they appear in tables;
 * ``dense``: cosine between the question and chunk embeddings;
@@ -36,17 +36,18 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from agent.config import Settings
-from agent.embeddings import Embedder
 from agent.errors import NotFoundError
-from agent.fusion import min_max_normalise, reciprocal_rank_fusion
-from agent.lexicon import METRICS, components, synonyms
-from agent.periods import period_year, periods_overlap, sort_key
+from agent.finance.lexicon import components, synonyms
+from agent.finance.metrics import METRICS
+from agent.finance.periods import period_year, periods_overlap, sort_key
+from agent.index.embeddings import Embedder
+from agent.index.fusion import min_max_normalise, reciprocal_rank_fusion
+from agent.index.protocol import IndexStore
+from agent.index.search import HybridSearcher
 from agent.retrieval.options import RetrievalOptions
 from agent.retrieval.section_index import SectionIndexCache
 from agent.retrieval.statements import chunk_statements, target_statements
 from agent.schemas import Chunk, ChunkCard, DocumentMeta, QueryIntent, SearchHit
-from agent.search import HybridSearcher
-from agent.store import IndexStore
 
 # --- routing ------------------------------------------------------------------------------------------------
 ROUTE_MAX_DOCS = 3  # multistage_retrieval_reranking 3.4: one primary filing plus one or two for context

@@ -2,12 +2,12 @@
 
 A judge sees one group of candidates at a time. Two implementations share one interface:
 
-* :class:`OfflineJudge` (the offline twin): card-intent alignment (:func:`agent.alignment.align`: metric,
+* :class:`OfflineJudge` (the offline twin): card-intent alignment (:func:`agent.retrieval.alignment.align`: metric,
   period, scope, evidence type, boilerplate) blended with the Stage 1 retrieval score, a statement prior (the
   chunk sits in the financial statement the question names or its metric lives in) and, when a cross-encoder
   ran, its score. Deterministic; microseconds per group once candidates are annotated.
 * :class:`LLMJudge`: the FinCARDS batch-selection and listwise prompts over Chunk Cards through
-  :func:`agent.llm.structured_call`. A reply that is invalid (unknown ids, wrong count, incomplete ranking) is
+  :func:`agent.llm.models.structured_call`. A reply that is invalid (unknown ids, wrong count, incomplete ranking) is
   retried once, then the offline judge answers that group and the result's ``note`` says so for the trace.
 """
 
@@ -19,10 +19,10 @@ from typing import Protocol
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from agent.alignment import align
-from agent.llm import UsageLog, structured_call
-from agent.llm_schemas import ListwiseRanking, RankedChunk, ScreeningSelection, SelectedChunk
-from agent.prompts import listwise_messages, screening_messages
+from agent.llm.models import UsageLog, structured_call
+from agent.llm.prompts import listwise_messages, screening_messages
+from agent.llm.schemas import ListwiseRanking, RankedChunk, ScreeningSelection, SelectedChunk
+from agent.retrieval.alignment import align
 from agent.retrieval.candidates import Candidate
 from agent.retrieval.statements import chunk_statements, target_statements
 from agent.schemas import ChunkCard, QueryIntent

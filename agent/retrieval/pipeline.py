@@ -20,11 +20,14 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
 from agent.config import Settings
-from agent.embeddings import Embedder, get_embedder
-from agent.intent import extract_intent
-from agent.lexicon import METRICS
-from agent.llm import UsageLog, get_chat_model, structured_call, text_call
-from agent.prompts import hyde_messages, intent_messages
+from agent.finance.metrics import METRICS
+from agent.index.embeddings import Embedder, get_embedder
+from agent.index.protocol import IndexStore
+from agent.index.search import HybridSearcher
+from agent.index.store import Store
+from agent.llm.models import UsageLog, get_chat_model, structured_call, text_call
+from agent.llm.prompts import hyde_messages, intent_messages
+from agent.query.intent import extract_intent
 from agent.retrieval.bootstrap import bootstrap_rank
 from agent.retrieval.bundling import bundle_candidates
 from agent.retrieval.candidates import (
@@ -41,8 +44,6 @@ from agent.retrieval.screening import screen
 from agent.retrieval.select import select_evidence
 from agent.retrieval.trace import AuditTrace, ChunkStability, StageTrace, TracedCandidate
 from agent.schemas import QueryIntent, SearchHit
-from agent.search import HybridSearcher
-from agent.store import IndexStore, Store
 
 TRACE_MAX_CANDIDATES = 50  # candidates kept per stage in the trace (JSON): the rest are summarised by count
 

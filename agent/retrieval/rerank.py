@@ -26,7 +26,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from agent.config import Settings
-from agent.periods import NORM_RE
+from agent.finance.periods import NORM_RE
 from agent.retrieval.candidates import Candidate
 from agent.schemas import DocumentMeta, QueryIntent
 

@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from agent.embeddings import Embedder
+from agent.index.embeddings import Embedder
+from agent.index.protocol import IndexStore
 from agent.schemas import Section
-from agent.store import IndexStore
 
 log = logging.getLogger(__name__)
 

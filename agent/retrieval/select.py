@@ -15,7 +15,7 @@ from collections.abc import Callable
 import numpy as np
 from pydantic import BaseModel, Field
 
-from agent.llm import CHARS_PER_TOKEN
+from agent.llm.models import CHARS_PER_TOKEN
 from agent.retrieval.candidates import Candidate
 
 

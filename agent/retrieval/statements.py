@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from agent.lexicon import METRICS, components, find_metrics
+from agent.finance.lexicon import components, find_metrics
+from agent.finance.metrics import METRICS
 from agent.schemas import Chunk, QueryIntent, Relation
 
 # Where each topic's figures are reported (for questions that name a metric but not a statement).

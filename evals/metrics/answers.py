@@ -1,6 +1,6 @@
 """Numeric-tolerant answer matching: is a predicted answer the gold answer, read the way an analyst would?
 
-Built on :mod:`agent.numbers` (never a second number parser). The rules, in order:
+Built on :mod:`agent.finance.numbers` (never a second number parser). The rules, in order:
 
 1. Yes/no golds ("Yes. The quick ratio is 1.57 ..."): a prediction stating the other yes/no never matches;
    one stating the same yes/no matches (the yes/no is the core fact, the figures support it).
@@ -32,7 +32,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, Field
 
-from agent.numbers import decimals_of, find_numbers
+from agent.finance.numbers import decimals_of, find_numbers
 from agent.schemas import NumericValue
 from evals.metrics.text import content_tokens, normalize_text, split_sentences, tokenize
 

@@ -15,7 +15,7 @@
 4. **Metrics** (2.4): EMS-Recall = sum_i s_i_ref / N; s_j_ans = max{s_i_ref | a_i = j} (0 when no reference point
    maps to j); EMS-Precision = sum_j s_j_ans / M; EMS-F1 = 2PR / (P + R).
 
-Model steps go through :func:`agent.llm.structured_call`: an invalid reply is retried once, then the offline
+Model steps go through :func:`agent.llm.models.structured_call`: an invalid reply is retried once, then the offline
 twin answers and :attr:`EMSResult.notes` says so.
 """
 
@@ -29,7 +29,7 @@ import numpy as np
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from agent.llm import UsageLog, structured_call
+from agent.llm.models import UsageLog, structured_call
 from evals import prompts
 from evals.metrics.answers import numbers_agree
 from evals.metrics.text import bow_cosine, content_tokens, rouge_l, split_sentences, tokenize

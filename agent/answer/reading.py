@@ -18,12 +18,12 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from agent.hostile import is_instruction_like
-from agent.lexicon import MetricMention, find_metrics
-from agent.numbers import find_numbers, header_scale
-from agent.periods import PeriodMention, find_periods, normalise_period, parse_date
+from agent.answer.verify import split_sentences
+from agent.finance.lexicon import MetricMention, find_metrics
+from agent.finance.numbers import find_numbers, header_scale
+from agent.finance.periods import PeriodMention, find_periods, normalise_period, parse_date
+from agent.ingest.hostile import is_instruction_like
 from agent.schemas import ChunkCard, Citation, NumericValue, SearchHit
-from agent.verify import split_sentences
 
 # Masks keep offsets; "#" cannot join a neighbouring number the way a blank could.
 MASK_CHAR = "#"

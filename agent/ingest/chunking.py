@@ -17,10 +17,10 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from agent.config import Settings
-from agent.hostile import is_instruction_like
+from agent.ingest.hostile import is_instruction_like
+from agent.ingest.structure import RUNNING_ZONE_LINES, line_key, running_lines
+from agent.ingest.tables import TableBlock, find_tables, linearise_row, table_header_line
 from agent.schemas import PAGE_SEPARATOR, Chunk, Page, Section
-from agent.structure import RUNNING_ZONE_LINES, line_key, running_lines
-from agent.tables import TableBlock, find_tables, linearise_row, table_header_line
 
 # A prose piece with fewer words than this (a page number, a lone caption) is not worth a chunk.
 MIN_CHUNK_WORDS = 4

@@ -1,16 +1,6 @@
 """Candidate search over stored chunks: BM25, dense cosine, and their reciprocal-rank fusion.
 
-BM25 (:class:`FinBM25`, Okapi with Lucene's idf) uses :func:`tokenize`, a finance-aware tokenizer:
-
-* lower-case, Unicode-normalised (NFKC), currency signs and ``%`` dropped;
-* numbers stay whole: ``1,577`` -> ``1577`` (thousands separators removed, so "1,577" and "1577" match),
-  ``4.2`` stays ``4.2``, ``2018`` stays ``2018``;
-* finance compounds stay one token: ``PP&E`` -> ``pp&e``, ``S&P`` -> ``s&p``; hyphenated compounds keep the
-  whole and add their parts: ``10-K`` -> ``10-k``, ``10``; ``2017-2018`` -> ``2017-2018``, ``2017``, ``2018``;
-  dotted abbreviations lose their dots: ``U.S.`` -> ``us``;
-* possessive ``'s`` removed; a short English stopword list removed; single letters dropped;
-* light plural stemming only (``revenues`` -> ``revenue``, ``liabilities`` -> ``liability``, ``taxes`` ->
-  ``tax``), never on numbers or compounds, so ``loss``, ``gas`` and ``basis`` are left alone.
+BM25 (:class:`FinBM25`, Okapi with Lucene's idf) uses :func:`agent.index.tokenize.tokenize`, a finance-aware tokenizer.
 
 Searching inside chosen documents (the usual case after document routing) uses per-document caches: the
 chunk list, a BM25 index and the embedding matrix (a numpy dot product is exact and fast at filing size).
@@ -23,7 +13,6 @@ import contextlib
 import math
 import re
 import threading
-import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -33,79 +22,13 @@ import numpy as np
 from rank_bm25 import BM25Okapi
 
 from agent.errors import NotFoundError, StoreError
-from agent.fusion import reciprocal_rank_fusion
+from agent.index.fusion import reciprocal_rank_fusion
 from agent.schemas import Chunk, SearchHit
 
 if TYPE_CHECKING:
-    from agent.embeddings import Embedder
-    from agent.store import IndexStore
-
-# ---------------------------------------------------------------------------------------------------------
-# tokenizer
-# ---------------------------------------------------------------------------------------------------------
-TOKENIZER_VERSION = "fin-1"  # stored in the index manifest: changing the rules below forces a BM25 rebuild
-
-STOPWORDS = frozenset(
-    {
-        "a", "an", "and", "are", "as", "at", "be", "been", "being", "but", "by", "for", "from", "had", "has",
-        "have", "he", "her", "his", "i", "if", "in", "into", "is", "it", "its", "of", "on", "or", "our", "over",
-        "she", "so", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this",
-        "those", "to", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "will",
-        "with", "would", "you", "your",
-    }
-)  # function words only: "not", "no", "net", "total" carry meaning in filings and stay
-
-_TOKEN_RE = re.compile(
-    r"""
-    (?P<grouped>\d{1,3}(?:,\d{3})+(?:\.\d+)?)     # 1,577  1,577.25
-  | (?P<dotted>(?:[a-z]\.){2,})                  # u.s.  e.g.  (dotted abbreviations)
-  | (?P<word>[a-z0-9]+(?:[&\-][a-z0-9]+)*(?:\.\d+)?)  # pp&e  s&p  10-k  non-gaap  2017-2018  4.2  fy2018
-    """,
-    re.VERBOSE,
-)
-_POSSESSIVE_RE = re.compile(r"(?<=[a-z])['’]s\b")
-
-
-def _stem(token: str) -> str:
-    """Light plural stripping for plain alphabetic words of four letters or more."""
-    if len(token) < 4 or not token.isalpha():
-        return token
-    if token.endswith("ies") and len(token) > 4:
-        return token[:-3] + "y"
-    if token.endswith(("sses", "xes", "ches", "shes")):
-        return token[:-2]
-    if token.endswith("s") and not token.endswith(("ss", "us", "is")):
-        return token[:-1]
-    return token
-
-
-def _keep(token: str) -> bool:
-    """Drop stopwords and single letters (single digits carry meaning: 'Item 7', '3 months')."""
-    return (len(token) > 1 or token.isdigit()) and token not in STOPWORDS
-
-
-def tokenize(text: str) -> list[str]:
-    """Finance-aware BM25 tokens of ``text`` (see the module docstring for the rules)."""
-    text = _POSSESSIVE_RE.sub("", unicodedata.normalize("NFKC", text).lower())
-    out: list[str] = []
-    for match in _TOKEN_RE.finditer(text):
-        if match.group("grouped"):
-            out.append(match.group("grouped").replace(",", ""))
-        elif match.group("dotted"):
-            out.append(match.group("dotted").replace(".", ""))
-        else:
-            token = match.group("word")
-            if "-" in token:
-                out.append(token)
-                out.extend(_stem(part) for part in token.split("-") if _keep(part))
-            elif "&" in token:
-                out.append(token)
-            else:
-                token = _stem(token)
-                if _keep(token):
-                    out.append(token)
-    return out
-
+    from agent.index.embeddings import Embedder
+    from agent.index.protocol import IndexStore
+from agent.index.tokenize import tokenize
 
 # ---------------------------------------------------------------------------------------------------------
 # metadata filtering
@@ -138,8 +61,14 @@ _COMPANY_SUFFIXES = frozenset({"inc", "incorporated", "corp", "corporation", "co
 # searcher
 # ---------------------------------------------------------------------------------------------------------
 PATH_DEPTH_MIN = 50  # each path ranks at least this many before fusion, so near-misses of one path can be lifted
+
+
 DOC_CACHE_SIZE = 64  # per-document caches kept (a filing's chunks, BM25 and vectors: a few MB each)
+
+
 QUERY_CACHE_SIZE = 512  # query embeddings kept: deep retrieval asks the same sub-query on several paths
+
+
 SCOPE_CACHE_SIZE = 16  # BM25 indexes over multi-document scopes kept
 
 
@@ -210,7 +139,7 @@ class HybridSearcher:
     def __init__(self, store: IndexStore, embedder_factory: Callable[[], Embedder] | None = None) -> None:
         self.store = store
         if embedder_factory is None:
-            from agent.embeddings import get_embedder
+            from agent.index.embeddings import get_embedder
 
             settings = store.settings
             embedder_factory = lambda: get_embedder(settings)  # noqa: E731 - deferred: BM25 never loads a model

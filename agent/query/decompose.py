@@ -1,31 +1,21 @@
-"""Query decomposition (VeritasFi 4.1, step 2): one company x one metric x one period per sub-query.
-
-Each sub-query has its own Query Intent and a stable id; the :class:`Combination` steps (difference, change,
-ratio, share, growth, average, sum ...) turn the sub-answers into the answer in code. A change of a percentage
-is in percentage points. The offline twin reads the question's wording (:func:`decompose`); the language-model
-twin (:func:`decompose_llm`) returns the same records, checked against the question by
-:class:`DecompositionValidator` so no sub-query is made up. The turn it splits was made self-contained first by
-:mod:`agent.preprocess`.
-"""
-
 from __future__ import annotations
 
 import contextlib
 import itertools
 import re
 from collections.abc import Callable, Sequence
-from typing import Literal
 
 from langchain_core.language_models import BaseChatModel
-from pydantic import BaseModel, Field
 
-from agent import llm_schemas
-from agent.arithmetic import needs_prior_period
-from agent.intent import extract_intent, match_company
-from agent.lexicon import METRICS, FormulaKind, canonical, components, find_metrics
-from agent.llm import UsageLog, structured_call
-from agent.periods import expand_range, find_periods, normalise_period, shift_period
-from agent.preprocess import (
+from agent.finance.arithmetic import needs_prior_period
+from agent.finance.formulas import FormulaKind
+from agent.finance.lexicon import canonical, components, find_metrics
+from agent.finance.metrics import METRICS
+from agent.finance.periods import expand_range, find_periods, normalise_period, shift_period
+from agent.llm import schemas as llm_schemas
+from agent.llm.models import UsageLog, structured_call
+from agent.llm.prompts import MAX_SUB_QUERIES, decompose_messages
+from agent.query.cues import (
     AVERAGE_RE,
     CAGR_RE,
     CHANGE_RE,
@@ -40,7 +30,6 @@ from agent.preprocess import (
     QUALITATIVE_TOPICS,
     SHARE_RE,
     SUM_RE,
-    DialogueSlots,
     chronological,
     companies_in,
     intent_companies,
@@ -49,15 +38,21 @@ from agent.preprocess import (
     scale_hint,
     subject_phrase,
 )
-from agent.prompts import MAX_SUB_QUERIES, decompose_messages
+from agent.query.dialogue import DialogueSlots
+from agent.query.intent import extract_intent, match_company
+from agent.query.plan import Combination, QueryPlan, SubQuery
 from agent.schemas import QueryIntent, Relation, TemporalScope
 
 # Lexicon metrics without a formula that are still quoted in percent ('dividend yield', 'organic growth').
 _PERCENT_NAME_RE = re.compile(
     r"\b(?:margin|rate|yield|growth|percent(?:age)?)\b|\bcomparable\s+sales\b", re.IGNORECASE
 )
+
+
 # 'Was gross margin higher in 2024 than in 2023?': comparative words that compare two periods of one metric.
 _COMPARATIVE_RE = re.compile(r"\b(?:higher|lower|larger|bigger|smaller|better|worse)\b", re.IGNORECASE)
+
+
 # Wording that asks for the relative change of a percentage ('percentage change in gross margin'), not points.
 _RELATIVE_PERCENT_RE = re.compile(
     r"\bpercent(?:age)?\s+(?:change|increase|decrease|growth|declin\w*|rise|drop)\b|"
@@ -65,59 +60,44 @@ _RELATIVE_PERCENT_RE = re.compile(
     r"\bby\s+what\s+percent(?:age)?\b|\bin\s+percent(?:age)?\s+terms\b|\brelative\s+change\b",
     re.IGNORECASE,
 )
+
+
 PERCENTAGE_POINTS = "percentage points"  # a change of a percentage is a difference in points, not a growth
+
+
 _MARGIN_AFTER_RE = re.compile(r"\s*(?:\([^)]{0,60}\)\s*)?(?:%|percent(?:age)?)?\s*margin\b", re.IGNORECASE)
+
+
 MARGIN_BASE = "revenue"  # a margin is a share of revenue
+
+
 _DEFINITION_CLAUSE_RE = re.compile(
     r"\b(?:is\s+)?defined\s+as\b|\bdefine\s+\w+(?:\s+\w+){0,4}\s+as\b|"
     r"\bcalculated?\s+(?:\w+\s+){0,4}(?:using|as|from)\b"
     r"|\busing\s+(?:the\s+)?(?:total|unadjusted|line\s+items)\b|\(\s*using\b",
     re.IGNORECASE,
 )
+
+
 _YEARS_WINDOW_RE = re.compile(r"\b(?:\d+|two|three|four|five)[- ]year\b", re.IGNORECASE)
+
+
 _RANGE_RE = re.compile(r"\bfrom\b.*\bto\b|\bbetween\b.*\band\b|\bthrough\b|\s-\s|–", re.IGNORECASE)
+
+
 _PROCEDURE_RE = re.compile(
     r"^\s*how\s+(?:is|are|was|were|does|do|did)\b(?!\s+(?:much|many))[^?]*\b"
     r"(?:tested|recogni[sz]ed|accounted|"
     r"measured|determined|defined|treated|allocated|valued|estimated|assessed|disclosed)\b",
     re.IGNORECASE,
 )
+
+
 _LATEST_PERIOD_RE = re.compile(r"\b(?:latest|most\s+recent|current|last\s+reported)\b", re.IGNORECASE)
+
+
 # Words that do not tell one company from another ('Northwind Instruments Inc.' ~ 'Northwind').
 _COMPANY_NOISE_RE = re.compile(r"(?:inc|corp(?:oration)?|co|company|ltd|limited|plc|llc|group|holdings|the)")
-
-
-class SubQuery(BaseModel):
-    """One minimal, self-contained information need, with its own Query Intent and a stable id."""
-
-    id: str = Field(description="stable: company, metric and period slugs, e.g. '3m:revenue:FY2022'")
-    question: str
-    company: str = ""
-    metric: str = Field(default="", description="canonical metric; '' for non-numeric questions")
-    period: str = Field(default="", description="normalised period; '' for the latest available")
-    intent: QueryIntent = Field(default_factory=QueryIntent)
-
-
-class Combination(BaseModel):
-    """An arithmetic step over sub-query answers (or earlier steps), computed in code by the answer step."""
-
-    id: str = Field(description="'c1', 'c2', ... in evaluation order")
-    operation: Literal["difference", "change", "percent_change", "cagr", "ratio", "share", "sum", "average"]
-    operands: list[str] = Field(description="sub-query or combination ids; old before new for changes")
-    metric: str = ""
-    label: str = Field(default="", description="what the result is, for people")
-
-
-class QueryPlan(BaseModel):
-    """A question split into sub-queries plus the combinations that answer it."""
-
-    question: str
-    intent: QueryIntent = Field(default_factory=QueryIntent)
-    sub_queries: list[SubQuery] = Field(default_factory=list)
-    combinations: list[Combination] = Field(default_factory=list)
-    notes: list[str] = Field(default_factory=list, description="e.g. sub-queries dropped over the cap")
-    source: Literal["offline", "llm"] = "offline"
-    reason: str = ""
 
 
 def _slug(text: str) -> str:

@@ -13,8 +13,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from agent.ingest.tables import find_tables, split_cells
 from agent.schemas import PAGE_SEPARATOR, Page, Section
-from agent.tables import find_tables, split_cells
 
 # Heading lines are short; a longer line is body text that happens to start with "Item 7" or "Note 4".
 MAX_HEADING_CHARS = 160

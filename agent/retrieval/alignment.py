@@ -17,8 +17,9 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, Field
 
-from agent.lexicon import METRICS, canonical, components
-from agent.periods import periods_overlap
+from agent.finance.lexicon import canonical, components
+from agent.finance.metrics import METRICS
+from agent.finance.periods import periods_overlap
 from agent.schemas import ChunkCard, ClaimRole, EvidenceType, QueryIntent, Relation
 
 # --- weights of the components (FinCARDS Stage 2 rubric, in its order of importance) ---------------------

@@ -1,7 +1,7 @@
 """Every prompt finrag sends to a language model, in one place.
 
 Each step has a ``*_SYSTEM`` constant (the instructions), a ``*_USER`` template (``str.format`` placeholders)
-and a builder that returns the message list for :func:`agent.llm.structured_call` / :func:`agent.llm.text_call`.
+and a builder that returns the message list for :func:`agent.llm.models.structured_call` / :func:`agent.llm.models.text_call`.
 Structured steps are called with function calling, so the JSON schema itself travels as the tool definition;
 the prompts say what each field means.
 
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from agent.llm_schemas import EvidenceBlock, SubAnswer
+from agent.llm.schemas import EvidenceBlock, SubAnswer
 from agent.schemas import Chunk, ChunkCard, QueryIntent
 
 # --- sizes that keep prompts inside small context windows (llama.cpp servers often run 2k-8k) -----------
@@ -73,7 +73,7 @@ def _vocabulary_line(metric_vocabulary: Sequence[str]) -> str:
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Retry notes (agent/llm.py appends one after an unusable reply)
+# Retry notes (agent/llm/models.py appends one after an unusable reply)
 # ---------------------------------------------------------------------------------------------------------
 RETRY_STRUCTURED_PROMPT = (
     "Your previous reply could not be used: {reason}\n"

@@ -15,16 +15,16 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from agent.cards import build_card
-from agent.chunking import chunk_document
 from agent.config import Settings
-from agent.embeddings import Embedder
 from agent.errors import FinragError, IngestError
-from agent.metadata import detect_metadata
-from agent.parsing import SUPPORTED_EXTENSIONS, load_pages
+from agent.index.embeddings import Embedder
+from agent.index.store import Store
+from agent.ingest.cards import build_card
+from agent.ingest.chunking import chunk_document
+from agent.ingest.metadata import detect_metadata
+from agent.ingest.parsing import SUPPORTED_EXTENSIONS, load_pages
+from agent.ingest.structure import detect_sections
 from agent.schemas import Chunk, DocumentMeta, IngestReport
-from agent.store import Store
-from agent.structure import detect_sections
 
 # Bump when parsing, sectioning, tables, chunking, cards or embedding text change what is stored: a document
 # ingested by another version is ingested again on the next run instead of being reported unchanged.
@@ -84,7 +84,7 @@ def embedding_text(chunk: Chunk) -> str:
 
 def build_meta(path: Path, doc_id: str, pages: list, source_format: str, overrides: MetadataOverrides) -> DocumentMeta:
     """Detected metadata with command-line overrides applied."""
-    from agent.periods import normalise_period
+    from agent.finance.periods import normalise_period
 
     guess = detect_metadata(path, pages)
     meta = DocumentMeta(
@@ -202,7 +202,7 @@ def open_ingestor(settings: Settings) -> Iterator[Ingestor]:
     Ingesting a filing marks memory-bank entries of the same company and period stale, so a verified answer
     never outlives the filing that superseded it.
     """
-    from agent.embeddings import get_embedder
+    from agent.index.embeddings import get_embedder
     from agent.memory import MemoryBank
 
     store = Store.open(settings)

@@ -15,178 +15,67 @@ commit and the file write, a deleted or damaged file), the derived files are reb
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
-import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ValidationError
 
 from agent.config import Settings
-from agent.embeddings import embedding_model_name
 from agent.errors import NotFoundError, StoreError
+from agent.index.embeddings import embedding_model_name
+from agent.index.files import _atomic_write, _faiss, _sha256
+from agent.index.rows import (
+    _CHUNK_COLUMNS,
+    _PAGE_COLUMNS,
+    _SCHEMA,
+    _SECTION_COLUMNS,
+    SCHEMA_VERSION,
+    _batches,
+    _join,
+    _split,
+)
+from agent.index.tokenize import TOKENIZER_VERSION, tokenize
 from agent.schemas import PAGE_SEPARATOR, Chunk, ChunkCard, DocumentMeta, Page, Section
-from agent.search import TOKENIZER_VERSION, tokenize
 
 try:  # POSIX advisory locks serialise writers across processes (the CLI ingesting while a server searches)
     import fcntl
 except ImportError:  # pragma: no cover - Windows: the in-process lock still serialises threads
     fcntl = None  # type: ignore[assignment]
 
+
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1  # bump when the table layout changes
+
 DB_FILE = "finrag.sqlite"
+
+
 FAISS_FILE = "chunks.faiss"
+
+
 BM25_DIR = "bm25"  # one tokenised corpus file per document
+
+
 MANIFEST_FILE = "manifest.json"
+
+
 LOCK_FILE = ".lock"
+
+
 BUSY_TIMEOUT_MS = 30_000  # a writer may hold the database while a long filing is committed
+
+
 MIN_ID_PREFIX = 6  # shortest doc_id prefix accepted as a reference (like abbreviated git hashes)
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS documents (
-    doc_id TEXT PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE,
-    data TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS pages (
-    doc_id TEXT NOT NULL REFERENCES documents(doc_id) ON DELETE CASCADE,
-    page INTEGER NOT NULL,
-    char_start INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    extra TEXT NOT NULL DEFAULT '{}',
-    PRIMARY KEY (doc_id, page)
-);
-CREATE TABLE IF NOT EXISTS sections (
-    doc_id TEXT NOT NULL REFERENCES documents(doc_id) ON DELETE CASCADE,
-    section_id INTEGER NOT NULL,
-    title TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    page_start INTEGER NOT NULL,
-    page_end INTEGER NOT NULL,
-    char_start INTEGER NOT NULL,
-    char_end INTEGER NOT NULL,
-    extra TEXT NOT NULL DEFAULT '{}',
-    PRIMARY KEY (doc_id, section_id)
-);
-CREATE TABLE IF NOT EXISTS chunks (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    chunk_id TEXT NOT NULL UNIQUE,
-    doc_id TEXT NOT NULL REFERENCES documents(doc_id) ON DELETE CASCADE,
-    ordinal INTEGER NOT NULL,
-    section_id INTEGER NOT NULL,
-    page INTEGER NOT NULL,
-    page_end INTEGER NOT NULL,
-    char_start INTEGER NOT NULL,
-    char_end INTEGER NOT NULL,
-    is_table INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    extra TEXT NOT NULL DEFAULT '{}'
-);
-CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks(doc_id, ordinal);
-CREATE TABLE IF NOT EXISTS cards (
-    chunk_id TEXT PRIMARY KEY REFERENCES chunks(chunk_id) ON DELETE CASCADE,
-    doc_id TEXT NOT NULL,
-    data TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS cards_by_doc ON cards(doc_id);
-CREATE TABLE IF NOT EXISTS embeddings (
-    chunk_rowid INTEGER PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
-    doc_id TEXT NOT NULL,
-    model TEXT NOT NULL,
-    dim INTEGER NOT NULL,
-    vector BLOB NOT NULL
-);
-CREATE INDEX IF NOT EXISTS embeddings_by_doc ON embeddings(doc_id);
-"""
 
-# Columns stored as real columns per table; every other model field goes to the JSON ``extra`` column,
-# so a field added to a schema later (with a default) is stored without a migration.
-_PAGE_COLUMNS = ("page", "char_start", "text")
-_SECTION_COLUMNS = ("section_id", "title", "kind", "page_start", "page_end", "char_start", "char_end")
-_CHUNK_COLUMNS = (
-    "chunk_id", "doc_id", "ordinal", "section_id", "page", "page_end", "char_start", "char_end", "is_table", "text",
-)
-
-M = TypeVar("M", bound=BaseModel)
 _HELD_LOCKS = threading.local()  # per thread: index directory -> "shared" | "exclusive" lock held
-
-
-class IndexStore(Protocol):
-    """What finrag needs from an index; :class:`Store` is the single-machine implementation."""
-
-    settings: Settings
-
-    @property
-    def generation(self) -> int: ...
-    @property
-    def embedding_model(self) -> str | None: ...
-    def has_document(self, doc_id: str) -> bool: ...
-    def add_document(
-        self,
-        meta: DocumentMeta,
-        pages: list[Page],
-        sections: list[Section],
-        chunks: list[Chunk],
-        cards: list[ChunkCard],
-        embeddings: np.ndarray,
-    ) -> None: ...
-    def remove_document(self, name_or_id: str) -> DocumentMeta: ...
-    def list_documents(self) -> list[DocumentMeta]: ...
-    def document_names(self) -> dict[str, str]: ...
-    def get_document(self, name_or_id: str) -> DocumentMeta: ...
-    def update_metadata(self, name_or_id: str, **fields: Any) -> DocumentMeta: ...
-    def chunks(self, doc_ids: list[str] | None = None) -> list[Chunk]: ...
-    def chunk(self, chunk_id: str) -> Chunk: ...
-    def cards(self, chunk_ids: Sequence[str]) -> dict[str, ChunkCard]: ...
-    def sections(self, doc_id: str) -> list[Section]: ...
-    def pages(self, doc_id: str) -> list[Page]: ...
-    def document_text(self, doc_id: str) -> str: ...
-    def embeddings_for(self, chunk_ids: Sequence[str]) -> np.ndarray: ...
-    def doc_embeddings(self, doc_id: str) -> tuple[list[str], np.ndarray]: ...
-    def doc_tokens(self, doc_id: str) -> tuple[list[str], list[list[str]]]:
-        """A document's chunk ids (reading order) and their BM25 tokens, from the derived corpus file."""
-        data = self._read_tokens(doc_id)
-        if data is None:
-            if not self.has_document(doc_id):
-                raise NotFoundError(f"No document with id '{doc_id}'.")
-            log.warning("BM25 corpus for %s is missing, stale or damaged; rebuilding the index files", doc_id[:12])
-            self._repair()
-            data = self._read_tokens(doc_id)
-            if data is None:
-                raise StoreError(f"Could not rebuild the BM25 corpus of {doc_id[:12]} under {self.dir}.")
-        ids: list[str] = []
-        tokens: list[list[str]] = []
-        for line in data.decode("utf-8").splitlines():
-            chunk_id, _, joined = line.partition("\t")
-            ids.append(chunk_id)
-            tokens.append(joined.split(" ") if joined else [])
-        return ids, tokens
-
-    def _read_tokens(self, doc_id: str) -> bytes | None:
-        """One document's corpus file when it is current and intact, else None."""
-        with self._file_lock(exclusive=False):
-            manifest = self._read_manifest()
-            if manifest is None or manifest.generation != self.generation or doc_id not in manifest.bm25:
-                return None
-            try:
-                data = (self.dir / BM25_DIR / f"{doc_id}.tok").read_bytes()
-            except OSError:
-                return None
-        return data if _sha256(data) == manifest.bm25[doc_id] else None
-
-    def dense_search(self, query: np.ndarray, k: int) -> list[tuple[str, float]]: ...
-    def close(self) -> None: ...
 
 
 class Manifest(BaseModel):
@@ -723,21 +612,15 @@ class Store:
     # -----------------------------------------------------------------------------------------------------
     def doc_tokens(self, doc_id: str) -> tuple[list[str], list[list[str]]]:
         """A document's chunk ids (reading order) and their BM25 tokens, from the derived corpus file."""
-        with self._file_lock(exclusive=False):
-            manifest = self._read_manifest()
-            ok = manifest is not None and manifest.generation == self.generation and doc_id in manifest.bm25
-            if ok:
-                try:
-                    data = (self.dir / BM25_DIR / f"{doc_id}.tok").read_bytes()
-                    ok = _sha256(data) == manifest.bm25[doc_id]
-                except OSError:
-                    ok = False
-        if not ok:
+        data = self._read_tokens(doc_id)
+        if data is None:
             if not self.has_document(doc_id):
                 raise NotFoundError(f"No document with id '{doc_id}'.")
             log.warning("BM25 corpus for %s is missing, stale or damaged; rebuilding the index files", doc_id[:12])
             self._repair()
-            return self.doc_tokens(doc_id)
+            data = self._read_tokens(doc_id)
+            if data is None:
+                raise StoreError(f"Could not rebuild the BM25 corpus of {doc_id[:12]} under {self.dir}.")
         ids: list[str] = []
         tokens: list[list[str]] = []
         for line in data.decode("utf-8").splitlines():
@@ -745,6 +628,18 @@ class Store:
             ids.append(chunk_id)
             tokens.append(joined.split(" ") if joined else [])
         return ids, tokens
+
+    def _read_tokens(self, doc_id: str) -> bytes | None:
+        """One document's corpus file when it is current and intact, else None."""
+        with self._file_lock(exclusive=False):
+            manifest = self._read_manifest()
+            if manifest is None or manifest.generation != self.generation or doc_id not in manifest.bm25:
+                return None
+            try:
+                data = (self.dir / BM25_DIR / f"{doc_id}.tok").read_bytes()
+            except OSError:
+                return None
+        return data if _sha256(data) == manifest.bm25[doc_id] else None
 
     def dense_search(self, query: np.ndarray, k: int) -> list[tuple[str, float]]:
         """The ``k`` chunks (over every document) most similar to a unit query vector: ``(chunk_id, cosine)``."""
@@ -983,77 +878,3 @@ class Store:
             "bm25": bm25_bytes,
             "total": sqlite_bytes + faiss_bytes + bm25_bytes + size(self.dir / MANIFEST_FILE),
         }
-
-
-# ---------------------------------------------------------------------------------------------------------
-# helpers
-# ---------------------------------------------------------------------------------------------------------
-_SQLITE_MAX_VARS = 900  # below SQLite's default limit on bound parameters per statement
-
-
-def _batches(items: list[Any]) -> Iterator[list[Any]]:
-    for start in range(0, len(items), _SQLITE_MAX_VARS):
-        yield items[start : start + _SQLITE_MAX_VARS]
-
-
-def _split(model: BaseModel, columns: Sequence[str]) -> tuple[Any, ...]:
-    """A model as (column values..., extra JSON) with the remaining fields in the JSON."""
-    data = model.model_dump(mode="json")
-    values = tuple(int(data.pop(c)) if isinstance(data[c], bool) else data.pop(c) for c in columns)
-    return (*values, json.dumps(data, ensure_ascii=False))
-
-
-def _join(model: type[M], columns: Sequence[str], row: Sequence[Any]) -> M:
-    """Inverse of :func:`_split`."""
-    data = json.loads(row[-1]) if row[-1] else {}
-    data.update(zip(columns, row[:-1], strict=True))
-    return model.model_validate(data)
-
-
-FAISS_THREADS = 1  # searches are one query at a time: OpenMP start-up costs 10-300x the work (measured)
-_FAISS_READY = False
-
-
-def _faiss() -> Any:
-    """The faiss module, imported on first use (pure-SQLite work never pays for it) and set single-threaded."""
-    global _FAISS_READY
-    import faiss
-
-    if not _FAISS_READY:
-        faiss.omp_set_num_threads(FAISS_THREADS)
-        _FAISS_READY = True
-    return faiss
-
-
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so readers see the old file or the new one, never a torn one."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        with open(tmp, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(directory: Path) -> None:
-    """Persist the rename itself (POSIX); a no-op where directories cannot be opened."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

@@ -1,258 +1,34 @@
-"""Finance lexicon: canonical metric names, their synonyms and abbreviations, topics and formulas.
-
-``find_metrics`` turns "Purchases of property, plant and equipment (PP&E)" into the canonical metric
-``capital expenditure`` with character offsets, so a question about "capex" and a cash-flow row that never
-says "capex" meet on one name. Matching works on normalised word tokens (case, punctuation, line breaks,
-hyphens and possessives do not matter; plurals of a phrase's last word are generated) and the longest phrase
-wins, so "cost of sales" is never read as "sales".
-
-Derived metrics (ratios, margins, days, turnover, growth) carry a :class:`Formula` whose terms are other
-canonical metrics: the answer step computes them in code and alignment credits chunks that hold the components
-(a gross-margin question is answered by a page with revenue and cost of sales).
+"""The finance metric table: every canonical metric with its topic, synonyms, abbreviations and, for derived
+metrics, its :class:`~agent.finance.formulas.Formula`. The matching over this table is :mod:`agent.finance.lexicon`.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
-from enum import StrEnum
-from functools import lru_cache
-
-from pydantic import BaseModel, Field
-
-from agent.errors import FinragError
-
-TOPICS: tuple[str, ...] = (
-    "Revenue",
-    "Costs/Expenses",
-    "Profitability",
-    "Liquidity",
-    "Leverage",
-    "Cash Flow",
-    "Balance Sheet",
-    "Per Share",
-    "Guidance",
-    "Risk",
-    "Other",
+from agent.finance.formulas import (
+    PERCENT,
+    Formula,
+    FormulaKind,
+    MetricDef,
+    _days,
+    _diff,
+    _growth,
+    _m,
+    _margin,
+    _ratio,
+    _sum,
+    _t,
+    _turnover,
 )
-
-DAYS_PER_YEAR = 365.0  # FinanceBench and most textbooks define DSO/DIO/DPO over a 365-day year
-PERCENT = 100.0  # margins, growth and rates are quoted in percent
-# "CFO" is far more often the Chief Financial Officer than cash from operations: veto it near these words.
-_VETO_WINDOW = 80  # characters either side of a mention searched for veto words
-_CONTEXT_VETO: dict[str, re.Pattern[str]] = {
-    "cfo": re.compile(
-        r"officer|chief|ceo\b|signature|certif|/s/|vice\s+president|\b(?:our|new|former|interim|the)\s+cfo\b",
-        re.IGNORECASE,
-    ),
-}
-# Abbreviations that are also ordinary words or names in lower case: matched only as written in capitals.
-_UPPERCASE_ONLY: frozenset[str] = frozenset(
-    {"CFO", "OCF", "ROA", "ROE", "DSO", "DIO", "DPO", "CCC", "ETR", "DPS"}
-)
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Models
-# ---------------------------------------------------------------------------------------------------------
-class FormulaKind(StrEnum):
-    RATIO = "ratio"  # sum(numerator) / sum(denominator) * multiplier
-    MARGIN = "margin"  # a share of revenue, in percent
-    DIFFERENCE = "difference"  # signed sum of terms, e.g. revenue - cost of sales
-    SUM = "sum"  # signed sum of terms, e.g. operating income + D&A
-    DAYS = "days"  # 365 * average balance / flow
-    TURNOVER = "turnover"  # flow / average balance
-    GROWTH = "growth"  # percent change of one metric against the prior period
-
-
-class FormulaTerm(BaseModel):
-    """One input of a formula: a canonical metric, its sign, and whether it is an opening/closing average."""
-
-    metric: str
-    sign: int = Field(default=1, description="+1 or -1")
-    average: bool = Field(default=False, description="average of this and the prior period's balance")
-
-
-class Formula(BaseModel):
-    """How a derived metric is computed from other canonical metrics (evaluated in code, never by a model)."""
-
-    kind: FormulaKind
-    numerator: list[FormulaTerm]
-    denominator: list[FormulaTerm] = Field(default_factory=list)
-    multiplier: float = 1.0
-    unit: str = Field(default="", description="% | x | days | USD")
-
-    def describe(self) -> str:
-        """Human-readable formula, e.g. '(current assets - inventories) / current liabilities'."""
-
-        def side(terms: list[FormulaTerm]) -> str:
-            parts: list[str] = []
-            for i, t in enumerate(terms):
-                name = f"average {t.metric}" if t.average else t.metric
-                if i == 0:
-                    parts.append(name if t.sign > 0 else f"-{name}")
-                else:
-                    parts.append(("+ " if t.sign > 0 else "- ") + name)
-            text = " ".join(parts)
-            return f"({text})" if len(terms) > 1 and self.denominator else text
-
-        if self.kind is FormulaKind.GROWTH:
-            return f"{self.numerator[0].metric} / prior-period {self.numerator[0].metric} - 1"
-        body = side(self.numerator)
-        if self.denominator:
-            body = f"{body} / {side(self.denominator)}"
-        if self.multiplier != 1.0:
-            body = f"{self.multiplier:g} * {body}"
-        return body
-
-    def inputs(self) -> list[str]:
-        """The canonical metrics this formula reads, in order, without duplicates."""
-        return list(dict.fromkeys(t.metric for t in [*self.numerator, *self.denominator]))
-
-    def needs_prior_period(self) -> bool:
-        """True when the formula averages balances or measures growth, so the prior period is needed too."""
-        return self.kind is FormulaKind.GROWTH or any(t.average for t in [*self.numerator, *self.denominator])
-
-    def evaluate(self, values: Mapping[str, float], prior: Mapping[str, float] | None = None) -> float:
-        """Compute the metric from component values (same scale throughout); derived inputs are computed too.
-
-        ``values`` holds the period's values by canonical name; ``prior`` the prior period's, needed for
-        averaged balances and growth. Raises :class:`FinragError` naming the first missing input.
-        """
-        prior = prior or {}
-
-        def value_of(metric: str, current: bool) -> float:
-            source = values if current else prior
-            if metric in source:
-                return float(source[metric])
-            info = METRICS.get(metric)
-            if info is not None and info.formula is not None and info.formula.kind is not FormulaKind.GROWTH:
-                # A derived input (gross profit inside gross margin) is computed from the same period.
-                return info.formula.evaluate(values, prior) if current else info.formula.evaluate(prior, None)
-            label = "current-period" if current else "prior-period"
-            raise FinragError(f"cannot compute: missing {label} value for '{metric}'")
-
-        def term(t: FormulaTerm) -> float:
-            value = value_of(t.metric, True)
-            if t.average:
-                value = (value + value_of(t.metric, False)) / 2.0
-            return t.sign * value
-
-        if self.kind is FormulaKind.GROWTH:
-            metric = self.numerator[0].metric
-            base = value_of(metric, False)
-            if base == 0:
-                raise FinragError(f"cannot compute growth of '{metric}': prior-period value is zero")
-            return (value_of(metric, True) / base - 1.0) * self.multiplier
-        top = sum(term(t) for t in self.numerator)
-        if not self.denominator:
-            return top * self.multiplier
-        bottom = sum(term(t) for t in self.denominator)
-        if bottom == 0:
-            raise FinragError(f"cannot compute '{self.describe()}': denominator is zero")
-        return top / bottom * self.multiplier
-
-
-class MetricDef(BaseModel):
-    """A canonical metric: the names filings and questions use, its topic and, if derived, its formula."""
-
-    canonical: str
-    topic: str
-    synonyms: list[str] = Field(default_factory=list, description="phrases, matched case-insensitively")
-    abbreviations: list[str] = Field(default_factory=list, description="SG&A, PP&E, EPS, ...")
-    related: list[str] = Field(default_factory=list, description="close metrics that earn partial credit")
-    formula: Formula | None = None
-    kind: str = Field(default="metric", description="metric | statement (a financial statement's name)")
-
-    @property
-    def derived(self) -> bool:
-        return self.formula is not None
-
-
-class MetricMention(BaseModel):
-    """Where a metric is named in a text: canonical name, character offsets and the words as written."""
-
-    canonical: str
-    start: int
-    end: int
-    surface: str
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Formula shorthands (keep the table below readable)
-# ---------------------------------------------------------------------------------------------------------
-def _t(metric: str, sign: int = 1, average: bool = False) -> FormulaTerm:
-    return FormulaTerm(metric=metric, sign=sign, average=average)
-
-
-def _ratio(num: list[FormulaTerm], den: list[FormulaTerm], unit: str = "x", mult: float = 1.0) -> Formula:
-    return Formula(kind=FormulaKind.RATIO, numerator=num, denominator=den, unit=unit, multiplier=mult)
-
-
-def _margin(metric: str) -> Formula:
-    return Formula(
-        kind=FormulaKind.MARGIN,
-        numerator=[_t(metric)],
-        denominator=[_t("revenue")],
-        multiplier=PERCENT,
-        unit="%",
-    )
-
-
-def _diff(a: str, b: str) -> Formula:
-    return Formula(kind=FormulaKind.DIFFERENCE, numerator=[_t(a), _t(b, -1)], unit="USD")
-
-
-def _sum(*terms: FormulaTerm) -> Formula:
-    return Formula(kind=FormulaKind.SUM, numerator=list(terms), unit="USD")
-
-
-def _days(balance: str, flow: str) -> Formula:
-    return Formula(
-        kind=FormulaKind.DAYS,
-        numerator=[_t(balance, average=True)],
-        denominator=[_t(flow)],
-        multiplier=DAYS_PER_YEAR,
-        unit="days",
-    )
-
-
-def _turnover(flow: str, balance: str) -> Formula:
-    return Formula(
-        kind=FormulaKind.TURNOVER, numerator=[_t(flow)], denominator=[_t(balance, average=True)], unit="x"
-    )
-
-
-def _growth(metric: str) -> Formula:
-    return Formula(kind=FormulaKind.GROWTH, numerator=[_t(metric)], multiplier=PERCENT, unit="%")
-
-
-def _m(
-    canonical: str,
-    topic: str,
-    synonyms: list[str],
-    abbreviations: list[str] | None = None,
-    related: list[str] | None = None,
-    formula: Formula | None = None,
-    kind: str = "metric",
-) -> MetricDef:
-    return MetricDef(
-        canonical=canonical,
-        topic=topic,
-        synonyms=synonyms,
-        abbreviations=abbreviations or [],
-        related=related or [],
-        formula=formula,
-        kind=kind,
-    )
-
 
 # ---------------------------------------------------------------------------------------------------------
 # The lexicon. Synonyms are written singular where natural (plurals of the last word are generated);
 # punctuation, "&" vs "and", hyphens and possessives are normalised away, so write them plainly.
 # ---------------------------------------------------------------------------------------------------------
 _REV, _COST, _PROF, _LIQ, _LEV = "Revenue", "Costs/Expenses", "Profitability", "Liquidity", "Leverage"
+
+
 _CF, _BS, _PS, _GUID, _RISK, _OTHER = "Cash Flow", "Balance Sheet", "Per Share", "Guidance", "Risk", "Other"
+
 
 _DEFS: list[MetricDef] = [
     # --- Revenue -----------------------------------------------------------------------------------------
@@ -958,7 +734,24 @@ _DEFS: list[MetricDef] = [
     ]),
 ]
 
+
 METRICS: dict[str, MetricDef] = {d.canonical: d for d in _DEFS}
+
+
+TOPICS: tuple[str, ...] = (
+    "Revenue",
+    "Costs/Expenses",
+    "Profitability",
+    "Liquidity",
+    "Leverage",
+    "Cash Flow",
+    "Balance Sheet",
+    "Per Share",
+    "Guidance",
+    "Risk",
+    "Other",
+)
+
 
 # Non-metric words that still tell a question's or chunk's topic (used when no metric is named).
 TOPIC_CUES: dict[str, tuple[str, ...]] = {
@@ -972,259 +765,4 @@ TOPIC_CUES: dict[str, tuple[str, ...]] = {
     "Cash Flow": ("cash flow", "dividend", "repurchase", "capital expenditure", "capex"),
     "Balance Sheet": ("balance sheet", "assets", "liabilities", "equity"),
     "Per Share": ("per share", "eps", "shares"),
-}
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Matching: a trie over normalised tokens
-# ---------------------------------------------------------------------------------------------------------
-# Words, with '&' and '/' kept inside abbreviations (SG&A, PP&E, A/R); a possessive "'s" is dropped and a lone
-# '&' is read as "and". Run on lower-cased text so no per-token normalisation call is needed.
-_TOKEN_RE = re.compile(r"([a-z0-9]+(?:[&/][a-z0-9]+)*)(?:['’]s\b)?|&")
-_PAREN_ABBR_RE = re.compile(r"\s*\(\s*([A-Za-z][A-Za-z&/.]{1,9})\s*\)")  # "... equipment (PP&E)"
-_TERMINAL = ""  # trie key that holds (canonical, required_case) at the end of a phrase
-
-
-def _tokens(text: str) -> list[tuple[str, int, int]]:
-    """(normalised token, start, end) for each word of ``text``."""
-    low = text.lower()
-    if len(low) != len(text):  # a few Unicode letters change length when lower-cased: keep offsets exact
-        low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
-    return [
-        (m.group(1), m.start(), m.end(1)) if m.group(1) else ("and", m.start(), m.end())
-        for m in _TOKEN_RE.finditer(low)
-    ]
-
-
-def _plural(word: str) -> str:
-    if word.endswith("y") and len(word) > 2 and word[-2] not in "aeiou":
-        return word[:-1] + "ies"
-    if word.endswith(("s", "x", "sh", "ch")):
-        return word + "es"
-    return word + "s"
-
-
-def _variants(phrase: str) -> list[list[str]]:
-    toks = [t for t, _, _ in _tokens(phrase)]
-    if not toks:
-        return []
-    out = [toks]
-    last = toks[-1]
-    # Generate the plural of a plain last word; abbreviations and words already plural stay as written.
-    if last.isalpha() and len(last) > 3 and not last.endswith("s"):
-        out.append([*toks[:-1], _plural(last)])
-    return out
-
-
-@lru_cache(maxsize=1)
-def _trie() -> dict:
-    root: dict = {}
-    seen: dict[tuple[str, ...], str] = {}
-    for d in _DEFS:
-        surfaces = [(s, None) for s in [d.canonical, *d.synonyms]]
-        surfaces += [(a, a if a.upper() in _UPPERCASE_ONLY else None) for a in d.abbreviations]
-        for phrase, required in surfaces:
-            for toks in _variants(phrase):
-                key = tuple(toks)
-                owner = seen.get(key)
-                if owner is not None and owner != d.canonical:
-                    raise ValueError(f"lexicon: '{phrase}' names both '{owner}' and '{d.canonical}'")
-                seen[key] = d.canonical
-                node = root
-                for tok in toks:
-                    node = node.setdefault(tok, {})
-                if _TERMINAL not in node or required is None:
-                    node[_TERMINAL] = (d.canonical, required)
-    return root
-
-
-def surface_forms() -> dict[tuple[str, ...], str]:
-    """Every normalised token sequence the matcher knows, mapped to its canonical metric (audits, tests)."""
-    out: dict[tuple[str, ...], str] = {}
-
-    def walk(node: dict, path: tuple[str, ...]) -> None:
-        for key, child in node.items():
-            if key == _TERMINAL:
-                out[path] = child[0]
-            else:
-                walk(child, (*path, key))
-
-    walk(_trie(), ())
-    return out
-
-
-def find_metrics(text: str, include_statements: bool = False) -> list[MetricMention]:
-    """Every metric named in ``text``, longest phrase first, without overlaps, in order of appearance.
-
-    Names of financial statements ("cash flow statement") are matched so that their words are not read as
-    metrics, and returned only with ``include_statements``.
-
-    >>> [m.canonical for m in find_metrics("Purchases of property, plant and equipment (PP&E)")]
-    ['capital expenditure']
-    """
-    if not text:
-        return []
-    root = _trie()
-    toks = _tokens(text)
-    candidates: list[tuple[int, int, str]] = []  # (first token, last token exclusive, canonical)
-    n = len(toks)
-    for i in range(n):
-        node = root.get(toks[i][0])
-        if node is None:
-            continue
-        best: tuple[int, str] | None = None
-        j = i
-        while True:
-            term = node.get(_TERMINAL)
-            if term is not None:
-                canonical, required = term
-                if required is None or _upper_form(text, toks, i, j):
-                    best = (j + 1, canonical)
-            j += 1
-            if j >= n:
-                break
-            node = node.get(toks[j][0])
-            if node is None:
-                break
-        if best is not None:
-            candidates.append((i, best[0], best[1]))
-    # Longest match wins; ties go to the earlier one.
-    candidates.sort(key=lambda c: (-(c[1] - c[0]), c[0]))
-    taken = [False] * n
-    chosen: list[MetricMention] = []
-    for i, j, canonical in candidates:
-        if any(taken[i:j]):
-            continue
-        start, end = toks[i][1], toks[j - 1][2]
-        if _vetoed(text, start, end):
-            continue
-        for k in range(i, j):
-            taken[k] = True
-        paren = _PAREN_ABBR_RE.match(text, end)
-        if paren is not None and j < n and toks[j][1] >= paren.start(1):
-            # "(PP&E)" right after the full name restates it: part of this mention, not a second metric.
-            last = j
-            while last < n and toks[last][2] <= paren.end(1):
-                taken[last] = True
-                last += 1
-            end = paren.end()
-        if include_statements or METRICS[canonical].kind == "metric":
-            chosen.append(
-                MetricMention.model_construct(
-                    canonical=canonical, start=start, end=end, surface=text[start:end]
-                )
-            )
-    chosen.sort(key=lambda m: m.start)
-    return chosen
-
-
-def _upper_form(text: str, toks: list[tuple[str, int, int]], i: int, j: int) -> bool:
-    """An upper-case-only abbreviation counts when written in capitals ("CFO", "CFO's", "DSOs")."""
-    raw = text[toks[i][1]:toks[j][2]]
-    for suffix in ("'s", "’s", "s"):
-        if raw.endswith(suffix) and raw[: -len(suffix)].isupper():
-            return True
-    return raw.isupper()
-
-
-def _vetoed(text: str, start: int, end: int) -> bool:
-    veto = _CONTEXT_VETO.get(text[start:end].lower())
-    if veto is None:
-        return False
-    window = text[max(0, start - _VETO_WINDOW):end + _VETO_WINDOW]
-    return veto.search(window) is not None
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Lookups
-# ---------------------------------------------------------------------------------------------------------
-def canonical(name: str) -> str | None:
-    """The canonical metric for a name, synonym or abbreviation ('capex' -> 'capital expenditure'), else None.
-
-    The whole name must be one known phrase; use :func:`find_metrics` to search inside longer text.
-    """
-    return _canonical(name)
-
-
-@lru_cache(maxsize=16384)  # alignment looks up the same surfaces ("Net sales", "PP&E") for every card
-def _canonical(name: str) -> str | None:
-    if name in METRICS:
-        return name
-    mentions = find_metrics(name, include_statements=True)
-    if len(mentions) == 1 and mentions[0].surface.strip(" ()") and _covers(name, mentions[0]):
-        return mentions[0].canonical
-    return None
-
-
-def _covers(text: str, mention: MetricMention) -> bool:
-    rest = (text[: mention.start] + text[mention.end:]).strip(" \t\n.,;:()-")
-    return not rest
-
-
-def metric_info(name: str) -> MetricDef:
-    """The definition of a canonical metric (synonyms accepted); :class:`FinragError` when unknown."""
-    key = canonical(name)
-    if key is None:
-        raise FinragError(f"unknown metric: {name!r}")
-    return METRICS[key]
-
-
-def synonyms(name: str) -> list[str]:
-    """All names of a metric: canonical first, then synonyms and abbreviations."""
-    d = metric_info(name)
-    return list(dict.fromkeys([d.canonical, *d.synonyms, *d.abbreviations]))
-
-
-def components(name: str, recursive: bool = True) -> list[str]:
-    """The canonical metrics a derived metric is computed from (with ``recursive``, their inputs too).
-
-    >>> components("gross margin")
-    ['gross profit', 'revenue', 'cost of goods sold']
-    """
-    return list(_components(metric_info(name).canonical, recursive))
-
-
-@lru_cache(maxsize=1024)
-def _components(name: str, recursive: bool) -> tuple[str, ...]:
-    out: dict[str, None] = {}
-    formula = METRICS[name].formula
-    if formula is None:
-        return ()
-    for inp in formula.inputs():
-        if inp == name:
-            continue
-        out[inp] = None
-        if recursive:
-            for sub in _components(inp, True):
-                if sub != name:
-                    out[sub] = None
-    return tuple(out)
-
-
-def topic_of(metrics: list[str]) -> str:
-    """The dominant topic of a list of canonical metrics (first wins ties); 'Other' when empty."""
-    counts: dict[str, int] = {}
-    for m in metrics:
-        d = METRICS.get(m)
-        if d is not None:
-            counts[d.topic] = counts.get(d.topic, 0) + 1
-    if not counts:
-        return "Other"
-    return max(counts, key=lambda t: counts[t])  # dicts keep insertion order, so max keeps the first of ties
-
-
-def topic_from_cues(text: str) -> str:
-    """A topic from plain words when no metric is named ('risks' -> Risk); 'Other' when nothing fits."""
-    best, best_hits = "Other", 0
-    for topic, pattern in _TOPIC_CUE_RES.items():
-        hits = len(pattern.findall(text))
-        if hits > best_hits:
-            best, best_hits = topic, hits
-    return best
-
-
-# Cues match at the start of a word ("risk" in "risks", not "eps" in "PepsiCo").
-_TOPIC_CUE_RES: dict[str, re.Pattern[str]] = {
-    topic: re.compile(r"\b(?:" + "|".join(re.escape(c) for c in cues) + ")", re.I)
-    for topic, cues in TOPIC_CUES.items()
 }

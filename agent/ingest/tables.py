@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
-from agent.numbers import SCALE_NAMES, header_scale
+from agent.finance.numbers import SCALE_NAMES, header_scale
 
 # A table needs at least this many rows of numbers; one line ending in a number is just a sentence.
 MIN_DATA_ROWS = 2

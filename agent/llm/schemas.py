@@ -1,6 +1,6 @@
 """Output schemas of the language-model steps that ``agent/schemas.py`` does not already cover.
 
-Prompts (``agent/prompts.py``) describe these fields and parsers validate against them, so both sides share
+Prompts (``agent/llm/prompts.py``) describe these fields and parsers validate against them, so both sides share
 one definition. Chunk Cards and Query Intents use :class:`agent.schemas.ChunkCard` and
 :class:`agent.schemas.QueryIntent` directly. Every schema here is also what the offline twin of its step
 returns, so the graph never needs to know which path produced a record.
@@ -111,7 +111,7 @@ class ListwiseRanking(BaseModel):
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Prompt inputs: evidence and conversation, rendered by agent/prompts.py
+# Prompt inputs: evidence and conversation, rendered by agent/llm/prompts.py
 # ---------------------------------------------------------------------------------------------------------
 class EvidenceBlock(BaseModel):
     """One piece of evidence handed to the answer step, with the label it must be cited by."""

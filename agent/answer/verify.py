@@ -3,7 +3,7 @@
 Both answer twins go through :func:`verify_answer`. A figure is supported when, after normalisation (unit,
 scale, sign, rounding to the figure's written precision), it equals a number in the evidence it cites
 (``[doc, p. N]`` right after it in the same sentence; any evidence when it cites none), or a result, input or
-constant of a recorded :class:`~agent.arithmetic.Computation`. Unsupported figures are flagged
+constant of a recorded :class:`~agent.finance.arithmetic.Computation`. Unsupported figures are flagged
 ``[unverified]`` (or removed) and listed.
 
 Filing text is evidence, never instruction: sentences that address a reader with instructions ("Ignore all
@@ -20,9 +20,9 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-from agent.arithmetic import Computation
-from agent.hostile import is_instruction_like
-from agent.numbers import decimals_of, find_numbers, header_scale
+from agent.finance.arithmetic import Computation
+from agent.finance.numbers import decimals_of, find_numbers, header_scale
+from agent.ingest.hostile import is_instruction_like
 from agent.schemas import NumericValue
 
 UNVERIFIED_MARK = "[unverified]"
@@ -50,7 +50,7 @@ _SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[\"“$])")
 
 # Instruction-like text inside filings (prompt injection): imperative address to a reader or model.
 class EvidenceLike(Protocol):
-    """What verification reads from an evidence item (``agent.reading.Evidence`` satisfies it)."""
+    """What verification reads from an evidence item (``agent.answer.reading.Evidence`` satisfies it)."""
 
     chunk_id: str
     doc_name: str

@@ -11,7 +11,7 @@ repurchases) are printed in parentheses in cash-flow statements, so ``(437)`` pa
 as free cash flow = cash from operations - capital expenditure needs the outflow's magnitude, 875 - 437 = 438,
 not 875 - (-437). Those metrics are read as magnitudes and the explanation says so.
 
-Derived metrics (margins, ratios, days, turnover, growth) follow the formulas of :mod:`agent.lexicon`.
+Derived metrics (margins, ratios, days, turnover, growth) follow the formulas of :mod:`agent.finance.lexicon`.
 """
 
 from __future__ import annotations
@@ -22,9 +22,11 @@ from collections.abc import Mapping, Sequence
 from pydantic import BaseModel, Field
 
 from agent.errors import FinragError
-from agent.lexicon import METRICS, Formula, FormulaKind, FormulaTerm, metric_info
-from agent.numbers import format_number
-from agent.periods import period_year, quarters_of
+from agent.finance.formulas import Formula, FormulaKind, FormulaTerm
+from agent.finance.lexicon import metric_info
+from agent.finance.metrics import METRICS
+from agent.finance.numbers import format_number
+from agent.finance.periods import period_year, quarters_of
 from agent.schemas import Citation, NumericValue
 
 # Metrics whose figures are amounts spent: filings print them as negatives (cash-flow outflows) or positives

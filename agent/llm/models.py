@@ -36,7 +36,7 @@ from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
 from agent.config import Settings
 from agent.errors import FinragError
-from agent.prompts import RETRY_STRUCTURED_PROMPT, RETRY_TEXT_PROMPT
+from agent.llm.prompts import RETRY_STRUCTURED_PROMPT, RETRY_TEXT_PROMPT
 
 T = TypeVar("T", bound=BaseModel)
 

@@ -10,9 +10,17 @@ from __future__ import annotations
 
 import re
 
-from agent.cards import find_scope_entities
-from agent.lexicon import METRICS, canonical, find_metrics, topic_from_cues, topic_of
-from agent.periods import PeriodMention, expand_range, find_periods, granularity, shift_period, sort_key
+from agent.finance.lexicon import canonical, find_metrics, topic_from_cues, topic_of
+from agent.finance.metrics import METRICS
+from agent.finance.periods import (
+    PeriodMention,
+    expand_range,
+    find_periods,
+    granularity,
+    shift_period,
+    sort_key,
+)
+from agent.ingest.cards import find_scope_entities
 from agent.schemas import QueryIntent, Relation, TemporalScope
 
 MAX_AVERAGE_YEARS = 10  # "N year average" beyond this is not a reporting-period request

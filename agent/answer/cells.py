@@ -1,0 +1,575 @@
+"""The table-cell reader: a row label and column header that name the question's own words (both table
+orientations, year-in-label rows, schedules, shares of a total, changes and sums between cells), for metrics the
+lexicon does not name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from pydantic import BaseModel, Field
+
+from agent.answer.reading import (
+    CELL_HEADER_ITER_RE,
+    Evidence,
+    EvidenceReader,
+    Segment,
+    only_periods,
+)
+from agent.answer.records import SubAnswer, _capital, _computed_answer, question_scale
+from agent.answer.words import (
+    _FOOTNOTE_RE,
+    _TOTAL_RE,
+    RETRIEVAL_WEIGHT,
+    TOTAL_BONUS,
+    _about,
+    _content_words,
+    _for_company,
+    _names_other_number,
+)
+from agent.finance import arithmetic
+from agent.finance.arithmetic import ArithmeticRefusal, CitedValue
+from agent.finance.periods import find_periods, normalise_period, sort_key
+from agent.query.plan import SubQuery
+from agent.schemas import NumericValue
+
+CELL_MIN_SCORE = 0.5  # a table cell must name at least half the question's words to answer it
+
+
+CELL_PRECISION_WEIGHT = 0.3  # among cells naming the question equally, the label that says least else wins
+
+
+_EQUITY_WORDS = frozenset(
+    ("common", "stock", "share", "price", "performance", "value", "return", "cumulative", "investment")
+)  # words that say 'the stock of' a company or index a performance table names by its name alone
+
+
+_SCHEDULE_CUE_RE = re.compile(r"\b(?:due|matur\w*|payable\s+in|expir\w*|scheduled)\b", re.IGNORECASE)
+
+
+UNDATED_YEAR_COLUMNS = 2  # a header-less row: only its first two columns are read as this year and last
+
+
+_DOC_YEAR_RE = re.compile(r"(?:^|_)((?:19|20)\d\d)(?:_|$)")
+
+
+HEADER_NAMED_BONUS = 0.3  # the question writes the cell's column header verbatim ('on 12/14')
+
+
+HEADER_MIN_CHARS = 3  # shorter headers ('a', '%') are written by chance
+
+
+CELL_SAME_ROW_BONUS = 0.2  # the second year of a change comes from the row the first year came from
+
+
+PROSE_LABEL_MAX_WORDS = 12  # words before a figure in a sentence that can name it ('rental expense for ... was')
+
+
+# 'rental expense for operating leases was approximately': the verb and hedge words end a sentence's subject
+_PROSE_VERB_TAIL_RE = re.compile(
+    r"(?:\s*\b(?:was|were|is|are|of|totaled|totalled|amounted|aggregated|approximately|about|"
+    r"approximated|reached|to|by|and|or|had|has|have|recognized|recorded|reported)\b[\s,$]*)+$",
+    re.IGNORECASE,
+)
+
+
+_PROSE_LEAD_RE = re.compile(r"^(?:(?:of|for|in|on|at|and|the)\s+)+", re.IGNORECASE)
+
+
+_CELL_CHANGE_RE = re.compile(
+    r"\b(?:change[sd]?|difference|increase[sd]?|decrease[sd]?|decline[sd]?|grow(?:th|n)?|rise|fall|drop|"
+    r"variation|variance|fluctuation|var(?:y|ied))\b",
+    re.I,
+)
+
+
+_CELL_PERCENT_RE = re.compile(r"%|\bpercent(?:age)?\b|\bgrowth\s+rate\b|\brate\s+of\b", re.IGNORECASE)
+
+
+_CELL_RATIO_RE = re.compile(
+    r"\bratio\b|\bdivided\s+by\b|\bin\s+relation\s+to\b|\brepresent\b|\bquotient\b", re.IGNORECASE
+)
+
+
+_CELL_SHARE_RES = (
+    re.compile(r"\b(?:ratio|proportion)\s+of\s+(?P<a>.+?)\s+(?:to|over|versus|vs\.?)\s+(?P<b>[^?]+)", re.I),
+    re.compile(
+        r"(?:\bwhat\s+(?:was|were|is|are)\s+)?(?P<a>[^,?]+?)\s+as\s+an?\s+(?:percent(?:age)?|share|portion|"
+        r"proportion|fraction)\s+of\s+(?P<b>[^?]+)",
+        re.I,
+    ),
+    re.compile(
+        r"\b(?:how\s+much|what\s+(?:percent(?:age)?|portion|proportion|share|fraction))\s+(?:did|does|do|was|is)\s+"
+        r"(?:the\s+)?(?P<a>[^?]+?)\s+represent\s+(?:in\s+relation\s+to|relative\s+to|of|compared\s+(?:to|with))\s+"
+        r"(?P<b>[^?]+)",
+        re.I,
+    ),
+)  # 'the ratio of X to Y', 'X as a percentage of Y', 'how much did X represent in relation to Y'
+
+
+# 'What percentage of undeveloped acres were in the US?', 'what portion of total debt is due within a year?':
+# the whole first, then what the part is; the part's cell must name both.
+_CELL_PART_OF_RE = re.compile(
+    r"\bwhat\s+(?:was\s+the\s+|is\s+the\s+)?(?:percent(?:age)?|portion|proportion|share|fraction)\s+of\s+"
+    r"(?:the\s+)?(?P<b>[^?]+?)\s+(?:(?:that\s+)?(?:was|were|is|are)\s+(?:made\s+(?:up\s+)?of\s+|attributable\s+to\s+|"
+    r"due\s+to\s+|related\s+to\s+|in\s+)?|(?:attributable|due|related|allocated)\s+to\s+|in\s+)(?P<a>[^?]+)",
+    re.IGNORECASE,
+)
+
+
+# Rows naming an amount taken away, which tables may print negative; and labels whose sign carries meaning.
+_DEDUCTION_LABEL_RE = re.compile(
+    r"\b(?:loss(?:es)?|expenses?|costs?|liabilit(?:y|ies)|debt|deductions?|charges?|outflows?|payments?|"
+    r"purchases?|repurchases?|impairments?|depreciation|amortization|allowances?|dividends?|taxes)\b",
+    re.IGNORECASE,
+)
+
+
+_SIGNED_LABEL_RE = re.compile(
+    r"\bnet\b|\bgains?\b|\bincome\b|\bchanges?\b|\bincreases?\b|\bdecreases?\b|\bbenefits?\b|"
+    r"\bprovided\b|\bused\b|\(|/|\bvs\b|\bfrom\b|\bimpact\b|\beffect\b|\bvariance\b",
+    re.IGNORECASE,
+)
+
+
+_CELL_SUM_RE = re.compile(r"\bsum\b|\bcombined\b|\baltogether\b|\btogether\b|\bin\s+aggregate\b", re.IGNORECASE)
+
+
+_TOTAL_WORD_RE = re.compile(r"\btotal\b", re.IGNORECASE)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Table cells for figures the lexicon does not name ('equipment rents payable', 'gallons hedged')
+# ---------------------------------------------------------------------------------------------------------
+class _Cell(BaseModel):
+    """One figure of a table row with the words that name it: the row label and its column header."""
+
+    seg: Segment
+    label: str = Field(description="the row label ('equipment rents payable', or a schedule row's year)")
+    header: str
+    value: NumericValue
+    periods: set[str] = Field(default_factory=set, description="periods the value's column or label name")
+    prose: bool = Field(default=False, description="read from a sentence: the label is the words before it")
+
+
+def _table_cells(reader: EvidenceReader, allowed: set[int]) -> list[_Cell]:
+    """Every figure of every table row in the evidence, with its row label, column header and periods.
+
+    Both table orientations: periods as columns ('2008: 93') or in the row label ('2007 net revenue | 442.3'),
+    where the columns then name the items.
+    """
+    out: list[_Cell] = []
+    for seg in reader.segments:
+        if seg.kind != "row" or seg.ev not in allowed:
+            continue
+        label, numbers = seg.label, list(seg.numbers)
+        if not label:
+            # A schedule row labelled by its year only ('2015 | 1110566'): the year names the row.
+            first = seg.raw.split("|", 1)[0].strip()
+            if not first or not only_periods(first):
+                continue
+            label = first
+            numbers = [n for n in numbers if n.start >= seg.start + seg.raw.index("|")]
+        text = reader.evidence[seg.ev].text
+        label_periods = _label_periods(label)
+        undated = _undated_columns(reader.evidence[seg.ev], seg, label_periods)
+        names = _column_names(text, seg.start)
+        names = names if len(names) == len(numbers) else []
+        for i, n in enumerate(numbers):
+            if undated and i < len(undated):
+                n = n.model_copy(update={"period": undated[i]})
+            cell_end = text.find("|", n.end)
+            if ":" in text[n.end : cell_end if cell_end >= 0 else len(text)].split("\n", 1)[0]:
+                continue  # a number before its cell's colon is in the column header ('peer group ( 1 ):')
+            cell_start = text.rfind("|", 0, n.start) + 1
+            cell = text[cell_start : n.start]
+            piped = cell_start > text.rfind("\n", 0, n.start) + 1  # a pipe opens this cell on its own line
+            if piped and re.search(r"[a-z]", cell.rsplit(":", 1)[-1], re.IGNORECASE):
+                continue  # a number inside a name ('s&p 500' in a header line), not a value of the row
+            header = cell.split(":", 1)[0].strip() if ":" in cell else (names[i] if names else "")
+            periods = set(label_periods) | _label_periods(header)
+            if n.period:
+                periods.add(n.period)
+            out.append(_Cell(seg=seg, label=label, header=header, value=n, periods=periods))
+    return out
+
+
+def _column_names(text: str, start: int) -> list[str]:
+    """The names of a header line without figures ('citi | s&p 500 | s&p financials') above the block of
+    rows whose row starts at ``start``; empty when the block has none."""
+    for line in reversed(text[:start].split("\n")[:-1]):
+        if "|" not in line:
+            return []
+        cells = [c.strip() for c in line.split("|")]
+        if all(c and re.search(r"[a-z]", c, re.IGNORECASE) for c in cells):
+            return cells
+    return []
+
+
+def _label_periods(text: str) -> set[str]:
+    """Periods a row label or column header names, numeric dates included ('12/09' is FY2009: a date in a
+    year closes that year's fiscal period, as the filing's own year columns do)."""
+    found = {p.norm for p in find_periods(text)}
+    if found:
+        return found
+    alone = normalise_period(text)  # a lone '12/09' header
+    return {alone} if alone else set()
+
+
+def _filing_year(ev: Evidence) -> int | None:
+    """The fiscal year of the filing an evidence item comes from, from its document name ('PM_2017_...')."""
+    m = _DOC_YEAR_RE.search(ev.doc_name)
+    return int(m.group(1)) if m else None
+
+
+def _undated_columns(ev: Evidence, seg: Segment, label_periods: set[str]) -> list[str]:
+    """Periods for a row whose table lost its header ('operating income | 11503 | 10815 | 688'): filings list
+    the newest year first, and the newest is the filing's own year. Empty when the row states periods or
+    the filing's year is unknown."""
+    if label_periods or len(seg.numbers) < 2 or any(n.period for n in seg.numbers):
+        return []
+    if "columns:" in ev.text or CELL_HEADER_ITER_RE.search(ev.text):
+        return []  # the table has headers: no guessing
+    year = _filing_year(ev)
+    if year is None:
+        return []
+    return [f"FY{year - i}" for i in range(min(len(seg.numbers), UNDATED_YEAR_COLUMNS))]
+
+
+def _best_cell(
+    reader: EvidenceReader,
+    words: set[str],
+    asked: set[str],
+    company: str,
+    same_row: str = "",
+    question: str = "",
+) -> tuple[float, _Cell] | None:
+    """The cell whose row label and column header name most of ``words``, in one of the ``asked`` periods.
+
+    Recall of the question's words first, then how little else the label says; ``same_row`` favours the row
+    an earlier period was read from (a change reads both years from one row).
+    """
+    allowed = _for_company(reader, company)
+    if company and not any(_about(reader.evidence[i], company) for i in allowed):
+        return None  # no table of this company's filings: another company's row is no answer
+    cells = _table_cells(reader, allowed)
+    found = _best_of(cells, reader, words, asked, same_row, question)
+    if found is None and asked:
+        # No cell of the period names the item: an undated one-column table (a walk from one year's figure
+        # to the next) may still carry it; cells that name another period stay out.
+        found = _best_of([c for c in cells if not c.periods], reader, words, set(), same_row, question)
+    if found is None and asked:
+        # No table names it: a sentence may state it for the period ('rental expense was $66.9 million,
+        # $57.2 million and $49.0 million in 2010, 2009 and 2008, respectively').
+        found = _best_of(_prose_cells(reader, allowed), reader, words, asked, same_row, question)
+    return found
+
+
+def _prose_cells(reader: EvidenceReader, allowed: set[int]) -> list[_Cell]:
+    """Dated figures of the evidence's sentences as cells: the label is the words before the figure back to
+    the previous figure, or the previous figure's label when only periods and joining words lie between
+    ('$2.2 billion for 2011, $2.0 billion for 2010'). Years, days of dates and footnote marks are no figures."""
+    out: list[_Cell] = []
+    for seg in reader.segments:
+        if seg.kind != "sentence" or seg.ev not in allowed:
+            continue
+        text = reader.evidence[seg.ev].text
+        dates = [(seg.start + p.start, seg.start + p.end) for p in find_periods(text[seg.start : seg.end])]
+        label, prev_end = "", seg.start
+        for n in seg.numbers:
+            if any(a <= n.start < b for a, b in dates) or _FOOTNOTE_RE.fullmatch(n.text.strip()):
+                continue
+            before = text[prev_end : n.start]
+            prev_end = n.end
+            own = _PROSE_VERB_TAIL_RE.sub("", " ".join(before.split()[-PROSE_LABEL_MAX_WORDS:])).strip(" ,;:$(")
+            own = _PROSE_LEAD_RE.sub("", own)
+            if _content_words(own):
+                label = own
+            if not label or not n.period:
+                continue
+            out.append(_Cell(seg=seg, label=label, header="", value=n, periods={n.period}, prose=True))
+    return out
+
+
+def _best_of(
+    cells: Sequence[_Cell],
+    reader: EvidenceReader,
+    words: set[str],
+    asked: set[str],
+    same_row: str,
+    question: str = "",
+) -> tuple[float, _Cell] | None:
+    """The best-scoring cell of ``cells`` (see :func:`_best_cell`), or None below the minimum score."""
+    best: tuple[float, _Cell] | None = None
+    wants_total = bool(re.search(r"\btotal\b", question, re.IGNORECASE))
+    for cell in cells:
+        if asked and not (asked & cell.periods):
+            continue
+        if question and _names_other_number(f"{cell.label} {cell.header}", question):
+            continue
+        label_words = _content_words(cell.label)
+        hits = words & (label_words | _content_words(cell.header))
+        if not hits:
+            continue
+        # 'the value of pmi common stock' in a performance table: the row or column naming the company (or
+        # index) is the stock; 'common stock', 'price' and 'value' then name nothing more.
+        rest = words - _EQUITY_WORDS
+        needed = rest if rest and rest != words and rest <= hits else words
+        recall = len(hits & needed) / len(needed)
+        precision = len(words & label_words) / max(1, len(label_words))
+        score = (
+            recall
+            + CELL_PRECISION_WEIGHT * precision
+            + RETRIEVAL_WEIGHT * reader.rel_score[cell.seg.ev]
+            + (CELL_SAME_ROW_BONUS if same_row and cell.label == same_row else 0.0)
+            # 'the total capital' is the 'Total capital' row, not a component row naming as many words
+            + (TOTAL_BONUS if wants_total and _TOTAL_RE.match(cell.label) else 0.0)
+            + (HEADER_NAMED_BONUS if _names_header(question, cell.header) else 0.0)
+        )
+        if best is None or score > best[0]:
+            best = (score, cell)
+    if best is None or best[0] < CELL_MIN_SCORE:
+        return None
+    return best
+
+
+def _names_header(question: str, header: str) -> bool:
+    """'The value of e*trade financial on 12/14': the question writes a column header as printed."""
+    header = header.strip()
+    return len(header) >= HEADER_MIN_CHARS and bool(
+        re.search(rf"(?<![\w/]){re.escape(header)}(?![\w/])", question, re.IGNORECASE)
+    )
+
+
+def _schedule_asked(sub_query: SubQuery) -> bool:
+    """'Long-term debt due in 2005', 'maturities in 2017': the question asks for a year of a schedule (a table
+    whose rows are years), even when the lexicon names its metric."""
+    text = " ".join([sub_query.question, *sub_query.intent.keywords])
+    return bool(_SCHEDULE_CUE_RE.search(text))
+
+
+def _schedule_cell(reader: EvidenceReader, asked: set[str], company: str) -> tuple[float, _Cell] | None:
+    """'What is the amount due in 2015?' over a schedule whose rows are years ('2015 | 1110566'): the one
+    figure of the one row of that year, when the question's words name nothing else in the tables."""
+    if not asked:
+        return None
+    allowed = _for_company(reader, company)
+    if company and not any(_about(reader.evidence[i], company) for i in allowed):
+        return None
+    cells = [c for c in _table_cells(reader, allowed) if only_periods(c.label) and asked & c.periods]
+    rows = {(c.seg.ev, c.seg.start) for c in cells}
+    if len(cells) != 1 or len(rows) != 1:
+        return None  # several figures for that year: nothing says which one is asked
+    return CELL_MIN_SCORE, cells[0]
+
+
+def _cell_value(cell: _Cell, asked: set[str], fallback_period: str) -> NumericValue:
+    """The cell's figure with the period it answers: the asked one it states, else its own.
+
+    A row that names an amount of something subtracted ('accumulated other comprehensive losses', 'debt
+    assumed', 'issuance costs') printed as a negative is that amount: its magnitude, as the filing's words
+    say it and as a change between two years of it must be computed. A row whose sign flips between columns
+    keeps its signs: there the sign means something."""
+    common = sorted(asked & cell.periods)
+    period = common[0] if common else (cell.value.period or fallback_period)
+    value = cell.value
+    printed_negative = all(n.value <= 0 for n in cell.seg.numbers)
+    if (
+        value.value < 0
+        and printed_negative
+        and _DEDUCTION_LABEL_RE.search(cell.label)
+        and not _SIGNED_LABEL_RE.search(cell.label)
+    ):
+        value = value.model_copy(update={"value": -value.value, "text": value.text.lstrip("-(").rstrip(")")})
+    return value.model_copy(update={"period": period})
+
+
+def _cell_name(cell: _Cell) -> str:
+    """What the figure is, for people: its row label plus a column header that is not just a period."""
+    header = "" if only_periods(cell.header) else cell.header
+    return " ".join(x for x in (cell.label, header) if x).strip()
+
+
+def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -> SubAnswer | None:
+    """The table figure whose row label and column header best name what the question asks, in its period.
+
+    A question naming two periods and a change, percentage change or sum gets it computed in code from the
+    two cells. None when no cell names enough of the question.
+    """
+    words = _content_words(sub_query.question)
+    if not words:
+        return None
+    named = list(dict.fromkeys(p.norm for p in find_periods(sub_query.question)))
+    if len(named) >= 2:
+        return _cell_combination(base, sub_query, reader, words, named[:2])
+    asked = set(named) | ({base.period} if base.period else set())
+    share = next((m for r in _CELL_SHARE_RES if (m := r.search(sub_query.question))), None)
+    if share and _content_words(share.group("a")) and _content_words(share.group("b")):
+        return _cell_share(base, sub_query, reader, share, asked)
+    part_of = _CELL_PART_OF_RE.search(sub_query.question)
+    if part_of and _content_words(part_of.group("a")) and _content_words(part_of.group("b")):
+        return _cell_share(base, sub_query, reader, part_of, asked, part_names_whole=True)
+    found = _best_cell(reader, words, asked, base.company, question=sub_query.question)
+    if found is None and (not base.metric or _schedule_asked(sub_query)):
+        found = _schedule_cell(reader, asked, base.company)
+    if found is None:
+        return None
+    score, cell = found
+    ev = reader.evidence[cell.seg.ev]
+    quote = cell.seg.text
+    citation = ev.citation(quote, cell.seg.start)
+    value = _cell_value(cell, asked, base.period)
+    period = value.period
+    shown = value.text.strip()
+    when = f" in {period}" if period else ""
+    name = _cell_name(cell)
+    if only_periods(name):  # a schedule row is named by its year: the figure is the asked metric's
+        name = base.metric or "the amount"
+    return base.model_copy(
+        update={
+            "status": "found",
+            "answer": f"{_capital(name)}{when} was {shown} {citation.label()}.",
+            "value": value,
+            "display": shown,
+            "quote": quote,
+            "citation": citation,
+            "citations": [citation],
+            "period": period,
+            "period_stated": bool(asked & cell.periods) or not asked,
+            "confidence": round(min(1.0, score / (1 + CELL_PRECISION_WEIGHT)), 3),
+            "explanation": (f'sentence figure: "{cell.label}"' if cell.prose else f'table cell: row "{cell.label}"')
+            + (f', column "{cell.header}"' if cell.header else "")
+            + f'. Source: "{quote}"',
+        }
+    )
+
+
+def _cell_share(
+    base: SubAnswer,
+    sub_query: SubQuery,
+    reader: EvidenceReader,
+    share: re.Match[str],
+    asked: set[str],
+    part_names_whole: bool = False,
+) -> SubAnswer | None:
+    """'Nuclear fuel expenses as a percentage of 2016 net revenue', 'the ratio of X to Y': two cells of one
+    period, divided in code (a percentage when the question asks for one). None when either is missing.
+
+    ``part_names_whole``: the part is worded as a subset of the whole ('what percentage of acres were in the
+    US'), so its cell is the one naming the whole's words and the part's together."""
+    values: list[CitedValue] = []
+    sureness: list[float] = []
+    cells: list[_Cell] = []
+    for i, part in enumerate((share.group("a"), share.group("b"))):
+        words = _content_words(part)
+        if part_names_whole and i == 0:
+            words |= _content_words(share.group("b"))
+        found = _best_cell(reader, words, asked, base.company, question=part)
+        if found is None and i == 1 and _TOTAL_WORD_RE.search(part):
+            found = _total_cell(reader, cells[0], words)  # 'the total investments amount': the part's 'Total' row
+        if found is None:
+            return None
+        score, cell = found
+        cells.append(cell)
+        citation = reader.evidence[cell.seg.ev].citation(cell.seg.text, cell.seg.start)
+        value = _cell_value(cell, asked, base.period)
+        values.append(
+            CitedValue(label=f"{_cell_name(cell)} {value.period}".strip(), value=value, citation=citation)
+        )
+        sureness.append(min(1.0, score / (1 + CELL_PRECISION_WEIGHT)))
+    if values[0].citation == values[1].citation and values[0].value.value == values[1].value.value:
+        return None  # both parts read the same cell: the question's two items were not told apart
+    percent = bool(_CELL_PERCENT_RE.search(share.group(0)))
+    try:
+        comp = arithmetic.ratio(values[0], values[1], base.metric, as_percent=percent)
+    except ArithmeticRefusal:
+        return None
+    answer = _computed_answer(
+        base, comp, "percent" if percent else "ratio", question_scale(sub_query.question), min(sureness)
+    )
+    answer.answer = (
+        f"{_capital(values[0].label)} {'as a percentage of' if percent else 'relative to'} {values[1].label}: "
+        f"{answer.display} (computed: {comp.formula}) "
+        + " ".join(dict.fromkeys(c.label() for c in comp.citations()))
+        + "."
+    )
+    return answer
+
+
+def _total_cell(reader: EvidenceReader, part: _Cell, words: set[str]) -> tuple[float, _Cell] | None:
+    """The 'Total ...' row of the part's own table, in the part's column, when its label names nothing the
+    question's whole does not ('total' for 'the total investments amount')."""
+    for cell in _table_cells(reader, {part.seg.ev}):
+        if (
+            _TOTAL_RE.match(cell.label)
+            and _content_words(cell.label) <= words
+            and cell.header == part.header
+            and cell.periods == part.periods
+            and cell.seg.start > part.seg.start
+        ):
+            return CELL_MIN_SCORE * (1 + CELL_PRECISION_WEIGHT), cell
+    return None
+
+
+def _cell_combination(
+    base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader, words: set[str], periods: list[str]
+) -> SubAnswer | None:
+    """'What was the change in X from 2016 to 2017?': both cells read from one row, the arithmetic in code."""
+    q = sub_query.question
+    percent = bool(_CELL_PERCENT_RE.search(q))
+    if _CELL_RATIO_RE.search(q) and not _CELL_CHANGE_RE.search(q):
+        operation = "ratio"  # 'the ratio of the 2016 hedged gallons to 2017': in the order asked
+    elif _CELL_CHANGE_RE.search(q):
+        operation = "percent_change" if percent else "change"
+    elif _CELL_SUM_RE.search(q) and not percent:
+        operation = "sum"
+    else:
+        return None
+    values: list[CitedValue] = []
+    sureness: list[float] = []
+    row = ""
+    for period in periods if operation == "ratio" else sorted(periods, key=sort_key):
+        found = _best_cell(reader, words, {period}, base.company, same_row=row, question=q)
+        if found is None:
+            return None
+        score, cell = found
+        row = row or cell.label
+        ev = reader.evidence[cell.seg.ev]
+        citation = ev.citation(cell.seg.text, cell.seg.start)
+        values.append(
+            CitedValue(
+                label=f"{_cell_name(cell)} {period}",
+                metric=base.metric,
+                value=_cell_value(cell, {period}, period),
+                citation=citation,
+            )
+        )
+        sureness.append(min(1.0, score / (1 + CELL_PRECISION_WEIGHT)))
+    try:
+        if operation == "sum":
+            comp = arithmetic.total(values, base.metric)
+        elif operation == "ratio":
+            comp = arithmetic.ratio(values[0], values[1], base.metric, as_percent=percent)
+        elif operation == "percent_change":
+            comp = arithmetic.percent_change(values[0], values[1], base.metric)
+        else:
+            comp = arithmetic.change(values[0], values[1], base.metric)
+    except ArithmeticRefusal:
+        return None
+    kind = "percent" if comp.result.unit == "%" else ("ratio" if operation == "ratio" else "money")
+    answer = _computed_answer(base, comp, kind, question_scale(q), min(sureness))
+    name = values[0].label.rsplit(" ", 1)[0]
+    first, second = values[0].value.period, values[1].value.period
+    what = {
+        "sum": f"Total of {name} in {first} and {second}",
+        "ratio": f"{_capital(name)} in {first} relative to {second}",
+        "percent_change": f"Percentage change in {name} from {first} to {second}",
+        "change": f"Change in {name} from {first} to {second}",
+    }[operation]
+    answer.answer = (
+        f"{what}: {answer.display} (computed: {comp.formula}) "
+        + " ".join(dict.fromkeys(c.label() for c in comp.citations()))
+        + "."
+    )
+    return answer

@@ -1,0 +1,412 @@
+"""Answer sub-queries from evidence and merge them into one cited answer (offline and language-model twins).
+
+Offline twin (extractive, DESIGN "Every language-model step has an offline twin"): for a numeric sub-query it
+finds the table row or sentence that carries the asked metric and period (rows and sentences as
+:class:`agent.answer.reading.EvidenceReader` reads them). Row labels and sentences are matched
+to metrics through the lexicon (canonical names, synonyms, abbreviations), periods through the row's period
+cells or the sentence's period mentions. Exact labels beat partial ones ("Total revenue" beats "Industrial
+Sensors revenue"), statements beat MD&A restatements, a balance-sheet metric prefers the balance sheet over
+the cash-flow statement's changes. Scales are converted in code ("in USD millions" vs "(in thousands)").
+Derived metrics (margins, ratios, days, turnover, growth, FCF, EBITDA) are computed by :mod:`agent.finance.arithmetic`
+from their components. Explanation, definition and policy questions get the best one to three evidence
+sentences. Nothing found means an honest "not found in the filings: <what>", never a guess.
+
+:func:`compose_answer` merges sub-answers and computations into one :class:`FinalAnswer` where every figure
+carries ``[doc, p. N]``. :func:`llm_answer` is the grounded-prompt twin (multistage_retrieval_reranking 3.7):
+the model sees only the evidence, does arithmetic through the calculator tool, and its text goes through
+:func:`agent.answer.verify.verify_answer`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from agent.answer.cells import _cell_answer
+from agent.answer.reading import (
+    Evidence,
+    EvidenceReader,
+)
+from agent.answer.records import (
+    NOT_FOUND,
+    CombinationResult,
+    Figure,
+    FinalAnswer,
+    SubAnswer,
+    _capital,
+    _computed_answer,
+    _not_found,
+    question_scale,
+)
+from agent.answer.values import _lexicon_answer
+from agent.answer.verify import verify_answer
+from agent.answer.words import _asks_figure, _content_words
+from agent.finance import arithmetic
+from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation
+from agent.finance.metrics import METRICS
+from agent.query.cues import TYPED_NUMBER, metric_label
+from agent.query.dialogue import Rewrite
+from agent.query.plan import Combination, QueryPlan, SubQuery
+from agent.schemas import Citation, NumericValue
+
+CELL_OVER_PROSE_CONFIDENCE = 0.75  # a table cell naming (nearly) every question word beats a prose restatement
+
+
+# 'What is the value of the S&P 500 in 2018 less 100?', '... less an initial $100 investment?': a figure looked
+# up, then a number the user typed taken from it (or added, or divided by), in code.
+_TYPED_OP_RE = re.compile(
+    r"\b(?P<op>less|minus|plus|divided\s+by)\s+(?:an?\s+|and\s+)?(?:assumed\s+)?(?:initial\s+)?"
+    r"(?:investment\s+of\s+)?\$?\s*(?!(?:19|20)\d\d\b)(?P<num>\d[\d,]*(?:\.\d+)?)(?:\s+investment)?\s*\??\s*$",
+    re.IGNORECASE,
+)
+
+
+_REMEMBERED_OPERATIONS = frozenset({"change", "difference", "percent_change", "sum", "ratio"})
+
+
+def answer_sub_query(
+    sub_query: SubQuery, evidence: Sequence[Evidence], reader: EvidenceReader | None = None
+) -> SubAnswer:
+    """The offline extractive answer to one sub-query over ``evidence`` (never a guess).
+
+    Numeric sub-queries get the figure (read, or computed from components for derived metrics) with its quote
+    and citation; explanation, definition and policy sub-queries get the best one to three sentences.
+    """
+    answer = _answer_sub_query(sub_query, evidence, reader)
+    typed = _TYPED_OP_RE.search(sub_query.question)
+    if typed is None or answer.value is None or answer.status not in {"found", "text"}:
+        return answer
+    return _with_typed_number(answer, typed, sub_query.question)
+
+
+def _with_typed_number(answer: SubAnswer, typed: re.Match[str], question: str) -> SubAnswer:
+    """The figure read, less / plus / divided by the number the question typed; the figure alone when the
+    arithmetic is refused."""
+    read = answer.cited_value()
+    if read is None:
+        return answer
+    number = typed.group("num").replace(",", "")
+    literal = CitedValue(
+        label=f"the number {number}",
+        value=NumericValue(
+            text=number,
+            value=float(number),
+            scale=read.value.scale,
+            unit=read.value.unit if read.value.unit != "%" else "",
+        ),
+        computed=True,
+    )
+    op = typed.group("op").lower()
+    try:
+        if op.startswith("divided"):
+            comp, kind = arithmetic.ratio(read, literal, answer.metric), "ratio"
+        elif op == "plus":
+            comp, kind = arithmetic.total([read, literal], answer.metric), "money"
+        else:
+            comp, kind = arithmetic.change(literal, read, answer.metric), "money"
+    except ArithmeticRefusal:
+        return answer
+    computed = _computed_answer(answer, comp, kind, question_scale(question), answer.confidence)
+    labels = " ".join(dict.fromkeys(c.label() for c in comp.citations()))
+    computed.answer = (
+        f"{read.value.text.strip()} {' '.join(op.split())} {number}: {computed.display} "
+        f"(computed: {comp.formula}) {labels}.\n{answer.answer}"  # then the figure read, as cited
+    )
+    return computed
+
+
+def _answer_sub_query(
+    sub_query: SubQuery, evidence: Sequence[Evidence], reader: EvidenceReader | None = None
+) -> SubAnswer:
+    reader = reader or EvidenceReader(evidence)
+    intent = sub_query.intent
+    metric = sub_query.metric or (intent.metrics[0] if len(intent.metrics) == 1 else "")
+    company = sub_query.company or intent.company
+    period = sub_query.period or (
+        intent.temporal_scope.periods[0] if len(intent.temporal_scope.periods) == 1 else ""
+    )
+    base = SubAnswer(
+        sub_query_id=sub_query.id,
+        question=sub_query.question,
+        status="not_found",
+        answer="",
+        metric=metric,
+        company=company,
+        period=period,
+    )
+    if not reader.evidence:
+        return _not_found(base, "no evidence was retrieved")
+    if not (metric and intent.requires_numeric) or metric not in METRICS:
+        cell = _cell_answer(base, sub_query, reader) if _asks_figure(sub_query) else None
+        if cell is not None:
+            return cell
+    answer = _lexicon_answer(base, sub_query, reader, metric, company, period)
+    if answer.status not in {"not_found", "found"} or not _asks_figure(sub_query):
+        return answer
+    # The lexicon's rows may be missing ('2007 net revenue | 442.3' puts the year in the label), or it read
+    # prose or a row naming less of the question ('accounts payable' for 'total accounts payable and other
+    # current liabilities'): a table cell that names the whole question is then the better reading.
+    cell = _cell_answer(base, sub_query, reader)
+    if cell is None:
+        return answer
+    if answer.status == "not_found":
+        return cell
+    words = _content_words(sub_query.question)
+    cell_recall, read_recall = _row_recall(cell.quote, words), _row_recall(answer.quote, words)
+    if cell.confidence >= CELL_OVER_PROSE_CONFIDENCE and cell_recall > read_recall:
+        return cell
+    if (
+        not answer.exact_label
+        and cell_recall == read_recall > 0
+        and _row_precision(cell.quote, words) > _row_precision(answer.quote, words)
+    ):
+        return cell  # 'pension service cost': the 'service cost' row, not 'net pension cost' naming as many words
+    if not answer.period_stated and cell.period_stated and cell.period == answer.period:
+        return cell  # the lexicon's row gave no period; the cell's column (or the filing's year) does
+    return answer
+
+
+def _row_recall(quote: str, words: set[str]) -> float:
+    """Share of the question's words a quoted table row's label names (0 for prose: it has no label)."""
+    if "|" not in quote or not words:
+        return 0.0
+    return len(words & _content_words(quote.split("|", 1)[0])) / len(words)
+
+
+def _row_precision(quote: str, words: set[str]) -> float:
+    """Share of a quoted table row's label words that the question uses (0 for prose)."""
+    if "|" not in quote:
+        return 0.0
+    label = _content_words(quote.split("|", 1)[0])
+    return len(words & label) / len(label) if label else 0.0
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Combining sub-answers, references to earlier turns
+# ---------------------------------------------------------------------------------------------------------
+def combine(plan: QueryPlan, sub_answers: Sequence[SubAnswer]) -> CombinationResult:
+    """Run the plan's combinations over the sub-answers' figures, in order (refusals reported, not raised)."""
+    values: dict[str, CitedValue] = {}
+    for sa in sub_answers:
+        cv = sa.cited_value()
+        if cv is not None and sa.sub_query_id:
+            values[sa.sub_query_id] = cv
+    out = CombinationResult()
+    produced: dict[str, Computation] = {}
+    for combo in plan.combinations:
+        missing = [op for op in combo.operands if op not in values]
+        if missing:
+            out.failed.append(f"{combo.label or combo.operation}: missing {', '.join(missing)}")
+            continue
+        try:
+            comp = _run(combo, [values[op] for op in combo.operands])
+        except ArithmeticRefusal as exc:
+            out.failed.append(f"{combo.label or combo.operation}: {exc}")
+            continue
+        comp.explanation = " ".join(
+            filter(None, [combo.label and _capital(combo.label) + ".", comp.explanation])
+        )
+        comp.steps = [produced[op] for op in combo.operands if op in produced]  # citations flow through
+        produced[combo.id] = comp
+        out.computations.append(comp)
+        out.labels[combo.id] = combo.label
+        values[combo.id] = CitedValue(
+            label=combo.label or combo.operation, metric=comp.metric, value=comp.result, computed=True
+        )
+    return out
+
+
+def _run(combo: Combination, operands: list[CitedValue]) -> Computation:
+    metric = combo.metric
+    op = combo.operation
+    if op == "difference":
+        return arithmetic.difference(operands[0], operands[1], metric)
+    if op == "change":
+        return arithmetic.change(operands[0], operands[-1], metric)
+    if op == "percent_change":
+        return arithmetic.percent_change(operands[0], operands[-1], metric)
+    if op == "cagr":
+        years = arithmetic.years_between(operands[0].value.period, operands[-1].value.period)
+        return arithmetic.cagr(operands[0], operands[-1], years, metric)
+    if op == "ratio":
+        return arithmetic.ratio(operands[0], operands[1], metric)
+    if op == "share":
+        return arithmetic.share_of_total(operands[0], operands[1], metric)
+    if op == "sum":
+        return arithmetic.total(operands, metric)
+    return arithmetic.average(operands, metric)
+
+
+def answer_references(rewrite: Rewrite) -> Computation | None:
+    """The arithmetic a follow-up asks on earlier answers ("what was the change?"), computed in code."""
+    refs = rewrite.references
+    if not rewrite.operation or len(refs) < 2:
+        return None
+    combo = Combination(
+        id="r1",
+        operation=rewrite.operation
+        if rewrite.operation
+        in {  # type: ignore[arg-type]
+            "change",
+            "percent_change",
+            "cagr",
+            "ratio",
+            "share",
+            "sum",
+            "average",
+        }
+        else "change",
+        operands=[],
+        metric=refs[0].metric,
+        label=rewrite.question,
+    )
+    return _run(combo, list(refs))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Composing the final answer
+# ---------------------------------------------------------------------------------------------------------
+def _computation_sentence(comp: Computation, label: str) -> tuple[str, Figure]:
+    cites = comp.citations()
+    tail = f" {' '.join(c.label() for c in cites)}" if cites else ""
+    head = _capital(label) if label else _capital(comp.metric or comp.operation)
+    shown = comp.result.text
+    if comp.operation in {"change", "difference"} and comp.result.unit == "%":
+        shown = shown.removesuffix("%") + " pp"  # a difference of percentages is in percentage points
+    sentence = f"{head}: {shown} ({comp.formula}){tail}."
+    return sentence, Figure(text=shown, value=comp.result, citations=cites, computed=True, formula=comp.formula)
+
+
+def compose_answer(
+    question: str,
+    sub_answers: Sequence[SubAnswer],
+    computations: Sequence[Computation] = (),
+    not_found: Sequence[str] = (),
+    evidence: Sequence[Evidence] | None = None,
+    labels: Sequence[str] = (),
+) -> FinalAnswer:
+    """Merge sub-answers and computations into one answer; every figure carries ``[doc, p. N]``.
+
+    The computed results lead (they answer comparisons and trends directly), then each sub-answer, then what
+    was not found. With ``evidence`` the text is also run through :func:`agent.answer.verify.verify_answer`.
+    """
+    lines: list[str] = []
+    figures: list[Figure] = []
+    citations: dict[tuple[str, int], Citation] = {}
+    for i, comp in enumerate(computations):
+        label = labels[i] if i < len(labels) else ""
+        sentence, figure = _computation_sentence(comp, label)
+        lines.append(sentence)
+        figures.append(figure)
+        for c in figure.citations:
+            citations.setdefault((c.doc, c.page), c)
+    missing = list(not_found)
+    for sa in sub_answers:
+        if sa.status == "not_found":
+            missing.append(sa.missing or sa.question)
+            continue
+        lines.append(sa.answer)
+        for c in sa.citations:
+            citations.setdefault((c.doc, c.page), c)
+        if sa.value is not None:
+            figures.append(
+                Figure(
+                    text=sa.display or sa.value.text,
+                    value=sa.value,
+                    citations=sa.citations,
+                    computed=sa.status == "computed",
+                    formula=sa.computations[0].formula if sa.computations else "",
+                )
+            )
+    if missing:
+        lines.append(f"{NOT_FOUND}: {'; '.join(dict.fromkeys(missing))}.")
+    text = "\n".join(lines) if lines else f"{NOT_FOUND}: {question}."
+    answer = FinalAnswer(
+        question=question,
+        text=text,
+        citations=list(citations.values()),
+        figures=figures,
+        not_found=list(dict.fromkeys(missing)),
+        # A change read straight from a table ('the change from 2016 to 2017') is what the next turn's 'and
+        # the percent change?' works on: it is kept like a planned computation.
+        computations=[
+            *computations,
+            *(c for sa in sub_answers for c in sa.computations if c.operation in _REMEMBERED_OPERATIONS),
+        ],
+        sub_answers=list(sub_answers),
+    )
+    if evidence is not None:
+        all_comps = [*computations, *(c for sa in sub_answers for c in sa.computations)]
+        answer.verification = verify_answer(text, evidence, all_comps)
+        answer.text = answer.verification.text
+    return answer
+
+
+def _reference_label(rewrite: Rewrite) -> str:
+    refs = rewrite.references
+    if any(r.citation is None and r.label.startswith(TYPED_NUMBER) for r in refs):
+        return rewrite.question.rstrip(" ?")  # 'What is 385373 (...) divided by 1000' says what was done
+    metric = metric_label(refs[0].metric) if refs and refs[0].metric else "the value"
+    first, last = refs[0].value.period, refs[-1].value.period
+    span = f" from {first} to {last}" if first and last and first != last else ""
+    return {
+        "change": f"change in {metric}{span}",
+        "percent_change": f"percentage change in {metric}{span}",
+        "cagr": f"compound annual growth of {metric}{span}",
+        "ratio": f"{metric} in {first or 'the first period'} relative to {last or 'the second'}",
+        "share": f"{metric} as a percentage of the earlier figure",
+        "sum": f"total of {metric}",
+        "average": f"average of {metric}",
+    }.get(rewrite.operation, rewrite.question)
+
+
+def answer_offline(
+    plan: QueryPlan, evidence: Sequence[Evidence], rewrite: Rewrite | None = None
+) -> FinalAnswer:
+    """The whole offline answer step: each sub-query, the combinations, then the merged, verified answer."""
+    if rewrite is not None and len(rewrite.references) == 1 and rewrite.operation:
+        return _answer_with_reference(plan, evidence, rewrite)
+    if rewrite is not None and rewrite.references and rewrite.operation:
+        try:
+            comp = answer_references(rewrite)
+        except ArithmeticRefusal as exc:
+            return compose_answer(plan.question, [], not_found=[f"{rewrite.question} ({exc})"])
+        if comp is not None:
+            return compose_answer(
+                plan.question, [], [comp], labels=[_reference_label(rewrite)], evidence=evidence
+            )
+    reader = EvidenceReader(evidence)
+    sub_answers = [answer_sub_query(sq, evidence, reader) for sq in plan.sub_queries]
+    combined = combine(plan, sub_answers)
+    # The final results (those no other step consumes) answer the question: they lead.
+    consumed = {op for c in plan.combinations for op in c.operands}
+    done = [c for c in plan.combinations if c.id in combined.labels]
+    order = sorted(range(len(done)), key=lambda i: done[i].id in consumed)
+    computations = [combined.computations[i] for i in order]
+    labels = [combined.labels[done[i].id] for i in order]
+    return compose_answer(
+        plan.question,
+        sub_answers,
+        computations,
+        combined.failed + plan.notes,
+        evidence=evidence,
+        labels=labels,
+    )
+
+
+def _answer_with_reference(plan: QueryPlan, evidence: Sequence[Evidence], rewrite: Rewrite) -> FinalAnswer:
+    """'Including 2015, what becomes this total?': the new figure read from the evidence, then combined in code
+    with the earlier result the rewrite carries."""
+    reader = EvidenceReader(evidence)
+    sub_answers = [answer_sub_query(sq, evidence, reader) for sq in plan.sub_queries]
+    read = next((v for a in sub_answers if (v := a.cited_value()) is not None), None)
+    if read is None:
+        return compose_answer(plan.question, sub_answers, evidence=evidence)
+    combo = Combination(id="r1", operation=rewrite.operation, operands=[], metric=read.metric,  # type: ignore[arg-type]
+                        label=rewrite.original)
+    try:
+        comp = _run(combo, [rewrite.references[0], read])
+    except ArithmeticRefusal as exc:
+        return compose_answer(plan.question, sub_answers, not_found=[f"{rewrite.original} ({exc})"])
+    label = f"{_capital(rewrite.operation)} with {read.label}"
+    return compose_answer(plan.question, sub_answers, [comp], labels=[label], evidence=evidence)

@@ -1,0 +1,122 @@
+"""The grounded-prompt answer (multistage_retrieval_reranking 3.7): the model sees only the evidence, does
+arithmetic through the calculator tool, and its text goes through :func:`agent.answer.verify.verify_answer`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from langchain_core.language_models import BaseChatModel
+
+from agent.answer.reading import (
+    Evidence,
+)
+from agent.answer.records import Figure, FinalAnswer
+from agent.answer.verify import verify_answer
+from agent.finance.arithmetic import Computation
+from agent.llm.models import UsageLog, calculator, text_call
+from agent.llm.prompts import answer_messages
+from agent.llm.schemas import EvidenceBlock
+from agent.schemas import Citation, NumericValue
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Language-model twin
+# ---------------------------------------------------------------------------------------------------------
+def evidence_blocks(evidence: Sequence[Evidence]) -> list[EvidenceBlock]:
+    """Evidence as prompt blocks, each with the label it must be cited by."""
+    return [
+        EvidenceBlock(label=ev.citation().label(), text=ev.text, source=ev.source, chunk_id=ev.chunk_id)
+        for ev in evidence
+    ]
+
+
+def _calculator_computations(calls: Sequence[object]) -> list[Computation]:
+    out: list[Computation] = []
+    for call in calls:
+        if getattr(call, "name", "") != "calculator" or not getattr(call, "ok", False):
+            continue
+        try:
+            value = float(getattr(call, "output", ""))
+        except ValueError:
+            continue
+        expression = str(getattr(call, "arguments", ""))
+        m = re.search(r'"expression"\s*:\s*"([^"]*)"', expression)
+        formula = f"{m.group(1) if m else expression} = {call.output}"  # type: ignore[attr-defined]
+        out.append(
+            Computation(
+                operation="calculator",
+                inputs=[],
+                formula=formula,
+                result=NumericValue(text=str(call.output), value=value),
+            )
+        )  # type: ignore[attr-defined]
+    return out
+
+
+def llm_answer(
+    question: str,
+    evidence: Sequence[Evidence],
+    *,
+    model: BaseChatModel | None,
+    fallback: FinalAnswer,
+    usage: UsageLog | None = None,
+    computations: Sequence[Computation] = (),
+) -> FinalAnswer:
+    """Grounded answer by the language model (evidence only, calculator for arithmetic), then verified.
+
+    ``fallback`` is the offline twin's answer, returned when no model is configured or the model fails twice.
+    Every figure of the model's text must appear in its cited evidence or be a calculator / code computation;
+    the rest is flagged ``[unverified]``.
+    """
+    if model is None:
+        return fallback
+    result = text_call(
+        model,
+        answer_messages(question, evidence_blocks(evidence)),
+        fallback=lambda: fallback.text,
+        step="answer",
+        usage=usage,
+        tools=[calculator],
+    )
+    if result.source == "offline":
+        return fallback.model_copy(update={"reason": result.reason})
+    calc = _calculator_computations(result.tool_calls)
+    comps = [*computations, *calc]
+    verification = verify_answer(result.text, evidence, comps)
+    figures = [
+        Figure(
+            text=c.text,
+            value=c.value,
+            citations=_label_citations(c.cited, evidence),
+            computed=c.basis == "computation",
+            formula=c.support if c.basis == "computation" else "",
+        )
+        for c in verification.checks
+        if c.supported
+    ]
+    cites: dict[tuple[str, int], Citation] = {}
+    for f in figures:
+        for c in f.citations:
+            cites.setdefault((c.doc, c.page), c)
+    return FinalAnswer(
+        question=question,
+        text=verification.text,
+        citations=list(cites.values()),
+        figures=figures,
+        not_found=[],
+        computations=comps,
+        sub_answers=list(fallback.sub_answers),
+        verification=verification,
+        source="llm",
+    )
+
+
+def _label_citations(label: str, evidence: Sequence[Evidence]) -> list[Citation]:
+    m = re.match(r"\[(?P<doc>[^\[\]]+?),\s*p\.\s*(?P<page>\d+)\]", label or "")
+    if m is None:
+        return []
+    doc, page = m.group("doc").strip(), int(m.group("page"))
+    ev = next((e for e in evidence if e.doc_name == doc and e.page + 1 == page), None)
+    return [Citation(doc=doc, page=page, chunk_id=ev.chunk_id if ev else "")]

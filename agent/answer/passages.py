@@ -1,0 +1,184 @@
+"""Explanation, definition and policy answers: the best one to three evidence sentences, and figures stated in
+prose next to the words that name them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from agent.answer.reading import (
+    MONTH_BEFORE_RE,
+    EvidenceReader,
+    Segment,
+)
+from agent.answer.records import Passage, SubAnswer, _not_found
+from agent.answer.words import (
+    _FOOTNOTE_RE,
+    _STOP,
+    _WORD_RE,
+    RETRIEVAL_WEIGHT,
+    _asks_figure,
+    _content_words,
+    _for_company,
+)
+from agent.finance.periods import find_periods
+from agent.query.plan import SubQuery
+from agent.schemas import NumericValue, Relation
+
+MAX_PASSAGES = 3  # explanation answers quote at most three sentences: enough to explain, short enough to read
+
+
+PASSAGE_MAX_CHARS = 600  # a "sentence" longer than this is a run-on extraction; clip the quote
+
+
+PASSAGE_KEEP_SHARE = 0.75  # further passages must score close to the best one, or they are off topic
+
+
+PASSAGE_MIN_WORDS = 5  # shorter "sentences" are headings ("Currency exchange rates."), read with what follows
+
+
+RELATION_CUE_BONUS = 0.3  # a sentence that explains ("driven by"), defines or states a policy, as asked
+
+
+UPPERCASE_SHARE = 0.6  # a line mostly in capitals is a heading or cover text, not an answer
+
+
+PROSE_FIGURE_WINDOW = 8  # words either side of a number in a sentence that say what the number is
+
+
+PROSE_PERIOD_BONUS = 0.5  # among numbers named equally well, the one written next to the asked period
+
+
+# Cues that a sentence explains, defines or states a policy (for extractive non-numeric answers).
+_RELATION_CUES: dict[Relation, re.Pattern[str]] = {
+    Relation.EXPLANATION: re.compile(
+        r"\bdue\s+to\b|\bdriven\s+by\b|\bbecause\b|\breflect\w*|\bprimarily\b|"
+        r"\bas\s+a\s+result\b|\battributable\s+to\b|\bled\s+by\b|\boffset\b",
+        re.I,
+    ),
+    Relation.DEFINITION: re.compile(
+        r"\bdefined\s+as\b|\bmeans\b|\brefers\s+to\b|\bconsists?\s+of\b|\bis\s+the\b|"
+        r"\brepresents?\b",
+        re.I,
+    ),
+    Relation.POLICY: re.compile(
+        r"\brecogni[sz]\w*|\bpolicy\b|\baccount\w*\s+for\b|\bmeasured\b|\bestimat\w*|"
+        r"\btested\b|\bamortiz\w*|\bdepreciat\w*|\bin\s+accordance\b",
+        re.I,
+    ),
+}
+
+
+def _keywords(sub_query: SubQuery) -> set[str]:
+    intent = sub_query.intent
+    words = {w for w in _WORD_RE.findall(sub_query.question.lower()) if w not in _STOP}
+    for kw in intent.keywords:
+        words.update(w for w in _WORD_RE.findall(kw.lower()) if w not in _STOP)
+    for m in intent.metrics:  # the canonical name only: synonyms' generic words ('rate') pull in noise
+        words.update(w for w in _WORD_RE.findall(m.lower()) if w not in _STOP)
+    return words
+
+
+def _passages_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -> SubAnswer:
+    """Extractive answer: the one to three sentences that best match the question's words and relation."""
+    words = _keywords(sub_query)
+    cue = _RELATION_CUES.get(sub_query.intent.relation)
+    allowed = _for_company(reader, base.company)
+    sentences = [seg for seg in reader.segments if seg.ev in allowed and seg.kind == "sentence"]
+    scored: list[tuple[float, Segment]] = []
+    heading: Segment | None = None
+    for seg in sentences:
+        letters = [ch for ch in seg.raw if ch.isalpha()]
+        if letters and sum(ch.isupper() for ch in letters) / len(letters) > UPPERCASE_SHARE:
+            heading = None
+            continue
+        if len(seg.text.split()) < PASSAGE_MIN_WORDS:
+            heading = seg  # "Currency exchange rates." titles the sentence after it
+            continue
+        context = heading if heading is not None and heading.ev == seg.ev else None
+        heading = None
+        body = f"{context.text} {seg.text}" if context is not None else seg.text
+        tokens = set(_WORD_RE.findall(body.lower()))
+        overlap = len(words & tokens) / max(1, len(words))
+        if overlap == 0:
+            continue
+        score = (
+            overlap
+            + (RELATION_CUE_BONUS if cue is not None and cue.search(seg.text) else 0.0)
+            + RETRIEVAL_WEIGHT * reader.rel_score[seg.ev]
+        )
+        if context is not None:
+            seg = seg.model_copy(
+                update={"start": context.start, "raw": reader.evidence[seg.ev].text[context.start : seg.end]}
+            )
+        scored.append((score, seg))
+    if not scored:
+        return _not_found(base, f"nothing in the evidence addresses: {sub_query.question}")
+    scored.sort(key=lambda s: -s[0])
+    best = scored[0][0]
+    chosen = [seg for score, seg in scored[:MAX_PASSAGES] if score >= PASSAGE_KEEP_SHARE * best]
+    chosen.sort(key=lambda s: (s.ev, s.start))
+    passages = []
+    for seg in chosen:
+        ev = reader.evidence[seg.ev]
+        quote = seg.text if len(seg.text) <= PASSAGE_MAX_CHARS else seg.text[:PASSAGE_MAX_CHARS] + " ..."
+        passages.append(Passage(text=quote, citation=ev.citation(quote, seg.start)))
+    text = " ".join(f"{p.text} {p.citation.label()}" for p in passages)
+    answer = base.model_copy(
+        update={
+            "status": "text",
+            "answer": text,
+            "passages": passages,
+            "citations": [p.citation for p in passages],
+            "citation": passages[0].citation,
+            "quote": passages[0].text,
+            "confidence": round(min(1.0, best), 3),
+            "explanation": "extractive: the evidence sentences that best match the question",
+        }
+    )
+    if _asks_figure(sub_query):
+        figure = _prose_figure(reader, chosen, _content_words(sub_query.question), base.period)
+        if figure is not None:
+            # The quoted sentence stays the answer; its figure is remembered so that a follow-up ('what is
+            # the sum?', 'the difference between them?') can compute with it.
+            at = chosen.index(figure[1])
+            answer.value = figure[0]
+            answer.display = figure[0].text.strip()
+            answer.citation = passages[at].citation
+            answer.quote = passages[at].text
+    return answer
+
+
+def _prose_figure(
+    reader: EvidenceReader, segs: Sequence[Segment], words: set[str], period: str
+) -> tuple[NumericValue, Segment] | None:
+    """The number of the quoted sentences whose neighbouring words name most of the question's ``words``
+    ('$16 million accrued' for 'the accrued value'), with the sentence it is in. Years and the day of a
+    date are not figures; None when no number's neighbourhood names any of the words."""
+    best: tuple[float, NumericValue, Segment] | None = None
+    for seg in segs:
+        text = reader.evidence[seg.ev].text
+        dates = [(seg.start + p.start, seg.start + p.end) for p in find_periods(text[seg.start : seg.end])]
+        numbers = [
+            n
+            for n in seg.numbers
+            if not any(a <= n.start < b for a, b in dates)
+            and not MONTH_BEFORE_RE.search(text[: n.start])
+            and not _FOOTNOTE_RE.fullmatch(n.text.strip())
+        ]
+        for i, n in enumerate(numbers):
+            lo = numbers[i - 1].end if i > 0 else seg.start
+            hi = numbers[i + 1].start if i + 1 < len(numbers) else seg.end
+            before = text[max(lo, seg.start) : n.start].split()[-PROSE_FIGURE_WINDOW:]
+            after = text[n.end : min(hi, seg.end)].split()[:PROSE_FIGURE_WINDOW]
+            hits = len(words & _content_words(" ".join(before + after)))
+            if not hits:
+                continue
+            score = hits + (PROSE_PERIOD_BONUS if period and n.period == period else 0.0)
+            if best is None or score > best[0]:
+                best = (score, n, seg)
+    if best is None:
+        return None
+    _, n, seg = best
+    return n.model_copy(update={"period": n.period or period}), seg

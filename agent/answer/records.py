@@ -1,0 +1,208 @@
+"""What an answer is made of: sub-answers, figures, the final answer, and how a figure is displayed (currency, scale,
+rounding) so every stated number keeps its unit, scale, sign and period.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from agent.answer.verify import Verification
+from agent.finance import arithmetic
+from agent.finance.arithmetic import CitedValue, Computation
+from agent.finance.numbers import decimals_of, format_number
+from agent.query.cues import metric_label, possessive
+from agent.schemas import Citation, NumericValue
+
+NOT_FOUND = "Not found in the filings"  # how every honest miss starts, so people and evals can spot it
+
+
+COMPUTED_CONFIDENCE_FLOOR = 0.5  # a computation is as sure as its least sure input, but never below this
+
+
+ROUNDED_DECIMALS = {1e9: 1, 1e6: 0, 1e3: 0}  # how a converted figure is quoted: $4.6 billion, $303 million
+
+
+_QUESTION_SCALE_RE = re.compile(
+    r"\b(?:in|usd|us\$|\$)\s*(?:usd\s+|us\s*\$\s*|\$\s*|us\s+dollars?\s+|dollars\s+)?"
+    r"(thousands|millions|billions)\b",
+    re.IGNORECASE,
+)
+
+
+_SCALE_OF_WORD = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
+
+
+class Passage(BaseModel):
+    """A quoted evidence sentence with its citation (extractive answers)."""
+
+    text: str
+    citation: Citation
+
+
+class SubAnswer(BaseModel):
+    """The answer to one sub-query: a value with unit, scale, sign and period, or passages, or not-found."""
+
+    sub_query_id: str = ""
+    question: str
+    status: Literal["found", "computed", "text", "not_found"]
+    answer: str = Field(description="one readable sentence with citations")
+    metric: str = ""
+    company: str = ""
+    period: str = ""
+    value: NumericValue | None = Field(default=None, description="the figure as read (or computed)")
+    display: str = Field(default="", description="the figure as shown, in the scale the question asked for")
+    quote: str = Field(default="", description="the exact row or sentence the figure comes from")
+    citation: Citation | None = None
+    citations: list[Citation] = Field(default_factory=list)
+    computations: list[Computation] = Field(default_factory=list)
+    passages: list[Passage] = Field(default_factory=list)
+    confidence: float = 0.0
+    explanation: str = ""
+    missing: str = Field(default="", description="what could not be found, for not_found answers")
+    period_stated: bool = Field(
+        default=True, description="False when the figure's row or sentence states no period of its own"
+    )
+    exact_label: bool = Field(
+        default=False, description="the figure's row label is a name of the metric itself, not a partial match"
+    )
+
+    def cited_value(self) -> CitedValue | None:
+        """The figure as a computation input (None when there is no figure)."""
+        if self.value is None:
+            return None
+        label = " ".join(x for x in (self.company, self.metric, self.period) if x) or self.question
+        return CitedValue(label=label, metric=self.metric, value=self.value, citation=self.citation)
+
+
+class Figure(BaseModel):
+    """A figure shown in the final answer, with what supports it."""
+
+    text: str
+    value: NumericValue
+    citations: list[Citation] = Field(default_factory=list)
+    computed: bool = False
+    formula: str = ""
+
+
+class FinalAnswer(BaseModel):
+    """The merged answer: text where every figure carries [doc, p. N], plus its parts for the trace."""
+
+    question: str
+    text: str
+    citations: list[Citation] = Field(default_factory=list)
+    figures: list[Figure] = Field(default_factory=list)
+    not_found: list[str] = Field(default_factory=list)
+    computations: list[Computation] = Field(default_factory=list)
+    sub_answers: list[SubAnswer] = Field(default_factory=list)
+    verification: Verification | None = None
+    source: Literal["offline", "llm"] = "offline"
+    reason: str = Field(default="", description="why the offline twin answered, when a model was configured")
+
+    def cited_values(self) -> list[CitedValue]:
+        """The figures this answer gave, for the conversation's slots (follow-ups compute with them)."""
+        out = [v for v in (sa.cited_value() for sa in self.sub_answers) if v is not None]
+        for comp in self.computations:
+            label = " ".join(x for x in (comp.metric, comp.operation, comp.result.period) if x)
+            out.append(CitedValue(label=label, metric=comp.metric, value=comp.result, computed=True))
+        return out
+
+
+class CombinationResult(BaseModel):
+    """Computations over sub-answers, and the combinations that could not be computed (with why)."""
+
+    computations: list[Computation] = Field(default_factory=list)
+    labels: dict[str, str] = Field(
+        default_factory=dict, description="computation metric/label by combination id"
+    )
+    failed: list[str] = Field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Display
+# ---------------------------------------------------------------------------------------------------------
+def question_scale(question: str) -> float | None:
+    """The scale a question asks the answer in ('in USD millions' -> 1e6); None when it names none."""
+    m = _QUESTION_SCALE_RE.search(question or "")
+    return _SCALE_OF_WORD[m.group(1).lower()] if m else None
+
+
+def display_value(n: NumericValue, kind: str, target_scale: float | None = None) -> str:
+    """A figure for people, converted to ``target_scale`` when the question asked for one."""
+    if kind in {"percent"} or n.unit in {"%", "bps", "x", "days"}:
+        return arithmetic.display(n.value, n.unit or ("%" if kind == "percent" else ""), 1.0)
+    if kind in {"ratio", "days"}:
+        return arithmetic.display(n.value, "x" if kind == "ratio" else "days", 1.0)
+    if kind == "per_share":
+        return format_number(n.value, n.unit or "USD", 1.0, 2)
+    scale = n.scale or 1.0
+    value = n.value
+    written = decimals_of(n.text)
+    decimals = written if not float(value).is_integer() else 0
+    if target_scale and scale > 1.0 and target_scale != scale:
+        value = n.value * scale / target_scale
+        # Keep every digit the filing wrote: 1,577,250 thousand is 1,577.25 million.
+        decimals = max(0, written + round(math.log10(target_scale / scale)))
+        text = f"{abs(value):.{decimals}f}".rstrip("0").rstrip(".") if decimals else f"{abs(value):.0f}"
+        decimals = len(text.split(".")[1]) if "." in text else 0
+        scale = target_scale
+    if kind == "count":
+        return format_number(value, "shares" if n.unit == "shares" else "", scale, decimals)
+    exact = format_number(value, n.unit, scale, decimals)
+    places = ROUNDED_DECIMALS.get(scale)
+    if target_scale and scale == target_scale and places is not None and decimals > places:
+        # Converted to the scale asked for: shown rounded the way analysts quote it, the digits the filing
+        # reported kept beside it ('$4.6 billion ($4.625 billion)').
+        rounded = format_number(round(value, places), n.unit, scale, places)
+        if rounded != exact:
+            return f"{rounded} ({exact})"
+    return exact
+
+
+def _subject(company: str, metric: str, period: str) -> str:
+    who = f"{possessive(company)} " if company else ""
+    when = f" in {period}" if period else ""
+    return f"{who}{metric_label(metric)}{when}"
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _not_found(base: SubAnswer, what: str) -> SubAnswer:
+    what = what.rstrip(" ?.")
+    return base.model_copy(
+        update={"status": "not_found", "missing": what, "confidence": 0.0, "answer": f"{NOT_FOUND}: {what}."}
+    )
+
+
+def _computed_answer(
+    base: SubAnswer, comp: Computation, kind: str, target_scale: float | None, sureness: float
+) -> SubAnswer:
+    cites = comp.citations()
+    labels = " ".join(c.label() for c in cites)
+    shown = display_value(comp.result, kind, target_scale)
+    period = comp.result.period or base.period
+    sentence = (
+        f"{_capital(_subject(base.company, base.metric, period))} was {shown} "
+        f"(computed: {comp.formula}) {labels}."
+    )
+    confidence = max(COMPUTED_CONFIDENCE_FLOOR, sureness)
+    return base.model_copy(
+        update={
+            "status": "computed",
+            "answer": sentence,
+            "value": comp.result,
+            "display": shown,
+            "quote": "; ".join(i.citation.quote for i in comp.inputs if i.citation and i.citation.quote),
+            "citation": cites[0] if cites else None,
+            "citations": cites,
+            "computations": [comp],
+            "confidence": round(confidence, 3),
+            "period": period,
+            "explanation": comp.explanation,
+        }
+    )

@@ -1,0 +1,481 @@
+"""The lexicon reader: the table row or sentence that carries a canonical metric for the asked period, with
+its scale converted in code, and derived metrics (margins, ratios, days, turnover, growth, FCF, EBITDA) computed
+from their components by :mod:`agent.finance.arithmetic`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from agent.answer.passages import PASSAGE_MAX_CHARS, _passages_answer
+from agent.answer.reading import (
+    EvidenceReader,
+    Segment,
+    is_statement,
+    statement_kind,
+)
+from agent.answer.records import (
+    SubAnswer,
+    _capital,
+    _computed_answer,
+    _not_found,
+    _subject,
+    display_value,
+    question_scale,
+)
+from agent.answer.words import (
+    _STOP,
+    _TOTAL_RE,
+    _WORD_RE,
+    RETRIEVAL_WEIGHT,
+    TOTAL_BONUS,
+    _about,
+    _for_company,
+    _names_other_number,
+)
+from agent.finance import arithmetic
+from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation
+from agent.finance.formulas import FormulaKind
+from agent.finance.lexicon import canonical, components, find_metrics
+from agent.finance.metrics import METRICS
+from agent.finance.periods import shift_period, sort_key
+from agent.query.plan import SubQuery
+from agent.schemas import Citation, NumericValue
+
+# Candidate scoring (relative weights; the best candidate wins, confidence is its score over the maximum).
+EXACT_LABEL = 1.0  # the whole row label is a name of the metric ("Total revenue" for revenue)
+
+
+PARTIAL_LABEL = 0.55  # the label names the metric plus qualifiers ("Industrial Sensors revenue")
+
+
+TABLE_BONUS = 0.3  # a table row states the figure with its period column; prose restates it
+
+
+STATEMENT_BONUS = 0.25  # a primary financial statement beats MD&A and notes
+
+
+STATEMENT_MISMATCH = 0.45  # a balance-sheet metric read from the cash-flow statement's changes is wrong
+
+
+ADJUSTED_PENALTY = 0.5  # 'adjusted'/'non-GAAP' rows answer only questions that ask for them
+
+
+SENTENCE_PERIOD_BONUS = 0.1  # a sentence that states the period next to the number
+
+
+OTHER_METRIC_PENALTY = (
+    0.3  # 'Net income attributable to noncontrolling interests' is not net income to owners
+)
+
+
+QUALIFIER_WEIGHT = 0.1  # share of a row label's words the question uses: "net PP&E" picks the "... net" row
+
+
+MAX_SCORE = EXACT_LABEL + TABLE_BONUS + STATEMENT_BONUS  # an exact statement row; retrieval only breaks ties
+
+
+LATEST_CONFIDENCE = 0.85  # a value read for the latest period when the question named none
+
+
+CONFLICT_CONFIDENCE = 0.75  # another equally good candidate disagrees
+
+
+_ADJUSTED_RE = re.compile(
+    r"\badjusted\b|\bnon[\s-]?gaap\b|\bcore\b|\borganic\b|\bpro\s+forma\b", re.IGNORECASE
+)
+
+
+_TOPIC_STATEMENT = {
+    "Balance Sheet": "balance",
+    "Liquidity": "balance",
+    "Leverage": "balance",
+    "Cash Flow": "cashflow",
+    "Revenue": "income",
+    "Costs/Expenses": "income",
+    "Profitability": "income",
+    "Per Share": "income",
+}
+
+
+_PER_RE = re.compile(r"\s*per\s+")  # '$3.00 per diluted share': the figure belongs to the metric after 'per'
+
+
+class _Candidate(BaseModel):
+    seg: Segment
+    value: NumericValue
+    score: float
+    exact: bool
+    reasons: list[str] = Field(default_factory=list)
+
+
+# A component a filing may not report under that name, and the figure that stands in for it (and why).
+COMPONENT_FALLBACKS: dict[str, tuple[str, str]] = {
+    "net income attributable to shareholders": (
+        "net income",
+        "a company without noncontrolling interests reports one net income line",
+    ),
+}
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Metric kinds and value fit
+# ---------------------------------------------------------------------------------------------------------
+def _expected_kind(metric: str) -> str:
+    """What a metric's figure looks like: money | percent | ratio | days | per_share | count."""
+    info = METRICS.get(metric)
+    if info is None:
+        return "money"
+    if info.formula is not None:
+        return {"%": "percent", "x": "ratio", "days": "days"}.get(info.formula.unit, "money")
+    if metric in {"shares outstanding", "employees"}:
+        return "count"
+    if metric in {"dividend yield", "comparable sales", "organic growth"}:
+        return "percent"
+    if metric == "price to earnings ratio":
+        return "ratio"
+    if info.topic == "Per Share":
+        return "per_share"
+    return "money"
+
+
+def _fits(kind: str, n: NumericValue) -> bool:
+    if kind == "money":
+        return n.unit in {"USD", "EUR", "GBP", ""} and not (
+            n.unit == "" and n.scale == 1.0 and abs(n.value) < 1
+        )
+    if kind == "percent":
+        return n.unit in {"%", "bps"}
+    if kind in {"ratio", "days"}:
+        return n.unit in {"x", ""} and n.scale == 1.0
+    if kind == "per_share":
+        return n.unit in {"USD", "EUR", "GBP", ""}
+    return n.unit in {"", "shares"}
+
+
+def _coerce(kind: str, n: NumericValue) -> NumericValue:
+    if kind == "per_share" and n.scale != 1.0:
+        return n.model_copy(update={"scale": 1.0})  # "(in millions, except per share amounts)"
+    return n
+
+
+def _scope_terms(reader: EvidenceReader, names: Sequence[str]) -> list[str]:
+    """Names the question scopes to that no filing belongs to: segments, regions, products."""
+    return [n for n in dict.fromkeys(names) if n and not any(_about(ev, n) for ev in reader.evidence)]
+
+
+def _label_quality(seg: Segment, metric: str) -> tuple[float, bool]:
+    """(score, exact) of a row label or sentence for ``metric``; (0, False) when it does not name it."""
+    if seg.kind == "row":
+        label = re.sub(r"\s*\(.*?\)\s*$", "", seg.label).strip(" :")
+        if canonical(label) == metric or canonical(seg.label) == metric:
+            return EXACT_LABEL, True
+        if any(m.canonical == metric for m in seg.mentions):
+            bonus = TOTAL_BONUS if _TOTAL_RE.match(seg.label) else 0.0
+            return PARTIAL_LABEL + bonus, False
+        return 0.0, False
+    if any(m.canonical == metric for m in seg.mentions):
+        return PARTIAL_LABEL, False
+    return 0.0, False
+
+
+def _owned_numbers(seg: Segment, metric: str) -> list[NumericValue]:
+    """A sentence's numbers that belong to the mention of ``metric``: those after it, up to the next metric.
+
+    A number directly followed by 'per <metric>' ('$3.00 per diluted share') belongs to that next metric.
+    """
+    if seg.kind == "row":
+        return seg.numbers
+    mentions = sorted(seg.mentions, key=lambda m: m.start)
+    owned: list[NumericValue] = []
+    for n in seg.numbers:
+        local_start, local_end = n.start - seg.start, n.end - seg.start
+        prior = [m for m in mentions if m.end <= local_start]
+        owner = prior[-1].canonical if prior else ""
+        following = [m for m in mentions if m.start >= local_end]
+        if following and _PER_RE.fullmatch(seg.raw[local_end : following[0].start]):
+            owner = following[0].canonical
+        if owner == metric:
+            owned.append(n)
+    return owned
+
+
+def _candidates(
+    reader: EvidenceReader, metric: str, period: str, allowed: set[int], question: str
+) -> list[_Candidate]:
+    kind = _expected_kind(metric)
+    wants_adjusted = bool(_ADJUSTED_RE.search(question))
+    preferred = _TOPIC_STATEMENT.get(METRICS[metric].topic, "") if metric in METRICS else ""
+    asked = set(_WORD_RE.findall(question.lower()))
+    intent_metrics = {m.canonical for m in find_metrics(question)}
+    out: list[_Candidate] = []
+    for seg in reader.segments:
+        if seg.ev not in allowed:
+            continue
+        quality, exact = _label_quality(seg, metric)
+        if quality <= 0 or (seg.kind == "row" and _names_other_number(seg.label, question)):
+            continue
+        ev = reader.evidence[seg.ev]
+        base = quality
+        reasons = [
+            f"{'exact' if exact else 'partial'} metric match: {metric} ~ "
+            f"{seg.label or _mention_surface(seg, metric)}"
+        ]
+        if seg.kind == "row":
+            base += TABLE_BONUS
+        if is_statement(ev):
+            base += STATEMENT_BONUS
+            reasons.append("financial statement")
+        stmt = statement_kind(ev)
+        if preferred == "balance" and stmt == "cashflow":
+            base -= STATEMENT_MISMATCH
+        if _ADJUSTED_RE.search(seg.label or "") and not wants_adjusted:
+            base -= ADJUSTED_PENALTY
+        base += RETRIEVAL_WEIGHT * reader.rel_score[seg.ev]
+        others = {m.canonical for m in seg.mentions} - {metric} - intent_metrics
+        if seg.kind == "row" and not exact and others:
+            base -= OTHER_METRIC_PENALTY
+            reasons.append(f"label also names {', '.join(sorted(others))}")
+        if seg.kind == "row":
+            label_words = set(_WORD_RE.findall(seg.label.lower())) - _STOP
+            if label_words:
+                base += QUALIFIER_WEIGHT * len(label_words & asked) / len(label_words)
+        for n in _owned_numbers(seg, metric):
+            n = _coerce(kind, n)
+            if not _fits(kind, n):
+                continue
+            if period and n.period != period:
+                continue
+            score = base + (SENTENCE_PERIOD_BONUS if seg.kind == "sentence" and n.period else 0.0)
+            out.append(_Candidate(seg=seg, value=n, score=score, exact=exact, reasons=reasons))
+    return out
+
+
+def _mention_surface(seg: Segment, metric: str) -> str:
+    return next((m.surface for m in seg.mentions if m.canonical == metric), metric)
+
+
+class _Found(BaseModel):
+    value: NumericValue
+    quote: str
+    citation: Citation
+    confidence: float
+    exact: bool
+    kind: Literal["row", "sentence"]
+    reasons: list[str] = Field(default_factory=list)
+
+
+def _find(
+    reader: EvidenceReader, metric: str, period: str, company: str, question: str, scope: Sequence[str] = ()
+) -> _Found | None:
+    """The best figure for ``metric`` in ``period`` ('' = the latest period the evidence has); ``scope`` holds
+    the names the question narrows it to (company, segments)."""
+    allowed = _for_company(reader, company)
+    cands = _candidates(reader, metric, period, allowed, question)
+    # A segment, region or product named in the question scopes the figure: keep the rows that name it.
+    scoped = [c for c in cands if any(t.lower() in c.seg.text.lower() for t in _scope_terms(reader, scope))]
+    if scoped:
+        cands = scoped
+    if not cands:
+        return None
+    confidence_cap = 1.0
+    if not period:
+        dated = [c for c in cands if c.value.period]
+        if dated:
+            best_score = max(c.score for c in dated)
+            good = [c for c in dated if c.score >= best_score - TABLE_BONUS]
+            latest = max((c.value.period for c in good), key=sort_key)
+            cands = [c for c in good if c.value.period == latest]
+        confidence_cap = LATEST_CONFIDENCE
+    cands.sort(key=lambda c: (-c.score, c.seg.ev, c.seg.start))
+    best = cands[0]
+    rivals = [
+        c
+        for c in cands[1:]
+        if c.score >= best.score - 1e-9
+        and abs(c.value.absolute - best.value.absolute) > 1e-6 * max(1.0, abs(best.value.absolute))
+    ]
+    confidence = min(confidence_cap, best.score / MAX_SCORE, 1.0)
+    if rivals:
+        confidence = min(confidence, CONFLICT_CONFIDENCE)
+    ev = reader.evidence[best.seg.ev]
+    quote = (
+        best.seg.text
+        if len(best.seg.text) <= PASSAGE_MAX_CHARS
+        else best.seg.text[:PASSAGE_MAX_CHARS] + " ..."
+    )
+    reasons = list(best.reasons)
+    if best.value.period:
+        reasons.append(
+            f"period matched: {best.value.period}" if period else f"latest period: {best.value.period}"
+        )
+    return _Found(
+        value=best.value,
+        quote=quote,
+        citation=ev.citation(quote, best.seg.start),
+        confidence=round(confidence, 3),
+        exact=best.exact,
+        kind=best.seg.kind,
+        reasons=reasons,
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Answering one sub-query
+# ---------------------------------------------------------------------------------------------------------
+_RATIO_KINDS = frozenset(
+    {FormulaKind.RATIO, FormulaKind.MARGIN, FormulaKind.DAYS, FormulaKind.TURNOVER, FormulaKind.GROWTH}
+)
+
+
+def _lexicon_answer(
+    base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader, metric: str, company: str, period: str
+) -> SubAnswer:
+    """The answer through the lexicon: the metric's rows and sentences, or its components."""
+    intent = sub_query.intent
+    if not (metric and intent.requires_numeric):
+        return _passages_answer(base, sub_query, reader)
+    if metric not in METRICS:
+        return _not_found(base, f"'{metric}' is not a metric finrag knows")
+    info = METRICS[metric]
+    target_scale = question_scale(sub_query.question)
+    kind = _expected_kind(metric)
+    scope = [company, *intent.entities]
+    direct = _find(reader, metric, period, company, sub_query.question, scope)
+    stand_in_note = ""
+    if direct is None and metric in COMPONENT_FALLBACKS:
+        stand_in, why = COMPONENT_FALLBACKS[metric]
+        direct = _find(reader, stand_in, period, company, sub_query.question, scope)
+        stand_in_note = f" The filing reports no separate {metric}; {stand_in} is used ({why})."
+    if info.formula is None:
+        if direct is None:
+            return _not_found(base, f"{_subject(company, metric, period or 'any period')}")
+        answer = _found_answer(base, direct, kind, target_scale)
+        answer.explanation += stand_in_note
+        return answer
+    computed, why, sure = _derive(reader, metric, period, company, sub_query.question, scope)
+    prefer_computed = info.formula.kind in _RATIO_KINDS or not (
+        direct and direct.kind == "row" and direct.exact
+    )
+    if computed is not None and (prefer_computed or direct is None):
+        answer = _computed_answer(base, computed, kind, target_scale, sure)
+        if direct is not None and direct.value.period == computed.result.period:
+            same = abs(abs(direct.value.value) - abs(round(computed.result.value, 1))) < 0.051
+            note = "matches" if same else "differs from"
+            answer.explanation += (
+                f" The filing also states {direct.value.text} {direct.citation.label()}, which "
+                f"{note} the computed figure."
+            )
+        return answer
+    if direct is not None:
+        answer = _found_answer(base, direct, kind, target_scale)
+        if why:
+            answer.explanation += f" Not computed from components: {why}."
+        return answer
+    return _not_found(base, f"{_subject(company, metric, period or 'any period')} ({why})")
+
+
+def _found_answer(base: SubAnswer, found: _Found, kind: str, target_scale: float | None) -> SubAnswer:
+    outflow = base.metric in arithmetic.SPENDING_METRICS and found.value.value < 0
+    shown_value = found.value.model_copy(update={"value": abs(found.value.value)}) if outflow else found.value
+    shown = display_value(shown_value, kind, target_scale)
+    period = found.value.period or base.period
+    sentence = (
+        f"{_capital(_subject(base.company, base.metric, period))} was {shown} {found.citation.label()}."
+    )
+    value = found.value.model_copy(update={"period": period})
+    return base.model_copy(
+        update={
+            "status": "found",
+            "answer": sentence,
+            "value": value,
+            "display": shown,
+            "quote": found.quote,
+            "citation": found.citation,
+            "citations": [found.citation],
+            "confidence": found.confidence,
+            "period": period,
+            "period_stated": bool(found.value.period),
+            "exact_label": found.exact and found.kind == "row",
+            "explanation": "; ".join(found.reasons)
+            + f'. Source: "{found.quote}"'
+            + (
+                f". Reported as {found.value.text}: an outflow or expense shown as a negative; the amount "
+                "is its "
+                "magnitude."
+                if outflow
+                else ""
+            ),
+        }
+    )
+
+
+def _derive(
+    reader: EvidenceReader, metric: str, period: str, company: str, question: str, scope: Sequence[str] = ()
+) -> tuple[Computation | None, str, float]:
+    """A derived metric computed from components found in the evidence: (computation, '', confidence), or
+    (None, why, 0) when it cannot be; the confidence is that of the least sure component used."""
+    formula = METRICS[metric].formula
+    assert formula is not None
+    parts = components(metric)
+    if not period:
+        period = _latest_component_period(reader, parts, company, question, scope)
+        if not period:
+            return None, "no period found for its components", 0.0
+    needs_prior = arithmetic.needs_prior_period(metric)
+    try:
+        prior_period = shift_period(period, years=-1) if needs_prior else ""
+    except ValueError:
+        prior_period = ""
+    values: dict[str, CitedValue] = {}
+    prior: dict[str, CitedValue] = {}
+    sureness: dict[tuple[str, str], float] = {}
+    notes: list[str] = []
+    for part in parts:
+        for when, target in ((period, values), (prior_period, prior)):
+            if not when:
+                continue
+            found = _find(reader, part, when, company, question, scope)
+            if found is None and part in COMPONENT_FALLBACKS:
+                stand_in, why = COMPONENT_FALLBACKS[part]
+                found = _find(reader, stand_in, when, company, question, scope)
+                if found is not None:
+                    notes.append(f"{stand_in} is used for {part} ({why})")
+            if found is not None:
+                target[part] = _cited(part, found, when)
+                sureness[(part, when)] = found.confidence
+    try:
+        comp = arithmetic.derive(metric, values, prior, period=period)
+    except ArithmeticRefusal as exc:
+        return None, str(exc), 0.0
+    if notes:
+        comp.explanation = " ".join([comp.explanation, *[_capital(n) + "." for n in dict.fromkeys(notes)]])
+    used = [sureness.get((i.metric, i.value.period), 1.0) for i in comp.inputs]
+    for step in comp.steps:
+        used += [sureness.get((i.metric, i.value.period), 1.0) for i in step.inputs]
+    return comp, "", min(used, default=1.0)
+
+
+def _latest_component_period(
+    reader: EvidenceReader, parts: Sequence[str], company: str, question: str, scope: Sequence[str] = ()
+) -> str:
+    periods = []
+    for part in parts:
+        found = _find(reader, part, "", company, question, scope)
+        if found is not None and found.value.period:
+            periods.append(found.value.period)
+    return max(periods, key=sort_key) if periods else ""
+
+
+def _cited(metric: str, found: _Found, period: str) -> CitedValue:
+    value = _coerce(_expected_kind(metric), found.value)
+    return CitedValue(
+        label=f"{metric} {period}".strip(),
+        metric=metric,
+        value=value.model_copy(update={"period": value.period or period}),
+        citation=found.citation,
+    )

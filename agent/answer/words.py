@@ -1,0 +1,156 @@
+"""Word-level helpers every evidence reader shares: content words and stems, numbered names ('note 7'),
+whose company a piece of evidence belongs to, and whether a sub-query asks for a figure at all.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.answer.reading import (
+    Evidence,
+    EvidenceReader,
+)
+from agent.finance.periods import find_periods, without_periods
+from agent.memory import companies_agree, company_key
+from agent.query.plan import SubQuery
+from agent.schemas import Relation
+
+TOTAL_BONUS = 0.1  # among partial labels, a "Total ..." row is the total, not a sub-item
+
+
+RETRIEVAL_WEIGHT = 0.05  # retrieval score breaks ties between equally good rows
+
+
+CELL_STEM_MIN_CHARS = 3  # 'gas' and 'its' are not plurals
+
+
+_CELL_FILLER = frozenset(
+    (
+        *("value", "values", "amount", "amounts", "figure", "number", "total", "much", "many", "then"),
+        *("again", "specific", "year", "years", "fiscal", "during", "period", "respectively"),
+    )
+)  # question words that never name a row ('what was the value of ...', 'how much ...')
+
+
+_NON_FIGURE_RELATIONS = frozenset({Relation.EXPLANATION, Relation.DEFINITION, Relation.POLICY})
+
+
+_NUMBERED_NAME_RE = re.compile(r"\b([a-z]+)\s+(\d{1,2}|[ivx]{1,4})\b(?![\d.,%])", re.IGNORECASE)
+
+
+_FOOTNOTE_RE = re.compile(r"\(\s*\d{1,2}\s*\)")  # '( 1 )' marks a footnote, not a negative one
+
+
+_HOW_MUCH_RE = re.compile(r"\bhow\s+(?:much|many)\b|\bwhat\s+(?:was|were|is|are)\s+the\b", re.IGNORECASE)
+
+
+_TOTAL_RE = re.compile(r"^\s*total\b", re.IGNORECASE)
+
+
+_WORD_RE = re.compile(r"[a-z][a-z0-9&'-]+")
+
+
+_STOP = frozenset(
+    (
+        "the",
+        "a",
+        "an",
+        "of",
+        "in",
+        "on",
+        "for",
+        "to",
+        "and",
+        "or",
+        "is",
+        "was",
+        "were",
+        "are",
+        "be",
+        "what",
+        "how",
+        "why",
+        "which",
+        "does",
+        "did",
+        "do",
+        "its",
+        "it",
+        "their",
+        "this",
+        "that",
+        "with",
+        "by",
+        "from",
+        "as",
+        "at",
+        "company",
+        "company's",
+    )
+)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Finding a metric's value for a period
+# ---------------------------------------------------------------------------------------------------------
+def _for_company(reader: EvidenceReader, company: str) -> set[int]:
+    """Indexes of the evidence about ``company``; all of them when none is identifiably about it."""
+    everything = set(range(len(reader.evidence)))
+    if not company:
+        return everything
+    chosen = {i for i, ev in enumerate(reader.evidence) if _about(ev, company)}
+    return chosen or everything
+
+
+def _about(ev: Evidence, company: str) -> bool:
+    """True when ``ev`` comes from a filing of ``company`` (its recorded company or its document name)."""
+    key = company_key(company).replace(" ", "")
+    if ev.company and companies_agree(ev.company, company):
+        return True
+    return bool(key) and key in company_key(ev.doc_name.replace("_", " ")).replace(" ", "")
+
+
+def _numbered_names(text: str) -> dict[str, set[str]]:
+    """Names that carry a number ('tier 2', 'level 3', 'class b' is not one): word -> the numbers it takes."""
+    out: dict[str, set[str]] = {}
+    for word, num in _NUMBERED_NAME_RE.findall(text.lower()):
+        if word not in _STOP:
+            out.setdefault(word, set()).add(num)
+    return out
+
+
+def _names_other_number(label: str, question: str) -> bool:
+    """The row names a numbered thing the question names with another number: 'tier 1 capital' does not
+    answer 'tier 2 capital', however many words they share."""
+    asked = _numbered_names(question)
+    if not asked:
+        return False
+    row = _numbered_names(label)
+    return any(word in row and not (nums & row[word]) for word, nums in asked.items())
+
+
+def _stem(word: str) -> str:
+    """A crude singular so 'losses' meets 'loss' and 'costs' meets 'cost'."""
+    if len(word) > CELL_STEM_MIN_CHARS and word.endswith("es") and word[-3] in "sxz":
+        return word[:-2]
+    if len(word) > CELL_STEM_MIN_CHARS and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def _content_words(text: str) -> set[str]:
+    """Words that name what a figure is: no stop words, no periods, no question filler."""
+    rest = without_periods(re.sub(r"[-/]", " ", text.lower()))  # 'long-term' meets 'long term'
+    return {
+        _stem(w)
+        for w in _WORD_RE.findall(rest)
+        if w not in _STOP and w not in _CELL_FILLER and not w.isdigit()
+    }
+
+
+def _asks_figure(sub_query: SubQuery) -> bool:
+    """A question after a figure though the lexicon names no metric: it names a period or asks 'how much'."""
+    if sub_query.intent.relation in _NON_FIGURE_RELATIONS:
+        return False
+    q = sub_query.question
+    return bool(find_periods(q)) or bool(_HOW_MUCH_RE.search(q)) or sub_query.intent.requires_numeric

@@ -1,0 +1,308 @@
+"""Finance lexicon: canonical metric names, their synonyms and abbreviations, topics and formulas.
+
+``find_metrics`` turns "Purchases of property, plant and equipment (PP&E)" into the canonical metric
+``capital expenditure`` with character offsets, so a question about "capex" and a cash-flow row that never
+says "capex" meet on one name. Matching works on normalised word tokens (case, punctuation, line breaks,
+hyphens and possessives do not matter; plurals of a phrase's last word are generated) and the longest phrase
+wins, so "cost of sales" is never read as "sales".
+
+Derived metrics (ratios, margins, days, turnover, growth) carry a :class:`Formula` whose terms are other
+canonical metrics: the answer step computes them in code and alignment credits chunks that hold the components
+(a gross-margin question is answered by a page with revenue and cost of sales).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from pydantic import BaseModel
+
+from agent.errors import FinragError
+from agent.finance.formulas import MetricDef
+from agent.finance.metrics import _DEFS, METRICS, TOPIC_CUES
+
+# "CFO" is far more often the Chief Financial Officer than cash from operations: veto it near these words.
+_VETO_WINDOW = 80  # characters either side of a mention searched for veto words
+
+
+_CONTEXT_VETO: dict[str, re.Pattern[str]] = {
+    "cfo": re.compile(
+        r"officer|chief|ceo\b|signature|certif|/s/|vice\s+president|\b(?:our|new|former|interim|the)\s+cfo\b",
+        re.IGNORECASE,
+    ),
+}
+
+
+# Abbreviations that are also ordinary words or names in lower case: matched only as written in capitals.
+_UPPERCASE_ONLY: frozenset[str] = frozenset(
+    {"CFO", "OCF", "ROA", "ROE", "DSO", "DIO", "DPO", "CCC", "ETR", "DPS"}
+)
+
+
+class MetricMention(BaseModel):
+    """Where a metric is named in a text: canonical name, character offsets and the words as written."""
+
+    canonical: str
+    start: int
+    end: int
+    surface: str
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Matching: a trie over normalised tokens
+# ---------------------------------------------------------------------------------------------------------
+# Words, with '&' and '/' kept inside abbreviations (SG&A, PP&E, A/R); a possessive "'s" is dropped and a lone
+# '&' is read as "and". Run on lower-cased text so no per-token normalisation call is needed.
+_TOKEN_RE = re.compile(r"([a-z0-9]+(?:[&/][a-z0-9]+)*)(?:['’]s\b)?|&")
+
+
+_PAREN_ABBR_RE = re.compile(r"\s*\(\s*([A-Za-z][A-Za-z&/.]{1,9})\s*\)")  # "... equipment (PP&E)"
+
+
+_TERMINAL = ""  # trie key that holds (canonical, required_case) at the end of a phrase
+
+
+def _tokens(text: str) -> list[tuple[str, int, int]]:
+    """(normalised token, start, end) for each word of ``text``."""
+    low = text.lower()
+    if len(low) != len(text):  # a few Unicode letters change length when lower-cased: keep offsets exact
+        low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    return [
+        (m.group(1), m.start(), m.end(1)) if m.group(1) else ("and", m.start(), m.end())
+        for m in _TOKEN_RE.finditer(low)
+    ]
+
+
+def _plural(word: str) -> str:
+    if word.endswith("y") and len(word) > 2 and word[-2] not in "aeiou":
+        return word[:-1] + "ies"
+    if word.endswith(("s", "x", "sh", "ch")):
+        return word + "es"
+    return word + "s"
+
+
+def _variants(phrase: str) -> list[list[str]]:
+    toks = [t for t, _, _ in _tokens(phrase)]
+    if not toks:
+        return []
+    out = [toks]
+    last = toks[-1]
+    # Generate the plural of a plain last word; abbreviations and words already plural stay as written.
+    if last.isalpha() and len(last) > 3 and not last.endswith("s"):
+        out.append([*toks[:-1], _plural(last)])
+    return out
+
+
+@lru_cache(maxsize=1)
+def _trie() -> dict:
+    root: dict = {}
+    seen: dict[tuple[str, ...], str] = {}
+    for d in _DEFS:
+        surfaces = [(s, None) for s in [d.canonical, *d.synonyms]]
+        surfaces += [(a, a if a.upper() in _UPPERCASE_ONLY else None) for a in d.abbreviations]
+        for phrase, required in surfaces:
+            for toks in _variants(phrase):
+                key = tuple(toks)
+                owner = seen.get(key)
+                if owner is not None and owner != d.canonical:
+                    raise ValueError(f"lexicon: '{phrase}' names both '{owner}' and '{d.canonical}'")
+                seen[key] = d.canonical
+                node = root
+                for tok in toks:
+                    node = node.setdefault(tok, {})
+                if _TERMINAL not in node or required is None:
+                    node[_TERMINAL] = (d.canonical, required)
+    return root
+
+
+def surface_forms() -> dict[tuple[str, ...], str]:
+    """Every normalised token sequence the matcher knows, mapped to its canonical metric (audits, tests)."""
+    out: dict[tuple[str, ...], str] = {}
+
+    def walk(node: dict, path: tuple[str, ...]) -> None:
+        for key, child in node.items():
+            if key == _TERMINAL:
+                out[path] = child[0]
+            else:
+                walk(child, (*path, key))
+
+    walk(_trie(), ())
+    return out
+
+
+def find_metrics(text: str, include_statements: bool = False) -> list[MetricMention]:
+    """Every metric named in ``text``, longest phrase first, without overlaps, in order of appearance.
+
+    Names of financial statements ("cash flow statement") are matched so that their words are not read as
+    metrics, and returned only with ``include_statements``.
+
+    >>> [m.canonical for m in find_metrics("Purchases of property, plant and equipment (PP&E)")]
+    ['capital expenditure']
+    """
+    if not text:
+        return []
+    root = _trie()
+    toks = _tokens(text)
+    candidates: list[tuple[int, int, str]] = []  # (first token, last token exclusive, canonical)
+    n = len(toks)
+    for i in range(n):
+        node = root.get(toks[i][0])
+        if node is None:
+            continue
+        best: tuple[int, str] | None = None
+        j = i
+        while True:
+            term = node.get(_TERMINAL)
+            if term is not None:
+                canonical, required = term
+                if required is None or _upper_form(text, toks, i, j):
+                    best = (j + 1, canonical)
+            j += 1
+            if j >= n:
+                break
+            node = node.get(toks[j][0])
+            if node is None:
+                break
+        if best is not None:
+            candidates.append((i, best[0], best[1]))
+    # Longest match wins; ties go to the earlier one.
+    candidates.sort(key=lambda c: (-(c[1] - c[0]), c[0]))
+    taken = [False] * n
+    chosen: list[MetricMention] = []
+    for i, j, canonical in candidates:
+        if any(taken[i:j]):
+            continue
+        start, end = toks[i][1], toks[j - 1][2]
+        if _vetoed(text, start, end):
+            continue
+        for k in range(i, j):
+            taken[k] = True
+        paren = _PAREN_ABBR_RE.match(text, end)
+        if paren is not None and j < n and toks[j][1] >= paren.start(1):
+            # "(PP&E)" right after the full name restates it: part of this mention, not a second metric.
+            last = j
+            while last < n and toks[last][2] <= paren.end(1):
+                taken[last] = True
+                last += 1
+            end = paren.end()
+        if include_statements or METRICS[canonical].kind == "metric":
+            chosen.append(
+                MetricMention.model_construct(
+                    canonical=canonical, start=start, end=end, surface=text[start:end]
+                )
+            )
+    chosen.sort(key=lambda m: m.start)
+    return chosen
+
+
+def _upper_form(text: str, toks: list[tuple[str, int, int]], i: int, j: int) -> bool:
+    """An upper-case-only abbreviation counts when written in capitals ("CFO", "CFO's", "DSOs")."""
+    raw = text[toks[i][1]:toks[j][2]]
+    for suffix in ("'s", "’s", "s"):
+        if raw.endswith(suffix) and raw[: -len(suffix)].isupper():
+            return True
+    return raw.isupper()
+
+
+def _vetoed(text: str, start: int, end: int) -> bool:
+    veto = _CONTEXT_VETO.get(text[start:end].lower())
+    if veto is None:
+        return False
+    window = text[max(0, start - _VETO_WINDOW):end + _VETO_WINDOW]
+    return veto.search(window) is not None
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Lookups
+# ---------------------------------------------------------------------------------------------------------
+def canonical(name: str) -> str | None:
+    """The canonical metric for a name, synonym or abbreviation ('capex' -> 'capital expenditure'), else None.
+
+    The whole name must be one known phrase; use :func:`find_metrics` to search inside longer text.
+    """
+    return _canonical(name)
+
+
+@lru_cache(maxsize=16384)  # alignment looks up the same surfaces ("Net sales", "PP&E") for every card
+def _canonical(name: str) -> str | None:
+    if name in METRICS:
+        return name
+    mentions = find_metrics(name, include_statements=True)
+    if len(mentions) == 1 and mentions[0].surface.strip(" ()") and _covers(name, mentions[0]):
+        return mentions[0].canonical
+    return None
+
+
+def _covers(text: str, mention: MetricMention) -> bool:
+    rest = (text[: mention.start] + text[mention.end:]).strip(" \t\n.,;:()-")
+    return not rest
+
+
+def metric_info(name: str) -> MetricDef:
+    """The definition of a canonical metric (synonyms accepted); :class:`FinragError` when unknown."""
+    key = canonical(name)
+    if key is None:
+        raise FinragError(f"unknown metric: {name!r}")
+    return METRICS[key]
+
+
+def synonyms(name: str) -> list[str]:
+    """All names of a metric: canonical first, then synonyms and abbreviations."""
+    d = metric_info(name)
+    return list(dict.fromkeys([d.canonical, *d.synonyms, *d.abbreviations]))
+
+
+def components(name: str, recursive: bool = True) -> list[str]:
+    """The canonical metrics a derived metric is computed from (with ``recursive``, their inputs too).
+
+    >>> components("gross margin")
+    ['gross profit', 'revenue', 'cost of goods sold']
+    """
+    return list(_components(metric_info(name).canonical, recursive))
+
+
+@lru_cache(maxsize=1024)
+def _components(name: str, recursive: bool) -> tuple[str, ...]:
+    out: dict[str, None] = {}
+    formula = METRICS[name].formula
+    if formula is None:
+        return ()
+    for inp in formula.inputs():
+        if inp == name:
+            continue
+        out[inp] = None
+        if recursive:
+            for sub in _components(inp, True):
+                if sub != name:
+                    out[sub] = None
+    return tuple(out)
+
+
+def topic_of(metrics: list[str]) -> str:
+    """The dominant topic of a list of canonical metrics (first wins ties); 'Other' when empty."""
+    counts: dict[str, int] = {}
+    for m in metrics:
+        d = METRICS.get(m)
+        if d is not None:
+            counts[d.topic] = counts.get(d.topic, 0) + 1
+    if not counts:
+        return "Other"
+    return max(counts, key=lambda t: counts[t])  # dicts keep insertion order, so max keeps the first of ties
+
+
+def topic_from_cues(text: str) -> str:
+    """A topic from plain words when no metric is named ('risks' -> Risk); 'Other' when nothing fits."""
+    best, best_hits = "Other", 0
+    for topic, pattern in _TOPIC_CUE_RES.items():
+        hits = len(pattern.findall(text))
+        if hits > best_hits:
+            best, best_hits = topic, hits
+    return best
+
+
+# Cues match at the start of a word ("risk" in "risks", not "eps" in "PepsiCo").
+_TOPIC_CUE_RES: dict[str, re.Pattern[str]] = {
+    topic: re.compile(r"\b(?:" + "|".join(re.escape(c) for c in cues) + ")", re.I)
+    for topic, cues in TOPIC_CUES.items()
+}

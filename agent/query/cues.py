@@ -1,0 +1,270 @@
+"""Wording cues the rewrite and the decomposition both read: what a turn asks for (change, share, average,
+CAGR, comparison, prior or next year), how a metric and a company are named back to the user, and the user's own
+subject phrase.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from agent.finance.formulas import FormulaKind
+from agent.finance.metrics import METRICS
+from agent.finance.periods import find_periods, sort_key, without_periods
+from agent.query.intent import match_company
+from agent.schemas import QueryIntent, Relation
+
+# Words that make a turn lean on earlier ones (pronouns and ellipsis openers).
+_REFERENCE_RE = re.compile(
+    r"\b(?:that|this|it|its|those|these|them|their|they|the same|same|then|again|previous|prior|above)\b"
+    r"|^\s*(?:and|so|also|what about|how about|and what about|what of)\b",
+    re.IGNORECASE,
+)
+
+
+TYPED_NUMBER = "the number"  # label prefix of a number the user typed (no citation: it is not from a filing)
+
+
+# Words a period-only follow-up wraps its period in ('and what was it in 2007?', 'the value for 2010 again?').
+FOLLOW_UP_FILLER = frozenset(
+    (
+        *("and", "so", "also", "then", "what", "about", "how", "of", "was", "were", "is", "are", "it", "its"),
+        *("they", "them", "that", "this", "those", "these", "the", "in", "for", "value", "values", "amount"),
+        *("figure", "number", "specific", "again", "year", "fiscal", "during", "at", "as"),
+    )
+)
+
+
+# The question and arithmetic words around a figure's name ('so what was, then, the net change in ...').
+_SUBJECT_HEAD_RE = re.compile(
+    r"^(?:(?:in|between|from|during|for|as\s+of|at|by|the\s+years?\s+of|years?\s+of|and|to)\b[\s,]*)*"
+    r"(?:(?:and|so|also|then|now)\b[\s,]*)*(?:(?:what|how\s+much|how\s+many)\s+(?:was|were|is|are|did|does|do)?"
+    r"[\s,]*(?:(?:then|again|also)\b[\s,]*)?)?(?:the\s+)?"
+    r"(?:(?:net\s+|total\s+|overall\s+)?(?:percent(?:age)?\s+)?(?:change|difference|variation|variance|increase|"
+    r"decrease|growth|decline|fluctuation|sum|total|average)\s+(?:in|of|for)\s+(?:the\s+)?)?"
+    r"(?:(?:value|amount|balance|number)\s+of\s+(?:the\s+)?)?",
+    re.IGNORECASE,
+)
+
+
+_SUBJECT_TAIL_RE = re.compile(
+    r"(?:[\s,]+(?:again|then|respectively|in\s+total|combined|in\s+all|over\s+the\s+year|"
+    r"(?:over|during|for)\s+(?:th(?:is|at|ose|e)\s+)?(?:period|years?|time)))+\s*$",
+    re.IGNORECASE,
+)
+
+
+# Words that joined the periods removed from a question ('from 2008 to 2009', 'between 2010 and 2011').
+_SUBJECT_PERIOD_GLUE_RE = re.compile(
+    r"(?:\b(?:from|between|in|during|for|of|at|as\s+of|the\s+years?\s+of|years?\s+of|to|and|through)\s*,?\s*)+"
+    r"(?=\s*(?:[,?]|$))|\b(?:from|between|the\s+years?\s+of)\s+(?:and|to)\b",
+    re.IGNORECASE,
+)
+
+
+_NOT_NOUN = r"(?!(?:from|to|in|between|of|for|over|during|and|as|at|by|on)\b)"  # a noun phrase ends before these
+
+
+_DEMONSTRATIVE_RE = re.compile(
+    rf"\b(?:that|this|those|these|the\s+same)\s+(?:{_NOT_NOUN}[a-z&-]+\s+){{0,2}}{_NOT_NOUN}[a-z&-]+", re.I
+)
+
+
+# Words of arithmetic and comparison: a remainder of only these names no figure ('the percent change').
+OPERATION_WORDS = frozenset(
+    (
+        *("change", "difference", "variation", "variance", "increase", "decrease", "growth", "decline", "net"),
+        *("fluctuation", "percent", "percentage", "sum", "total", "average", "ratio", "between", "two"),
+        *("three", "both", "all", "years", "over", "rate", "portion", "proportion", "share", "much", "many"),
+    )
+)
+
+
+# Words that only link a follow-up's periods and arithmetic ('over the subsequent year, from 2009 to 2010').
+LINK_WORDS = frozenset(
+    (
+        *("from", "to", "between", "over", "subsequent", "following", "next", "year", "period", "did", "does"),
+        *("do", "precedent", "preceding", "prior", "previous", "earlier", "later", "same"),
+    )
+)
+
+
+SUBJECT_MAX_WORDS = 20  # longer remainders are whole sentences, not the name of a figure
+
+
+COMPARE_RE = re.compile(
+    r"\bcompar\w*|\bversus\b|\bvs\.?(?=\s)|\bagainst\b|\brelative to\b|\bhigher than\b|\blower than\b|"
+    r"\bbigger than\b|\bsmaller than\b|\bmore than\b|\bless than\b",
+    re.IGNORECASE,
+)
+
+
+CAGR_RE = re.compile(r"\bcagr\b|\bcompound(?:ed)?\s+annual", re.IGNORECASE)
+
+
+PERCENT_RE = re.compile(r"%|\bpercent(?:s|age)?\b|\bgrowth\s+rate\b|\brate\s+of\s+(?:growth|change)\b", re.I)
+
+
+CHANGE_RE = re.compile(
+    r"\bchang\w*|\bincreas\w*|\bdecreas\w*|\bdifference\b|\bgr[eo]w\w*|\bdeclin\w*|\brise\b|\brose\b|"
+    r"\bfell\b|\bvariation\b|\bfluctuat\w*|\bvar(?:y|ied)\b|"
+    r"\bdrop\w*|\bmove[ds]?\b|\bvariance\b|\bdelta\b|\byear[- ]over[- ]year\b|\byoy\b",
+    re.IGNORECASE,
+)
+
+
+# "Weighted average" names a metric (weighted average exercise price), never an average to compute.
+AVERAGE_RE = re.compile(r"(?<!weighted )\baverage\b|\bmean\b", re.IGNORECASE)
+
+
+SUM_RE = re.compile(r"\btotal\b|\bsum\b|\bcombined\b|\bcumulative\b|\baltogether\b|\bin aggregate\b", re.I)
+
+
+SHARE_RE = re.compile(
+    r"\bas\s+an?\s+(?:%|percent(?:age)?|share|proportion|fraction|portion)\s+of\b|"
+    r"\b(?:%|percent(?:age)?)\s+of\b|"
+    r"\bshare\s+of\b|\bproportion\s+of\b|\bportion\s+of\b",
+    re.IGNORECASE,
+)
+
+
+PRIOR_YEAR_RE = re.compile(
+    r"\b(?:the\s+)?(?:year|period)\s+before\b|\bprior\s+year\b|\bprevious\s+year\b|"
+    r"\bpreceding\s+year\b|\blast\s+year\b",
+    re.IGNORECASE,
+)
+
+
+NEXT_YEAR_RE = re.compile(r"\b(?:the\s+)?(?:following|next|subsequent)\s+year\b|\byear\s+after\b", re.I)
+
+
+_SCALE_HINT_RE = re.compile(
+    r"\(?\b(?:answer\s+)?in\s+(?:usd|us\s*\$|\$|us\s+dollars?|dollars)?\s*"
+    r"(?:thousands|millions|billions)\b\)?",
+    re.IGNORECASE,
+)
+
+
+NON_NUMERIC_RELATIONS = frozenset({Relation.EXPLANATION, Relation.DEFINITION, Relation.POLICY})
+
+
+QUALITATIVE_TOPICS = frozenset(
+    {"Risk", "Other", "Guidance"}
+)  # metrics of these topics are described, not counted
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Phrasing helpers
+# ---------------------------------------------------------------------------------------------------------
+def metric_label(metric: str) -> str:
+    """A canonical metric as people write it: its upper-case abbreviation when that is its name ('EBITDA')."""
+    info = METRICS.get(metric)
+    if info is not None:
+        for abbr in info.abbreviations:
+            if abbr.lower() == metric and abbr.isupper():
+                return abbr
+    return metric
+
+
+def possessive(company: str) -> str:
+    """'3M' -> "3M's", 'Northwind Instruments' -> "Northwind Instruments'"."""
+    return f"{company}'" if company.endswith("s") else f"{company}'s"
+
+
+def _join(items: Sequence[str]) -> str:
+    items = [i for i in items if i]
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def lookup_question(company: str, metrics: Sequence[str], periods: Sequence[str], hint: str = "") -> str:
+    names = [metric_label(m) for m in metrics]
+    subject = f"{possessive(company)} {_join(names)}" if company else f"the {_join(names)}"
+    when = f" in {_join(periods)}" if periods else ""
+    verb = "was" if periods else "is"
+    tail = f" ({hint})" if hint else ""
+    return f"What {verb} {subject}{when}{tail}?"
+
+
+def chronological(periods: Sequence[str]) -> list[str]:
+    return sorted(dict.fromkeys(p for p in periods if p), key=sort_key)
+
+
+def scale_hint(question: str) -> str:
+    m = _SCALE_HINT_RE.search(question)
+    return m.group(0).strip("() ") if m else ""
+
+
+def margin_metric(metric: str) -> str:
+    """The lexicon margin of an amount metric ('ebitda' -> 'ebitda margin'); '' when it has none."""
+    for name, info in METRICS.items():
+        formula = info.formula
+        if (
+            formula is not None
+            and formula.kind is FormulaKind.MARGIN
+            and [t.metric for t in formula.numerator] == [metric]
+        ):
+            return name
+    return ""
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Slots
+# ---------------------------------------------------------------------------------------------------------
+def companies_in(question: str, known_companies: Sequence[str]) -> list[str]:
+    """Every known company the question names, in the order it names them ('3M ... and Microsoft')."""
+    low = question.lower()
+    found: list[tuple[int, str]] = []
+    for company in known_companies:
+        if match_company(question, [company]) != company:
+            continue
+        first = re.findall(r"[a-z0-9]+", company.lower())[:1]
+        at = low.find(first[0]) if first else -1
+        found.append((at if at >= 0 else len(low), company))
+    return [c for _, c in sorted(found)]
+
+
+def intent_companies(intent: QueryIntent, known_companies: Sequence[str]) -> list[str]:
+    """Companies a question names: all known ones in order, else the intent's routing company."""
+    named = companies_in(intent.question, known_companies) if known_companies else []
+    if intent.company and intent.company not in named:
+        named.insert(0, intent.company)
+    return named
+
+
+def subject_phrase(question: str) -> str:
+    """What a figure question asks about, in its own words: 'what was the net change in rental expense for
+    operating leases from 2008 to 2009?' -> 'rental expense for operating leases'. The question words, the
+    arithmetic ('the change in'), periods and scale hints are dropped; '' when nothing that names a figure
+    is left ('what was the value in 2008?', 'what is that as a percentage?')."""
+    text = without_periods(question.strip().rstrip("?.! "))
+    text = _SCALE_HINT_RE.sub(" ", text)
+    text = _SUBJECT_PERIOD_GLUE_RE.sub(" ", text)
+    text = _SUBJECT_HEAD_RE.sub("", " ".join(text.split()).lstrip(" ,;:"))
+    text = _SUBJECT_TAIL_RE.sub("", text).strip(" ,;:")
+    words = [w for w in re.findall(r"[a-z&]{2,}", text.lower()) if w not in FOLLOW_UP_FILLER | OPERATION_WORDS]
+    if not words or _REFERENCE_RE.search(text) or len(text.split()) > SUBJECT_MAX_WORDS:
+        return ""
+    return text
+
+
+def _own_words(question: str) -> list[str]:
+    """The words of a follow-up that could name a figure: not periods, filler, arithmetic or pronouns."""
+    rest = _DEMONSTRATIVE_RE.sub(" ", without_periods(question))  # 'that performance price' names the earlier subject again
+    rest = _REFERENCE_RE.sub(" ", rest)
+    return [
+        w
+        for w in re.findall(r"[a-z&]{2,}", rest.lower())
+        if w not in FOLLOW_UP_FILLER | OPERATION_WORDS | LINK_WORDS
+    ]
+
+
+def _subject_question(subject: str, question: str, periods: Sequence[str]) -> str:
+    """'What was the rental expense in 2008?' from the last subject and the one period a follow-up names; ''
+    without a subject or with several periods."""
+    if not subject or len(periods) != 1:
+        return ""
+    now = find_periods(question)
+    when = now[0].surface if len(now) == 1 and now[0].norm == periods[0] else periods[0]
+    return f"What was the {subject} in {when}?"

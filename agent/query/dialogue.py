@@ -1,0 +1,129 @@
+"""Conversation records: a finished turn, the slots carried to follow-ups, a turn made self-contained, and how
+the slots move on after an answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from agent.finance.arithmetic import CitedValue, Computation
+from agent.finance.periods import find_periods
+from agent.query.cues import chronological, intent_companies, subject_phrase
+from agent.query.plan import QueryPlan
+from agent.schemas import QueryIntent
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Records
+# ---------------------------------------------------------------------------------------------------------
+class Turn(BaseModel):
+    """One finished turn of the conversation: what was asked, how it was understood, what was answered."""
+
+    question: str
+    rewritten: str = ""
+    answer: str = ""
+    values: list[CitedValue] = Field(default_factory=list, description="figures the answer gave")
+    computations: list[Computation] = Field(default_factory=list)
+
+
+class DialogueSlots(BaseModel):
+    """Conversation state carried across turns: what the follow-ups may leave out."""
+
+    company: str = ""
+    companies: list[str] = Field(
+        default_factory=list, description="all companies of the last turn (comparisons)"
+    )
+    ticker: str = ""
+    metrics: list[str] = Field(default_factory=list, description="canonical metric names")
+    periods: list[str] = Field(default_factory=list, description="normalised periods, chronological")
+    form: str = ""
+    last_question: str = Field(default="", description="the last turn's rewritten question")
+    last_sub_queries: list[str] = Field(
+        default_factory=list, description="the last turn's sub-query questions"
+    )
+    last_values: list[CitedValue] = Field(
+        default_factory=list, description="figures of recent answers, newest last"
+    )
+    last_lookup: str = Field(
+        default="", description="the last question that asked for one figure in one period ('and 2007 again?')"
+    )
+    last_computation: Computation | None = None
+    subject: str = Field(
+        default="", description="what the last figure question asked about, in the user's words ('rental expense')"
+    )
+
+
+class Rewrite(BaseModel):
+    """A turn made self-contained, with the slots it used and any references to earlier answers."""
+
+    original: str
+    question: str = Field(description="the self-contained question")
+    carried_over: list[str] = Field(
+        default_factory=list, description="'slot: value' filled from earlier turns"
+    )
+    changed: bool = False
+    intent: QueryIntent = Field(default_factory=QueryIntent)
+    slots: DialogueSlots = Field(default_factory=DialogueSlots, description="slots after this question")
+    references: list[CitedValue] = Field(
+        default_factory=list, description="earlier answers' figures this turn computes with, in operand order"
+    )
+    operation: str = Field(
+        default="",
+        description="arithmetic on the references: change | percent_change | ratio | sum | average | ''",
+    )
+    source: Literal["offline", "llm"] = "offline"
+    reason: str = Field(default="", description="why the offline twin answered, when a model was configured")
+    standalone: Literal["", "small_talk", "definition"] = Field(
+        default="",
+        description="a turn that inherits nothing from the conversation: small talk or a generic definition",
+    )
+
+
+def slots_from_intent(intent: QueryIntent, known_companies: Sequence[str] = ()) -> DialogueSlots:
+    """The slots a self-contained question fills on its own."""
+    companies = intent_companies(intent, known_companies)
+    return DialogueSlots(
+        company=companies[0] if companies else "",
+        companies=companies,
+        ticker=intent.ticker,
+        metrics=list(intent.metrics),
+        periods=chronological(intent.temporal_scope.periods),
+        form=intent.form,
+    )
+
+
+def update_slots(
+    slots: DialogueSlots,
+    rewrite: Rewrite,
+    plan: QueryPlan | None = None,
+    values: Sequence[CitedValue] = (),
+    computations: Sequence[Computation] = (),
+    keep_values: int = 4,
+) -> DialogueSlots:
+    """The slots after a finished turn: the rewrite's slots plus the answer's figures (newest last).
+
+    ``keep_values`` bounds the remembered figures: follow-ups refer back a turn or two ("the change", "that").
+    """
+    new = rewrite.slots.model_copy(deep=True)
+    if rewrite.standalone == "small_talk":  # 'thanks' leaves the conversation where it was
+        new.last_question, new.last_sub_queries = slots.last_question, list(slots.last_sub_queries)
+    else:
+        new.last_question = rewrite.question
+        new.last_sub_queries = [s.question for s in plan.sub_queries] if plan else [rewrite.question]
+    single = len(find_periods(rewrite.question)) == 1 and not rewrite.references
+    new.last_lookup = rewrite.question if single and rewrite.standalone != "small_talk" else slots.last_lookup
+    # Arithmetic on earlier answers names no new subject ('the change in the value from 2008 to 2009').
+    asks_anew = rewrite.standalone != "small_talk" and not rewrite.references
+    new.subject = (subject_phrase(rewrite.question) if asks_anew else "") or slots.subject
+    remembered = [*slots.last_values, *values][-keep_values:]
+    new.last_values = remembered
+    # A computation stays the reference for 'as a %?' until another is made or the subject changes. Of a turn's
+    # computations, 'that' is the one its answer leads with (the change, before the growth rate derived from it).
+    same_subject = new.metrics == slots.metrics or not new.metrics
+    new.last_computation = (
+        computations[0] if computations else (slots.last_computation if same_subject else None)
+    )
+    return new

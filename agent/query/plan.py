@@ -1,0 +1,44 @@
+"""The plan a question is split into: minimal sub-queries (one company x metric x period each) and the
+combinations computed in code over their answers.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from agent.schemas import QueryIntent
+
+
+class SubQuery(BaseModel):
+    """One minimal, self-contained information need, with its own Query Intent and a stable id."""
+
+    id: str = Field(description="stable: company, metric and period slugs, e.g. '3m:revenue:FY2022'")
+    question: str
+    company: str = ""
+    metric: str = Field(default="", description="canonical metric; '' for non-numeric questions")
+    period: str = Field(default="", description="normalised period; '' for the latest available")
+    intent: QueryIntent = Field(default_factory=QueryIntent)
+
+
+class Combination(BaseModel):
+    """An arithmetic step over sub-query answers (or earlier steps), computed in code by the answer step."""
+
+    id: str = Field(description="'c1', 'c2', ... in evaluation order")
+    operation: Literal["difference", "change", "percent_change", "cagr", "ratio", "share", "sum", "average"]
+    operands: list[str] = Field(description="sub-query or combination ids; old before new for changes")
+    metric: str = ""
+    label: str = Field(default="", description="what the result is, for people")
+
+
+class QueryPlan(BaseModel):
+    """A question split into sub-queries plus the combinations that answer it."""
+
+    question: str
+    intent: QueryIntent = Field(default_factory=QueryIntent)
+    sub_queries: list[SubQuery] = Field(default_factory=list)
+    combinations: list[Combination] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list, description="e.g. sub-queries dropped over the cap")
+    source: Literal["offline", "llm"] = "offline"
+    reason: str = ""

@@ -1,0 +1,392 @@
+"""Follow-ups that compute with earlier answers ('what was the change?', 'including 2015, what is the
+total?', 'that times 1000', 'in millions?'): the operation and its operands, resolved in code.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from agent.finance.arithmetic import MONEY_UNITS, CitedValue
+from agent.finance.periods import find_periods, normalise_period, sort_key
+from agent.query.cues import (
+    AVERAGE_RE,
+    CAGR_RE,
+    CHANGE_RE,
+    PERCENT_RE,
+    SHARE_RE,
+    SUM_RE,
+    TYPED_NUMBER,
+    _join,
+    _own_words,
+    _subject_question,
+    metric_label,
+    possessive,
+)
+from agent.query.dialogue import DialogueSlots, Rewrite
+from agent.schemas import NumericValue
+
+# A follow-up about the change just computed ('this change as a percentage of that net revenue in 2008').
+_THIS_CHANGE_RE = re.compile(
+    r"\b(?:this|that|the\s+same)\s+(?:\w+\s+){0,2}?(?:change|difference|increase|decrease|decline|drop|"
+    r"growth|variation|fluctuation)\b",
+    re.IGNORECASE,
+)
+
+
+# Arithmetic with a typed number: 'that divided by 1000', 'that less an initial $100 investment', '100000 / 100'.
+_CONSTANT_OP_RE = re.compile(
+    r"(?:\b(?:(?:that|this|it)(?:\s+(?:change|difference|value|amount|result|total|sum|number|quotient))?|"
+    r"the\s+(?:result|change|difference|total|sum|value|amount|quotient)(?:\s+\w+)?)|"
+    r"(?<![\w.,$])(?!(?:19|20)\d\d\b)(?P<left_num>\d[\d,]*(?:\.\d+)?))\s+"
+    r"(?P<op>divided\s+by|over|less|minus|plus)\s+(?:an?\s+(?:initial\s+)?)?\$?\s*"
+    r"(?!(?:19|20)\d\d\b)(?P<num>\d[\d,]*(?:\.\d+)?)(?![\d,]*\s*(?:%|percent))",
+    re.IGNORECASE,
+)
+
+
+# 'What is that in millions?', 'how much is this three year amount in billions?': the last answer re-scaled.
+_CONVERT_RE = re.compile(
+    r"^(?:and\s+|so\s+)?(?:what|how\s+much)\s+(?:is|was|would\s+be)\s+(?:that|this|it|th(?:is|at)\s+"
+    r"(?:[\w-]+\s+){0,3}(?:amount|value|total|sum|figure|number|result))\s+in\s+"
+    r"(?P<target>thousands|millions|billions|percentage|percent)\s*\??$",
+    re.IGNORECASE,
+)
+
+
+_TARGET_SCALE = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
+
+
+SCALE_STEP = 1e3  # filings step scales by a thousand: an unscaled figure asked in millions was in thousands
+
+
+_COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "both": 2}
+
+
+# 'these three years', 'the two years', 'all 3 years', 'both years': a total or average over earlier figures.
+_SPAN_COUNT_RE = re.compile(
+    r"\b(?:(?:the|these|those|all|last)\s+)?(?P<n>two|three|four|five|both|[2-5])\s+(?:years|periods|quarters|values)\b",
+    re.IGNORECASE,
+)
+
+
+_INCLUDING_RE = re.compile(
+    r"\b(?:including|adding|plus)\s+(?P<thing>.+?)(?:,\s*(?:what|how)\b.*|\s+what\s+.*)?\??$", re.IGNORECASE
+)
+
+
+_OVER_BASE_RE = re.compile(
+    r"\b(?:over|divided\s+by|relative\s+to|in\s+relation\s+to|as\s+a\s+(?:share|portion)\s+of)"
+    r"\s+(?:the\s+|this\s+|that\s+)?(?:\d{4}|prior|previous|earlier|original|base|initial)\b",
+    re.IGNORECASE,
+)
+
+
+# 'What was the total capital?' names a reported total (a lookup), unlike 'the total of both' or 'the sum'.
+_NAMED_TOTAL_RE = re.compile(
+    r"\btotal\s+(?!(?:of|for|sum|amount|value|number|in|between|over|during|then|again|including)\b)[a-z]",
+    re.IGNORECASE,
+)
+
+
+_OTHER_SUM_RE = re.compile(
+    r"\bsum\b|\bcombined\b|\baltogether\b|\bin aggregate\b|\bboth\b|\ball\b|"
+    r"\b(?:these|those|the|the\s+last)\s+(?:two|three|four|five)\s+(?:years|periods|quarters)\b",  # 'these two years'
+    re.I,
+)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Rewrite: offline twin
+# ---------------------------------------------------------------------------------------------------------
+def _value_operation(question: str, slots: DialogueSlots) -> str:
+    """The arithmetic a value-referring follow-up asks for ('what was the change?' -> change)."""
+    q = question.lower()
+    if CAGR_RE.search(q):
+        return "cagr"
+    over_base = bool(_OVER_BASE_RE.search(q))  # 'the difference divided by the 2014 value'
+    percent = (
+        bool(PERCENT_RE.search(q))
+        or over_base
+        or bool(re.search(r"\bin\s+relation\s+to\b|\brepresent\b", q))
+    )
+    last = slots.last_computation
+    after_change = last is not None and last.operation in {"change", "difference"}
+    relation = bool(re.search(r"\bin\s+relation\s+to\b|\brepresent\b", q))
+    refers_change = bool(_THIS_CHANGE_RE.search(q))
+    if relation and not refers_change and len({p.norm for p in find_periods(q)}) >= 2:
+        return "ratio"  # 'the 2008 amount in relation to this 2007 one': one figure over the other
+    if percent and refers_change:
+        return "percent_change"  # 'this change in relation to the 2008 total': the change over its base
+    if AVERAGE_RE.search(q):
+        return "average"
+    if SUM_RE.search(q) and not _names_reported_total(q):
+        return "sum"
+    if CHANGE_RE.search(q):
+        return "percent_change" if percent else "change"
+    if SHARE_RE.search(q) and not _OVER_BASE_RE.search(q):
+        return "share"  # 'the Louisiana amount as a percent of the Arkansas one'
+    if percent and after_change:
+        return "percent_change"  # "what is that as a %?" after a change: the change over its base
+    if re.search(r"\bin\s+relation\s+to\b|\brepresent\b|\bratio\b|\bdivided\s+by\b|\bquotient\b", q):
+        return "ratio"
+    return ""
+
+
+def _names_reported_total(question: str) -> bool:
+    """'What was the total capital in 2008?': a total the filing reports, to be looked up, not a sum of the
+    earlier answers -- unless the turn also says sum, combined, both or all, or names two periods."""
+    return (
+        bool(_NAMED_TOTAL_RE.search(question))
+        and not _OTHER_SUM_RE.search(question)
+        and len({p.norm for p in find_periods(question)}) <= 1
+    )
+
+
+def _order_by_question(values: list[CitedValue], question: str) -> list[CitedValue]:
+    """Operands in the order the question names their periods ('2016 ... in relation to this 2015 one')."""
+    named = [p.norm for p in find_periods(question)]
+    if len(named) >= 2 and all(any(v.value.period == p for v in values) for p in named[:2]):
+        return [next(v for v in values if v.value.period == p) for p in named[:2]]
+    return values
+
+
+def _named_values(question: str, pool: Sequence[CitedValue]) -> list[CitedValue] | None:
+    """The remembered figures of the periods the question names; None when one of them has no figure."""
+    named = list(dict.fromkeys(p.norm for p in find_periods(question)))
+    if not named:
+        return list(pool)
+    chosen = [next((v for v in reversed(pool) if v.value.period == p), None) for p in named]
+    if any(v is None for v in chosen):
+        return None
+    return [v for v in chosen if v is not None]
+
+
+def _reference_rewrite(question: str, slots: DialogueSlots, operation: str) -> Rewrite | None:
+    """A follow-up that computes with earlier answers (ConvFinQA): keep references, name the operation.
+
+    None when the figures it needs are not among the earlier answers (the question is then asked afresh).
+    """
+    metric = metric_label(slots.metrics[0]) if slots.metrics else "the value"
+    who = f"{possessive(slots.company)} " if slots.company else ""
+    last = slots.last_computation
+    named = find_periods(question)
+    if (
+        operation == "percent_change"
+        and last is not None
+        and last.operation in {"change", "difference"}
+        and len(last.inputs) == 2
+        and len(named) <= 1
+    ):
+        old, new = last.inputs
+        base = named[0].norm if named else old.value.period
+        if base and base == new.value.period:  # 'in relation to the 2005 value' names the base explicitly
+            old, new = new, old
+        text = (
+            f"What is the change in {who}{metric} from {old.value.period or 'the earlier value'} to "
+            f"{new.value.period or 'the later value'} as a percentage of the {old.value.period} value?"
+        )
+        return Rewrite(
+            original=question,
+            question=text,
+            changed=True,
+            references=[old, new],
+            operation=operation,
+            carried_over=[f"values: {old.value.text}, {new.value.text}"],
+        )
+    remembered = _distinct_values(slots.last_values)
+    if operation not in {"sum", "average"}:
+        # Changes, shares and ratios compare reported figures; totals and averages may add up computed ones.
+        reported = [v for v in remembered if not v.computed]
+        remembered = reported if len(reported) >= 2 else remembered
+    pool = _named_values(question, remembered)
+    if pool is None or len(pool) < 2:
+        return None
+    if operation in {"change", "percent_change", "cagr"}:
+        dated = [v for v in pool if v.value.period and normalise_period(v.value.period) == v.value.period]
+        if len(dated) >= 2:
+            old, new = sorted(dated[-2:], key=lambda v: sort_key(v.value.period))
+        else:  # undated figures: the difference of the first asked minus the second asked
+            new, old = pool[-2], pool[-1]
+        kind = {
+            "change": "change",
+            "percent_change": "percentage change",
+            "cagr": "compound annual growth rate",
+        }
+        span = (
+            f" from {old.value.period} to {new.value.period}" if old.value.period and new.value.period else ""
+        )
+        text = f"What was the {kind[operation]} in {who}{metric}{span}?"
+        refs = [old, new]
+    elif operation == "share":
+        refs = [pool[-1], pool[-2]]
+        text = (
+            f"What is the last figure ({refs[0].value.text}) as a percentage of the one before "
+            f"({refs[1].value.text})?"
+        )
+    elif operation == "ratio":
+        refs = _order_by_question(pool[-2:][::-1], question)
+        text = (
+            f"What is {who}{metric} in {refs[0].value.period or 'the later period'} relative to "
+            f"{refs[1].value.period or 'the earlier period'}?"
+        )
+    else:  # sum / average of the remembered figures ('the total for these three years': the last three read)
+        count = _operand_count(question)
+        reported = [v for v in pool if not v.computed]
+        if count > len(pool):
+            return None
+        refs = reported[-count:] if len(reported) >= count > 2 else pool[-count:]
+        periods = _join([r.value.period for r in refs if r.value.period])
+        text = f"What is the {'total' if operation == 'sum' else 'average'} of {who}{metric}" + (
+            f" in {periods}?" if periods else " over the last two answers?"
+        )
+    carried = [f"values: {', '.join(r.value.text for r in refs)}"]
+    return Rewrite(
+        original=question,
+        question=text,
+        changed=True,
+        references=refs,
+        operation=operation,
+        carried_over=carried,
+    )
+
+
+def _operand_count(question: str) -> int:
+    """How many earlier figures a total or average spans: 'these three years' -> 3; two by default."""
+    m = _SPAN_COUNT_RE.search(question)
+    if m is None:
+        return 2
+    word = m.group("n").lower()
+    return int(word) if word.isdigit() else _COUNT_WORDS[word]
+
+
+def _including_rewrite(question: str, slots: DialogueSlots) -> Rewrite | None:
+    """'Including the year of 2015, what then becomes this total?', 'and including the impact of inventories?':
+    the last result plus one new figure, looked up now and added in code. None for anything else."""
+    m = _INCLUDING_RE.search(question)
+    last = slots.last_computation
+    if m is None or last is None or last.operation not in {"sum", "average"}:
+        return None
+    thing = " ".join(m.group("thing").split()).strip(" ,?")
+    periods = [p.norm for p in find_periods(thing)]
+    if _SPAN_COUNT_RE.search(thing) or re.fullmatch(r"(?:all\s+)?(?:the\s+)?(?:\d|three|four|five)\s+years", thing):
+        return None  # 'including all 3 years': a total over earlier answers, not a new figure
+    if _own_words(thing):
+        lookup = f"What was {thing}" + ("" if periods or not slots.periods else f" in {slots.periods[-1]}") + "?"
+    else:  # 'the year of 2015', 'the value for 2010': the last subject in that period
+        subject = slots.subject or (metric_label(slots.metrics[0]) if slots.metrics else "")
+        lookup = _subject_question(subject, thing, periods)
+    if not lookup:
+        return None
+    base = CitedValue(label=last.metric or "the last total", value=last.result, computed=True)
+    return Rewrite(
+        original=question,
+        question=lookup,
+        changed=True,
+        references=[base],
+        operation="sum",
+        carried_over=[f"values: {last.result.text}"],
+    )
+
+
+def _literal(text: str, like: NumericValue | None = None) -> CitedValue:
+    """A number the user typed, in the unit and scale of the figure it is combined with ('that less $100')."""
+    number = float(text.replace(",", ""))
+    value = NumericValue(
+        text=text,
+        value=number,
+        scale=like.scale if like is not None else 1.0,
+        unit=like.unit if like is not None and like.unit != "%" else "",
+    )
+    return CitedValue(label=f"{TYPED_NUMBER} {text}", value=value, computed=True)
+
+
+def _constant_rewrite(question: str, slots: DialogueSlots) -> Rewrite | None:
+    """'What is that divided by 1000?', 'that less an initial $100 investment', 'what is 100000 divided by 100?':
+    the last answer (or a typed number) combined with a typed number, in code. None for anything else."""
+    m = _CONSTANT_OP_RE.search(question)
+    if m is None:
+        return None
+    last = slots.last_values[-1] if slots.last_values else None
+    if slots.last_computation is not None and (last is None or last.computed):
+        result = slots.last_computation.result
+        last = CitedValue(label=slots.last_computation.metric or "the last result", value=result, computed=True)
+    if m.group("left_num"):
+        left = _literal(m.group("left_num"))
+    elif last is not None:
+        left = last
+    else:
+        return None
+    right = _literal(m.group("num"), left.value)
+    op = m.group("op").lower()
+    if op.startswith(("divided", "over")):
+        operation, refs, verb = "ratio", [left, right], "divided by"
+    elif op in {"less", "minus"}:
+        operation, refs, verb = "change", [right, left], "less"
+    else:
+        operation, refs, verb = "sum", [left, right], "plus"
+    text = f"What is {left.value.text} ({left.label}) {verb} {m.group('num')}?"
+    return Rewrite(
+        original=question,
+        question=text,
+        changed=True,
+        references=refs,
+        operation=operation,
+        carried_over=[f"values: {left.value.text}"] if not m.group("left_num") else [],
+    )
+
+
+def _convert_rewrite(question: str, slots: DialogueSlots) -> Rewrite | None:
+    """'What is that in millions?' (a figure in thousands: divided by 1000), 'how much is that in percentage?'
+    (a fraction: divided by 0.01): the last answer in a larger unit, in code. None when the last figure is
+    already in that unit or would have to grow (re-stating millions in dollars adds no information)."""
+    m = _CONVERT_RE.search(question.strip())
+    if m is None:
+        return None
+    last = slots.last_values[-1] if slots.last_values else None
+    if slots.last_computation is not None and (last is None or last.computed):
+        result = slots.last_computation.result
+        last = CitedValue(label=slots.last_computation.metric or "the last result", value=result, computed=True)
+    if last is None:
+        return None
+    target = m.group("target").lower()
+    scale = last.value.scale or 1.0
+    if target.startswith("percent"):
+        if last.value.unit == "%" or last.value.unit in MONEY_UNITS:
+            return None
+        factor, text = 0.01, "0.01"
+    else:
+        if last.value.unit in {"%", "x"}:
+            return None  # a percentage or a multiple has no money scale
+        wanted = _TARGET_SCALE[target]
+        if scale <= 1.0 and abs(last.value.value) < SCALE_STEP:
+            return None  # a small unscaled figure: nothing says what unit it is in
+        # A large figure with no stated scale asked in millions is taken as one step below (thousands).
+        held = scale if scale > 1.0 else wanted / SCALE_STEP
+        if wanted <= held:
+            return None
+        factor = wanted / held
+        text = f"{factor:,.0f}"
+    divisor = CitedValue(
+        label=f"{TYPED_NUMBER} {text}",
+        value=NumericValue(text=text, value=factor, scale=scale, unit=last.value.unit if factor > 1 else ""),
+        computed=True,
+    )
+    return Rewrite(
+        original=question,
+        question=f"What is {last.value.text} ({last.label}) in {target}?",
+        changed=True,
+        references=[last, divisor],
+        operation="ratio",
+        carried_over=[f"values: {last.value.text}"],
+    )
+
+
+def _distinct_values(values: Sequence[CitedValue]) -> list[CitedValue]:
+    """Remembered figures, one per (metric, period) -- or per figure when it has no period -- newest last."""
+    out: dict[tuple[str, str], CitedValue] = {}
+    for v in values:
+        key = (v.metric, v.value.period or f"value:{v.value.value!r}")
+        out.pop(key, None)
+        out[key] = v
+    return list(out.values())
