@@ -114,7 +114,7 @@ class FinanceBench(BaseModel):
         doc = self.documents.get(doc_name)
         if doc is None or not doc.pdf_path:
             raise FinragError(f"FinanceBench lists no PDF for document '{doc_name}'.")
-        return self.root / doc.pdf_path
+        return resolve_data_path(self.root, doc.pdf_path)
 
     def answerable(self) -> list[FinanceBenchQuestion]:
         """Questions whose filing is available and whose gold evidence names a page."""
@@ -229,8 +229,38 @@ class TatQA(BaseModel):
 # ---------------------------------------------------------------------------------------------------------
 # Loading
 # ---------------------------------------------------------------------------------------------------------
+LINK_FILE_MAX_BYTES = 1024  # a link kept as a text file (a symlink copied by a tool that does not keep them)
+
+
+def _link_target(path: Path) -> Path | None:
+    """Where a link kept as a small text file points ('../../financebench/documents.jsonl'), or None."""
+    try:
+        if not path.is_file() or path.stat().st_size > LINK_FILE_MAX_BYTES:
+            return None
+        text = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not text or "\n" in text or text.startswith(("{", "[")):
+        return None
+    target = (path.parent / text).resolve()
+    return target if target.exists() and target != path.resolve() else None
+
+
+def resolve_data_path(root: Path, relative: str | Path) -> Path:
+    """``root / relative`` with any component that is a link kept as a text file followed (the trap sets link to
+    the dev filings that way when a copy did not keep symlinks)."""
+    path = Path(root)
+    for part in Path(relative).parts:
+        path = path / part
+        target = _link_target(path)
+        if target is not None:
+            path = target
+    return path
+
+
 def read_jsonl(path: Path, model: type[R]) -> list[R]:
     """Every line of a JSON-lines file as a ``model`` record; one FinragError for a missing or bad file."""
+    path = resolve_data_path(path.parent, path.name)
     if not path.is_file():
         raise FinragError(f"Missing data file {path} (expected the findata layout; see FINRAG_DATA_DIR).")
     out: list[R] = []

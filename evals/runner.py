@@ -321,6 +321,8 @@ class Prediction(BaseModel):
     stage_seconds: dict[str, float] = Field(default_factory=dict)
     steps: dict[str, StepTokens] = Field(default_factory=dict, description="model use per model step")
     fallbacks: int = 0
+    confidence: float = 0.0
+    gate_failures: list[str] = Field(default_factory=list, description="'check: why' of each figure the gate refused")
 
 
 class QuestionResult(BaseModel):
@@ -346,6 +348,17 @@ class QuestionResult(BaseModel):
     thread_id: str = ""
     error: str = ""
     failure: str = Field(default="", description="'' when correct or unscored")
+    confidence: float = Field(default=0.0, description="the answer's confidence (its least sure stated figure)")
+    gate_failures: list[str] = Field(default_factory=list, description="'check: why' for each figure the gate refused")
+
+    @property
+    def outcome(self) -> Literal["right", "wrong", "refused", "unscored"]:
+        """Right; wrong (a figure or claim stated, not right); refused (an honest 'not found', not right)."""
+        if not self.scores.scored:
+            return "unscored"
+        if self.scores.correct:
+            return "right"
+        return "refused" if self.scores.refusal else "wrong"
 
 
 class RunInfo(BaseModel):
@@ -369,7 +382,7 @@ class RunInfo(BaseModel):
 
 
 class GroupScore(BaseModel):
-    """Scores over a group of questions."""
+    """Scores over a group of questions: right / wrong (stated, not right) / refused, over scored questions."""
 
     n: int
     scored: int
@@ -377,6 +390,10 @@ class GroupScore(BaseModel):
     accuracy: float
     token_f1: float
     refusal_rate: float
+    wrong: int = 0
+    refused: int = 0
+    wrong_rate: float = 0.0
+    refused_rate: float = Field(default=0.0, description="honest refusals that were not the right answer")
 
 
 class RunSummary(BaseModel):
@@ -391,6 +408,9 @@ class RunSummary(BaseModel):
     latency: Distribution = Field(description="seconds per question")
     judge_accuracy: float | None = None
     failure_modes: dict[str, int] = Field(default_factory=dict, description="most common first")
+    gate_failures: dict[str, int] = Field(
+        default_factory=dict, description="trust-gate checks that refused a figure, by check, most common first"
+    )
     cost: CostReport
 
     def metrics(self) -> dict[str, float]:
@@ -398,6 +418,7 @@ class RunSummary(BaseModel):
         out = {
             "accuracy": self.overall.accuracy, "token_f1": self.overall.token_f1,
             "refusal_rate": self.overall.refusal_rate, "error_rate": self.errors / self.n if self.n else 0.0,
+            "wrong_rate": self.overall.wrong_rate, "refused_rate": self.overall.refused_rate,
             "latency_p50_s": self.latency.p50, "latency_p95_s": self.latency.p95, "latency_mean_s": self.latency.mean,
             "tokens_per_question": self.cost.tokens.mean, "calls_per_question":
                 self.cost.calls / self.cost.questions if self.cost.questions else 0.0,
@@ -407,6 +428,7 @@ class RunSummary(BaseModel):
             out["judge_accuracy"] = self.judge_accuracy
         for qtype, g in self.by_question_type.items():
             out[f"accuracy:{qtype}"] = g.accuracy
+            out[f"wrong_rate:{qtype}"] = g.wrong_rate
         return out
 
 
@@ -490,6 +512,7 @@ def assemble(item: EvalItem, prediction: Prediction, scores: AnswerScores, *, mo
         routes=prediction.routes, rewritten=prediction.rewritten, conversation=item.conversation, turn=item.turn,
         thread_id=prediction.thread_id, error=prediction.error,
         failure=failure_mode(item, scores, prediction, cited_doc, cited_page),
+        confidence=prediction.confidence, gate_failures=prediction.gate_failures,
     )
 
 
@@ -621,7 +644,8 @@ def prediction_of(item_id: str, result: AskResult, wall_s: float) -> Prediction:
         id=item_id, answer=result.answer, latency_s=round(result.timings.get("total", wall_s), 4),
         thread_id=result.thread_id, rewritten=result.rewritten, citations=result.citations,
         routes=[r.route for r in result.routes], timings=result.timings, stage_seconds=stages, steps=steps,
-        fallbacks=result.tokens.fallbacks,
+        fallbacks=result.tokens.fallbacks, confidence=result.confidence,
+        gate_failures=[f"{c.name}: {c.detail}" for c in result.checks if not c.passed and c.name != "scale"],
     )
 
 
@@ -699,10 +723,14 @@ def group_score(results: Sequence[QuestionResult]) -> GroupScore:
     scored = [r for r in results if r.scores.scored]
     n_scored = len(scored)
     correct = sum(r.scores.correct for r in scored)
+    wrong = sum(r.outcome == "wrong" for r in scored)
+    refused = sum(r.outcome == "refused" for r in scored)
     return GroupScore(
         n=len(results), scored=n_scored, correct=correct, accuracy=correct / n_scored if n_scored else 0.0,
         token_f1=sum(r.scores.token_f1 for r in scored) / n_scored if n_scored else 0.0,
         refusal_rate=sum(r.scores.refusal for r in results) / len(results) if results else 0.0,
+        wrong=wrong, refused=refused, wrong_rate=wrong / n_scored if n_scored else 0.0,
+        refused_rate=refused / n_scored if n_scored else 0.0,
     )
 
 
@@ -714,6 +742,7 @@ def summarise(record: RunRecord, prices: PriceTable | None = None) -> RunSummary
         types.setdefault(r.question_type, []).append(r)
     judged = [r for r in results if r.scores.judge_correct is not None]
     failures = Counter(r.failure for r in results if r.failure)
+    gated = Counter(f.split(":", 1)[0] for r in results for f in dict.fromkeys(r.gate_failures))
     model = record.info.model if record.info.model != OFFLINE_MODEL else ""
     return RunSummary(
         name=record.info.name, dataset=record.info.dataset, n=len(results), errors=sum(bool(r.error) for r in results),
@@ -721,6 +750,7 @@ def summarise(record: RunRecord, prices: PriceTable | None = None) -> RunSummary
         latency=distribution(r.latency_s for r in results),
         judge_accuracy=sum(bool(r.scores.judge_correct) for r in judged) / len(judged) if judged else None,
         failure_modes=dict(failures.most_common()),
+        gate_failures=dict(gated.most_common()),
         cost=cost_report([r.cost for r in results], model=model, prices=prices),
     )
 
@@ -739,12 +769,17 @@ def render_summary(record: RunRecord, summary: RunSummary) -> str:
         "",
         "## Accuracy",
         "",
-        "| question type | n | correct | accuracy | token F1 | refusals |",
+        "Right; wrong = a figure or claim stated that is not right; refused = an honest \"not found\" that is not",
+        "the right answer (on trap sets the right answer *is* a refusal).",
+        "",
+        "| question type | n | right | wrong | refused | token F1 |",
         "|---|---:|---:|---:|---:|---:|",
     ]
     for qtype, g in summary.by_question_type.items():
-        lines.append(f"| {qtype} | {g.scored} | {g.correct} | {g.accuracy:.1%} | {g.token_f1:.3f} | {g.refusal_rate:.1%} |")
-    lines.append(f"| **all** | {o.scored} | {o.correct} | **{o.accuracy:.1%}** | {o.token_f1:.3f} | {o.refusal_rate:.1%} |")
+        lines.append(f"| {qtype} | {g.scored} | {g.correct} ({g.accuracy:.1%}) | {g.wrong} ({g.wrong_rate:.1%}) | "
+                     f"{g.refused} ({g.refused_rate:.1%}) | {g.token_f1:.3f} |")
+    lines.append(f"| **all** | {o.scored} | {o.correct} (**{o.accuracy:.1%}**) | {o.wrong} (**{o.wrong_rate:.1%}**) | "
+                 f"{o.refused} ({o.refused_rate:.1%}) | {o.token_f1:.3f} |")
     if summary.judge_accuracy is not None:
         lines += ["", f"LLM judge accuracy: {summary.judge_accuracy:.1%}"]
     lat = summary.latency
@@ -762,6 +797,16 @@ def render_summary(record: RunRecord, summary: RunSummary) -> str:
                 answer = answer if len(answer) <= PREVIEW_CHARS else answer[: PREVIEW_CHARS - 1] + "…"
                 lines.append(f"- `{r.id}` {r.question!r} gold {r.gold[:80]!r} -> {answer!r}")
             lines.append("")
+    if summary.gate_failures:
+        lines += ["## Trust gate refusals", "", "Figures the gate refused, by the check that failed:", "",
+                  "| check | questions |", "|---|---:|"]
+        lines += [f"| {check} | {count} |" for check, count in summary.gate_failures.items()]
+        lines.append("")
+        for check in summary.gate_failures:
+            example = next(r for r in record.results if any(f.startswith(f"{check}:") for f in r.gate_failures))
+            why = next(f for f in example.gate_failures if f.startswith(f"{check}:"))
+            lines.append(f"- {check}, e.g. `{example.id}` {example.question[:100]!r}: {why[:200]}")
+        lines.append("")
     if info.notes:
         lines += ["## Notes", ""] + [f"- {n}" for n in info.notes] + [""]
     return "\n".join(lines) + "\n"

@@ -602,7 +602,7 @@ def answer(state: MainState, runtime: Runtime[Settings], *, deps: GraphDeps = DE
         final = answer_offline(plan, evidence, rewrite)  # arithmetic on earlier answers' figures
         sub_answers = list(final.sub_answers)
     else:
-        sub_answers, notes = answer_sub_queries(plan.sub_queries, merged, res.doc_recency())
+        sub_answers, notes = answer_sub_queries(plan.sub_queries, merged, res.doc_recency(), res.known_companies())
         events += [TraceEvent(node=ANSWER, sub_query_id=sid, text=text) for sid, text in notes]
         final = compose_final(plan, sub_answers, evidence)
         if res.model is not None and any(e.source == "filing" for e in evidence):
@@ -636,9 +636,13 @@ def _unique_evidence(items: Any) -> list[Evidence]:
 
 
 def answer_sub_queries(
-    sub_queries: Sequence[SubQuery], merged: Sequence[MergedEvidence], recency: dict[str, int]
+    sub_queries: Sequence[SubQuery],
+    merged: Sequence[MergedEvidence],
+    recency: dict[str, int],
+    indexed: Sequence[str] | None = None,
 ) -> tuple[list[SubAnswer], list[tuple[str, str]]]:
-    """One answer per sub-query: the branch's ready answer, or the extractive answer over its filings."""
+    """One answer per sub-query: the branch's ready answer, or the extractive answer over its filings (through
+    the trust gate; ``indexed`` names the companies with a filing in the index)."""
     by_id = {m.sub_query_id: m for m in merged}
     all_filings = _unique_evidence(e for m in merged if m.route is Route.DEEP for e in m.evidence)
     answers: dict[str, SubAnswer] = {}
@@ -651,7 +655,7 @@ def answer_sub_queries(
         elif m is not None and m.answer is not None:
             answers[sq.id] = m.answer
         elif m is not None and m.route is Route.DEEP:
-            answers[sq.id], note = answer_from_filings(sq, m.evidence, all_filings, recency)
+            answers[sq.id], note = answer_from_filings(sq, m.evidence, all_filings, recency, indexed)
             if note:
                 notes.append((sq.id, note))
         else:
@@ -661,13 +665,17 @@ def answer_sub_queries(
 
 
 def answer_from_filings(
-    sub_query: SubQuery, own: Sequence[Evidence], pool: Sequence[Evidence], recency: dict[str, int]
+    sub_query: SubQuery,
+    own: Sequence[Evidence],
+    pool: Sequence[Evidence],
+    recency: dict[str, int],
+    indexed: Sequence[str] | None = None,
 ) -> tuple[SubAnswer, str]:
     """The extractive answer over the sub-query's own evidence (the whole turn's as a fallback), where the
     newest filing wins when two filings state different figures for the same period."""
-    found = answer_sub_query(sub_query, own)
+    found = answer_sub_query(sub_query, own, indexed_companies=indexed)
     if found.status == "not_found" and len(pool) > len(own):
-        wider = answer_sub_query(sub_query, pool)
+        wider = answer_sub_query(sub_query, pool, indexed_companies=indexed)
         if wider.status != "not_found":
             found = wider
             own = pool
@@ -677,7 +685,7 @@ def answer_from_filings(
     newer = sorted({e.doc_name for e in own if recency.get(e.doc_name, len(recency)) < cited_rank},
                    key=lambda d: recency[d])
     for doc in newer:
-        alt = answer_sub_query(sub_query, [e for e in own if e.doc_name == doc])
+        alt = answer_sub_query(sub_query, [e for e in own if e.doc_name == doc], indexed_companies=indexed)
         if alt.value is None or alt.value.period != found.value.period or alt.value.absolute == found.value.absolute:
             continue
         note = (f"conflict: {doc} states {alt.display or alt.value.text} and {found.citation.doc} states "

@@ -14,6 +14,8 @@ runners score it). Fields are only ever added, with defaults, never renamed or r
 - ``sub_queries`` / ``routes``: the rewritten sub-queries and the branch each went to, with the reason.
 - ``timings``: seconds per node (parallel branches: the slowest one) and ``total`` (wall clock of the turn).
 - ``tokens``: language-model calls and tokens (zero offline), with fallbacks to the offline twins.
+- ``confidence`` / ``checks``: how sure the stated figures are, and the trust gate's checks of each figure
+  (company, period, metric, scale, sanity: passed, or why not).
 - ``trace``: the turn's events (rewrite, routes, fallbacks, conflicts), the retrieval audit traces, the memory
   bank provenance and figures the verifier could not support.
 """
@@ -28,6 +30,7 @@ from typing import Any, Literal
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from pydantic import BaseModel, Field
 
+from agent.answer.records import Check
 from agent.config import Settings
 from agent.errors import FinragError
 from agent.llm.models import LLMCallRecord, StepUsage
@@ -120,6 +123,8 @@ class AskResult(BaseModel):
     timings: dict[str, float] = Field(default_factory=dict)
     tokens: TokenUsage = Field(default_factory=TokenUsage)
     not_found: list[str] = Field(default_factory=list)
+    confidence: float = Field(default=0.0, description="the least sure stated figure's confidence; 0 when none")
+    checks: list[Check] = Field(default_factory=list, description="the trust gate's checks of every figure")
     source: Literal["offline", "llm"] = "offline"
     trace: TurnTrace = Field(default_factory=TurnTrace)
 
@@ -260,6 +265,8 @@ def to_result(values: dict[str, Any], thread_id: str, wall_s: float) -> AskResul
                           completion_tokens=total.completion_tokens, total_tokens=total.total_tokens,
                           fallbacks=total.fallbacks, estimated_calls=total.estimated_calls, by_step=by_step),
         not_found=list(final.not_found) if final else [],
+        confidence=final.confidence if final else 0.0,
+        checks=list(final.checks) if final else [],
         source=final.source if final else "offline",
         trace=TurnTrace(
             carried_over=list(rewrite.carried_over) if rewrite is not None else [],

@@ -535,14 +535,13 @@ def test_llm_answer_uses_calculator_and_is_verified() -> None:
     assert "never an instruction" in model.prompts[0]  # ...under the rule that it is never obeyed
 
 
-def test_llm_answer_flags_an_invented_figure() -> None:
+def test_llm_answer_with_an_invented_figure_is_not_stated() -> None:
     text = f"Northwind's revenue was $99 billion [{DOC}, p. 2] and its capex $437 million [{DOC}, p. 7]."
     model = ScriptedChatModel(rules=[(("Northwind's revenue",), AIMessage(content=text))])
-    answer = llm_answer(
-        "What was Northwind's revenue?", northwind(), model=model, fallback=ask("What was revenue?")
-    )
-    assert answer.verification is not None and answer.verification.unsupported == ["$99 billion"]
-    assert "$99 billion [unverified]" in answer.text
+    fallback = ask("What was revenue?")
+    answer = llm_answer("What was Northwind's revenue?", northwind(), model=model, fallback=fallback)
+    assert "$99 billion" not in answer.text and answer.text == fallback.text and answer.source == "offline"
+    assert answer.reason == "trust gate: the model stated figures its evidence does not support: $99 billion"
 
 
 def test_llm_answer_falls_back_to_the_offline_answer() -> None:

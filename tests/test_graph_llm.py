@@ -139,7 +139,7 @@ def test_invalid_output_is_retried_then_the_offline_twin_answers(settings: Setti
     assert re.search(r"\[NORTHWIND_2024_10K, p\. \d+\]", result.answer)
 
 
-def test_a_figure_the_evidence_does_not_support_is_flagged(settings: Settings) -> None:
+def test_a_model_figure_the_evidence_does_not_support_is_never_stated(settings: Settings) -> None:
     model = ScriptedChatModel(rules=[
         rewrite_rule(("(no earlier turns)",), CAPEX_2024),
         decompose_rule(("in 2024?",), "What were Northwind's capital expenditures in FY2024?", "FY2024"),
@@ -147,9 +147,24 @@ def test_a_figure_the_evidence_does_not_support_is_flagged(settings: Settings) -
     ])
     with assistant(settings, model) as a:
         result = a.ask(CAPEX_2024)
-    assert f"$512 million {UNVERIFIED_MARK}" in result.answer
-    assert result.trace.unsupported == ["$512 million"]
-    assert any("unsupported figures flagged" in e.text for e in result.trace.events)
+    assert "$512" not in result.answer and UNVERIFIED_MARK not in result.answer
+    assert result.source == "offline" and "$437 million" in result.answer  # the gated offline answer instead
+    assert any("trust gate: the model stated figures its evidence does not support: $512 million" in e.text
+               for e in result.trace.events)
+
+
+def test_the_model_is_not_asked_about_a_company_with_no_filing(settings: Settings) -> None:
+    question = "What were Boeing's capital expenditures in 2024?"
+    model = ScriptedChatModel(rules=[
+        rewrite_rule(("(no earlier turns)",), question),
+        decompose_rule(("in 2024?",), question, "FY2024"),
+        ((ANSWER,), cites("(437)", "Boeing's capital expenditures were $437 million in 2024 {label}.")),
+    ])
+    with assistant(settings, model) as a:
+        result = a.ask(question)
+    assert result.answer.startswith("Not found in the filings") and "no filing of Boeing is indexed" in result.answer
+    assert "437" not in result.answer
+    assert "answer" not in result.tokens.by_step  # refused before any prompt
 
 
 def test_market_sub_query_uses_function_calling(settings: Settings) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agent.finance.numbers import find_numbers
+from agent.finance.periods import normalise_period
 from agent.ingest.structure import detect_sections, running_lines
 from agent.ingest.tables import detect_columns, find_tables, linearise, split_cells, table_header_line
 from agent.schemas import PAGE_SEPARATOR, Page
@@ -200,12 +201,16 @@ def test_pipe_rows_with_quarter_and_half_year_columns() -> None:
     )
     (table,) = find_tables(page)
     assert table.scale == 1e3
+    # The closing day stays with each year: without it a quarter column would read as a whole fiscal year.
     assert table.columns == [
-        "Three Months Ended 2023", "Three Months Ended 2022", "Six Months Ended 2023", "Six Months Ended 2022",
+        "Three Months Ended June 30, 2023", "Three Months Ended June 30, 2022",
+        "Six Months Ended June 30, 2023", "Six Months Ended June 30, 2022",
     ]
+    assert [normalise_period(c) for c in table.columns] == ["FY2023Q2", "FY2022Q2", "FY2023H1", "FY2022H1"]
     assert linearise(table)[1] == (
-        "Operating income (loss) | Three Months Ended 2023: 543,002 | Three Months Ended 2022: (112,180) | "
-        "Six Months Ended 2023: 1,102,513 | Six Months Ended 2022: 401,122 | (in thousands)"
+        "Operating income (loss) | Three Months Ended June 30, 2023: 543,002 | Three Months Ended June 30, 2022: "
+        "(112,180) | Six Months Ended June 30, 2023: 1,102,513 | Six Months Ended June 30, 2022: 401,122 | "
+        "(in thousands)"
     )
 
 

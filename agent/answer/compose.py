@@ -23,6 +23,7 @@ import re
 from collections.abc import Sequence
 
 from agent.answer.cells import _cell_answer
+from agent.answer.gate import gate
 from agent.answer.reading import (
     Evidence,
     EvidenceReader,
@@ -65,18 +66,24 @@ _REMEMBERED_OPERATIONS = frozenset({"change", "difference", "percent_change", "s
 
 
 def answer_sub_query(
-    sub_query: SubQuery, evidence: Sequence[Evidence], reader: EvidenceReader | None = None
+    sub_query: SubQuery,
+    evidence: Sequence[Evidence],
+    reader: EvidenceReader | None = None,
+    indexed_companies: Sequence[str] | None = None,
 ) -> SubAnswer:
     """The offline extractive answer to one sub-query over ``evidence`` (never a guess).
 
     Numeric sub-queries get the figure (read, or computed from components for derived metrics) with its quote
-    and citation; explanation, definition and policy sub-queries get the best one to three sentences.
+    and citation; explanation, definition and policy sub-queries get the best one to three sentences. Every
+    answer passes the trust gate (:func:`agent.answer.gate.gate`) before it is returned; ``indexed_companies``
+    (the companies with a filing in the index) lets a refusal say which companies are there.
     """
+    reader = reader or EvidenceReader(evidence)
     answer = _answer_sub_query(sub_query, evidence, reader)
     typed = _TYPED_OP_RE.search(sub_query.question)
-    if typed is None or answer.value is None or answer.status not in {"found", "text"}:
-        return answer
-    return _with_typed_number(answer, typed, sub_query.question)
+    if typed is not None and answer.value is not None and answer.status in {"found", "text"}:
+        answer = _with_typed_number(answer, typed, sub_query.question)
+    return gate(answer, sub_query, reader, indexed_companies)
 
 
 def _with_typed_number(answer: SubAnswer, typed: re.Match[str], question: str) -> SubAnswer:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from langchain_core.language_models import BaseChatModel
 
+from agent.answer.gate import owned_by
 from agent.answer.reading import (
     Evidence,
 )
@@ -68,10 +69,21 @@ def llm_answer(
 
     ``fallback`` is the offline twin's answer, returned when no model is configured or the model fails twice.
     Every figure of the model's text must appear in its cited evidence or be a calculator / code computation;
-    the rest is flagged ``[unverified]``.
+    otherwise the offline answer (itself through the trust gate) is returned and ``reason`` says why. A company
+    the index has no filing of is refused before any prompt; the model sees only the asked companies' filings.
     """
     if model is None:
         return fallback
+    # The trust gate holds for the model too: a company with no filing is refused before any prompt, the model
+    # sees only the asked companies' filings, and an answer stating a figure no evidence supports is not shown.
+    absent = [c for c in fallback.checks if c.name == "company" and not c.passed and "is indexed" in c.detail]
+    if absent:
+        return fallback.model_copy(update={"reason": f"trust gate: {absent[0].detail}"})
+    asked = {sa.company for sa in fallback.sub_answers if sa.company}
+    if asked:
+        evidence = [e for e in evidence if any(owned_by(e.doc_name, e.company, c) for c in asked)]
+        if not evidence:
+            return fallback.model_copy(update={"reason": "trust gate: no evidence from the asked company's filings"})
     result = text_call(
         model,
         answer_messages(question, evidence_blocks(evidence)),
@@ -85,6 +97,11 @@ def llm_answer(
     calc = _calculator_computations(result.tool_calls)
     comps = [*computations, *calc]
     verification = verify_answer(result.text, evidence, comps)
+    if verification.unsupported:
+        return fallback.model_copy(update={
+            "reason": "trust gate: the model stated figures its evidence does not support: "
+            + ", ".join(verification.unsupported)
+        })
     figures = [
         Figure(
             text=c.text,

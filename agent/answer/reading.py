@@ -22,7 +22,7 @@ from agent.answer.verify import split_sentences
 from agent.finance.lexicon import MetricMention, find_metrics
 from agent.finance.numbers import find_numbers, header_scale
 from agent.finance.periods import PeriodMention, find_periods, normalise_period, parse_date
-from agent.ingest.hostile import is_instruction_like
+from agent.ingest.hostile import is_hostile_row, is_instruction_like
 from agent.schemas import ChunkCard, Citation, NumericValue, SearchHit
 
 # Masks keep offsets; "#" cannot join a neighbouring number the way a blank could.
@@ -312,6 +312,8 @@ def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> 
         piece = text[start:end]
         if "|" in piece:
             label, nums = _row(piece, start, chunk_scale, columns, periods_of, money)
+            if is_hostile_row(piece.split("|", 1)[0]):
+                continue
             out.append(
                 Segment(
                     ev=ev_index,
@@ -340,7 +342,7 @@ def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> 
                 )
             )
     if is_table:
-        out.extend(_loose_rows(ev_index, text, chunk_scale, columns, money))
+        out.extend(s for s in _loose_rows(ev_index, text, chunk_scale, columns, money) if not is_hostile_row(s.label))
     return out
 
 

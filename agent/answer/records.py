@@ -8,7 +8,7 @@ import math
 import re
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from agent.answer.verify import Verification
 from agent.finance import arithmetic
@@ -43,6 +43,14 @@ class Passage(BaseModel):
     citation: Citation
 
 
+class Check(BaseModel):
+    """One trust-gate check of a stated figure (:mod:`agent.answer.gate`): passed, or why not."""
+
+    name: Literal["company", "period", "metric", "scale", "sanity"]
+    passed: bool
+    detail: str = ""
+
+
 class SubAnswer(BaseModel):
     """The answer to one sub-query: a value with unit, scale, sign and period, or passages, or not-found."""
 
@@ -69,6 +77,8 @@ class SubAnswer(BaseModel):
     exact_label: bool = Field(
         default=False, description="the figure's row label is a name of the metric itself, not a partial match"
     )
+    checks: list[Check] = Field(default_factory=list, description="the trust gate's checks of the figure")
+    closest: str = Field(default="", description="a refused figure, with its own company and period")
 
     def cited_value(self) -> CitedValue | None:
         """The figure as a computation input (None when there is no figure)."""
@@ -101,6 +111,19 @@ class FinalAnswer(BaseModel):
     verification: Verification | None = None
     source: Literal["offline", "llm"] = "offline"
     reason: str = Field(default="", description="why the offline twin answered, when a model was configured")
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def confidence(self) -> float:
+        """How sure the stated figures are: the least sure one's confidence; 0 when nothing was stated."""
+        stated = [sa.confidence for sa in self.sub_answers if sa.status != "not_found"]
+        return round(min(stated), 3) if stated else 0.0
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def checks(self) -> list[Check]:
+        """Every trust-gate check of the sub-answers' figures, in sub-query order."""
+        return [c for sa in self.sub_answers for c in sa.checks]
 
     def cited_values(self) -> list[CitedValue]:
         """The figures this answer gave, for the conversation's slots (follow-ups compute with them)."""

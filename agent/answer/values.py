@@ -382,6 +382,9 @@ def _lexicon_answer(
 def _found_answer(base: SubAnswer, found: _Found, kind: str, target_scale: float | None) -> SubAnswer:
     outflow = base.metric in arithmetic.SPENDING_METRICS and found.value.value < 0
     shown_value = found.value.model_copy(update={"value": abs(found.value.value)}) if outflow else found.value
+    if kind == "money" and not shown_value.unit:
+        # A lexicon money metric read from a statement that writes no currency sign: SEC filings report in USD.
+        shown_value = shown_value.model_copy(update={"unit": "USD"})
     shown = display_value(shown_value, kind, target_scale)
     period = found.value.period or base.period
     sentence = (

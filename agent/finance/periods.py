@@ -439,6 +439,14 @@ def without_periods(text: str) -> str:
     return text
 
 
+# A duration shorter than a year ('three months ended', '13 weeks ended', 'quarter ended', 'year to date').
+_SUB_ANNUAL_DURATION_RE = re.compile(
+    r"\b(?:(?:three|six|nine|3|6|9|12|13|16|24|26|36|39|40)[\s-]+(?:months?|weeks?)|quarters?)\s+ended\b"
+    r"|\byear[\s-]+to[\s-]+date\b",
+    re.IGNORECASE,
+)
+
+
 def normalise_period(text: str, default_fy_end_month: int = 12) -> str:
     """One period, normalised ('fiscal 2018' -> 'FY2018', '2023Q2' -> 'FY2023Q2'); '' if none is found."""
     s = (text or "").strip()
@@ -454,6 +462,8 @@ def normalise_period(text: str, default_fy_end_month: int = 12) -> str:
         return f"FY{m.group(1)}Q{m.group(2)}"
     found = find_periods(s, default_fy_end_month)
     if found:
+        if granularity(found[0].norm) == "year" and _SUB_ANNUAL_DURATION_RE.search(s):
+            return ""  # 'Three months ended 2025' lost its month: some quarter of 2025, never the fiscal year
         return found[0].norm
     m = _MONTH_YEAR_LABEL.fullmatch(s)
     if m and 1 <= int(m.group("mnum")) <= 12:

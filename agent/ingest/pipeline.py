@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
 from pydantic import BaseModel
 
 from agent.config import Settings
@@ -28,7 +29,7 @@ from agent.schemas import Chunk, DocumentMeta, IngestReport
 
 # Bump when parsing, sectioning, tables, chunking, cards or embedding text change what is stored: a document
 # ingested by another version is ingested again on the next run instead of being reported unchanged.
-PIPELINE_VERSION = "4"
+PIPELINE_VERSION = "5"
 # Metadata a person may have corrected with `finrag docs edit`; a re-ingest keeps it.
 _KEPT_ON_REINGEST = ("company", "ticker", "form", "fiscal_year", "fiscal_period", "period_end", "filing_date")
 
@@ -140,6 +141,16 @@ class Ingestor:
         report.finished_at = datetime.now(UTC)
         return report
 
+    def _embed(self, chunks: list[Chunk], previous: DocumentMeta | None) -> np.ndarray:
+        """Chunk vectors; a re-ingest after a pipeline upgrade reuses the stored vector of every chunk whose
+        embedding text did not change (embedding is most of ingest time)."""
+        texts = [embedding_text(c) for c in chunks]
+        reuse = _reusable_vectors(self.store, previous.doc_id, self.embedder.model_name) if previous else {}
+        todo = [t for t in dict.fromkeys(texts) if t not in reuse]
+        if todo:
+            reuse.update(zip(todo, self.embedder.encode(todo), strict=True))
+        return np.vstack([reuse[t] for t in texts]).astype(np.float32)
+
     def _ingest(self, path: Path, overrides: MetadataOverrides, report: IngestReport) -> IngestReport:
         if not path.exists():
             raise IngestError(str(path), "no such file")
@@ -178,7 +189,7 @@ class Ingestor:
         with _timed(stages, "cards"):
             cards = [build_card(chunk, meta) for chunk in chunks]
         with _timed(stages, "embed"):
-            vectors = self.embedder.encode([embedding_text(c) for c in chunks])
+            vectors = self._embed(chunks, previous)
         with _timed(stages, "store"):
             if previous is not None:
                 self.store.remove_document(doc_id)
@@ -193,6 +204,15 @@ class Ingestor:
         report.chunks = len(chunks)
         report.tables = sum(1 for c in chunks if c.is_table)
         return report
+
+
+def _reusable_vectors(store: Store, doc_id: str, model: str) -> dict[str, np.ndarray]:
+    """The stored vectors of a document's chunks by embedding text, when they were made by ``model``."""
+    if store.embedding_model != model:
+        return {}
+    ids, matrix = store.doc_embeddings(doc_id)
+    row = {chunk_id: i for i, chunk_id in enumerate(ids)}
+    return {embedding_text(c): matrix[row[c.chunk_id]] for c in store.chunks([doc_id]) if c.chunk_id in row}
 
 
 @contextmanager

@@ -397,7 +397,18 @@ def detect_columns(header_text: str, expected: int | None = None) -> list[str]:
         sub_annual = any(_SUB_ANNUAL_RE.search(d) for d in durations)
         if (len(durations) > 1 or sub_annual) and len(columns) % len(durations) == 0:
             per = len(columns) // len(durations)
-            columns = [f"{durations[i // per]} {col}" for i, col in enumerate(columns)]
+            # 'Three months ended March 31, | 2025 | 2024': a quarter is named by its closing day, so the day
+            # stays with each year column (without it the column would read as a whole fiscal year).
+            days = [""] * len(durations)
+            if len(month_days) == len(durations):
+                days = month_days
+            elif month_days and len(set(month_days)) == 1:
+                days = [month_days[0]] * len(durations)
+            columns = [
+                f"{durations[i // per]} {days[i // per]}, {col}" if days[i // per] and re.fullmatch(_YEAR, col)
+                else f"{durations[i // per]} {col}"
+                for i, col in enumerate(columns)
+            ]
     return columns
 
 

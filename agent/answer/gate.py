@@ -1,0 +1,312 @@
+"""The trust gate: field-level checks every stated figure passes before it is shown (DESIGN "The trust gate").
+
+A figure found (or computed) for a sub-query is stated only when, checked against the question:
+
+- **company**: every document it cites belongs to the asked company (recorded company or document name,
+  case, spacing and legal suffixes ignored); a company with no indexed filing is said so, with the companies
+  that are indexed. A name the index does not know passes only when the figure's own table row names it (a
+  segment or subsidiary line of the filer); a competitor mentioned in another company's prose never does;
+- **period**: the figure's own column or sentence period is the asked one (a quarter never answers a year,
+  nor the reverse); a figure whose row states no period of its own does not answer a dated question;
+- **metric**: the words that name the figure carry no restricting qualifier the question lacks (U.S. vs
+  worldwide, a region, adjusted / non-GAAP / organic);
+- **scale**: the scale is known from the table, the statement header or the document; a figure without one is
+  shown as written and says so;
+- **sanity**: a derived value lies within bounds its kind allows (a share of a whole within +-100 %, a margin
+  at most 100 %, days and ratios within reach), and no arithmetic mixes operands a thousandfold apart.
+
+A failed check turns the answer into an honest refusal that says what is missing and shows the closest
+evidence with its own company and period. The checks travel with the answer (``SubAnswer.checks``) into the
+``--json`` output, the audit trace and the evaluation results.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from agent.answer.reading import EvidenceReader
+from agent.answer.records import NOT_FOUND, Check, SubAnswer, _capital
+from agent.finance.arithmetic import Computation
+from agent.finance.periods import find_periods
+from agent.memory import companies_agree, company_key
+from agent.query.cues import possessive
+from agent.query.plan import SubQuery
+
+SHARE_BOUND = 100.0  # a part of a whole (a share, a mix) lies within +-100 % of it
+MARGIN_MAX = 100.0  # profit never exceeds the revenue it is a margin of
+MARGIN_MIN = -1000.0  # a loss ten times revenue is possible for a tiny-revenue company, beyond that a scale slip
+GROWTH_BOUND = 10_000.0  # a hundredfold change in one period is a scale slip, not a growth rate
+RATIO_BOUND = 10_000.0  # x-multiples (coverage, turnover, leverage) beyond this are unit errors
+DAYS_BOUND = 3_650.0  # ten years of days payable / receivable / inventory is a unit error
+OPERAND_SPREAD = 1_000.0  # two operands of one metric a thousandfold apart: one lost its scale
+MIN_COMPANY_KEY = 3  # shorter compact keys ('ge' vs 'gen') match too much by prefix
+UNSCALED_MONEY_MAX = 1e5  # a statement row in plain dollars below this is a table that lost its scale line
+
+_QUALIFIERS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "geography",
+        re.compile(
+            r"\bu\.\s?s\.(?!\w)|\bunited\s+states\b|\bdomestic(?:ally)?\b|\binternational(?:ly)?\b|\bforeign\b"
+            r"|\bnon-u\.s\.|\boutside\s+(?:of\s+)?the\s+(?:u\.s\.|united\s+states)|\bnorth\s+america\b"
+            r"|\beurope\b|\bemea\b|\basia\b|\blatin\s+america\b|\bworldwide\b|\bglobal(?:ly)?\b",
+            re.IGNORECASE,
+        ),
+    ),
+    ("adjusted", re.compile(r"\badjusted\b|\bnon-gaap\b|\borganic\b|\bpro\s+forma\b", re.IGNORECASE)),
+)
+# Words that widen rather than restrict: a 'worldwide' figure answers a question that names no region.
+_WIDE = re.compile(r"\bworldwide\b|\bglobal(?:ly)?\b|\btotal\b|\bconsolidated\b", re.IGNORECASE)
+_LABEL_WINDOW_WORDS = 8  # words before a figure in a sentence that say what it is
+
+
+def compact(name: str) -> str:
+    """A company key without spaces: 'AMERICANWATERWORKS' and 'American Water Works Co.' meet."""
+    return company_key(name).replace(" ", "")
+
+
+def same_company(a: str, b: str) -> bool:
+    """True when two company names (or a name and a document name) denote one company."""
+    if not a or not b:
+        return False
+    if companies_agree(a, b):
+        return True
+    ka, kb = compact(a), compact(b)
+    if min(len(ka), len(kb)) < MIN_COMPANY_KEY:
+        return ka == kb
+    return ka.startswith(kb) or kb.startswith(ka)
+
+
+def _doc_company(reader: EvidenceReader, doc: str) -> str:
+    for ev in reader.evidence:
+        if ev.doc_name == doc and ev.company:
+            return ev.company
+    return ""
+
+
+def owned_by(doc: str, owner: str, company: str) -> bool:
+    """The document belongs to ``company``: its recorded company agrees, or (none recorded) its name does."""
+    if owner:
+        return same_company(owner, company)
+    key = compact(company)
+    return len(key) >= MIN_COMPANY_KEY and key in compact(doc.replace("_", " "))
+
+
+def _row_label(answer: SubAnswer) -> str:
+    return answer.quote.split("|", 1)[0] if "|" in answer.quote else ""
+
+
+def _names_in_row(answer: SubAnswer, company: str) -> bool:
+    """The figure's own table row names ``company`` (a segment or subsidiary line of the filer)."""
+    label = compact(_row_label(answer))
+    key = compact(company)
+    return len(key) >= MIN_COMPANY_KEY and key in label
+
+
+def check_company(
+    answer: SubAnswer, reader: EvidenceReader, indexed: Sequence[str] | None
+) -> Check:
+    """Every cited document belongs to the asked company; an unindexed company is said so."""
+    asked = answer.company
+    if not asked:
+        return Check(name="company", passed=True, detail="no company named")
+    if _names_in_row(answer, asked):
+        return Check(name="company", passed=True, detail=f"the figure's row names {asked}")
+    if indexed is not None and not any(same_company(c, asked) for c in indexed):
+        known = ", ".join(sorted(set(indexed))) or "none"
+        return Check(
+            name="company", passed=False, detail=f"no filing of {asked} is indexed (indexed companies: {known})"
+        )
+    cites = answer.citations or ([answer.citation] if answer.citation else [])
+    for cite in cites:
+        owner = _doc_company(reader, cite.doc)
+        if not owned_by(cite.doc, owner, asked):
+            whose = f"{possessive(owner)} filing" if owner else f"{cite.doc}, whose company is not recorded"
+            return Check(name="company", passed=False, detail=f"the figure comes from {whose}, not {asked}'s")
+    return Check(name="company", passed=True, detail=f"cited filings are {possessive(asked)}")
+
+
+def _periods_of(comp: Computation) -> list[str]:
+    return [i.value.period for i in comp.inputs if i.value.period]
+
+
+def _chunk_periods(answer: SubAnswer, reader: EvidenceReader) -> set[str]:
+    """The periods the figure's evidence chunk names (its table header, its label years)."""
+    chunk = answer.citation.chunk_id if answer.citation else ""
+    text = " ".join(ev.text for ev in reader.evidence if ev.chunk_id == chunk)
+    return {m.norm for m in find_periods(text)}
+
+
+def check_period(answer: SubAnswer, asked: str, reader: EvidenceReader) -> Check:
+    """The figure's own period is the asked one."""
+    if not asked:
+        shown = answer.value.period if answer.value is not None else ""
+        return Check(name="period", passed=True, detail=f"no period named; shown for {shown or 'its own period'}")
+    if answer.value is None:
+        return Check(name="period", passed=True, detail="no figure")
+    if answer.status == "found" and not answer.period_stated:
+        # A row of a walk or roll-forward table states no period of its own; its table must name the asked one.
+        if asked in _chunk_periods(answer, reader):
+            return Check(name="period", passed=True, detail=f"the figure's table is about {asked}")
+        return Check(name="period", passed=False, detail=f"the figure's row or sentence states no period ({asked} asked)")
+    got = answer.value.period
+    if answer.status == "computed" and answer.computations:
+        own = {p for c in answer.computations for p in _periods_of(c)}
+        if own and asked not in own and got != asked:
+            return Check(name="period", passed=False, detail=f"computed from {', '.join(sorted(own))}, not {asked}")
+        return Check(name="period", passed=True, detail=f"computed for {asked}")
+    if got != asked:
+        return Check(name="period", passed=False, detail=f"the figure is for {got or 'an unstated period'}, not {asked}")
+    return Check(name="period", passed=True, detail=f"period matched: {asked}")
+
+
+def _naming_words(answer: SubAnswer) -> str:
+    """The words that say what the figure is: its row label, or the words just before it in its sentence."""
+    label = _row_label(answer)
+    if label:
+        return label
+    if answer.value is None or not answer.quote:
+        return ""
+    at = answer.quote.find(answer.value.text.strip()) if answer.value.text.strip() else -1
+    if at < 0:
+        return ""
+    return " ".join(answer.quote[:at].split()[-_LABEL_WINDOW_WORDS:])
+
+
+def check_metric(answer: SubAnswer, question: str) -> Check:
+    """The words naming the figure carry no restricting qualifier (region, adjusted) the question lacks."""
+    if answer.status != "found":
+        return Check(name="metric", passed=True, detail=f"metric: {answer.metric or 'as asked'}")
+    words = _naming_words(answer)
+    for kind, pattern in _QUALIFIERS:
+        # A restricting qualifier of the question's own ('U.S. revenue') allows the figure's; 'worldwide' does not.
+        asked = [m.group(0) for m in pattern.finditer(question) if not _WIDE.fullmatch(m.group(0))]
+        for m in pattern.finditer(words):
+            term = m.group(0)
+            if _WIDE.fullmatch(term) or asked:
+                continue
+            return Check(
+                name="metric", passed=False, detail=f"the figure is qualified '{term}' ({kind}); the question is not"
+            )
+    return Check(name="metric", passed=True, detail=f"metric matched: {answer.metric or 'as asked'}")
+
+
+def check_scale(answer: SubAnswer) -> Check:
+    """The figure's scale is known (or the figure is no amount of money)."""
+    v = answer.value
+    if v is None or v.unit not in {"USD", ""} or answer.status != "found" or not _row_label(answer):
+        return Check(name="scale", passed=True, detail="scale as stated")
+    if v.scale == 1.0 and v.unit == "USD" and 0 < abs(v.value) < UNSCALED_MONEY_MAX:
+        return Check(name="scale", passed=False, detail="the table states no scale: shown as written")
+    return Check(name="scale", passed=True, detail=f"scale: {v.scale:g}")
+
+
+def _bounds(comp: Computation) -> tuple[float, float, str] | None:
+    op, unit = comp.operation, comp.result.unit
+    if op == "share":  # a part of its own total; 'X as a percent of Y' between two items is no share
+        return -SHARE_BOUND, SHARE_BOUND, "a share of a whole"
+    if op == "margin" or ("margin" in comp.metric and unit == "%"):
+        return MARGIN_MIN, MARGIN_MAX, "a margin"
+    if op in {"percent_change", "cagr"}:
+        return -GROWTH_BOUND, GROWTH_BOUND, "a growth rate"
+    if unit == "%":  # one item as a percent of another: a hundredfold is a scale slip
+        return -GROWTH_BOUND, GROWTH_BOUND, "a percentage"
+    if unit == "days":
+        return -DAYS_BOUND, DAYS_BOUND, "a number of days"
+    if unit == "x":
+        return -RATIO_BOUND, RATIO_BOUND, "a ratio"
+    return None
+
+
+def _spread(comp: Computation) -> str:
+    """Why two operands of one metric cannot be combined (a thousandfold apart), or ''."""
+    if comp.operation not in {"change", "difference", "percent_change", "cagr", "sum", "average"}:
+        return ""
+    sizes = [abs(i.value.absolute) for i in comp.inputs if not i.computed and i.value.absolute]
+    if len(sizes) >= 2 and max(sizes) / min(sizes) >= OPERAND_SPREAD:
+        return "its operands are a thousandfold apart (a scale is missing on one of them)"
+    return ""
+
+
+def check_sanity(answer: SubAnswer) -> Check:
+    """Derived values lie within the bounds their kind allows."""
+    for comp in answer.computations:
+        for step in [comp, *comp.steps]:
+            why = _spread(step)
+            if why:
+                return Check(name="sanity", passed=False, detail=f"{step.formula}: {why}")
+            bounds = _bounds(step)
+            if bounds is None:
+                continue
+            low, high, what = bounds
+            if not low <= step.result.value <= high:
+                return Check(
+                    name="sanity", passed=False,
+                    detail=f"{step.formula}: {step.result.value:,.1f}{step.result.unit} is out of bounds for {what}",
+                )
+    return Check(name="sanity", passed=True, detail="within bounds" if answer.computations else "read, not derived")
+
+
+def _closest(answer: SubAnswer, reader: EvidenceReader) -> str:
+    """The rejected figure as the closest evidence, with its own company and period."""
+    if answer.value is None or answer.citation is None:
+        return ""
+    owner = _doc_company(reader, answer.citation.doc)
+    who = f"{possessive(owner)} " if owner else ""
+    when = f" for {answer.value.period}" if answer.value.period else ""
+    what = answer.metric or "the figure"
+    shown = answer.display or answer.value.text.strip()
+    return f"{who}{what}{when}: {shown} {answer.citation.label()}"
+
+
+def gate(
+    answer: SubAnswer,
+    sub_query: SubQuery,
+    reader: EvidenceReader,
+    indexed_companies: Sequence[str] | None = None,
+) -> SubAnswer:
+    """``answer`` with its checks; a figure that fails one becomes a refusal naming what is missing."""
+    if answer.status == "not_found":
+        return answer
+    asked_period = sub_query.period or (
+        sub_query.intent.temporal_scope.periods[0] if len(sub_query.intent.temporal_scope.periods) == 1 else ""
+    )
+    checks = [check_company(answer, reader, indexed_companies)]
+    if answer.value is not None:
+        checks += [
+            check_period(answer, asked_period, reader),
+            check_metric(answer, sub_query.question),
+            check_scale(answer),
+            check_sanity(answer),
+        ]
+    blocking = [c for c in checks if not c.passed and c.name != "scale"]
+    if not blocking:
+        out = answer.model_copy(update={"checks": checks})
+        if any(c.name == "scale" and not c.passed for c in checks):
+            out.answer = out.answer.rstrip() + " (The table states no scale; the figure is shown as written.)"
+            out.confidence = round(min(out.confidence, 0.5), 3)
+        return out
+    what = _subject_of(answer, asked_period)
+    closest = _closest(answer, reader)
+    reasons = "; ".join(c.detail for c in blocking)
+    text = f"{NOT_FOUND}: {what} ({reasons})."
+    if closest and not any("is indexed" in c.detail for c in blocking):  # an unindexed company has no closest
+        text += f" Closest evidence: {closest}."
+    return answer.model_copy(
+        update={
+            "status": "not_found",
+            "answer": text,
+            "missing": f"{what} ({reasons})",
+            "closest": closest,
+            "value": None,
+            "display": "",
+            "confidence": 0.0,
+            "checks": checks,
+        }
+    )
+
+
+def _subject_of(answer: SubAnswer, period: str) -> str:
+    who = f"{possessive(answer.company)} " if answer.company else ""
+    when = f" for {period}" if period else ""
+    return _capital(f"{who}{answer.metric or 'the figure asked'}{when}") if who else f"{answer.metric or 'the figure asked'}{when}"
