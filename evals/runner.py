@@ -645,7 +645,8 @@ def prediction_of(item_id: str, result: AskResult, wall_s: float) -> Prediction:
         thread_id=result.thread_id, rewritten=result.rewritten, citations=result.citations,
         routes=[r.route for r in result.routes], timings=result.timings, stage_seconds=stages, steps=steps,
         fallbacks=result.tokens.fallbacks, confidence=result.confidence,
-        gate_failures=[f"{c.name}: {c.detail}" for c in result.checks if not c.passed and c.name != "scale"],
+        gate_failures=[f"{c.name}: {c.detail}" for c in result.checks if not c.passed and c.name != "scale"]
+        + [f"model: {e.text}" for e in result.trace.events if "trust gate:" in e.text],
     )
 
 

@@ -44,7 +44,7 @@ from agent.query.cues import metric_label
 from agent.query.decompose import decompose_llm
 from agent.query.dialogue import DialogueSlots, Rewrite, Turn, update_slots
 from agent.query.kind import QueryKind, classify_query, points_at_filing
-from agent.query.plan import SubQuery
+from agent.query.plan import QueryPlan, SubQuery
 from agent.query.rewrite import rewrite_llm
 from agent.retrieval.pipeline import DeepRetriever
 from agent.retrieval.trace import AuditTrace
@@ -129,6 +129,13 @@ class Resources:
     def known_companies(self) -> list[str]:
         """Company names of the ingested filings (for matching the question's company)."""
         return sorted({d.company for d in self.documents().values() if d.company})
+
+    def company_of_ticker(self, name: str) -> str:
+        """The indexed company whose recorded ticker is ``name`` ('AMD' -> 'Advanced Micro Devices, Inc.'), or ''."""
+        for meta in self.documents().values():
+            if meta.ticker and meta.company and meta.ticker.upper() == name.strip().upper():
+                return meta.company
+        return ""
 
     def ticker_of(self, company: str) -> str:
         """The ticker the ingested filings record for ``company``, or ''."""
@@ -230,6 +237,7 @@ def preprocess(state: MainState, runtime: Runtime[Settings], *, deps: GraphDeps 
     companies = res.known_companies()
     rewrite = rewrite_llm(question, history, slots, model=res.model, usage=usage, known_companies=companies)
     plan = decompose_llm(rewrite.question, rewrite.intent, model=res.model, usage=usage, known_companies=companies)
+    plan = _named_by_ticker(plan, res)
     events = [TraceEvent(node=PREPROCESS, text=_describe_rewrite(rewrite))]
     events += _fallback_event(PREPROCESS, "rewrite", rewrite.source, rewrite.reason, res.model)
     events += _fallback_event(PREPROCESS, "decompose", plan.source, plan.reason, res.model)
@@ -254,6 +262,19 @@ def preprocess(state: MainState, runtime: Runtime[Settings], *, deps: GraphDeps 
     if not asked:
         update["messages"] = [HumanMessage(question)]
     return update
+
+
+def _named_by_ticker(plan: QueryPlan, res: Resources) -> QueryPlan:
+    """Sub-queries that name a company by its ticker ('AMD') carry the indexed company's name, so retrieval and
+    the trust gate see the company the filings record."""
+    subs = []
+    for sq in plan.sub_queries:
+        name = res.company_of_ticker(sq.company) if sq.company and sq.company not in res.known_companies() else ""
+        if name:
+            intent = sq.intent.model_copy(update={"company": name})
+            sq = sq.model_copy(update={"company": name, "intent": intent})
+        subs.append(sq)
+    return plan.model_copy(update={"sub_queries": subs})
 
 
 def _describe_rewrite(rewrite: Rewrite) -> str:
@@ -561,7 +582,11 @@ def filing_evidence(hits: Sequence[SearchHit], metas: dict[str, DocumentMeta], r
                     ) -> list[Evidence]:
     """Retrieved chunks as evidence, newest filing first (stable within a filing)."""
     ordered = sorted(hits, key=lambda h: recency.get(h.doc_name, len(recency)))
-    return [Evidence.from_hit(h, company=metas[h.doc_name].company if h.doc_name in metas else "") for h in ordered]
+    return [
+        Evidence.from_hit(h, company=metas[h.doc_name].company, filing_period=metas[h.doc_name].fiscal_period)
+        if h.doc_name in metas else Evidence.from_hit(h)
+        for h in ordered
+    ]
 
 
 def resolve_conflicts(sub_queries: Sequence[SubQuery], merged: list[MergedEvidence]) -> list[TraceEvent]:

@@ -28,7 +28,8 @@ from collections.abc import Sequence
 from agent.answer.reading import EvidenceReader
 from agent.answer.records import NOT_FOUND, Check, SubAnswer, _capital
 from agent.finance.arithmetic import Computation
-from agent.finance.periods import find_periods
+from agent.finance.lexicon import canonical
+from agent.finance.periods import find_periods, period_year
 from agent.memory import companies_agree, company_key
 from agent.query.cues import possessive
 from agent.query.plan import SubQuery
@@ -42,6 +43,13 @@ DAYS_BOUND = 3_650.0  # ten years of days payable / receivable / inventory is a 
 OPERAND_SPREAD = 1_000.0  # two operands of one metric a thousandfold apart: one lost its scale
 MIN_COMPANY_KEY = 3  # shorter compact keys ('ge' vs 'gen') match too much by prefix
 UNSCALED_MONEY_MAX = 1e5  # a statement row in plain dollars below this is a table that lost its scale line
+FILING_LOOKBACK_YEARS = 2  # a 10-K discusses its own year and the two before it (three years of statements)
+# A run of capitalised words: a name the question uses ("Home Depot", "Frito-Lay North America", "Chevron's").
+_NAME_RE = re.compile(r"(?<![\w&.-])([A-Z][\w&.-]*(?:\s+(?:&\s+)?[A-Z][\w&.-]*)*)(?:['’]s?)?")
+# Capitalised words that name no company: question words, statements, measures, roles and meetings.
+_NOT_NAMES = frozenset(
+    ["what", "which", "who", "whom", "whose", "how", "why", "when", "where", "is", "are", "was", "were", "does", "did", "do", "has", "have", "had", "can", "could", "should", "would", "will", "among", "for", "in", "of", "on", "at", "by", "as", "to", "from", "with", "and", "or", "the", "a", "an", "if", "please", "assume", "answer", "using", "based", "basing", "according", "give", "round", "calculate", "define", "respond", "here", "taking", "we", "you", "i", "our", "it", "its", "they", "their", "this", "that", "these", "those", "yes", "no", "fy", "q1", "q2", "q3", "q4", "h1", "h2", "ytd", "ttm", "gaap", "non-gaap", "usd", "eur", "gbp", "ceo", "cfo", "coo", "agm", "10-k", "10-q", "8-k", "balance", "sheet", "income", "statement", "statements", "cash", "flow", "flows", "operations", "p&l", "sec", "item", "note", "notes", "mda", "md&a", "ebit", "ebitda", "ebitdar", "eps", "roa", "roe", "roic", "capex", "ppne", "pp&e", "opex", "sg&a", "cogs", "dpo", "dso", "dio", "ccc", "fcf", "yoy", "qoq"]
+)
 
 _QUALIFIERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
@@ -103,12 +111,50 @@ def _names_in_row(answer: SubAnswer, company: str) -> bool:
     return len(key) >= MIN_COMPANY_KEY and key in label
 
 
+def question_names(question: str) -> list[str]:
+    """Proper names a question uses ('Chevron', 'Home Depot', 'Frito-Lay North America'): capitalised runs that
+    are no question word, statement, measure, period or lexicon metric."""
+    out: list[str] = []
+    for m in _NAME_RE.finditer(question):
+        words = [w for w in m.group(1).split() if w.lower().strip(".,") not in _NOT_NAMES]
+        name = " ".join(words).strip(" .,-")
+        if len(name) < MIN_COMPANY_KEY or find_periods(name) or canonical(name) is not None:
+            continue
+        if all(canonical(w) is not None or find_periods(w) for w in words):
+            continue
+        out.append(name)
+    return out
+
+
+def _unknown_name(
+    question: str, answer: SubAnswer, reader: EvidenceReader, indexed: Sequence[str] | None
+) -> str:
+    """A name the question uses that is neither an indexed company nor mentioned by the cited evidence, or ''."""
+    cites = answer.citations or ([answer.citation] if answer.citation else [])
+    chunks = {c.chunk_id for c in cites}
+    cited = [ev for ev in reader.evidence if ev.chunk_id in chunks]
+    seen = compact(" ".join([answer.quote, *(f"{ev.doc_name.replace('_', ' ')} {ev.company} {ev.text}" for ev in cited)]))
+    for name in question_names(question):
+        if indexed is not None and any(same_company(name, c) for c in indexed):
+            continue
+        key = compact(name)
+        if len(key) >= MIN_COMPANY_KEY and key not in seen:
+            return name
+    return ""
+
+
 def check_company(
-    answer: SubAnswer, reader: EvidenceReader, indexed: Sequence[str] | None
+    answer: SubAnswer, reader: EvidenceReader, indexed: Sequence[str] | None, question: str = ""
 ) -> Check:
     """Every cited document belongs to the asked company; an unindexed company is said so."""
     asked = answer.company
     if not asked:
+        stranger = _unknown_name(question, answer, reader, indexed)
+        if stranger:
+            known = ", ".join(sorted(set(indexed or []))) or "none"
+            return Check(name="company", passed=False, detail=(
+                f"the question names {stranger}, which no indexed filing is and the evidence does not mention "
+                f"(indexed companies: {known})"))
         return Check(name="company", passed=True, detail="no company named")
     if _names_in_row(answer, asked):
         return Check(name="company", passed=True, detail=f"the figure's row names {asked}")
@@ -137,13 +183,28 @@ def _chunk_periods(answer: SubAnswer, reader: EvidenceReader) -> set[str]:
     return {m.norm for m in find_periods(text)}
 
 
+def _passage_period(answer: SubAnswer, asked: str, reader: EvidenceReader) -> Check:
+    """Quoted passages answer a dated question when they name its year or their filing covers it."""
+    year = period_year(asked)
+    if year is None or not answer.passages:
+        return Check(name="period", passed=True, detail="no figure")
+    for passage in answer.passages:
+        if any(period_year(m.norm) == year for m in find_periods(passage.text)):
+            return Check(name="period", passed=True, detail=f"the passage names {year}")
+        ev = next((e for e in reader.evidence if e.chunk_id == passage.citation.chunk_id), None)
+        filed = period_year(ev.filing_period) if ev is not None and ev.filing_period else None
+        if filed is None or 0 <= filed - year <= FILING_LOOKBACK_YEARS:
+            return Check(name="period", passed=True, detail=f"the filing covers {asked}")
+    return Check(name="period", passed=False, detail=f"the quoted filings do not cover {asked}")
+
+
 def check_period(answer: SubAnswer, asked: str, reader: EvidenceReader) -> Check:
     """The figure's own period is the asked one."""
     if not asked:
         shown = answer.value.period if answer.value is not None else ""
         return Check(name="period", passed=True, detail=f"no period named; shown for {shown or 'its own period'}")
     if answer.value is None:
-        return Check(name="period", passed=True, detail="no figure")
+        return _passage_period(answer, asked, reader)
     if answer.status == "found" and not answer.period_stated:
         # A row of a walk or roll-forward table states no period of its own; its table must name the asked one.
         if asked in _chunk_periods(answer, reader):
@@ -271,7 +332,9 @@ def gate(
     asked_period = sub_query.period or (
         sub_query.intent.temporal_scope.periods[0] if len(sub_query.intent.temporal_scope.periods) == 1 else ""
     )
-    checks = [check_company(answer, reader, indexed_companies)]
+    checks = [check_company(answer, reader, indexed_companies, sub_query.question)]
+    if answer.value is None and answer.passages:
+        checks.append(check_period(answer, asked_period, reader))
     if answer.value is not None:
         checks += [
             check_period(answer, asked_period, reader),

@@ -33,6 +33,9 @@ PASSAGE_MAX_CHARS = 600  # a "sentence" longer than this is a run-on extraction;
 
 
 PASSAGE_KEEP_SHARE = 0.75  # further passages must score close to the best one, or they are off topic
+# A best passage naming under half of the question's own content words is about something else: quoting it as the
+# answer states a claim the filing does not make about what was asked.
+PASSAGE_MIN_SHARE = 0.5
 
 
 PASSAGE_MIN_WORDS = 5  # shorter "sentences" are headings ("Currency exchange rates."), read with what follows
@@ -80,6 +83,14 @@ def _keywords(sub_query: SubQuery) -> set[str]:
     return words
 
 
+def _named_share(question: str, company: str, passage: str) -> float:
+    """Share of the question's own content words the passage names (the company's name aside: filings say
+    'we', and the company is the trust gate's check)."""
+    own = _content_words(company) if company else set()
+    asked = {w for w in _content_words(re.sub(r"['’](?:s\b)?", " ", question)) if w not in own}
+    return len(asked & _content_words(passage)) / len(asked) if asked else 1.0
+
+
 def _passages_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -> SubAnswer:
     """Extractive answer: the one to three sentences that best match the question's words and relation."""
     words = _keywords(sub_query)
@@ -117,6 +128,14 @@ def _passages_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReade
         return _not_found(base, f"nothing in the evidence addresses: {sub_query.question}")
     scored.sort(key=lambda s: -s[0])
     best = scored[0][0]
+    if _named_share(sub_query.question, base.company, scored[0][1].raw or scored[0][1].text) < PASSAGE_MIN_SHARE:
+        seg = scored[0][1]
+        quote = seg.text if len(seg.text) <= PASSAGE_MAX_CHARS else seg.text[:PASSAGE_MAX_CHARS] + " ..."
+        cite = reader.evidence[seg.ev].citation(quote, seg.start)
+        refused = _not_found(base, f"no passage addresses: {sub_query.question}")
+        refused.answer += f' Closest evidence: "{quote}" {cite.label()}.'
+        refused.closest = f'"{quote}" {cite.label()}'
+        return refused
     chosen = [seg for score, seg in scored[:MAX_PASSAGES] if score >= PASSAGE_KEEP_SHARE * best]
     chosen.sort(key=lambda s: (s.ev, s.start))
     passages = []

@@ -92,6 +92,7 @@ class Evidence(BaseModel):
     score: float = 0.0
     source: Literal["filing", "memory", "market"] = "filing"
     company: str = Field(default="", description="company of the document, when known")
+    filing_period: str = Field(default="", description="the document's own fiscal period (FY2022, FY2023Q2)")
     section_path: list[str] = Field(default_factory=list)
 
     def page_at(self, offset: int) -> int:
@@ -103,7 +104,9 @@ class Evidence(BaseModel):
         return Citation(doc=self.doc_name, page=self.page_at(offset) + 1, quote=quote, chunk_id=self.chunk_id)
 
     @classmethod
-    def from_hit(cls, hit: SearchHit, card: ChunkCard | None = None, company: str = "") -> Evidence:
+    def from_hit(
+        cls, hit: SearchHit, card: ChunkCard | None = None, company: str = "", filing_period: str = ""
+    ) -> Evidence:
         """Evidence from a retrieved filing chunk."""
         return cls(
             chunk_id=hit.chunk.chunk_id,
@@ -113,6 +116,7 @@ class Evidence(BaseModel):
             card=card,
             score=hit.score,
             company=company,
+            filing_period=filing_period,
             section_path=list(hit.chunk.section_path),
         )
 
