@@ -627,7 +627,9 @@ def answer(state: MainState, runtime: Runtime[Settings], *, deps: GraphDeps = DE
         final = answer_offline(plan, evidence, rewrite)  # arithmetic on earlier answers' figures
         sub_answers = list(final.sub_answers)
     else:
-        sub_answers, notes = answer_sub_queries(plan.sub_queries, merged, res.doc_recency(), res.known_companies())
+        sub_answers, notes = answer_sub_queries(
+            plan.sub_queries, merged, res.doc_recency(), res.known_companies(), plan.question
+        )
         events += [TraceEvent(node=ANSWER, sub_query_id=sid, text=text) for sid, text in notes]
         final = compose_final(plan, sub_answers, evidence)
         if res.model is not None and any(e.source == "filing" for e in evidence):
@@ -665,6 +667,7 @@ def answer_sub_queries(
     merged: Sequence[MergedEvidence],
     recency: dict[str, int],
     indexed: Sequence[str] | None = None,
+    question: str = "",
 ) -> tuple[list[SubAnswer], list[tuple[str, str]]]:
     """One answer per sub-query: the branch's ready answer, or the extractive answer over its filings (through
     the trust gate; ``indexed`` names the companies with a filing in the index)."""
@@ -680,7 +683,7 @@ def answer_sub_queries(
         elif m is not None and m.answer is not None:
             answers[sq.id] = m.answer
         elif m is not None and m.route is Route.DEEP:
-            answers[sq.id], note = answer_from_filings(sq, m.evidence, all_filings, recency, indexed)
+            answers[sq.id], note = answer_from_filings(sq, m.evidence, all_filings, recency, indexed, question)
             if note:
                 notes.append((sq.id, note))
         else:
@@ -695,12 +698,13 @@ def answer_from_filings(
     pool: Sequence[Evidence],
     recency: dict[str, int],
     indexed: Sequence[str] | None = None,
+    question: str = "",
 ) -> tuple[SubAnswer, str]:
     """The extractive answer over the sub-query's own evidence (the whole turn's as a fallback), where the
     newest filing wins when two filings state different figures for the same period."""
-    found = answer_sub_query(sub_query, own, indexed_companies=indexed)
+    found = answer_sub_query(sub_query, own, indexed_companies=indexed, turn_question=question)
     if found.status == "not_found" and len(pool) > len(own):
-        wider = answer_sub_query(sub_query, pool, indexed_companies=indexed)
+        wider = answer_sub_query(sub_query, pool, indexed_companies=indexed, turn_question=question)
         if wider.status != "not_found":
             found = wider
             own = pool
@@ -710,7 +714,8 @@ def answer_from_filings(
     newer = sorted({e.doc_name for e in own if recency.get(e.doc_name, len(recency)) < cited_rank},
                    key=lambda d: recency[d])
     for doc in newer:
-        alt = answer_sub_query(sub_query, [e for e in own if e.doc_name == doc], indexed_companies=indexed)
+        alt = answer_sub_query(sub_query, [e for e in own if e.doc_name == doc], indexed_companies=indexed,
+                               turn_question=question)
         if alt.value is None or alt.value.period != found.value.period or alt.value.absolute == found.value.absolute:
             continue
         note = (f"conflict: {doc} states {alt.display or alt.value.text} and {found.citation.doc} states "

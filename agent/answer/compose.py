@@ -70,20 +70,22 @@ def answer_sub_query(
     evidence: Sequence[Evidence],
     reader: EvidenceReader | None = None,
     indexed_companies: Sequence[str] | None = None,
+    turn_question: str = "",
 ) -> SubAnswer:
     """The offline extractive answer to one sub-query over ``evidence`` (never a guess).
 
     Numeric sub-queries get the figure (read, or computed from components for derived metrics) with its quote
     and citation; explanation, definition and policy sub-queries get the best one to three sentences. Every
     answer passes the trust gate (:func:`agent.answer.gate.gate`) before it is returned; ``indexed_companies``
-    (the companies with a filing in the index) lets a refusal say which companies are there.
+    (the companies with a filing in the index) lets a refusal say which companies are there; ``turn_question``
+    is the question the sub-query was split from (a name it uses must hold for every part).
     """
     reader = reader or EvidenceReader(evidence)
     answer = _answer_sub_query(sub_query, evidence, reader)
     typed = _TYPED_OP_RE.search(sub_query.question)
     if typed is not None and answer.value is not None and answer.status in {"found", "text"}:
         answer = _with_typed_number(answer, typed, sub_query.question)
-    return gate(answer, sub_query, reader, indexed_companies)
+    return gate(answer, sub_query, reader, indexed_companies, turn_question)
 
 
 def _with_typed_number(answer: SubAnswer, typed: re.Match[str], question: str) -> SubAnswer:
@@ -383,7 +385,7 @@ def answer_offline(
                 plan.question, [], [comp], labels=[_reference_label(rewrite)], evidence=evidence
             )
     reader = EvidenceReader(evidence)
-    sub_answers = [answer_sub_query(sq, evidence, reader) for sq in plan.sub_queries]
+    sub_answers = [answer_sub_query(sq, evidence, reader, turn_question=plan.question) for sq in plan.sub_queries]
     combined = combine(plan, sub_answers)
     # The final results (those no other step consumes) answer the question: they lead.
     consumed = {op for c in plan.combinations for op in c.operands}
@@ -405,7 +407,7 @@ def _answer_with_reference(plan: QueryPlan, evidence: Sequence[Evidence], rewrit
     """'Including 2015, what becomes this total?': the new figure read from the evidence, then combined in code
     with the earlier result the rewrite carries."""
     reader = EvidenceReader(evidence)
-    sub_answers = [answer_sub_query(sq, evidence, reader) for sq in plan.sub_queries]
+    sub_answers = [answer_sub_query(sq, evidence, reader, turn_question=plan.question) for sq in plan.sub_queries]
     read = next((v for a in sub_answers if (v := a.cited_value()) is not None), None)
     if read is None:
         return compose_answer(plan.question, sub_answers, evidence=evidence)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from agent.answer.reading import EvidenceReader
+from agent.answer.reading import Evidence, EvidenceReader
 from agent.answer.records import NOT_FOUND, Check, SubAnswer, _capital
 from agent.finance.arithmetic import Computation
 from agent.finance.lexicon import canonical
@@ -183,6 +183,17 @@ def _chunk_periods(answer: SubAnswer, reader: EvidenceReader) -> set[str]:
     return {m.norm for m in find_periods(text)}
 
 
+_DOC_YEAR_RE = re.compile(r"(?:^|_)((?:19|20)\d\d)(?:Q[1-4])?(?:_|$)")  # 'BOEING_2022_10K', 'PFIZER_2023Q2_10Q'
+
+
+def _filing_year(ev: Evidence) -> int | None:
+    """The fiscal year of an evidence item's filing: its recorded period, else the year its name carries."""
+    if ev.filing_period:
+        return period_year(ev.filing_period)
+    m = _DOC_YEAR_RE.search(ev.doc_name)
+    return int(m.group(1)) if m else None
+
+
 def _passage_period(answer: SubAnswer, asked: str, reader: EvidenceReader) -> Check:
     """Quoted passages answer a dated question when they name its year or their filing covers it."""
     year = period_year(asked)
@@ -192,7 +203,7 @@ def _passage_period(answer: SubAnswer, asked: str, reader: EvidenceReader) -> Ch
         if any(period_year(m.norm) == year for m in find_periods(passage.text)):
             return Check(name="period", passed=True, detail=f"the passage names {year}")
         ev = next((e for e in reader.evidence if e.chunk_id == passage.citation.chunk_id), None)
-        filed = period_year(ev.filing_period) if ev is not None and ev.filing_period else None
+        filed = _filing_year(ev) if ev is not None else None
         if filed is None or 0 <= filed - year <= FILING_LOOKBACK_YEARS:
             return Check(name="period", passed=True, detail=f"the filing covers {asked}")
     return Check(name="period", passed=False, detail=f"the quoted filings do not cover {asked}")
@@ -325,14 +336,16 @@ def gate(
     sub_query: SubQuery,
     reader: EvidenceReader,
     indexed_companies: Sequence[str] | None = None,
+    turn_question: str = "",
 ) -> SubAnswer:
-    """``answer`` with its checks; a figure that fails one becomes a refusal naming what is missing."""
+    """``answer`` with its checks; a figure that fails one becomes a refusal naming what is missing.
+    ``turn_question`` is the question the sub-query was split from: a name it uses holds for every part."""
     if answer.status == "not_found":
         return answer
     asked_period = sub_query.period or (
         sub_query.intent.temporal_scope.periods[0] if len(sub_query.intent.temporal_scope.periods) == 1 else ""
     )
-    checks = [check_company(answer, reader, indexed_companies, sub_query.question)]
+    checks = [check_company(answer, reader, indexed_companies, f"{sub_query.question} {turn_question}")]
     if answer.value is None and answer.passages:
         checks.append(check_period(answer, asked_period, reader))
     if answer.value is not None:
