@@ -623,7 +623,11 @@ def answer(state: MainState, runtime: Runtime[Settings], *, deps: GraphDeps = DE
     usage = UsageLog()
     events: list[TraceEvent] = []
     evidence = _unique_evidence(e for m in merged for e in m.evidence)
-    if rewrite.references and rewrite.operation:
+    if rewrite.unresolved:  # 'what is that as a %?' after an answer that stated no figure
+        final = FinalAnswer(question=rewrite.question, text=f"{NOT_FOUND}: {rewrite.unresolved}.",
+                            not_found=[rewrite.unresolved])
+        sub_answers = []
+    elif rewrite.references and rewrite.operation:
         final = answer_offline(plan, evidence, rewrite)  # arithmetic on earlier answers' figures
         sub_answers = list(final.sub_answers)
     else:

@@ -190,3 +190,21 @@ def test_graph_states_only_checked_figures(assistant: Assistant, question: str, 
     else:
         assert result.confidence > 0.5 and result.checks and all(c.passed for c in result.checks)
     assert "OTHERCO" not in result.answer and " 42 " not in f" {result.answer} "  # the planted row never answers
+
+
+@pytest.mark.usefixtures("no_yfinance")
+def test_a_follow_up_never_computes_with_an_answer_that_was_not_given(assistant: Assistant) -> None:
+    first = assistant.ask("What were Northwind's capital expenditures in 2003?")
+    assert first.answer.startswith("Not found in the filings")
+    follow = assistant.ask("what is that divided by 100?", thread_id=first.thread_id)
+    assert follow.answer == "Not found in the filings: the last answer gave no figure for this question to compute with."
+    again = assistant.ask("What were Northwind's capital expenditures in 2024?", thread_id=first.thread_id)
+    assert "$437 million" in again.answer
+    divided = assistant.ask("what is that divided by 100?", thread_id=first.thread_id)
+    assert "4.37" in divided.answer
+
+
+@pytest.mark.usefixtures("no_yfinance")
+def test_a_yes_no_question_gets_a_verdict_with_its_rule(assistant: Assistant) -> None:
+    result = assistant.ask("Has Northwind's long-term debt increased between FY2023 and FY2024?")
+    assert result.answer.startswith("No: long term debt fell")

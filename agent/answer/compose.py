@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 from agent.answer.cells import _cell_answer
 from agent.answer.gate import gate
+from agent.answer.judgement import verdict
 from agent.answer.reading import (
     Evidence,
     EvidenceReader,
@@ -327,6 +328,9 @@ def compose_answer(
                     formula=sa.computations[0].formula if sa.computations else "",
                 )
             )
+    judged = verdict(question, sub_answers, computations) if lines else ""
+    if judged:  # a yes/no question that a computed or read figure decides: the verdict and its rule lead
+        lines.insert(0, judged)
     if missing:
         lines.append(f"{NOT_FOUND}: {'; '.join(dict.fromkeys(missing))}.")
     text = "\n".join(lines) if lines else f"{NOT_FOUND}: {question}."

@@ -164,6 +164,8 @@ def metric_label(metric: str) -> str:
             if abbr.lower() == metric and abbr.isupper():
                 return abbr
     return metric
+# 'that', 'this', 'the change': the result of the last answer.
+_RESULT_RE = re.compile(r"\b(?:that|this|the\s+(?:net\s+)?(?:change|difference|increase|decrease))\b", re.I)
 
 
 def possessive(company: str) -> str:

@@ -54,6 +54,9 @@ class DialogueSlots(BaseModel):
     subject: str = Field(
         default="", description="what the last figure question asked about, in the user's words ('rental expense')"
     )
+    last_refused: bool = Field(
+        default=False, description="the last turn stated no figure: a follow-up's 'that' has nothing to refer to"
+    )
 
 
 class Rewrite(BaseModel):
@@ -76,6 +79,9 @@ class Rewrite(BaseModel):
     )
     source: Literal["offline", "llm"] = "offline"
     reason: str = Field(default="", description="why the offline twin answered, when a model was configured")
+    unresolved: str = Field(
+        default="", description="why the turn's reference to an earlier answer cannot be resolved (it gave no figure)"
+    )
     standalone: Literal["", "small_talk", "definition"] = Field(
         default="",
         description="a turn that inherits nothing from the conversation: small talk or a generic definition",
@@ -126,4 +132,6 @@ def update_slots(
     new.last_computation = (
         computations[0] if computations else (slots.last_computation if same_subject else None)
     )
+    if rewrite.standalone != "small_talk":
+        new.last_refused = not values and not computations
     return new

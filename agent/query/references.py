@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from agent.finance.arithmetic import MONEY_UNITS, CitedValue
 from agent.finance.periods import find_periods, normalise_period, sort_key
 from agent.query.cues import (
+    _RESULT_RE,
     AVERAGE_RE,
     CAGR_RE,
     CHANGE_RE,
@@ -99,6 +100,20 @@ _OTHER_SUM_RE = re.compile(
 # ---------------------------------------------------------------------------------------------------------
 # Rewrite: offline twin
 # ---------------------------------------------------------------------------------------------------------
+def computes_with_last(question: str, slots: DialogueSlots, names_metric: bool) -> bool:
+    """True when a turn computes with the last answer's figure ('that divided by 100', 'that in millions',
+    'including 2015, what is the total?', 'what is that as a percentage?') rather than asking for a figure
+    anew ('and as a percentage of revenue?' names its own metric)."""
+    constant = _CONSTANT_OP_RE.search(question)
+    if constant is not None and not constant.group("left_num"):
+        return True
+    if _CONVERT_RE.search(question) or _INCLUDING_RE.search(question):
+        return True
+    if names_metric or find_periods(question):  # its own metric or periods: a new computation, not the last result
+        return False
+    return bool(_RESULT_RE.search(question)) and bool(_value_operation(question, slots))
+
+
 def _value_operation(question: str, slots: DialogueSlots) -> str:
     """The arithmetic a value-referring follow-up asks for ('what was the change?' -> change)."""
     q = question.lower()

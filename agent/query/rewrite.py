@@ -31,6 +31,7 @@ from agent.llm.prompts import rewrite_messages
 from agent.query.cues import (
     _DEMONSTRATIVE_RE,
     _REFERENCE_RE,
+    _RESULT_RE,
     COMPARE_RE,
     FOLLOW_UP_FILLER,
     NEXT_YEAR_RE,
@@ -59,13 +60,13 @@ from agent.query.references import (
     _including_rewrite,
     _reference_rewrite,
     _value_operation,
+    computes_with_last,
 )
 from agent.schemas import QueryIntent, Relation
 
 _FOLLOW_UP_OPENER_RE = re.compile(r"^\s*(?:and|so|also|what about|how about|what of|then)\b", re.IGNORECASE)
 
 
-_RESULT_RE = re.compile(r"\b(?:that|this|the\s+(?:net\s+)?(?:change|difference|increase|decrease))\b", re.I)
 
 
 _CHANGE_OR_TOTAL_RE = re.compile(
@@ -195,6 +196,8 @@ def rewrite(
     intent = extract_intent(question, list(known_companies))
     own = slots_from_intent(intent, known_companies)
     has_history = bool(history) or bool(slots.metrics or slots.company or slots.last_values)
+    if has_history and slots.last_refused and computes_with_last(question, slots, bool(intent.metrics)):
+        return _unresolved(question, intent, slots)
     constant = _constant_rewrite(question, slots) or _convert_rewrite(question, slots)
     if constant is not None:  # 'what is that divided by 1000?': arithmetic with a typed number, in code
         constant.slots = slots.model_copy(deep=True) if has_history else own
@@ -421,6 +424,14 @@ def rewrite(
         }
     )
     return _finish(question, text, carried, new_slots, intent, known_companies)
+
+
+def _unresolved(question: str, intent: QueryIntent, slots: DialogueSlots) -> Rewrite:
+    """A follow-up computing with 'that' when the last answer stated no figure: nothing to compute with."""
+    return Rewrite(
+        original=question, question=question, intent=intent, slots=slots.model_copy(deep=True),
+        unresolved="the last answer gave no figure for this question to compute with",
+    )
 
 
 def _bare_follow_up(question: str) -> bool:

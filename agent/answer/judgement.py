@@ -1,0 +1,98 @@
+"""Yes/no judgement questions answered from figures computed in code, with the rule stated.
+
+"Has Microsoft increased its debt?", "Does Corning have positive working capital?", "Is Verizon a capital-intensive
+business?" are answered by a figure the answer already computed or read (a change, a signed value, capex as a share
+of revenue) and a rule written next to the verdict, so a reader sees why. When no figure fits the rule, or the rule's
+direction is unclear (is less debt an improvement?), no verdict is given: the figures alone are the answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from agent.answer.records import SubAnswer
+from agent.finance.arithmetic import Computation
+from agent.finance.metrics import METRICS
+
+CAPITAL_INTENSITY_MIN = 10.0  # capex of a tenth of revenue or more is capital-intensive (utilities, telecoms, fabs)
+CAPITAL_INTENSITY_METRIC = "capex to revenue"
+
+_YES_NO_RE = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|had|can)\b", re.IGNORECASE)
+_ASKING_RE = re.compile(r"[^?.!]*\?")
+_UP_RE = re.compile(r"\b(?:improv\w*|increas\w*|grow\w*|grew|rise|rising|rose|higher|expand\w*)\b", re.IGNORECASE)
+_DOWN_RE = re.compile(r"\b(?:declin\w*|decreas\w*|reduc\w*|fall\w*|fell|lower|shrink\w*|shrank|drop\w*)\b", re.I)
+_POSITIVE_RE = re.compile(r"\bpositive\b", re.IGNORECASE)
+_NEGATIVE_RE = re.compile(r"\bnegative\b", re.IGNORECASE)
+_INTENSIVE_RE = re.compile(r"\bcapital[- ]intensive\b", re.IGNORECASE)
+_IMPROVE_RE = re.compile(r"\bimprov\w*", re.IGNORECASE)
+_CHANGE_OPERATIONS = frozenset({"change", "difference", "percent_change", "cagr"})
+_LOWER_IS_BETTER_TOPICS = frozenset({"Costs/Expenses", "Leverage"})  # 'improving' debt or costs means falling
+
+
+def _asking(question: str) -> str:
+    return " ".join(m.group(0) for m in _ASKING_RE.finditer(question)) or question
+
+
+def _lower_is_better(metric: str) -> bool | None:
+    info = METRICS.get(metric)
+    if info is None:
+        return None
+    return info.topic in _LOWER_IS_BETTER_TOPICS
+
+
+def _change_verdict(asked: str, comps: Sequence[Computation]) -> str:
+    change = next((c for c in comps if c.operation in _CHANGE_OPERATIONS), None)
+    if change is None or change.result.value == 0:
+        return ""
+    up, down = bool(_UP_RE.search(asked)), bool(_DOWN_RE.search(asked))
+    if up == down:
+        return ""
+    went_up = change.result.value > 0
+    if _IMPROVE_RE.search(asked):
+        lower_better = _lower_is_better(change.metric)
+        if lower_better is None:
+            return ""  # whether 'improving' means up or down is the metric's, and finrag does not know it
+        went_up = went_up != lower_better  # for costs and debt an improvement is a fall
+    yes = went_up == up
+    moved = "rose" if change.result.value > 0 else "fell"
+    return f"{'Yes' if yes else 'No'}: {change.metric or 'the figure'} {moved} ({change.formula})."
+
+
+def _sign_verdict(asked: str, sub_answers: Sequence[SubAnswer]) -> str:
+    positive, negative = bool(_POSITIVE_RE.search(asked)), bool(_NEGATIVE_RE.search(asked))
+    if positive == negative:
+        return ""
+    stated = next((sa for sa in sub_answers if sa.value is not None and sa.status in {"found", "computed"}), None)
+    if stated is None or stated.value is None or stated.value.value == 0:
+        return ""
+    is_positive = stated.value.value > 0
+    yes = is_positive == positive
+    sign = "positive" if is_positive else "negative"
+    return f"{'Yes' if yes else 'No'}: {stated.metric or 'the figure'} was {sign} ({stated.display or stated.value.text})."
+
+
+def _intensity_verdict(asked: str, sub_answers: Sequence[SubAnswer]) -> str:
+    if not _INTENSIVE_RE.search(asked):
+        return ""
+    ratio = next((sa for sa in sub_answers if sa.metric == CAPITAL_INTENSITY_METRIC and sa.value is not None), None)
+    if ratio is None or ratio.value is None:
+        return ""
+    yes = ratio.value.value >= CAPITAL_INTENSITY_MIN
+    return (
+        f"{'Yes' if yes else 'No'}: capital expenditure was {ratio.display or ratio.value.text} of revenue "
+        "(rule: capital-intensive when capex is at least a tenth of revenue)."
+    )
+
+
+def verdict(question: str, sub_answers: Sequence[SubAnswer], computations: Sequence[Computation]) -> str:
+    """'Yes: ...' or 'No: ...' with the rule, for a yes/no question a computed or read figure decides; ''."""
+    asked = _asking(question)
+    if not _YES_NO_RE.match(asked):
+        return ""
+    comps = [*computations, *(c for sa in sub_answers for c in sa.computations)]
+    return (
+        _intensity_verdict(asked, sub_answers)
+        or _change_verdict(asked, comps)
+        or _sign_verdict(asked, sub_answers)
+    )
