@@ -158,6 +158,11 @@ def _passages_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReade
     )
     if _asks_figure(sub_query):
         figure = _prose_figure(reader, chosen, _content_words(sub_query.question), base.period)
+        if figure is None:  # a figure was asked and none of the quoted sentences names it: quoting is no answer
+            refused = _not_found(base, f"no figure for: {sub_query.question}")
+            refused.answer += f' Closest evidence: "{passages[0].text}" {passages[0].citation.label()}.'
+            refused.closest = f'"{passages[0].text}" {passages[0].citation.label()}'
+            return refused
         if figure is not None:
             # The quoted sentence stays the answer; its figure is remembered so that a follow-up ('what is
             # the sum?', 'the difference between them?') can compute with it.
