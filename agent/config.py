@@ -84,6 +84,11 @@ class Settings:
     llm_temperature: float = field(default=0.0, metadata={"help": "Deterministic decoding, as FinCARDS requires."})
     llm_max_tokens: int = field(default=1024, metadata={"help": "Completion cap per call."})
     llm_timeout_s: float = field(default=60.0, metadata={"help": "Per-call timeout before falling back offline."})
+    llm_retrieval: bool = field(
+        default=True,
+        metadata={"help": "Use the model in deep retrieval too (intent, screening, ranking, HyDE); off keeps those "
+                  "stages offline, which a small local model on a CPU needs (one call instead of dozens)."},
+    )
 
     # --- retrieval ----------------------------------------------------------------------------------------
     rrf_k: int = field(default=60, metadata={"help": "Reciprocal-rank-fusion constant from Cormack et al."})

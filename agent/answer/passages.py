@@ -83,6 +83,14 @@ def _keywords(sub_query: SubQuery) -> set[str]:
     return words
 
 
+def _refused_with(base: SubAnswer, what: str, closest: Passage) -> SubAnswer:
+    """'Not found' for ``what``, showing the closest passage with its citation."""
+    refused = _not_found(base, what)
+    refused.closest = f'"{closest.text}" {closest.citation.label()}'
+    refused.answer += f" Closest evidence: {refused.closest}."
+    return refused
+
+
 def _named_share(question: str, company: str, passage: str) -> float:
     """Share of the question's own content words the passage names (the company's name aside: filings say
     'we', and the company is the trust gate's check)."""
@@ -131,11 +139,8 @@ def _passages_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReade
     if _named_share(sub_query.question, base.company, scored[0][1].raw or scored[0][1].text) < PASSAGE_MIN_SHARE:
         seg = scored[0][1]
         quote = seg.text if len(seg.text) <= PASSAGE_MAX_CHARS else seg.text[:PASSAGE_MAX_CHARS] + " ..."
-        cite = reader.evidence[seg.ev].citation(quote, seg.start)
-        refused = _not_found(base, f"no passage addresses: {sub_query.question}")
-        refused.answer += f' Closest evidence: "{quote}" {cite.label()}.'
-        refused.closest = f'"{quote}" {cite.label()}'
-        return refused
+        passage = Passage(text=quote, citation=reader.evidence[seg.ev].citation(quote, seg.start))
+        return _refused_with(base, f"no passage addresses: {sub_query.question}", passage)
     chosen = [seg for score, seg in scored[:MAX_PASSAGES] if score >= PASSAGE_KEEP_SHARE * best]
     chosen.sort(key=lambda s: (s.ev, s.start))
     passages = []
@@ -159,10 +164,7 @@ def _passages_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReade
     if _asks_figure(sub_query):
         figure = _prose_figure(reader, chosen, _content_words(sub_query.question), base.period)
         if figure is None:  # a figure was asked and none of the quoted sentences names it: quoting is no answer
-            refused = _not_found(base, f"no figure for: {sub_query.question}")
-            refused.answer += f' Closest evidence: "{passages[0].text}" {passages[0].citation.label()}.'
-            refused.closest = f'"{passages[0].text}" {passages[0].citation.label()}'
-            return refused
+            return _refused_with(base, f"no figure for: {sub_query.question}", passages[0])
         if figure is not None:
             # The quoted sentence stays the answer; its figure is remembered so that a follow-up ('what is
             # the sum?', 'the difference between them?') can compute with it.

@@ -119,7 +119,7 @@ class DeepRetriever:
 
     # --- helpers ---------------------------------------------------------------------------------------------
     def _model(self, options: RetrievalOptions) -> BaseChatModel | None:
-        return self.chat_model if options.use_llm else None
+        return self.chat_model if options.use_llm and self.settings.llm_retrieval else None
 
     def judge(self, options: RetrievalOptions) -> GroupJudge:
         """The LLM judge when a model is configured (and cards are on), else the offline judge."""
