@@ -208,3 +208,14 @@ def test_a_follow_up_never_computes_with_an_answer_that_was_not_given(assistant:
 def test_a_yes_no_question_gets_a_verdict_with_its_rule(assistant: Assistant) -> None:
     result = assistant.ask("Has Northwind's long-term debt increased between FY2023 and FY2024?")
     assert result.answer.startswith("No: long term debt fell")
+
+
+def test_an_early_year_introduced_as_a_year_is_a_period() -> None:
+    from agent.finance.periods import find_periods
+
+    assert [m.norm for m in find_periods("what was the equipment rents payable in 1988?")] == ["FY1988"]
+    assert [m.norm for m in find_periods("during 1989, what was the total?")] == ["FY1989"]
+    assert find_periods("founded 1985 with 1,987 employees") == []
+    evidence = [_ev(CASH_FLOW, "CONTOSO_2024_10K", "Contoso Foods Corporation")]
+    answer = _ask("What were Contoso's capital expenditures in 1987?", evidence, ["Contoso Foods Corporation"])
+    assert answer.status == "not_found" and answer.value is None
