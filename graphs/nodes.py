@@ -130,6 +130,12 @@ class Resources:
         """Company names of the ingested filings (for matching the question's company)."""
         return sorted({d.company for d in self.documents().values() if d.company})
 
+    def indexed_companies(self) -> list[str] | None:
+        """Every indexed filing's company, or None when some filing's company is not recorded (then 'no filing
+        of X is indexed' cannot be said)."""
+        docs = self.documents().values()
+        return None if any(not d.company for d in docs) else sorted({d.company for d in docs})
+
     def company_of_ticker(self, name: str) -> str:
         """The indexed company whose recorded ticker is ``name`` ('AMD' -> 'Advanced Micro Devices, Inc.'), or ''."""
         for meta in self.documents().values():
@@ -632,7 +638,7 @@ def answer(state: MainState, runtime: Runtime[Settings], *, deps: GraphDeps = DE
         sub_answers = list(final.sub_answers)
     else:
         sub_answers, notes = answer_sub_queries(
-            plan.sub_queries, merged, res.doc_recency(), res.known_companies(), plan.question
+            plan.sub_queries, merged, res.doc_recency(), res.indexed_companies(), plan.question
         )
         events += [TraceEvent(node=ANSWER, sub_query_id=sid, text=text) for sid, text in notes]
         final = compose_final(plan, sub_answers, evidence)

@@ -135,12 +135,18 @@ def _unknown_name(
     cited = [ev for ev in reader.evidence if ev.chunk_id in chunks]
     seen = compact(" ".join([answer.quote, *(f"{ev.doc_name.replace('_', ' ')} {ev.company} {ev.text}" for ev in cited)]))
     for name in question_names(question):
-        if indexed is not None and any(same_company(name, c) for c in indexed):
+        if indexed and any(same_company(name, c) for c in indexed):
             continue
         key = compact(name)
         if len(key) >= MIN_COMPANY_KEY and key not in seen:
             return name
     return ""
+
+
+def _names_in_chunk(reader: EvidenceReader, chunk_id: str, company: str) -> bool:
+    key = compact(company)
+    text = " ".join(ev.text for ev in reader.evidence if ev.chunk_id == chunk_id)
+    return len(key) >= MIN_COMPANY_KEY and key in compact(text)
 
 
 def check_company(
@@ -158,7 +164,7 @@ def check_company(
         return Check(name="company", passed=True, detail="no company named")
     if _names_in_row(answer, asked):
         return Check(name="company", passed=True, detail=f"the figure's row names {asked}")
-    if indexed is not None and not any(same_company(c, asked) for c in indexed):
+    if indexed and not any(same_company(c, asked) for c in indexed):
         known = ", ".join(sorted(set(indexed))) or "none"
         return Check(
             name="company", passed=False, detail=f"no filing of {asked} is indexed (indexed companies: {known})"
@@ -166,6 +172,8 @@ def check_company(
     cites = answer.citations or ([answer.citation] if answer.citation else [])
     for cite in cites:
         owner = _doc_company(reader, cite.doc)
+        if not owner and _names_in_chunk(reader, cite.chunk_id, asked):
+            continue  # the filing's company is not recorded, and its own text names the asked one
         if not owned_by(cite.doc, owner, asked):
             whose = f"{possessive(owner)} filing" if owner else f"{cite.doc}, whose company is not recorded"
             return Check(name="company", passed=False, detail=f"the figure comes from {whose}, not {asked}'s")

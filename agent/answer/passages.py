@@ -163,7 +163,7 @@ def _passages_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReade
     )
     if _asks_figure(sub_query):
         figure = _prose_figure(reader, chosen, _content_words(sub_query.question), base.period)
-        if figure is None:  # a figure was asked and none of the quoted sentences names it: quoting is no answer
+        if figure is None and sub_query.intent.requires_numeric:  # a number was asked; no quoted sentence names it
             return _refused_with(base, f"no figure for: {sub_query.question}", passages[0])
         if figure is not None:
             # The quoted sentence stays the answer; its figure is remembered so that a follow-up ('what is
