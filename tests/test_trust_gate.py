@@ -219,3 +219,18 @@ def test_an_early_year_introduced_as_a_year_is_a_period() -> None:
     evidence = [_ev(CASH_FLOW, "CONTOSO_2024_10K", "Contoso Foods Corporation")]
     answer = _ask("What were Contoso's capital expenditures in 1987?", evidence, ["Contoso Foods Corporation"])
     assert answer.status == "not_found" and answer.value is None
+
+
+def test_a_missing_operand_is_named_in_words_not_by_internal_key() -> None:
+    from agent.answer.compose import answer_offline
+    from agent.query.dialogue import DialogueSlots
+    from agent.query.rewrite import rewrite
+
+    question = "What was the change in Contoso's capital expenditures from 2003 to 2024?"
+    known = ["Contoso Foods Corporation"]
+    turn = rewrite(question, [], DialogueSlots(), known_companies=known)
+    plan = decompose(turn.question, turn.intent, known)
+    final = answer_offline(plan, [_ev(CASH_FLOW, "CONTOSO_2024_10K", "Contoso Foods Corporation")], turn)
+    assert final.text.startswith("Not found in the filings") or "Not found in the filings" in final.text
+    assert "Contoso Foods Corporation's capital expenditure in FY2003" in final.text
+    assert ":capital-expenditure:" not in final.text and "any:" not in final.text

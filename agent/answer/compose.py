@@ -38,6 +38,7 @@ from agent.answer.records import (
     _capital,
     _computed_answer,
     _not_found,
+    _subject,
     question_scale,
 )
 from agent.answer.values import _lexicon_answer
@@ -202,11 +203,18 @@ def combine(plan: QueryPlan, sub_answers: Sequence[SubAnswer]) -> CombinationRes
         if cv is not None and sa.sub_query_id:
             values[sa.sub_query_id] = cv
     out = CombinationResult()
+    by_id = {sq.id: sq for sq in plan.sub_queries}
     produced: dict[str, Computation] = {}
     for combo in plan.combinations:
         missing = [op for op in combo.operands if op not in values]
         if missing:
-            out.failed.append(f"{combo.label or combo.operation}: missing {', '.join(missing)}")
+            # Name what is missing in words ('Contoso's revenue in FY2023'), never by internal sub-query key.
+            named = [
+                _subject(sq.company, sq.metric, sq.period) if sq is not None and sq.metric else (combo.label or op)
+                for op in missing
+                for sq in [by_id.get(op)]
+            ]
+            out.failed.append(f"{combo.label or combo.operation}: {', '.join(dict.fromkeys(named))} not found")
             continue
         try:
             comp = _run(combo, [values[op] for op in combo.operands])
