@@ -70,6 +70,7 @@ LOCK_FILE = ".lock"
 
 
 BUSY_TIMEOUT_MS = 30_000  # a writer may hold the database while a long filing is committed
+REBUILD_ATTEMPTS = 3  # a writer in another thread may commit between a rebuild and the read that follows it
 
 
 MIN_ID_PREFIX = 6  # shortest doc_id prefix accepted as a reference (like abbreviated git hashes)
@@ -613,14 +614,16 @@ class Store:
     def doc_tokens(self, doc_id: str) -> tuple[list[str], list[list[str]]]:
         """A document's chunk ids (reading order) and their BM25 tokens, from the derived corpus file."""
         data = self._read_tokens(doc_id)
-        if data is None:
+        for _ in range(REBUILD_ATTEMPTS):
+            if data is not None:
+                break
             if not self.has_document(doc_id):
                 raise NotFoundError(f"No document with id '{doc_id}'.")
             log.warning("BM25 corpus for %s is missing, stale or damaged; rebuilding the index files", doc_id[:12])
             self._repair()
             data = self._read_tokens(doc_id)
-            if data is None:
-                raise StoreError(f"Could not rebuild the BM25 corpus of {doc_id[:12]} under {self.dir}.")
+        if data is None:
+            raise StoreError(f"Could not rebuild the BM25 corpus of {doc_id[:12]} under {self.dir}.")
         ids: list[str] = []
         tokens: list[list[str]] = []
         for line in data.decode("utf-8").splitlines():
@@ -668,12 +671,14 @@ class Store:
             if cached is not None and cached.generation == generation:
                 return cached
             vectors = self._read_vectors(generation)
-        if vectors is None:
+        for _ in range(REBUILD_ATTEMPTS):
+            if vectors is not None:
+                break
             log.warning("FAISS index is missing, stale or damaged; rebuilding the index files")
             self._repair()
             vectors = self._read_vectors(self.generation)
-            if vectors is None:
-                raise StoreError(f"Could not rebuild the vector index under {self.dir}.")
+        if vectors is None:
+            raise StoreError(f"Could not rebuild the vector index under {self.dir}.")
         self._vectors = vectors
         return vectors
 
