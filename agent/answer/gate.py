@@ -224,7 +224,7 @@ def check_period(answer: SubAnswer, asked: str, reader: EvidenceReader) -> Check
         return Check(name="period", passed=True, detail=f"no period named; shown for {shown or 'its own period'}")
     if answer.value is None:
         return _passage_period(answer, asked, reader)
-    if answer.status == "found" and not answer.period_stated:
+    if answer.status in {"found", "text"} and not answer.period_stated:
         # A row of a walk or roll-forward table states no period of its own; its table must name the asked one.
         if asked in _chunk_periods(answer, reader):
             return Check(name="period", passed=True, detail=f"the figure's table is about {asked}")

@@ -169,7 +169,9 @@ def _passages_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReade
             # The quoted sentence stays the answer; its figure is remembered so that a follow-up ('what is
             # the sum?', 'the difference between them?') can compute with it.
             at = chosen.index(figure[1])
-            answer.value = figure[0]
+            # Shown for the asked period when its sentence states none, and marked so: the gate then checks it.
+            answer.value = figure[0].model_copy(update={"period": figure[0].period or base.period})
+            answer.period_stated = bool(figure[0].period)
             answer.display = figure[0].text.strip()
             answer.citation = passages[at].citation
             answer.quote = passages[at].text
@@ -207,4 +209,4 @@ def _prose_figure(
     if best is None:
         return None
     _, n, seg = best
-    return n.model_copy(update={"period": n.period or period}), seg
+    return n, seg

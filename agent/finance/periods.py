@@ -29,7 +29,10 @@ TWO_DIGIT_PIVOT = 70  # "FY18" is 2018 and "FY98" is 1998: filings in scope star
 SNAP_DAY = 7  # a 52/53-week period ending on day 1-7 of a month closes the previous month
 BARE_YEAR_MIN, BARE_YEAR_MAX = 1990, 2099  # a bare number outside this range is not read as a fiscal year
 EARLY_YEAR_MIN = 1900  # ... unless a temporal word introduces it ('in 1987', 'during fiscal 1988')
-_EARLY_YEAR_CUE = re.compile(r"\b(?:in|during|for|since|fiscal|year|ended|through|from|between)\s+$", re.IGNORECASE)
+_EARLY_YEAR_CUE = re.compile(
+    r"(?:\b(?:in|during|for|since|fiscal|year|ended|through|from|between)|\b(?:year|end|close|beginning|start)\s+of)\s+$",
+    re.IGNORECASE,
+)
 
 _QUARTERS_OF: dict[str, frozenset[int]] = {
     "": frozenset({1, 2, 3, 4}),
@@ -381,7 +384,7 @@ def _candidates(text: str, fy_end_month: int) -> list[_Cand]:
 
     for m in _P_BARE_YEAR.finditer(text):
         year = int(m.group("y"))
-        early = EARLY_YEAR_MIN <= year < BARE_YEAR_MIN and _EARLY_YEAR_CUE.search(text[max(0, m.start() - 16):m.start()])
+        early = EARLY_YEAR_MIN <= year < BARE_YEAR_MIN and _EARLY_YEAR_CUE.search(text[max(0, m.start() - 20):m.start()])
         if not (BARE_YEAR_MIN <= year <= BARE_YEAR_MAX or early):
             continue
         if _BARE_YEAR_BEFORE.search(text[max(0, m.start() - 16):m.start()]):
