@@ -853,3 +853,12 @@ def test_a_question_writing_a_column_header_reads_that_column_and_list_markers_a
     question = "what was the net revenue in 2007?"
     answer = answer_sub_query(decompose(question, extract_intent(question, [])).sub_queries[0], evidence)
     assert answer.value is not None and answer.value.value == 442.3, answer.answer  # not the list marker '1'
+
+
+def test_llm_answer_that_repeats_its_prompt_or_states_no_figure_is_not_used() -> None:
+    fallback = ask("What was revenue?")
+    echo = f'<evidence label="[{DOC}, p. 5]" source="filing"> Revenue | 4,812 </evidence>'
+    for text, why in ((echo, "repeats its prompt"), ("Revenue grew on higher volumes.", "stated no figure")):
+        model = ScriptedChatModel(rules=[(("revenue",), AIMessage(content=text))])
+        answer = llm_answer("What was Northwind's revenue?", northwind(), model=model, fallback=fallback)
+        assert answer.text == fallback.text and answer.source == "offline" and why in answer.reason

@@ -810,3 +810,13 @@ def test_decompose_llm_falls_back_when_no_sub_query_is_valid() -> None:
         '"What was 3M\'s revenue?": period FY2015 is neither in the question nor derivable from it'
     )
     assert [s.id for s in plan.sub_queries] == ["3m:revenue:FY2022"]
+
+
+def test_a_model_rewrite_that_drops_the_asked_period_or_company_is_not_used() -> None:
+    from agent.query.dialogue import DialogueSlots
+    from agent.query.rewrite import rewrite, rewrite_drift
+
+    offline = rewrite("What was 3M's capital expenditure in FY2018?", [], DialogueSlots(), ["3M"])
+    assert rewrite_drift(offline, "What was 3M's capital expenditure in FY2018?", ["3M"]) is None
+    assert "FY2018" in (rewrite_drift(offline, "What was 3M's capital expenditure in FY2022?", ["3M"]) or "")
+    assert "3M" in (rewrite_drift(offline, "What was Boeing's capital expenditure in FY2018?", ["3M"]) or "")

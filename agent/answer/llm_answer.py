@@ -56,6 +56,10 @@ def _calculator_computations(calls: Sequence[object]) -> list[Computation]:
     return out
 
 
+# Markup of the prompt itself in a reply (evidence wrappers, chat-template markers): the model echoed its input.
+_PROMPT_DEBRIS_RE = re.compile(r"</?evidence\b|<<\s*/?SYS\s*>>|\[/?INST\]|<\|im_(?:start|end)\|>", re.IGNORECASE)
+
+
 def llm_answer(
     question: str,
     evidence: Sequence[Evidence],
@@ -96,7 +100,11 @@ def llm_answer(
         return fallback.model_copy(update={"reason": result.reason})
     calc = _calculator_computations(result.tool_calls)
     comps = [*computations, *calc]
+    if _PROMPT_DEBRIS_RE.search(result.text):
+        return fallback.model_copy(update={"reason": "trust gate: the model's reply repeats its prompt"})
     verification = verify_answer(result.text, evidence, comps)
+    if not verification.checks and any(sa.metric for sa in fallback.sub_answers):
+        return fallback.model_copy(update={"reason": "trust gate: the model stated no figure for a figure question"})
     if verification.unsupported:
         return fallback.model_copy(update={
             "reason": "trust gate: the model stated figures its evidence does not support: "

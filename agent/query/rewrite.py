@@ -28,6 +28,7 @@ from agent.finance.periods import find_periods, shift_period, without_periods
 from agent.llm import schemas as llm_schemas
 from agent.llm.models import UsageLog, structured_call
 from agent.llm.prompts import rewrite_messages
+from agent.memory import company_key
 from agent.query.cues import (
     _DEMONSTRATIVE_RE,
     _REFERENCE_RE,
@@ -488,6 +489,23 @@ def history_messages(history: Sequence[Turn]) -> list[BaseMessage]:
     return out
 
 
+def rewrite_drift(offline: Rewrite, rewritten: str, known_companies: Sequence[str] = ()) -> str | None:
+    """Why a model's rewrite cannot be used, or None: it must keep every period and the company the offline
+    reading of the turn found (a rewrite that moves FY2018 to FY2022 asks another question)."""
+    if not rewritten.strip():
+        return "empty rewrite"
+    periods = {m.norm for m in find_periods(rewritten)}
+    lost = [p for p in offline.intent.temporal_scope.periods if p not in periods]
+    if lost:
+        return f"the rewrite drops the period {', '.join(lost)}"
+    company = offline.intent.company
+    if company and company_key(company) not in company_key(rewritten) and not any(
+        company_key(w) in company_key(rewritten) for w in company.split()[:1]
+    ):
+        return f"the rewrite drops the company {company}"
+    return None
+
+
 def rewrite_llm(
     question: str,
     history: Sequence[Turn],
@@ -518,6 +536,7 @@ def rewrite_llm(
         fallback=fallback,
         step="rewrite",
         usage=usage,
+        check=lambda out: rewrite_drift(offline, out.question, known_companies),
     )
     if result.source == "offline":
         return offline.model_copy(update={"reason": result.reason})
