@@ -48,7 +48,19 @@ FILING_LOOKBACK_YEARS = 2  # a 10-K discusses its own year and the two before it
 _NAME_RE = re.compile(r"(?<![\w&.-])([A-Z][\w&.-]*(?:\s+(?:&\s+)?[A-Z][\w&.-]*)*)(?:['’]s?)?")
 # Capitalised words that name no company: question words, statements, measures, roles and meetings.
 _NOT_NAMES = frozenset(
-    ["what", "which", "who", "whom", "whose", "how", "why", "when", "where", "is", "are", "was", "were", "does", "did", "do", "has", "have", "had", "can", "could", "should", "would", "will", "among", "for", "in", "of", "on", "at", "by", "as", "to", "from", "with", "and", "or", "the", "a", "an", "if", "please", "assume", "answer", "using", "based", "basing", "according", "give", "round", "calculate", "define", "respond", "here", "taking", "we", "you", "i", "our", "it", "its", "they", "their", "this", "that", "these", "those", "yes", "no", "fy", "q1", "q2", "q3", "q4", "h1", "h2", "ytd", "ttm", "gaap", "non-gaap", "usd", "eur", "gbp", "ceo", "cfo", "coo", "agm", "10-k", "10-q", "8-k", "balance", "sheet", "income", "statement", "statements", "cash", "flow", "flows", "operations", "p&l", "sec", "item", "note", "notes", "mda", "md&a", "ebit", "ebitda", "ebitdar", "eps", "roa", "roe", "roic", "capex", "ppne", "pp&e", "opex", "sg&a", "cogs", "dpo", "dso", "dio", "ccc", "fcf", "yoy", "qoq"]
+    (
+        "what", "which", "who", "whom", "whose", "how", "why", "when", "where", "is", "are", "was", "were", "does",
+        "did", "do", "has", "have", "had", "can", "could", "should", "would", "will", "among", "for", "in", "of",
+        "on", "at", "by", "as", "to", "from", "with", "and", "or", "the", "a", "an", "if", "please", "assume",
+        "answer", "using", "based", "basing", "according", "give", "round", "calculate", "define", "respond",
+        "here", "taking", "we", "you", "i", "our", "it", "its", "they", "their", "this", "that", "these", "those",
+        "yes", "no", "fy", "q1", "q2", "q3", "q4", "h1", "h2", "ytd", "ttm", "gaap", "non-gaap", "usd", "eur",
+        "gbp", "ceo", "cfo", "coo", "agm", "10-k", "10-q", "8-k", "balance", "sheet", "income", "statement",
+        "statements", "cash", "flow", "flows", "operations", "p&l", "sec", "item", "note", "notes", "mda", "md&a",
+        "ebit", "ebitda", "ebitdar", "eps", "roa", "roe", "roic", "capex", "ppne", "pp&e", "opex", "sg&a", "cogs",
+        "dpo", "dso", "dio", "ccc", "fcf", "yoy", "qoq", "january", "february", "march", "april", "may", "june",
+        "july", "august", "september", "october", "november", "december",
+    )
 )
 
 _QUALIFIERS: tuple[tuple[str, re.Pattern[str]], ...] = (
