@@ -216,6 +216,7 @@ def test_an_early_year_introduced_as_a_year_is_a_period() -> None:
     assert [m.norm for m in find_periods("what was the equipment rents payable in 1988?")] == ["FY1988"]
     assert [m.norm for m in find_periods("during 1989, what was the total?")] == ["FY1989"]
     assert find_periods("founded 1985 with 1,987 employees") == []
+    assert [m.norm for m in find_periods("shares repurchased during november 1987")] == ["FY1987"]
     evidence = [_ev(CASH_FLOW, "CONTOSO_2024_10K", "Contoso Foods Corporation")]
     answer = _ask("What were Contoso's capital expenditures in 1987?", evidence, ["Contoso Foods Corporation"])
     assert answer.status == "not_found" and answer.value is None

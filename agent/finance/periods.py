@@ -30,7 +30,8 @@ SNAP_DAY = 7  # a 52/53-week period ending on day 1-7 of a month closes the prev
 BARE_YEAR_MIN, BARE_YEAR_MAX = 1990, 2099  # a bare number outside this range is not read as a fiscal year
 EARLY_YEAR_MIN = 1900  # ... unless a temporal word introduces it ('in 1987', 'during fiscal 1988')
 _EARLY_YEAR_CUE = re.compile(
-    r"(?:\b(?:in|during|for|since|fiscal|year|ended|through|from|between)|\b(?:year|end|close|beginning|start)\s+of)\s+$",
+    r"(?:\b(?:in|during|for|since|fiscal|year|ended|through|from|between)|\b(?:year|end|close|beginning|start)\s+of"
+    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?(?:\s+of)?)\s+$",
     re.IGNORECASE,
 )
 
