@@ -820,3 +820,5 @@ def test_a_model_rewrite_that_drops_the_asked_period_or_company_is_not_used() ->
     assert rewrite_drift(offline, "What was 3M's capital expenditure in FY2018?", ["3M"]) is None
     assert "FY2018" in (rewrite_drift(offline, "What was 3M's capital expenditure in FY2022?", ["3M"]) or "")
     assert "3M" in (rewrite_drift(offline, "What was Boeing's capital expenditure in FY2018?", ["3M"]) or "")
+    echoed = "What was 3M's capital expenditure in FY2018? <question> What was 3M's capital expenditure in FY2018?"
+    assert rewrite_drift(offline, echoed, ["3M"]) == "the rewrite repeats the prompt"

@@ -17,7 +17,7 @@ from agent.answer.records import Figure, FinalAnswer
 from agent.answer.verify import verify_answer
 from agent.finance.arithmetic import Computation
 from agent.llm.models import UsageLog, calculator, text_call
-from agent.llm.prompts import answer_messages
+from agent.llm.prompts import answer_messages, echoes_prompt
 from agent.llm.schemas import EvidenceBlock
 from agent.schemas import Citation, NumericValue
 
@@ -54,10 +54,6 @@ def _calculator_computations(calls: Sequence[object]) -> list[Computation]:
             )
         )  # type: ignore[attr-defined]
     return out
-
-
-# Markup of the prompt itself in a reply (evidence wrappers, chat-template markers): the model echoed its input.
-_PROMPT_DEBRIS_RE = re.compile(r"</?evidence\b|<<\s*/?SYS\s*>>|\[/?INST\]|<\|im_(?:start|end)\|>", re.IGNORECASE)
 
 
 def llm_answer(
@@ -100,7 +96,7 @@ def llm_answer(
         return fallback.model_copy(update={"reason": result.reason})
     calc = _calculator_computations(result.tool_calls)
     comps = [*computations, *calc]
-    if _PROMPT_DEBRIS_RE.search(result.text):
+    if echoes_prompt(result.text):
         return fallback.model_copy(update={"reason": "trust gate: the model's reply repeats its prompt"})
     verification = verify_answer(result.text, evidence, comps)
     if not verification.checks and any(sa.metric for sa in fallback.sub_answers):

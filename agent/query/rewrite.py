@@ -27,7 +27,7 @@ from agent.finance.lexicon import canonical, find_metrics
 from agent.finance.periods import find_periods, shift_period, without_periods
 from agent.llm import schemas as llm_schemas
 from agent.llm.models import UsageLog, structured_call
-from agent.llm.prompts import rewrite_messages
+from agent.llm.prompts import echoes_prompt, rewrite_messages
 from agent.memory import company_key
 from agent.query.cues import (
     _DEMONSTRATIVE_RE,
@@ -494,6 +494,8 @@ def rewrite_drift(offline: Rewrite, rewritten: str, known_companies: Sequence[st
     reading of the turn found (a rewrite that moves FY2018 to FY2022 asks another question)."""
     if not rewritten.strip():
         return "empty rewrite"
+    if echoes_prompt(rewritten):
+        return "the rewrite repeats the prompt"
     periods = {m.norm for m in find_periods(rewritten)}
     lost = [p for p in offline.intent.temporal_scope.periods if p not in periods]
     if lost:
