@@ -118,6 +118,8 @@ def test_a_sub_annual_column_without_its_month_is_no_fiscal_year() -> None:
     assert normalise_period("13 weeks ended 2024") == ""
     assert normalise_period("Three months ended March 31, 2025") == "FY2025Q1"
     assert normalise_period("Years ended 2024") == "FY2024"
+    # PepsiCo-style 52/53-week quarters: the quarter the date closes, never the fiscal year.
+    assert normalise_period("12 Weeks Ended 3/25/2023") == "FY2023Q1"
 
 
 def test_a_planted_instruction_row_is_no_metric_row() -> None:

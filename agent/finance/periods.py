@@ -448,10 +448,16 @@ def without_periods(text: str) -> str:
 
 # A duration shorter than a year ('three months ended', '13 weeks ended', 'quarter ended', 'year to date').
 _SUB_ANNUAL_DURATION_RE = re.compile(
-    r"\b(?:(?:three|six|nine|3|6|9|12|13|16|24|26|36|39|40)[\s-]+(?:months?|weeks?)|quarters?)\s+ended\b"
+    r"\b(?:(?P<n>three|six|nine|3|6|9|12|13|16|24|26|36|39|40)[\s-]+(?:months?|weeks?)|quarters?)\s+ended\b"
     r"|\byear[\s-]+to[\s-]+date\b",
     re.IGNORECASE,
 )
+# How many months a duration spans (52/53-week calendars: 12-16 weeks a quarter, 24-26 a half, 36-40 nine months).
+_DURATION_MONTHS = {
+    **dict.fromkeys(("three", "3", "12", "13", "16"), 3),
+    **dict.fromkeys(("six", "6", "24", "26"), 6),
+    **dict.fromkeys(("nine", "9", "36", "39", "40"), 9),
+}
 
 
 def normalise_period(text: str, default_fy_end_month: int = 12) -> str:
@@ -469,8 +475,15 @@ def normalise_period(text: str, default_fy_end_month: int = 12) -> str:
         return f"FY{m.group(1)}Q{m.group(2)}"
     found = find_periods(s, default_fy_end_month)
     if found:
-        if granularity(found[0].norm) == "year" and _SUB_ANNUAL_DURATION_RE.search(s):
-            return ""  # 'Three months ended 2025' lost its month: some quarter of 2025, never the fiscal year
+        duration = _SUB_ANNUAL_DURATION_RE.search(s)
+        if granularity(found[0].norm) == "year" and duration:
+            # '12 Weeks Ended 3/25/2023' is the quarter that date closes; 'Three months ended 2025' lost its
+            # day: some quarter of 2025, never the fiscal year.
+            closing = parse_date(s)
+            months = _DURATION_MONTHS.get(duration.group("n").lower(), 0) if duration.group("n") else 3
+            if closing is None or not months:
+                return ""
+            return _norm_for_months(closing, months, default_fy_end_month)[0]
         return found[0].norm
     m = _MONTH_YEAR_LABEL.fullmatch(s)
     if m and 1 <= int(m.group("mnum")) <= 12:

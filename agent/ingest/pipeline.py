@@ -29,7 +29,7 @@ from agent.schemas import Chunk, DocumentMeta, IngestReport
 
 # Bump when parsing, sectioning, tables, chunking, cards or embedding text change what is stored: a document
 # ingested by another version is ingested again on the next run instead of being reported unchanged.
-PIPELINE_VERSION = "8"
+PIPELINE_VERSION = "9"
 # Metadata a person may have corrected with `finrag docs edit`; a re-ingest keeps it.
 _KEPT_ON_REINGEST = ("company", "ticker", "form", "fiscal_year", "fiscal_period", "period_end", "filing_date")
 
