@@ -169,10 +169,9 @@ def check_company(
     if not asked:
         stranger = _unknown_name(question, answer, reader, indexed)
         if stranger:
-            known = ", ".join(sorted(set(indexed or []))) or "none"
+            known = f" (indexed companies: {', '.join(sorted(set(indexed)))})" if indexed else ""
             return Check(name="company", passed=False, detail=(
-                f"the question names {stranger}, which no indexed filing is and the evidence does not mention "
-                f"(indexed companies: {known})"))
+                f"the question names {stranger}, which no indexed filing is and the evidence does not mention{known}"))
         return Check(name="company", passed=True, detail="no company named")
     if _names_in_row(answer, asked):
         return Check(name="company", passed=True, detail=f"the figure's row names {asked}")
