@@ -104,12 +104,21 @@ def _doc_company(reader: EvidenceReader, doc: str) -> str:
     return ""
 
 
+def _names(text: str, company: str) -> bool:
+    """``text`` names ``company`` (compact keys: case, spacing and legal suffixes ignored)."""
+    key = compact(company)
+    return len(key) >= MIN_COMPANY_KEY and key in compact(text)
+
+
+def _chunk_text(reader: EvidenceReader, chunk_id: str) -> str:
+    return " ".join(ev.text for ev in reader.evidence if ev.chunk_id == chunk_id)
+
+
 def owned_by(doc: str, owner: str, company: str) -> bool:
     """The document belongs to ``company``: its recorded company agrees, or (none recorded) its name does."""
     if owner:
         return same_company(owner, company)
-    key = compact(company)
-    return len(key) >= MIN_COMPANY_KEY and key in compact(doc.replace("_", " "))
+    return _names(doc.replace("_", " "), company)
 
 
 def _row_label(answer: SubAnswer) -> str:
@@ -118,9 +127,7 @@ def _row_label(answer: SubAnswer) -> str:
 
 def _names_in_row(answer: SubAnswer, company: str) -> bool:
     """The figure's own table row names ``company`` (a segment or subsidiary line of the filer)."""
-    label = compact(_row_label(answer))
-    key = compact(company)
-    return len(key) >= MIN_COMPANY_KEY and key in label
+    return _names(_row_label(answer), company)
 
 
 def question_names(question: str) -> list[str]:
@@ -145,20 +152,13 @@ def _unknown_name(
     cites = answer.citations or ([answer.citation] if answer.citation else [])
     chunks = {c.chunk_id for c in cites}
     cited = [ev for ev in reader.evidence if ev.chunk_id in chunks]
-    seen = compact(" ".join([answer.quote, *(f"{ev.doc_name.replace('_', ' ')} {ev.company} {ev.text}" for ev in cited)]))
+    seen = " ".join([answer.quote, *(f"{ev.doc_name.replace('_', ' ')} {ev.company} {ev.text}" for ev in cited)])
     for name in question_names(question):
         if indexed and any(same_company(name, c) for c in indexed):
             continue
-        key = compact(name)
-        if len(key) >= MIN_COMPANY_KEY and key not in seen:
+        if len(compact(name)) >= MIN_COMPANY_KEY and not _names(seen, name):
             return name
     return ""
-
-
-def _names_in_chunk(reader: EvidenceReader, chunk_id: str, company: str) -> bool:
-    key = compact(company)
-    text = " ".join(ev.text for ev in reader.evidence if ev.chunk_id == chunk_id)
-    return len(key) >= MIN_COMPANY_KEY and key in compact(text)
 
 
 def check_company(
@@ -183,7 +183,7 @@ def check_company(
     cites = answer.citations or ([answer.citation] if answer.citation else [])
     for cite in cites:
         owner = _doc_company(reader, cite.doc)
-        if not owner and _names_in_chunk(reader, cite.chunk_id, asked):
+        if not owner and _names(_chunk_text(reader, cite.chunk_id), asked):
             continue  # the filing's company is not recorded, and its own text names the asked one
         if not owned_by(cite.doc, owner, asked):
             whose = f"{possessive(owner)} filing" if owner else f"{cite.doc}, whose company is not recorded"
@@ -198,8 +198,7 @@ def _periods_of(comp: Computation) -> list[str]:
 def _chunk_periods(answer: SubAnswer, reader: EvidenceReader) -> set[str]:
     """The periods the figure's evidence chunk names (its table header, its label years)."""
     chunk = answer.citation.chunk_id if answer.citation else ""
-    text = " ".join(ev.text for ev in reader.evidence if ev.chunk_id == chunk)
-    return {m.norm for m in find_periods(text)}
+    return {m.norm for m in find_periods(_chunk_text(reader, chunk))}
 
 
 _DOC_YEAR_RE = re.compile(r"(?:^|_)((?:19|20)\d\d)(?:Q[1-4])?(?:_|$)")  # 'BOEING_2022_10K', 'PFIZER_2023Q2_10Q'

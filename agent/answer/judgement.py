@@ -14,12 +14,12 @@ from collections.abc import Sequence
 from agent.answer.records import SubAnswer
 from agent.finance.arithmetic import Computation
 from agent.finance.metrics import METRICS
+from agent.query.intent import asking_part
 
 CAPITAL_INTENSITY_MIN = 10.0  # capex of a tenth of revenue or more is capital-intensive (utilities, telecoms, fabs)
 CAPITAL_INTENSITY_METRIC = "capex to revenue"
 
 _YES_NO_RE = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|had|can)\b", re.IGNORECASE)
-_ASKING_RE = re.compile(r"[^?.!]*\?")
 _UP_RE = re.compile(r"\b(?:improv\w*|increas\w*|grow\w*|grew|rise|rising|rose|higher|expand\w*)\b", re.IGNORECASE)
 _DOWN_RE = re.compile(r"\b(?:declin\w*|decreas\w*|reduc\w*|fall\w*|fell|lower|shrink\w*|shrank|drop\w*)\b", re.I)
 _POSITIVE_RE = re.compile(r"\bpositive\b", re.IGNORECASE)
@@ -28,10 +28,6 @@ _INTENSIVE_RE = re.compile(r"\bcapital[- ]intensive\b", re.IGNORECASE)
 _IMPROVE_RE = re.compile(r"\bimprov\w*", re.IGNORECASE)
 _CHANGE_OPERATIONS = frozenset({"change", "difference", "percent_change", "cagr"})
 _LOWER_IS_BETTER_TOPICS = frozenset({"Costs/Expenses", "Leverage"})  # 'improving' debt or costs means falling
-
-
-def _asking(question: str) -> str:
-    return " ".join(m.group(0) for m in _ASKING_RE.finditer(question)) or question
 
 
 def _lower_is_better(metric: str) -> bool | None:
@@ -87,7 +83,7 @@ def _intensity_verdict(asked: str, sub_answers: Sequence[SubAnswer]) -> str:
 
 def verdict(question: str, sub_answers: Sequence[SubAnswer], computations: Sequence[Computation]) -> str:
     """'Yes: ...' or 'No: ...' with the rule, for a yes/no question a computed or read figure decides; ''."""
-    asked = _asking(question)
+    asked = asking_part(question)
     if not _YES_NO_RE.match(asked):
         return ""
     comps = [*computations, *(c for sa in sub_answers for c in sa.computations)]

@@ -249,14 +249,19 @@ def find_form(question: str) -> str:
 # ---------------------------------------------------------------------------------------------------------
 # Relation, numeric need, keywords
 # ---------------------------------------------------------------------------------------------------------
+def asking_part(question: str) -> str:
+    """The sentences of ``question`` that ask (end in '?'), or the whole text when none does: instructions
+    around a question ('DPO is defined as ...', 'round to one decimal') are not what it asks."""
+    return " ".join(m.group(0) for m in _QUESTION_SENTENCE.finditer(question)) or question
+
+
 def relation_of(question: str) -> Relation:
     """Definition > policy > explanation > trend > comparison > lookup, from cue words.
 
     Only the sentences that ask (end in '?') are read when there are any, so instructions around a question
     ("DPO is defined as ... change in inventory", "if not, explain why") do not change what it asks.
     """
-    asked = " ".join(m.group(0) for m in _QUESTION_SENTENCE.finditer(question))
-    question = asked or question
+    question = asking_part(question)
     if _DEFINITION.search(question):
         return Relation.DEFINITION
     if _POLICY.search(question):
