@@ -58,6 +58,22 @@ class Settings:
     chunk_overlap_words: int = field(default=30, metadata={"help": "Overlap so a sentence cut at a boundary survives whole once."})
     max_file_mb: float = field(default=200.0, metadata={"help": "Refuse files larger than this (huge inputs fail fast)."})
     max_pages: int = field(default=3000, metadata={"help": "Refuse documents with more pages than any real filing has."})
+    max_page_chars: int = field(
+        default=200_000, metadata={"help": "Refuse a page with more text than this (a dense 10-K page holds ~10k)."}
+    )
+    max_doc_chars: int = field(
+        default=20_000_000, metadata={"help": "Refuse a document with more text than this (a 500-page 10-K holds ~3M)."}
+    )
+    max_markup_mb: float = field(
+        default=64.0, metadata={"help": "Refuse HTML larger than this: its parse tree takes ~15x the file in memory."}
+    )
+    max_pdf_stream_mb: float = field(
+        default=128.0,
+        metadata={"help": "Refuse a PDF whose one compressed stream inflates beyond this (a decompression bomb)."},
+    )
+    max_parse_seconds: float = field(
+        default=300.0, metadata={"help": "Stop reading a file after this long (a 500-page 10-K reads in ~15 s)."}
+    )
     near_duplicate_threshold: float = field(
         default=0.9, metadata={"help": "Jaccard of word shingles above which a chunk repeats another (boilerplate)."}
     )

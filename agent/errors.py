@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import errno
+import sqlite3
+from pathlib import Path
+
 
 class FinragError(Exception):
     """Base class: the message is shown to the user as is."""
@@ -26,3 +30,24 @@ class NotFoundError(FinragError):
 
 class ModelOutputError(FinragError):
     """A language model returned output that does not validate against the expected schema."""
+
+
+def storage_error_message(exc: BaseException, where: Path | str) -> str | None:
+    """One line with a hint for a storage failure under ``where`` (a damaged database, a full disk, missing
+    permissions), or None when ``exc`` is not one."""
+    text = str(exc)
+    lowered = text.lower()
+    if (isinstance(exc, OSError) and exc.errno == errno.ENOSPC) or "disk is full" in lowered:
+        return f"no space left on the disk holding {where} ({text}); free some space and run the command again"
+    if isinstance(exc, PermissionError):
+        return f"no permission to use {exc.filename or where} ({exc.strerror}); check the owner and mode of {where}"
+    if isinstance(exc, sqlite3.DatabaseError) and any(
+        sign in lowered for sign in ("malformed", "not a database", "corrupt", "disk i/o error")
+    ):
+        return (
+            f"a database under {where} is damaged ({text}); restore that folder from a backup, "
+            "or ingest the filings again into a new FINRAG_HOME"
+        )
+    if isinstance(exc, sqlite3.DatabaseError):
+        return f"database error under {where}: {text}"
+    return None

@@ -1,11 +1,13 @@
-"""Small helpers shared by the command modules: JSON output and short text formatting."""
+"""Small helpers shared by the command modules: terminal-safe output, JSON output and short text formatting."""
 
 from __future__ import annotations
 
+import io
 import json
+import re
 import sys
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TextIO
 
 from pydantic import BaseModel
 
@@ -22,8 +24,9 @@ def print_json(value: Any) -> None:
             return [plain(x) for x in v]
         return v
 
-    json.dump(plain(value), sys.stdout, indent=2, ensure_ascii=False, default=str)
-    sys.stdout.write("\n")
+    text = json.dumps(plain(value), indent=2, ensure_ascii=False, default=str)
+    # JSON escapes C0 controls itself; C1 controls and DEL it leaves raw, and a terminal acts on them.
+    sys.stdout.write(_C1_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
 
 
 def shorten(text: str, width: int = 240) -> str:
@@ -45,3 +48,54 @@ def table(rows: Iterable[Iterable[Any]], headers: list[str]) -> str:
 def err(message: str) -> None:
     """One line on stderr."""
     print(f"finrag: {message}", file=sys.stderr)
+
+
+_C1_RE = re.compile(r"[\x7f-\x9f]")
+# C0 and C1 control characters except newline and tab: a file name or filing text carrying ESC sequences
+# could otherwise clear the screen, move the cursor or retitle the terminal when finrag prints it.
+_UNSAFE_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# The carriage return stays on stderr only: progress bars redraw their line with it.
+_UNSAFE_ON_STDERR_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(text: str, keep_cr: bool = False) -> str:
+    """``text`` with every control character written as a visible escape (``\\x1b``) and every character the
+    terminal cannot encode (an undecodable file-name byte) as U+FFFD; newlines and tabs stay."""
+    pattern = _UNSAFE_ON_STDERR_RE if keep_cr else _UNSAFE_RE
+    text = pattern.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    # Lone surrogates are how Python carries undecodable bytes of a file name; no encoding can print them.
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace") if _has_surrogates(text) else text
+
+
+def _has_surrogates(text: str) -> bool:
+    return any("\ud800" <= ch <= "\udfff" for ch in text)
+
+
+class TerminalSafeStream(io.TextIOBase):
+    """A text stream that passes everything through :func:`terminal_safe` before the wrapped stream sees it.
+
+    Installed over stdout and stderr by ``finrag``'s entry point: one mechanism covers every line printed from
+    user or file data (document names, paths, quotes, thread ids), wherever a command prints it.
+    """
+
+    def __init__(self, stream: TextIO, keep_cr: bool = False) -> None:
+        super().__init__()
+        self.stream = stream
+        self.keep_cr = keep_cr
+
+    def write(self, text: str) -> int:
+        self.stream.write(terminal_safe(text, self.keep_cr))
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self.stream, "encoding", "utf-8")

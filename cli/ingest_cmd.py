@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from agent.config import Settings
-from agent.ingest.pipeline import MetadataOverrides, expand_paths
+from agent.ingest.files import display_path, find_files
+from agent.ingest.pipeline import MetadataOverrides
 from agent.schemas import IngestReport
 from cli.common import print_json
 
@@ -26,6 +27,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--form", default="", help="form type, e.g. 10-K, 10-Q, 8-K, EARNINGS")
     p.add_argument("--period", default="", help="fiscal period, e.g. 2018, FY2018, 2023Q2")
     p.add_argument("--filing-date", default="", help="filing date, YYYY-MM-DD")
+    p.add_argument("--follow-links", action="store_true",
+                   help="inside folders, also ingest what links pointing outside the folder lead to (off by default)")
     p.add_argument("--json", action="store_true", help="print the per-file reports as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
@@ -48,9 +51,13 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
     from agent.ingest.pipeline import open_ingestor
 
-    files = list(expand_paths(args.paths))
+    found = find_files(args.paths, follow_links=args.follow_links)
+    skipped = [f for f in found if f.skipped]
+    for f in skipped:
+        print(f"skipped    {display_path(f.path)}: {f.skipped}", file=sys.stderr)
+    files = [f.path for f in found if not f.skipped]
     if not files:
-        print("finrag: no files found under the given paths", file=sys.stderr)
+        print("finrag: no files to ingest under the given paths", file=sys.stderr)
         return 1
     overrides = MetadataOverrides(
         company=args.company, ticker=args.ticker, form=args.form, period=args.period, filing_date=args.filing_date
@@ -59,7 +66,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     with open_ingestor(settings) as ingestor:
         bar = tqdm(files, unit="file", disable=args.no_progress or args.json, file=sys.stderr, dynamic_ncols=True)
         for path in bar:
-            bar.set_postfix_str(path.name[:40])
+            bar.set_postfix_str(display_path(path.name)[:40])
             report = ingestor.ingest_file(path, overrides)
             reports.append(report)
             if not args.json:
@@ -70,5 +77,6 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     else:
         done = sum(r.status == "ingested" for r in reports)
         same = sum(r.status == "unchanged" for r in reports)
-        print(f"{done} ingested, {same} unchanged, {failed} failed -> {settings.index_dir}")
+        left = f", {len(skipped)} skipped" if skipped else ""
+        print(f"{done} ingested, {same} unchanged, {failed} failed{left} -> {settings.index_dir}")
     return 1 if failed else 0

@@ -7,14 +7,19 @@ return an exit code. Bad input prints one clear line to stderr, never a tracebac
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import logging
 import os
+import sqlite3
 import sys
 from pathlib import Path
 
 from agent.config import Settings
-from agent.errors import FinragError
+from agent.errors import FinragError, storage_error_message
+from cli.common import TerminalSafeStream
+
+BROKEN_PIPE_EXIT = 141  # what a shell reports for a command stopped by SIGPIPE (128 + 13), as `seq | head` gives
 
 # Command modules, in the order `finrag --help` lists them.
 COMMAND_MODULES = (
@@ -58,10 +63,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _safe_streams() -> None:
+    """Make stdout and stderr terminal-safe: control characters from file names or filing text are shown
+    escaped, and characters the terminal cannot encode are replaced instead of raising UnicodeEncodeError."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if isinstance(stream, TerminalSafeStream):
+            continue
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
+        setattr(sys, name, TerminalSafeStream(stream, keep_cr=name == "stderr"))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script."""
     # Models are read from local paths only unless a user opts in; keeps runs offline and quiet.
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    _safe_streams()
+    try:
+        return _run(argv)
+    except BrokenPipeError:
+        # The reader went away (`finrag docs show X | head`): stop quietly, as other command-line tools do.
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.__stdout__.fileno())
+        return BROKEN_PIPE_EXIT
+
+
+def _run(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
@@ -73,6 +101,12 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args, settings) or 0)
     except FinragError as exc:
         print(f"finrag: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        raise
+    except (sqlite3.DatabaseError, OSError) as exc:
+        # A damaged database, a full disk, a folder without permission: one line with what to do about it.
+        print(f"finrag: {storage_error_message(exc, settings.home) or exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("finrag: interrupted", file=sys.stderr)

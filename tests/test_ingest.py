@@ -15,7 +15,8 @@ import pytest
 from agent.config import Settings
 from agent.index.search import HybridSearcher
 from agent.index.store import Store
-from agent.ingest.pipeline import Ingestor, MetadataOverrides, expand_paths, file_sha256
+from agent.ingest.files import find_files
+from agent.ingest.pipeline import Ingestor, MetadataOverrides, file_sha256
 from cli.main import main
 
 # Enough files that the ingest is still running when the test kills it after the first commit.
@@ -125,7 +126,7 @@ def test_expand_paths_skips_hidden_files(tmp_path: Path) -> None:
     (tmp_path / ".hidden.md").write_text("x")
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "b.txt").write_text("x")
-    assert [p.name for p in expand_paths([tmp_path])] == ["a.md", "b.txt"]
+    assert [f.path.name for f in find_files([tmp_path])] == ["a.md", "b.txt"]
 
 
 def test_killed_ingest_leaves_a_loadable_index_and_rerun_completes(sample_path: Path, tmp_path: Path) -> None:

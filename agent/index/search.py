@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from rank_bm25 import BM25Okapi
 
-from agent.errors import NotFoundError, StoreError
+from agent.errors import FinragError, NotFoundError, StoreError
 from agent.index.fusion import reciprocal_rank_fusion
 from agent.schemas import Chunk, SearchHit
 
@@ -70,6 +70,15 @@ QUERY_CACHE_SIZE = 512  # query embeddings kept: deep retrieval asks the same su
 
 
 SCOPE_CACHE_SIZE = 16  # BM25 indexes over multi-document scopes kept
+
+
+def searchable(query: str, k: int) -> bool:
+    """Whether a search can mean anything: ``k`` of at least one and a query with a word to match (an empty or
+    punctuation-only query would otherwise rank chunks by nothing, and its embedding is noise). A negative
+    ``k`` is a caller's bug, not an empty result."""
+    if k < 1:
+        raise FinragError(f"the number of hits must be at least 1 (got {k})")
+    return bool(tokenize(query))
 
 
 class FinBM25(BM25Okapi):
@@ -166,6 +175,8 @@ class HybridSearcher:
     # --- public searches -------------------------------------------------------------------------------
     def bm25(self, query: str, doc_ids: Sequence[str] | None = None, k: int = 10) -> list[SearchHit]:
         """Top ``k`` chunks by BM25 (only chunks sharing a term with the query)."""
+        if not searchable(query, k):
+            return []
         self._sync()
         return self._hits(self._bm25_ranked(query, doc_ids, k), "bm25")
 
@@ -173,6 +184,8 @@ class HybridSearcher:
         self, query: str, doc_ids: Sequence[str] | None = None, k: int = 10, query_vector: np.ndarray | None = None
     ) -> list[SearchHit]:
         """Top ``k`` chunks by cosine similarity to the query embedding (pass ``query_vector`` to skip encoding)."""
+        if query_vector is None and not searchable(query, k):
+            return []
         self._sync()
         return self._hits(self._dense_ranked(query, doc_ids, k, query_vector), "dense")
 
@@ -185,6 +198,8 @@ class HybridSearcher:
         weights: dict[str, float] | None = None,
     ) -> list[SearchHit]:
         """Top ``k`` chunks by reciprocal-rank fusion of BM25 and dense rankings, with per-path scores and ranks."""
+        if query_vector is None and not searchable(query, k):
+            return []
         self._sync()
         depth = max(k, PATH_DEPTH_MIN)
         paths = {

@@ -29,7 +29,7 @@ import numpy as np
 from pydantic import BaseModel, ValidationError
 
 from agent.config import Settings
-from agent.errors import NotFoundError, StoreError
+from agent.errors import NotFoundError, StoreError, storage_error_message
 from agent.index.embeddings import embedding_model_name
 from agent.index.files import _atomic_write, _faiss, _sha256
 from agent.index.rows import (
@@ -93,6 +93,19 @@ class Manifest(BaseModel):
     bm25: dict[str, str] = {}  # doc_id -> sha256 of its tokenised corpus file
 
 
+def _token_corpus(rows: Sequence[tuple[str, str]]) -> bytes:
+    """One document's BM25 corpus: a line per chunk, its id, a tab and its tokens."""
+    return "".join(f"{chunk_id}\t{' '.join(tokenize(text))}\n" for chunk_id, text in rows).encode("utf-8")
+
+
+@dataclass
+class _InMemory:
+    """BM25 corpora rebuilt but not writable to disk, kept for this process."""
+
+    generation: int
+    corpora: dict[str, bytes]
+
+
 @dataclass
 class _Vectors:
     """The FAISS index in memory, with the generation it reflects."""
@@ -114,6 +127,7 @@ class Store:
         self._write_lock = threading.RLock()  # one writer per process; fcntl handles other processes
         self._vectors: _Vectors | None = None  # replaced whole (atomic assignment), never mutated in place
         self._load_lock = threading.Lock()  # one thread deserialises the FAISS file, the others wait for it
+        self._in_memory: _InMemory | None = None  # derived data that could not be written (full disk)
         self._closed = False
 
     # -----------------------------------------------------------------------------------------------------
@@ -219,7 +233,7 @@ class Store:
                         f"{SCHEMA_VERSION}. Re-ingest into a new FINRAG_HOME."
                     )
             except sqlite3.DatabaseError as exc:
-                raise StoreError(f"The index database {self.db_path} is unreadable: {exc}") from exc
+                raise StoreError(storage_error_message(exc, self.db_path)) from exc
 
     def close(self) -> None:
         """Close every connection this store opened."""
@@ -292,6 +306,32 @@ class Store:
                 raise NotFoundError(f"'{name_or_id}' matches {len(rows)} documents; give more of the id or the name.")
         raise NotFoundError(f"No document named or with id '{name_or_id}'.")
 
+    def _doc_at_path(self, conn: sqlite3.Connection, path: str) -> str | None:
+        row = conn.execute("SELECT doc_id FROM documents WHERE json_extract(data, '$.path') = ?", (path,)).fetchone()
+        return None if row is None else row[0]
+
+    def name_for(self, path: str, stem: str) -> str:
+        """The name a file at ``path`` is stored under: the name of the document already ingested from that
+        path (a changed file replaces it), else ``stem`` while no other file holds it, else the stem prefixed
+        with as many parent folders as make it unique (``2018/10K.pdf`` and ``2019/10K.pdf`` stay two
+        documents: ``10K`` and ``2019_10K``)."""
+        conn = self._conn()
+        at_path = self._doc_at_path(conn, path)
+        if at_path is not None:
+            return conn.execute("SELECT name FROM documents WHERE doc_id = ?", (at_path,)).fetchone()[0]
+        taken = {row[0].lower() for row in conn.execute("SELECT name FROM documents")}
+        candidate = stem
+        for parent in Path(path).parents:
+            if candidate.lower() not in taken:
+                return candidate
+            if not parent.name:
+                break
+            candidate = f"{parent.name}_{candidate}"
+        number = 2
+        while f"{stem}_{number}".lower() in taken:
+            number += 1
+        return f"{stem}_{number}"
+
     def list_documents(self) -> list[DocumentMeta]:
         """Every stored document, by name."""
         rows = self._conn().execute("SELECT data FROM documents ORDER BY name").fetchall()
@@ -345,8 +385,9 @@ class Store:
     ) -> None:
         """Store a document and everything derived from it in one transaction, then update the index files.
 
-        Idempotent: a ``doc_id`` already stored is a no-op. A stored document with the same name but another
-        ``doc_id`` (the file changed) is replaced. ``embeddings`` holds one row per chunk, in chunk order.
+        Idempotent: a ``doc_id`` already stored is a no-op. A stored document from the same path but with
+        another ``doc_id`` (the file changed) is replaced; a name held by a file at another path is an error
+        (:meth:`name_for` picks a free one). ``embeddings`` holds one row per chunk, in chunk order.
         """
         vectors = self._check_document(meta, chunks, cards, embeddings)
         model = embedding_model_name(self.settings)
@@ -363,7 +404,17 @@ class Store:
             derived_current = self._derived_current()
             with self._transaction() as conn:
                 self._check_embedding_space(model, vectors.shape[1] if len(vectors) else None)
-                old = conn.execute("SELECT doc_id FROM documents WHERE name = ?", (meta.name,)).fetchone()
+                # The same file changed on disk replaces its older version; another file never does.
+                old_id = self._doc_at_path(conn, meta.path) if meta.path else None
+                if old_id is None:
+                    row = conn.execute("SELECT doc_id, data FROM documents WHERE name = ?", (meta.name,)).fetchone()
+                    if row is not None and (not meta.path or not json.loads(row[1]).get("path")):
+                        old_id = row[0]  # no path to tell them apart (documents stored without one)
+                    elif row is not None:
+                        raise StoreError(
+                            f"Another file is already stored as '{meta.name}' ({json.loads(row[1])['path']})."
+                        )
+                old = (old_id,) if old_id else None
                 removed_rowids = self._delete_rows(conn, old[0]) if old else np.zeros(0, dtype=np.int64)
                 rowids = self._insert_rows(conn, meta, pages, sections, chunks, cards, vectors, model)
                 generation = self._bump_generation(conn)
@@ -634,6 +685,9 @@ class Store:
 
     def _read_tokens(self, doc_id: str) -> bytes | None:
         """One document's corpus file when it is current and intact, else None."""
+        volatile = self._in_memory
+        if volatile is not None and volatile.generation == self.generation and doc_id in volatile.corpora:
+            return volatile.corpora[doc_id]
         with self._file_lock(exclusive=False):
             manifest = self._read_manifest()
             if manifest is None or manifest.generation != self.generation or doc_id not in manifest.bm25:
@@ -676,7 +730,9 @@ class Store:
                 break
             log.warning("FAISS index is missing, stale or damaged; rebuilding the index files")
             self._repair()
-            vectors = self._read_vectors(self.generation)
+            rebuilt = self._vectors  # set by the rebuild, also when it could only keep the index in memory
+            vectors = rebuilt if rebuilt is not None and rebuilt.generation == self.generation else None
+            vectors = vectors or self._read_vectors(self.generation)
         if vectors is None:
             raise StoreError(f"Could not rebuild the vector index under {self.dir}.")
         self._vectors = vectors
@@ -739,6 +795,9 @@ class Store:
     def _repair(self) -> None:
         """Rebuild the derived files under the writer lock (unless another writer just did)."""
         with self._writing():
+            volatile = self._in_memory
+            if volatile is not None and volatile.generation == self.generation:
+                return
             if not self._derived_current() or not self._derived_verified():
                 self._rebuild_derived()
 
@@ -758,7 +817,11 @@ class Store:
         return True
 
     def _rebuild_derived(self) -> None:
-        """Rewrite every derived file from SQLite (caller holds the writer lock)."""
+        """Rewrite every derived file from SQLite (caller holds the writer lock).
+
+        When the files cannot be written (a full disk, a read-only folder), the rebuilt index is kept in
+        memory for this process, so reading commands still answer; the files are written on a later open.
+        """
         faiss = _faiss()
 
         conn = self._conn()
@@ -766,12 +829,12 @@ class Store:
         try:
             generation = self.generation
             doc_ids = [row[0] for row in conn.execute("SELECT doc_id FROM documents ORDER BY doc_id")]
-            bm25: dict[str, str] = {}
+            corpora: dict[str, bytes] = {}
             for doc_id in doc_ids:
                 rows = conn.execute(
                     "SELECT chunk_id, text FROM chunks WHERE doc_id = ? ORDER BY ordinal", (doc_id,)
                 ).fetchall()
-                bm25[doc_id] = self._write_tokens(doc_id, rows)
+                corpora[doc_id] = _token_corpus(rows)
             dim = self.embedding_dim
             index = None
             if dim:
@@ -783,7 +846,17 @@ class Store:
                     index.add_with_ids(matrix, ids)
         finally:
             conn.execute("COMMIT")
-        self._finish_derived(generation, index, bm25)
+        try:
+            bm25 = {doc_id: self._write_tokens(doc_id, data) for doc_id, data in corpora.items()}
+            self._finish_derived(generation, index, bm25)
+        except OSError as exc:
+            log.warning(
+                "cannot write the index files under %s (%s); searching from memory in this process", self.dir, exc
+            )
+            self._in_memory = _InMemory(generation=generation, corpora=corpora)
+            self._vectors = _Vectors(index=index if index is not None and index.ntotal else None, generation=generation)
+            return
+        self._in_memory = None
         self._remove_orphan_token_files(set(doc_ids))
         log.info("rebuilt index files at generation %d (%d documents)", generation, len(doc_ids))
 
@@ -819,7 +892,7 @@ class Store:
             if index is not None and removed_rowids is not None and len(removed_rowids):
                 index.remove_ids(removed_rowids)
         if added_doc is not None:
-            bm25[added_doc] = self._write_tokens(added_doc, [(c.chunk_id, c.text) for c in added_chunks])
+            bm25[added_doc] = self._write_tokens(added_doc, _token_corpus([(c.chunk_id, c.text) for c in added_chunks]))
             if added_vectors is not None and len(added_vectors):
                 if index is None:
                     index = faiss.IndexIDMap2(faiss.IndexFlatIP(int(added_vectors.shape[1])))
@@ -831,9 +904,8 @@ class Store:
             with contextlib.suppress(FileNotFoundError):
                 (self.dir / BM25_DIR / f"{removed_doc}.tok").unlink()
 
-    def _write_tokens(self, doc_id: str, rows: Sequence[tuple[str, str]]) -> str:
+    def _write_tokens(self, doc_id: str, data: bytes) -> str:
         """Write one document's tokenised corpus file; return its sha256."""
-        data = "".join(f"{chunk_id}\t{' '.join(tokenize(text))}\n" for chunk_id, text in rows).encode("utf-8")
         _atomic_write(self.dir / BM25_DIR / f"{doc_id}.tok", data)
         return _sha256(data)
 

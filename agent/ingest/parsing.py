@@ -9,8 +9,10 @@ one clear reason, never a traceback.
 from __future__ import annotations
 
 import re
+import time
 import unicodedata
-from collections.abc import Callable
+import zlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -31,6 +33,8 @@ SUPPORTED_SUFFIXES: dict[str, str] = {
 SUPPORTED_EXTENSIONS: tuple[str, ...] = tuple(sorted(SUPPORTED_SUFFIXES))
 # Documents without page breaks are cut into pages of about this many words so citations stay local.
 WORDS_PER_PAGE = 3000
+# Lines longer than this are cut at a space before pagination; about one page of dense text.
+LONG_LINE_CHARS = 20_000
 # Below this many letters/digits per page on average a PDF has no usable text layer (scanned images).
 MIN_TEXT_CHARS_PER_PAGE = 20
 # A text file with more NUL bytes than this share is binary, not text (stray NULs in real text are dropped).
@@ -102,12 +106,25 @@ def normalise_text(text: str) -> str:
     return _BLANK_RUN_RE.sub("\n\n", "\n".join(lines)).strip("\n")
 
 
+def _short_lines(lines: list[str], max_chars: int) -> Iterator[str]:
+    """Lines, with any line longer than ``max_chars`` cut at its last space before each limit (a text file
+    with no line breaks is still many pages, not one)."""
+    for line in lines:
+        start = 0
+        while len(line) - start > max_chars:
+            cut = line.rfind(" ", start, start + max_chars)
+            cut = cut if cut > start else start + max_chars
+            yield line[start:cut]
+            start = cut + 1
+        yield line[start:] if start else line
+
+
 def _paginate_words(lines: list[str], words_per_page: int = WORDS_PER_PAGE) -> list[str]:
     """Cut a page-less document into pages of about ``words_per_page`` words at line boundaries."""
     pages: list[str] = []
     current: list[str] = []
     words = 0
-    for line in lines:
+    for line in _short_lines(lines, LONG_LINE_CHARS):
         current.append(line)
         words += len(line.split())
         if words >= words_per_page:
@@ -130,6 +147,14 @@ def _assemble(path: Path, raw_pages: list[str], source_format: str, settings: Se
         raise IngestError(str(path), "no text found in the file")
     if len(texts) > settings.max_pages:
         raise IngestError(str(path), f"{len(texts)} pages is more than max_pages={settings.max_pages}")
+    _check_doc_chars(path, sum(len(t) for t in texts), settings)
+    for i, text in enumerate(texts):
+        if len(text) > settings.max_page_chars:
+            raise IngestError(
+                str(path),
+                f"page {i + 1} holds {len(text):,} characters, over max_page_chars={settings.max_page_chars:,} "
+                "(no real filing page is that long)",
+            )
     pages: list[Page] = []
     offset = 0
     for i, text in enumerate(texts):
@@ -141,9 +166,54 @@ def _assemble(path: Path, raw_pages: list[str], source_format: str, settings: Se
 # -------------------------------------------------------------------------------------------------------
 # PDF
 # -------------------------------------------------------------------------------------------------------
+_PDF_STREAM_RE = re.compile(rb"(?<!end)stream\r?\n")
+_INFLATE_STEP = 1 << 20  # inflate a stream a megabyte at a time, so a bomb is caught without holding it
+
+
+def _check_pdf_streams(path: Path, settings: Settings) -> None:
+    """Refuse a PDF with a compressed stream that inflates beyond ``max_pdf_stream_mb``, before pdfium
+    inflates it whole in memory (a 2 MB file can hold a 2 GiB page, or one huge stream shared by every page).
+    Streams are inflated in steps and thrown away, so the check itself needs little memory."""
+    limit = int(settings.max_pdf_stream_mb * 1024 * 1024)
+    data = path.read_bytes()
+    for match in _PDF_STREAM_RE.finditer(data):
+        start = match.end()
+        end = data.find(b"endstream", start)
+        inflater = zlib.decompressobj()
+        pending = data[start : end if end >= 0 else len(data)]
+        total = 0
+        try:
+            while pending and not inflater.eof:
+                total += len(inflater.decompress(pending, _INFLATE_STEP))
+                pending = inflater.unconsumed_tail
+                if total > limit:
+                    raise IngestError(
+                        str(path),
+                        f"a compressed stream at byte {start:,} inflates beyond max_pdf_stream_mb="
+                        f"{settings.max_pdf_stream_mb:g} (a decompression bomb, not a filing)",
+                    )
+        except zlib.error:
+            continue  # not Flate data (images, other filters); pdfium decides what it is
+
+
+def _deadline(path: Path, settings: Settings) -> Callable[[str], None]:
+    """A check to call between steps of reading a file: raises once ``max_parse_seconds`` have passed."""
+    stop = time.monotonic() + settings.max_parse_seconds
+
+    def check(where: str) -> None:
+        if time.monotonic() > stop:
+            raise IngestError(
+                str(path), f"reading stopped at {where}: over max_parse_seconds={settings.max_parse_seconds:g}"
+            )
+
+    return check
+
+
 def _pdf_pages(path: Path, settings: Settings) -> list[str]:
     import pypdfium2 as pdfium
 
+    _check_pdf_streams(path, settings)
+    check_time = _deadline(path, settings)
     try:
         pdf = pdfium.PdfDocument(str(path))
     except Exception as exc:  # pdfium raises PdfiumError (and others) for anything it cannot open
@@ -155,7 +225,9 @@ def _pdf_pages(path: Path, settings: Settings) -> list[str]:
         if n_pages > settings.max_pages:
             raise IngestError(str(path), f"{n_pages} pages is more than max_pages={settings.max_pages}")
         texts: list[str] = []
+        total_chars = 0
         for i in range(n_pages):
+            check_time(f"page {i + 1} of {n_pages}")
             try:
                 page = pdf[i]
                 textpage = page.get_textpage()
@@ -165,6 +237,8 @@ def _pdf_pages(path: Path, settings: Settings) -> list[str]:
                 page.close()
             except Exception as exc:
                 raise IngestError(str(path), f"not a readable PDF: page {i + 1}: {exc}") from exc
+            total_chars += len(texts[-1])
+            _check_doc_chars(path, total_chars, settings)
     finally:
         pdf.close()
     meaningful = sum(sum(ch.isalnum() for ch in t) for t in texts)
@@ -377,10 +451,22 @@ def _text_pages(text: str) -> list[str]:
     return _paginate_words(text.split("\n"))
 
 
-def _read_text(path: Path, data: bytes) -> str:
+def _check_doc_chars(path: Path, n_chars: int, settings: Settings) -> None:
+    if n_chars > settings.max_doc_chars:
+        raise IngestError(
+            str(path), f"over max_doc_chars={settings.max_doc_chars:,} characters of text (no real filing holds that much)"
+        )
+
+
+def _read_text(path: Path, data: bytes, settings: Settings) -> str:
     if data.count(b"\x00") > MAX_NUL_SHARE * len(data) and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise IngestError(str(path), "looks like a binary file, not text (NUL bytes); check the extension")
-    return _decode(data)
+    # Every character takes at least one byte (two in UTF-16), so a larger file is refused before decoding it.
+    if len(data) > 2 * settings.max_doc_chars:
+        _check_doc_chars(path, len(data) // 2, settings)
+    text = _decode(data)
+    _check_doc_chars(path, len(text), settings)
+    return text
 
 
 # -------------------------------------------------------------------------------------------------------
@@ -416,9 +502,16 @@ def load_pages(path: Path, settings: Settings) -> ParsedDocument:
         if not data.strip():
             raise IngestError(str(path), "no text found in the file (only whitespace)")
         if source_format == "html":
-            raw_pages = _html_pages(path, data)
+            if size_mb > settings.max_markup_mb:
+                raise IngestError(
+                    str(path), f"HTML file is {size_mb:.1f} MB, over the limit max_markup_mb={settings.max_markup_mb:g}"
+                )
+            try:
+                raw_pages = _html_pages(path, data)
+            except RecursionError as exc:
+                raise IngestError(str(path), "HTML nested too deeply to read (thousands of levels)") from exc
         elif source_format == "md":
-            raw_pages = _markdown_pages(_read_text(path, data))
+            raw_pages = _markdown_pages(_read_text(path, data, settings))
         else:
-            raw_pages = _text_pages(_read_text(path, data))
+            raw_pages = _text_pages(_read_text(path, data, settings))
     return _assemble(path, raw_pages, source_format, settings)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,6 +22,7 @@ from agent.index.embeddings import Embedder
 from agent.index.store import Store
 from agent.ingest.cards import build_card
 from agent.ingest.chunking import chunk_document
+from agent.ingest.files import display_path
 from agent.ingest.metadata import detect_metadata
 from agent.ingest.parsing import SUPPORTED_EXTENSIONS, load_pages
 from agent.ingest.structure import detect_sections
@@ -32,10 +33,6 @@ from agent.schemas import Chunk, DocumentMeta, IngestReport
 PIPELINE_VERSION = "9"
 # Metadata a person may have corrected with `finrag docs edit`; a re-ingest keeps it.
 _KEPT_ON_REINGEST = ("company", "ticker", "form", "fiscal_year", "fiscal_period", "period_end", "filing_date")
-
-# Files a folder walk never treats as filings (editor droppings, OS metadata).
-_IGNORED_NAMES = {".DS_Store", "Thumbs.db", "desktop.ini"}
-
 
 @contextmanager
 def _timed(into: dict[str, float], stage: str) -> Iterator[None]:
@@ -65,33 +62,23 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def expand_paths(paths: Iterable[Path]) -> Iterator[Path]:
-    """Files as given, and every non-hidden file under each folder, in a stable order."""
-    for path in paths:
-        if path.is_dir():
-            for child in sorted(path.rglob("*")):
-                hidden = any(part.startswith(".") for part in child.relative_to(path).parts)
-                if child.is_file() and not hidden and child.name not in _IGNORED_NAMES:
-                    yield child
-        else:
-            yield path
-
-
 def embedding_text(chunk: Chunk) -> str:
     """What the dense index sees: the nearest section title anchors a chunk that never names its topic."""
     title = chunk.section_path[-1] if chunk.section_path else ""
     return f"{title}\n{chunk.text}" if title else chunk.text
 
 
-def build_meta(path: Path, doc_id: str, pages: list, source_format: str, overrides: MetadataOverrides) -> DocumentMeta:
-    """Detected metadata with command-line overrides applied."""
+def build_meta(
+    path: Path, doc_id: str, pages: list, source_format: str, overrides: MetadataOverrides, name: str = ""
+) -> DocumentMeta:
+    """Detected metadata with command-line overrides applied; ``name`` defaults to the file stem."""
     from agent.finance.periods import normalise_period
 
     guess = detect_metadata(path, pages)
     meta = DocumentMeta(
         doc_id=doc_id,
-        name=path.stem,
-        path=str(path.resolve()),
+        name=name or display_path(path.stem),
+        path=display_path(path.resolve()),
         source_format=source_format,
         company=guess.company,
         ticker=guess.ticker,
@@ -128,13 +115,17 @@ class Ingestor:
         """Ingest one file; never raises for bad input (the report says what went wrong)."""
         started = time.perf_counter()
         overrides = overrides or MetadataOverrides()
-        report = IngestReport(path=str(path), name=path.stem, status="failed")
+        report = IngestReport(path=display_path(path), name=display_path(path.stem), status="failed")
         try:
             report = self._ingest(path, overrides, report)
         except FinragError as exc:
             report.error = str(exc.reason if isinstance(exc, IngestError) else exc)
         except MemoryError:
             report.error = "ran out of memory while processing this file (is it a real filing?)"
+        except RecursionError:
+            report.error = "structure nested too deeply to read (thousands of levels; not a real filing)"
+        except OSError as exc:  # unreadable file, full disk: the reason, not a traceback
+            report.error = f"cannot read or store this file: {exc.strerror or exc}"
         except Exception as exc:  # one broken file must not stop the batch; say what happened
             report.error = f"unexpected {type(exc).__name__}: {exc}"
         report.seconds = round(time.perf_counter() - started, 3)
@@ -158,7 +149,10 @@ class Ingestor:
             raise IngestError(
                 str(path), f"unsupported format '{path.suffix or '(none)'}'; supported: {', '.join(SUPPORTED_EXTENSIONS)}"
             )
-        doc_id = file_sha256(path)
+        try:
+            doc_id = file_sha256(path)
+        except OSError as exc:
+            raise IngestError(display_path(path), f"cannot read the file: {exc.strerror or exc}") from exc
         report.doc_id = doc_id
         previous: DocumentMeta | None = None
         if self.store.has_document(doc_id):
@@ -180,7 +174,8 @@ class Ingestor:
             chunks = chunk_document(doc_id, parsed.pages, sections, self.settings)
         if not chunks:
             raise IngestError(str(path), "no text could be extracted into chunks")
-        meta = build_meta(path, doc_id, parsed.pages, parsed.source_format, overrides)
+        name = self.store.name_for(display_path(path.resolve()), display_path(path.stem))
+        meta = build_meta(path, doc_id, parsed.pages, parsed.source_format, overrides, name=name)
         if previous is not None:
             for field in _KEPT_ON_REINGEST:
                 setattr(meta, field, getattr(previous, field))

@@ -1,0 +1,92 @@
+"""Which files an ingest covers: the paths given, and the filings under each folder, with the ones left out.
+
+A folder walk never leaves the folder through a link (``passwd.txt -> /etc/passwd`` would make a system file
+searchable); such a link is reported as skipped unless the caller allows following links. A folder that
+cannot be read is reported too, instead of silently yielding nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from pydantic import BaseModel
+
+# Files a folder walk never treats as filings (editor droppings, OS metadata).
+IGNORED_NAMES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
+
+
+class FoundFile(BaseModel):
+    """One file an ingest met; ``skipped`` says why it is left out (empty when it is to be ingested)."""
+
+    path: Path
+    skipped: str = ""
+
+
+def display_path(path: Path | str) -> str:
+    """A path as text that can be stored and printed: bytes that are not UTF-8 in a file name become U+FFFD
+    (Python carries them as lone surrogates, which SQLite, JSON and terminals all refuse)."""
+    return os.fsencode(str(path)).decode("utf-8", "replace")
+
+
+def _inside(target: Path, root: Path) -> bool:
+    return target == root or root in target.parents
+
+
+def _walk(root: Path, follow_links: bool) -> Iterable[FoundFile]:
+    real_root = root.resolve()
+    problems: list[OSError] = []
+    seen_dirs: set[Path] = set()  # a followed link back up the tree would otherwise loop forever
+    for folder, dirs, files in os.walk(root, onerror=problems.append, followlinks=follow_links):
+        here = Path(folder)
+        real = here.resolve()
+        if real in seen_dirs:
+            dirs[:] = []
+            continue
+        seen_dirs.add(real)
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        kept = []
+        for d in dirs:
+            link = here / d
+            if link.is_symlink() and not follow_links and not _inside(link.resolve(), real_root):
+                yield FoundFile(path=link, skipped=_link_reason(link))
+            else:
+                kept.append(d)
+        dirs[:] = kept
+        for name in sorted(files):
+            if name.startswith(".") or name in IGNORED_NAMES:
+                continue
+            path = here / name
+            if path.is_symlink():
+                target = path.resolve()
+                if not target.exists():
+                    yield FoundFile(path=path, skipped=f"a broken link (to {display_path(os.readlink(path))})")
+                    continue
+                if not follow_links and not _inside(target, real_root):
+                    yield FoundFile(path=path, skipped=_link_reason(path))
+                    continue
+            if path.is_file():
+                yield FoundFile(path=path)
+    for exc in problems:
+        where = display_path(exc.filename or root)
+        yield FoundFile(path=Path(where), skipped=f"cannot read this folder: {exc.strerror or exc}")
+
+
+def _link_reason(link: Path) -> str:
+    return (
+        f"a link to {display_path(link.resolve())}, outside the folder being ingested "
+        "(pass --follow-links to ingest what links point to)"
+    )
+
+
+def find_files(paths: Iterable[Path], follow_links: bool = False) -> list[FoundFile]:
+    """Files as given, and every non-hidden file under each folder in a stable order, each with why it is
+    skipped when it is. A path given by name is taken as it is (a link named on purpose is followed)."""
+    found: list[FoundFile] = []
+    for path in paths:
+        if path.is_dir():
+            found.extend(_walk(path, follow_links))
+        else:
+            found.append(FoundFile(path=path))
+    return found
