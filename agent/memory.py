@@ -5,7 +5,7 @@ behind it, who verified it and when. A query is matched by three matchers run si
 own threshold (VeritasFi eq. 6: a match when any of them passes):
 
 - subsequence: ``difflib.SequenceMatcher`` ratio over normalised text (word order and exact terminology),
-- BM25: ``rank_bm25.BM25Okapi`` over the entries' questions (keyword overlap despite rephrasing),
+- BM25: Okapi BM25 (as ``rank_bm25.BM25Okapi``) over the entries' questions (keyword overlap despite rephrasing),
 - semantic: cosine of injected sentence embeddings (same meaning, different words),
 
 and, on top of the paper, the query's company and fiscal period must agree with the entry's, because the
@@ -19,12 +19,13 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import os
 import re
 import sqlite3
 import tempfile
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from difflib import SequenceMatcher
 from enum import StrEnum
@@ -33,11 +34,10 @@ from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
-from rank_bm25 import BM25Okapi
 
 from agent.config import Settings
 from agent.errors import FinragError, NotFoundError, StoreError
-from agent.schemas import Citation
+from agent.schemas import Citation, DocumentMeta
 
 log = logging.getLogger(__name__)
 
@@ -252,6 +252,21 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+def _aware(moment: datetime) -> datetime:
+    """A time with its zone; an imported time without one is taken as UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _parse_time(text: str) -> datetime:
+    """An ISO time as stored in document metadata; a missing or unreadable one is 'long ago' (no entry is
+    made stale by a filing whose ingest time is unknown)."""
+    try:
+        moment = datetime.fromisoformat(text)
+    except (TypeError, ValueError):
+        return datetime.min.replace(tzinfo=UTC)
+    return _aware(moment)
+
+
 def entry_id(question: str, company: str, period: str) -> str:
     """The stable id of (question, company, period): the same triple always maps to the same entry."""
     key = f"{question_key(question)}|{company_key(company)}|{normalize_period(period)}"
@@ -348,24 +363,43 @@ CREATE TABLE IF NOT EXISTS memory_entries (
 );
 CREATE INDEX IF NOT EXISTS memory_entries_status ON memory_entries (status);
 CREATE INDEX IF NOT EXISTS memory_entries_period ON memory_entries (period);
+CREATE INDEX IF NOT EXISTS memory_entries_lookup ON memory_entries (status, period);
 CREATE TABLE IF NOT EXISTS memory_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS memory_terms (term TEXT PRIMARY KEY, df INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS memory_vectors (
+    text TEXT NOT NULL,
+    model TEXT NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (text, model)
+);
 """
-# Bumped by every write, so any process can tell whether its cached match index is still current.
+# Bumped by every write, so any process can tell whether the bank changed.
 _BUMP_GENERATION = (
     "INSERT INTO memory_meta (key, value) VALUES ('generation', 1) "
     "ON CONFLICT(key) DO UPDATE SET value = value + 1"
 )
+_ADD_META = (
+    "INSERT INTO memory_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = value + excluded.value"
+)
+_SET_META = "INSERT INTO memory_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+# Version of the term statistics kept in memory_terms; a bank without it has them rebuilt once on open.
+TERMS_VERSION = 1
+# BM25Okapi's parameters (rank_bm25 defaults, which the reference thresholds were set with).
+BM25_K1, BM25_B, BM25_EPSILON = 1.5, 0.75, 0.25
+_SQL_BATCH = 500  # ids per IN (...) query, under SQLite's variable limit
 
 
-@dataclass
-class _MatchIndex:
-    """Everything lookup needs that depends only on the stored entries, rebuilt when they change."""
+def _entry_terms(entry: MemoryEntry) -> list[str]:
+    """The BM25 words of an entry: its match text's content words."""
+    return content_tokens(match_text(entry.question, entry.company, entry.period))
 
-    generation: int
-    entries: list[MemoryEntry]
-    texts: list[str]  # each entry's match text
-    companies: list[list[str]]  # each entry's company key words
-    bm25: BM25Okapi | None  # over every entry's content words; None when there are none
+
+class _TermStats(BaseModel):
+    """Corpus statistics BM25 needs, read from the bank: entries, their mean length, and word idfs."""
+
+    n_entries: int
+    avgdl: float
+    idf: dict[str, float]  # only the query's words
 
 
 class MemoryBank:
@@ -375,8 +409,7 @@ class MemoryBank:
         self.settings = settings
         self.embed = embed
         self.path = Path(path) if path is not None else Path(settings.home) / MEMORY_FILE_NAME
-        self._vectors: dict[str, np.ndarray] = {}  # match text -> unit vector, so entries are embedded once
-        self._index: _MatchIndex | None = None
+        self._vectors: dict[str, np.ndarray] = {}  # match text -> unit vector, so texts are embedded once
         self._ready = False
 
     # --- storage -----------------------------------------------------------------------------------------
@@ -387,10 +420,48 @@ class MemoryBank:
             conn = sqlite3.connect(self.path, timeout=SQLITE_LOCK_TIMEOUT_S)
             if not self._ready:
                 conn.executescript(_SCHEMA)
+                self._upgrade_terms(conn)
                 self._ready = True
         except (sqlite3.Error, OSError) as exc:
             raise StoreError(f"memory bank at {self.path} cannot be opened: {exc}") from exc
         return conn
+
+    @staticmethod
+    def _meta(conn: sqlite3.Connection, key: str) -> int:
+        row = conn.execute("SELECT value FROM memory_meta WHERE key = ?", (key,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def _upgrade_terms(self, conn: sqlite3.Connection) -> None:
+        """Build the term statistics once for a bank written before they were kept."""
+        if self._meta(conn, "terms_version") == TERMS_VERSION:
+            return
+        with conn:
+            entries = [MemoryEntry.model_validate_json(r[0]) for r in conn.execute("SELECT data FROM memory_entries")]
+            conn.execute("DELETE FROM memory_terms")
+            for key in ("n_entries", "n_tokens"):
+                conn.execute(_SET_META, (key, 0))
+            self._count_terms(conn, entries, sign=1)
+            conn.execute(_SET_META, ("terms_version", TERMS_VERSION))
+
+    @staticmethod
+    def _count_terms(conn: sqlite3.Connection, entries: Iterable[MemoryEntry], sign: int) -> None:
+        """Add (sign 1) or remove (sign -1) entries' words from the document frequencies and counts."""
+        df: Counter[str] = Counter()
+        n_entries = n_tokens = 0
+        for entry in entries:
+            terms = _entry_terms(entry)
+            df.update(set(terms))
+            n_entries += 1
+            n_tokens += len(terms)
+        if not n_entries:
+            return
+        conn.executemany(
+            "INSERT INTO memory_terms (term, df) VALUES (?, ?) ON CONFLICT(term) DO UPDATE SET df = df + excluded.df",
+            [(term, sign * count) for term, count in df.items()],
+        )
+        conn.execute("DELETE FROM memory_terms WHERE df <= 0")
+        conn.execute(_ADD_META, ("n_entries", sign * n_entries))
+        conn.execute(_ADD_META, ("n_tokens", sign * n_tokens))
 
     def _rows(self, where: str = "", params: Sequence[Any] = ()) -> list[MemoryEntry]:
         conn = self._connect()
@@ -402,20 +473,35 @@ class MemoryBank:
             conn.close()
         return [MemoryEntry.model_validate_json(r[0]) for r in rows]
 
-    def _write(self, entries: Iterable[MemoryEntry], delete_ids: Iterable[str] = ()) -> None:
-        """Upsert and delete in one transaction: all of it lands or none of it does."""
+    def _write(self, entries: Iterable[MemoryEntry], delete_ids: Iterable[str] = (), reconciled: int | None = None) -> None:
+        """Upsert and delete in one transaction, term statistics included: all of it lands or none of it does.
+        ``reconciled`` records the index generation whose documents the stale marks reflect."""
+        entries = list({e.id: e for e in entries}.values())
+        touched = [e.id for e in entries] + [i for i in delete_ids]
         conn = self._connect()
         try:
             with conn:
                 conn.execute(_BUMP_GENERATION)
-                conn.executemany("DELETE FROM memory_entries WHERE id = ?", [(i,) for i in delete_ids])
+                old: list[MemoryEntry] = []
+                for start in range(0, len(touched), _SQL_BATCH):
+                    batch = touched[start : start + _SQL_BATCH]
+                    marks = ",".join("?" * len(batch))
+                    old += [
+                        MemoryEntry.model_validate_json(r[0])
+                        for r in conn.execute(f"SELECT data FROM memory_entries WHERE id IN ({marks})", batch)
+                    ]
+                self._count_terms(conn, old, sign=-1)
+                conn.executemany("DELETE FROM memory_entries WHERE id = ?", [(i,) for i in touched])
                 conn.executemany(
-                    "INSERT OR REPLACE INTO memory_entries (id, status, company_key, period, data) VALUES (?, ?, ?, ?, ?)",
+                    "INSERT INTO memory_entries (id, status, company_key, period, data) VALUES (?, ?, ?, ?, ?)",
                     [
                         (e.id, e.status.value, company_key(e.company), e.period, e.model_dump_json())
                         for e in entries
                     ],
                 )
+                self._count_terms(conn, entries, sign=1)
+                if reconciled is not None:
+                    conn.execute(_SET_META, ("reconciled_generation", reconciled))
         except sqlite3.Error as exc:
             raise StoreError(f"memory bank at {self.path} could not be written: {exc}") from exc
         finally:
@@ -516,32 +602,55 @@ class MemoryBank:
         self._write([stored])
         return stored
 
-    def mark_stale(self, company: str, period: str, newer_doc_name: str) -> list[MemoryEntry]:
-        """A newer filing for (company, period) arrived: its entries go stale until re-verified. Entries that
-        already cite that very document are left alone (they were answered from it)."""
-        target = normalize_period(period)
+    def mark_stale(
+        self, company: str, period: str, newer_doc_name: str, ingested_at: datetime | None = None
+    ) -> list[MemoryEntry]:
+        """A newer filing for (company, period) arrived: its verified entries go stale until re-verified.
+        Entries that already cite that very document are left alone (they were answered from it), and so are
+        entries verified after the filing was ingested (a person checked them against it)."""
+        stale = self._stale_for(company, period, newer_doc_name, ingested_at or _now())
+        if stale:
+            self._write(stale)
+            log.info("memory bank: %d entries for %s %s are stale after %s", len(stale), company, period, newer_doc_name)
+        return stale
+
+    def _stale_for(self, company: str, period: str, doc_name: str, ingested_at: datetime) -> list[MemoryEntry]:
         now = _now()
-        stale = [
+        return [
             e.model_copy(
                 update={
                     "status": MemoryStatus.STALE,
-                    "stale_reason": f"newer filing {newer_doc_name} ingested {now:%Y-%m-%d}",
+                    "stale_reason": f"newer filing {doc_name} ingested {ingested_at:%Y-%m-%d}",
                     "updated_at": now,
                 }
             )
-            for e in self._rows("WHERE period = ? AND status != ?", (target, MemoryStatus.STALE.value))
-            if companies_agree(company, e.company) and newer_doc_name not in e.cited_docs
+            for e in self._rows("WHERE period = ? AND status != ?", (normalize_period(period), MemoryStatus.STALE.value))
+            if companies_agree(company, e.company)
+            and doc_name not in e.cited_docs
+            and _aware(e.verified_at or e.updated_at) < ingested_at
         ]
+
+    def reconcile(self, documents: Sequence[DocumentMeta], generation: int) -> list[MemoryEntry]:
+        """Mark stale every entry an indexed filing supersedes, unless the bank already reflects index
+        ``generation``. Run when the index is opened: a crash between committing a filing and marking its
+        entries (two database files, so no single transaction spans both) is repaired on the next open."""
+        conn = self._connect()
+        try:
+            done = self._meta(conn, "reconciled_generation")
+        finally:
+            conn.close()
+        if done == generation:
+            return []
+        stale: dict[str, MemoryEntry] = {}
+        for doc in documents:
+            if doc.company and doc.fiscal_period:
+                when = _parse_time(doc.ingested_at)
+                for e in self._stale_for(doc.company, doc.fiscal_period, doc.name, when):
+                    stale.setdefault(e.id, e)
+        self._write(stale.values(), reconciled=generation)
         if stale:
-            self._write(stale)
-            log.info(
-                "memory bank: %d entries for %s %s are stale after %s",
-                len(stale),
-                company,
-                target,
-                newer_doc_name,
-            )
-        return stale
+            log.warning("memory bank: %d entries marked stale on open (newer filings in the index)", len(stale))
+        return list(stale.values())
 
     # --- import / export ---------------------------------------------------------------------------------
     def import_jsonl(self, path: Path) -> MemoryImportReport:
@@ -549,9 +658,10 @@ class MemoryBank:
         nothing: an entry with the same question, company and period is updated in place."""
         path = Path(path)
         try:
-            lines = path.read_text(encoding="utf-8").splitlines()
+            data = path.read_bytes()
         except OSError as exc:
             raise FinragError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+        lines = _utf8_lines(path, data)
         entries: dict[str, MemoryEntry] = {}
         for number, line in enumerate(lines, start=1):
             if not line.strip():
@@ -593,34 +703,35 @@ class MemoryBank:
     def lookup(self, question: str, company: str = "", period: str = "") -> MemoryMatch | None:
         """The best verified entry matching the question for this company and period, or None.
 
-        Every entry's question feeds the BM25 statistics; only verified entries whose company and period agree
-        with the query, and whose metric qualifiers do not contradict it, are candidates. A candidate matches
-        when any matcher passes its threshold; among several, the one with the most matchers firing wins, then
-        the highest mean score-to-threshold ratio."""
-        index = self._match_index()
+        Only verified entries of the asked period are read (an index on status and period), and of those the
+        ones whose company agrees and whose metric qualifiers do not contradict the query are candidates; the
+        matchers run over the candidates only, so a lookup stays fast however large the bank grows. BM25 still
+        uses the whole bank's word statistics (kept up to date by every write). A candidate matches when any
+        matcher passes its threshold; among several, the one with the most matchers firing wins, then the
+        highest mean score-to-threshold ratio."""
         query = match_text(question, company, period)
-        query_company, query_period = company_key(company).split(), normalize_period(period)
+        if not query:
+            return None
+        query_company = company_key(company).split()
+        rows = self._rows("WHERE status = ? AND period = ?", (MemoryStatus.VERIFIED.value, normalize_period(period)))
         candidates = [
-            i
-            for i, e in enumerate(index.entries)
-            if e.status == MemoryStatus.VERIFIED
-            and e.period == query_period  # stored periods are normalised already
-            and _company_tokens_agree(query_company, index.companies[i])
-            and not qualifiers_conflict(query, index.texts[i])
+            (e, text)
+            for e in rows
+            if _company_tokens_agree(query_company, company_key(e.company).split())
+            and not qualifiers_conflict(query, text := match_text(e.question, e.company, e.period))
         ]
-        if not candidates or not query:
+        if not candidates:
             return None
         query_tokens = content_tokens(query)
-        bm25 = index.bm25.get_scores(query_tokens) if index.bm25 is not None and query_tokens else None
-        cosines = self._cosines(query, [index.texts[i] for i in candidates])
+        bm25 = self._bm25_scores(query_tokens, [content_tokens(text) for _, text in candidates])
+        cosines = self._cosines(query, [text for _, text in candidates])
         s = self.settings
         best: tuple[tuple[int, float], MemoryMatch] | None = None
-        for rank_in_candidates, i in enumerate(candidates):
-            e, text = index.entries[i], index.texts[i]
+        for i, (e, text) in enumerate(candidates):
             scores = MatcherScores(
                 subsequence=subsequence_ratio(query, text),
-                bm25=0.0 if bm25 is None else float(bm25[i]),
-                cosine=None if cosines is None else float(cosines[rank_in_candidates]),
+                bm25=float(bm25[i]),
+                cosine=None if cosines is None else float(cosines[i]),
             )
             ratios = {
                 "subsequence": scores.subsequence / s.memory_subsequence_min,
@@ -636,38 +747,55 @@ class MemoryBank:
                 best = (rank, MemoryMatch(entry=e, fired=fired, scores=scores, query_text=query))
         return best[1] if best else None
 
-    def _match_index(self) -> _MatchIndex:
-        """The cached index, rebuilt only when some process has written since it was built."""
+    def _term_stats(self, words: Sequence[str]) -> _TermStats:
+        """Bank-wide BM25 statistics for ``words``, computed as rank_bm25's BM25Okapi would over every entry:
+        a word in more than half the entries gets epsilon times the mean idf instead of a negative idf."""
         conn = self._connect()
         try:
-            row = conn.execute("SELECT value FROM memory_meta WHERE key = 'generation'").fetchone()
+            n_entries, n_tokens = self._meta(conn, "n_entries"), self._meta(conn, "n_tokens")
+            all_df = np.fromiter((r[0] for r in conn.execute("SELECT df FROM memory_terms")), dtype=np.float64)
+            marks = ",".join("?" * len(set(words)))
+            df = dict(conn.execute(f"SELECT term, df FROM memory_terms WHERE term IN ({marks})", sorted(set(words))))
         except sqlite3.Error as exc:
             raise StoreError(f"memory bank at {self.path} is unreadable: {exc}") from exc
         finally:
             conn.close()
-        generation = int(row[0]) if row else 0
-        if self._index is not None and self._index.generation == generation:
-            return self._index
-        entries = self._rows()
-        texts = [match_text(e.question, e.company, e.period) for e in entries]
-        tokenised = [content_tokens(t) for t in texts]
-        # BM25 divides by the mean document length: with no words at all there is nothing to score.
-        bm25 = BM25Okapi(tokenised) if any(tokenised) else None
-        self._index = _MatchIndex(
-            generation=generation,
-            entries=entries,
-            texts=texts,
-            companies=[company_key(e.company).split() for e in entries],
-            bm25=bm25,
-        )
-        return self._index
+        if not n_entries or not len(all_df):
+            return _TermStats(n_entries=n_entries, avgdl=0.0, idf={})
+        raw = np.log(n_entries - all_df + 0.5) - np.log(all_df + 0.5)
+        floor = BM25_EPSILON * float(raw.mean())
+        idf = {}
+        for word, count in df.items():
+            value = math.log(n_entries - count + 0.5) - math.log(count + 0.5)
+            idf[word] = floor if value < 0 else value
+        return _TermStats(n_entries=n_entries, avgdl=n_tokens / n_entries, idf=idf)
+
+    def _bm25_scores(self, query: list[str], documents: list[list[str]]) -> np.ndarray:
+        """BM25Okapi scores of the query against each candidate's words, with the bank's statistics."""
+        scores = np.zeros(len(documents))
+        if not query or not documents:
+            return scores
+        stats = self._term_stats(query)
+        if not stats.avgdl:
+            return scores
+        lengths = np.array([len(d) for d in documents], dtype=np.float64)
+        counts = [Counter(d) for d in documents]
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths / stats.avgdl)
+        for word in query:  # repeated query words count again, as in rank_bm25
+            tf = np.array([c.get(word, 0) for c in counts], dtype=np.float64)
+            scores += stats.idf.get(word, 0.0) * (tf * (BM25_K1 + 1) / (tf + norm))
+        return scores
 
     def _cosines(self, query: str, texts: list[str]) -> np.ndarray | None:
         """Cosine of the query with each text, or None without an embedding function (or when it fails:
-        the other two matchers still answer)."""
+        the other two matchers still answer). Entry vectors are kept in the bank, so each entry is embedded
+        once, not once per process."""
         if self.embed is None:
             return None
+        model = self.settings.embedding_model or "default"
         try:
+            wanted = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+            self._vectors.update(self._stored_vectors(wanted, model))
             missing = [t for t in dict.fromkeys([query, *texts]) if t not in self._vectors]
             if missing:
                 vectors = np.asarray(self.embed(missing), dtype=np.float32)
@@ -676,11 +804,58 @@ class MemoryBank:
                 norms = np.linalg.norm(vectors, axis=1, keepdims=True)
                 vectors = vectors / np.where(norms == 0, 1.0, norms)
                 self._vectors.update(zip(missing, vectors, strict=True))
+                self._store_vectors({t: v for t, v in zip(missing, vectors, strict=True) if t != query}, model)
         except Exception as exc:  # a broken embedder must not take the memory bank down
             log.warning("memory bank: semantic matcher skipped (%s)", exc)
             return None
         q = self._vectors[query]
         return np.array([float(self._vectors[t] @ q) for t in texts], dtype=np.float32)
+
+    def _stored_vectors(self, texts: list[str], model: str) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        if not texts:
+            return out
+        conn = self._connect()
+        try:
+            for start in range(0, len(texts), _SQL_BATCH):
+                batch = texts[start : start + _SQL_BATCH]
+                marks = ",".join("?" * len(batch))
+                for text, blob in conn.execute(
+                    f"SELECT text, vector FROM memory_vectors WHERE model = ? AND text IN ({marks})", [model, *batch]
+                ):
+                    out[text] = np.frombuffer(blob, dtype=np.float32)
+        finally:
+            conn.close()
+        return out
+
+    def _store_vectors(self, vectors: dict[str, np.ndarray], model: str) -> None:
+        """Keep entry vectors for later processes; best effort (a read-only bank still answers)."""
+        if not vectors:
+            return
+        conn = self._connect()
+        try:
+            with conn:
+                conn.executemany(
+                    "INSERT OR REPLACE INTO memory_vectors (text, model, vector) VALUES (?, ?, ?)",
+                    [(t, model, np.asarray(v, dtype=np.float32).tobytes()) for t, v in vectors.items()],
+                )
+        except sqlite3.Error as exc:
+            log.warning("memory bank: entry vectors not saved (%s)", exc)
+        finally:
+            conn.close()
+
+
+def _utf8_lines(path: Path, data: bytes) -> list[str]:
+    """The file's lines as text; a byte that is not UTF-8 is an error naming its line and column."""
+    try:
+        return data.decode("utf-8-sig").splitlines()
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise FinragError(
+            f"{path}:{line}: byte 0x{data[exc.start]:02x} at column {column} is not UTF-8 text; "
+            "save the file as UTF-8 and import it again"
+        ) from exc
 
 
 def _first_error(exc: ValidationError) -> str:

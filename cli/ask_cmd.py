@@ -33,7 +33,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ask.add_argument("--json", action="store_true",
                      help="print answer, citations, sub_queries, routes, timings, tokens and trace as JSON")
     ask.set_defaults(func=handle_ask)
-    chat = subparsers.add_parser("chat", help="interactive conversation with progress per step (/trace, /new, /quit)")
+    chat = subparsers.add_parser(
+        "chat", help="interactive conversation with progress per step (/trace, /new, /quit)",
+        description="A conversation about the ingested filings: type a question, see each step of the graph as "
+        "it runs, then the answer with its sources. Follow-ups ('and in 2023?', 'what is the difference?') use "
+        "the earlier turns. Commands: /trace shows the last turn's evidence trail, /new starts a new thread, "
+        "/quit ends (so does Ctrl-D). Threads are kept under FINRAG_HOME; --thread resumes one.",
+        epilog="example: finrag chat --thread 3f2a9c",
+    )
     chat.add_argument("--thread", metavar="ID", help="resume this conversation")
     chat.set_defaults(func=handle_chat)
 

@@ -8,6 +8,8 @@ import importlib
 # Action modules under `finrag eval`, each exposing register(actions).
 EVAL_MODULES = (
     "cli.eval_ingest",
+    "cli.eval_hostile",
+    "cli.eval_memory",
     "cli.eval_retrieval",
     "cli.eval_answers",
     "cli.eval_suite",

@@ -109,6 +109,8 @@ class Resources:
         self.settings = settings
         self.retriever: DeepRetriever = shared_retriever(settings)  # the subgraph's: one store per process
         self.bank = MemoryBank(settings, embed=get_embedder(settings).encode)
+        store = self.retriever.store
+        self.bank.reconcile(store.list_documents(), store.generation)  # an ingest cut off before its stale marks
         self.market = MarketService(settings, source=deps.market_source)
         self.market_tools: list[BaseTool] = build_market_tools(settings, deps.market_source)
         self.model: BaseChatModel | None = (

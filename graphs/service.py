@@ -289,7 +289,10 @@ def summarise(node: str, update: Any) -> str:
     elif "routes" in update and node != "deep_retrieval":
         text = "; ".join(f"{r.sub_query_id} -> {r.route.value}" for r in update["routes"] if hasattr(r, "route"))
     elif "answer" in update and hasattr(update["answer"], "text"):
-        text = update["answer"].text.splitlines()[0] if update["answer"].text else ""
+        # Not the answer's words: the caller prints the answer itself once the turn ends.
+        final = update["answer"]
+        n = len(final.citations)
+        text = f"{len(final.figures)} figure(s), {n} citation(s)" + (" (not found)" if final.not_found else "")
     elif "stages" in update and update["stages"]:
         stage = update["stages"][-1]
         text = f"{stage.n_in} in -> {stage.n_out} out" + (" (skipped)" if stage.skipped else "")
@@ -297,8 +300,7 @@ def summarise(node: str, update: Any) -> str:
         text = f"{len(update.get('selected') or [])} chunks for: {update['trace'].question}"
     elif "evidence" in update:
         items = [b for b in update["evidence"] if hasattr(b, "route")]
-        text = "; ".join(b.answer.answer.splitlines()[0] if b.answer and b.answer.answer else b.route.value
-                         for b in items)
+        text = "; ".join(f"{b.route.value}: {'answered' if b.answer else f'{len(b.evidence)} evidence'}" for b in items)
     elif "merged" in update:
         text = f"evidence for {len(update['merged'])} sub-quer{'y' if len(update['merged']) == 1 else 'ies'}"
     elif "intent" in update:

@@ -75,6 +75,8 @@ def test_chat_streams_progress_and_understands_its_commands(
     assert code == 0
     assert "· preprocess" in out and "· deep_retrieval/select" in out and "· answer" in out
     assert "$437 million" in out and "Sources:" in out
+    first_turn = out.split("== candidates")[0]  # before the /trace output
+    assert first_turn.count("$437 million") == 1  # the answer once, not also in a progress line
     assert "== candidates" in out and "[route " in out  # /trace: the audit trace and the routes
     assert "new thread" in out and "no turn yet in this thread" in out and "unknown command /bogus" in out
     assert "never read" not in out

@@ -395,7 +395,7 @@ class Store:
             update={
                 "n_pages": len(pages),
                 "n_chunks": len(chunks),
-                "ingested_at": meta.ingested_at or datetime.now(UTC).isoformat(timespec="seconds"),
+                "ingested_at": meta.ingested_at or datetime.now(UTC).isoformat(),
             }
         )
         with self._writing():
@@ -799,7 +799,7 @@ class Store:
             if volatile is not None and volatile.generation == self.generation:
                 return
             if not self._derived_current() or not self._derived_verified():
-                self._rebuild_derived()
+                self._rebuild_derived(in_memory_ok=True)
 
     def _derived_verified(self) -> bool:
         """Full check: every derived file matches its checksum."""
@@ -816,11 +816,12 @@ class Store:
             return False
         return True
 
-    def _rebuild_derived(self) -> None:
+    def _rebuild_derived(self, in_memory_ok: bool = False) -> None:
         """Rewrite every derived file from SQLite (caller holds the writer lock).
 
-        When the files cannot be written (a full disk, a read-only folder), the rebuilt index is kept in
-        memory for this process, so reading commands still answer; the files are written on a later open.
+        When the files cannot be written (a full disk, a read-only folder) and ``in_memory_ok`` (a reader
+        repairing), the rebuilt index is kept in memory for this process, so reading commands still answer;
+        the files are written on a later open. A writer gets the OSError.
         """
         faiss = _faiss()
 
@@ -850,6 +851,8 @@ class Store:
             bm25 = {doc_id: self._write_tokens(doc_id, data) for doc_id, data in corpora.items()}
             self._finish_derived(generation, index, bm25)
         except OSError as exc:
+            if not in_memory_ok:
+                raise
             log.warning(
                 "cannot write the index files under %s (%s); searching from memory in this process", self.dir, exc
             )

@@ -88,7 +88,7 @@ def build_meta(
         period_end=guess.period_end,
         filing_date=guess.filing_date,
         n_pages=len(pages),
-        ingested_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        ingested_at=datetime.now(UTC).isoformat(),
     )
     for field in ("company", "ticker", "form", "filing_date"):
         value = getattr(overrides, field)
@@ -176,8 +176,8 @@ class Ingestor:
             raise IngestError(str(path), "no text could be extracted into chunks")
         name = self.store.name_for(display_path(path.resolve()), display_path(path.stem))
         meta = build_meta(path, doc_id, parsed.pages, parsed.source_format, overrides, name=name)
-        if previous is not None:
-            for field in _KEPT_ON_REINGEST:
+        if previous is not None:  # the same bytes again: not a newer filing, so its ingest time stays too
+            for field in (*_KEPT_ON_REINGEST, "ingested_at"):
                 setattr(meta, field, getattr(previous, field))
         meta.n_chunks = len(chunks)
         meta.pipeline_version = PIPELINE_VERSION
@@ -215,7 +215,7 @@ def open_ingestor(settings: Settings) -> Iterator[Ingestor]:
     """An ingestor over the configured store and embedding model; closes the store afterwards.
 
     Ingesting a filing marks memory-bank entries of the same company and period stale, so a verified answer
-    never outlives the filing that superseded it.
+    never outlives the filing that superseded it (reconciled again on every open, see MemoryBank.reconcile).
     """
     from agent.index.embeddings import get_embedder
     from agent.memory import MemoryBank
@@ -223,10 +223,10 @@ def open_ingestor(settings: Settings) -> Iterator[Ingestor]:
     store = Store.open(settings)
     bank = MemoryBank(settings)
     try:
-        def mark_stale(meta: DocumentMeta) -> None:
-            if meta.company and meta.fiscal_period:
-                bank.mark_stale(meta.company, meta.fiscal_period, meta.name)
+        def reconcile() -> None:
+            bank.reconcile(store.list_documents(), store.generation)
 
-        yield Ingestor(settings, store, get_embedder(settings), on_ingested=mark_stale)
+        reconcile()  # repairs what a crash between a filing's commit and its stale marks left undone
+        yield Ingestor(settings, store, get_embedder(settings), on_ingested=lambda _meta: reconcile())
     finally:
         store.close()

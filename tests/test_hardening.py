@@ -1,0 +1,354 @@
+"""Hostile and broken input, as a hostile tester tried it: nothing lost, nothing leaked, one clear line each.
+
+Every hostile file is generated here (the generators live in ``evals.hostile``, shared with the benchmark
+that measures their time and memory).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent.config import Settings
+from agent.index.store import DB_FILE, MANIFEST_FILE, Store
+from agent.ingest.files import find_files
+from agent.ingest.pipeline import Ingestor, open_ingestor
+from agent.memory import MemoryBank, MemoryEntry, MemoryStatus
+from cli.main import main
+from evals.hostile import MIB, deep_html, one_line_text, pdf_bomb, shared_stream_pdf
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLE = REPO / "agent" / "samples" / "NORTHWIND_2024_10K.md"
+ESC = "\x1b"
+
+
+def finrag(settings: Settings, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["--home", str(settings.home), *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_line_of(err: str) -> str:
+    """stderr must be one clear line (plus the optional progress noise), never a traceback."""
+    assert "Traceback" not in err, err
+    lines = [line for line in err.splitlines() if line.startswith("finrag:")]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def filing(path: Path, company: str, capex: int) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        f"# {company} Annual Report 2024\n\nForm 10-K for the fiscal year ended December 31, 2024.\n\n"
+        f"| (in millions) | 2024 | 2023 |\n|---|---|---|\n| Capital expenditures | {capex} | {capex - 40} |\n"
+    )
+    return path
+
+
+# --- 1. same file name in different folders --------------------------------------------------------------
+def test_same_file_name_in_two_folders_keeps_both(settings: Settings, tmp_path: Path, capsys) -> None:
+    a = filing(tmp_path / "2018" / "report.md", "Contoso", 437)
+    b = filing(tmp_path / "2019" / "report.md", "Fabrikam", 912)
+    code, out, _ = finrag(settings, capsys, "ingest", "--no-progress", str(tmp_path / "2018"), str(tmp_path / "2019"))
+    assert code == 0 and "2 ingested" in out
+    with Store.open(settings) as store:
+        docs = {d.name: d for d in store.list_documents()}
+    assert set(docs) == {"report", "2019_report"}
+    assert {docs["report"].path, docs["2019_report"].path} == {str(a.resolve()), str(b.resolve())}
+    code, out, _ = finrag(settings, capsys, "docs", "show", "2019_report")
+    assert code == 0 and str(b.resolve()) in out
+
+    # The same path with new bytes replaces its own older version, and only that one.
+    filing(b, "Fabrikam", 999)
+    code, out, _ = finrag(settings, capsys, "ingest", "--no-progress", str(b))
+    assert code == 0
+    with Store.open(settings) as store:
+        docs = {d.name: d for d in store.list_documents()}
+        assert set(docs) == {"report", "2019_report"}
+        assert "999" in store.document_text(docs["2019_report"].doc_id)
+        assert "437" in store.document_text(docs["report"].doc_id)
+
+
+# --- 2. stale marks survive a crash between the filing's commit and the marking ----------------------------
+def test_stale_marks_are_reconciled_on_the_next_open(settings: Settings, tmp_path: Path) -> None:
+    bank = MemoryBank(settings)
+    bank.add(MemoryEntry(question="What were capital expenditures?", answer="$400 million", company="Contoso",
+                         period="FY2024", status=MemoryStatus.VERIFIED, verifier="analyst"))
+    newer = filing(tmp_path / "CONTOSO_2024_10K.md", "Contoso", 437)
+    # The ingest commits the filing, then "crashes" before marking: no on_ingested hook runs.
+    from agent.index.embeddings import get_embedder
+
+    with Store.open(settings) as store:
+        report = Ingestor(settings, store, get_embedder(settings)).ingest_file(newer)
+        assert report.status == "ingested"
+        meta = store.get_document(report.name)
+    assert meta.company and meta.fiscal_period == "FY2024"
+    assert bank.list()[0].status == MemoryStatus.VERIFIED  # the out-of-date entry would still answer
+
+    with open_ingestor(settings):  # the next open repairs it
+        pass
+    entry = MemoryBank(settings).list()[0]
+    assert entry.status == MemoryStatus.STALE and report.name in entry.stale_reason
+
+    # Re-verified after the filing arrived, it stays verified on later opens.
+    MemoryBank(settings).verify(entry.id, "analyst")
+    with Store.open(settings) as store:
+        assert MemoryBank(settings).reconcile(store.list_documents(), store.generation + 1) == []
+    assert MemoryBank(settings).list()[0].status == MemoryStatus.VERIFIED
+
+
+# --- 3. links out of the ingested folder -----------------------------------------------------------------
+def test_links_out_of_the_folder_are_skipped_unless_asked(settings: Settings, tmp_path: Path, capsys) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    secret = outside / "secret.txt"
+    secret.write_text("root:x:0:0:root:/root:/bin/bash\n" * 20)
+    folder = tmp_path / "filings"
+    filing(folder / "CONTOSO_2024_10K.md", "Contoso", 437)
+    (folder / "passwd.txt").symlink_to(secret)
+    (folder / "elsewhere").symlink_to(outside, target_is_directory=True)
+    (folder / "alias.md").symlink_to(folder / "CONTOSO_2024_10K.md")  # inside the folder: fine
+
+    found = {f.path.name: f.skipped for f in find_files([folder])}
+    assert "outside the folder" in found["passwd.txt"] and "outside the folder" in found["elsewhere"]
+    assert found["CONTOSO_2024_10K.md"] == "" and found["alias.md"] == ""
+
+    code, out, err = finrag(settings, capsys, "ingest", "--no-progress", str(folder))
+    assert code == 0 and "skipped    " in err and "passwd.txt" in err and "--follow-links" in err
+    code, out, err = finrag(settings, capsys, "search", "root bin bash", "--mode", "bm25")
+    assert "root:x:0" not in out
+
+    followed = {f.path.name for f in find_files([folder], follow_links=True) if not f.skipped}
+    assert {"passwd.txt", "secret.txt"} <= followed
+
+
+def test_a_link_loop_ends(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "x.md").write_text("x")
+    (tmp_path / "a" / "loop").symlink_to(tmp_path / "a", target_is_directory=True)
+    assert [f.path.name for f in find_files([tmp_path], follow_links=True) if not f.skipped] == ["x.md"]
+
+
+# --- 4. terminal-safe printing ---------------------------------------------------------------------------
+def test_escape_bytes_in_names_never_reach_the_terminal(settings: Settings, tmp_path: Path, capsys) -> None:
+    evil = filing(tmp_path / f"EVIL{ESC}[2J{ESC}]0;pwned\a_2024_10K.md", "Contoso", 437)
+    outputs = [finrag(settings, capsys, "ingest", "--no-progress", str(evil))]
+    with Store.open(settings) as store:
+        name = store.list_documents()[0].name
+    assert ESC in name  # stored as it is; only printing escapes it
+    outputs += [
+        finrag(settings, capsys, "docs"),
+        finrag(settings, capsys, "docs", "show", name),
+        finrag(settings, capsys, "search", "capital expenditures", "--mode", "bm25"),
+        finrag(settings, capsys, "ask", f"What were capital expenditures in 2024? {ESC}[31m", "--thread", f"t{ESC}[2J"),
+        finrag(settings, capsys, "docs", "--json"),
+    ]
+    for _code, out, err in outputs:
+        assert ESC not in out and ESC not in err and "\a" not in out
+    assert "\\x1b[2J" in outputs[1][1]  # shown, visibly escaped
+    import json
+
+    assert ESC in json.loads(outputs[-1][1])[0]["name"]  # JSON stays valid and exact
+
+
+# --- 5. resource exhaustion ------------------------------------------------------------------------------
+def test_pdf_decompression_bomb_is_refused_fast(settings: Settings, tmp_path: Path) -> None:
+    bomb = pdf_bomb(tmp_path / "BOMB_2024_10K.pdf", inflated_bytes=512 * MIB)
+    assert bomb.stat().st_size < 2 * MIB
+    with open_ingestor(settings) as ingestor:
+        report = ingestor.ingest_file(bomb)
+    assert report.status == "failed" and "decompression bomb" in report.error and report.seconds < 20
+
+
+def test_pages_sharing_one_huge_stream_are_refused_fast(settings: Settings, tmp_path: Path) -> None:
+    pdf = shared_stream_pdf(tmp_path / "SHARED_2024_10K.pdf", pages=100, inflated_bytes=256 * MIB)
+    with open_ingestor(settings) as ingestor:
+        report = ingestor.ingest_file(pdf)
+    assert report.status == "failed" and "max_pdf_stream_mb" in report.error and report.seconds < 20
+
+
+def test_small_pdf_with_text_still_ingests(settings: Settings, tmp_path: Path) -> None:
+    pdf = pdf_bomb(tmp_path / "SMALL_2024_10K.pdf", inflated_bytes=64 * 1024)  # same shape, harmless size
+    with open_ingestor(settings) as ingestor:
+        report = ingestor.ingest_file(pdf)
+    assert report.status == "ingested", report.error
+
+
+def test_huge_text_without_line_breaks_is_refused_before_reading(settings: Settings, tmp_path: Path) -> None:
+    text = one_line_text(tmp_path / "HUGE_2024_10K.txt", n_bytes=48 * MIB)
+    with open_ingestor(settings) as ingestor:
+        report = ingestor.ingest_file(text)
+    assert report.status == "failed" and "max_doc_chars" in report.error and report.seconds < 10
+
+
+def test_long_line_text_is_cut_into_pages(settings: Settings, tmp_path: Path) -> None:
+    text = one_line_text(tmp_path / "LONG_2024_10K.txt", n_bytes=400_000)
+    with open_ingestor(settings) as ingestor:
+        report = ingestor.ingest_file(text)
+    assert report.status == "ingested" and report.pages > 1
+
+
+def test_page_and_parse_time_limits(tmp_path: Path) -> None:
+    from agent.errors import IngestError
+    from agent.ingest.parsing import load_pages
+
+    page = tmp_path / "dense.txt"
+    page.write_text("x" * 5000 + "\f" + "word " * 10)
+    with pytest.raises(IngestError, match="max_page_chars"):
+        load_pages(page, Settings.from_env(env={}, max_page_chars=1000))
+    pdf = shared_stream_pdf(tmp_path / "slow.pdf", pages=3, inflated_bytes=1024)
+    with pytest.raises(IngestError, match="max_parse_seconds"):
+        load_pages(pdf, Settings.from_env(env={}, max_parse_seconds=0))
+
+
+# --- 6. messages instead of tracebacks ----------------------------------------------------------------------
+def test_deeply_nested_html_gets_a_clear_reason(settings: Settings, tmp_path: Path) -> None:
+    html = deep_html(tmp_path / "DEEP_2024_10K.html", depth=5000)
+    with open_ingestor(settings) as ingestor:
+        report = ingestor.ingest_file(html)
+    assert report.status == "failed" and "nested too deeply" in report.error
+
+
+def test_a_file_name_that_is_not_utf8_is_ingested(settings: Settings, tmp_path: Path, capsys) -> None:
+    raw = os.fsencode(tmp_path) + b"/CONTOSO\xff_2024_10K.md"
+    with open(raw, "wb") as handle:
+        handle.write(SAMPLE.read_bytes())
+    path = Path(os.fsdecode(raw))
+    code, out, err = finrag(settings, capsys, "ingest", "--no-progress", str(tmp_path))
+    assert code == 0 and "1 ingested" in out and "\ufffd" in out
+    with Store.open(settings) as store:
+        assert store.list_documents()[0].name == "CONTOSO\ufffd_2024_10K"
+    assert path.exists()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_unreadable_files_and_folders_are_named(settings: Settings, tmp_path: Path, capsys) -> None:
+    locked = filing(tmp_path / "in" / "LOCKED_2024_10K.md", "Contoso", 437)
+    closed = tmp_path / "in" / "closed"
+    filing(closed / "HIDDEN_2024_10K.md", "Contoso", 437)
+    locked.chmod(0)
+    closed.chmod(0)
+    try:
+        code, out, err = finrag(settings, capsys, "ingest", "--no-progress", str(tmp_path / "in"))
+    finally:
+        closed.chmod(0o755)
+        locked.chmod(0o644)
+    assert code == 1 and "Traceback" not in err and "unexpected" not in err
+    assert "LOCKED_2024_10K.md: cannot read the file: Permission denied" in err
+    assert "closed: cannot read this folder: Permission denied" in err
+
+
+# --- 7. damaged database, full disk ----------------------------------------------------------------------------
+def test_damaged_database_gets_one_line_and_a_hint(settings: Settings, capsys) -> None:
+    with open_ingestor(settings) as ingestor:
+        assert ingestor.ingest_file(SAMPLE).status == "ingested"
+    db = settings.index_dir / DB_FILE
+    size = db.stat().st_size
+    with db.open("r+b") as handle:  # keep the header and schema page, damage the rest
+        handle.seek(4096)
+        handle.write(os.urandom(size - 8192))
+    for argv in (["docs"], ["search", "capital expenditures", "--mode", "bm25"]):
+        code, _, err = finrag(settings, capsys, *argv)
+        line = one_line_of(err)
+        assert code == 1 and "damaged" in line and "backup" in line
+
+
+def test_full_disk_reads_still_answer_and_writes_say_why(settings: Settings, tmp_path: Path, monkeypatch,
+                                                         capsys) -> None:
+    with open_ingestor(settings) as ingestor:
+        assert ingestor.ingest_file(SAMPLE).status == "ingested"
+    (settings.index_dir / MANIFEST_FILE).unlink()  # the derived files must be rebuilt ...
+
+    def disk_full(path: Path, data: bytes) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr("agent.index.store._atomic_write", disk_full)  # ... and the disk is full
+    code, out, err = finrag(settings, capsys, "search", "capital expenditures", "--mode", "hybrid", "-k", "3")
+    assert code == 0 and "NORTHWIND_2024_10K" in out and "Traceback" not in err
+    code, out, err = finrag(settings, capsys, "ingest", "--no-progress", str(filing(tmp_path / "C_2024_10K.md", "C", 5)))
+    assert code == 1 and "no space left" in err.lower() and "Traceback" not in err
+
+
+# --- 8. memory bank: import encoding, look-ups at scale --------------------------------------------------------
+def test_memory_import_with_a_non_utf8_byte_names_the_line(settings: Settings, tmp_path: Path, capsys) -> None:
+    good = MemoryEntry(question="What was revenue?", answer="$1", company="Contoso", period="FY2024")
+    path = tmp_path / "bank.jsonl"
+    path.write_bytes(good.model_dump_json().encode() + b"\n" + b'{"question": "caf\xe9", "answer": "x"}\n')
+    code, _, err = finrag(settings, capsys, "memory", "import", str(path))
+    line = one_line_of(err)
+    assert code == 1 and "bank.jsonl:2" in line and "0xe9" in line and "UTF-8" in line
+    assert MemoryBank(settings).list() == []  # all or nothing
+
+
+def test_memory_bm25_equals_rank_bm25_over_the_whole_bank(settings: Settings) -> None:
+    from rank_bm25 import BM25Okapi
+
+    from agent.memory import content_tokens, match_text
+
+    bank = MemoryBank(settings)
+    questions = ["What was revenue?", "What was net revenue?", "What was the effective tax rate?",
+                 "How many employees?", "What was operating income?", "What was revenue growth?"]
+    entries = [MemoryEntry(question=q, answer="x", company=c, period=p, status=MemoryStatus.VERIFIED, verifier="a")
+               for q in questions for c in ("Contoso", "Fabrikam") for p in ("FY2023", "FY2024")]
+    for e in entries:
+        bank.add(e)
+    bank.remove(entries[0].id)  # statistics follow deletions too
+    kept = entries[1:]
+    reference = BM25Okapi([content_tokens(match_text(e.question, e.company, e.period)) for e in kept])
+    query = content_tokens(match_text("What was Contoso's revenue tax rate in 2024?", "Contoso", "FY2024"))
+    ours = bank._bm25_scores(query, [content_tokens(match_text(e.question, e.company, e.period)) for e in kept])
+    assert ours == pytest.approx(reference.get_scores(query))
+
+
+def test_memory_lookup_reads_only_the_asked_period(settings: Settings, monkeypatch) -> None:
+    bank = MemoryBank(settings)
+    many = [MemoryEntry(question=f"What was metric number {i}?", answer="x", company="Contoso", period=f"FY{1990 + i % 30}",
+                        status=MemoryStatus.VERIFIED, verifier="a") for i in range(3000)]
+    bank._write(many)
+    parsed: list[int] = []
+    original = MemoryEntry.model_validate_json
+
+    def counting(data, *args, **kwargs):  # type: ignore[no-untyped-def]
+        parsed.append(1)
+        return original(data, *args, **kwargs)
+
+    monkeypatch.setattr(MemoryEntry, "model_validate_json", counting)
+    match = bank.lookup("What was metric number 2987?", "Contoso", "FY2007")
+    assert match is not None and match.entry.question == "What was metric number 2987?"
+    assert len(parsed) == 100  # the 100 entries of FY2007, not 3,000
+
+
+# --- 9. search input ------------------------------------------------------------------------------------------
+def test_search_input_is_checked(settings: Settings, capsys) -> None:
+    code, _, err = finrag(settings, capsys, "search", "capital expenditures")
+    assert code == 1 and "no documents indexed yet" in err
+    with open_ingestor(settings) as ingestor:
+        ingestor.ingest_file(SAMPLE)
+    for query in ("", "   ", "?!.,;"):
+        code, _, err = finrag(settings, capsys, "search", query)
+        assert code == 2 and "no words to search for" in one_line_of(err)
+    with pytest.raises(SystemExit):
+        main(["--home", str(settings.home), "search", "revenue", "-k", "-5"])
+    assert "must be from 1 to" in capsys.readouterr().err
+    code, out, _ = finrag(settings, capsys, "search", "revenue", "-k", "2", "--mode", "bm25")
+    assert code == 0 and out.count("[NORTHWIND_2024_10K") == 2
+
+
+# --- 10. a closed pipe ---------------------------------------------------------------------------------------
+def test_output_into_a_closed_pipe_ends_quietly(settings: Settings) -> None:
+    """`finrag docs show NAME | head`: the reader leaves; finrag stops without a BrokenPipeError traceback."""
+    with open_ingestor(settings) as ingestor:
+        ingestor.ingest_file(SAMPLE)
+    script = (
+        "import os, sys; r, w = os.pipe(); os.close(r); os.dup2(w, 1); from cli.main import main; "
+        f"sys.exit(main(['--home', {str(settings.home)!r}, 'docs', 'show', 'NORTHWIND_2024_10K']))"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=False,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert proc.returncode == 141
+    assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr, proc.stderr
