@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from agent.config import Settings
 from agent.errors import FinragError
 from cli.common import err, print_json
-from graphs.service import AskResult, Assistant
+
+if TYPE_CHECKING:  # the graph (LangGraph, LangChain) loads only when a command runs, not for --help
+    from graphs.service import AskResult
 
 CHAT_PROMPT = "you> "
 CHAT_HELP = "Ask about the ingested filings. Commands: /trace (last audit trace), /new (new thread), /quit."
@@ -47,6 +49,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def handle_ask(args: argparse.Namespace, settings: Settings) -> int:
     """One turn; the answer on stdout, the thread id on stderr."""
+    from graphs.service import Assistant
+
     with Assistant(settings) as assistant:
         result = assistant.ask(args.question, thread_id=args.thread)
     if args.json:
@@ -72,6 +76,8 @@ def render_answer(result: AskResult) -> str:
 
 def handle_chat(args: argparse.Namespace, settings: Settings, stdin: TextIO | None = None) -> int:
     """Read questions until /quit or end of input; stream each turn's progress, then print the answer."""
+    from graphs.service import Assistant
+
     stdin = stdin or sys.stdin
     with Assistant(settings) as assistant:
         thread = args.thread or assistant.new_thread()

@@ -10,6 +10,7 @@ EVAL_MODULES = (
     "cli.eval_ingest",
     "cli.eval_hostile",
     "cli.eval_memory",
+    "cli.eval_cold",
     "cli.eval_retrieval",
     "cli.eval_answers",
     "cli.eval_suite",

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent.config import Settings
-from agent.ingest.files import display_path, find_files
-from agent.ingest.pipeline import MetadataOverrides
-from agent.schemas import IngestReport
 from cli.common import print_json
+
+if TYPE_CHECKING:
+    from agent.schemas import IngestReport
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -46,10 +48,55 @@ def format_report(r: IngestReport) -> str:
     )
 
 
+class _FileProgress:
+    """Progress inside one file: a bar per stage on a terminal; in a log, one plain line per finished stage
+    (no redraws glued to other lines)."""
+
+    UNITS = {"read": "pages", "embed": "chunks"}
+    LABELS = {"read": "read", "embed": "embedded"}
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.tty = sys.stderr.isatty()
+        self.name = ""
+        self.bar = None
+        self.stage = ""
+        self.started = time.perf_counter()
+
+    def start(self, name: str) -> None:
+        self.close()
+        self.name = name
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if not self.enabled or not total:
+            return
+        if stage != self.stage:
+            self.close()
+            self.stage, self.started = stage, time.perf_counter()
+            if self.tty:
+                from tqdm import tqdm
+
+                self.bar = tqdm(total=total, desc=f"  {self.name[:30]}: {stage}", unit=f" {self.UNITS[stage]}",
+                                leave=False, file=sys.stderr, dynamic_ncols=True)
+        if self.bar is not None:
+            self.bar.n = done
+            self.bar.refresh()
+        elif done == total and not self.tty:
+            seconds = time.perf_counter() - self.started
+            print(f"  {self.name}: {self.LABELS[stage]} {total} {self.UNITS[stage]} ({seconds:.1f} s)", file=sys.stderr)
+            self.stage = f"{stage}:done"
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        self.bar, self.stage = None, ""
+
+
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from tqdm import tqdm
 
-    from agent.ingest.pipeline import open_ingestor
+    from agent.ingest.files import display_path, find_files
+    from agent.ingest.pipeline import MetadataOverrides, open_ingestor
 
     found = find_files(args.paths, follow_links=args.follow_links)
     skipped = [f for f in found if f.skipped]
@@ -62,12 +109,17 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     overrides = MetadataOverrides(
         company=args.company, ticker=args.ticker, form=args.form, period=args.period, filing_date=args.filing_date
     )
+    show = not (args.no_progress or args.json)
+    progress = _FileProgress(show)
     reports: list[IngestReport] = []
-    with open_ingestor(settings) as ingestor:
-        bar = tqdm(files, unit="file", disable=args.no_progress or args.json, file=sys.stderr, dynamic_ncols=True)
+    with open_ingestor(settings, on_progress=progress) as ingestor:
+        # Over files only on a terminal, and only when there are several; a log gets the lines below.
+        bar = tqdm(files, unit="file", disable=not show or not sys.stderr.isatty() or len(files) < 2,
+                   file=sys.stderr, dynamic_ncols=True)
         for path in bar:
-            bar.set_postfix_str(display_path(path.name)[:40])
+            progress.start(display_path(path.name))
             report = ingestor.ingest_file(path, overrides)
+            progress.close()
             reports.append(report)
             if not args.json:
                 bar.write(format_report(report), file=sys.stdout if report.status != "failed" else sys.stderr)

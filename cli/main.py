@@ -21,17 +21,18 @@ from cli.common import TerminalSafeStream
 
 BROKEN_PIPE_EXIT = 141  # what a shell reports for a command stopped by SIGPIPE (128 + 13), as `seq | head` gives
 
-# Command modules, in the order `finrag --help` lists them.
-COMMAND_MODULES = (
-    "cli.ingest_cmd",
-    "cli.docs_cmd",
-    "cli.search_cmd",
-    "cli.memory_cmd",
-    "cli.market_cmd",
-    "cli.retrieve_cmd",
-    "cli.ask_cmd",
-    "cli.eval_cmd",
-)
+# Command modules, in the order `finrag --help` lists them, with the commands each registers: a run of one
+# command imports only its module (a cold `finrag ask` must not pay for the evaluation or ingest code).
+COMMAND_MODULES: dict[str, tuple[str, ...]] = {
+    "cli.ingest_cmd": ("ingest",),
+    "cli.docs_cmd": ("docs",),
+    "cli.search_cmd": ("search",),
+    "cli.memory_cmd": ("memory",),
+    "cli.market_cmd": ("market",),
+    "cli.retrieve_cmd": ("retrieve",),
+    "cli.ask_cmd": ("ask", "chat"),
+    "cli.eval_cmd": ("eval",),
+}
 
 EPILOG = """examples:
   finrag ingest filings/                      ingest every filing in a folder (PDF, HTML, Markdown, text)
@@ -47,8 +48,8 @@ OPENAI_API_KEY (and OPENAI_BASE_URL for vLLM, Ollama or llama.cpp) to use one; e
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full command-line parser, one subcommand per registered module."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command-line parser: every registered command, or only ``command``'s module when it is known."""
     parser = argparse.ArgumentParser(
         prog="finrag",
         description="Answer questions about long corporate filings, with the page and span behind every figure.",
@@ -58,7 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--home", type=Path, help="data directory (default: $FINRAG_HOME or ~/.local/share/finrag)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress details to stderr")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    wanted = [m for m, commands in COMMAND_MODULES.items() if command in commands] or list(COMMAND_MODULES)
+    for name in wanted:
         importlib.import_module(name).register(subparsers)
     return parser
 
@@ -89,8 +91,20 @@ def main(argv: list[str] | None = None) -> int:
         return BROKEN_PIPE_EXIT
 
 
+def _command_in(argv: list[str]) -> str | None:
+    """The subcommand named in ``argv`` (the first word that is not an option or an option's value)."""
+    takes_value = {"--home"}
+    words = iter(argv)
+    for word in words:
+        if word in takes_value:
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
 def _run(argv: list[str] | None) -> int:
-    parser = build_parser()
+    parser = build_parser(_command_in(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
     if not getattr(args, "func", None):

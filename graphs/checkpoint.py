@@ -15,8 +15,8 @@ from __future__ import annotations
 import sqlite3
 import types
 import typing
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -114,6 +114,25 @@ def serde_allowlist(*schemas: Any) -> set[tuple[str, str]]:
     for schema in schemas:
         walk(schema)
     return found
+
+
+@asynccontextmanager
+async def studio_checkpointer() -> AsyncIterator[BaseCheckpointSaver]:
+    """The checkpointer ``langgraph dev`` uses (``langgraph.json``): the same SQLite file under FINRAG_HOME the
+    CLI keeps threads in, so Studio threads survive a restart, with every type the graphs' states carry
+    registered, so a resumed thread deserialises without 'unregistered type' warnings."""
+    import aiosqlite
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    from graphs.state import BranchInput, DeepRetrievalState, MainState
+
+    path = checkpoint_path(Settings.from_env())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    async with aiosqlite.connect(path, timeout=SQLITE_BUSY_TIMEOUT_S) as conn:
+        await conn.execute("PRAGMA journal_mode=WAL")
+        saver = AsyncSqliteSaver(conn, serde=strict_serializer())
+        await saver.setup()
+        yield saver.with_allowlist(serde_allowlist(MainState, BranchInput, DeepRetrievalState))
 
 
 def close_checkpointer(saver: BaseCheckpointSaver) -> None:

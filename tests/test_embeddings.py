@@ -38,7 +38,7 @@ def test_model_names() -> None:
 
 def test_loading_is_lazy_and_shared(settings: Settings) -> None:
     fresh = Embedder(settings)
-    assert fresh._model is None and fresh.model_name == DEFAULT_MODEL_NAME and fresh.device == "cpu"
+    assert fresh._model is None and fresh.model_name == DEFAULT_MODEL_NAME
     shared = get_embedder(settings)
     assert get_embedder(settings.replace(home=Path("/elsewhere"))) is shared  # same model, same device
     assert get_embedder(settings.replace(embedding_batch_size=8)) is not shared
@@ -102,3 +102,41 @@ def test_l2_normalise_keeps_zero_rows() -> None:
     out = l2_normalise(np.array([[3.0, 4.0], [0.0, 0.0]]))
     np.testing.assert_allclose(out, [[0.6, 0.8], [0.0, 0.0]])
     assert out.dtype == np.float32
+
+
+def test_light_encoder_matches_sentence_transformers(settings: Settings) -> None:
+    """The NumPy twin a cold `finrag ask` uses gives the same vectors as the torch model (so the same hits)."""
+    from agent.index.light_bert import load_light_bert
+
+    light = load_light_bert(packaged_model_dir())
+    assert light is not None and light.dim == 384
+    texts = [
+        "What were Northwind's capital expenditures in 2024?",
+        "Purchases of property, plant and equipment | 2024: (437) | (in millions) " * 40,  # truncated at 256 tokens
+        "EBITDA margin %",
+        "",
+    ]
+    embedder = Embedder(settings)
+    torch_vectors = embedder.model.encode(texts, convert_to_numpy=True, normalize_embeddings=True)
+    np.testing.assert_allclose(light.encode(texts), torch_vectors, atol=1e-5)
+
+
+def test_few_texts_skip_torch_until_it_is_loaded(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    fresh = Embedder(settings)
+    monkeypatch.setattr(Embedder, "_load", lambda self: pytest.fail("torch model loaded for one question"))
+    vector = fresh.encode_one("capital expenditures 2024")
+    assert vector.shape == (384,) and fresh._model is None and fresh.dim == 384
+
+
+def test_light_encoder_declines_models_it_cannot_run(tmp_path: Path) -> None:
+    from agent.index.light_bert import load_light_bert
+
+    assert load_light_bert(tmp_path) is None  # not a model folder
+    source = packaged_model_dir()
+    for name in ("config.json", "modules.json", "sentence_bert_config.json", "tokenizer.json", "model.safetensors"):
+        (tmp_path / name).symlink_to(source / name)
+    (tmp_path / "1_Pooling").symlink_to(source / "1_Pooling", target_is_directory=True)
+    assert load_light_bert(tmp_path) is not None
+    (tmp_path / "config.json").unlink()
+    (tmp_path / "config.json").write_text((source / "config.json").read_text().replace('"gelu"', '"relu"'))
+    assert load_light_bert(tmp_path) is None

@@ -352,3 +352,27 @@ def test_output_into_a_closed_pipe_ends_quietly(settings: Settings) -> None:
                           env={**os.environ, "PYTHONPATH": str(REPO)})
     assert proc.returncode == 141
     assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr, proc.stderr
+
+
+def test_permission_errors_are_named_even_as_root(settings: Settings, tmp_path: Path, monkeypatch, capsys) -> None:
+    """The same two failures, simulated (root reads everything, so CI cannot produce them with chmod)."""
+    import agent.ingest.files as files_module
+    import agent.ingest.pipeline as pipeline_module
+
+    good = filing(tmp_path / "in" / "GOOD_2024_10K.md", "Contoso", 437)
+
+    def locked(path: Path) -> str:
+        raise PermissionError(errno.EACCES, "Permission denied", str(path))
+
+    real_walk = os.walk
+
+    def walk(top, onerror=None, followlinks=False):  # type: ignore[no-untyped-def]
+        onerror(PermissionError(errno.EACCES, "Permission denied", str(Path(top) / "closed")))
+        yield from real_walk(top, onerror=onerror, followlinks=followlinks)
+
+    monkeypatch.setattr(files_module.os, "walk", walk)
+    monkeypatch.setattr(pipeline_module, "file_sha256", locked)
+    code, out, err = finrag(settings, capsys, "ingest", "--no-progress", str(good.parent))
+    assert code == 1 and "Traceback" not in err and "unexpected" not in err
+    assert "GOOD_2024_10K.md: cannot read the file: Permission denied" in err
+    assert "closed: cannot read this folder: Permission denied" in err

@@ -48,8 +48,8 @@ def _ready(url: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A running `langgraph dev` over an index holding the sample filing; yields its base URL."""
+def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """A running `langgraph dev` over an index holding the sample filing; yields its base URL and its log."""
     exe = _langgraph_cli()
     if exe is None:
         pytest.skip("langgraph-cli[inmem] / langgraph-sdk not installed (pip install 'finrag[test]')")
@@ -60,6 +60,9 @@ def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     config["dependencies"] = [str(ROOT) if d == "." else d for d in config["dependencies"]]
     config["graphs"] = {name: str(ROOT / spec.split(":")[0]) + ":" + spec.split(":")[1]
                         for name, spec in config["graphs"].items()}
+    if "path" in config.get("checkpointer", {}):
+        spec = config["checkpointer"]["path"]
+        config["checkpointer"]["path"] = str(ROOT / spec.split(":")[0]) + ":" + spec.split(":")[1]
     (work / "langgraph.json").write_text(json.dumps(config))
     port = free_port()
     env = {**os.environ, "FINRAG_HOME": str(home), "LANGGRAPH_CLI_NO_ANALYTICS": "1",
@@ -79,7 +82,7 @@ def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             if process.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(f"langgraph dev did not start:\n{log_path.read_text(errors='replace')[-3000:]}")
             time.sleep(0.5)
-        yield url
+        yield url, log_path
     finally:
         process.terminate()  # this PID only
         try:
@@ -89,10 +92,11 @@ def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             process.wait(timeout=STOP_TIMEOUT_S)
 
 
-def test_two_turns_on_one_thread_through_the_sdk(studio: str) -> None:
+def test_two_turns_on_one_thread_through_the_sdk(studio: tuple[str, Path]) -> None:
     from langgraph_sdk import get_sync_client
 
-    client = get_sync_client(url=studio, timeout=RUN_TIMEOUT_S)
+    url, log_path = studio
+    client = get_sync_client(url=url, timeout=RUN_TIMEOUT_S)
     assistants = {a["graph_id"] for a in client.assistants.search()}
     assert {"finrag", "deep_retrieval"} <= assistants
     thread = client.threads.create()["thread_id"]
@@ -104,3 +108,5 @@ def test_two_turns_on_one_thread_through_the_sdk(studio: str) -> None:
     assert [t["question"] for t in second["history"]] == [
         "What were Northwind's capital expenditures in 2024?", "what about 2023?"]
     assert len(second["routes"]) == 1 and len(second["trace"]) == 1  # this turn's accumulators only
+    # The state's types are registered (langgraph.json sets strict msgpack, so the server allowlists them).
+    assert "unregistered type" not in log_path.read_text(errors="replace")

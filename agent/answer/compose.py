@@ -310,14 +310,14 @@ def compose_answer(
     """
     lines: list[str] = []
     figures: list[Figure] = []
-    citations: dict[tuple[str, int], Citation] = {}
+    citations: dict[tuple[str, int, str], Citation] = {}
     for i, comp in enumerate(computations):
         label = labels[i] if i < len(labels) else ""
         sentence, figure = _computation_sentence(comp, label)
         lines.append(sentence)
         figures.append(figure)
         for c in figure.citations:
-            citations.setdefault((c.doc, c.page), c)
+            citations.setdefault((c.doc, c.page, c.quote), c)
     missing = list(not_found)
     for sa in sub_answers:
         if sa.status == "not_found":
@@ -325,7 +325,7 @@ def compose_answer(
             continue
         lines.append(sa.answer)
         for c in sa.citations:
-            citations.setdefault((c.doc, c.page), c)
+            citations.setdefault((c.doc, c.page, c.quote), c)
         if sa.value is not None:
             figures.append(
                 Figure(

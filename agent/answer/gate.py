@@ -29,6 +29,7 @@ from agent.answer.reading import Evidence, EvidenceReader
 from agent.answer.records import NOT_FOUND, Check, SubAnswer, _capital
 from agent.finance.arithmetic import Computation
 from agent.finance.lexicon import canonical
+from agent.finance.metrics import METRICS
 from agent.finance.periods import find_periods, period_year
 from agent.memory import companies_agree, company_key
 from agent.query.cues import possessive
@@ -42,6 +43,8 @@ RATIO_BOUND = 10_000.0  # x-multiples (coverage, turnover, leverage) beyond this
 DAYS_BOUND = 3_650.0  # ten years of days payable / receivable / inventory is a unit error
 OPERAND_SPREAD = 1_000.0  # two operands of one metric a thousandfold apart: one lost its scale
 MIN_COMPANY_KEY = 3  # shorter compact keys ('ge' vs 'gen') match too much by prefix
+PER_SHARE_TOPIC = "Per Share"  # the lexicon's topic of per-share metrics (EPS, dividends per share)
+_PER_UNIT_RE = re.compile(r"\bper (?:common |ordinary )?(?:share|unit|unitholder|ads)\b", re.IGNORECASE)
 UNSCALED_MONEY_MAX = 1e5  # a statement row in plain dollars below this is a table that lost its scale line
 FILING_LOOKBACK_YEARS = 2  # a 10-K discusses its own year and the two before it (three years of statements)
 # A run of capitalised words: a name the question uses ("Home Depot", "Frito-Lay North America", "Chevron's").
@@ -286,6 +289,12 @@ def check_scale(answer: SubAnswer) -> Check:
     v = answer.value
     if v is None or v.unit not in {"USD", ""} or answer.status != "found" or not _row_label(answer):
         return Check(name="scale", passed=True, detail="scale as stated")
+    definition = METRICS.get(answer.metric)
+    per_unit = (definition is not None and definition.topic == PER_SHARE_TOPIC) or _PER_UNIT_RE.search(
+        f"{answer.metric} {_row_label(answer)}"
+    )
+    if per_unit:  # '$3.00' per share is dollars as written: 'in millions, except per share amounts'
+        return Check(name="scale", passed=True, detail="a per-share amount, in units")
     if v.scale == 1.0 and v.unit == "USD" and 0 < abs(v.value) < UNSCALED_MONEY_MAX:
         return Check(name="scale", passed=False, detail="the table states no scale: shown as written")
     return Check(name="scale", passed=True, detail=f"scale: {v.scale:g}")

@@ -206,12 +206,13 @@ def _computed_answer(
     base: SubAnswer, comp: Computation, kind: str, target_scale: float | None, sureness: float
 ) -> SubAnswer:
     cites = comp.citations()
-    labels = " ".join(c.label() for c in cites)
+    labels = " ".join(dict.fromkeys(c.label() for c in cites))
+    units = f", {comp.operand_units()}" if comp.operand_units() else ""
     shown = display_value(comp.result, kind, target_scale)
     period = comp.result.period or base.period
     sentence = (
         f"{_capital(_subject(base.company, base.metric, period))} was {shown} "
-        f"(computed: {comp.formula}) {labels}."
+        f"(computed: {comp.formula}{units}) {labels}."
     )
     confidence = max(COMPUTED_CONFIDENCE_FLOOR, sureness)
     return base.model_copy(

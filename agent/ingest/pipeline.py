@@ -31,6 +31,10 @@ from agent.schemas import Chunk, DocumentMeta, IngestReport
 # Bump when parsing, sectioning, tables, chunking, cards or embedding text change what is stored: a document
 # ingested by another version is ingested again on the next run instead of being reported unchanged.
 PIPELINE_VERSION = "9"
+# Embedding batches between two progress reports: often enough to see movement on a 500-page filing.
+EMBED_BATCHES_PER_REPORT = 2
+# What an ingest reports as it goes: (stage, done, total), stage "read" (pages) or "embed" (chunk texts).
+Progress = Callable[[str, int, int], None]
 # Metadata a person may have corrected with `finrag docs edit`; a re-ingest keeps it.
 _KEPT_ON_REINGEST = ("company", "ticker", "form", "fiscal_year", "fiscal_period", "period_end", "filing_date")
 
@@ -105,11 +109,17 @@ class Ingestor:
     """Ingests files into one store, sharing the embedding model across files."""
 
     def __init__(self, settings: Settings, store: Store, embedder: Embedder,
-                 on_ingested: Callable[[DocumentMeta], None] | None = None) -> None:
+                 on_ingested: Callable[[DocumentMeta], None] | None = None,
+                 on_progress: Progress | None = None) -> None:
         self.settings = settings
         self.store = store
         self.embedder = embedder
         self.on_ingested = on_ingested
+        self.on_progress = on_progress
+
+    def _progress(self, stage: str, done: int, total: int) -> None:
+        if self.on_progress is not None:
+            self.on_progress(stage, done, total)
 
     def ingest_file(self, path: Path, overrides: MetadataOverrides | None = None) -> IngestReport:
         """Ingest one file; never raises for bad input (the report says what went wrong)."""
@@ -137,9 +147,15 @@ class Ingestor:
         embedding text did not change (embedding is most of ingest time)."""
         texts = [embedding_text(c) for c in chunks]
         reuse = _reusable_vectors(self.store, previous.doc_id, self.embedder.model_name) if previous else {}
-        todo = [t for t in dict.fromkeys(texts) if t not in reuse]
-        if todo:
-            reuse.update(zip(todo, self.embedder.encode(todo), strict=True))
+        # Longest first, so each batch holds texts of similar length (little padding), in slices that report
+        # progress; the encoder sees the same texts either way.
+        todo = sorted((t for t in dict.fromkeys(texts) if t not in reuse), key=len, reverse=True)
+        step = max(self.settings.embedding_batch_size * EMBED_BATCHES_PER_REPORT, 1)
+        self._progress("embed", 0, len(todo))
+        for start in range(0, len(todo), step):
+            part = todo[start : start + step]
+            reuse.update(zip(part, self.embedder.encode(part), strict=True))
+            self._progress("embed", start + len(part), len(todo))
         return np.vstack([reuse[t] for t in texts]).astype(np.float32)
 
     def _ingest(self, path: Path, overrides: MetadataOverrides, report: IngestReport) -> IngestReport:
@@ -167,7 +183,8 @@ class Ingestor:
 
         stages = report.stage_seconds
         with _timed(stages, "parse"):
-            parsed = load_pages(path, self.settings)
+            parsed = load_pages(path, self.settings, lambda done, total: self._progress("read", done, total))
+            self._progress("read", len(parsed.pages), len(parsed.pages))
         with _timed(stages, "sections"):
             sections = detect_sections(parsed.pages)
         with _timed(stages, "chunks"):
@@ -211,7 +228,7 @@ def _reusable_vectors(store: Store, doc_id: str, model: str) -> dict[str, np.nda
 
 
 @contextmanager
-def open_ingestor(settings: Settings) -> Iterator[Ingestor]:
+def open_ingestor(settings: Settings, on_progress: Progress | None = None) -> Iterator[Ingestor]:
     """An ingestor over the configured store and embedding model; closes the store afterwards.
 
     Ingesting a filing marks memory-bank entries of the same company and period stale, so a verified answer
@@ -227,6 +244,7 @@ def open_ingestor(settings: Settings) -> Iterator[Ingestor]:
             bank.reconcile(store.list_documents(), store.generation)
 
         reconcile()  # repairs what a crash between a filing's commit and its stale marks left undone
-        yield Ingestor(settings, store, get_embedder(settings), on_ingested=lambda _meta: reconcile())
+        yield Ingestor(settings, store, get_embedder(settings), on_ingested=lambda _meta: reconcile(),
+                       on_progress=on_progress)
     finally:
         store.close()
