@@ -132,3 +132,30 @@ def test_fiscal_year_named_by_its_end_and_small_caps_names() -> None:
 
 def test_nothing_known_stays_empty() -> None:
     assert detect_metadata(Path("notes.txt"), pages("some plain notes about nothing")) == MetadataGuess()
+
+
+SIGNATURES = """SIGNATURES
+Pursuant to the requirements of Section 13 or 15(d) of the Securities Exchange Act of 1934, PepsiCo has duly
+caused this report to be signed on its behalf by the undersigned, thereunto duly authorized.
+Dated: February 8, 2023
+PepsiCo, Inc."""
+
+
+def test_filing_date_from_the_signature_page() -> None:
+    cover = TEN_K_COVER
+    guess = detect_metadata(Path("AMERICANEXPRESS_2022_10K.pdf"), pages(cover, "Item 1. Business", SIGNATURES))
+    assert guess.filing_date == "2023-02-08"
+    # A signature dated before the period ends (a quoted older report) is no filing date.
+    early = SIGNATURES.replace("February 8, 2023", "February 8, 2022")
+    assert detect_metadata(Path("X_2022_10K.pdf"), pages(cover, early)).filing_date == ""
+
+
+@pytest.mark.parametrize("dateline", [
+    "PURCHASE, N.Y. - April 25, 2023 - PepsiCo, Inc. today reported results for the first quarter.",
+    "Las Vegas, Nevada, April 25, 2023 – MGM Resorts International today reported results.",
+    "April 25, 2023\nContoso Reports First Quarter Results",
+])
+def test_filing_date_from_a_release_dateline(dateline: str) -> None:
+    text = f"Contoso Reports First-Quarter 2023 Results\nfor the quarter ended March 25, 2023\n{dateline}"
+    guess = detect_metadata(Path("CONTOSO_2023Q1_EARNINGS.pdf"), pages(text))
+    assert guess.filing_date == "2023-04-25"

@@ -21,6 +21,7 @@ from agent.answer.words import (
     _asks_figure,
     _content_words,
     _for_company,
+    clip_words,
 )
 from agent.finance.periods import find_periods
 from agent.query.plan import SubQuery
@@ -138,7 +139,7 @@ def _passages_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReade
     best = scored[0][0]
     if _named_share(sub_query.question, base.company, scored[0][1].raw or scored[0][1].text) < PASSAGE_MIN_SHARE:
         seg = scored[0][1]
-        quote = seg.text if len(seg.text) <= PASSAGE_MAX_CHARS else seg.text[:PASSAGE_MAX_CHARS] + " ..."
+        quote = clip_words(seg.text, PASSAGE_MAX_CHARS)
         passage = Passage(text=quote, citation=reader.evidence[seg.ev].citation(quote, seg.start))
         return _refused_with(base, f"no passage addresses: {sub_query.question}", passage)
     chosen = [seg for score, seg in scored[:MAX_PASSAGES] if score >= PASSAGE_KEEP_SHARE * best]
@@ -146,7 +147,7 @@ def _passages_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReade
     passages = []
     for seg in chosen:
         ev = reader.evidence[seg.ev]
-        quote = seg.text if len(seg.text) <= PASSAGE_MAX_CHARS else seg.text[:PASSAGE_MAX_CHARS] + " ..."
+        quote = clip_words(seg.text, PASSAGE_MAX_CHARS)
         passages.append(Passage(text=quote, citation=ev.citation(quote, seg.start)))
     text = " ".join(f"{p.text} {p.citation.label()}" for p in passages)
     answer = base.model_copy(

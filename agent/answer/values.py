@@ -36,6 +36,7 @@ from agent.answer.words import (
     _about,
     _for_company,
     _names_other_number,
+    clip_words,
 )
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation
@@ -303,11 +304,7 @@ def _find(
     if rivals:
         confidence = min(confidence, CONFLICT_CONFIDENCE)
     ev = reader.evidence[best.seg.ev]
-    quote = (
-        best.seg.text
-        if len(best.seg.text) <= PASSAGE_MAX_CHARS
-        else best.seg.text[:PASSAGE_MAX_CHARS] + " ..."
-    )
+    quote = clip_words(best.seg.text, PASSAGE_MAX_CHARS)
     reasons = list(best.reasons)
     if best.value.period:
         reasons.append(

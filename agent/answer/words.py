@@ -154,3 +154,11 @@ def _asks_figure(sub_query: SubQuery) -> bool:
         return False
     q = sub_query.question
     return bool(find_periods(q)) or bool(_HOW_MUCH_RE.search(q)) or sub_query.intent.requires_numeric
+
+
+def clip_words(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters at a word boundary, marked with an ellipsis when cut."""
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit)
+    return text[: cut if cut > 0 else limit].rstrip(" ,;:") + " …"

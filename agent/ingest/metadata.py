@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from agent.schemas import Page
+from agent.schemas import PAGE_SEPARATOR, Page
 
 # The cover and the trading-symbol table sit on the first pages; phrases naming the ticker may come later.
 COVER_PAGES = 3
@@ -230,6 +230,51 @@ def _quarter_of(iso: str) -> tuple[int, int]:
 # -------------------------------------------------------------------------------------------------------
 # Entry point
 # -------------------------------------------------------------------------------------------------------
+# The signature paragraph of a 10-K or 10-Q ("Pursuant to the requirements of Section 13 or 15(d) of the Securities
+# Exchange Act of 1934, the registrant has duly caused this report to be signed ... Dated: February 8, 2023").
+_SIGNATURES_RE = re.compile(
+    r"pursuant\s+to\s+the\s+requirements\s+of\s+(?:section\s+13\s+or\s+15\s*\(d\)\s+of\s+)?the\s+securities\s+"
+    r"exchange\s+act\s+of\s+1934,?\s+[^.]{1,80}?\s+has\s+duly\s+caused",  # 'the registrant' or its name
+    re.IGNORECASE,
+)
+SIGNATURE_DATE_CHARS = 800  # the date follows the paragraph, the registrant's name and a signer or two
+# A release's dateline: "PURCHASE, N.Y. - April 25, 2023 - PepsiCo ...", "Las Vegas, Nevada, February 8, 2023 –
+# MGM ...", or the date alone on a line above the headline.
+_DATELINE_RE = re.compile(
+    rf"(?:^|\n)(?:[A-Z][A-Za-z.' ]{{1,40}}(?:,\s*[A-Z][A-Za-z.' ]{{1,30}})?\s*[,\-–—]\s*)?(?={_DATE_RE.pattern}\s*(?:[-–—]|\n))",
+    re.IGNORECASE,
+)
+RELEASE_PAGES = 2  # a dateline sits on the first page or, after a cover exhibit page, the second
+MAX_FILING_LAG_DAYS = 400  # a report is filed within months of its period's end, never before it
+
+
+def _signed_or_released(pages: list[Page], form: str, period_end: str) -> str:
+    """The filing date the document itself states: the signature date of a 10-K or 10-Q, or the dateline of
+    an earnings release; the first one shortly after the period's end (a date in a quoted older report or
+    an exhibit is not it). Empty when there is none."""
+    candidates: list[str] = []
+    if form in ("EARNINGS", "8-K"):
+        head = "\n".join(p.text for p in pages[:RELEASE_PAGES])
+        m = _DATELINE_RE.search(head)
+        d = _DATE_RE.match(head, m.end()) if m else None
+        candidates = [_iso(d)] if d else []
+    else:
+        text = PAGE_SEPARATOR.join(p.text for p in pages)
+        for m in _SIGNATURES_RE.finditer(text):
+            d = _DATE_RE.search(text, m.end(), m.end() + SIGNATURE_DATE_CHARS)
+            if d:
+                candidates.append(_iso(d))
+    return next((found for found in candidates if _filed_after(found, period_end)), "")
+
+
+def _filed_after(found: str, period_end: str) -> bool:
+    """Whether ``found`` can be the filing date of a report for the period ending ``period_end``."""
+    if not found:
+        return False
+    lag = (date.fromisoformat(found) - date.fromisoformat(period_end)).days if period_end else 0
+    return 0 <= lag <= MAX_FILING_LAG_DAYS
+
+
 def detect_metadata(path: Path, pages: list[Page]) -> MetadataGuess:
     """Company, ticker, form, fiscal year/period, period end and filing date from file name and cover."""
     hints = parse_file_name(path)
@@ -244,7 +289,8 @@ def detect_metadata(path: Path, pages: list[Page]) -> MetadataGuess:
     quarterly = guess.form == "10-Q" or hints.quarter is not None or (bool(quarter_end) and not annual_end)
     guess.period_end = (quarter_end or annual_end) if quarterly else (annual_end or quarter_end)
     event = _date_after(_EVENT_DATE_RE, cover_text)
-    guess.filing_date = hints.dated or event
+    event = event if _filed_after(event, guess.period_end) else ""
+    guess.filing_date = hints.dated or event or _signed_or_released(pages, guess.form, guess.period_end)
     year_from_text, quarter_from_text = _quarter_of(guess.period_end) if guess.period_end else (None, None)
     guess.fiscal_year = hints.year or year_from_text
     if guess.fiscal_year is None and guess.filing_date:

@@ -30,7 +30,7 @@ from agent.schemas import Chunk, DocumentMeta, IngestReport
 
 # Bump when parsing, sectioning, tables, chunking, cards or embedding text change what is stored: a document
 # ingested by another version is ingested again on the next run instead of being reported unchanged.
-PIPELINE_VERSION = "9"
+PIPELINE_VERSION = "10"
 # Embedding batches between two progress reports: often enough to see movement on a 500-page filing.
 EMBED_BATCHES_PER_REPORT = 2
 # What an ingest reports as it goes: (stage, done, total), stage "read" (pages) or "embed" (chunk texts).
@@ -195,7 +195,8 @@ class Ingestor:
         meta = build_meta(path, doc_id, parsed.pages, parsed.source_format, overrides, name=name)
         if previous is not None:  # the same bytes again: not a newer filing, so its ingest time stays too
             for field in (*_KEPT_ON_REINGEST, "ingested_at"):
-                setattr(meta, field, getattr(previous, field))
+                if getattr(previous, field):  # a value a newer pipeline now detects fills an empty one
+                    setattr(meta, field, getattr(previous, field))
         meta.n_chunks = len(chunks)
         meta.pipeline_version = PIPELINE_VERSION
         with _timed(stages, "cards"):

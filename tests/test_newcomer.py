@@ -1,0 +1,100 @@
+"""What a new user sees: progress inside a long file, readable answers, clean logs, a cold start without torch."""
+
+from __future__ import annotations
+
+import argparse
+import io
+from pathlib import Path
+
+import pytest
+from support import ingested_sample
+
+from agent.answer.verify import split_sentences
+from agent.answer.words import clip_words
+from agent.config import Settings
+from agent.ingest.pipeline import open_ingestor
+from cli import ask_cmd
+from cli.main import main
+
+SAMPLE = Path(__file__).resolve().parent.parent / "agent" / "samples" / "NORTHWIND_2024_10K.md"
+
+pytestmark = pytest.mark.usefixtures("no_yfinance")
+
+
+@pytest.fixture(scope="module")
+def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return ingested_sample(tmp_path_factory.mktemp("newcomer") / "home")
+
+
+def ask(settings: Settings, question: str, capsys: pytest.CaptureFixture[str]) -> str:
+    parser = argparse.ArgumentParser()
+    ask_cmd.register(parser.add_subparsers())
+    args = parser.parse_args(["ask", question])
+    assert args.func(args, settings) == 0
+    return capsys.readouterr().out
+
+
+def test_a_computed_figure_lists_every_row_it_used_with_currency_and_scale(settings: Settings, capsys) -> None:
+    out = ask(settings, "What was Northwind's free cash flow in 2024?", capsys)
+    assert "$438 million (computed: 875 - 437 = 438, $ in millions)" in out
+    sources = out.split("Sources:")[1]
+    assert "Net cash provided by operating activities" in sources and "Purchases of property" in sources
+
+
+def test_per_share_amounts_are_not_called_unscaled(settings: Settings, capsys) -> None:
+    out = ask(settings, "What was Northwind's diluted EPS in 2024?", capsys)
+    assert "$3.00" in out and "states no scale" not in out
+
+
+def test_ingest_reports_progress_per_stage(tmp_path: Path) -> None:
+    events: list[tuple[str, int, int]] = []
+    with open_ingestor(Settings.from_env(home=tmp_path), on_progress=lambda *e: events.append(e)) as ingestor:
+        report = ingestor.ingest_file(SAMPLE)
+    reads = [e for e in events if e[0] == "read"]
+    embeds = [e for e in events if e[0] == "embed"]
+    assert reads[-1] == ("read", report.pages, report.pages)
+    assert embeds[0][1] == 0 and embeds[-1][1] == embeds[-1][2] > 0
+    assert [e[1] for e in embeds] == sorted(e[1] for e in embeds)
+
+
+def test_progress_in_a_log_is_plain_lines(tmp_path: Path, capsys) -> None:
+    code = main(["--home", str(tmp_path), "ingest", str(SAMPLE)])
+    out, err = capsys.readouterr()
+    assert code == 0 and "\r" not in err and "\r" not in out
+    assert "NORTHWIND_2024_10K.md: read 8 pages" in err and "NORTHWIND_2024_10K.md: embedded 18 chunks" in err
+    assert out.splitlines()[0].startswith("ingested   NORTHWIND_2024_10K")  # no progress glued to it
+
+
+def test_chat_help_teaches(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["chat", "--help"])
+    out = capsys.readouterr().out
+    assert "/trace" in out and "/new" in out and "Follow-ups" in out
+
+
+def test_chat_prints_each_answer_once(settings: Settings, capsys) -> None:
+    parser = argparse.ArgumentParser()
+    ask_cmd.register(parser.add_subparsers())
+    args = parser.parse_args(["chat"])
+    ask_cmd.handle_chat(args, settings, stdin=io.StringIO("What were Northwind's capital expenditures in 2024?\n"))
+    assert capsys.readouterr().out.count("$437 million") == 1
+
+
+def test_headings_do_not_run_into_text_and_quotes_end_on_a_word() -> None:
+    text = ("Business Risks\nRisks associated with our operations include\ncompetition and weather.\n"
+            "Revenue increased due to higher\nVolume in Europe.")
+    assert [text[a:b] for a, b in split_sentences(text)] == [
+        "Business Risks",
+        "Risks associated with our operations include\ncompetition and weather.",
+        "Revenue increased due to higher\nVolume in Europe.",  # a wrapped sentence is no heading
+    ]
+    assert clip_words("the quick brown fox jumps over the lazy dog", 18) == "the quick brown …"
+    assert clip_words("short", 18) == "short"
+
+
+def test_cold_start_benchmark_measures_fresh_processes() -> None:
+    from evals.cold_start import run_cold_bench
+
+    (result,) = run_cold_bench(runs=1, commands=["search"])
+    assert result.command == "search" and result.cpu_median_s > 0 and result.wall_median_s > 0
+    assert result.same_output
