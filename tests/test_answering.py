@@ -305,7 +305,9 @@ def test_gross_margin_is_computed_from_the_income_statement() -> None:
     [comp] = answer.computations
     assert comp.formula == "2,117 / 4,812 × 100 = 44.0%"
     assert [(i.metric, i.value.value) for i in comp.inputs] == [("gross profit", 2117), ("revenue", 4812)]
-    assert [c.label() for c in answer.citations] == [f"[{DOC}, p. 5]"]
+    # One source per row used: both rows sit on page 5.
+    assert [c.label() for c in answer.citations] == [f"[{DOC}, p. 5]"] * 2
+    assert [c.quote.split(" |")[0] for c in answer.citations] == ["Gross profit", "Revenue"]
 
 
 def test_statement_wins_over_mdna_and_balance_sheet_over_cash_flow_changes() -> None:
