@@ -675,6 +675,7 @@ class MemoryBank:
         stored = {i: self._upserted(e, existing.get(i), touch=False) for i, e in entries.items()}
         changed = [e for i, e in stored.items() if i not in existing or existing[i] != e]
         self._write(changed)
+        self.embed_entries(changed)
         updated = sum(1 for e in changed if e.id in existing)
         return MemoryImportReport(
             path=str(path),
@@ -804,12 +805,20 @@ class MemoryBank:
                 norms = np.linalg.norm(vectors, axis=1, keepdims=True)
                 vectors = vectors / np.where(norms == 0, 1.0, norms)
                 self._vectors.update(zip(missing, vectors, strict=True))
-                self._store_vectors({t: v for t, v in zip(missing, vectors, strict=True) if t != query}, model)
+                entry_texts = set(texts)  # queries are unbounded; only entries' vectors are kept
+                self._store_vectors({t: v for t, v in zip(missing, vectors, strict=True) if t in entry_texts}, model)
         except Exception as exc:  # a broken embedder must not take the memory bank down
             log.warning("memory bank: semantic matcher skipped (%s)", exc)
             return None
         q = self._vectors[query]
         return np.array([float(self._vectors[t] @ q) for t in texts], dtype=np.float32)
+
+    def embed_entries(self, entries: Sequence[MemoryEntry]) -> None:
+        """Embed and keep the vectors of ``entries`` now (after a bulk import), so no later look-up pays for
+        them; nothing without an embedding function."""
+        texts = [match_text(e.question, e.company, e.period) for e in entries if e.status == MemoryStatus.VERIFIED]
+        if self.embed is not None and texts:
+            self._cosines(texts[0], texts)
 
     def _stored_vectors(self, texts: list[str], model: str) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}

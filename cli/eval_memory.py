@@ -20,7 +20,7 @@ def register(actions: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--sizes", default="5000:5000,100000:5000",
                    help="comma-separated ENTRIES:SAME_PERIOD pairs (default 5000:5000,100000:5000)")
-    p.add_argument("--runs", type=int, default=2, help="fresh-process look-ups per size (the first embeds)")
+    p.add_argument("--runs", type=int, default=2, help="fresh-process look-ups per size")
     p.add_argument("--out", type=Path, default=None, help="write memory.json and memory.md here")
     p.add_argument("--json", action="store_true", help="JSON output")
     p.set_defaults(func=run)

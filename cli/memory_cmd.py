@@ -205,7 +205,7 @@ def run_remove(args: argparse.Namespace, settings: Settings) -> int:
 
 def run_import(args: argparse.Namespace, settings: Settings) -> int:
     try:
-        report = open_bank(settings).import_jsonl(args.path)
+        report = open_bank(settings, with_embeddings=True).import_jsonl(args.path)  # vectors made once, here
     except FinragError as exc:
         err(str(exc))
         return 1

@@ -445,3 +445,19 @@ def test_cli_memory_workflow(settings: Settings, tmp_path: Path, capsys: pytest.
     assert "not a citation" in capsys.readouterr().err
     assert _run(settings, ["seed", "--from-json", str(tmp_path / "missing.json")]) == 1
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_entry_vectors_are_kept_so_later_processes_do_not_embed_them(settings: Settings) -> None:
+    calls: list[int] = []
+
+    def counting(texts: list[str]) -> np.ndarray:
+        calls.append(len(texts))
+        return concept_embed(texts)
+
+    first = full_bank(settings, embed=counting)
+    first.lookup("What was 3M's capital expenditure in FY2018?", "3M", "FY2018")
+    embedded_once = sum(calls)
+    calls.clear()
+    later = MemoryBank(settings, embed=counting)  # a new process: only the new question is embedded
+    later.lookup("How much did 3M spend on capital expenditure in FY2018?", "3M", "FY2018")
+    assert embedded_once > 1 and calls == [1]
