@@ -11,6 +11,7 @@ EVAL_MODULES = (
     "cli.eval_hostile",
     "cli.eval_memory",
     "cli.eval_cold",
+    "cli.eval_render",
     "cli.eval_retrieval",
     "cli.eval_answers",
     "cli.eval_suite",

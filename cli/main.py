@@ -31,6 +31,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "cli.market_cmd": ("market",),
     "cli.retrieve_cmd": ("retrieve",),
     "cli.ask_cmd": ("ask", "chat"),
+    "cli.serve_cmd": ("serve",),
     "cli.eval_cmd": ("eval",),
 }
 
@@ -41,6 +42,7 @@ EPILOG = """examples:
   finrag retrieve "What was 3M's FY2018 capex?" --trace      deep retrieval with its audit trace
   finrag ask "What were 3M's capital expenditures in 2018?"   a cited answer (add --thread ID to follow up)
   finrag chat                                 an interactive conversation; /trace shows the evidence trail
+  finrag serve                                a browser chat; click a citation to see the page, span boxed
   finrag memory list                          verified answers in the memory bank
 
 Data lives under $FINRAG_HOME (default ~/.local/share/finrag). A language model is optional: set

@@ -30,12 +30,14 @@ from typing import Any, Literal
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from pydantic import BaseModel, Field
 
-from agent.answer.records import Check
+from agent.answer.records import Check, FinalAnswer
 from agent.config import Settings
 from agent.errors import FinragError
+from agent.finance.arithmetic import CitedValue, Computation
 from agent.llm.models import LLMCallRecord, StepUsage
 from agent.query.dialogue import Turn
 from agent.retrieval.trace import AuditTrace
+from agent.schemas import Citation
 from graphs.checkpoint import close_checkpointer, open_checkpointer
 from graphs.main import build_main_graph
 from graphs.nodes import GraphDeps, resources
@@ -54,6 +56,8 @@ class CitationRef(BaseModel):
     doc: str
     page: int = Field(description="1-based page")
     quote: str = ""
+    figure: str = Field(default="", description="the cited figure as the filing writes it, e.g. '(437)'")
+    checks: list[Check] = Field(default_factory=list, description="the trust gate's checks of the figure it backs")
 
 
 class SubQueryRef(BaseModel):
@@ -256,7 +260,7 @@ def to_result(values: dict[str, Any], thread_id: str, wall_s: float) -> AskResul
         question=values.get("question", ""),
         rewritten=rewrite.question if rewrite is not None else "",
         answer=final.text if final is not None else "",
-        citations=[CitationRef(doc=c.doc, page=c.page, quote=c.quote) for c in (final.citations if final else [])],
+        citations=_citation_refs(final) if final is not None else [],
         sub_queries=[SubQueryRef(id=s.id, question=s.question, company=s.company, metric=s.metric, period=s.period)
                      for s in values.get("sub_queries") or []],
         routes=[RouteRef(sub_query_id=r.sub_query_id, route=r.route.value, reason=r.reason) for r in routes],
@@ -277,6 +281,39 @@ def to_result(values: dict[str, Any], thread_id: str, wall_s: float) -> AskResul
             timings=timings,
         ),
     )
+
+
+def _citation_refs(final: FinalAnswer) -> list[CitationRef]:
+    """The answer's citations, each with the figure it backs as written on the page and that figure's
+    trust-gate checks (what the citation viewer highlights and lists)."""
+    figure: dict[tuple[str, int, str], str] = {}
+    checks: dict[tuple[str, int, str], list[Check]] = {}
+
+    def key(c: Citation) -> tuple[str, int, str]:
+        return (c.doc, c.page, c.quote)
+
+    def inputs(comp: Computation) -> Iterator[CitedValue]:
+        yield from comp.inputs
+        for step in comp.steps:
+            yield from inputs(step)
+
+    for sa in final.sub_answers:
+        for c in sa.citations:
+            checks.setdefault(key(c), list(sa.checks))
+        if sa.value is not None and sa.citation is not None and sa.status == "found":
+            figure.setdefault(key(sa.citation), sa.value.text.strip())
+        for comp in sa.computations:
+            for used in inputs(comp):
+                if used.citation is not None and not used.computed:
+                    figure.setdefault(key(used.citation), used.value.text.strip())
+    for comp in final.computations:
+        for used in inputs(comp):
+            if used.citation is not None and not used.computed:
+                figure.setdefault(key(used.citation), used.value.text.strip())
+    return [
+        CitationRef(doc=c.doc, page=c.page, quote=c.quote, figure=figure.get(key(c), ""), checks=checks.get(key(c), []))
+        for c in final.citations
+    ]
 
 
 def summarise(node: str, update: Any) -> str:

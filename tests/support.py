@@ -16,3 +16,26 @@ def ingested_sample(home: Path) -> Settings:
     with open_ingestor(settings) as ingestor:
         assert ingestor.ingest_file(SAMPLE).status == "ingested"
     return settings
+
+
+def text_pdf(path: Path, pages: list[str]) -> Path:
+    """A text PDF (Courier, one text line per line of each page's text, table cells spaced into columns)."""
+    import zlib
+
+    from evals.hostile import write_pdf
+
+    def escape(line: str) -> str:
+        return line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+
+    streams = []
+    for page in pages:
+        ops = []
+        for i, line in enumerate(page.splitlines()[:70]):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")] if "|" in line else [line]
+            row = cells[0].ljust(46)[:46] + "".join(c.rjust(12) for c in cells[1:])
+            ops.append(f"BT /F1 8 Tf 36 {760 - 10.5 * i:.1f} Td ({escape(row.encode('latin-1', 'replace').decode('latin-1'))}) Tj ET")
+        streams.append(zlib.compress("\n".join(ops).encode("latin-1")))
+    pdf = write_pdf(path, list(range(len(pages))), streams)
+    data = pdf.read_bytes().replace(b"/BaseFont /Helvetica", b"/BaseFont /Courier")
+    pdf.write_bytes(data.replace(b"%PDF-1.7", b"%PDF-1.7", 1))
+    return pdf

@@ -30,6 +30,7 @@ from agent.answer.records import NOT_FOUND, Check, SubAnswer, _capital
 from agent.finance.arithmetic import Computation
 from agent.finance.lexicon import canonical
 from agent.finance.metrics import METRICS
+from agent.finance.numbers import SCALE_NAMES
 from agent.finance.periods import find_periods, period_year
 from agent.memory import companies_agree, company_key
 from agent.query.cues import possessive
@@ -297,7 +298,7 @@ def check_scale(answer: SubAnswer) -> Check:
         return Check(name="scale", passed=True, detail="a per-share amount, in units")
     if v.scale == 1.0 and v.unit == "USD" and 0 < abs(v.value) < UNSCALED_MONEY_MAX:
         return Check(name="scale", passed=False, detail="the table states no scale: shown as written")
-    return Check(name="scale", passed=True, detail=f"scale: {v.scale:g}")
+    return Check(name="scale", passed=True, detail=f"in {SCALE_NAMES[v.scale]}s" if v.scale in SCALE_NAMES else "in units")
 
 
 def _bounds(comp: Computation) -> tuple[float, float, str] | None:

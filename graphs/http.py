@@ -1,0 +1,263 @@
+"""``finrag serve`` and the HTTP app ``langgraph dev`` mounts: a browser chat over the same graph and
+checkpointer as the CLI, with a citation viewer that shows the cited page and the cited span on it.
+
+JSON API (what the page uses; other tools may too):
+
+- ``POST /api/ask`` ``{"question", "thread_id"?}`` -> the turn as :class:`graphs.service.AskResult`;
+  ``POST /api/ask/stream`` streams NDJSON: one ``{"event": "progress", ...}`` per finished node, then
+  ``{"event": "result", "result": ...}`` (or ``{"event": "error", "message": ...}``).
+- ``POST /api/threads`` -> a new thread id; ``GET /api/threads/{id}`` -> its turns.
+- ``GET /api/docs`` -> the ingested documents; ``PUT /api/upload?name=FILE`` with the file as the body ingests it,
+  streaming NDJSON progress per page and chunk batch, then the ingest report.
+- ``GET /api/citation/{doc}/{page}?quote=&figure=`` -> :class:`agent.index.render.PageView` (highlight boxes or text
+  spans); ``GET /api/citation/{doc}/{page}.png?scale=`` -> the rendered PDF page.
+
+Safe by default: ``finrag serve`` binds 127.0.0.1; requests name documents, never paths (a document's file is
+found through the index); uploads are saved under ``FINRAG_HOME/uploads`` by their base name only; the page
+puts every server string into the DOM as text, never as markup.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import re
+import threading
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from agent.config import Settings
+from agent.errors import FinragError, NotFoundError
+
+PAGE_FILE = Path(__file__).with_name("static") / "index.html"
+UPLOAD_DIR = "uploads"  # under FINRAG_HOME
+MAX_UPLOAD_MB = 200.0  # the ingest limit; a larger body is refused before it is written
+_SAFE_NAME_RE = re.compile(r"[^A-Za-z0-9._ -]+")
+
+
+class _App:
+    """The assistant and index shared by the requests of one server (one question at a time: the graph's
+    checkpointer and the embedder are shared)."""
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        self._settings = settings
+        self._assistant: Any = None
+        self.lock = threading.Lock()
+
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            self._settings = Settings.from_env()
+        return self._settings
+
+    @property
+    def assistant(self) -> Any:
+        if self._assistant is None:
+            from graphs.service import Assistant
+
+            self._assistant = Assistant(self.settings)
+        return self._assistant
+
+    def close(self) -> None:
+        if self._assistant is not None:
+            self._assistant.close()
+            self._assistant = None
+
+
+def _json(value: Any, status: int = 200) -> JSONResponse:
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json")
+    elif isinstance(value, list):
+        value = [v.model_dump(mode="json") if isinstance(v, BaseModel) else v for v in value]
+    return JSONResponse(value, status_code=status)
+
+
+def _error(exc: Exception) -> JSONResponse:
+    status = 404 if isinstance(exc, NotFoundError) else 400
+    return JSONResponse({"error": str(exc)}, status_code=status)
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    try:
+        data = await request.json()
+    except (ValueError, UnicodeDecodeError):
+        raise FinragError("the request body must be JSON") from None
+    if not isinstance(data, dict):
+        raise FinragError("the request body must be a JSON object")
+    return data
+
+
+def _line(value: dict[str, Any]) -> bytes:
+    return (json.dumps(value, ensure_ascii=False, default=str) + "\n").encode("utf-8")
+
+
+def _streamed(work: Any) -> Iterator[bytes]:
+    """Run ``work(emit)`` in a thread and yield what it emits as NDJSON lines, as they come."""
+    lines: queue.Queue[bytes | None] = queue.Queue()
+
+    def run() -> None:
+        try:
+            work(lambda value: lines.put(_line(value)))
+        except FinragError as exc:
+            lines.put(_line({"event": "error", "message": str(exc)}))
+        except Exception as exc:  # the stream must end with a reason, not hang the page
+            lines.put(_line({"event": "error", "message": f"unexpected {type(exc).__name__}: {exc}"}))
+        finally:
+            lines.put(None)
+
+    threading.Thread(target=run, daemon=True).start()
+    while (item := lines.get()) is not None:
+        yield item
+
+
+def build_app(settings: Settings | None = None) -> Starlette:
+    """The web app over ``settings`` (read from the environment on first use when None)."""
+    state = _App(settings)
+
+    async def page(request: Request) -> Response:
+        return HTMLResponse(PAGE_FILE.read_text(encoding="utf-8"))
+
+    def ask_sync(question: str, thread_id: str | None) -> Any:
+        with state.lock:
+            return state.assistant.ask(question, thread_id=thread_id)
+
+    async def ask(request: Request) -> Response:
+        try:
+            body = await _body(request)
+            from starlette.concurrency import run_in_threadpool
+
+            result = await run_in_threadpool(ask_sync, str(body.get("question", "")), body.get("thread_id") or None)
+        except FinragError as exc:
+            return _error(exc)
+        return _json(result)
+
+    async def ask_stream(request: Request) -> Response:
+        try:
+            body = await _body(request)
+        except FinragError as exc:
+            return _error(exc)
+        question, thread_id = str(body.get("question", "")), body.get("thread_id") or None
+
+        def work(emit: Any) -> None:
+            with state.lock:
+                for event in state.assistant.stream(question, thread_id=thread_id):
+                    if event.result is not None:
+                        emit({"event": "result", "result": event.result.model_dump(mode="json"),
+                              "trace_text": event.result.trace.render_text()})
+                    else:
+                        emit({"event": "progress", "node": "/".join([*event.path, event.node]),
+                              "elapsed_s": event.elapsed_s, "summary": event.summary})
+
+        return StreamingResponse(_streamed(work), media_type="application/x-ndjson")
+
+    async def new_thread(request: Request) -> Response:
+        from graphs.service import Assistant
+
+        return _json({"thread_id": Assistant.new_thread()})
+
+    async def thread_turns(request: Request) -> Response:
+        thread_id = request.path_params["thread_id"]
+        with state.lock:
+            turns = state.assistant.turns(thread_id)
+            last = state.assistant.last_result(thread_id)
+        return _json({"thread_id": thread_id, "turns": [t.model_dump(mode="json") for t in turns],
+                      "last": last.model_dump(mode="json") if last is not None else None})
+
+    async def docs(request: Request) -> Response:
+        from agent.index.store import Store
+
+        with Store.open(state.settings) as store:
+            found = store.list_documents()
+        return _json([{"name": d.name, "company": d.company, "ticker": d.ticker, "form": d.form,
+                       "period": d.fiscal_period, "filed": d.filing_date, "pages": d.n_pages,
+                       "format": d.source_format} for d in found])
+
+    async def citation(request: Request) -> Response:
+        from agent.index.render import view_page
+        from agent.index.store import Store
+
+        doc, page_no = request.path_params["doc"], request.path_params["page"]
+        try:
+            with Store.open(state.settings) as store:
+                view = view_page(store, doc, page_no, request.query_params.get("quote", ""),
+                                 request.query_params.get("figure", ""))
+        except FinragError as exc:
+            return _error(exc)
+        return _json(view)
+
+    async def citation_png(request: Request) -> Response:
+        from agent.index.render import DEFAULT_RENDER_SCALE, render_png
+        from agent.index.store import Store
+
+        doc, page_no = request.path_params["doc"], request.path_params["page"]
+        try:
+            scale = float(request.query_params.get("scale", DEFAULT_RENDER_SCALE))
+            with Store.open(state.settings) as store:
+                png = render_png(store, doc, page_no, scale)
+        except ValueError:
+            return _error(FinragError("scale must be a number"))
+        except FinragError as exc:
+            return _error(exc)
+        return Response(png, media_type="image/png", headers={"Cache-Control": "max-age=3600"})
+
+    async def upload(request: Request) -> Response:
+        from agent.ingest.parsing import SUPPORTED_EXTENSIONS
+
+        base = re.split(r"[\\/]", request.query_params.get("name", ""))[-1]  # the base name, whatever path came
+        name = _SAFE_NAME_RE.sub("_", base).strip(" .")
+        if not name or Path(name).suffix.lower() not in SUPPORTED_EXTENSIONS:
+            return _error(FinragError(f"give the file's name with one of {', '.join(SUPPORTED_EXTENSIONS)}"))
+        size = int(request.headers.get("content-length") or 0)
+        if size > MAX_UPLOAD_MB * 1024 * 1024:
+            return _error(FinragError(f"the file is over {MAX_UPLOAD_MB:g} MB"))
+        folder = Path(state.settings.home) / UPLOAD_DIR
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / name
+        target.write_bytes(await request.body())
+
+        def work(emit: Any) -> None:
+            from agent.ingest.pipeline import open_ingestor
+
+            def progress(stage: str, done: int, total: int) -> None:
+                emit({"event": "progress", "stage": stage, "done": done, "total": total})
+
+            with state.lock, open_ingestor(state.settings, on_progress=progress) as ingestor:
+                report = ingestor.ingest_file(target)
+            emit({"event": "result", "report": report.model_dump(mode="json")})
+
+        return StreamingResponse(_streamed(work), media_type="application/x-ndjson")
+
+    routes = [
+        Route("/", page),
+        Route("/api/ask", ask, methods=["POST"]),
+        Route("/api/ask/stream", ask_stream, methods=["POST"]),
+        Route("/api/threads", new_thread, methods=["POST"]),
+        Route("/api/threads/{thread_id:str}", thread_turns),
+        Route("/api/docs", docs),
+        Route("/api/upload", upload, methods=["PUT", "POST"]),
+        Route("/api/citation/{doc:str}/{page:int}.png", citation_png),
+        Route("/api/citation/{doc:str}/{page:int}", citation),
+    ]
+    @asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        yield
+        state.close()
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        return JSONResponse({"error": f"nothing at {request.url.path}"}, status_code=404)
+
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={404: not_found})
+    app.state.finrag = state
+    return app
+
+
+# What `langgraph.json` mounts beside the graphs in `langgraph dev` (settings from the environment).
+app = build_app()

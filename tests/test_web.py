@@ -1,0 +1,248 @@
+"""`finrag serve`: the JSON API with the HTTP client, and the citation viewer in a real headless Chromium."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from support import SAMPLE, text_pdf
+
+from agent.config import Settings
+from agent.ingest.parsing import load_pages
+from agent.ingest.pipeline import open_ingestor
+
+pytestmark = pytest.mark.usefixtures("no_yfinance")
+
+QUESTION = "What were Northwind's capital expenditures in 2024?"
+PDF_NAME = "NORTHWIND_2024_10K"
+
+
+def sample_as_pdf(folder: Path) -> Path:
+    """The sample 10-K typeset as a text PDF, so the viewer has a page image to show."""
+    folder.mkdir(parents=True, exist_ok=True)
+    pages = [p.text for p in load_pages(SAMPLE, Settings.from_env(env={})).pages]
+    return text_pdf(folder / f"{PDF_NAME}.pdf", pages)
+
+
+@pytest.fixture(scope="module")
+def pdf_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    work = tmp_path_factory.mktemp("web")
+    settings = Settings.from_env(home=work / "home")
+    with open_ingestor(settings) as ingestor:
+        assert ingestor.ingest_file(sample_as_pdf(work / "filings")).status == "ingested"
+        assert ingestor.ingest_file(SAMPLE.parent / SAMPLE.name).status == "ingested"  # the Markdown original
+    return settings
+
+
+@pytest.fixture(scope="module")
+def client(pdf_settings: Settings) -> Iterator:
+    from starlette.testclient import TestClient
+
+    from graphs.http import build_app
+
+    with TestClient(build_app(pdf_settings)) as test_client:
+        yield test_client
+
+
+def doc_names(client) -> list[str]:
+    return [d["name"] for d in client.get("/api/docs").json()]
+
+
+def test_the_page_and_the_documents_list(client) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and "<title>finrag</title>" in page.text
+    assert "innerHTML" not in page.text  # every server string goes into the DOM as text
+    names = doc_names(client)
+    assert PDF_NAME in names and len(names) == 2
+
+
+def test_ask_gives_the_cited_figure_with_its_checks(client) -> None:
+    result = client.post("/api/ask", json={"question": QUESTION}).json()
+    assert "$437 million" in result["answer"]
+    (cite,) = [c for c in result["citations"] if "Purchases of property" in c["quote"]][:1]
+    assert cite["figure"] == "(437)" and cite["page"] == 7
+    assert {c["name"] for c in cite["checks"]} == {"company", "period", "metric", "scale", "sanity"}
+    assert all(c["passed"] for c in cite["checks"])
+
+
+def test_ask_stream_reports_each_node_then_the_result(client) -> None:
+    response = client.post("/api/ask/stream", json={"question": QUESTION})
+    events = [json.loads(line) for line in response.text.splitlines()]
+    nodes = [e["node"] for e in events if e["event"] == "progress"]
+    assert nodes[0] == "preprocess" and any(n.startswith("deep_retrieval/") for n in nodes) and "answer" in nodes
+    assert events[-1]["event"] == "result" and "$437 million" in events[-1]["result"]["answer"]
+    assert "== candidates" in events[-1]["trace_text"]  # the audit trace, readable
+
+
+def test_bad_questions_get_a_clear_error(client) -> None:
+    assert client.post("/api/ask", json={"question": "  "}).json() == {"error": "the question is empty"}
+    assert client.post("/api/ask", content=b"not json").status_code == 400
+    streamed = client.post("/api/ask/stream", json={"question": ""}).text
+    assert json.loads(streamed.splitlines()[-1]) == {"event": "error", "message": "the question is empty"}
+
+
+def test_threads_keep_their_turns(client) -> None:
+    thread = client.post("/api/threads").json()["thread_id"]
+    client.post("/api/ask", json={"question": QUESTION, "thread_id": thread})
+    second = client.post("/api/ask", json={"question": "what about 2023?", "thread_id": thread}).json()
+    assert "$392 million" in second["answer"]
+    turns = client.get(f"/api/threads/{thread}").json()
+    assert [t["question"] for t in turns["turns"]] == [QUESTION, "what about 2023?"]
+
+
+def test_pdf_citation_gives_boxes_for_the_row_and_its_figure(client) -> None:
+    from PIL import Image
+
+    quote = "Purchases of property, plant and equipment | 2024: (437) | 2023: (392) | 2022: (355) | (in millions)"
+    view = client.get(f"/api/citation/{PDF_NAME}/7", params={"quote": quote, "figure": "(437)"}).json()
+    assert view["image"] and view["found"] and view["n_pages"] == 8
+    label = next(b for b in view["boxes"] if b["kind"] == "label")
+    figure = next(b for b in view["boxes"] if b["kind"] == "figure")
+    assert figure["x0"] > label["x1"]  # the figure stands right of its label ...
+    assert abs((figure["y0"] + figure["y1"]) / 2 - (label["y0"] + label["y1"]) / 2) < 0.01  # ... on its line
+    png = client.get(f"/api/citation/{PDF_NAME}/7.png")
+    assert png.headers["content-type"] == "image/png"
+    image = Image.open(io.BytesIO(png.content))
+    assert image.size == (918, 1188)  # US Letter at the default 1.5x
+
+
+def test_text_citation_marks_spans_in_the_stored_page(client) -> None:
+    names = doc_names(client)
+    markdown = next(n for n in names if n != PDF_NAME)
+    quote = "Purchases of property, plant and equipment | 2024: (437) | 2023: (392)"
+    view = client.get(f"/api/citation/{markdown}/7", params={"quote": quote, "figure": "(437)"}).json()
+    assert not view["image"] and view["found"]
+    assert [view["text"][a:b] for a, b in view["spans"]] == ["Purchases of property, plant and equipment", "(437)"]
+
+
+@pytest.mark.parametrize("path", ["/api/citation/NOPE/1", f"/api/citation/{PDF_NAME}/99",
+                                  "/api/citation/..%2F..%2Fetc%2Fpasswd/1", f"/api/citation/{PDF_NAME}/0.png"])
+def test_only_indexed_pages_are_served(client, path: str) -> None:
+    response = client.get(path)
+    assert response.status_code == 404 and "error" in response.json()
+
+
+def test_upload_ingests_with_progress(client, pdf_settings: Settings) -> None:
+    body = SAMPLE.read_bytes().replace(b"Northwind Instruments", b"Fabrikam Instruments")
+    response = client.put("/api/upload", params={"name": "../../FABRIKAM_2024_10K.md"}, content=body)
+    events = [json.loads(line) for line in response.text.splitlines()]
+    assert {e["stage"] for e in events if e["event"] == "progress"} == {"read", "embed"}
+    assert events[-1]["event"] == "result" and events[-1]["report"]["status"] == "ingested"
+    assert (Path(pdf_settings.home) / "uploads" / "FABRIKAM_2024_10K.md").is_file()  # its base name only
+    assert "FABRIKAM_2024_10K" in doc_names(client)
+    bad = client.put("/api/upload", params={"name": "notes.exe"}, content=b"x")
+    assert bad.status_code == 400 and ".pdf" in bad.json()["error"]
+
+
+def test_serve_binds_to_this_machine_by_default() -> None:
+    import argparse
+
+    from cli import serve_cmd
+
+    parser = argparse.ArgumentParser()
+    serve_cmd.register(parser.add_subparsers())
+    args = parser.parse_args(["serve"])
+    assert args.host == "127.0.0.1" and args.port != 2024
+
+
+def test_langgraph_json_mounts_the_app() -> None:
+    root = Path(__file__).resolve().parent.parent
+    config = json.loads((root / "langgraph.json").read_text())
+    assert config["http"]["app"] == "./graphs/http.py:app"
+    from graphs.http import app
+
+    assert {r.path for r in app.routes} >= {"/", "/api/ask", "/api/citation/{doc:str}/{page:int}.png"}
+
+
+# --- a real browser ------------------------------------------------------------------------------------------
+def _browser_missing() -> str:
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium is not installed (pip install 'finrag[test]')"
+    if not (shutil.which("chromium") or shutil.which("chromium-browser")) or not shutil.which("chromedriver"):
+        return "Debian's chromium and chromium-driver are not installed (the test command installs them in CI)"
+    return ""
+
+
+@pytest.fixture(scope="module")
+def served(pdf_settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`finrag serve`'s app on a free local port, in this process, over a home that holds only the PDF."""
+    import uvicorn
+
+    from graphs.http import build_app
+
+    try:
+        from llm_server import free_port
+    except ImportError:  # pragma: no cover
+        from tests.llm_server import free_port
+    work = tmp_path_factory.mktemp("served")
+    settings = Settings.from_env(home=work / "home")
+    with open_ingestor(settings) as ingestor:
+        assert ingestor.ingest_file(sample_as_pdf(work / "filings")).status == "ingested"
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(build_app(settings), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.1)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def test_click_a_citation_and_see_the_figure_boxed_on_the_page(served: str, tmp_path: Path) -> None:
+    missing = _browser_missing()
+    if missing:
+        pytest.skip(missing)
+    from PIL import Image
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or shutil.which("chromium-browser") or ""
+    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1600,1300",
+                 "--force-device-scale-factor=1"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(executable_path=shutil.which("chromedriver")), options=options)
+    try:
+        wait = WebDriverWait(driver, 120)
+        driver.get(served)
+        wait.until(lambda d: PDF_NAME in d.find_element(By.ID, "doclist").text)
+        driver.find_element(By.ID, "question").send_keys(QUESTION)
+        driver.find_element(By.CSS_SELECTOR, "#ask button").click()
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#messages .a a.cite"))
+        answer = driver.find_element(By.CSS_SELECTOR, "#messages .a")
+        assert "$437 million" in answer.text
+        answer.find_element(By.CSS_SELECTOR, "a.cite").click()
+        wait.until(lambda d: d.find_element(By.ID, "pagebox").get_attribute("data-ready") == "1")
+        assert driver.execute_script("return document.getElementById('pageimg').naturalWidth") > 0
+        assert f"{PDF_NAME}, page 7 of 8" in driver.find_element(By.ID, "where").text
+        checks = driver.find_element(By.ID, "checks").text
+        assert "company:" in checks and "period:" in checks and "scale:" in checks
+        figure = driver.find_element(By.CSS_SELECTOR, ".box[data-kind=figure]")
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", figure)
+        rect = driver.execute_script("const r = arguments[0].getBoundingClientRect(); "
+                                     "return [r.left, r.top, r.right, r.bottom];", figure)
+        shot = tmp_path / "viewer.png"
+        driver.save_screenshot(str(shot))
+    finally:
+        driver.quit()
+    image = Image.open(shot).convert("RGB")
+    left, top, right, bottom = (round(v) for v in rect)
+    assert right - left > 5 and bottom - top > 3
+    red = sum(1 for x in range(max(left - 4, 0), right + 5) for y in range(max(top - 4, 0), bottom + 5)
+              if (p := image.getpixel((min(x, image.width - 1), min(y, image.height - 1))))[0] > 200
+              and p[1] < 80 and p[2] < 80)
+    assert red >= 2 * (right - left)  # the box's red outline is drawn where the figure is
+    tinted = image.getpixel(((left + right) // 2, top + 2))
+    assert tinted[2] < 200  # inside the box the page is tinted yellow (blue channel drops), not plain white
