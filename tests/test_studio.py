@@ -60,9 +60,10 @@ def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     config["dependencies"] = [str(ROOT) if d == "." else d for d in config["dependencies"]]
     config["graphs"] = {name: str(ROOT / spec.split(":")[0]) + ":" + spec.split(":")[1]
                         for name, spec in config["graphs"].items()}
-    if "path" in config.get("checkpointer", {}):
-        spec = config["checkpointer"]["path"]
-        config["checkpointer"]["path"] = str(ROOT / spec.split(":")[0]) + ":" + spec.split(":")[1]
+    for section, key in (("checkpointer", "path"), ("http", "app")):
+        if key in config.get(section, {}):
+            spec = config[section][key]
+            config[section][key] = str(ROOT / spec.split(":")[0]) + ":" + spec.split(":")[1]
     (work / "langgraph.json").write_text(json.dumps(config))
     port = free_port()
     env = {**os.environ, "FINRAG_HOME": str(home), "LANGGRAPH_CLI_NO_ANALYTICS": "1",
@@ -110,3 +111,12 @@ def test_two_turns_on_one_thread_through_the_sdk(studio: tuple[str, Path]) -> No
     assert len(second["routes"]) == 1 and len(second["trace"]) == 1  # this turn's accumulators only
     # The state's types are registered (langgraph.json sets strict msgpack, so the server allowlists them).
     assert "unregistered type" not in log_path.read_text(errors="replace")
+
+
+def test_the_citation_viewer_is_mounted_beside_the_graph(studio: tuple[str, Path]) -> None:
+    url, _ = studio
+    with urllib.request.urlopen(f"{url}/api/docs", timeout=30) as response:
+        docs = json.loads(response.read())
+    assert [d["name"] for d in docs] == ["NORTHWIND_2024_10K"]
+    with urllib.request.urlopen(f"{url}/", timeout=30) as response:
+        assert b"<title>finrag</title>" in response.read()
