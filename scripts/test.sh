@@ -3,10 +3,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh test
-# The browser test drives Debian's Chromium; CI (a root shell with CI=true) installs it, a user's machine without it
-# skips that test with the reason.
-if [ "${CI:-}" = "true" ] && [ "$(id -u)" = 0 ] && ! command -v chromedriver >/dev/null 2>&1; then
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+# The browser test drives Debian's Chromium and the thread-store test runs a real PostgreSQL: CI (a root shell with
+# CI=true) installs what is missing; a user's machine without them skips those tests with the reason.
+if [ "${CI:-}" = "true" ] && [ "$(id -u)" = 0 ]; then
+  need=()
+  command -v chromedriver >/dev/null 2>&1 || need+=(chromium chromium-driver)
+  ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+  if [ ${#need[@]} -gt 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  fi
 fi
 . .venv/bin/activate
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
