@@ -52,7 +52,8 @@ def test_ask_json_carries_the_documented_fields(settings: Settings, capsys: pyte
     data = json.loads(out)
     assert code == 0
     assert {"answer", "citations", "sub_queries", "routes", "timings", "tokens", "trace", "thread_id"} <= set(data)
-    assert set(data["citations"][0]) == {"doc", "page", "quote"} and data["citations"][0]["page"] >= 1
+    assert set(data["citations"][0]) == {"doc", "page", "quote", "figure", "checks"} and data["citations"][0]["page"] >= 1
+    assert data["citations"][0]["figure"] == "(437)"
     assert data["routes"][0]["route"] == "deep_retrieval" and data["timings"]["total"] > 0
     assert data["tokens"]["calls"] == 0
 
