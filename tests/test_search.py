@@ -342,3 +342,18 @@ def test_real_filing_with_real_embeddings(tmp_path: Path, embedder: Embedder) ->
         hits = searcher.hybrid(QUERIES[0], searcher.filter_documents(company="3M", fiscal_year=2018), k=5)
     print(f"\n3M 2018 10-K: {len(doc['chunks'])} chunks, index {usage}")
     assert 59 in [h.chunk.page for h in hits]  # FinanceBench gold evidence page (0-based)
+
+
+def test_the_sparse_bm25_engine_gives_the_same_scores() -> None:
+    """Corpus-scale scopes run on bm25s; its scores (and so its rankings) equal FinBM25's."""
+    from agent.index.search import SPARSE_BM25_MIN_CHUNKS, FinBM25, SparseBM25, bm25_index
+    from agent.index.tokenize import tokenize
+    from evals.bm25_bench import QUERIES, synthetic_corpus
+
+    corpus = synthetic_corpus(3000)
+    ours, sparse = FinBM25(corpus), SparseBM25(corpus)
+    for query in [*QUERIES, "revenue revenue growth", "zzz-unknown"]:
+        terms = tokenize(query)
+        np.testing.assert_allclose(sparse.get_scores(terms), ours.get_scores(terms), rtol=1e-5, atol=1e-6)
+    assert isinstance(bm25_index(corpus), FinBM25)
+    assert isinstance(bm25_index(synthetic_corpus(SPARSE_BM25_MIN_CHUNKS)), SparseBM25)

@@ -81,6 +81,10 @@ def searchable(query: str, k: int) -> bool:
     return bool(tokenize(query))
 
 
+# From this many chunks a scope's BM25 runs on bm25s: below it the two are equally fast (measured at 10k chunks).
+SPARSE_BM25_MIN_CHUNKS = 20_000
+
+
 class FinBM25(BM25Okapi):
     """rank_bm25's Okapi BM25 with Lucene's always-positive idf and an inverted index for fast scoring.
 
@@ -123,6 +127,33 @@ class FinBM25(BM25Okapi):
         return scores
 
 
+class SparseBM25:
+    """The same scores as :class:`FinBM25` (Okapi with Lucene's idf), computed by ``bm25s`` from a sparse
+    matrix of precomputed per-term scores: at corpus scale its queries are faster and its index smaller
+    (``finrag eval bm25``: at 1M chunks p50 8.8 vs 13.5 ms, 1.25 vs 1.59 GB; at 100k p95 2.1 vs 16.5 ms),
+    with identical rankings. bm25s leaves out Okapi's constant ``k1 + 1`` factor; it is put back here."""
+
+    def __init__(self, corpus: list[list[str]], k1: float = 1.5, b: float = 0.75) -> None:
+        import bm25s  # imports scipy: only corpus-scale scopes pay for it
+
+        self.k1 = k1
+        self._engine = bm25s.BM25(method="lucene", k1=k1, b=b)
+        self._engine.index(corpus, show_progress=False)
+
+    def get_scores(self, query: list[str]) -> np.ndarray:
+        """BM25 score of every chunk for the query tokens (repeated tokens count again)."""
+        known = [t for t in query if t in self._engine.vocab_dict]
+        if not known:
+            return np.zeros(self._engine.scores["num_docs"])
+        return np.asarray(self._engine.get_scores(known), dtype=np.float64) * (self.k1 + 1)
+
+
+def bm25_index(corpus: list[list[str]]) -> FinBM25 | SparseBM25:
+    """The BM25 engine for a scope: NumPy postings for a filing or a few (no scipy import on the way to a
+    cold answer), bm25s's sparse matrix from ``SPARSE_BM25_MIN_CHUNKS`` chunks up. Both give the same scores."""
+    return SparseBM25(corpus) if len(corpus) >= SPARSE_BM25_MIN_CHUNKS else FinBM25(corpus)
+
+
 @dataclass
 class _DocCache:
     """Everything needed to search one document without touching SQLite again."""
@@ -139,7 +170,7 @@ class _Scope:
     """A BM25 index over a set of documents with the chunks in the same order."""
 
     chunks: list[Chunk]
-    bm25: FinBM25 | None
+    bm25: FinBM25 | SparseBM25 | None
 
 
 class HybridSearcher:
@@ -396,7 +427,7 @@ class HybridSearcher:
             chunks += cache.chunks
             tokens += doc_tokens
         # BM25Okapi divides by the average length: an all-empty corpus has nothing to score.
-        scope = _Scope(chunks=chunks, bm25=FinBM25(tokens) if any(tokens) else None)
+        scope = _Scope(chunks=chunks, bm25=bm25_index(tokens) if any(tokens) else None)
         with self._lock:
             if ids is None:  # drop whole-corpus scopes of older generations
                 for stale in [k for k in self._scopes if k[1] is None]:
