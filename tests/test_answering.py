@@ -168,13 +168,13 @@ def test_margins_ratios_and_averaged_balances() -> None:
         "gross margin",
         {"gross profit": cited("gp", "gross profit", 2117, "FY2024", unit=""), "revenue": revenue},
     )
-    assert gm.formula == "2,117 / 4,812 × 100 = 44.0%" and gm.result.value == pytest.approx(43.9942, abs=1e-4)
+    assert gm.formula == "2,117 / 4,812 × 100 = 43.99%" and gm.result.value == pytest.approx(43.9942, abs=1e-4)
     # Gross profit not given: computed from revenue and cost of revenue first, kept as a step.
     via_cogs = arithmetic.derive(
         "gross margin",
         {"cost of goods sold": cited("c", "cost of goods sold", 2695, "FY2024", unit=""), "revenue": revenue},
     )
-    assert via_cogs.result.text == "44.0%" and via_cogs.steps[0].formula == "4,812 - 2,695 = 2,117"
+    assert via_cogs.result.text == "43.99%" and via_cogs.steps[0].formula == "4,812 - 2,695 = 2,117"
     roe = arithmetic.derive(
         "return on equity",
         {
@@ -183,7 +183,7 @@ def test_margins_ratios_and_averaged_balances() -> None:
         },
         {"shareholders equity": cited("eq0", "shareholders equity", 2984, "FY2023")},
     )
-    assert roe.formula == "570 / ((3,439 + 2,984) / 2) × 100 = 17.7%"
+    assert roe.formula == "570 / ((3,439 + 2,984) / 2) × 100 = 17.75%"
     single = arithmetic.derive(
         "return on equity",
         {
@@ -191,7 +191,7 @@ def test_margins_ratios_and_averaged_balances() -> None:
             "shareholders equity": cited("eq", "shareholders equity", 3439, "FY2024"),
         },
     )
-    assert single.result.text == "16.6%" and "period-end balance is used" in single.explanation
+    assert single.result.text == "16.57%" and "period-end balance is used" in single.explanation
     current = arithmetic.derive(
         "current ratio",
         {
@@ -222,18 +222,18 @@ def test_margins_ratios_and_averaged_balances() -> None:
             "net income attributable to shareholders": cited("ni", "net income", 570, "FY2024"),
         },
     )
-    assert payout.result.text == "23.3%"
+    assert payout.result.text == "23.33%"
 
 
 def test_growth_cagr_and_basic_operations() -> None:
     old, new = cited("rev 2022", "revenue", 3978, "FY2022"), cited("rev 2024", "revenue", 4812, "FY2024")
     growth = arithmetic.percent_change(old, new, "revenue")
     assert (
-        growth.formula == "(4,812 - 3,978) / 3,978 × 100 = 21.0%"
+        growth.formula == "(4,812 - 3,978) / 3,978 × 100 = 20.97%"
         and growth.result.period == "FY2022 to FY2024"
     )
     cagr = arithmetic.cagr(old, new, arithmetic.years_between("FY2022", "FY2024"), "revenue")
-    assert cagr.result.text == "10.0%" and cagr.result.value == pytest.approx(9.9842, abs=1e-4)
+    assert cagr.result.text == "9.98%" and cagr.result.value == pytest.approx(9.9842, abs=1e-4)
     change = arithmetic.change(
         cited("c23", "capital expenditure", -392, "FY2023", unit=""),
         cited("c24", "capital expenditure", -437, "FY2024", unit=""),
@@ -242,7 +242,7 @@ def test_growth_cagr_and_basic_operations() -> None:
     assert arithmetic.average([old, new]).result.value == 4395
     assert arithmetic.total([old, new]).formula == "3,978 + 4,812 = 8,790"
     share = arithmetic.share_of_total(cited("seg", "segment revenue", 2905, "FY2024"), new)
-    assert share.result.text == "60.4%"
+    assert share.result.text == "60.37%"
     # Scales convert exactly: 4,305,000 thousand is 4,305 million.
     mixed = arithmetic.difference(new, cited("rev", "revenue", 4_305_000, "FY2023", scale=1e3))
     assert mixed.formula == "4,812 - 4,305 = 507" and mixed.result.scale == 1e6
@@ -301,9 +301,9 @@ def test_capex_is_read_from_the_cash_flow_statement_with_citation() -> None:
 
 def test_gross_margin_is_computed_from_the_income_statement() -> None:
     answer = lookup("gross margin", "FY2024")
-    assert answer.status == "computed" and answer.display == "44.0%"
+    assert answer.status == "computed" and answer.display == "43.99%"
     [comp] = answer.computations
-    assert comp.formula == "2,117 / 4,812 × 100 = 44.0%"
+    assert comp.formula == "2,117 / 4,812 × 100 = 43.99%"
     assert [(i.metric, i.value.value) for i in comp.inputs] == [("gross profit", 2117), ("revenue", 4812)]
     # One source per row used: both rows sit on page 5.
     assert [c.label() for c in answer.citations] == [f"[{DOC}, p. 5]"] * 2
@@ -412,7 +412,7 @@ def test_trend_question_end_to_end() -> None:
         f"(437 - 392 = 45) [{DOC}, p. 7]."
     )
     assert lines[1].startswith(
-        "Growth in Northwind Instruments capital expenditure from FY2023 to FY2024: 11.5%"
+        "Growth in Northwind Instruments capital expenditure from FY2023 to FY2024: 11.48%"
     )
     assert final.verification is not None and final.verification.ok
     assert all(f.citations for f in final.figures) and final.not_found == []
@@ -420,10 +420,10 @@ def test_trend_question_end_to_end() -> None:
 
 def test_ad_hoc_ratio_and_average_end_to_end() -> None:
     final = ask("What was Northwind's capex as a percentage of revenue in 2024?")
-    assert "9.1%" in final.text and "437 / 4,812 × 100 = 9.1%" in final.text
+    assert "9.08%" in final.text and "437 / 4,812 × 100 = 9.08%" in final.text
     average = ask("What is the 3 year average operating margin of Northwind from 2022 to 2024?")
     assert average.text.splitlines()[0].startswith(
-        "Average Northwind Instruments operating margin over FY2022 to FY2024: 14.3%"
+        "Average Northwind Instruments operating margin over FY2022 to FY2024: 14.31%"
     )
     assert f"[{DOC}, p. 5]" in average.text.splitlines()[0]
 
@@ -831,7 +831,7 @@ def test_share_of_a_total_row_and_represent_in_relation_to() -> None:
     evidence = [Evidence(chunk_id="t1", doc_name="UNP_2006_10K", text=text, score=1.0)]
     question = "what was the percentage of the total investments amount attributable to the track in 2006?"
     answer = answer_offline(decompose(question, extract_intent(question, [])), evidence)
-    assert "66.3%" in answer.text and "1,487 / 2,242" in answer.text, answer.text
+    assert "66.32%" in answer.text and "1,487 / 2,242" in answer.text, answer.text
     question = "in 2006, how much did the track represent in relation to the other investments?"
     answer = answer_offline(decompose(question, extract_intent(question, [])), evidence)
     assert "1,487 / 755" in answer.text, answer.text

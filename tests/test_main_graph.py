@@ -131,7 +131,7 @@ def test_comparison_fans_out_one_deep_retrieval_per_sub_query(assistant: Assista
 def test_growth_is_computed_in_code_from_two_cited_figures(assistant: Assistant) -> None:
     result = assistant.ask("How much did Northwind's revenue grow from 2023 to 2024?")
     assert len(result.sub_queries) == 2
-    assert "11.8%" in result.answer
+    assert "11.78%" in result.answer
     assert "4,812" in result.answer and "4,305" in result.answer  # the formula shows its inputs
     assert len(CITE_RE.findall(result.answer)) >= 1 and not result.trace.unsupported
 

@@ -153,7 +153,7 @@ def test_change_and_percent_refer_to_earlier_answers_convfinqa_style() -> None:
     assert percent.operation == "percent_change"
     result = answer_references(percent)
     assert result is not None and result.result.value == pytest.approx(10.745, abs=1e-3)
-    assert result.result.text == "10.7%"
+    assert result.result.text == "10.75%"
 
 
 def test_a_subject_the_lexicon_does_not_name_carries_to_period_follow_ups() -> None:
@@ -238,7 +238,7 @@ def test_that_is_the_change_the_answer_led_with_even_over_a_named_base() -> None
     assert follow.operation == "percent_change"
     assert [r.value.value for r in follow.references] == [231, 252.7]
     result = answer_references(follow)
-    assert result is not None and result.result.text == "9.4%"
+    assert result is not None and result.result.text == "9.39%"
 
 
 def test_ratio_follow_up_orders_operands_by_the_question() -> None:

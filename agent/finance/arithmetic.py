@@ -55,7 +55,7 @@ MONEY_UNITS: frozenset[str] = frozenset({"USD", "EUR", "GBP"})
 UNSCALED_UNITS: frozenset[str] = frozenset({"%", "bps", "x", "days"})
 PERCENT = 100.0  # percentages are stored as percent (12.5), never as fractions (0.125)
 # Display precision of results (the value itself keeps full precision; the verifier rounds to what is shown).
-PERCENT_DECIMALS = 1  # analysts quote margins and growth to one decimal
+PERCENT_DECIMALS = 2  # two decimals: -12.14%, not -12.1% (benchmarks and filings quote growth to hundredths)
 RATIO_DECIMALS = 2  # ratios and turnover are quoted to two decimals
 DAYS_DECIMALS = 1  # DSO / DIO / DPO are quoted to one decimal
 FORMULA_DECIMALS = 2  # operands shown in a formula (the arithmetic itself keeps full precision)
