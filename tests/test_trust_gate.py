@@ -237,3 +237,28 @@ def test_a_missing_operand_is_named_in_words_not_by_internal_key() -> None:
     assert final.text.startswith("Not found in the filings") or "Not found in the filings" in final.text
     assert "Contoso Foods Corporation's capital expenditure in FY2003" in final.text
     assert ":capital-expenditure:" not in final.text and "any:" not in final.text
+
+
+def test_a_read_value_is_no_answer_to_an_average_change_or_ratio_question() -> None:
+    """'What is the average revenue?' answered with one year's revenue is a wrong number: refused, with that
+    figure shown as the closest evidence; a figure that is itself an average ('Average selling price') answers."""
+    from agent.answer.compose import compose_answer
+    from agent.answer.gate import asked_operation
+    from agent.answer.records import SubAnswer
+    from agent.schemas import Citation, NumericValue
+
+    cite = Citation(doc="NORTHWIND_2024_10K", page=5, quote="Revenue | 2024: $4,812 | 2023: $4,305 | (in millions)")
+    read = SubAnswer(
+        sub_query_id="q1", question="What is the average revenue?", status="found", metric="revenue",
+        value=NumericValue(text="$4,812", value=4812, scale=1e6, unit="USD", period="FY2024"), citation=cite,
+        citations=[cite], quote=cite.quote, answer="Revenue in FY2024 was $4,812 million [NORTHWIND_2024_10K, p. 5].",
+    )
+    final = compose_answer("What is the average revenue?", [read])
+    assert final.text.startswith("Not found in the filings: an average of revenue")
+    assert "Closest evidence (not the figure asked): Revenue in FY2024 was $4,812 million" in final.text
+    assert final.figures == []
+    assert asked_operation("What was the change in operating income?", "Operating income") == "a change between periods"
+    assert asked_operation("What is the average selling price in 2024?", "Average selling price") == ""
+    assert asked_operation("What was the net change in cash in 2024?", "Net change in cash") == ""
+    assert asked_operation("What share of revenue was R&D?", "R&D as a percentage of revenue") == ""
+    assert asked_operation("What was revenue in 2024?", "Revenue") == ""

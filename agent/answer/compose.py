@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 
 from agent.answer.cells import _cell_answer
-from agent.answer.gate import gate
+from agent.answer.gate import gate, operation_refusal
 from agent.answer.judgement import verdict
 from agent.answer.reading import (
     Evidence,
@@ -52,6 +52,7 @@ from agent.query.dialogue import Rewrite
 from agent.query.plan import Combination, QueryPlan, SubQuery
 from agent.schemas import Citation, NumericValue
 
+CAPTION_LINES = 3  # lines above a table's first row that title it
 CELL_OVER_PROSE_CONFIDENCE = 0.75  # a table cell naming (nearly) every question word beats a prose restatement
 
 
@@ -295,6 +296,13 @@ def _computation_sentence(comp: Computation, label: str) -> tuple[str, Figure]:
     return sentence, Figure(text=shown, value=comp.result, citations=cites, computed=True, formula=comp.formula)
 
 
+def _caption(text: str) -> str:
+    """A table chunk's title lines (before its first row): "Benchmark prices (averages)" says what every row is."""
+    lines = text.splitlines()
+    first_row = next((i for i, line in enumerate(lines) if "|" in line), None)
+    return " ".join(lines[max(0, first_row - CAPTION_LINES) : first_row]) if first_row else ""
+
+
 def compose_answer(
     question: str,
     sub_answers: Sequence[SubAnswer],
@@ -308,6 +316,12 @@ def compose_answer(
     The computed results lead (they answer comparisons and trends directly), then each sub-answer, then what
     was not found. With ``evidence`` the text is also run through :func:`agent.answer.verify.verify_answer`.
     """
+    if not computations:  # nothing computed the average, change or ratio asked: a single read value is no answer
+        captions = {e.chunk_id: _caption(e.text) for e in evidence or ()}
+        sub_answers = [
+            operation_refusal(sa, question, captions.get(sa.citation.chunk_id, "") if sa.citation else "") or sa
+            for sa in sub_answers
+        ]
     lines: list[str] = []
     figures: list[Figure] = []
     citations: dict[tuple[str, int, str], Citation] = {}
@@ -341,6 +355,9 @@ def compose_answer(
         lines.insert(0, judged)
     if missing:
         lines.append(f"{NOT_FOUND}: {'; '.join(dict.fromkeys(missing))}.")
+        closest = [sa.closest for sa in sub_answers if sa.status == "not_found" and sa.closest]
+        if closest:  # what the filings do say, marked as not the figure asked, so a reader can check why
+            lines.append(f"Closest evidence (not the figure asked): {'; '.join(dict.fromkeys(closest))}.")
     text = "\n".join(lines) if lines else f"{NOT_FOUND}: {question}."
     answer = FinalAnswer(
         question=question,

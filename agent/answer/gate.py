@@ -267,6 +267,33 @@ def _naming_words(answer: SubAnswer) -> str:
     return " ".join(answer.quote[:at].split()[-_LABEL_WINDOW_WORDS:])
 
 
+# What a question asks to be done with a metric, and the words by which a figure already is that result: a
+# figure read as it stands answers "the average X" only when it is itself an average ("Average selling price").
+_OPERATIONS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
+    ("an average", re.compile(r"\b(?:average|mean)\b", re.I), re.compile(r"\b(?:average|avg|mean)\b", re.I)),
+    (
+        "a change between periods",
+        re.compile(r"\b(?:change|difference|increase|decrease|growth|grew|decline)\b", re.I),
+        re.compile(r"\b(?:chang\w*|differen\w*|increas\w*|decreas\w*|growth|grow\w*|declin\w*|variance|%|percent\w*)",
+                   re.I),
+    ),
+    (
+        "a ratio or share",
+        re.compile(r"\b(?:proportion|ratio|portion)\b|\b(?:percentage|percent|share) of\b|%\s*of\b|"
+                   r"\bas an? (?:percentage|percent|share|proportion|fraction)\b", re.I),
+        re.compile(r"\b(?:ratio|proportion|portion|percent\w*|share|margin|rate|yield)\b|%", re.I),
+    ),
+)
+
+
+def asked_operation(question: str, naming: str) -> str:
+    """The operation the question asks for that a figure named ``naming`` is not the result of, or ''."""
+    for what, asked, carried in _OPERATIONS:
+        if asked.search(question) and not carried.search(naming):
+            return what
+    return ""
+
+
 def check_metric(answer: SubAnswer, question: str) -> Check:
     """The words naming the figure carry no restricting qualifier (region, adjusted) the question lacks."""
     if answer.status != "found":
@@ -391,10 +418,11 @@ def gate(
             out.confidence = round(min(out.confidence, 0.5), 3)
         return out
     what = _subject_of(answer, asked_period)
-    closest = _closest(answer, reader)
+    # A company with no filing indexed gets no closest evidence: any figure would be another company's.
+    closest = "" if any("is indexed" in c.detail for c in blocking) else _closest(answer, reader)
     reasons = "; ".join(c.detail for c in blocking)
     text = f"{NOT_FOUND}: {what} ({reasons})."
-    if closest and not any("is indexed" in c.detail for c in blocking):  # an unindexed company has no closest
+    if closest:
         text += f" Closest evidence: {closest}."
     return answer.model_copy(
         update={
@@ -406,6 +434,33 @@ def gate(
             "display": "",
             "confidence": 0.0,
             "checks": checks,
+        }
+    )
+
+
+def operation_refusal(answer: SubAnswer, question: str, caption: str = "") -> SubAnswer | None:
+    """A figure read as it stands, offered for a question that asks for an average, a change or a ratio of it
+    (no computation produced one): refused, with the figure as the closest evidence. None when the figure is
+    itself such a result (its row, sentence or table ``caption`` says so: "Average selling price")."""
+    if answer.status != "found" or answer.value is None:
+        return None
+    what = asked_operation(question, f"{_naming_words(answer)} {answer.metric} {caption}")
+    if not what:
+        return None
+    check = Check(name="metric", passed=False,
+                  detail=f"the question asks for {what}; only single reported values were found to compute it from")
+    subject = answer.metric or "the figure asked"
+    closest = answer.answer.strip().rstrip(".")
+    return answer.model_copy(
+        update={
+            "status": "not_found",
+            "answer": f"{NOT_FOUND}: {what} of {subject} ({check.detail}). Closest evidence: {closest}.",
+            "missing": f"{what} of {subject} ({check.detail})",
+            "closest": closest,
+            "value": None,
+            "display": "",
+            "confidence": 0.0,
+            "checks": [*answer.checks, check],
         }
     )
 
