@@ -6,7 +6,8 @@ import io
 import json
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any, TextIO
 
 from pydantic import BaseModel
@@ -27,6 +28,20 @@ def print_json(value: Any) -> None:
     text = json.dumps(plain(value), indent=2, ensure_ascii=False, default=str)
     # JSON escapes C0 controls itself; C1 controls and DEL it leaves raw, and a terminal acts on them.
     sys.stdout.write(_C1_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
+
+
+def report(rows: list[BaseModel], render: Callable[[list[Any]], str], out: Path | None, name: str,
+           as_json: bool) -> None:
+    """A benchmark's rows: written to ``out/name.json`` and ``out/name.md`` when asked, then printed as JSON or
+    as the Markdown table ``render`` makes."""
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / f"{name}.json").write_text(json.dumps([r.model_dump(mode="json") for r in rows], indent=2))
+        (out / f"{name}.md").write_text(render(rows) + "\n")
+    if as_json:
+        print_json(rows)
+    else:
+        print(render(rows))
 
 
 def shorten(text: str, width: int = 240) -> str:

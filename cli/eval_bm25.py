@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from agent.config import Settings
-from cli.common import print_json
+from cli.common import report
 
 
 def register(actions: argparse._SubParsersAction) -> None:
@@ -28,12 +27,5 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from evals.bm25_bench import render, run_bm25_bench
 
     rows = run_bm25_bench([int(s) for s in args.sizes.split(",") if s])
-    if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "bm25.json").write_text(json.dumps([r.model_dump() for r in rows], indent=2))
-        (args.out / "bm25.md").write_text(render(rows) + "\n")
-    if args.json:
-        print_json(rows)
-    else:
-        print(render(rows))
+    report(rows, render, args.out, "bm25", args.json)
     return 0

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from agent.config import Settings
-from cli.common import print_json
+from cli.common import report
 
 
 def register(actions: argparse._SubParsersAction) -> None:
@@ -34,12 +33,5 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         print(f"finrag: unknown command(s) {', '.join(unknown)}; choose from {', '.join(COMMANDS)}")
         return 2
     results = run_cold_bench(args.runs, commands)
-    if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "cold.json").write_text(json.dumps([r.model_dump() for r in results], indent=2))
-        (args.out / "cold.md").write_text(render(results) + "\n")
-    if args.json:
-        print_json(results)
-    else:
-        print(render(results))
+    report(results, render, args.out, "cold", args.json)
     return 0

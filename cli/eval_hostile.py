@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from agent.config import Settings
-from cli.common import print_json
+from cli.common import report
 
 
 def register(actions: argparse._SubParsersAction) -> None:
@@ -30,12 +29,5 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from evals.hostile import render, run_hostile_bench
 
     results = run_hostile_bench(args.real, work=args.work)
-    if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "hostile.json").write_text(json.dumps([r.model_dump() for r in results], indent=2))
-        (args.out / "hostile.md").write_text(render(results) + "\n")
-    if args.json:
-        print_json(results)
-    else:
-        print(render(results))
+    report(results, render, args.out, "hostile", args.json)
     return 0

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from agent.config import Settings
 from agent.errors import FinragError
-from cli.common import print_json
+from cli.common import report
 
 
 def register(actions: argparse._SubParsersAction) -> None:
@@ -34,12 +33,5 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if data_dir is None:
         raise FinragError("no data directory: pass --data or set FINRAG_DATA_DIR")
     rows = [bench_file(path) for path in resolve_docs(Path(data_dir), [d for d in args.docs.split(",") if d])]
-    if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "ingest.json").write_text(json.dumps([r.model_dump() for r in rows], indent=2))
-        (args.out / "ingest.md").write_text(to_markdown(rows) + "\n")
-    if args.json:
-        print_json(rows)
-    else:
-        print(to_markdown(rows))
+    report(rows, to_markdown, args.out, "ingest", args.json)
     return 1 if any(r.status == "failed" for r in rows) else 0

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from agent.config import Settings
-from cli.common import print_json
+from cli.common import report
 
 
 def register(actions: argparse._SubParsersAction) -> None:
@@ -31,12 +30,5 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
     pairs = [tuple(int(x) for x in item.split(":")) for item in args.sizes.split(",") if item]
     results = [run_memory_bench(total, same, runs=args.runs) for total, same in pairs]
-    if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "memory.json").write_text(json.dumps([r.model_dump() for r in results], indent=2))
-        (args.out / "memory.md").write_text(render(results) + "\n")
-    if args.json:
-        print_json(results)
-    else:
-        print(render(results))
+    report(results, render, args.out, "memory", args.json)
     return 0

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from agent.config import Settings
 from agent.errors import FinragError
-from cli.common import print_json
+from cli.common import report
 
 DEFAULT_FILING = "PEPSICO_2022_10K"  # 503 pages: the longest filing in the FinanceBench set
 
@@ -41,12 +40,5 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if not pdf.is_file():
         raise FinragError(f"{pdf}: no such file")
     results = [run_render_bench(pdf, args.samples)]
-    if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "render.json").write_text(json.dumps([r.model_dump() for r in results], indent=2))
-        (args.out / "render.md").write_text(render(results) + "\n")
-    if args.json:
-        print_json(results)
-    else:
-        print(render(results))
+    report(results, render, args.out, "render", args.json)
     return 0
