@@ -32,7 +32,7 @@ from agent.answer.llm_answer import llm_answer
 from agent.answer.reading import Evidence
 from agent.answer.records import NOT_FOUND, FinalAnswer, SubAnswer
 from agent.config import Settings
-from agent.errors import FinragError
+from agent.errors import FinragError, StoreError
 from agent.finance.lexicon import find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.periods import find_periods, sort_key
@@ -110,7 +110,10 @@ class Resources:
         self.retriever: DeepRetriever = shared_retriever(settings)  # the subgraph's: one store per process
         self.bank = MemoryBank(settings, embed=get_embedder(settings).encode)
         store = self.retriever.store
-        self.bank.reconcile(store.list_documents(), store.generation)  # an ingest cut off before its stale marks
+        try:  # an ingest cut off before its stale marks is repaired here; a read-only bank still answers
+            self.bank.reconcile(store.list_documents(), store.generation)
+        except StoreError as exc:
+            log.warning("memory bank not reconciled with the index: %s", exc)
         self.market = MarketService(settings, source=deps.market_source)
         self.market_tools: list[BaseTool] = build_market_tools(settings, deps.market_source)
         self.model: BaseChatModel | None = (
