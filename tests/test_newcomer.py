@@ -98,3 +98,16 @@ def test_cold_start_benchmark_measures_fresh_processes() -> None:
     (result,) = run_cold_bench(runs=1, commands=["search"])
     assert result.command == "search" and result.cpu_median_s > 0 and result.wall_median_s > 0
     assert result.same_output
+
+
+def test_an_average_or_change_of_one_named_row_is_computed_from_its_columns(settings: Settings, capsys) -> None:
+    """'What is the average revenue?' over a row with three years: the average of those years, in code and
+    cited; 'the change in 2024': that year against the one before; a question naming anything besides the row
+    ('duration') is refused, with the read figure as the closest evidence, rather than guessed."""
+    out = ask(settings, "What is Northwind's average revenue?", capsys)
+    assert "revenue over FY2022 to FY2024: $4,365 million ((3,978 + 4,305 + 4,812) / 3" in out
+    out = ask(settings, "What was the change in Northwind's revenue in 2024?", capsys)
+    assert "$507 million (4,812 - 4,305 = 507)" in out
+    out = ask(settings, "What is the average duration of Northwind's revenue?", capsys)
+    assert out.startswith("Not found in the filings: an average of revenue")
+    assert "Closest evidence (not the figure asked)" in out

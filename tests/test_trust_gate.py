@@ -262,3 +262,4 @@ def test_a_read_value_is_no_answer_to_an_average_change_or_ratio_question() -> N
     assert asked_operation("What was the net change in cash in 2024?", "Net change in cash") == ""
     assert asked_operation("What share of revenue was R&D?", "R&D as a percentage of revenue") == ""
     assert asked_operation("What was revenue in 2024?", "Revenue") == ""
+

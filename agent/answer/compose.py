@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 
 from agent.answer.cells import _cell_answer
-from agent.answer.gate import gate, operation_refusal
+from agent.answer.gate import gate, operation_kind, operation_refusal, operations_asked, unmet_operation
 from agent.answer.judgement import verdict
 from agent.answer.reading import (
     Evidence,
@@ -47,12 +47,15 @@ from agent.answer.words import _asks_figure, _content_words
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation
 from agent.finance.metrics import METRICS
+from agent.finance.periods import find_periods, period_year
 from agent.query.cues import TYPED_NUMBER, metric_label
 from agent.query.dialogue import Rewrite
 from agent.query.plan import Combination, QueryPlan, SubQuery
 from agent.schemas import Citation, NumericValue
 
 CAPTION_LINES = 3  # lines above a table's first row that title it
+# Words a question uses to ask for an average or a change of a row (besides the row's own words).
+_OPERATION_WORDS = frozenset(_content_words("average mean change difference increase decrease growth decline"))
 CELL_OVER_PROSE_CONFIDENCE = 0.75  # a table cell naming (nearly) every question word beats a prose restatement
 
 
@@ -303,6 +306,71 @@ def _caption(text: str) -> str:
     return " ".join(lines[max(0, first_row - CAPTION_LINES) : first_row]) if first_row else ""
 
 
+def _asked_operations(
+    question: str, sub_answers: Sequence[SubAnswer], evidence: Sequence[Evidence] | None
+) -> tuple[list[Computation], list[str], list[SubAnswer]]:
+    """For a question asking an average or a change that no plan step computed: the operation over the read
+    row's own period columns (the years the question names, else every year for an average and the latest two
+    for a change), in code and cited; a read value that cannot be turned into what was asked is refused."""
+    reader = EvidenceReader(evidence) if evidence else None
+    captions = {e.chunk_id: _caption(e.text) for e in evidence or ()}
+    computations: list[Computation] = []
+    labels: list[str] = []
+    kept: list[SubAnswer] = []
+    for sa in sub_answers:
+        what = unmet_operation(sa, question, captions.get(sa.citation.chunk_id, "") if sa.citation else "")
+        comp = _over_row_periods(sa, question, operation_kind(what), reader) if what else None
+        if comp is not None:
+            computations.append(comp)
+            subject = f"{sa.company} {comp.metric}".strip()
+            labels.append(f"average {subject} over {comp.result.period}" if comp.operation == "average"
+                          else f"change in {subject} from {comp.result.period}")
+        kept.append(operation_refusal(sa, what) if what and comp is None else sa)
+    return computations, labels, kept
+
+
+def _over_row_periods(sa: SubAnswer, question: str, kind: str, reader: EvidenceReader | None) -> Computation | None:
+    """The asked average or change over the fiscal-year columns of the row the figure was read from."""
+    if reader is None or kind not in {"average", "change"} or sa.citation is None or sa.value is None:
+        return None
+    if len(operations_asked(question)) > 1:
+        return None  # 'the change in the average ...' asks two steps; one row's columns answer neither alone
+    row = next(
+        (seg for seg in reader.segments
+         if seg.kind == "row" and reader.evidence[seg.ev].chunk_id == sa.citation.chunk_id
+         and seg.start <= sa.value.start < seg.end),
+        None,
+    )
+    if row is None:
+        return None
+    # Only a question that names this row and nothing else ('the 2019 average defined benefit schemes'): any
+    # other word ('duration', another row's name) asks for something these columns do not hold.
+    named = _content_words(f"{row.label} {sa.metric} {sa.company}") | _OPERATION_WORDS
+    if _content_words(re.sub(r"['’]s\b", "", question)) - named:  # "Northwind's" is the company's name
+        return None
+    by_year: dict[int, NumericValue] = {}
+    for n in row.numbers:
+        year = period_year(n.period) if n.period and "Q" not in n.period else None
+        if year is not None and n.unit == sa.value.unit and n.scale == sa.value.scale:
+            by_year.setdefault(year, n)
+    asked = sorted({y for p in find_periods(question) if (y := period_year(p.norm)) is not None})
+    if len(asked) == 1:
+        asked = [asked[0] - 1, asked[0]]  # 'the 2019 average' / 'the change in 2019': that year and the one before
+    years = [y for y in (asked or sorted(by_year)) if y in by_year]
+    if kind == "change":
+        years = years[-2:]
+    if len(years) < 2 or (asked and len(years) < len(asked)):
+        return None
+    ev = reader.evidence[row.ev]
+    cite = ev.citation(row.text, row.start)
+    metric = sa.metric or row.label
+    values = [CitedValue(label=f"{metric} FY{y}", metric=sa.metric, value=by_year[y], citation=cite) for y in years]
+    try:
+        return arithmetic.average(values, metric) if kind == "average" else arithmetic.change(*values, metric)
+    except ArithmeticRefusal:
+        return None
+
+
 def compose_answer(
     question: str,
     sub_answers: Sequence[SubAnswer],
@@ -316,12 +384,8 @@ def compose_answer(
     The computed results lead (they answer comparisons and trends directly), then each sub-answer, then what
     was not found. With ``evidence`` the text is also run through :func:`agent.answer.verify.verify_answer`.
     """
-    if not computations:  # nothing computed the average, change or ratio asked: a single read value is no answer
-        captions = {e.chunk_id: _caption(e.text) for e in evidence or ()}
-        sub_answers = [
-            operation_refusal(sa, question, captions.get(sa.citation.chunk_id, "") if sa.citation else "") or sa
-            for sa in sub_answers
-        ]
+    if not computations:  # nothing computed the average or change asked: one read value is no answer
+        computations, labels, sub_answers = _asked_operations(question, sub_answers, evidence)
     lines: list[str] = []
     figures: list[Figure] = []
     citations: dict[tuple[str, int, str], Citation] = {}

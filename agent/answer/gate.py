@@ -294,6 +294,16 @@ def asked_operation(question: str, naming: str) -> str:
     return ""
 
 
+def operations_asked(question: str) -> set[str]:
+    """Every operation kind ('average', 'change', 'ratio') the question's words ask for."""
+    return {operation_kind(what) for what, asked, _ in _OPERATIONS if asked.search(question)}
+
+
+def operation_kind(what: str) -> str:
+    """'average' | 'change' | 'ratio' for a description :func:`asked_operation` returns."""
+    return {"an average": "average", "a change between periods": "change"}.get(what, "ratio" if what else "")
+
+
 def check_metric(answer: SubAnswer, question: str) -> Check:
     """The words naming the figure carry no restricting qualifier (region, adjusted) the question lacks."""
     if answer.status != "found":
@@ -438,15 +448,18 @@ def gate(
     )
 
 
-def operation_refusal(answer: SubAnswer, question: str, caption: str = "") -> SubAnswer | None:
-    """A figure read as it stands, offered for a question that asks for an average, a change or a ratio of it
-    (no computation produced one): refused, with the figure as the closest evidence. None when the figure is
-    itself such a result (its row, sentence or table ``caption`` says so: "Average selling price")."""
+def unmet_operation(answer: SubAnswer, question: str, caption: str = "") -> str:
+    """For a figure read as it stands: the average, change or ratio the question asks for that the figure is
+    not (its row, sentence and table ``caption`` do not say it is one, as "Average selling price" does); ''
+    when the figure answers as it is."""
     if answer.status != "found" or answer.value is None:
-        return None
-    what = asked_operation(question, f"{_naming_words(answer)} {answer.metric} {caption}")
-    if not what:
-        return None
+        return ""
+    return asked_operation(question, f"{_naming_words(answer)} {answer.metric} {caption}")
+
+
+def operation_refusal(answer: SubAnswer, what: str) -> SubAnswer:
+    """The read figure refused as the answer to a question asking for ``what`` (an average, a change, a ratio),
+    and kept as the closest evidence."""
     check = Check(name="metric", passed=False,
                   detail=f"the question asks for {what}; only single reported values were found to compute it from")
     subject = answer.metric or "the figure asked"
