@@ -40,7 +40,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _row(d: DocumentMeta) -> list[str]:
-    return [d.name, d.company, d.ticker, d.form, d.fiscal_period, d.filing_date, str(d.n_pages), str(d.n_chunks)]
+    return [d.name, d.company, d.ticker, d.form, d.fiscal_period, d.filing_date, str(d.n_pages), str(d.n_chunks),
+            d.path]
 
 
 def list_docs(args: argparse.Namespace, settings: Settings) -> int:
@@ -53,7 +54,7 @@ def list_docs(args: argparse.Namespace, settings: Settings) -> int:
     elif not docs:
         print(f"no documents in {settings.index_dir} yet; add some with: finrag ingest PATH")
     else:
-        print(table((_row(d) for d in docs), ["name", "company", "ticker", "form", "period", "filed", "pages", "chunks"]))
+        print(table((_row(d) for d in docs), ["name", "company", "ticker", "form", "period", "filed", "pages", "chunks", "path"]))
     return 0
 
 

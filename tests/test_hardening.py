@@ -62,6 +62,8 @@ def test_same_file_name_in_two_folders_keeps_both(settings: Settings, tmp_path: 
     assert {docs["report"].path, docs["2019_report"].path} == {str(a.resolve()), str(b.resolve())}
     code, out, _ = finrag(settings, capsys, "docs", "show", "2019_report")
     assert code == 0 and str(b.resolve()) in out
+    code, out, _ = finrag(settings, capsys, "docs")  # the list says where each came from
+    assert str(a.resolve()) in out and str(b.resolve()) in out
 
     # The same path with new bytes replaces its own older version, and only that one.
     filing(b, "Fabrikam", 999)
