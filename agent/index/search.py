@@ -10,6 +10,7 @@ Searching everything uses the store's FAISS index.
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import re
 import threading
@@ -136,6 +137,8 @@ class SparseBM25:
     def __init__(self, corpus: list[list[str]], k1: float = 1.5, b: float = 0.75) -> None:
         import bm25s  # imports scipy: only corpus-scale scopes pay for it
 
+        # bm25s sets its own logger to DEBUG, which would print its progress notes into finrag's output.
+        logging.getLogger("bm25s").setLevel(logging.WARNING)
         self.k1 = k1
         self._engine = bm25s.BM25(method="lucene", k1=k1, b=b)
         self._engine.index(corpus, show_progress=False)
