@@ -312,11 +312,13 @@ def _asked_operations(
     """For a question asking an average or a change that no plan step computed: the operation over the read
     row's own period columns (the years the question names, else every year for an average and the latest two
     for a change), in code and cited; a read value that cannot be turned into what was asked is refused."""
-    reader = EvidenceReader(evidence) if evidence else None
-    captions = {e.chunk_id: _caption(e.text) for e in evidence or ()}
     computations: list[Computation] = []
     labels: list[str] = []
     kept: list[SubAnswer] = []
+    if not operations_asked(question):  # the common case: nothing to check, no evidence to parse
+        return computations, labels, list(sub_answers)
+    reader = EvidenceReader(evidence) if evidence else None
+    captions = {e.chunk_id: _caption(e.text) for e in evidence or ()}
     for sa in sub_answers:
         what = unmet_operation(sa, question, captions.get(sa.citation.chunk_id, "") if sa.citation else "")
         comp = _over_row_periods(sa, question, operation_kind(what), reader) if what else None

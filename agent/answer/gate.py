@@ -269,15 +269,17 @@ def _naming_words(answer: SubAnswer) -> str:
 
 # What a question asks to be done with a metric, and the words by which a figure already is that result: a
 # figure read as it stands answers "the average X" only when it is itself an average ("Average selling price").
-_OPERATIONS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
-    ("an average", re.compile(r"\b(?:average|mean)\b", re.I), re.compile(r"\b(?:average|avg|mean)\b", re.I)),
+_OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str]], ...] = (
+    ("average", "an average", re.compile(r"\b(?:average|mean)\b", re.I), re.compile(r"\b(?:average|avg|mean)\b", re.I)),
     (
+        "change",
         "a change between periods",
         re.compile(r"\b(?:change|difference|increase|decrease|growth|grew|decline)\b", re.I),
         re.compile(r"\b(?:chang\w*|differen\w*|increas\w*|decreas\w*|growth|grow\w*|declin\w*|variance|%|percent\w*)",
                    re.I),
     ),
     (
+        "ratio",
         "a ratio or share",
         re.compile(r"\b(?:proportion|ratio|portion)\b|\b(?:percentage|percent|share) of\b|%\s*of\b|"
                    r"\bas an? (?:percentage|percent|share|proportion|fraction)\b", re.I),
@@ -288,7 +290,7 @@ _OPERATIONS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
 
 def asked_operation(question: str, naming: str) -> str:
     """The operation the question asks for that a figure named ``naming`` is not the result of, or ''."""
-    for what, asked, carried in _OPERATIONS:
+    for _, what, asked, carried in _OPERATIONS:
         if asked.search(question) and not carried.search(naming):
             return what
     return ""
@@ -296,12 +298,12 @@ def asked_operation(question: str, naming: str) -> str:
 
 def operations_asked(question: str) -> set[str]:
     """Every operation kind ('average', 'change', 'ratio') the question's words ask for."""
-    return {operation_kind(what) for what, asked, _ in _OPERATIONS if asked.search(question)}
+    return {kind for kind, _, asked, _ in _OPERATIONS if asked.search(question)}
 
 
 def operation_kind(what: str) -> str:
-    """'average' | 'change' | 'ratio' for a description :func:`asked_operation` returns."""
-    return {"an average": "average", "a change between periods": "change"}.get(what, "ratio" if what else "")
+    """'average' | 'change' | 'ratio' for a description :func:`asked_operation` returns ('' for '')."""
+    return next((kind for kind, described, _, _ in _OPERATIONS if described == what), "")
 
 
 def check_metric(answer: SubAnswer, question: str) -> Check:
@@ -427,18 +429,20 @@ def gate(
             out.answer = out.answer.rstrip() + " (The table states no scale; the figure is shown as written.)"
             out.confidence = round(min(out.confidence, 0.5), 3)
         return out
-    what = _subject_of(answer, asked_period)
     # A company with no filing indexed gets no closest evidence: any figure would be another company's.
     closest = "" if any("is indexed" in c.detail for c in blocking) else _closest(answer, reader)
     reasons = "; ".join(c.detail for c in blocking)
-    text = f"{NOT_FOUND}: {what} ({reasons})."
-    if closest:
-        text += f" Closest evidence: {closest}."
+    return _refused(answer, f"{_subject_of(answer, asked_period)} ({reasons})", closest, checks)
+
+
+def _refused(answer: SubAnswer, missing: str, closest: str, checks: list[Check]) -> SubAnswer:
+    """``answer`` turned into a refusal: what is missing, the figure offered only as the closest evidence."""
+    text = f"{NOT_FOUND}: {missing}." + (f" Closest evidence: {closest}." if closest else "")
     return answer.model_copy(
         update={
             "status": "not_found",
             "answer": text,
-            "missing": f"{what} ({reasons})",
+            "missing": missing,
             "closest": closest,
             "value": None,
             "display": "",
@@ -462,20 +466,8 @@ def operation_refusal(answer: SubAnswer, what: str) -> SubAnswer:
     and kept as the closest evidence."""
     check = Check(name="metric", passed=False,
                   detail=f"the question asks for {what}; only single reported values were found to compute it from")
-    subject = answer.metric or "the figure asked"
-    closest = answer.answer.strip().rstrip(".")
-    return answer.model_copy(
-        update={
-            "status": "not_found",
-            "answer": f"{NOT_FOUND}: {what} of {subject} ({check.detail}). Closest evidence: {closest}.",
-            "missing": f"{what} of {subject} ({check.detail})",
-            "closest": closest,
-            "value": None,
-            "display": "",
-            "confidence": 0.0,
-            "checks": [*answer.checks, check],
-        }
-    )
+    missing = f"{what} of {answer.metric or 'the figure asked'} ({check.detail})"
+    return _refused(answer, missing, answer.answer.strip().rstrip("."), [*answer.checks, check])
 
 
 def _subject_of(answer: SubAnswer, period: str) -> str:

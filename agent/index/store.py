@@ -414,18 +414,17 @@ class Store:
                         raise StoreError(
                             f"Another file is already stored as '{meta.name}' ({json.loads(row[1])['path']})."
                         )
-                old = (old_id,) if old_id else None
-                removed_rowids = self._delete_rows(conn, old[0]) if old else np.zeros(0, dtype=np.int64)
+                removed_rowids = self._delete_rows(conn, old_id) if old_id else np.zeros(0, dtype=np.int64)
                 rowids = self._insert_rows(conn, meta, pages, sections, chunks, cards, vectors, model)
                 generation = self._bump_generation(conn)
-            if old:
-                log.info("replaced %s (%s) by %s", meta.name, old[0][:12], meta.doc_id[:12])
+            if old_id:
+                log.info("replaced %s (%s) by %s", meta.name, old_id[:12], meta.doc_id[:12])
             self._checkpoint()
             try:
                 if derived_current:
                     self._apply_delta(
                         generation,
-                        removed_doc=old[0] if old else None,
+                        removed_doc=old_id,
                         removed_rowids=removed_rowids,
                         added_doc=meta.doc_id,
                         added_chunks=chunks,

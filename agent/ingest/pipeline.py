@@ -241,11 +241,10 @@ def open_ingestor(settings: Settings, on_progress: Progress | None = None) -> It
     store = Store.open(settings)
     bank = MemoryBank(settings)
     try:
-        def reconcile() -> None:
-            bank.reconcile(store.list_documents(), store.generation)
-
-        reconcile()  # repairs what a crash between a filing's commit and its stale marks left undone
-        yield Ingestor(settings, store, get_embedder(settings), on_ingested=lambda _meta: reconcile(),
-                       on_progress=on_progress)
+        # The whole index once (repairs what a crash between a filing's commit and its stale marks left
+        # undone), then only each new filing: the index before it is already reconciled.
+        bank.reconcile(store.list_documents(), store.generation)
+        yield Ingestor(settings, store, get_embedder(settings),
+                       on_ingested=lambda meta: bank.reconcile([meta], store.generation), on_progress=on_progress)
     finally:
         store.close()
