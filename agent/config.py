@@ -52,6 +52,23 @@ class Settings:
     checkpoint_url: str = field(
         default="", metadata={"help": "Postgres URL for the checkpointer; empty uses SQLite under home."}
     )
+    search_backend: str = field(
+        default="embedded",
+        metadata={"help": "Where chunk search runs: 'embedded' (FAISS + BM25 files under home) or 'milvus'."},
+    )
+    milvus_uri: str = field(
+        default="",
+        metadata={"help": "Milvus server (http://host:19530) or a local Milvus Lite folder (*.db); "
+                  "empty: home/milvus.db."},
+    )
+    milvus_token: str = field(default="", metadata={"help": "Milvus credentials ('user:password' or an API key)."})
+    milvus_collection: str = field(
+        default="finrag", metadata={"help": "Prefix of finrag's Milvus collections (<prefix>_chunks, <prefix>_documents)."}
+    )
+    milvus_dense_index: str = field(
+        default="HNSW",
+        metadata={"help": "Milvus index for the chunk vectors: HNSW (fast, approximate) or FLAT (exact, slow at scale)."},
+    )
 
     # --- ingestion -------------------------------------------------------------------------------------
     chunk_words: int = field(default=250, metadata={"help": "Target chunk size: ~a paragraph group, the size the papers use."})

@@ -52,8 +52,8 @@ class _FileProgress:
     """Progress inside one file: a bar per stage on a terminal; in a log, one plain line per finished stage
     (no redraws glued to other lines)."""
 
-    UNITS = {"read": "pages", "embed": "chunks"}
-    LABELS = {"read": "read", "embed": "embedded"}
+    UNITS = {"read": "pages", "embed": "chunks", "mirror": "copy"}
+    LABELS = {"read": "read", "embed": "embedded", "mirror": "mirrored to the search backend,"}
 
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled

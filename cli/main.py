@@ -27,6 +27,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "cli.ingest_cmd": ("ingest",),
     "cli.docs_cmd": ("docs",),
     "cli.search_cmd": ("search",),
+    "cli.index_cmd": ("index",),
     "cli.memory_cmd": ("memory",),
     "cli.market_cmd": ("market",),
     "cli.retrieve_cmd": ("retrieve",),
@@ -44,6 +45,7 @@ EPILOG = """examples:
   finrag chat                                 an interactive conversation; /trace shows the evidence trail
   finrag serve                                a browser chat; click a citation to see the page, span boxed
   finrag memory list                          verified answers in the memory bank
+  finrag index migrate --to milvus            copy the index into Milvus (then FINRAG_SEARCH_BACKEND=milvus)
 
 Data lives under $FINRAG_HOME (default ~/.local/share/finrag). A language model is optional: set
 OPENAI_API_KEY (and OPENAI_BASE_URL for vLLM, Ollama or llama.cpp) to use one; everything runs offline without.

@@ -1,5 +1,5 @@
-"""Corpus-wide BM25 at scale: finrag's :class:`agent.index.search.FinBM25` (postings in NumPy) against
-:class:`agent.index.search.SparseBM25` (``bm25s``'s sparse score matrix), on the same tokens, the same Okapi
+"""Corpus-wide BM25 at scale: finrag's :class:`agent.index.bm25.FinBM25` (postings in NumPy) against
+:class:`agent.index.bm25.SparseBM25` (``bm25s``'s sparse score matrix), on the same tokens, the same Okapi
 formula and Lucene's idf. The measurement behind ``SPARSE_BM25_MIN_CHUNKS``.
 
 The corpus is the sample filing's chunks tokenised by finrag's tokenizer, copied with perturbations (a few
@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel
 
-from agent.index.search import FinBM25, SparseBM25
+from agent.index.bm25 import BM25_B, BM25_K1, FinBM25, SparseBM25
 from agent.index.tokenize import tokenize
 
 SAMPLE = Path(__file__).resolve().parent.parent / "agent" / "samples" / "NORTHWIND_2024_10K.md"
@@ -29,7 +29,7 @@ QUERIES = (
     "free cash flow definition", "share repurchases", "foreign currency exchange risk", "total assets",
 )  # fmt: skip
 TOP_K = 10
-BM25_K1, BM25_B = 1.5, 0.75
+
 
 
 class Bm25BenchRow(BaseModel):

@@ -15,9 +15,10 @@ from rank_bm25 import BM25Okapi
 
 from agent.config import Settings
 from agent.errors import NotFoundError, StoreError
+from agent.index.bm25 import FinBM25
 from agent.index.embeddings import Embedder, get_embedder
 from agent.index.fusion import min_max_normalise, reciprocal_rank_fusion
-from agent.index.search import FinBM25, HybridSearcher
+from agent.index.search import HybridSearcher
 from agent.index.store import Store
 from agent.index.tokenize import tokenize
 from agent.schemas import PAGE_SEPARATOR, Chunk, ChunkCard, DocumentMeta, Page, Section
@@ -346,7 +347,7 @@ def test_real_filing_with_real_embeddings(tmp_path: Path, embedder: Embedder) ->
 
 def test_the_sparse_bm25_engine_gives_the_same_scores() -> None:
     """Corpus-scale scopes run on bm25s; its scores (and so its rankings) equal FinBM25's."""
-    from agent.index.search import SPARSE_BM25_MIN_CHUNKS, FinBM25, SparseBM25, bm25_index
+    from agent.index.bm25 import SPARSE_BM25_MIN_CHUNKS, FinBM25, SparseBM25, bm25_index
     from agent.index.tokenize import tokenize
     from evals.bm25_bench import QUERIES, synthetic_corpus
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 DEFAULT_RRF_K = 60  # Cormack et al.'s constant; Settings.rrf_k carries the configured value
+PATH_DEPTH_MIN = 50  # each path ranks at least this many before fusion, so near-misses of one path can be lifted
 
 
 def reciprocal_rank_fusion(

@@ -1,11 +1,16 @@
-"""What finrag needs from an index: :class:`IndexStore`. :class:`agent.index.store.Store` (SQLite + FAISS +
-BM25 files) is the single-machine implementation; a distributed engine can implement the same interface.
+"""What finrag needs from an index.
+
+* :class:`IndexStore`: documents, pages, sections, chunks, cards and vectors, the source of truth.
+  :class:`agent.index.store.Store` (SQLite + FAISS + BM25 files under one folder) implements it.
+* :class:`SearchBackend`: where chunk search runs (BM25, dense, hybrid, filtered by document). The embedded
+  backend (:mod:`agent.index.embedded`) searches the store's own files in process; the Milvus backend
+  (:mod:`agent.index.milvus`) mirrors the store's chunks into Milvus and searches there.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -39,6 +44,7 @@ class IndexStore(Protocol):
     def update_metadata(self, name_or_id: str, **fields: Any) -> DocumentMeta: ...
     def chunks(self, doc_ids: list[str] | None = None) -> list[Chunk]: ...
     def chunk(self, chunk_id: str) -> Chunk: ...
+    def chunks_by_id(self, chunk_ids: Sequence[str]) -> dict[str, Chunk]: ...
     def cards(self, chunk_ids: Sequence[str]) -> dict[str, ChunkCard]: ...
     def sections(self, doc_id: str) -> list[Section]: ...
     def pages(self, doc_id: str) -> list[Page]: ...
@@ -47,4 +53,33 @@ class IndexStore(Protocol):
     def doc_embeddings(self, doc_id: str) -> tuple[list[str], np.ndarray]: ...
     def doc_tokens(self, doc_id: str) -> tuple[list[str], list[list[str]]]: ...
     def dense_search(self, query: np.ndarray, k: int) -> list[tuple[str, float]]: ...
+    def close(self) -> None: ...
+
+
+class Ranked(NamedTuple):
+    """One chunk in a fused ranking, with what each path contributed (a backend that fuses on the server
+    reports only ``{"rrf": score}``)."""
+
+    chunk: Chunk
+    score: float
+    path_scores: dict[str, float]
+    path_ranks: dict[str, int]
+
+
+class SearchBackend(Protocol):
+    """Chunk search over the store's documents: ranked ``(chunk, score)`` lists, best first.
+
+    ``doc_ids`` restricts a search to those documents (None: every document; an unknown id raises
+    :class:`agent.errors.NotFoundError`). ``terms`` are :func:`agent.index.tokenize.tokenize` tokens; BM25
+    returns only chunks sharing a term. Vectors are unit length, so inner product is cosine.
+    """
+
+    name: str
+
+    def bm25(self, terms: list[str], doc_ids: Sequence[str] | None, k: int) -> list[tuple[Chunk, float]]: ...
+    def dense(self, vector: np.ndarray, doc_ids: Sequence[str] | None, k: int) -> list[tuple[Chunk, float]]: ...
+    def hybrid(
+        self, terms: list[str], vector: np.ndarray, doc_ids: Sequence[str] | None, k: int
+    ) -> list[Ranked]: ...
+    def sync(self) -> None: ...
     def close(self) -> None: ...

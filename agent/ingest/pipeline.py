@@ -7,6 +7,7 @@ no-op. Each document is written in one store transaction; a bad file gets one cl
 from __future__ import annotations
 
 import hashlib
+import logging
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -17,8 +18,10 @@ import numpy as np
 from pydantic import BaseModel
 
 from agent.config import Settings
-from agent.errors import FinragError, IngestError
+from agent.errors import FinragError, IngestError, StoreError
 from agent.index.embeddings import Embedder
+from agent.index.protocol import SearchBackend
+from agent.index.search import open_backend
 from agent.index.store import Store
 from agent.ingest.cards import build_card
 from agent.ingest.chunking import chunk_document
@@ -33,10 +36,12 @@ from agent.schemas import Chunk, DocumentMeta, IngestReport
 PIPELINE_VERSION = "10"
 # Embedding batches between two progress reports: often enough to see movement on a 500-page filing.
 EMBED_BATCHES_PER_REPORT = 2
-# What an ingest reports as it goes: (stage, done, total), stage "read" (pages) or "embed" (chunk texts).
+# What an ingest reports as it goes: (stage, done, total), stage "read" (pages) or "embed" (chunk texts),
+# "mirror" (copying the filing into a search backend that mirrors the store).
 Progress = Callable[[str, int, int], None]
 # Metadata a person may have corrected with `finrag docs edit`; a re-ingest keeps it.
 _KEPT_ON_REINGEST = ("company", "ticker", "form", "fiscal_year", "fiscal_period", "period_end", "filing_date")
+
 
 @contextmanager
 def _timed(into: dict[str, float], stage: str) -> Iterator[None]:
@@ -45,6 +50,8 @@ def _timed(into: dict[str, float], stage: str) -> Iterator[None]:
         yield
     finally:
         into[stage] = round(time.perf_counter() - started, 3)
+
+log = logging.getLogger(__name__)
 
 
 class MetadataOverrides(BaseModel):
@@ -240,11 +247,33 @@ def open_ingestor(settings: Settings, on_progress: Progress | None = None) -> It
 
     store = Store.open(settings)
     bank = MemoryBank(settings)
+    mirror = open_backend(store) if settings.search_backend != "embedded" else None
+
+    def ingested(meta: DocumentMeta) -> None:
+        bank.reconcile([meta], store.generation)
+        if mirror is not None:
+            _mirror(mirror, meta, on_progress)
+
     try:
         # The whole index once (repairs what a crash between a filing's commit and its stale marks left
         # undone), then only each new filing: the index before it is already reconciled.
         bank.reconcile(store.list_documents(), store.generation)
-        yield Ingestor(settings, store, get_embedder(settings),
-                       on_ingested=lambda meta: bank.reconcile([meta], store.generation), on_progress=on_progress)
+        yield Ingestor(settings, store, get_embedder(settings), on_ingested=ingested, on_progress=on_progress)
     finally:
+        if mirror is not None:
+            mirror.close()
         store.close()
+
+
+def _mirror(backend: SearchBackend, meta: DocumentMeta, on_progress: Progress | None) -> None:
+    """Bring a search backend that mirrors the store (Milvus) level after a filing was stored. The filing is
+    safe in the store either way: when the backend is unreachable the next search or ``finrag index migrate``
+    writes it, so this warns instead of failing the ingest."""
+    if on_progress is not None:
+        on_progress("mirror", 0, 1)
+    try:
+        backend.sync()
+    except StoreError as exc:
+        log.warning("%s is stored; its %s copy will be written on the next search: %s", meta.name, backend.name, exc)
+    if on_progress is not None:
+        on_progress("mirror", 1, 1)

@@ -8,7 +8,7 @@ Without a company every filing is searched (form and period alone would pick oth
 
 Paths (FinSage 3.2, VeritasFi 4.2.1), each ranking chunks of the routed documents:
 
-* ``bm25``: the question as written (finance-aware BM25 from :mod:`agent.index.search`);
+* ``bm25``: the question as written (finance-aware BM25 from :mod:`agent.index.bm25`);
 * ``lexicon``: BM25 over the question's keywords, the synonyms of its metrics from the finance lexicon
   ("capex" -> "purchases of property, plant and equipment") and its fiscal years as they appear in tables;
 * ``dense``: cosine between the question and chunk embeddings;
