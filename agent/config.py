@@ -61,6 +61,9 @@ class Settings:
         metadata={"help": "Milvus server (http://host:19530) or a local Milvus Lite folder (*.db); "
                   "empty: home/milvus.db."},
     )
+    milvus_timeout_s: float = field(
+        default=10.0, metadata={"help": "Milvus connect and call timeout: an outage fails fast with a clear message."}
+    )
     milvus_token: str = field(default="", metadata={"help": "Milvus credentials ('user:password' or an API key)."})
     milvus_collection: str = field(
         default="finrag", metadata={"help": "Prefix of finrag's Milvus collections (<prefix>_chunks, <prefix>_documents)."}

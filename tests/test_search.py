@@ -23,6 +23,11 @@ from agent.index.store import Store
 from agent.index.tokenize import tokenize
 from agent.schemas import PAGE_SEPARATOR, Chunk, ChunkCard, DocumentMeta, Page, Section
 
+try:  # tests/ is not a package: pytest imports the fixture module as top-level
+    from milvus_server import milvus_server  # noqa: F401
+except ImportError:  # pragma: no cover
+    from tests.milvus_server import milvus_server  # noqa: F401
+
 LATENCY_TARGET_MS = 50.0  # per hybrid query over a 2,000-chunk filing, excluding query encoding
 
 
@@ -152,9 +157,19 @@ def embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
     return get_embedder(Settings.from_env(home=tmp_path_factory.mktemp("emb"), device="cpu"))
 
 
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder):
-    settings = Settings.from_env(home=tmp_path_factory.mktemp("search"), device="cpu")
+def backend_settings(backend: str, home: Path, request: pytest.FixtureRequest) -> Settings:
+    """Settings for a search backend: the embedded default, or Milvus Lite's server (a fresh collection)."""
+    if backend == "embedded":
+        return Settings.from_env(home=home, device="cpu")
+    uri = request.getfixturevalue("milvus_server")
+    return Settings.from_env(home=home, device="cpu", search_backend="milvus", milvus_uri=uri,
+                             milvus_collection=f"t{hashlib.sha1(str(home).encode()).hexdigest()[:10]}")
+
+
+@pytest.fixture(scope="module", params=["embedded", "milvus"])
+def corpus(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, embedder: Embedder):
+    """The same two filings searched through each backend (the search tests below run on both)."""
+    settings = backend_settings(request.param, tmp_path_factory.mktemp("search"), request)
     store = Store.open(settings)
     acme = build_doc("ACME_2018_10K", ACME, embedder, company="Acme Corporation", ticker="ACME", form="10-K",
                      fiscal_year=2018)
@@ -162,7 +177,9 @@ def corpus(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder):
     store.add_document(**acme)
     store.add_document(**beta)
     searcher = HybridSearcher(store, lambda: embedder)
+    assert searcher.backend.name == request.param
     yield searcher, acme["meta"].doc_id, beta["meta"].doc_id
+    searcher.backend.close()
     store.close()
 
 
@@ -191,13 +208,20 @@ def test_dense_finds_paraphrases(corpus) -> None:
 
 def test_hybrid_fuses_paths_with_scores_and_ranks(corpus) -> None:
     searcher, acme, beta = corpus
-    hits = searcher.hybrid("capital expenditure on PP&E in 2018", k=3)
+    query = "capital expenditure on PP&E in 2018"
+    hits = searcher.hybrid(query, k=3)
     assert hits[0].chunk.text == ACME[0] and hits[0].doc_name == "ACME_2018_10K"
-    assert hits[0].path_ranks == {"bm25": 1, "dense": 1}
+    # Each backend's fused score is RRF over its own BM25 and dense rankings (Milvus fuses on the server).
+    ranks = {
+        path: {h.chunk.chunk_id: rank for rank, h in enumerate(getattr(searcher, path)(query, k=50), start=1)}
+        for path in ("bm25", "dense")
+    }
     for hit in hits:
-        expected = sum(1 / (60 + rank) for rank in hit.path_ranks.values())
-        assert hit.score == pytest.approx(expected, abs=1e-12) == hit.path_scores["rrf"]
-        assert set(hit.path_scores) - {"rrf"} == set(hit.path_ranks)
+        expected = sum(1 / (60 + r[hit.chunk.chunk_id]) for r in ranks.values() if hit.chunk.chunk_id in r)
+        assert hit.score == pytest.approx(expected, abs=1e-6) and hit.path_scores["rrf"] == hit.score
+        if searcher.backend.name == "embedded":  # in process, each path's own rank and score come along
+            assert hit.path_ranks == {p: r[hit.chunk.chunk_id] for p, r in ranks.items() if hit.chunk.chunk_id in r}
+            assert set(hit.path_scores) - {"rrf"} == set(hit.path_ranks)
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
 
 

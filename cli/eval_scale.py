@@ -1,0 +1,53 @@
+"""``finrag eval scale``: the embedded index against Milvus Lite at 100k-1M chunks."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from agent.config import Settings
+from cli.common import err, report
+
+
+def register(actions: argparse._SubParsersAction) -> None:
+    p = actions.add_parser(
+        "scale",
+        help="benchmark search at corpus scale (100k-1M chunks): embedded vs Milvus Lite ingest, latency, memory",
+        description="Copies the filings of an existing index (FinanceBench's, by default this FINRAG_HOME) into "
+        "a synthetic corpus of the given sizes (each copy's digits permuted, vectors perturbed), fills each "
+        "backend, and times hybrid search over every document and over one company's filings with "
+        "FinanceBench's questions. Needs disk: about 10 GB per million chunks per backend.",
+        epilog="example: finrag eval scale --source-home ~/.local/share/finrag --sizes 100000,1000000 --work /tmp/scale",
+    )
+    p.add_argument("--source-home", type=Path, default=None, help="the index to copy (default: FINRAG_HOME)")
+    p.add_argument("--work", type=Path, required=True, help="folder for the synthetic indexes (large)")
+    p.add_argument("--sizes", default="100000", help="comma-separated corpus sizes in chunks")
+    p.add_argument("--backends", default="embedded,milvus", help="comma-separated: embedded, milvus")
+    p.add_argument("--data", type=Path, default=None, help="findata folder for the questions (default FINRAG_DATA_DIR)")
+    p.add_argument("--out", type=Path, default=None, help="write scale.json and scale.md here")
+    p.add_argument("--json", action="store_true", help="JSON output")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    from evals.scale_bench import render, run_scale_bench
+
+    data = args.data or settings.data_dir
+    questions_file = None if data is None else Path(data) / "financebench" / "questions.jsonl"
+    if questions_file is None or not questions_file.is_file():
+        err("FinanceBench questions not found: pass --data FOLDER (the findata layout) or set FINRAG_DATA_DIR")
+        return 2
+    questions = [json.loads(line)["question"] for line in questions_file.read_text().splitlines() if line.strip()]
+    backends = [b for b in args.backends.split(",") if b]
+    unknown = sorted(set(backends) - {"embedded", "milvus"})
+    if unknown:
+        err(f"unknown backend(s): {', '.join(unknown)}; use embedded and/or milvus")
+        return 2
+    source = args.source_home or settings.home
+    if not (source / "index").is_dir():
+        err(f"no index at {source}; ingest filings there first (finrag --home {source} ingest FOLDER)")
+        return 2
+    rows = run_scale_bench(source, args.work, [int(s) for s in args.sizes.split(",") if s], backends, questions)
+    report(rows, render, args.out, "scale", args.json)
+    return 0
