@@ -111,3 +111,27 @@ def test_an_average_or_change_of_one_named_row_is_computed_from_its_columns(sett
     out = ask(settings, "What is the average duration of Northwind's revenue?", capsys)
     assert out.startswith("Not found in the filings: an average of revenue")
     assert "Closest evidence (not the figure asked)" in out
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("In which year was Northwind's revenue the largest?",
+         "Year with Northwind Instruments, Inc.'s highest revenue: 2024 ($4,812 million) (FY2024 4,812 > FY2023 4,305 "
+         "> FY2022 3,978) [NORTHWIND_2024_10K, p. 5]."),
+        ("Which fiscal year had the lowest revenue for Northwind?",
+         "Year with Northwind Instruments, Inc.'s lowest revenue: 2022 ($3,978 million)"),
+        ("In which years was Northwind's revenue reported?", "Revenue is reported for 2024, 2023 and 2022 [NORTHWIND_2024_10K, p. 5]."),
+        ("In which years was Northwind's revenue more than $4,000 million?",
+         "Not found in the filings: the periods meeting a threshold of revenue"),
+    ],
+)
+def test_a_which_year_question_is_answered_with_the_year_or_refused(
+    settings: Settings, capsys, question: str, expected: str
+) -> None:
+    """'In which year was X the largest?' is answered by comparing the named row's years in code (the year
+    leads; no single year's figure is stated as the answer); 'which years' lists the row's years; a threshold
+    ('more than $4,000 million') is refused rather than answered with one figure."""
+    out = ask(settings, question, capsys)
+    assert out.startswith(expected), out
+    assert "revenue in FY2024 was $4,812 million" not in out.split("Sources:")[0] or out.startswith("Not found")

@@ -263,3 +263,20 @@ def test_a_read_value_is_no_answer_to_an_average_change_or_ratio_question() -> N
     assert asked_operation("What share of revenue was R&D?", "R&D as a percentage of revenue") == ""
     assert asked_operation("What was revenue in 2024?", "Revenue") == ""
 
+
+
+@pytest.mark.usefixtures("no_yfinance")
+def test_a_which_year_question_without_year_columns_is_refused(assistant: Assistant) -> None:
+    """Here the latest revenue figure is Q1 2025's (the earnings release): its row has no fiscal-year columns to
+    compare, so 'in which year was revenue the largest?' is refused, the quarter's figure shown only as evidence."""
+    answer = assistant.ask("In which year was Northwind's revenue the largest?").answer
+    assert answer.startswith("Not found in the filings: the period with the highest or lowest value of revenue")
+    assert "Closest evidence (not the figure asked)" in answer
+
+
+def test_footnote_marks_are_not_negative_numbers() -> None:
+    from agent.answer.reading import _sentence_numbers
+
+    assert [n.value for n in _sentence_numbers("(1) Represents the write-off of 3 spare parts.", 0)] == [3.0]
+    assert [n.value for n in _sentence_numbers("Other items(1) were $17 million.", 0)] == [17.0]
+    assert [n.value for n in _sentence_numbers("The net loss was (12.5) million.", 0)] == [-12.5]

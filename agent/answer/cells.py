@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from agent.answer.reading import (
     CELL_HEADER_ITER_RE,
+    FOOTNOTE_RE,
     Evidence,
     EvidenceReader,
     Segment,
@@ -19,7 +20,6 @@ from agent.answer.reading import (
 )
 from agent.answer.records import SubAnswer, _capital, _computed_answer, question_scale
 from agent.answer.words import (
-    _FOOTNOTE_RE,
     _TOTAL_RE,
     RETRIEVAL_WEIGHT,
     TOTAL_BONUS,
@@ -278,7 +278,7 @@ def _prose_cells(reader: EvidenceReader, allowed: set[int]) -> list[_Cell]:
         dates = [(seg.start + p.start, seg.start + p.end) for p in find_periods(text[seg.start : seg.end])]
         label, prev_end = "", seg.start
         for n in seg.numbers:
-            if any(a <= n.start < b for a, b in dates) or _FOOTNOTE_RE.fullmatch(n.text.strip()):
+            if any(a <= n.start < b for a, b in dates) or FOOTNOTE_RE.fullmatch(n.text.strip()):
                 continue
             before = text[prev_end : n.start]
             prev_end = n.end

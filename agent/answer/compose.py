@@ -23,11 +23,20 @@ import re
 from collections.abc import Sequence
 
 from agent.answer.cells import _cell_answer
-from agent.answer.gate import gate, operation_kind, operation_refusal, operations_asked, unmet_operation
+from agent.answer.gate import (
+    COMPARATIVE,
+    LOWEST,
+    gate,
+    operation_kind,
+    operation_refusal,
+    operations_asked,
+    unmet_operation,
+)
 from agent.answer.judgement import verdict
 from agent.answer.reading import (
     Evidence,
     EvidenceReader,
+    Segment,
 )
 from agent.answer.records import (
     NOT_FOUND,
@@ -48,14 +57,20 @@ from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation
 from agent.finance.metrics import METRICS
 from agent.finance.periods import find_periods, period_year
-from agent.query.cues import TYPED_NUMBER, metric_label
+from agent.query.cues import TYPED_NUMBER, metric_label, possessive
 from agent.query.dialogue import Rewrite
 from agent.query.plan import Combination, QueryPlan, SubQuery
 from agent.schemas import Citation, NumericValue
 
 CAPTION_LINES = 3  # lines above a table's first row that title it
-# Words a question uses to ask for an average or a change of a row (besides the row's own words).
-_OPERATION_WORDS = frozenset(_content_words("average mean change difference increase decrease growth decline"))
+# Words a question uses to ask for an average, a change, the highest period or the periods of a row (besides the
+# row's own words).
+_OPERATION_WORDS = frozenset(_content_words(
+    "average mean change difference increase decrease growth decline which what has have had does did year years fiscal "
+    "fy period "
+    "periods quarter amount value larger largest higher highest greater greatest more most smaller smallest lower "
+    "lowest less least exceed table information provide provided calculated reported shown presented recorded"
+))
 CELL_OVER_PROSE_CONFIDENCE = 0.75  # a table cell naming (nearly) every question word beats a prose restatement
 
 
@@ -293,10 +308,17 @@ def _computation_sentence(comp: Computation, label: str) -> tuple[str, Figure]:
     tail = f" {' '.join(c.label() for c in cites)}" if cites else ""
     head = _capital(label) if label else _capital(comp.metric or comp.operation)
     shown = comp.result.text
+    if comp.operation in {"highest", "lowest"}:  # the period is the answer, as the question names it; the value why
+        shown = f"{_plain_period(comp.result.period)} ({comp.result.text})"
     if comp.operation in {"change", "difference"} and comp.result.unit == "%":
         shown = shown.removesuffix("%") + " pp"  # a difference of percentages is in percentage points
     sentence = f"{head}: {shown} ({comp.formula}){tail}."
     return sentence, Figure(text=shown, value=comp.result, citations=cites, computed=True, formula=comp.formula)
+
+
+def _plain_period(period: str) -> str:
+    """'FY2019' -> '2019': a fiscal year as a question asking 'in which year' names it; other periods as they are."""
+    return period[2:] if re.fullmatch(r"FY\d{4}", period) else period
 
 
 def _caption(text: str) -> str:
@@ -321,19 +343,34 @@ def _asked_operations(
     captions = {e.chunk_id: _caption(e.text) for e in evidence or ()}
     for sa in sub_answers:
         what = unmet_operation(sa, question, captions.get(sa.citation.chunk_id, "") if sa.citation else "")
-        comp = _over_row_periods(sa, question, operation_kind(what), reader) if what else None
+        kind = operation_kind(what)
+        row = _read_row(sa, question, reader) if what else None
+        if kind == "periods" and row is not None:
+            kept.append(_periods_answer(sa, row, reader))
+            continue
+        comp = _over_row_periods(sa, question, kind, row, reader) if row is not None else None
         if comp is not None:
             computations.append(comp)
-            subject = f"{sa.company} {comp.metric}".strip()
-            labels.append(f"average {subject} over {comp.result.period}" if comp.operation == "average"
-                          else f"change in {subject} from {comp.result.period}")
+            labels.append(_operation_label(comp, sa.company))
+            if kind == "extreme":
+                continue  # the one read value is no part of the answer ('2024' is; its figure shows in the comparison)
         kept.append(operation_refusal(sa, what) if what and comp is None else sa)
     return computations, labels, kept
 
 
-def _over_row_periods(sa: SubAnswer, question: str, kind: str, reader: EvidenceReader | None) -> Computation | None:
-    """The asked average or change over the fiscal-year columns of the row the figure was read from."""
-    if reader is None or kind not in {"average", "change"} or sa.citation is None or sa.value is None:
+def _operation_label(comp: Computation, company: str) -> str:
+    subject = f"{company} {comp.metric}".strip()
+    if comp.operation == "average":
+        return f"average {subject} over {comp.result.period}"
+    if comp.operation in {"highest", "lowest"}:
+        unit = "year" if re.fullmatch(r"FY\d{4}", comp.result.period) else "period"
+        return f"{unit} with {possessive(company) + ' ' if company else 'the '}{comp.operation} {comp.metric}"
+    return f"change in {subject} from {comp.result.period}"
+
+
+def _read_row(sa: SubAnswer, question: str, reader: EvidenceReader | None) -> Segment | None:
+    """The table row the figure was read from, when the question names that row and nothing else."""
+    if reader is None or sa.citation is None or sa.value is None:
         return None
     if len(operations_asked(question)) > 1:
         return None  # 'the change in the average ...' asks two steps; one row's columns answer neither alone
@@ -350,13 +387,39 @@ def _over_row_periods(sa: SubAnswer, question: str, kind: str, reader: EvidenceR
     named = _content_words(f"{row.label} {sa.metric} {sa.company}") | _OPERATION_WORDS
     if _content_words(re.sub(r"['’]s\b", "", question)) - named:  # "Northwind's" is the company's name
         return None
+    return row
+
+
+def _row_years(sa: SubAnswer, row: Segment) -> dict[int, NumericValue]:
+    """The row's fiscal-year values in the read figure's unit and scale, by year."""
     by_year: dict[int, NumericValue] = {}
     for n in row.numbers:
         year = period_year(n.period) if n.period and "Q" not in n.period else None
-        if year is not None and n.unit == sa.value.unit and n.scale == sa.value.scale:
+        if year is not None and sa.value is not None and n.unit == sa.value.unit and n.scale == sa.value.scale:
             by_year.setdefault(year, n)
+    return by_year
+
+
+def _periods_answer(sa: SubAnswer, row: Segment, reader: EvidenceReader | None) -> SubAnswer:
+    """'In which years was X reported?': the fiscal years the row gives, cited; no figure is stated."""
+    years = sorted(_row_years(sa, row), reverse=True)
+    if not years or reader is None:
+        return operation_refusal(sa, "the periods reported")
+    cite = reader.evidence[row.ev].citation(row.text, row.start)
+    listing = ", ".join(str(y) for y in years[:-1]) + (" and " if len(years) > 1 else "") + str(years[-1])
+    text = f"{_capital(sa.metric or row.label)} is reported for {listing} {cite.label()}."
+    return sa.model_copy(update={"answer": text, "value": None, "display": "", "citations": [cite]})
+
+
+def _over_row_periods(
+    sa: SubAnswer, question: str, kind: str, row: Segment, reader: EvidenceReader | None
+) -> Computation | None:
+    """The asked average, change or highest/lowest period over the fiscal-year columns of the read row."""
+    if reader is None or kind not in {"average", "change", "extreme"} or sa.value is None:
+        return None
+    by_year = _row_years(sa, row)
     asked = sorted({y for p in find_periods(question) if (y := period_year(p.norm)) is not None})
-    if len(asked) == 1:
+    if len(asked) == 1 and kind != "extreme":
         asked = [asked[0] - 1, asked[0]]  # 'the 2019 average' / 'the change in 2019': that year and the one before
     years = [y for y in (asked or sorted(by_year)) if y in by_year]
     if kind == "change":
@@ -368,6 +431,10 @@ def _over_row_periods(sa: SubAnswer, question: str, kind: str, reader: EvidenceR
     metric = sa.metric or row.label
     values = [CitedValue(label=f"{metric} FY{y}", metric=sa.metric, value=by_year[y], citation=cite) for y in years]
     try:
+        if kind == "extreme":
+            comparison = re.search(rf"\b{COMPARATIVE}", question.split("which", 1)[-1], re.I)
+            return arithmetic.extreme(values, lowest=bool(comparison and LOWEST.match(comparison.group(0))),
+                                      metric=metric)
         return arithmetic.average(values, metric) if kind == "average" else arithmetic.change(*values, metric)
     except ArithmeticRefusal:
         return None

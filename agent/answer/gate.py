@@ -267,6 +267,12 @@ def _naming_words(answer: SubAnswer) -> str:
     return " ".join(answer.quote[:at].split()[-_LABEL_WINDOW_WORDS:])
 
 
+# Comparison words: the first in a 'which year' question says whether the highest or the lowest is asked.
+COMPARATIVE = (r"(?:larg(?:er|est)|high(?:er|est)|great(?:er|est)|most|more|exceed(?:ed|s)?|better|best|maximum|"
+               r"small(?:er|est)|low(?:er|est)|least|less|fewer|worse|worst|minimum)\b")
+LOWEST = re.compile(r"(?:small|low|least|less|fewer|worse|worst|minimum)", re.I)
+
+
 # What a question asks to be done with a metric, and the words by which a figure already is that result: a
 # figure read as it stands answers "the average X" only when it is itself an average ("Average selling price").
 _OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str]], ...] = (
@@ -277,6 +283,31 @@ _OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str]], ...] = (
         re.compile(r"\b(?:change|difference|increase|decrease|growth|grew|decline)\b", re.I),
         re.compile(r"\b(?:chang\w*|differen\w*|increas\w*|decreas\w*|growth|grow\w*|declin\w*|variance|%|percent\w*)",
                    re.I),
+    ),
+    (
+        # 'In which year was X the largest?', 'Which FY has a higher EBITDA?': a period is the answer, and no single
+        # figure is it (the never-matching pattern: no row's name carries the comparison).
+        "extreme",
+        "the period with the highest or lowest value",
+        re.compile(rf"\b(?:which|what)\s+(?:fiscal\s+)?(?:year|period|quarter|fy)\b(?=.*\b{COMPARATIVE}(?!\s+than\b))",
+                   re.I),
+        re.compile(r"(?!)"),
+    ),
+    (
+        # 'In which years was X less than 800 million?': the periods meeting a threshold, never one figure (and
+        # not computed: the threshold's scale against the table's is a guess).
+        "threshold",
+        "the periods meeting a threshold",
+        re.compile(rf"\b(?:which|what|how\s+many)\s+(?:fiscal\s+)?(?:years?|periods?)\b.*\b{COMPARATIVE}\s+than\s+\$?\d",
+                   re.I),
+        re.compile(r"(?!)"),
+    ),
+    (
+        # 'In which years was operating income calculated?': the periods the table gives the row for.
+        "periods",
+        "the periods reported",
+        re.compile(rf"\b(?:which|what)\s+(?:fiscal\s+)?(?:years|periods)\b(?!.*\b{COMPARATIVE})", re.I),
+        re.compile(r"(?!)"),
     ),
     (
         "ratio",
@@ -297,12 +328,12 @@ def asked_operation(question: str, naming: str) -> str:
 
 
 def operations_asked(question: str) -> set[str]:
-    """Every operation kind ('average', 'change', 'ratio') the question's words ask for."""
+    """Every operation kind ('average', 'change', 'extreme', 'periods', 'ratio') the question's words ask for."""
     return {kind for kind, _, asked, _ in _OPERATIONS if asked.search(question)}
 
 
 def operation_kind(what: str) -> str:
-    """'average' | 'change' | 'ratio' for a description :func:`asked_operation` returns ('' for '')."""
+    """The operation kind for a description :func:`asked_operation` returns ('' for '')."""
     return next((kind for kind, described, _, _ in _OPERATIONS if described == what), "")
 
 

@@ -8,13 +8,13 @@ import re
 from collections.abc import Sequence
 
 from agent.answer.reading import (
+    FOOTNOTE_RE,
     MONTH_BEFORE_RE,
     EvidenceReader,
     Segment,
 )
 from agent.answer.records import Passage, SubAnswer, _not_found
 from agent.answer.words import (
-    _FOOTNOTE_RE,
     _STOP,
     _WORD_RE,
     RETRIEVAL_WEIGHT,
@@ -194,7 +194,7 @@ def _prose_figure(
             for n in seg.numbers
             if not any(a <= n.start < b for a, b in dates)
             and not MONTH_BEFORE_RE.search(text[: n.start])
-            and not _FOOTNOTE_RE.fullmatch(n.text.strip())
+            and not FOOTNOTE_RE.fullmatch(n.text.strip())
         ]
         for i, n in enumerate(numbers):
             lo = numbers[i - 1].end if i > 0 else seg.start

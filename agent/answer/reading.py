@@ -480,8 +480,14 @@ def _shared_scale(numbers: Sequence[NumericValue]) -> list[NumericValue]:
     return [*(n.model_copy(update={"scale": last.scale, "unit": n.unit or last.unit}) for n in numbers[:-1]), last]
 
 
+FOOTNOTE_RE = re.compile(r"\(\s*\d{1,2}\s*\)")  # '( 1 )' marks a footnote, not a negative one
+
+
 def _label_number(text: str, n: NumericValue) -> bool:
-    """Numbers that name things ('Note 7', 'Item 7', '10-K', '3M'), not values."""
+    """Numbers that name things ('Note 7', 'Item 7', '10-K', '3M') or mark footnotes ('Other items(1)',
+    '(1) Represents ...'), not values."""
+    if FOOTNOTE_RE.fullmatch(n.text.strip()) and n.unit == "" and n.scale == 1.0:
+        return True
     before = text[max(0, n.start - 10) : n.start]
     after = text[n.end : n.end + 2]
     if re.search(

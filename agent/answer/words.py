@@ -38,9 +38,6 @@ _NON_FIGURE_RELATIONS = frozenset({Relation.EXPLANATION, Relation.DEFINITION, Re
 _NUMBERED_NAME_RE = re.compile(r"\b([a-z]+)\s+(\d{1,2}|[ivx]{1,4})\b(?![\d.,%])", re.IGNORECASE)
 
 
-_FOOTNOTE_RE = re.compile(r"\(\s*\d{1,2}\s*\)")  # '( 1 )' marks a footnote, not a negative one
-
-
 _HOW_MUCH_RE = re.compile(r"\bhow\s+(?:much|many)\b|\bwhat\s+(?:was|were|is|are)\s+the\b", re.IGNORECASE)
 
 

@@ -380,6 +380,31 @@ def average(values: Sequence[CitedValue], metric: str = "") -> Computation:
     )
 
 
+def extreme(values: Sequence[CitedValue], lowest: bool = False, metric: str = "") -> Computation:
+    """The value (and so the period) that is highest, or ``lowest``, among ``values`` in a common unit and
+    scale ('in which year was X the largest?'); a tie has no answer."""
+    if len(values) < 2:
+        raise ArithmeticRefusal("a comparison needs at least two values")
+    unit = _common_unit(values, "compare")
+    scale = _common_scale(values)
+    xs = [_operand(v, scale) for v in values]
+    best = min(xs) if lowest else max(xs)
+    if xs.count(best) > 1:
+        raise ArithmeticRefusal("two periods share the same value")
+    winner = values[xs.index(best)]
+    others = " ".join(f"{'>' if not lowest else '<'} {v.value.period or v.label} {_num(x)}"
+                      for v, x in sorted(zip(values, xs, strict=True), key=lambda p: p[1], reverse=not lowest)
+                      if v is not winner)
+    return Computation(
+        operation="lowest" if lowest else "highest",
+        metric=metric,
+        inputs=list(values),
+        formula=f"{winner.value.period or winner.label} {_num(best)} {others}",
+        result=_result(best, unit, scale, winner.value.period),
+        explanation=_magnitude_note(values),
+    )
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Derived metrics from the lexicon's formulas
 # ---------------------------------------------------------------------------------------------------------

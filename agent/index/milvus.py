@@ -89,13 +89,13 @@ class MilvusBackend:
 
     name = "milvus"
 
-    def __init__(self, store: IndexStore, uri: str | None = None, client: Any = None) -> None:
+    def __init__(self, store: IndexStore, uri: str | None = None) -> None:
         self.store = store
         settings = store.settings
         self.uri = uri or settings.milvus_uri or str(settings.home / "milvus.db")
         self.chunks_collection = f"{settings.milvus_collection}_chunks"
         self.documents_collection = f"{settings.milvus_collection}_documents"
-        self._client = client
+        self._client: Any = None
         self._generation = -1  # store generation the mirror was last levelled with
         self._loaded = False
         self._lock = threading.Lock()
