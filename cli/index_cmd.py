@@ -99,13 +99,14 @@ def run_migrate(args: argparse.Namespace, settings: Settings) -> int:
             held = backend.mirrored()
         finally:
             backend.close()
+    chunks = sum(mark.n_chunks for mark in held.values())
     result = {"uri": backend.uri, "documents_written": written, "documents_removed": removed,
-              "documents": len(held), "chunks": sum(held.values()), "seconds": round(seconds, 1)}
+              "documents": len(held), "chunks": chunks, "seconds": round(seconds, 1)}
     if args.json:
         print_json(result)
         return 0
     print(f"Milvus at {backend.uri}: {written} document(s) copied, {removed} removed in {seconds:.1f} s; "
-          f"it now holds {len(held)} document(s), {sum(held.values())} chunks.")
+          f"it now holds {len(held)} document(s), {chunks} chunks.")
     print(f"Search there with: export FINRAG_SEARCH_BACKEND=milvus FINRAG_MILVUS_URI={backend.uri}")
     print("Compare it with the embedded index: finrag index check")
     return 0

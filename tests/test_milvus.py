@@ -79,7 +79,7 @@ def test_the_mirror_follows_the_store(tmp_path: Path, milvus_server: str) -> Non
         backend = MilvusBackend(store)
         searcher = HybridSearcher(store, lambda: pytest.fail("no model needed"), backend=backend)
         assert [h.doc_name for h in searcher.bm25("dividends", k=5)] == ["ACME_2018_10K"]
-        assert backend.mirrored() == {acme["meta"].doc_id: len(ACME)}
+        assert {d: m.n_chunks for d, m in backend.mirrored().items()} == {acme["meta"].doc_id: len(ACME)}
 
         store.add_document(**beta)
         assert searcher.bm25("goodwill impairment", k=1)[0].doc_name == "BETA_2019_10K"
@@ -99,6 +99,18 @@ def test_the_mirror_follows_the_store(tmp_path: Path, milvus_server: str) -> Non
         assert fresh.mirror() == (0, 0)
         assert fresh.chunk_ids(acme["meta"].doc_id, upto=len(ACME)) == {c.chunk_id for c in acme["chunks"]}
         fresh.close()
+
+        # Re-ingested by a newer pipeline: the same document id with other chunks replaces the old rows.
+        store.remove_document("BETA_2019_10K")
+        newer = build_doc("BETA_2019_10K", BETA[:2], None)
+        newer["meta"] = beta["meta"].model_copy(update={"pipeline_version": "next"})
+        newer["chunks"] = [c.model_copy(update={"doc_id": beta["meta"].doc_id,
+                                                "chunk_id": f"{beta['meta'].doc_id[:12]}:{c.ordinal}"})
+                           for c in newer["chunks"]]
+        newer["cards"] = [c.model_copy(update={"chunk_id": ch.chunk_id}) for c, ch in zip(newer["cards"], newer["chunks"], strict=True)]
+        store.add_document(**newer)
+        assert searcher.bm25("share repurchase", k=5) == []  # BETA[2] is gone from the newer version
+        assert backend.chunk_ids(beta["meta"].doc_id, upto=4) == {c.chunk_id for c in newer["chunks"]}
         backend.close()
 
 

@@ -822,3 +822,51 @@ def test_a_model_rewrite_that_drops_the_asked_period_or_company_is_not_used() ->
     assert "3M" in (rewrite_drift(offline, "What was Boeing's capital expenditure in FY2018?", ["3M"]) or "")
     echoed = "What was 3M's capital expenditure in FY2018? <question> What was 3M's capital expenditure in FY2018?"
     assert rewrite_drift(offline, echoed, ["3M"]) == "the rewrite repeats the prompt"
+
+
+@pytest.mark.parametrize(
+    ("question", "relation", "numeric", "kind"),
+    [
+        ("What does goodwill consist of?", Relation.DEFINITION, False, QueryKind.FILING),
+        ("What does order intake represent?", Relation.DEFINITION, False, QueryKind.FILING),
+        ("How is EBITDA calculated?", Relation.DEFINITION, False, QueryKind.FILING),
+        ("What are the components considered when calculating the net debt ratio?", Relation.DEFINITION, False,
+         QueryKind.FILING),
+        ("When did the Board of Directors approve the restructuring plan?", Relation.EXPLANATION, False,
+         QueryKind.FILING),
+        ("Where can the discussion of operating income be found?", Relation.EXPLANATION, False, QueryKind.FILING),
+        ("How much did the restructuring plan cost in 2018?", Relation.LOOKUP, True, QueryKind.FILING),
+        ("What does EBITDA mean?", Relation.DEFINITION, False, QueryKind.NO_EVIDENCE),
+    ],
+)
+def test_questions_about_what_a_measure_holds_ask_for_words_not_a_figure(
+    question: str, relation: Relation, numeric: bool, kind: QueryKind
+) -> None:
+    """'What does X consist of?', 'How is X calculated?', 'When did ...?' are answered from the filing's words;
+    a figure stated for them is a wrong answer. A glossary question ('What does EBITDA mean?') needs no filing."""
+    intent = extract_intent(question, [])
+    assert intent.relation is relation
+    assert intent.requires_numeric is numeric
+    assert classify_query(question, intent) is kind
+
+
+def test_two_periods_read_from_one_cell_are_not_combined() -> None:
+    """'The change from 2018 to 2019' where both years resolved to the same cell is refused, never '0'."""
+    from agent.query.plan import Combination, QueryPlan, SubQuery
+
+    cite = Citation(doc="AUDIT_FEES", page=1, quote="Audit-Related Fees | 2019: 209,005 | 2018: 172,000")
+    value = NumericValue(text="209,005", value=209005, start=30, period="FY2019")
+    reads = [
+        SubAnswer(sub_query_id=sq, question="", status="found", answer="", value=value.model_copy(update={"period": p}),
+                  citation=cite, citations=[cite])
+        for sq, p in (("a", "FY2018"), ("b", "FY2019"))
+    ]
+    intent = extract_intent("What was the change in audit-related fees from 2018 to 2019?", [])
+    plan = QueryPlan(
+        question="What was the change in audit-related fees from 2018 to 2019?",
+        sub_queries=[SubQuery(id="a", question="fees 2018", intent=intent), SubQuery(id="b", question="fees 2019", intent=intent)],
+        combinations=[Combination(id="c", operation="change", operands=["a", "b"], label="change in fees")],
+    )
+    result = combine(plan, reads)
+    assert result.computations == []
+    assert "both read from the same figure (209,005 [AUDIT_FEES, p. 1])" in result.failed[0]

@@ -25,7 +25,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -196,6 +196,7 @@ class MilvusBackend:
             schema = client.create_schema(auto_id=False, enable_dynamic_field=False)
             schema.add_field("doc_id", DataType.VARCHAR, is_primary=True, max_length=DOC_ID_CHARS)
             schema.add_field("n_chunks", DataType.INT64)
+            schema.add_field("signature", DataType.VARCHAR, max_length=TEXT_FIELD_CHARS)
             schema.add_field("marker", DataType.FLOAT_VECTOR, dim=MARKER_DIM)
             index = client.prepare_index_params()
             index.add_index(field_name="marker", index_type="FLAT", metric_type="L2")
@@ -203,17 +204,17 @@ class MilvusBackend:
         self._loaded = False
 
     # --- the mirror ----------------------------------------------------------------------------------------
-    def mirrored(self) -> dict[str, int]:
-        """Documents complete in Milvus: doc_id -> number of chunks written."""
+    def mirrored(self) -> dict[str, Mark]:
+        """Documents complete in Milvus: doc_id -> what was written (chunk count, version signature)."""
         if not self._ready():
             return {}
-        return {row["doc_id"]: int(row["n_chunks"]) for row in self._documents("")}
+        return {row["doc_id"]: Mark(int(row["n_chunks"]), row["signature"]) for row in self._documents("")}
 
     def _documents(self, prefix: str) -> list[dict[str, Any]]:
         """Marker rows whose doc_id starts with ``prefix``; a full page is split by the next hex digit."""
         rows = self._call(lambda: self.client.query(
-            self.documents_collection, filter=f'doc_id like "{prefix}%"', output_fields=["doc_id", "n_chunks"],
-            limit=QUERY_LIMIT))
+            self.documents_collection, filter=f'doc_id like "{prefix}%"',
+            output_fields=["doc_id", "n_chunks", "signature"], limit=QUERY_LIMIT))
         if len(rows) < QUERY_LIMIT:
             return list(rows)
         return [row for digit in "0123456789abcdef" for row in self._documents(prefix + digit)]
@@ -248,10 +249,12 @@ class MilvusBackend:
         with self._lock:
             if generation == self._generation:
                 return 0, 0
-            present = self.store.document_names()
+            metas = {m.doc_id: m for m in self.store.list_documents()}
+            present = {doc_id: m.name for doc_id, m in metas.items()}
             mirrored = self.mirrored()
             gone = [d for d in mirrored if d not in present]
-            missing = [d for d in present if d not in mirrored]
+            # A document re-ingested by a newer pipeline keeps its id (its bytes) but not its chunks: rewritten.
+            missing = [d for d in present if d not in mirrored or mirrored[d].signature != signature(metas[d])]
             for doc_id in gone:
                 self.remove_document(doc_id)
             for done, doc_id in enumerate(sorted(missing, key=present.__getitem__), start=1):
@@ -281,7 +284,7 @@ class MilvusBackend:
             batch = [_row(meta, c, terms.get(c.chunk_id, []), vectors[row_of[c.chunk_id]])
                      for c in chunks[start : start + WRITE_BATCH_ROWS]]
             self._call(lambda batch=batch: client.upsert(self.chunks_collection, batch))
-        marker = {"doc_id": doc_id, "n_chunks": len(chunks), "marker": [0.0] * MARKER_DIM}
+        marker = {"doc_id": doc_id, "n_chunks": len(chunks), "signature": signature(meta), "marker": [0.0] * MARKER_DIM}
         self._call(lambda: client.upsert(self.documents_collection, [marker]))
         return len(chunks)
 
@@ -370,6 +373,18 @@ class MilvusBackend:
         since the last sync) are dropped."""
         chunks = self.store.chunks_by_id([cid for cid, _ in pairs])
         return [(chunks[cid], score) for cid, score in pairs if cid in chunks]
+
+
+class Mark(NamedTuple):
+    """A document's completion mark in Milvus."""
+
+    n_chunks: int
+    signature: str
+
+
+def signature(meta: DocumentMeta) -> str:
+    """What identifies a stored version of a document's chunks: the pipeline that cut them and their count."""
+    return f"{meta.pipeline_version}:{meta.n_chunks}"
 
 
 def _reason(exc: BaseException) -> str:

@@ -29,7 +29,12 @@ COMPANY_FIRST_WORD_MIN = 3  # "MGM" may stand for "MGM Resorts International"; s
 
 _DEFINITION = re.compile(
     r"\bwhat\s+(?:is|are)\s+the\s+definitions?\s+of\b|\bwhat\s+(?:does|do)\b.{0,60}\bmean\b|\bmeaning\s+of\b|"
-    r"\bwhat\s+is\s+meant\s+by\b|\bhow\s+(?:is|are|does|do)\b.{0,60}\bdefined?\b",
+    r"\bwhat\s+is\s+meant\s+by\b|\bhow\s+(?:is|are|does|do)\b.{0,60}\bdefined?\b|"
+    # What a measure is made of or how it is worked out: 'What does goodwill consist of?', 'How is EBITDA
+    # calculated?', 'What are the components considered when calculating X?'. The answer is words, not a figure.
+    r"\bwhat\s+(?:does|do|did)\b.{0,80}\b(?:represent|consist|comprise|include)s?\b|"
+    r"\bwhat\s+(?:are|were)\s+the\s+(?:components|items|elements)\b|"
+    r"\bhow\s+(?:is|are|was|were)\b.{0,60}\b(?:calculated|computed|determined|derived|measured|estimated)\b",
     re.I,
 )
 _POLICY = re.compile(
@@ -38,7 +43,8 @@ _POLICY = re.compile(
     re.I,
 )
 _EXPLANATION = re.compile(
-    r"\bwhy\b|\bwhat\s+(?:drove|drives|driven|caused|causes|contributed|explains|led\s+to)\b|\bdrivers?\b|"
+    # 'When did the board approve the plan?', 'Where can the discussion be found?': a date or place in words.
+    r"^\W*(?:when|where)\b|\bwhy\b|\bwhat\s+(?:drove|drives|driven|caused|causes|contributed|explains|led\s+to)\b|\bdrivers?\b|"
     r"\breasons?\b|\bexplain\b|\bwhat\s+factors\b|\bdue\s+to\s+what\b|\bhow\s+did\b.{0,60}\bimpact\b|"
     r"\bwhat\s+(?:is|was)\s+(?:the\s+)?(?:impact|effect)\b",
     re.I,
@@ -65,6 +71,7 @@ _NUMERIC = re.compile(
     r"\bquantity\b|\bnumber\s+of\b|\bby\s+how\s+much\b|\bvalue\s+of\b|\btotal\b|\bpercentage\s+points?\b",
     re.I,
 )
+_AMOUNT = re.compile(r"\bhow\s+(?:much|many)\b|\bamount\b|\bvalue\s+of\b|\bnumber\s+of\b|%|\bpercent", re.I)
 _ASKS_VALUE = re.compile(r"\b(?:what|how)\s+(?:is|was|did|has|much|many)\b", re.I)
 # Formula kinds whose result is a number by nature (a ratio is asked for its value); sums and differences
 # such as total debt or free cash flow are amounts that may be asked about qualitatively.
@@ -276,6 +283,8 @@ def relation_of(question: str) -> Relation:
 
 
 def _requires_numeric(question: str, relation: Relation, metrics: list[str]) -> bool:
+    if relation is Relation.DEFINITION and not _AMOUNT.search(question):
+        return False  # 'how is X calculated?' asks the method, not the figure
     if _NUMERIC.search(question):
         return True
     if relation in (Relation.DEFINITION, Relation.POLICY, Relation.EXPLANATION):

@@ -50,6 +50,11 @@ _SMALL_TALK_RE = re.compile(
 )
 
 
+# 'What does order intake represent?', 'What does goodwill consist of?': what a filing says its measure holds
+# (each company draws it differently), not a glossary entry.
+_COMPOSITION_RE = re.compile(
+    r"\b(?:represent|consist|comprise|include|component|calculated|computed|determined|derived|measured)s?\b", re.I
+)
 _GENERIC_DEFINITION_RE = re.compile(
     r"^\s*(?:what\s+(?:is|are|does)\s+(?:an?\s+|the\s+)?|define\s+|explain\s+(?:what\s+)?|"
     r"what'?s\s+(?:an?\s+)?|"
@@ -90,7 +95,7 @@ def classify_query(question: str, intent: QueryIntent | None = None) -> QueryKin
         return QueryKind.MARKET
     opener = _GENERIC_DEFINITION_RE.match(text)
     rest = text[opener.end() :].strip(" ?.!") if opener else ""
-    generic = bool(opener) and (
+    generic = bool(opener) and not _COMPOSITION_RE.search(text) and (
         (intent is not None and intent.relation is Relation.DEFINITION)
         or bool(rest)
         and canonical(re.sub(r"\s+(?:mean|stand\s+for)$", "", rest, flags=re.I)) is not None
