@@ -124,6 +124,8 @@ def test_an_average_or_change_of_one_named_row_is_computed_from_its_columns(sett
         ("In which years was Northwind's revenue reported?", "Revenue is reported for 2024, 2023 and 2022 [NORTHWIND_2024_10K, p. 5]."),
         ("In which years was Northwind's revenue more than $4,000 million?",
          "Not found in the filings: the periods meeting a threshold of revenue"),
+        ("Which segment had the highest revenue for Northwind in 2024?",
+         "Not found in the filings: the item with the highest or lowest value of revenue"),
     ],
 )
 def test_a_which_year_question_is_answered_with_the_year_or_refused(
@@ -131,7 +133,8 @@ def test_a_which_year_question_is_answered_with_the_year_or_refused(
 ) -> None:
     """'In which year was X the largest?' is answered by comparing the named row's years in code (the year
     leads; no single year's figure is stated as the answer); 'which years' lists the row's years; a threshold
-    ('more than $4,000 million') is refused rather than answered with one figure."""
+    ('more than $4,000 million') and a choice between items ('which segment') are refused rather than answered
+    with one figure."""
     out = ask(settings, question, capsys)
     assert out.startswith(expected), out
     assert "revenue in FY2024 was $4,812 million" not in out.split("Sources:")[0] or out.startswith("Not found")

@@ -24,9 +24,11 @@ from collections.abc import Sequence
 
 from agent.answer.cells import _cell_answer
 from agent.answer.gate import (
+    CHOICE,
     COMPARATIVE,
     LOWEST,
     gate,
+    operation_description,
     operation_kind,
     operation_refusal,
     operations_asked,
@@ -473,7 +475,16 @@ def compose_answer(
     The computed results lead (they answer comparisons and trends directly), then each sub-answer, then what
     was not found. With ``evidence`` the text is also run through :func:`agent.answer.verify.verify_answer`.
     """
-    if not computations:  # nothing computed the average or change asked: one read value is no answer
+    if CHOICE in operations_asked(question):
+        # 'Which region had the worst ...?' names an item; finrag compares a row across periods, not rows with
+        # each other, so every figure found (read or computed) is evidence, never the answer.
+        computations, labels = (), ()
+        sub_answers = [
+            operation_refusal(sa, operation_description(CHOICE), "finrag compares a row across periods, not rows "
+                              "with each other") if sa.status != "not_found" else sa
+            for sa in sub_answers
+        ]
+    elif not computations:  # nothing computed the average or change asked: one read value is no answer
         computations, labels, sub_answers = _asked_operations(question, sub_answers, evidence)
     lines: list[str] = []
     figures: list[Figure] = []

@@ -270,6 +270,10 @@ def _naming_words(answer: SubAnswer) -> str:
 # Comparison words: the first in a 'which year' question says whether the highest or the lowest is asked.
 COMPARATIVE = (r"(?:larg(?:er|est)|high(?:er|est)|great(?:er|est)|most|more|exceed(?:ed|s)?|better|best|maximum|"
                r"small(?:er|est)|low(?:er|est)|least|less|fewer|worse|worst|minimum)\b")
+# Words that rank items against each other ('less' and 'more' are left out: 'EBITDA less capex' is arithmetic).
+SUPERLATIVE = (r"(?:larg(?:er|est)|high(?:er|est)|great(?:er|est)|most|best|top|biggest|bigger|small(?:er|est)|"
+               r"low(?:er|est)|least|fewest|worse|worst)")
+CHOICE = "choice"  # the operation kind of a question asking which item (region, segment) is highest or lowest
 LOWEST = re.compile(r"(?:small|low|least|less|fewer|worse|worst|minimum)", re.I)
 
 
@@ -291,6 +295,17 @@ _OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str]], ...] = (
         "the period with the highest or lowest value",
         re.compile(rf"\b(?:which|what)\s+(?:fiscal\s+)?(?:year|period|quarter|fy)\b(?=.*\b{COMPARATIVE}(?!\s+than\b))",
                    re.I),
+        re.compile(r"(?!)"),
+    ),
+    (
+        # 'Which region had the worst topline performance?', 'Among operations, investing and financing, which
+        # brought in the most cash?': a name is the answer (a region, a segment, an activity); one figure never is.
+        CHOICE,
+        "the item with the highest or lowest value",
+        re.compile(rf"(?:\bwhich|\bwhat\s+(?!(?:is|was|are|were)\b)[\w-]+)"
+                   rf"(?:\s+(?!(?:fiscal\s+)?(?:years?|periods?|quarters?|fy)\b)[\w-]+){{0,4}}?\s+"
+                   rf"(?:had|has|have|was|were|is|are|did|does|brought|made|showed|saw|experienced|contributed|"
+                   rf"generated|recorded|reported)\b(?=.*\b{SUPERLATIVE}\b)", re.I),
         re.compile(r"(?!)"),
     ),
     (
@@ -330,6 +345,11 @@ def asked_operation(question: str, naming: str) -> str:
 def operations_asked(question: str) -> set[str]:
     """Every operation kind ('average', 'change', 'extreme', 'periods', 'ratio') the question's words ask for."""
     return {kind for kind, _, asked, _ in _OPERATIONS if asked.search(question)}
+
+
+def operation_description(kind: str) -> str:
+    """How an answer names an operation kind ('choice' -> 'the item with the highest or lowest value')."""
+    return next((described for k, described, _, _ in _OPERATIONS if k == kind), kind)
 
 
 def operation_kind(what: str) -> str:
@@ -492,11 +512,12 @@ def unmet_operation(answer: SubAnswer, question: str, caption: str = "") -> str:
     return asked_operation(question, f"{_naming_words(answer)} {answer.metric} {caption}")
 
 
-def operation_refusal(answer: SubAnswer, what: str) -> SubAnswer:
+def operation_refusal(
+    answer: SubAnswer, what: str, why: str = "only single reported values were found to compute it from"
+) -> SubAnswer:
     """The read figure refused as the answer to a question asking for ``what`` (an average, a change, a ratio),
     and kept as the closest evidence."""
-    check = Check(name="metric", passed=False,
-                  detail=f"the question asks for {what}; only single reported values were found to compute it from")
+    check = Check(name="metric", passed=False, detail=f"the question asks for {what}; {why}")
     missing = f"{what} of {answer.metric or 'the figure asked'} ({check.detail})"
     return _refused(answer, missing, answer.answer.strip().rstrip("."), [*answer.checks, check])
 
