@@ -237,14 +237,8 @@ def combine(plan: QueryPlan, sub_answers: Sequence[SubAnswer]) -> CombinationRes
             ]
             out.failed.append(f"{combo.label or combo.operation}: {', '.join(dict.fromkeys(named))} not found")
             continue
-        operands = [values[op] for op in combo.operands]
-        twice = _one_cell_twice(operands)
-        if twice:
-            # Two periods read from one cell: one of them was not found (a change of 0 would be a wrong number).
-            out.failed.append(f"{combo.label or combo.operation}: {twice}")
-            continue
         try:
-            comp = _run(combo, operands)
+            comp = _run(combo, [values[op] for op in combo.operands])
         except ArithmeticRefusal as exc:
             out.failed.append(f"{combo.label or combo.operation}: {exc}")
             continue
@@ -259,20 +253,6 @@ def combine(plan: QueryPlan, sub_answers: Sequence[SubAnswer]) -> CombinationRes
             label=combo.label or combo.operation, metric=comp.metric, value=comp.result, computed=True
         )
     return out
-
-
-def _one_cell_twice(operands: Sequence[CitedValue]) -> str:
-    """Why operands cannot be combined when two of them are one reported cell (same quote, same place), else ''."""
-    seen: dict[tuple[str, int, str, int], CitedValue] = {}
-    for v in operands:
-        if v.computed or v.citation is None or v.value.start < 0:
-            continue
-        key = (v.citation.doc, v.citation.page, v.citation.quote, v.value.start)
-        if key in seen:
-            return (f"{seen[key].label} and {v.label} were both read from the same figure ({v.value.text} "
-                    f"{v.citation.label()}); one of them is not in the evidence")
-        seen[key] = v
-    return ""
 
 
 def _run(combo: Combination, operands: list[CitedValue]) -> Computation:

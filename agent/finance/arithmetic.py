@@ -150,8 +150,27 @@ def _common_unit(values: Sequence[CitedValue], operation: str) -> str:
 
 
 def _common_scale(values: Sequence[CitedValue]) -> float:
-    """The largest stated scale among the inputs: results read in millions rather than thousands."""
+    """The largest stated scale among the inputs: results read in millions rather than thousands. Every
+    computation over two or more figures passes here, so here one reported cell used twice is refused."""
+    _distinct_cells(values)
     return max((v.value.scale or 1.0) for v in values)
+
+
+def _distinct_cells(values: Sequence[CitedValue]) -> None:
+    """Refuse operands that are one reported cell read twice (same quote, same place): two periods or two
+    metrics that resolved to one figure mean one of them was not found, and '83,656 / 83,656 = 1.00x' or a
+    change of 0 would be a wrong number."""
+    seen: dict[tuple[str, int, str, int], CitedValue] = {}
+    for v in values:
+        if v.computed or v.citation is None or v.value.start < 0:
+            continue
+        key = (v.citation.doc, v.citation.page, v.citation.quote, v.value.start)
+        if key in seen:
+            raise ArithmeticRefusal(
+                f"{seen[key].label} and {v.label} were both read from the same figure ({v.value.text} "
+                f"{v.citation.label()}); one of them is not in the evidence"
+            )
+        seen[key] = v
 
 
 def _in_scale(v: CitedValue, scale: float) -> float:
