@@ -59,8 +59,9 @@ from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation
 from agent.finance.metrics import METRICS
 from agent.finance.periods import find_periods, period_year
-from agent.query.cues import TYPED_NUMBER, metric_label, possessive
+from agent.query.cues import NON_NUMERIC_RELATIONS, TYPED_NUMBER, metric_label, possessive
 from agent.query.dialogue import Rewrite
+from agent.query.intent import relation_of
 from agent.query.plan import Combination, QueryPlan, SubQuery
 from agent.schemas import Citation, NumericValue
 
@@ -343,7 +344,14 @@ def _asked_operations(
         return computations, labels, list(sub_answers)
     reader = EvidenceReader(evidence) if evidence else None
     captions = {e.chunk_id: _caption(e.text) for e in evidence or ()}
+    computing = relation_of(question) not in NON_NUMERIC_RELATIONS  # 'what caused the increase?' asks words
     for sa in sub_answers:
+        if sa.status == "text" and computing:
+            # 'What is the difference between the two rates?' answered by a sentence about the rates: no figure
+            # at all is no answer to a computation; the sentence stays as the closest evidence.
+            kept.append(operation_refusal(sa, operation_description(min(operations_asked(question))),
+                                          "no figure to compute it from was found"))
+            continue
         what = unmet_operation(sa, question, captions.get(sa.citation.chunk_id, "") if sa.citation else "")
         kind = operation_kind(what)
         row = _read_row(sa, question, reader) if what else None
