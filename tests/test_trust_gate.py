@@ -280,3 +280,19 @@ def test_footnote_marks_are_not_negative_numbers() -> None:
     assert [n.value for n in _sentence_numbers("(1) Represents the write-off of 3 spare parts.", 0)] == [3.0]
     assert [n.value for n in _sentence_numbers("Other items(1) were $17 million.", 0)] == [17.0]
     assert [n.value for n in _sentence_numbers("The net loss was (12.5) million.", 0)] == [-12.5]
+
+
+def test_a_sentence_is_no_answer_to_a_computation_but_answers_a_why() -> None:
+    from agent.answer.compose import compose_answer
+    from agent.answer.records import SubAnswer
+    from agent.schemas import Citation
+
+    cite = Citation(doc="ACME_2019_10K", page=3, quote="The discount rates were set against AA corporate indices.")
+    sentence = SubAnswer(sub_query_id="q1", question="", status="text", citation=cite, citations=[cite],
+                         answer="The discount rates were set against AA corporate indices [ACME_2019_10K, p. 3].")
+    computed = compose_answer("What is the difference between the domestic and international discount rates?",
+                              [sentence.model_copy(update={"metric": "discount rate"})])
+    assert computed.text.startswith("Not found in the filings: a change between periods of discount rate")
+    assert "Closest evidence (not the figure asked): The discount rates were set" in computed.text
+    why = compose_answer("What caused the increase in the discount rates?", [sentence])
+    assert why.text.startswith("The discount rates were set against AA corporate indices")
