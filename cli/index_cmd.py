@@ -18,10 +18,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "index",
         help="copy the index into Milvus (migrate) and compare the two (check)",
         description=(
-            "The embedded index (SQLite + FAISS + BM25 under FINRAG_HOME) is the source of truth. `migrate` "
-            "copies every document's chunks, vectors and BM25 terms into Milvus (Milvus Lite or a cluster); "
-            "`check` compares Milvus with the embedded index: the same chunk ids for every document and the same "
-            "top-10 for a sample of queries. Then search there with FINRAG_SEARCH_BACKEND=milvus."
+            "The embedded index (SQLite + FAISS + BM25 under FINRAG_HOME) is the source of truth.\n"
+            "  migrate  copies every document's chunks, vectors and BM25 terms into Milvus (Milvus Lite or a\n"
+            "           cluster); documents already there are skipped, so an interrupted run resumes.\n"
+            "  check    compares Milvus with the embedded index: the same chunk ids for every document and the\n"
+            "           same top-10 for a sample of queries (exit 1 when they differ).\n"
+            "Then search there with FINRAG_SEARCH_BACKEND=milvus; `finrag ingest` keeps it up to date."
         ),
         epilog=(
             "examples:\n"

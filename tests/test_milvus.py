@@ -171,3 +171,19 @@ def test_index_migrate_and_check(tmp_path: Path, milvus_server: str, capsys: pyt
     assert main([*base, "migrate", "--to", "milvus", "--fresh", *where]) == 0
     assert main([*base, "check", *where, "--queries", "9", "--json"]) == 0
     assert '"ok": true' in capsys.readouterr().out
+
+
+def test_a_search_never_starts_a_migration(tmp_path: Path, milvus_server: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An index Milvus has never seen is copied by `finrag index migrate`, not by the first question."""
+    from agent.index import milvus
+
+    with Store.open(milvus_settings(tmp_path, milvus_server)) as store:
+        for i in range(3):
+            store.add_document(**build_doc(f"DOC_{i}", [f"{ACME[0]} {i}"], None))
+        searcher = HybridSearcher(store, lambda: None)
+        monkeypatch.setattr(milvus, "SYNC_INLINE_MAX_DOCS", 2)
+        with pytest.raises(StoreError, match="lacks 3 of the 3 indexed documents.*finrag index migrate"):
+            searcher.bm25("PP&E")
+        monkeypatch.setattr(milvus, "SYNC_INLINE_MAX_DOCS", 20)
+        assert len(searcher.bm25("PP&E")) == 3
+        searcher.backend.close()

@@ -48,6 +48,7 @@ MARKER_DIM = 2  # Milvus requires a vector field in every collection; the docume
 DOC_ID_CHARS = 64  # a document id is a SHA-256 in hex
 CHUNK_ID_CHARS = 96  # '<doc_id[:12]>:<ordinal>', with room
 TEXT_FIELD_CHARS = 512  # company, ticker and form values are short; longer ones are cut to this
+SYNC_INLINE_MAX_DOCS = 20  # documents a search copies itself (the few a fresh ingest adds); more is a migration
 HIT_FIELDS = ["doc_id"]  # what a search brings back besides id and score (Milvus Lite would send every field)
 FILTER_IDS_MAX = 1000  # doc ids per filter expression: a routed question names a handful, a check a sample
 
@@ -236,13 +237,16 @@ class MilvusBackend:
                 return found
 
     def sync(self) -> None:
-        """Level the mirror with the store when the store changed since the last sync."""
-        self.mirror()
+        """Level the mirror with the store when the store changed since the last sync (a search's own step:
+        more than ``SYNC_INLINE_MAX_DOCS`` documents to copy is a migration, asked for explicitly)."""
+        self.mirror(limit=SYNC_INLINE_MAX_DOCS)
 
-    def mirror(self, progress: Callable[[str, int, int], None] | None = None) -> tuple[int, int]:
+    def mirror(
+        self, progress: Callable[[str, int, int], None] | None = None, limit: int | None = None
+    ) -> tuple[int, int]:
         """Level the mirror with the store: write documents Milvus lacks, delete those the store no longer has.
         Returns ``(written, removed)``; a no-op while the store's generation is unchanged. ``progress`` is told
-        ``(document name, done, total)`` after each document."""
+        ``(document name, done, total)`` after each document; more than ``limit`` to write raises StoreError."""
         generation = self.store.generation
         if generation == self._generation:
             return 0, 0
@@ -255,6 +259,11 @@ class MilvusBackend:
             gone = [d for d in mirrored if d not in present]
             # A document re-ingested by a newer pipeline keeps its id (its bytes) but not its chunks: rewritten.
             missing = [d for d in present if d not in mirrored or mirrored[d].signature != signature(metas[d])]
+            if limit is not None and len(missing) > limit:
+                raise StoreError(
+                    f"Milvus at {self.uri} lacks {len(missing)} of the {len(present)} indexed documents; copy them "
+                    "first with: finrag index migrate --to milvus"
+                )
             for doc_id in gone:
                 self.remove_document(doc_id)
             for done, doc_id in enumerate(sorted(missing, key=present.__getitem__), start=1):
