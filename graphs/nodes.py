@@ -742,7 +742,7 @@ def answer_from_filings(
 def compose_final(plan: Any, sub_answers: Sequence[SubAnswer], evidence: Sequence[Evidence]) -> FinalAnswer:
     """Combinations in code over the sub-answers, then one verified answer (results that no other step
     consumes lead, as in :func:`agent.answer.compose.answer_offline`)."""
-    combined = combine(plan, sub_answers)
+    combined = combine(plan, sub_answers, evidence)
     consumed = {op for c in plan.combinations for op in c.operands}
     done = [c for c in plan.combinations if c.id in combined.labels]
     order = sorted(range(len(done)), key=lambda i: done[i].id in consumed)

@@ -864,3 +864,19 @@ def test_llm_answer_that_repeats_its_prompt_or_states_no_figure_is_not_used() ->
         model = ScriptedChatModel(rules=[(("revenue",), AIMessage(content=text))])
         answer = llm_answer("What was Northwind's revenue?", northwind(), model=model, fallback=fallback)
         assert answer.text == fallback.text and answer.source == "offline" and why in answer.reason
+
+
+def test_a_derived_figure_never_mixes_two_companies_filings() -> None:
+    """A question naming no company searches every filing: Ulta's SG&A over Microsoft's revenue is refused."""
+    ulta = ("Consolidated Statements of Income | columns: 2023 | (in thousands)\n"
+            "Selling, general and administrative expenses | 2023: 2,395,299 | (in thousands)")
+    msft = ("Income Statements | columns: 2023 | (in millions)\n"
+            "Total revenue | 2023: $211,915 | (in millions)")
+    evidence = [
+        Evidence(chunk_id="u1", doc_name="ULTABEAUTY_2023Q4_EARNINGS", text=ulta, company="Ulta Beauty, Inc.", score=1.0),
+        Evidence(chunk_id="m1", doc_name="MICROSOFT_2023_10K", text=msft, company="Microsoft Corporation", score=0.9),
+    ]
+    question = "What was SG&A expense as a percent of revenue in FY2023?"
+    final = answer_offline(decompose(question, extract_intent(question, [])), evidence)
+    assert "different companies' filings (microsoft, ultabeauty)" in final.text, final.text
+    assert not any(f.computed for f in final.figures)

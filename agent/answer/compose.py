@@ -54,11 +54,12 @@ from agent.answer.records import (
 )
 from agent.answer.values import _lexicon_answer
 from agent.answer.verify import verify_answer
-from agent.answer.words import _asks_figure, _content_words
+from agent.answer.words import _asks_figure, _content_words, filing_owner
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation
 from agent.finance.metrics import METRICS
 from agent.finance.periods import find_periods, period_year
+from agent.memory import company_key
 from agent.query.cues import NON_NUMERIC_RELATIONS, TYPED_NUMBER, metric_label, possessive
 from agent.query.dialogue import Rewrite
 from agent.query.intent import relation_of
@@ -217,8 +218,12 @@ def _row_precision(quote: str, words: set[str]) -> float:
 # ---------------------------------------------------------------------------------------------------------
 # Combining sub-answers, references to earlier turns
 # ---------------------------------------------------------------------------------------------------------
-def combine(plan: QueryPlan, sub_answers: Sequence[SubAnswer]) -> CombinationResult:
-    """Run the plan's combinations over the sub-answers' figures, in order (refusals reported, not raised)."""
+def combine(
+    plan: QueryPlan, sub_answers: Sequence[SubAnswer], evidence: Sequence[Evidence] = ()
+) -> CombinationResult:
+    """Run the plan's combinations over the sub-answers' figures, in order (refusals reported, not raised).
+    With ``evidence``, operands of one asked company that come from different companies' filings are refused."""
+    asked = {sa.sub_query_id: company_key(sa.company).replace(" ", "") for sa in sub_answers}
     values: dict[str, CitedValue] = {}
     for sa in sub_answers:
         cv = sa.cited_value()
@@ -238,6 +243,10 @@ def combine(plan: QueryPlan, sub_answers: Sequence[SubAnswer]) -> CombinationRes
             ]
             out.failed.append(f"{combo.label or combo.operation}: {', '.join(dict.fromkeys(named))} not found")
             continue
+        mixed = _mixed_filings(combo, values, asked, evidence)
+        if mixed:
+            out.failed.append(f"{combo.label or combo.operation}: {mixed}")
+            continue
         try:
             comp = _run(combo, [values[op] for op in combo.operands])
         except ArithmeticRefusal as exc:
@@ -254,6 +263,20 @@ def combine(plan: QueryPlan, sub_answers: Sequence[SubAnswer]) -> CombinationRes
             label=combo.label or combo.operation, metric=comp.metric, value=comp.result, computed=True
         )
     return out
+
+
+def _mixed_filings(
+    combo: Combination, values: dict[str, CitedValue], asked: dict[str, str], evidence: Sequence[Evidence]
+) -> str:
+    """Why a combination cannot run when its operands were asked of one company (or none) but read from
+    different companies' filings ('SG&A as % of revenue' with Ulta's SG&A and Microsoft's revenue), else ''."""
+    if not evidence or len({asked.get(op, "") for op in combo.operands}) > 1:
+        return ""  # a comparison of companies the question names
+    owners = {filing_owner(evidence, values[op].citation.doc) for op in combo.operands
+              if not values[op].computed and values[op].citation is not None}
+    if len(owners) > 1:
+        return f"its figures come from different companies' filings ({', '.join(sorted(owners))})"
+    return ""
 
 
 def _run(combo: Combination, operands: list[CitedValue]) -> Computation:
@@ -567,7 +590,7 @@ def answer_offline(
             )
     reader = EvidenceReader(evidence)
     sub_answers = [answer_sub_query(sq, evidence, reader, turn_question=plan.question) for sq in plan.sub_queries]
-    combined = combine(plan, sub_answers)
+    combined = combine(plan, sub_answers, evidence)
     # The final results (those no other step consumes) answer the question: they lead.
     consumed = {op for c in plan.combinations for op in c.operands}
     done = [c for c in plan.combinations if c.id in combined.labels]

@@ -37,6 +37,7 @@ from agent.answer.words import (
     _for_company,
     _names_other_number,
     clip_words,
+    filing_owner,
 )
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation
@@ -448,6 +449,11 @@ def _derive(
             if found is not None:
                 target[part] = _cited(part, found, when)
                 sureness[(part, when)] = found.confidence
+    owners = {filing_owner(reader.evidence, v.citation.doc) for v in (*values.values(), *prior.values()) if v.citation}
+    if len(owners) > 1:
+        # A question naming no company searches every filing: one company's SG&A over another's revenue is a
+        # wrong number, whatever each component's own checks say.
+        return None, f"its components come from different companies' filings ({', '.join(sorted(owners))})", 0.0
     try:
         comp = arithmetic.derive(metric, values, prior, period=period)
     except ArithmeticRefusal as exc:

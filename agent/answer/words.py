@@ -5,6 +5,7 @@ whose company a piece of evidence belongs to, and whether a sub-query asks for a
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from agent.answer.reading import (
     Evidence,
@@ -97,6 +98,13 @@ def _for_company(reader: EvidenceReader, company: str) -> set[int]:
         return everything
     chosen = {i for i, ev in enumerate(reader.evidence) if _about(ev, company)}
     return chosen or everything
+
+
+def filing_owner(evidence: Sequence[Evidence], doc: str) -> str:
+    """The company whose filing ``doc`` is (its recorded company, else the document name's first word), spaces
+    dropped so 'Ulta Beauty, Inc.' and 'ULTABEAUTY_2023Q4' agree."""
+    recorded = next((ev.company for ev in evidence if ev.doc_name == doc and ev.company), "")
+    return company_key(recorded or doc.split("_")[0]).replace(" ", "")
 
 
 def _about(ev: Evidence, company: str) -> bool:
