@@ -296,3 +296,20 @@ def test_a_sentence_is_no_answer_to_a_computation_but_answers_a_why() -> None:
     assert "Closest evidence (not the figure asked): The discount rates were set" in computed.text
     why = compose_answer("What caused the increase in the discount rates?", [sentence])
     assert why.text.startswith("The discount rates were set against AA corporate indices")
+
+
+def test_one_figure_read_for_two_periods_is_refused_for_both() -> None:
+    from agent.answer.compose import compose_answer
+    from agent.answer.records import SubAnswer
+    from agent.schemas import Citation, NumericValue
+
+    cite = Citation(doc="IP_2005", page=1, quote="Total debt | 1,181")
+    reads = [
+        SubAnswer(sub_query_id=p, question="", status="found", metric="total debt", citation=cite, citations=[cite],
+                  value=NumericValue(text="1,181", value=1181, start=13, period=p),
+                  answer=f"Total debt in {p} was 1,181 [IP_2005, p. 1].")
+        for p in ("FY2007", "FY2008")
+    ]
+    final = compose_answer("What was total debt in 2007 and 2008?", reads)
+    assert final.figures == [] and final.text.startswith("Not found in the filings: the FY2007 figure")
+    assert "was read for FY2008 too" in final.text

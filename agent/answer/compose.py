@@ -391,6 +391,32 @@ def _asked_operations(
     return computations, labels, kept
 
 
+def _one_figure_per_period(sub_answers: Sequence[SubAnswer]) -> list[SubAnswer]:
+    """Sub-answers for different periods that read one and the same figure (same quote, same place) are all
+    refused: 'Total debt in FY2007 was 1,181' and 'in FY2008 was 1,181' from one cell is right at most once."""
+    def cell(sa: SubAnswer) -> tuple[str, int, str, int] | None:
+        if sa.status == "not_found" or sa.value is None or sa.citation is None or sa.value.start < 0:
+            return None
+        return sa.citation.doc, sa.citation.page, sa.citation.quote, sa.value.start
+
+    periods: dict[tuple[str, int, str, int], set[str]] = {}
+    for sa in sub_answers:
+        key = cell(sa)
+        if key is not None:
+            periods.setdefault(key, set()).add(sa.value.period if sa.value else "")
+    out: list[SubAnswer] = []
+    for sa in sub_answers:
+        key = cell(sa)
+        shared = periods.get(key, set()) if key is not None else set()
+        if len(shared) > 1 and sa.value is not None and sa.citation is not None:
+            others = ", ".join(sorted(shared - {sa.value.period}))
+            sa = operation_refusal(sa, f"the {sa.value.period or 'asked'} figure",
+                                   f"the same figure ({sa.value.text} {sa.citation.label()}) was read for {others} "
+                                   "too, so it belongs to one of them at most")
+        out.append(sa)
+    return out
+
+
 def _operation_label(comp: Computation, company: str) -> str:
     subject = f"{company} {comp.metric}".strip()
     if comp.operation == "average":
@@ -486,6 +512,7 @@ def compose_answer(
     The computed results lead (they answer comparisons and trends directly), then each sub-answer, then what
     was not found. With ``evidence`` the text is also run through :func:`agent.answer.verify.verify_answer`.
     """
+    sub_answers = _one_figure_per_period(sub_answers)
     if CHOICE in operations_asked(question):
         # 'Which region had the worst ...?' names an item; finrag compares a row across periods, not rows with
         # each other, so every figure found (read or computed) is evidence, never the answer.
