@@ -255,7 +255,7 @@ def test_bad_input_is_refused_with_store_errors(store: Store) -> None:
 
 @pytest.mark.parametrize("damage", ["delete_faiss", "corrupt_faiss", "delete_tokens", "corrupt_tokens",
                                     "delete_manifest", "garbage_manifest", "stale_manifest"])
-def test_damaged_derived_files_are_rebuilt_on_open(settings: Settings, damage: str) -> None:
+def test_damaged_derived_files_are_rebuilt_before_use(settings: Settings, damage: str) -> None:
     acme, beta = make_doc("ACME_2018_10K", ACME), make_doc("BETA_2019_10K", BETA, seed=2)
     with Store.open(settings) as store:
         store.add_document(**acme)
