@@ -31,6 +31,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from agent.config import Settings
+from evals.milvus_lite import start_milvus_lite, stop_milvus_lite
 
 VECTOR_NOISE = 0.02  # per-dimension noise on unit vectors: copies stay near (cosine ~0.9) but not identical
 BENCH_QUERIES = 50  # FinanceBench questions timed per kind and backend
@@ -200,26 +201,6 @@ def _entry(function: str, args: list[str]) -> dict[str, float]:
     raise ValueError(function)
 
 
-def _milvus_server(data_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    log = (data_dir.parent / f"{data_dir.name}.log").open("wb")
-    process = subprocess.Popen([sys.executable, "-m", "milvus_lite", "server", "--data-dir", str(data_dir),
-                                "--host", "127.0.0.1", "--port", str(port)], stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.perf_counter() + 60
-    while time.perf_counter() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return process, f"http://127.0.0.1:{port}"
-        except OSError:
-            time.sleep(0.2)
-    process.kill()
-    raise RuntimeError("Milvus Lite did not start within 60 s")
-
-
 def run_scale_bench(source_home: Path, work: Path, sizes: list[int], backends: list[str],
                     questions: list[str]) -> list[ScaleRow]:
     """Build each size once, fill each backend, time the queries; one row per backend and size."""
@@ -238,7 +219,7 @@ def run_scale_bench(source_home: Path, work: Path, sizes: list[int], backends: l
             ingest, server_peak = build, 0.0
             disk = _dir_mb(home / "index")
             if backend == "milvus":
-                server, uri = _milvus_server(work / f"milvus-{size}")
+                server, uri = start_milvus_lite(work / f"milvus-{size}")
                 ingest = _child("mirror", str(home), uri)
                 server_peak = _process_peak_mb(server.pid)
                 disk = _dir_mb(work / f"milvus-{size}")
@@ -249,8 +230,7 @@ def run_scale_bench(source_home: Path, work: Path, sizes: list[int], backends: l
                     server_peak = max(server_peak, _process_peak_mb(server.pid))
             finally:
                 if server is not None:
-                    server.terminate()
-                    server.wait(timeout=60)
+                    stop_milvus_lite(server)
             rows.append(ScaleRow(
                 backend=backend, chunks=size, documents=int(build["documents"]), ingest_s=round(ingest["seconds"], 1),
                 ingest_chunks_per_s=round(size / ingest["seconds"]), ingest_peak_mb=round(ingest["peak_mb"]),

@@ -187,3 +187,21 @@ def test_a_search_never_starts_a_migration(tmp_path: Path, milvus_server: str, m
         monkeypatch.setattr(milvus, "SYNC_INLINE_MAX_DOCS", 20)
         assert len(searcher.bm25("PP&E")) == 3
         searcher.backend.close()
+
+
+def test_the_scale_benchmark_measures_both_backends(tmp_path: Path, sample_path: Path) -> None:
+    """`finrag eval scale` on a tiny corpus made from the sample filing: a row per backend, with real timings."""
+    from agent.ingest.pipeline import open_ingestor
+    from evals.scale_bench import render, run_scale_bench
+
+    source = tmp_path / "source"
+    with open_ingestor(Settings.from_env(home=source, device="cpu")) as ingestor:
+        assert ingestor.ingest_file(sample_path).status == "ingested"
+    questions = ["What was Northwind's revenue in 2024?", "capital expenditures", "net income per share"]
+    rows = run_scale_bench(source, tmp_path / "work", [40], ["embedded", "milvus"], questions)
+    assert [(r.backend, r.chunks) for r in rows] == [("embedded", 40), ("milvus", 40)]
+    assert rows[0].documents == 3  # 18 chunks per copy of the sample: 18 + 18 + 4
+    for row in rows:
+        assert row.ingest_s > 0 and row.all_p50_ms > 0 and row.company_p50_ms > 0 and row.query_peak_mb > 0
+    assert rows[1].server_peak_mb > 0
+    assert "| milvus | 40 |" in render(rows)
