@@ -70,10 +70,10 @@ CAPTION_LINES = 3  # lines above a table's first row that title it
 # Words a question uses to ask for an average, a change, the highest period or the periods of a row (besides the
 # row's own words).
 _OPERATION_WORDS = frozenset(_content_words(
-    "average mean change difference increase decrease growth decline which what has have had does did year years fiscal "
-    "fy period "
-    "periods quarter amount value larger largest higher highest greater greatest more most smaller smallest lower "
-    "lowest less least exceed table information provide provided calculated reported shown presented recorded"
+    "average mean change difference increase decrease growth decline which what has have had does did year years "
+    "fiscal fy period periods quarter amount value larger largest higher highest greater greatest more most smaller "
+    "smallest lower lowest less least exceed table information provide provided calculated reported shown presented "
+    "recorded"
 ))
 CELL_OVER_PROSE_CONFIDENCE = 0.75  # a table cell naming (nearly) every question word beats a prose restatement
 
