@@ -47,3 +47,16 @@ def test_sign_and_capital_intensity_rules() -> None:
 def test_no_verdict_without_a_yes_no_question_or_a_deciding_figure() -> None:
     assert verdict("What was Acme's change in debt?", [], [_change("total debt", 100, 80)]) == ""
     assert verdict("Is Acme's revenue rising?", [_answer("revenue", 10)], []) == ""
+
+
+def test_an_event_question_is_decided_by_the_events_own_figure() -> None:
+    def read(value: float) -> SubAnswer:
+        return SubAnswer(sub_query_id="q", question="", status="found", metric="dividends paid", answer="",
+                         value=NumericValue(text=f"{value:,.0f}", value=value, period="FY2022"), display=f"${value:,.0f} thousand")
+
+    assert verdict("Has MGM Resorts paid dividends to common shareholders in FY2022?", [read(4048)], []) == (
+        "Yes: dividends paid in FY2022 was $4,048 thousand (rule: the event happened when its amount is not zero).")
+    assert verdict("Did MGM pay dividends in FY2022?", [read(0)], []).startswith("No: dividends paid in FY2022")
+    assert verdict("Did MGM pay higher dividends in FY2022?", [read(4048)], []) == ""  # a comparison, not an event
+    assert verdict("What dividends did MGM pay in FY2022?", [read(4048)], []) == ""  # not a yes/no question
+    assert verdict("Did MGM pay dividends in FY2022 and FY2021?", [read(4048), read(0)], []) == ""

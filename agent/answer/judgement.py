@@ -26,6 +26,11 @@ _POSITIVE_RE = re.compile(r"\bpositive\b", re.IGNORECASE)
 _NEGATIVE_RE = re.compile(r"\bnegative\b", re.IGNORECASE)
 _INTENSIVE_RE = re.compile(r"\bcapital[- ]intensive\b", re.IGNORECASE)
 _IMPROVE_RE = re.compile(r"\bimprov\w*", re.IGNORECASE)
+# 'Has MGM paid dividends in FY2022?', 'Did Boeing record an impairment?': whether an event happened, which the
+# event's own figure for the period answers (a non-zero amount: yes; zero: no).
+_EVENT_RE = re.compile(
+    r"\b(?:paid|pay|issued|issue|repurchased|repurchase|bought\s+back|buy\s+back|declared|declare|recorded|record|"
+    r"recognized|recognised|recognize|incurred|incur)\b", re.IGNORECASE)
 _CHANGE_OPERATIONS = frozenset({"change", "difference", "percent_change", "cagr"})
 _LOWER_IS_BETTER_TOPICS = frozenset({"Costs/Expenses", "Leverage"})  # 'improving' debt or costs means falling
 
@@ -68,6 +73,18 @@ def _sign_verdict(asked: str, sub_answers: Sequence[SubAnswer]) -> str:
     return f"{'Yes' if yes else 'No'}: {stated.metric or 'the figure'} was {sign} ({stated.display or stated.value.text})."
 
 
+def _event_verdict(asked: str, sub_answers: Sequence[SubAnswer]) -> str:
+    if not _EVENT_RE.search(asked) or _UP_RE.search(asked) or _DOWN_RE.search(asked):
+        return ""
+    read = [sa for sa in sub_answers if sa.status == "found" and sa.value is not None and sa.metric]
+    if len(read) != 1 or read[0].value is None:
+        return ""  # one event, one figure: several figures are a comparison this rule does not make
+    sa = read[0]
+    yes = sa.value.value != 0
+    when = f" in {sa.value.period}" if sa.value.period else ""
+    return f"{'Yes' if yes else 'No'}: {sa.metric}{when} was {sa.display or sa.value.text} (rule: the event happened when its amount is not zero)."
+
+
 def _intensity_verdict(asked: str, sub_answers: Sequence[SubAnswer]) -> str:
     if not _INTENSIVE_RE.search(asked):
         return ""
@@ -91,4 +108,5 @@ def verdict(question: str, sub_answers: Sequence[SubAnswer], computations: Seque
         _intensity_verdict(asked, sub_answers)
         or _change_verdict(asked, comps)
         or _sign_verdict(asked, sub_answers)
+        or _event_verdict(asked, sub_answers)
     )
