@@ -62,6 +62,11 @@ class Section(BaseModel):
     summary: str = ""
 
 
+def chunk_id_for(doc_id: str, ordinal: int) -> str:
+    """A chunk's id: its document's id prefix and its position ('<doc_id[:12]>:<ordinal>')."""
+    return f"{doc_id[:12]}:{ordinal}"
+
+
 class Chunk(BaseModel):
     """A retrievable span of a document, inside one section."""
 

@@ -5,10 +5,16 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from agent.config import Settings
 from cli.common import err, print_json, table
+
+if TYPE_CHECKING:
+    from agent.index.milvus import MilvusBackend
+    from agent.index.store import Store
 
 BACKENDS = ("milvus",)  # backends that mirror the store; the embedded one is the store itself
 
@@ -82,25 +88,35 @@ def _progress(label: str) -> Callable[[str, int, int], None]:
     return show
 
 
-def run_migrate(args: argparse.Namespace, settings: Settings) -> int:
+@contextmanager
+def _store_and_milvus(settings: Settings) -> Iterator[tuple[Store, MilvusBackend] | None]:
+    """The embedded index and its Milvus mirror, both closed afterwards; None (said) when nothing is indexed."""
     from agent.index.milvus import MilvusBackend
     from agent.index.store import Store
 
-    settings = _settings(args, settings)
     with Store.open(settings) as store:
         if not store.document_names():
             err(f"no documents indexed yet in {settings.index_dir}; add some with: finrag ingest PATH")
-            return 1
+            yield None
+            return
         backend = MilvusBackend(store)
         try:
-            if args.fresh:
-                backend.drop()
-            started = time.perf_counter()
-            written, removed = backend.mirror(progress=None if args.json else _progress("copied"))
-            seconds = time.perf_counter() - started
-            held = backend.mirrored()
+            yield store, backend
         finally:
             backend.close()
+
+
+def run_migrate(args: argparse.Namespace, settings: Settings) -> int:
+    with _store_and_milvus(_settings(args, settings)) as opened:
+        if opened is None:
+            return 1
+        _, backend = opened
+        if args.fresh:
+            backend.drop()
+        started = time.perf_counter()
+        written, removed = backend.mirror(progress=None if args.json else _progress("copied"))
+        seconds = time.perf_counter() - started
+        held = backend.mirrored()
     chunks = sum(mark.n_chunks for mark in held.values())
     result = {"uri": backend.uri, "documents_written": written, "documents_removed": removed,
               "documents": len(held), "chunks": chunks, "seconds": round(seconds, 1)}
@@ -117,28 +133,21 @@ def run_migrate(args: argparse.Namespace, settings: Settings) -> int:
 def run_check(args: argparse.Namespace, settings: Settings) -> int:
     from agent.index.compare import CHECK_QUERIES, CHECK_TOLERANCE, compare_backends
     from agent.index.embedded import EmbeddedBackend
-    from agent.index.milvus import MilvusBackend
-    from agent.index.store import Store
 
     queries = CHECK_QUERIES if args.queries is None else args.queries
     tolerance = CHECK_TOLERANCE if args.tolerance is None else args.tolerance
     if queries < 1 or not 0.0 <= tolerance <= 1.0:
         err("--queries must be at least 1 and --tolerance between 0 and 1")
         return 2
-    settings = _settings(args, settings)
-    with Store.open(settings) as store:
-        if not store.document_names():
-            err(f"no documents indexed yet in {settings.index_dir}; add some with: finrag ingest PATH")
+    with _store_and_milvus(_settings(args, settings)) as opened:
+        if opened is None:
             return 1
-        milvus = MilvusBackend(store)
-        try:
-            if not milvus.mirrored():
-                err(f"Milvus at {milvus.uri} holds no finrag documents; copy them first: finrag index migrate --to milvus")
-                return 1
-            report = compare_backends(store, EmbeddedBackend(store), milvus, queries=queries, tolerance=tolerance,
-                                      progress=None if args.json else _progress("checked"))
-        finally:
-            milvus.close()
+        store, milvus = opened
+        if not milvus.mirrored():
+            err(f"Milvus at {milvus.uri} holds no finrag documents; copy them first: finrag index migrate --to milvus")
+            return 1
+        report = compare_backends(store, EmbeddedBackend(store), milvus, queries=queries, tolerance=tolerance,
+                                  progress=None if args.json else _progress("checked"))
     if args.json:
         print_json({**report.model_dump(), "ok": report.ok})
         return 0 if report.ok else 1

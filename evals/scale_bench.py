@@ -60,12 +60,12 @@ class ScaleRow(BaseModel):
 
 
 def _peak_mb() -> float:
-    status = Path("/proc/self/status").read_text() if sys.platform == "linux" else ""
-    hwm = [line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:")]
-    return int(hwm[0]) / 1024 if hwm else 0.0
+    """This process's peak resident memory (VmHWM), MB."""
+    return _process_peak_mb("self")
 
 
-def _process_peak_mb(pid: int) -> float:
+def _process_peak_mb(pid: int | str) -> float:
+    """A process's peak resident memory (VmHWM, Linux), MB; 0 when it cannot be read."""
     try:
         status = Path(f"/proc/{pid}/status").read_text()
     except OSError:
@@ -86,7 +86,7 @@ def build_embedded(source_home: Path, home: Path, n_chunks: int, seed: int = 7) 
     import hashlib
 
     from agent.index.store import Store
-    from agent.schemas import ChunkCard
+    from agent.schemas import ChunkCard, chunk_id_for
 
     started = time.perf_counter()
     rng = np.random.default_rng(seed)
@@ -110,7 +110,7 @@ def build_embedded(source_home: Path, home: Path, n_chunks: int, seed: int = 7) 
                 ids, vectors = source.doc_embeddings(meta.doc_id)
                 vectors = vectors[: len(chunks)] + rng.normal(0, VECTOR_NOISE, (len(chunks), vectors.shape[1]))
                 vectors = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
-                chunks = [c.model_copy(update={"doc_id": doc_id, "chunk_id": f"{doc_id[:12]}:{c.ordinal}",
+                chunks = [c.model_copy(update={"doc_id": doc_id, "chunk_id": chunk_id_for(doc_id, c.ordinal),
                                                "text": c.text.translate(table)}) for c in chunks]
                 new_meta = meta.model_copy(update={"doc_id": doc_id, "name": f"{meta.name}_{copy}", "path": "",
                                                    "company": f"{meta.company} #{copy}", "n_chunks": len(chunks)})

@@ -56,7 +56,7 @@ from agent.answer.values import _lexicon_answer
 from agent.answer.verify import verify_answer
 from agent.answer.words import _asks_figure, _content_words, filing_owner
 from agent.finance import arithmetic
-from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation
+from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation, reported_cell
 from agent.finance.metrics import METRICS
 from agent.finance.periods import find_periods, period_year
 from agent.memory import company_key
@@ -395,9 +395,8 @@ def _one_figure_per_period(sub_answers: Sequence[SubAnswer]) -> list[SubAnswer]:
     """Sub-answers for different periods that read one and the same figure (same quote, same place) are all
     refused: 'Total debt in FY2007 was 1,181' and 'in FY2008 was 1,181' from one cell is right at most once."""
     def cell(sa: SubAnswer) -> tuple[str, int, str, int] | None:
-        if sa.status == "not_found" or sa.value is None or sa.citation is None or sa.value.start < 0:
-            return None
-        return sa.citation.doc, sa.citation.page, sa.citation.quote, sa.value.start
+        cited = sa.cited_value() if sa.status != "not_found" else None
+        return reported_cell(cited) if cited is not None else None
 
     periods: dict[tuple[str, int, str, int], set[str]] = {}
     for sa in sub_answers:

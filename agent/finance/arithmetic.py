@@ -156,15 +156,22 @@ def _common_scale(values: Sequence[CitedValue]) -> float:
     return max((v.value.scale or 1.0) for v in values)
 
 
+def reported_cell(v: CitedValue) -> tuple[str, int, str, int] | None:
+    """Where a reported figure was read (document, page, quote, offset); None for a computed or unlocated one."""
+    if v.computed or v.citation is None or v.value.start < 0:
+        return None
+    return v.citation.doc, v.citation.page, v.citation.quote, v.value.start
+
+
 def _distinct_cells(values: Sequence[CitedValue]) -> None:
     """Refuse operands that are one reported cell read twice (same quote, same place): two periods or two
     metrics that resolved to one figure mean one of them was not found, and '83,656 / 83,656 = 1.00x' or a
     change of 0 would be a wrong number."""
     seen: dict[tuple[str, int, str, int], CitedValue] = {}
     for v in values:
-        if v.computed or v.citation is None or v.value.start < 0:
+        key = reported_cell(v)
+        if key is None:
             continue
-        key = (v.citation.doc, v.citation.page, v.citation.quote, v.value.start)
         if key in seen:
             raise ArithmeticRefusal(
                 f"{seen[key].label} and {v.label} were both read from the same figure ({v.value.text} "

@@ -34,7 +34,7 @@ from agent.errors import NotFoundError, StoreError
 from agent.index.bm25 import BM25_B, BM25_K1
 from agent.index.fusion import PATH_DEPTH_MIN
 from agent.index.protocol import IndexStore, Ranked
-from agent.schemas import Chunk, DocumentMeta
+from agent.schemas import Chunk, DocumentMeta, chunk_id_for
 
 log = logging.getLogger(__name__)
 
@@ -400,8 +400,8 @@ class Mark(NamedTuple):
 
 
 def _chunk_ids(doc_id: str, n_chunks: int) -> list[str]:
-    """A document's chunk ids, by the contract of :class:`agent.schemas.Chunk` ('<doc_id[:12]>:<ordinal>')."""
-    return [f"{doc_id[:12]}:{ordinal}" for ordinal in range(n_chunks)]
+    """A document's chunk ids, by the contract of :class:`agent.schemas.Chunk`."""
+    return [chunk_id_for(doc_id, ordinal) for ordinal in range(n_chunks)]
 
 
 def signature(meta: DocumentMeta) -> str:

@@ -20,7 +20,7 @@ from agent.config import Settings
 from agent.ingest.hostile import is_instruction_like
 from agent.ingest.structure import RUNNING_ZONE_LINES, line_key, running_lines
 from agent.ingest.tables import TableBlock, find_tables, linearise_row, table_header_line
-from agent.schemas import PAGE_SEPARATOR, Chunk, Page, Section
+from agent.schemas import PAGE_SEPARATOR, Chunk, Page, Section, chunk_id_for
 
 # A prose piece with fewer words than this (a page number, a lone caption) is not worth a chunk.
 MIN_CHUNK_WORDS = 4
@@ -350,7 +350,7 @@ def chunk_document(doc_id: str, pages: list[Page], sections: list[Section], sett
         piece = pieces[index]
         chunks.append(
             Chunk(
-                chunk_id=f"{doc_id[:12]}:{ordinal}",
+                chunk_id=chunk_id_for(doc_id, ordinal),
                 doc_id=doc_id,
                 ordinal=ordinal,
                 section_id=piece.section.section_id,
