@@ -313,3 +313,55 @@ def test_one_figure_read_for_two_periods_is_refused_for_both() -> None:
     final = compose_answer("What was total debt in 2007 and 2008?", reads)
     assert final.figures == [] and final.text.startswith("Not found in the filings: the FY2007 figure")
     assert "was read for FY2008 too" in final.text
+
+
+def _read(sq_id: str, value: NumericValue, doc: str = "MAS_2012", quote: str = "") -> SubAnswer:
+    from agent.schemas import Citation
+
+    cite = Citation(doc=doc, page=1, quote=quote or f"goodwill | {value.text}")
+    return SubAnswer(sub_query_id=sq_id, question="", status="found", metric="goodwill", citation=cite,
+                     citations=[cite], value=value, answer=f"Goodwill in {value.period} was {value.text}.")
+
+
+def test_a_planned_computation_out_of_bounds_or_across_unreconciled_scales_is_refused() -> None:
+    from agent.answer.compose import combine
+    from agent.query.plan import Combination, QueryPlan
+
+    plan = QueryPlan(question="What was the change in goodwill from 2010 to 2011?", combinations=[
+        Combination(id="c1", operation="change", operands=["a", "b"], metric="goodwill"),
+        Combination(id="c2", operation="percent_change", operands=["a", "b"], metric="goodwill"),
+    ])
+    # '$587' from a table without a scale line and '$13 million' from a sentence: which scale 587 is in is a guess.
+    reads = [_read("a", NumericValue(text="$587", value=587, unit="USD", period="FY2010", start=9)),
+             _read("b", NumericValue(text="$13 million", value=13, scale=1e6, unit="USD", period="FY2011", start=9),
+                   quote="a write-down of goodwill of $13 million")]
+    out = combine(plan, reads)
+    assert out.computations == []
+    assert all("cannot be reconciled" in f for f in out.failed), out.failed
+    # Same scale, but a 2,000,000 % growth: a slip, never stated.
+    tiny = [_read("a", NumericValue(text="0.0006", value=0.0006, scale=1e6, unit="USD", period="FY2010", start=9)),
+            _read("b", NumericValue(text="13", value=13, scale=1e6, unit="USD", period="FY2011", start=9),
+                  quote="goodwill 2011 | 13")]
+    out = combine(plan, tiny)
+    assert out.computations == [] and len(out.failed) == 2
+    assert "thousandfold apart" in out.failed[0]
+    # The same pair in one scale is computed.
+    sane = [_read("a", NumericValue(text="2,383", value=2383, scale=1e6, unit="USD", period="FY2010", start=9)),
+            _read("b", NumericValue(text="1,891", value=1891, scale=1e6, unit="USD", period="FY2011", start=9),
+                  quote="goodwill 2011 | 1,891")]
+    out = combine(plan, sane)
+    assert [c.result.value for c in out.computations][0] == -492 and out.failed == []
+
+
+def test_words_about_a_span_of_years_must_come_from_a_filing_covering_it() -> None:
+    text = ("Factors that could result in lower margins include changes to production costs and rates, customer "
+            "and model mix and the program accounting quantity.")
+    evidence = [_ev(text, "BOEING_2022_10K", "The Boeing Company")]
+    question = "What production rate changes is Boeing forecasting for FY2008?"
+    intent = extract_intent(question)
+    plan = decompose(question, intent, ["The Boeing Company"])
+    reader = EvidenceReader(evidence)
+    sq = plan.sub_queries[0]
+    answered = answer_sub_query(sq, evidence, reader, turn_question=question)
+    assert answered.status == "not_found", answered.answer
+    assert "do not cover FY2008" in answered.answer and "an answer about Boeing for FY2008" in answered.answer

@@ -32,6 +32,7 @@ from agent.answer.gate import (
     operation_kind,
     operation_refusal,
     operations_asked,
+    sanity_failure,
     unmet_operation,
 )
 from agent.answer.judgement import verdict
@@ -280,6 +281,15 @@ def _mixed_filings(
 
 
 def _run(combo: Combination, operands: list[CitedValue]) -> Computation:
+    """The combination computed in code; refused (ArithmeticRefusal) when the result fails the sanity bounds."""
+    comp = _compute(combo, operands)
+    why = sanity_failure(comp)
+    if why:
+        raise ArithmeticRefusal(why)
+    return comp
+
+
+def _compute(combo: Combination, operands: list[CitedValue]) -> Computation:
     metric = combo.metric
     op = combo.operation
     if op == "difference":
@@ -491,11 +501,13 @@ def _over_row_periods(
     try:
         if kind == "extreme":
             comparison = re.search(rf"\b{COMPARATIVE}", question.split("which", 1)[-1], re.I)
-            return arithmetic.extreme(values, lowest=bool(comparison and LOWEST.match(comparison.group(0))),
+            comp = arithmetic.extreme(values, lowest=bool(comparison and LOWEST.match(comparison.group(0))),
                                       metric=metric)
-        return arithmetic.average(values, metric) if kind == "average" else arithmetic.change(*values, metric)
+        else:
+            comp = arithmetic.average(values, metric) if kind == "average" else arithmetic.change(*values, metric)
     except ArithmeticRefusal:
         return None
+    return None if sanity_failure(comp) else comp
 
 
 def compose_answer(

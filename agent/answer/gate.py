@@ -27,11 +27,12 @@ from collections.abc import Sequence
 
 from agent.answer.reading import Evidence, EvidenceReader
 from agent.answer.records import NOT_FOUND, Check, SubAnswer, _capital
+from agent.answer.words import _CELL_FILLER, _STOP, _content_words, _stem
 from agent.finance.arithmetic import Computation
-from agent.finance.lexicon import canonical
+from agent.finance.lexicon import canonical, find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import SCALE_NAMES
-from agent.finance.periods import find_periods, period_year
+from agent.finance.periods import find_periods, period_year, sort_key
 from agent.memory import companies_agree, company_key
 from agent.query.cues import possessive
 from agent.query.plan import SubQuery
@@ -357,11 +358,48 @@ def operation_kind(what: str) -> str:
     return next((kind for kind, described, _, _ in _OPERATIONS if described == what), "")
 
 
+# Words before a metric's name that widen or merely describe it ('total net revenue', 'annual capex').
+_PLAIN_MODIFIERS = frozenset(
+    ("total", "net", "gross", "annual", "yearly", "quarterly", "reported", "consolidated", "overall", "aggregate",
+     "combined", "full", "cash", "current", "actual", "basic", "diluted", "gaap", "unadjusted")
+)
+_MODIFIER_TOKEN_RE = re.compile(r"[A-Za-z][\w&'’.-]*|\S")
+MAX_MODIFIER_WORDS = 4  # a metric's own modifiers sit right before it ('north american consumer packaging net sales')
+
+
+def unnamed_modifiers(question: str, metric: str, naming: str, company: str = "") -> list[str]:
+    """Words the question puts right before the metric's name that the figure's naming words lack: 'fuel
+    surcharge revenue' is not 'revenue', 'tier 2 capital' not 'total capital'. Stops at function words,
+    periods, numbers and the company's own name; widening words ('total', 'net') do not count."""
+    mention = next((m for m in find_metrics(question) if m.canonical == metric), None)
+    if mention is None:
+        return []
+    owner = _content_words(company)
+    mods: list[str] = []
+    for tok in reversed(_MODIFIER_TOKEN_RE.findall(question[: mention.start])):
+        low = tok.lower().rstrip(".")
+        if (not low.isalpha() or low in _STOP or low in _CELL_FILLER or low in owner or tok.endswith(("'s", "’s"))
+                or find_periods(tok) or len(mods) >= MAX_MODIFIER_WORDS):
+            break
+        if low not in _PLAIN_MODIFIERS:
+            mods.append(low)
+    named = _content_words(naming)
+    return [w for w in reversed(mods) if _stem(w) not in named]
+
+
 def check_metric(answer: SubAnswer, question: str) -> Check:
-    """The words naming the figure carry no restricting qualifier (region, adjusted) the question lacks."""
+    """The words naming the figure carry no restricting qualifier (region, adjusted) the question lacks, and
+    name the qualifiers the question puts on its metric ('fuel surcharge revenue' is not 'revenue')."""
     if answer.status != "found":
         return Check(name="metric", passed=True, detail=f"metric: {answer.metric or 'as asked'}")
     words = _naming_words(answer)
+    if answer.metric:
+        missing = unnamed_modifiers(question, answer.metric, f"{words} {answer.quote if not words else ''}",
+                                    answer.company)
+        if missing:
+            return Check(name="metric", passed=False,
+                         detail=f"the question asks for {' '.join(missing)} {answer.metric}; the figure's "
+                                f"words do not say {' '.join(missing)}")
     for kind, pattern in _QUALIFIERS:
         # A restricting qualifier of the question's own ('U.S. revenue') allows the figure's; 'worldwide' does not.
         asked = [m.group(0) for m in pattern.finditer(question) if not _WIDE.fullmatch(m.group(0))]
@@ -418,22 +456,40 @@ def _spread(comp: Computation) -> str:
     return ""
 
 
+def _unreconciled(comp: Computation) -> str:
+    """Why amounts of money cannot be combined: one states its scale ('$13 million') and another is a small
+    figure from a table that states none ('587'), so which scale it is in is a guess; else ''."""
+    money = [i.value for i in comp.inputs if not i.computed and i.value.unit == "USD"]
+    unscaled = [v for v in money if v.scale == 1.0 and 0 < abs(v.value) < UNSCALED_MONEY_MAX]
+    scaled = [v for v in money if v.scale > 1.0]
+    if unscaled and scaled:
+        return (f"{unscaled[0].text.strip()} states no scale and {scaled[0].text.strip()} is in "
+                f"{SCALE_NAMES.get(scaled[0].scale, 'another scale')}s: their scales cannot be reconciled")
+    return ""
+
+
+def sanity_failure(comp: Computation) -> str:
+    """Why a derived value (or a step feeding it) must not be stated: operands a thousandfold apart or a result
+    out of the bounds its kind allows; '' when it is sane. Every computation passes here before it is stated."""
+    for step in [comp, *comp.steps]:
+        why = _unreconciled(step) or _spread(step)
+        if why:
+            return f"{step.formula}: {why}"
+        bounds = _bounds(step)
+        if bounds is None:
+            continue
+        low, high, what = bounds
+        if not low <= step.result.value <= high:
+            return f"{step.formula}: {step.result.value:,.1f}{step.result.unit} is out of bounds for {what}"
+    return ""
+
+
 def check_sanity(answer: SubAnswer) -> Check:
     """Derived values lie within the bounds their kind allows."""
     for comp in answer.computations:
-        for step in [comp, *comp.steps]:
-            why = _spread(step)
-            if why:
-                return Check(name="sanity", passed=False, detail=f"{step.formula}: {why}")
-            bounds = _bounds(step)
-            if bounds is None:
-                continue
-            low, high, what = bounds
-            if not low <= step.result.value <= high:
-                return Check(
-                    name="sanity", passed=False,
-                    detail=f"{step.formula}: {step.result.value:,.1f}{step.result.unit} is out of bounds for {what}",
-                )
+        why = sanity_failure(comp)
+        if why:
+            return Check(name="sanity", passed=False, detail=why)
     return Check(name="sanity", passed=True, detail="within bounds" if answer.computations else "read, not derived")
 
 
@@ -465,6 +521,9 @@ def gate(
     )
     checks = [check_company(answer, reader, indexed_companies, f"{sub_query.question} {turn_question}")]
     if answer.value is None and answer.passages:
+        # Words answer a question over a span of years ('changes forecast for FY2008') when they cover its last.
+        scope = sub_query.intent.temporal_scope.periods
+        asked_period = asked_period or (max(scope, key=sort_key) if scope else "")
         checks.append(check_period(answer, asked_period, reader))
     if answer.value is not None:
         checks += [
@@ -525,4 +584,7 @@ def operation_refusal(
 def _subject_of(answer: SubAnswer, period: str) -> str:
     who = f"{possessive(answer.company)} " if answer.company else ""
     when = f" for {period}" if period else ""
-    return _capital(f"{who}{answer.metric or 'the figure asked'}{when}") if who else f"{answer.metric or 'the figure asked'}{when}"
+    if answer.value is None and not answer.metric:  # a question answered in words
+        return f"an answer{f' about {answer.company}' if answer.company else ''}{when}"
+    what = answer.metric or "the figure asked"
+    return _capital(f"{who}{what}{when}") if who else f"{what}{when}"
