@@ -184,6 +184,11 @@ def test_headerless_columns_take_the_filings_year_then_the_year_before() -> None
     (a2016,) = _answers("what was the operating income in 2016?", unknown)
     (a2017,) = _answers("what was the operating income in 2017?", unknown)
     assert not (a2016.period_stated and a2017.period_stated)
+    # A header line no reader parsed still says the columns are named ('three months ended ...'): no guessing.
+    quarters = HEADERLESS.replace("Table\n", "three months ended dec 28 | three months ended sept 28 | change\n")
+    headed = [Evidence(chunk_id="c0", doc_name="ACME_2017_page_38", text=quarters, score=1.0)]
+    (quarter,) = _answers("what was the operating income in 2017?", headed)
+    assert quarter.value is None or quarter.value.value != 11503
 
 
 def test_a_change_read_from_a_table_is_remembered_for_the_percent_change() -> None:

@@ -140,6 +140,26 @@ def test_a_qualified_figure_does_not_answer_an_unqualified_question() -> None:
     assert "9,200" not in answer.answer.split("Closest evidence")[0]
 
 
+def test_a_qualified_question_is_not_answered_by_the_unqualified_figure() -> None:
+    # 'Contract manufacturing net sales' is a part of net sales: the total is no answer, the titled table's row is.
+    income = ("Consolidated Statements of Income | columns: 2024, 2023 | (in millions)\n"
+              "Net sales | 2024: 5,120 | 2023: 4,870 | (in millions)\n")
+    segment = ("Contract Manufacturing\n"
+               "Segment results | columns: 2024, 2023 | (in millions)\n"
+               "Net sales | 2024: 1,210 | 2023: 1,105 | (in millions)\n")
+    known = ["Contoso Foods Corporation"]
+    question = "What were Contoso's contract manufacturing net sales in 2024?"
+    total_only = _ask(question, [_ev(income, "CONTOSO_2024_10K", known[0])], known)
+    assert total_only.status == "not_found" and "5,120" not in total_only.answer.split("Closest evidence")[0]
+    assert "contract manufacturing" in total_only.answer
+    titled = _ev(segment, "CONTOSO_2024_10K", known[0]).model_copy(update={"chunk_id": "CONTOSO_2024_10K-c1"})
+    both = _ask(question, [_ev(income, "CONTOSO_2024_10K", known[0]), titled], known)
+    assert both.status == "found" and "1,210" in both.answer, both.answer
+    # Widening words and the operation asked ('total', 'average') are no qualifier: the total still answers.
+    plain = _ask("What were Contoso's total net sales in 2024?", [_ev(income, "CONTOSO_2024_10K", known[0])], known)
+    assert plain.status == "found" and "5,120" in plain.answer
+
+
 def _computed(operation: str, value: float, unit: str, metric: str, inputs: list[float]) -> SubAnswer:
     cited = [CitedValue(label=f"x{i}", value=NumericValue(text=str(v), value=v, scale=1e6, unit="USD"))
              for i, v in enumerate(inputs)]

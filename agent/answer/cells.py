@@ -231,10 +231,19 @@ def _undated_columns(ev: Evidence, seg: Segment, label_periods: set[str]) -> lis
         return []
     if "columns:" in ev.text or CELL_HEADER_ITER_RE.search(ev.text):
         return []  # the table has headers: no guessing
+    if any(_header_line(line) for line in ev.text[: seg.start].splitlines()):
+        return []  # a header line names the columns ('three months ended ...', 'north america') though unparsed
     year = _filing_year(ev)
     if year is None:
         return []
     return [f"FY{year - i}" for i in range(min(len(seg.numbers), UNDATED_YEAR_COLUMNS))]
+
+
+def _header_line(line: str) -> bool:
+    """A table line of names only ('three months ended dec 28 | three months ended sept 28 | change'): the
+    columns have headers, whatever they say."""
+    cells = [c.strip() for c in line.split("|")]
+    return len(cells) >= 2 and all(re.search(r"[A-Za-z]{3}", c) for c in cells)
 
 
 def _best_cell(

@@ -25,11 +25,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from agent.answer.reading import Evidence, EvidenceReader
+from agent.answer.reading import Evidence, EvidenceReader, naming_context
 from agent.answer.records import NOT_FOUND, Check, SubAnswer, _capital
-from agent.answer.words import _CELL_FILLER, _STOP, _content_words, _stem
+from agent.answer.words import unnamed_modifiers
 from agent.finance.arithmetic import Computation
-from agent.finance.lexicon import canonical, find_metrics
+from agent.finance.lexicon import canonical
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import SCALE_NAMES
 from agent.finance.periods import find_periods, period_year, sort_key
@@ -358,44 +358,24 @@ def operation_kind(what: str) -> str:
     return next((kind for kind, described, _, _ in _OPERATIONS if described == what), "")
 
 
-# Words before a metric's name that widen or merely describe it ('total net revenue', 'annual capex').
-_PLAIN_MODIFIERS = frozenset(
-    ("total", "net", "gross", "annual", "yearly", "quarterly", "reported", "consolidated", "overall", "aggregate",
-     "combined", "full", "cash", "current", "actual", "basic", "diluted", "gaap", "unadjusted")
-)
-_MODIFIER_TOKEN_RE = re.compile(r"[A-Za-z][\w&'’.-]*|\S")
-MAX_MODIFIER_WORDS = 4  # a metric's own modifiers sit right before it ('north american consumer packaging net sales')
+def _figure_context(answer: SubAnswer, reader: EvidenceReader | None) -> str:
+    """The words that say what the answer's figure is, wider than its label (see :func:`naming_context`)."""
+    text = _chunk_text(reader, answer.citation.chunk_id) if reader is not None and answer.citation else ""
+    at = answer.value.start if answer.value is not None else -1
+    if not text or not 0 <= at < len(text):
+        return _row_label(answer) or answer.quote
+    return naming_context(text, at, _row_label(answer))
 
 
-def unnamed_modifiers(question: str, metric: str, naming: str, company: str = "") -> list[str]:
-    """Words the question puts right before the metric's name that the figure's naming words lack: 'fuel
-    surcharge revenue' is not 'revenue', 'tier 2 capital' not 'total capital'. Stops at function words,
-    periods, numbers and the company's own name; widening words ('total', 'net') do not count."""
-    mention = next((m for m in find_metrics(question) if m.canonical == metric), None)
-    if mention is None:
-        return []
-    owner = _content_words(company)
-    mods: list[str] = []
-    for tok in reversed(_MODIFIER_TOKEN_RE.findall(question[: mention.start])):
-        low = tok.lower().rstrip(".")
-        if (not low.isalpha() or low in _STOP or low in _CELL_FILLER or low in owner or tok.endswith(("'s", "’s"))
-                or find_periods(tok) or len(mods) >= MAX_MODIFIER_WORDS):
-            break
-        if low not in _PLAIN_MODIFIERS:
-            mods.append(low)
-    named = _content_words(naming)
-    return [w for w in reversed(mods) if _stem(w) not in named]
-
-
-def check_metric(answer: SubAnswer, question: str) -> Check:
+def check_metric(answer: SubAnswer, question: str, reader: EvidenceReader | None = None) -> Check:
     """The words naming the figure carry no restricting qualifier (region, adjusted) the question lacks, and
     name the qualifiers the question puts on its metric ('fuel surcharge revenue' is not 'revenue')."""
     if answer.status != "found":
         return Check(name="metric", passed=True, detail=f"metric: {answer.metric or 'as asked'}")
     words = _naming_words(answer)
     if answer.metric:
-        missing = unnamed_modifiers(question, answer.metric, f"{words} {answer.quote if not words else ''}",
-                                    answer.company)
+        # A sentence may name the qualifier anywhere ('fuel surcharge programs ... freight revenue of $2.6 billion').
+        missing = unnamed_modifiers(question, answer.metric, _figure_context(answer, reader), answer.company)
         if missing:
             return Check(name="metric", passed=False,
                          detail=f"the question asks for {' '.join(missing)} {answer.metric}; the figure's "
@@ -528,7 +508,7 @@ def gate(
     if answer.value is not None:
         checks += [
             check_period(answer, asked_period, reader),
-            check_metric(answer, sub_query.question),
+            check_metric(answer, sub_query.question, reader),
             check_scale(answer),
             check_sanity(answer),
         ]

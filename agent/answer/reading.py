@@ -501,6 +501,25 @@ def _label_number(text: str, n: NumericValue) -> bool:
     return bool(re.search(r"\d[A-Za-z]", n.text)) and n.unit == "" and n.scale == 1.0
 
 
+HEADING_MAX_CHARS = 160  # a line above a table short enough to be its title ('Risk and Insurance Brokerage Services')
+
+
+def naming_context(text: str, at: int, label: str = "") -> str:
+    """The words that say what the figure at offset ``at`` of ``text`` is, wider than its label: a table row's
+    ``label`` with its table's title and header line; a sentence figure's whole sentence."""
+    if not label:
+        start = max(text.rfind(". ", 0, at), text.rfind("\n", 0, at)) + 1
+        end = min((i for i in (text.find(". ", at), text.find("\n", at)) if i >= 0), default=len(text))
+        return text[start:end]
+    above = text[: text.rfind("\n", 0, at) + 1].split("\n")[:-1]
+    block = 0  # table lines right above the row
+    while block < len(above) and "|" in above[-1 - block]:
+        block += 1
+    # The line above the table (its title) and the table's first line (its header), or the first line alone.
+    titles = above[len(above) - block - 1 :][:2] if block < len(above) else above[:1]
+    return " ".join([label, *(t for t in titles if len(t) <= HEADING_MAX_CHARS or "|" in t)])
+
+
 class EvidenceReader:
     """The rows and sentences of a set of evidence items, parsed once and shared by every sub-query.
 

@@ -16,6 +16,7 @@ from agent.answer.reading import (
     EvidenceReader,
     Segment,
     is_statement,
+    naming_context,
     statement_kind,
 )
 from agent.answer.records import (
@@ -38,6 +39,8 @@ from agent.answer.words import (
     _names_other_number,
     clip_words,
     filing_owner,
+    metric_modifiers,
+    unnamed_modifiers,
 )
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation
@@ -257,6 +260,11 @@ def _candidates(
     return out
 
 
+def _naming(reader: EvidenceReader, cand: _Candidate) -> str:
+    """The words that say what a candidate figure is: its row label with its table's title, or its sentence."""
+    return naming_context(reader.evidence[cand.seg.ev].text, cand.value.start, cand.seg.label if cand.seg.kind == "row" else "")
+
+
 def _mention_surface(seg: Segment, metric: str) -> str:
     return next((m.surface for m in seg.mentions if m.canonical == metric), metric)
 
@@ -282,6 +290,10 @@ def _find(
     scoped = [c for c in cands if any(t.lower() in c.seg.text.lower() for t in _scope_terms(reader, scope))]
     if scoped:
         cands = scoped
+    if metric_modifiers(question, metric, company):
+        # 'Contract manufacturing net sales': the rows (or sentences) whose own words or table title say so.
+        named = [c for c in cands if not unnamed_modifiers(question, metric, _naming(reader, c), company)]
+        cands = named or cands
     if not cands:
         return None
     confidence_cap = 1.0

@@ -11,6 +11,7 @@ from agent.answer.reading import (
     Evidence,
     EvidenceReader,
 )
+from agent.finance.lexicon import find_metrics
 from agent.finance.periods import find_periods, without_periods
 from agent.memory import companies_agree, company_key
 from agent.query.plan import SubQuery
@@ -167,3 +168,66 @@ def clip_words(text: str, limit: int) -> str:
         return text
     cut = text.rfind(" ", 0, limit)
     return text[: cut if cut > 0 else limit].rstrip(" ,;:") + " …"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The qualifiers a question puts on its metric ('fuel surcharge revenue', 'contract manufacturing net sales')
+# ---------------------------------------------------------------------------------------------------------
+# Words before a metric's name that widen or merely describe it ('total net revenue', 'annual capex').
+_PLAIN_MODIFIERS = frozenset(
+    ("total", "net", "gross", "annual", "yearly", "quarterly", "reported", "reporting", "consolidated", "overall",
+     "aggregate", "combined", "full", "cash", "current", "actual", "basic", "diluted", "gaap", "unadjusted")
+)
+# Possessive and demonstrative words and the verbs questions ask with end a metric's modifiers ('payments
+# following his acquisitions', 'Has MGM paid dividends', 'Does AWK have positive working capital').
+_MODIFIER_BREAKS = frozenset(
+    ("his", "her", "our", "your", "my", "these", "those", "each", "every", "all", "both", "such", "any", "some",
+     "no", "per", "have", "has", "had", "having", "been", "being", "pay", "pays", "paid", "spend", "spends", "spent",
+     "make", "makes", "made", "earn", "earns", "earned", "generate", "generates", "generated", "record", "records",
+     "recorded", "incur", "incurs", "incurred", "see", "saw", "seen", "positive", "negative")
+)
+_MODIFIER_TOKEN_RE = re.compile(r"[A-Za-z][\w&'’.-]*|\S")
+# Words that ask for an operation on the metric ('the average SG&A', 'a higher EBITDA'), not a kind of it.
+_OPERATION_WORD_RE = re.compile(
+    r"(?:larg|high|great|small|low|bigg?|wid|narrow)(?:er|est)|most|least|more|less|fewer|better|best|worse|worst|"
+    r"top|maximum|minimum|average|mean|median|change[sd]?|growth|increase[sd]?|decrease[sd]?|decline[sd]?|"
+    r"difference|percent(?:age)?|ratio|proportion|share|portion|sum|variation|variance|fluctuation|cumulative",
+    re.IGNORECASE,
+)
+MAX_MODIFIER_WORDS = 4  # a metric's own modifiers sit right before it ('north american consumer packaging net sales')
+
+
+def metric_modifiers(question: str, metric: str, company: str = "") -> list[str]:
+    """The words the question puts right before the name of ``metric`` that narrow it: 'fuel surcharge' in
+    'fuel surcharge revenue', 'contract manufacturing' in 'contract manufacturing net sales'. Stops at function
+    words, periods, numbers, possessives and the company's own name; widening words ('total', 'net') and the
+    operation asked ('average', 'higher') do not count."""
+    mention = next((m for m in find_metrics(question) if m.canonical == metric), None)
+    if mention is None:
+        return []
+    owner = _content_words(company)
+    mods: list[str] = []
+    for tok in reversed(_MODIFIER_TOKEN_RE.findall(question[: mention.start])):
+        low = tok.lower().rstrip(".")
+        if (
+            not low.isalpha()
+            or low in _STOP
+            or low in _MODIFIER_BREAKS
+            or low in _CELL_FILLER
+            or _stem(low) in owner
+            or tok.endswith(("'s", "’s"))
+            or find_periods(tok)
+            or _OPERATION_WORD_RE.fullmatch(low)
+            or len(mods) >= MAX_MODIFIER_WORDS
+        ):
+            break
+        if low not in _PLAIN_MODIFIERS:
+            mods.append(low)
+    return mods[::-1]
+
+
+def unnamed_modifiers(question: str, metric: str, naming: str, company: str = "") -> list[str]:
+    """The question's modifiers of ``metric`` (:func:`metric_modifiers`) that the words ``naming`` a figure
+    lack: 'fuel surcharge revenue' is not answered by a figure named 'revenue'."""
+    named = _content_words(naming)
+    return [w for w in metric_modifiers(question, metric, company) if _stem(w) not in named]
