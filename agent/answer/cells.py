@@ -31,6 +31,7 @@ from agent.answer.words import (
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue
 from agent.finance.periods import find_periods, normalise_period, sort_key
+from agent.query.definitions import asked_part
 from agent.query.plan import SubQuery
 from agent.schemas import NumericValue
 
@@ -406,7 +407,7 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     A question naming two periods and a change, percentage change or sum gets it computed in code from the
     two cells. None when no cell names enough of the question.
     """
-    words = _content_words(sub_query.question)
+    words = _content_words(asked_part(sub_query.question))  # a definition's inputs are no row the question asks
     if not words:
         return None
     named = list(dict.fromkeys(p.norm for p in find_periods(sub_query.question)))

@@ -6,7 +6,7 @@ from their components by :mod:`agent.finance.arithmetic`.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -43,11 +43,12 @@ from agent.answer.words import (
     unnamed_modifiers,
 )
 from agent.finance import arithmetic
-from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation
-from agent.finance.formulas import FormulaKind
-from agent.finance.lexicon import canonical, components, find_metrics
+from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation, formula_components
+from agent.finance.formulas import Formula, FormulaKind
+from agent.finance.lexicon import canonical, find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.periods import shift_period, sort_key
+from agent.query.definitions import question_formulas
 from agent.query.plan import SubQuery
 from agent.schemas import Citation, NumericValue
 
@@ -367,12 +368,21 @@ def _lexicon_answer(
         answer = _found_answer(base, direct, kind, target_scale)
         answer.explanation += stand_in_note
         return answer
-    computed, why, sure = _derive(reader, metric, period, company, sub_query.question, scope)
-    prefer_computed = info.formula.kind in _RATIO_KINDS or not (
+    formulas, unreadable = question_formulas(sub_query.question)
+    refused = {m: why for m, why in unreadable.items() if m == metric or m in formula_components(metric, formulas)}
+    if refused:
+        # The question's own definition wins: a figure by finrag's formula (or the filing's) would answer another
+        # question, so what cannot be computed is said instead of a number.
+        return _not_found(base, f"{_subject(company, metric, period or 'any period')} ({'; '.join(refused.values())})")
+    computed, why, sure = _derive(reader, metric, period, company, sub_query.question, scope, formulas)
+    # A definition the question writes is computed by it; the filing's own figure may follow another one.
+    prefer_computed = bool(formulas) or info.formula.kind in _RATIO_KINDS or not (
         direct and direct.kind == "row" and direct.exact
     )
     if computed is not None and (prefer_computed or direct is None):
         answer = _computed_answer(base, computed, kind, target_scale, sure)
+        if formulas:
+            answer.explanation += f" By the question's definition of {', '.join(formulas)}, not finrag's own."
         if direct is not None and direct.value.period == computed.result.period:
             same = abs(abs(direct.value.value) - abs(round(computed.result.value, 1))) < 0.051
             note = "matches" if same else "differs from"
@@ -428,18 +438,23 @@ def _found_answer(base: SubAnswer, found: _Found, kind: str, target_scale: float
 
 
 def _derive(
-    reader: EvidenceReader, metric: str, period: str, company: str, question: str, scope: Sequence[str] = ()
+    reader: EvidenceReader,
+    metric: str,
+    period: str,
+    company: str,
+    question: str,
+    scope: Sequence[str] = (),
+    formulas: Mapping[str, Formula] | None = None,
 ) -> tuple[Computation | None, str, float]:
     """A derived metric computed from components found in the evidence: (computation, '', confidence), or
-    (None, why, 0) when it cannot be; the confidence is that of the least sure component used."""
-    formula = METRICS[metric].formula
-    assert formula is not None
-    parts = components(metric)
+    (None, why, 0) when it cannot be; the confidence is that of the least sure component used. ``formulas``
+    (definitions the question writes) replace the lexicon's."""
+    parts = formula_components(metric, formulas)
     if not period:
         period = _latest_component_period(reader, parts, company, question, scope)
         if not period:
             return None, "no period found for its components", 0.0
-    needs_prior = arithmetic.needs_prior_period(metric)
+    needs_prior = arithmetic.needs_prior_period(metric, formulas)
     try:
         prior_period = shift_period(period, years=-1) if needs_prior else ""
     except ValueError:
@@ -467,7 +482,7 @@ def _derive(
         # wrong number, whatever each component's own checks say.
         return None, f"its components come from different companies' filings ({', '.join(sorted(owners))})", 0.0
     try:
-        comp = arithmetic.derive(metric, values, prior, period=period)
+        comp = arithmetic.derive(metric, values, prior, period=period, formulas=formulas)
     except ArithmeticRefusal as exc:
         return None, str(exc), 0.0
     if notes:

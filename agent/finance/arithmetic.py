@@ -446,6 +446,7 @@ def derive(
     values: Mapping[str, CitedValue],
     prior: Mapping[str, CitedValue] | None = None,
     period: str = "",
+    formulas: Mapping[str, Formula] | None = None,
 ) -> Computation:
     """Compute a derived metric (gross margin, FCF, current ratio, DSO, ROE ...) from cited components.
 
@@ -453,12 +454,36 @@ def derive(
     needed for averaged balances (ROA, ROE, DSO, inventory turnover) and growth. A component that is itself
     derived (gross profit inside gross margin) is computed first when it is not given, and kept as a step.
     When ``prior`` lacks an averaged balance the period-end balance is used and the explanation says so.
+    ``formulas`` replaces the lexicon's formula of any metric involved (a definition the question writes).
     Raises :class:`ArithmeticRefusal` naming the missing component.
     """
     info = metric_info(metric)
-    if info.formula is None:
+    formulas = formulas or {}
+    formula = formula_of(info.canonical, formulas)
+    if formula is None:
         raise ArithmeticRefusal(f"'{info.canonical}' is a reported figure, not a derived metric")
-    return _derive(info.canonical, info.formula, values, prior or {}, period)
+    return _derive(info.canonical, formula, values, prior or {}, period, formulas)
+
+
+def formula_of(metric: str, formulas: Mapping[str, Formula] | None = None) -> Formula | None:
+    """The formula a metric is computed by: the one given in ``formulas`` (the question's), else the lexicon's."""
+    if formulas and metric in formulas:
+        return formulas[metric]
+    info = METRICS.get(metric)
+    return info.formula if info is not None else None
+
+
+def formula_components(metric: str, formulas: Mapping[str, Formula] | None = None) -> list[str]:
+    """Every metric ``metric`` is computed from, through its inputs' formulas too (``formulas`` first)."""
+    out: dict[str, None] = {}
+    todo = [metric]
+    while todo:
+        formula = formula_of(todo.pop(), formulas)
+        for name in formula.inputs() if formula is not None else ():
+            if name != metric and name not in out:
+                out[name] = None
+                todo.append(name)
+    return list(out)
 
 
 def _derive(
@@ -467,12 +492,13 @@ def _derive(
     values: Mapping[str, CitedValue],
     prior: Mapping[str, CitedValue],
     period: str,
+    formulas: Mapping[str, Formula],
 ) -> Computation:
     if formula.kind is FormulaKind.GROWTH:
         base = formula.numerator[0].metric
         old, new = (
-            _component(base, prior, {}, "prior-period"),
-            _component(base, values, prior, "current-period"),
+            _component(base, prior, {}, "prior-period", formulas),
+            _component(base, values, prior, "current-period", formulas),
         )
         comp = _as_input_growth(name, old, new)
         return comp
@@ -480,9 +506,9 @@ def _derive(
     all_values = [*values.values(), *prior.values()]
     money = _common_money(all_values)
     scale = _common_scale(all_values) if all_values else 1.0
-    top = _side(formula.numerator, values, prior, scale, notes)
+    top = _side(formula.numerator, values, prior, scale, notes, formulas)
     if formula.denominator:
-        bottom = _side(formula.denominator, values, prior, scale, notes)
+        bottom = _side(formula.denominator, values, prior, scale, notes, formulas)
         if bottom.value == 0:
             raise ArithmeticRefusal(f"cannot compute {name}: the denominator ({formula.describe()}) is zero")
         raw = top.value / bottom.value * formula.multiplier
@@ -554,15 +580,19 @@ def _wrap(side: _Side) -> str:
 
 
 def _component(
-    metric: str, source: Mapping[str, CitedValue], prior: Mapping[str, CitedValue], which: str
+    metric: str,
+    source: Mapping[str, CitedValue],
+    prior: Mapping[str, CitedValue],
+    which: str,
+    formulas: Mapping[str, Formula],
 ) -> CitedValue | Computation:
     """A component's cited value, or its computation when it is itself derived and not given."""
     if metric in source:
         return source[metric]
-    info = METRICS.get(metric)
-    if info is not None and info.formula is not None and info.formula.kind is not FormulaKind.GROWTH:
+    formula = formula_of(metric, formulas)
+    if formula is not None and formula.kind is not FormulaKind.GROWTH:
         try:
-            return _derive(metric, info.formula, source, prior, _period_of(source))
+            return _derive(metric, formula, source, prior, _period_of(source), formulas)
         except ArithmeticRefusal as exc:
             raise ArithmeticRefusal(f"missing {which} value for '{metric}' ({exc})") from None
     raise ArithmeticRefusal(f"missing {which} value for '{metric}'")
@@ -578,8 +608,9 @@ def _term_value(
     prior: Mapping[str, CitedValue],
     scale: float,
     notes: list[str],
+    formulas: Mapping[str, Formula],
 ) -> tuple[float, str, list[CitedValue], list[Computation]]:
-    current = _component(term.metric, values, prior, "current-period")
+    current = _component(term.metric, values, prior, "current-period", formulas)
     inputs: list[CitedValue] = []
     steps: list[Computation] = []
     cur_cited = _as_cited(current)
@@ -588,11 +619,13 @@ def _term_value(
     else:
         inputs.append(current)
     x = _operand(cur_cited, scale)
-    if not term.average:
+    if not (term.average or term.change):
         return x, _num(x), inputs, steps
     try:
-        before = _component(term.metric, prior, {}, "prior-period")
+        before = _component(term.metric, prior, {}, "prior-period", formulas)
     except ArithmeticRefusal:
+        if term.change:
+            raise ArithmeticRefusal(f"missing prior-period value for '{term.metric}' (its change is asked)") from None
         notes.append(
             f"No prior-period {term.metric} was available, so the period-end balance is used "
             "instead of the average."
@@ -604,6 +637,8 @@ def _term_value(
     else:
         inputs.append(before)
     y = _operand(before_cited, scale)
+    if term.change:
+        return x - y, f"({_num(x)} - {_num(y)})", inputs, steps
     return (x + y) / 2.0, f"({_num(x)} + {_num(y)}) / 2", inputs, steps
 
 
@@ -613,10 +648,11 @@ def _side(
     prior: Mapping[str, CitedValue],
     scale: float,
     notes: list[str],
+    formulas: Mapping[str, Formula],
 ) -> _Side:
     total_value, parts, inputs, steps = 0.0, [], [], []
     for i, term in enumerate(terms):
-        x, text, ins, sts = _term_value(term, values, prior, scale, notes)
+        x, text, ins, sts = _term_value(term, values, prior, scale, notes, formulas)
         total_value += term.sign * x
         if i == 0:
             parts.append(text if term.sign > 0 else f"-{text}")
@@ -634,13 +670,12 @@ def _dedupe(values: Sequence[CitedValue]) -> list[CitedValue]:
     return list(out.values())
 
 
-def needs_prior_period(metric: str) -> bool:
-    """True when a derived metric, or any metric it is computed from, averages balances or measures growth."""
-    info = METRICS.get(metric)
-    if info is None or info.formula is None:
-        return False
-    return info.formula.needs_prior_period() or any(
-        needs_prior_period(m) for m in info.formula.inputs() if m != metric
+def needs_prior_period(metric: str, formulas: Mapping[str, Formula] | None = None) -> bool:
+    """True when a derived metric, or any metric it is computed from, averages balances, takes a change or
+    measures growth (``formulas`` before the lexicon's)."""
+    return any(
+        (f := formula_of(m, formulas)) is not None and f.needs_prior_period()
+        for m in [metric, *formula_components(metric, formulas)]
     )
 
 

@@ -36,6 +36,11 @@ class FormulaTerm(BaseModel):
     metric: str
     sign: int = Field(default=1, description="+1 or -1")
     average: bool = Field(default=False, description="average of this and the prior period's balance")
+    change: bool = Field(default=False, description="this period's balance minus the prior period's")
+
+    def describe(self) -> str:
+        """'average accounts payable', 'change in inventories', 'revenue'."""
+        return f"average {self.metric}" if self.average else f"change in {self.metric}" if self.change else self.metric
 
 
 class Formula(BaseModel):
@@ -53,7 +58,7 @@ class Formula(BaseModel):
         def side(terms: list[FormulaTerm]) -> str:
             parts: list[str] = []
             for i, t in enumerate(terms):
-                name = f"average {t.metric}" if t.average else t.metric
+                name = t.describe()
                 if i == 0:
                     parts.append(name if t.sign > 0 else f"-{name}")
                 else:
@@ -76,7 +81,21 @@ class Formula(BaseModel):
 
     def needs_prior_period(self) -> bool:
         """True when the formula averages balances or measures growth, so the prior period is needed too."""
-        return self.kind is FormulaKind.GROWTH or any(t.average for t in [*self.numerator, *self.denominator])
+        return self.kind is FormulaKind.GROWTH or any(
+            t.average or t.change for t in [*self.numerator, *self.denominator]
+        )
+
+    def same_as(self, other: Formula) -> bool:
+        """True when both compute the same thing: equal multipliers and equal terms on each side, in any order."""
+
+        def key(terms: list[FormulaTerm]) -> list[tuple[str, int, bool, bool]]:
+            return sorted((t.metric, t.sign, t.average, t.change) for t in terms)
+
+        return (
+            abs(self.multiplier - other.multiplier) < 1e-9
+            and key(self.numerator) == key(other.numerator)
+            and key(self.denominator) == key(other.denominator)
+        )
 
     def evaluate(
         self,
@@ -113,6 +132,8 @@ class Formula(BaseModel):
             value = value_of(t.metric, True)
             if t.average:
                 value = (value + value_of(t.metric, False)) / 2.0
+            elif t.change:
+                value -= value_of(t.metric, False)
             return t.sign * value
 
         if self.kind is FormulaKind.GROWTH:

@@ -38,6 +38,7 @@ from agent.query.cues import (
     scale_hint,
     subject_phrase,
 )
+from agent.query.definitions import DEFINITION_CLAUSE_RE
 from agent.query.dialogue import DialogueSlots
 from agent.query.intent import extract_intent, match_company
 from agent.query.plan import Combination, QueryPlan, SubQuery
@@ -69,14 +70,6 @@ _MARGIN_AFTER_RE = re.compile(r"\s*(?:\([^)]{0,60}\)\s*)?(?:%|percent(?:age)?)?\
 
 
 MARGIN_BASE = "revenue"  # a margin is a share of revenue
-
-
-_DEFINITION_CLAUSE_RE = re.compile(
-    r"\b(?:is\s+)?defined\s+as\b|\bdefine\s+\w+(?:\s+\w+){0,4}\s+as\b|"
-    r"\bcalculated?\s+(?:\w+\s+){0,4}(?:using|as|from)\b"
-    r"|\busing\s+(?:the\s+)?(?:total|unadjusted|line\s+items)\b|\(\s*using\b",
-    re.IGNORECASE,
-)
 
 
 _YEARS_WINDOW_RE = re.compile(r"\b(?:\d+|two|three|four|five)[- ]year\b", re.IGNORECASE)
@@ -153,7 +146,7 @@ def _core_metrics(question: str, metrics: Sequence[str]) -> list[str]:
     metric they define.
     """
     metrics = list(dict.fromkeys(m for m in metrics if m in METRICS))
-    clause = _DEFINITION_CLAUSE_RE.search(question)
+    clause = DEFINITION_CLAUSE_RE.search(question)
     if clause is not None:
         before = {m.canonical for m in find_metrics(question[: clause.start()])}
         metrics = [m for m in metrics if m in before] or metrics
@@ -340,7 +333,7 @@ def decompose(question: str, intent: QueryIntent, known_companies: Sequence[str]
     companies = intent_companies(intent, known_companies) or [""]
     metrics = _core_metrics(question, intent.metrics) if is_numeric(intent) else []
     # Words inside a definition ("ROA is defined as ... average total assets between ...") ask for nothing.
-    clause = _DEFINITION_CLAUSE_RE.search(question)
+    clause = DEFINITION_CLAUSE_RE.search(question)
     asked = question[: clause.start()] if clause else question
     if len(intent.temporal_scope.periods) >= 2:
         # 'How did revenue change from 2017 to 2018?' (lexicon: revenue growth) compares the base metric.
