@@ -385,3 +385,39 @@ def test_words_about_a_span_of_years_must_come_from_a_filing_covering_it() -> No
     answered = answer_sub_query(sq, evidence, reader, turn_question=question)
     assert answered.status == "not_found", answered.answer
     assert "do not cover FY2008" in answered.answer and "an answer about Boeing for FY2008" in answered.answer
+
+
+def test_an_exact_tie_across_periods_from_two_places_is_refused() -> None:
+    from agent.answer.compose import combine, compose_answer
+    from agent.query.plan import Combination, QueryPlan
+
+    plan = QueryPlan(question="What was the change in net income from 2018 to 2019?", combinations=[
+        Combination(id="c1", operation="change", operands=["a", "b"], metric="net income")])
+    # 16,026 read for 2018 from an equity roll-forward and for 2019 from the income statement: one is misread.
+    reads = [_read("a", NumericValue(text="16,026", value=16026, scale=1e6, unit="USD", period="FY2018", start=9),
+                   quote="Net income | 16,026"),
+             _read("b", NumericValue(text="16,026", value=16026, scale=1e6, unit="USD", period="FY2019", start=9),
+                   doc="PFIZER_2019", quote="Net income attributable | 2019: 16,026")]
+    reads = [r.model_copy(update={"metric": "net income"}) for r in reads]
+    out = combine(plan, reads)
+    assert out.computations == [] and "such an exact tie" in out.failed[0]
+    final = compose_answer("What was net income in 2018 and 2019?", reads)
+    assert final.figures == [] and "such an exact tie" in final.text
+    # A short figure repeating is no evidence of a misread (a fuel surcharge of 2.6 billion two years running).
+    short = [r.model_copy(update={"value": r.value.model_copy(update={"text": "2.6", "value": 2.6})}) for r in reads]
+    assert combine(plan, short).computations[0].result.value == 0
+
+
+def test_improving_as_of_a_year_is_the_latest_years_change() -> None:
+    from agent.query.decompose import decompose
+
+    question = "Does Northwind have an improving operating margin profile as of FY2024?"
+    intent = extract_intent(question, ["Northwind Instruments"])
+    intent.temporal_scope.periods = ["FY2024", "FY2023", "FY2022"]  # the three years a 10-K shows
+    plan = decompose(question, intent, ["Northwind Instruments"])
+    (change,) = [c for c in plan.combinations if c.operation == "change"]
+    assert [op.rsplit(":", 1)[-1] for op in change.operands] == ["FY2023", "FY2024"]
+    spanned = "How did Northwind's operating margin change from FY2022 to FY2024?"
+    plan = decompose(spanned, extract_intent(spanned, ["Northwind Instruments"]), ["Northwind Instruments"])
+    (change,) = [c for c in plan.combinations if c.operation == "change"]
+    assert [op.rsplit(":", 1)[-1] for op in change.operands] == ["FY2022", "FY2024"]

@@ -27,6 +27,7 @@ from agent.answer.gate import (
     CHOICE,
     COMPARATIVE,
     LOWEST,
+    THRESHOLD,
     gate,
     operation_description,
     operation_kind,
@@ -57,7 +58,7 @@ from agent.answer.values import _lexicon_answer
 from agent.answer.verify import verify_answer
 from agent.answer.words import _asks_figure, _content_words, filing_owner
 from agent.finance import arithmetic
-from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation, reported_cell
+from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation, period_tie, reported_cell
 from agent.finance.metrics import METRICS
 from agent.finance.periods import find_periods, period_year
 from agent.memory import company_key
@@ -413,15 +414,23 @@ def _one_figure_per_period(sub_answers: Sequence[SubAnswer]) -> list[SubAnswer]:
         key = cell(sa)
         if key is not None:
             periods.setdefault(key, set()).add(sa.value.period if sa.value else "")
+    cited = [sa.cited_value() if sa.status != "not_found" else None for sa in sub_answers]
     out: list[SubAnswer] = []
-    for sa in sub_answers:
+    for i, sa in enumerate(sub_answers):
         key = cell(sa)
         shared = periods.get(key, set()) if key is not None else set()
+        mine = cited[i]
+        ties = [c for j, c in enumerate(cited) if j != i and c is not None and mine is not None and period_tie(mine, c)]
         if len(shared) > 1 and sa.value is not None and sa.citation is not None:
             others = ", ".join(sorted(shared - {sa.value.period}))
             sa = operation_refusal(sa, f"the {sa.value.period or 'asked'} figure",
                                    f"the same figure ({sa.value.text} {sa.citation.label()}) was read for {others} "
                                    "too, so it belongs to one of them at most")
+        elif ties and sa.value is not None:
+            others = ", ".join(sorted({c.value.period for c in ties}))
+            sa = operation_refusal(sa, f"the {sa.value.period or 'asked'} figure",
+                                   f"{sa.value.text} was also read for {others} from another place; such an exact tie "
+                                   "across periods means one of them was read for the wrong period")
         out.append(sa)
     return out
 
@@ -524,13 +533,15 @@ def compose_answer(
     was not found. With ``evidence`` the text is also run through :func:`agent.answer.verify.verify_answer`.
     """
     sub_answers = _one_figure_per_period(sub_answers)
-    if CHOICE in operations_asked(question):
-        # 'Which region had the worst ...?' names an item; finrag compares a row across periods, not rows with
-        # each other, so every figure found (read or computed) is evidence, never the answer.
+    picking = sorted(operations_asked(question) & {CHOICE, THRESHOLD})
+    if picking:
+        # 'Which region had the worst ...?', 'Are there any categories above 20% of revenue?' name items (or
+        # periods) meeting a test; finrag compares a row across periods, not rows with each other, so every figure
+        # found (read or computed) is evidence, never the answer.
         computations, labels = (), ()
         sub_answers = [
-            operation_refusal(sa, operation_description(CHOICE), "finrag compares a row across periods, not rows "
-                              "with each other") if sa.status != "not_found" else sa
+            operation_refusal(sa, operation_description(picking[0]), "finrag compares a row across periods, not "
+                              "rows with each other") if sa.status != "not_found" else sa
             for sa in sub_answers
         ]
     elif not computations:  # nothing computed the average or change asked: one read value is no answer

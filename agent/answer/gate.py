@@ -274,7 +274,12 @@ COMPARATIVE = (r"(?:larg(?:er|est)|high(?:er|est)|great(?:er|est)|most|more|exce
 # Words that rank items against each other ('less' and 'more' are left out: 'EBITDA less capex' is arithmetic).
 SUPERLATIVE = (r"(?:larg(?:er|est)|high(?:er|est)|great(?:er|est)|most|best|top|biggest|bigger|small(?:er|est)|"
                r"low(?:er|est)|least|fewest|worse|worst)")
+# Kinds of item a statement or a business is made of: 'the largest liability' names one of them, not a figure.
+ITEM_KINDS = (r"(?:liabilit(?:y|ies)|assets?|expenses?|costs?|items?|line\s+items?|segments?|regions?|products?|"
+              r"customers?|components?|sources?|categor(?:y|ies)|business(?:es)?|markets?|countr(?:y|ies)|drivers?|"
+              r"contributors?|risks?|brands?|subsidiar(?:y|ies)|divisions?|geograph(?:y|ies))")
 CHOICE = "choice"  # the operation kind of a question asking which item (region, segment) is highest or lowest
+THRESHOLD = "threshold"  # the kind of a question asking which periods or items pass a threshold
 LOWEST = re.compile(r"(?:small|low|least|less|fewer|worse|worst|minimum)", re.I)
 
 
@@ -306,16 +311,21 @@ _OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str]], ...] = (
         re.compile(rf"(?:\bwhich|\bwhat\s+(?!(?:is|was|are|were)\b)[\w-]+)"
                    rf"(?:\s+(?!(?:fiscal\s+)?(?:years?|periods?|quarters?|fy)\b)[\w-]+){{0,4}}?\s+"
                    rf"(?:had|has|have|was|were|is|are|did|does|brought|made|showed|saw|experienced|contributed|"
-                   rf"generated|recorded|reported)\b(?=.*\b{SUPERLATIVE}\b)", re.I),
+                   rf"generated|recorded|reported)\b(?=.*\b{SUPERLATIVE}\b)"
+                   # 'What was the largest liability on the balance sheet?': the superlative of a kind of item
+                   rf"|\bwhat\s+(?:is|was|are|were)\s+(?:the\s+)?(?:company's\s+|its\s+)?{SUPERLATIVE}\s+"
+                   rf"(?:[\w-]+\s+){{0,2}}?{ITEM_KINDS}\b", re.I),
         re.compile(r"(?!)"),
     ),
     (
         # 'In which years was X less than 800 million?': the periods meeting a threshold, never one figure (and
         # not computed: the threshold's scale against the table's is a guess).
-        "threshold",
-        "the periods meeting a threshold",
-        re.compile(rf"\b(?:which|what|how\s+many)\s+(?:fiscal\s+)?(?:years?|periods?)\b.*\b{COMPARATIVE}\s+than\s+\$?\d",
-                   re.I),
+        THRESHOLD,
+        "the periods or items meeting a threshold",
+        re.compile(rf"\b(?:which|what|how\s+many)\s+(?:fiscal\s+)?(?:years?|periods?)\b.*\b{COMPARATIVE}\s+than\s+\$?\d"
+                   # 'Are there any product categories that represent more than 20% of revenue?'
+                   rf"|\b(?:are|were|is|was)\s+there\s+any\b.*\b(?:{COMPARATIVE}\s+than|over|above|below|under|"
+                   rf"at\s+least|exceeding)\s+\$?\d", re.I),
         re.compile(r"(?!)"),
     ),
     (

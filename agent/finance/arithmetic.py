@@ -17,6 +17,7 @@ Derived metrics (margins, ratios, days, turnover, growth) follow the formulas of
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, Field
@@ -163,6 +164,29 @@ def reported_cell(v: CitedValue) -> tuple[str, int, str, int] | None:
     return v.citation.doc, v.citation.page, v.citation.quote, v.value.start
 
 
+TIE_DIGITS = 4  # two periods printing the same 4+ significant digits is a misread period, not a coincidence
+
+
+def significant_digits(text: str) -> int:
+    """Digits that carry information in a printed figure ('16,026' -> 5, '2.6' -> 2, '1,200' -> 2)."""
+    return len(re.sub(r"\D", "", text).strip("0"))
+
+
+def period_tie(a: CitedValue, b: CitedValue) -> bool:
+    """Two reported figures of one metric for different periods, printed with the same many digits but read from
+    different places: one of them was read for the wrong period ('net income 16,026' for 2018 and 2019)."""
+    return (
+        not a.computed
+        and not b.computed
+        and a.metric == b.metric
+        and bool(a.value.period)
+        and bool(b.value.period)
+        and a.value.period != b.value.period
+        and a.value.value == b.value.value
+        and significant_digits(a.value.text) >= TIE_DIGITS
+    )
+
+
 def _distinct_cells(values: Sequence[CitedValue]) -> None:
     """Refuse operands that are one reported cell read twice (same quote, same place): two periods or two
     metrics that resolved to one figure mean one of them was not found, and '83,656 / 83,656 = 1.00x' or a
@@ -176,6 +200,12 @@ def _distinct_cells(values: Sequence[CitedValue]) -> None:
             raise ArithmeticRefusal(
                 f"{seen[key].label} and {v.label} were both read from the same figure ({v.value.text} "
                 f"{v.citation.label()}); one of them is not in the evidence"
+            )
+        tie = next((w for w in seen.values() if period_tie(w, v)), None)
+        if tie is not None:
+            raise ArithmeticRefusal(
+                f"{tie.label} and {v.label} are both {v.value.text}, read from different places; such an exact tie "
+                "across periods means one of them was read for the wrong period"
             )
         seen[key] = v
 

@@ -456,10 +456,15 @@ def plan_combinations(
     in_points = f" ({PERCENTAGE_POINTS})" if points else ""
     # Over periods: change, growth, CAGR, average, sum.
     finals: dict[str, str] = {}
+    # 'Is the margin improving as of FY2022?': one year named and no span asked; the years the filing adds are
+    # context, and the direction is the latest year's against the one before.
+    latest_only = len({p.norm for p in find_periods(question)}) == 1 and not (
+        _YEARS_WINDOW_RE.search(question) or _RANGE_RE.search(question)
+    )
     for company, items in series.items():
         who = f"{company} " if company else ""
         if len(items) >= 2:
-            first, last = items[0], items[-1]
+            first, last = items[-2] if latest_only else items[0], items[-1]
             span = f"{first[0]} to {last[0]}"
             if "change" in operations:
                 finals[company] = add(
