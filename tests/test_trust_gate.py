@@ -421,3 +421,25 @@ def test_improving_as_of_a_year_is_the_latest_years_change() -> None:
     plan = decompose(spanned, extract_intent(spanned, ["Northwind Instruments"]), ["Northwind Instruments"])
     (change,) = [c for c in plan.combinations if c.operation == "change"]
     assert [op.rsplit(":", 1)[-1] for op in change.operands] == ["FY2022", "FY2024"]
+
+
+def test_a_figure_question_is_not_answered_by_sentences_about_something_else() -> None:
+    text = ("The company and its subsidiaries are subject to U.S. federal income tax, as well as income tax of "
+            "multiple state and foreign jurisdictions; all tax years from 2004 remain subject to examination.\n"
+            "Contingent payments to the former shareholders of Impella were $5.6 million, payable on approval.")
+    evidence = [_ev(text, "ACME_2009_10K", "Acme Corporation")]
+    asked = _ask("What was the total of contingent payments related to Impella?", evidence, ["Acme Corporation"])
+    assert asked.status == "text" and "5.6" in asked.answer, asked.answer
+    # Sentences that share a word or two with the question ('tax', 'years') are no answer to its figure.
+    from agent.answer.gate import check_words_answer
+    from agent.answer.records import Passage
+
+    question = "What was the total of the contingent tax payments due to Impella shareholders in 2009?"
+    (sub_query,) = decompose(question, extract_intent(question), []).sub_queries
+    cite = evidence[0].citation(text.split("\n")[0], 0)
+    words = SubAnswer(question=question, status="text", answer="...", passages=[Passage(text=text.split("\n")[0],
+                      citation=cite)])
+    check = check_words_answer(words, sub_query)
+    assert not check.passed and "impella" in check.detail
+    words.passages = [Passage(text=text.split("\n")[1], citation=cite)]
+    assert check_words_answer(words, sub_query).passed

@@ -27,14 +27,15 @@ from collections.abc import Sequence
 
 from agent.answer.reading import Evidence, EvidenceReader, naming_context
 from agent.answer.records import NOT_FOUND, Check, SubAnswer, _capital
-from agent.answer.words import unnamed_modifiers
+from agent.answer.words import _content_words, unnamed_modifiers
 from agent.finance.arithmetic import Computation
 from agent.finance.lexicon import canonical
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import SCALE_NAMES
 from agent.finance.periods import find_periods, period_year, sort_key
 from agent.memory import companies_agree, company_key
-from agent.query.cues import possessive
+from agent.query.cues import NON_NUMERIC_RELATIONS, possessive
+from agent.query.definitions import asked_part
 from agent.query.plan import SubQuery
 
 SHARE_BOUND = 100.0  # a part of a whole (a share, a mix) lies within +-100 % of it
@@ -403,6 +404,25 @@ def check_metric(answer: SubAnswer, question: str, reader: EvidenceReader | None
     return Check(name="metric", passed=True, detail=f"metric matched: {answer.metric or 'as asked'}")
 
 
+PASSAGE_FIGURE_COVER = 0.6  # a figure question answered in words: the words must name most of what it asks
+
+
+def check_words_answer(answer: SubAnswer, sub_query: SubQuery) -> Check:
+    """A question after an amount that found only sentences passes when they name most of what it asks (the
+    sentence then holds the figure in its own words); sentences about something else are no answer to it."""
+    intent = sub_query.intent
+    if not intent.requires_numeric or intent.relation in NON_NUMERIC_RELATIONS:
+        return Check(name="form", passed=True, detail="answered in words")
+    asked = _content_words(asked_part(sub_query.question))
+    said = _content_words(" ".join(p.text for p in answer.passages))
+    cover = len(asked & said) / len(asked) if asked else 1.0
+    if cover >= PASSAGE_FIGURE_COVER:
+        return Check(name="form", passed=True, detail=f"the passage names {cover:.0%} of what is asked")
+    missing = ", ".join(sorted(asked - said))
+    return Check(name="form", passed=False,
+                 detail=f"the question asks for a figure; the passages found state none and do not name {missing}")
+
+
 def check_scale(answer: SubAnswer) -> Check:
     """The figure's scale is known (or the figure is no amount of money)."""
     v = answer.value
@@ -522,6 +542,8 @@ def gate(
             check_scale(answer),
             check_sanity(answer),
         ]
+    if answer.status == "text" and answer.passages:
+        checks.append(check_words_answer(answer, sub_query))
     blocking = [c for c in checks if not c.passed and c.name != "scale"]
     if not blocking:
         out = answer.model_copy(update={"checks": checks})
