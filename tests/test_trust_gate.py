@@ -443,3 +443,27 @@ def test_a_figure_question_is_not_answered_by_sentences_about_something_else() -
     assert not check.passed and "impella" in check.detail
     words.passages = [Passage(text=text.split("\n")[1], citation=cite)]
     assert check_words_answer(words, sub_query).passed
+
+
+def test_a_model_figure_of_another_period_is_never_stated() -> None:
+    """The period check holds for the model too: Q1 2025's capex (118) is no answer for fiscal 2024, even though
+    the evidence prints it; FY2024's own figure passes."""
+    from langchain_core.messages import AIMessage
+    from scripted import ScriptedChatModel
+
+    from agent.answer.llm_answer import llm_answer
+    from agent.answer.records import FinalAnswer
+
+    evidence = [_ev(CASH_FLOW, "NORTHWIND_2024_10K", "Northwind Instruments, Inc."),
+                _ev(QUARTER, "NORTHWIND_2025Q1_10Q", "Northwind Instruments, Inc.").model_copy(
+                    update={"chunk_id": "NORTHWIND_2025Q1_10Q-c0"})]
+    question = "What were Northwind's capital expenditures in 2024?"
+    fallback = FinalAnswer(question=question, text="Capital expenditure in FY2024 was $611 million.")
+    for said, stated in (("$118 million [NORTHWIND_2025Q1_10Q, p. 1]", False),
+                         ("$611 million [NORTHWIND_2024_10K, p. 1]", True)):
+        model = ScriptedChatModel(rules=[(("capital expenditures",),
+                                          AIMessage(content=f"Capital expenditures in 2024 were {said}."))])
+        answer = llm_answer(question, evidence, model=model, fallback=fallback)
+        assert (answer.source == "llm") is stated, answer.reason
+        if not stated:
+            assert "another period than asked" in answer.reason and "FY2025Q1" in answer.reason

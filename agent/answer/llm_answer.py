@@ -12,10 +12,12 @@ from langchain_core.language_models import BaseChatModel
 from agent.answer.gate import owned_by
 from agent.answer.reading import (
     Evidence,
+    EvidenceReader,
 )
 from agent.answer.records import Figure, FinalAnswer
-from agent.answer.verify import verify_answer
+from agent.answer.verify import FigureCheck, verify_answer
 from agent.finance.arithmetic import Computation
+from agent.finance.periods import find_periods, period_year, quarters_of
 from agent.llm.models import UsageLog, calculator, text_call
 from agent.llm.prompts import answer_messages, echoes_prompt
 from agent.llm.schemas import EvidenceBlock
@@ -106,6 +108,11 @@ def llm_answer(
             "reason": "trust gate: the model stated figures its evidence does not support: "
             + ", ".join(verification.unsupported)
         })
+    off_period = other_period_figures(question, verification.checks, evidence)
+    if off_period:
+        return fallback.model_copy(update={
+            "reason": "trust gate: the model stated figures of another period than asked: " + "; ".join(off_period)
+        })
     figures = [
         Figure(
             text=c.text,
@@ -132,6 +139,35 @@ def llm_answer(
         verification=verification,
         source="llm",
     )
+
+
+def other_period_figures(question: str, checks: Sequence[FigureCheck], evidence: Sequence[Evidence]) -> list[str]:
+    """The model's figures whose every reading in their supporting chunk belongs to a period the question does
+    not ask ('$581 million' from a quarter's column for a fiscal-year question): the period check of the trust
+    gate, applied to figures a model states. A year before an asked one is allowed (changes and averages read
+    it); a figure the evidence prints without a period is left to the verifier."""
+    asked = [p.norm for p in find_periods(question)]
+    if not asked:
+        return []
+    allowed = {(y, len(quarters_of(p))) for p in asked if (y := period_year(p)) is not None}
+    allowed |= {(y - 1, n) for y, n in allowed}
+    reader = EvidenceReader(evidence)
+    out: list[str] = []
+    for check in checks:
+        if not check.supported or check.basis != "evidence":
+            continue
+        readings = [
+            n.period
+            for seg in reader.segments
+            if reader.evidence[seg.ev].chunk_id == check.support
+            for n in seg.numbers
+            if abs(abs(n.value) - abs(check.value.value)) < 1e-9 or abs(abs(n.absolute) - abs(check.value.absolute)) < 1e-6
+        ]
+        if not readings or "" in readings:
+            continue
+        if not any((period_year(p), len(quarters_of(p))) in allowed for p in readings):
+            out.append(f"{check.text} is for {', '.join(sorted(set(readings)))}, not {', '.join(asked)}")
+    return out
 
 
 def _label_citations(label: str, evidence: Sequence[Evidence]) -> list[Citation]:
