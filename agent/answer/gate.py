@@ -9,11 +9,15 @@ A figure found (or computed) for a sub-query is stated only when, checked agains
 - **period**: the figure's own column or sentence period is the asked one (a quarter never answers a year,
   nor the reverse); a figure whose row states no period of its own does not answer a dated question;
 - **metric**: the words that name the figure carry no restricting qualifier the question lacks (U.S. vs
-  worldwide, a region, adjusted / non-GAAP / organic);
+  worldwide, a region, adjusted / non-GAAP / organic), and name the qualifiers the question puts on its metric
+  ('fuel surcharge revenue' is not answered by 'revenue'): the row with its table's title, or its sentence;
+- **form**: a question after a figure answered only in words passes when those words name most of what it asks;
 - **scale**: the scale is known from the table, the statement header or the document; a figure without one is
   shown as written and says so;
 - **sanity**: a derived value lies within bounds its kind allows (a share of a whole within +-100 %, a margin
-  at most 100 %, days and ratios within reach), and no arithmetic mixes operands a thousandfold apart.
+  at most 100 %, days and ratios within reach), and no arithmetic mixes operands a thousandfold apart or a
+  scaled amount with a small figure from a table that states no scale (:func:`sanity_failure`, which every
+  planned computation and follow-up passes too).
 
 A failed check turns the answer into an honest refusal that says what is missing and shows the closest
 evidence with its own company and period. The checks travel with the answer (``SubAnswer.checks``) into the

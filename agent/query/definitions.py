@@ -32,7 +32,7 @@ DEFINITION_CLAUSE_RE = re.compile(
 _DEFINES_RE = re.compile(r"\b(?:is|are)\s+(?:here\s+)?defined\s+as\b\s*:?|\bdefine\s+", re.IGNORECASE)
 # The definition ends with its sentence ('... between FY2016 and FY2017). Round your answer ...').
 _SENTENCE_END_RE = re.compile(r"\.\s+(?=[A-Z])|\?|\.\s*$")
-_OPERATOR_RE = re.compile(r"[-+*/()×÷x]")  # 'x' only between operands: '365 x AP'
+_OPERATOR_RE = re.compile(r"[-+*/()×÷]")  # and the letter 'x' between operands ('365 x AP'), read as a word
 _NUMBER_RE = re.compile(r"\d+(?:\.\d+)?")
 # Words that join a definition's parts without changing it ('the', 'of', 'between ... and ...').
 _FILLER = frozenset(
