@@ -467,3 +467,23 @@ def test_a_model_figure_of_another_period_is_never_stated() -> None:
         assert (answer.source == "llm") is stated, answer.reason
         if not stated:
             assert "another period than asked" in answer.reason and "FY2025Q1" in answer.reason
+
+
+def test_a_count_is_not_answered_by_a_figure_that_never_names_what_is_counted() -> None:
+    from agent.answer.words import counted_noun, metric_modifiers
+
+    assert counted_noun("what was the number of gas customers in 2008?") == "customer"
+    assert counted_noun("How many locomotives were bought?") == "locomotive"
+    assert counted_noun("What was revenue in 2008?") == ""
+    text = ("Gas operations | columns: 2008, 2007 | (in millions)\n"
+            "Net gas revenue | 2008: 6.6 | 2007: 6.1 | (in millions)\n"
+            "Gas customers (thousands) | 2008: 93 | 2007: 86\n")
+    evidence = [_ev(text, "ETR_2008_10K", "Entergy Corporation")]
+    revenue_only = [_ev(text.rsplit("\n", 2)[0], "ETR_2008_10K", "Entergy Corporation")]
+    asked = "What was the number of gas customers of Entergy in 2008?"
+    found = _ask(asked, evidence, ["Entergy Corporation"])
+    assert "6.6" not in found.answer.split("Closest evidence")[0]
+    refused = _ask(asked, revenue_only, ["Entergy Corporation"])
+    assert refused.status == "not_found", refused.answer
+    # A letter left of a garbled word ('segment 2019s' for "segment's") qualifies nothing.
+    assert metric_modifiers("what were the segment 2019s net sales in 2009?", "revenue") == []

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 from agent.answer.reading import Evidence, EvidenceReader, naming_context
 from agent.answer.records import NOT_FOUND, Check, SubAnswer, _capital
-from agent.answer.words import _content_words, unnamed_modifiers
+from agent.answer.words import _content_words, counted_noun, unnamed_modifiers
 from agent.finance.arithmetic import Computation
 from agent.finance.lexicon import canonical
 from agent.finance.metrics import METRICS
@@ -388,6 +388,10 @@ def check_metric(answer: SubAnswer, question: str, reader: EvidenceReader | None
     if answer.status != "found":
         return Check(name="metric", passed=True, detail=f"metric: {answer.metric or 'as asked'}")
     words = _naming_words(answer)
+    counted = counted_noun(question)
+    if counted and counted not in _content_words(_figure_context(answer, reader)):
+        # 'The number of gas customers' is not answered by a figure whose words never say customers (net gas revenue).
+        return Check(name="metric", passed=False, detail=f"the question counts {counted}s; the figure's words do not")
     if answer.metric:
         # A sentence may name the qualifier anywhere ('fuel surcharge programs ... freight revenue of $2.6 billion').
         missing = unnamed_modifiers(question, answer.metric, _figure_context(answer, reader), answer.company)

@@ -211,6 +211,7 @@ def metric_modifiers(question: str, metric: str, company: str = "") -> list[str]
         low = tok.lower().rstrip(".")
         if (
             not low.isalpha()
+            or len(low) < 2  # a letter left of a garbled word ('segment 2019s' for "segment's")
             or low in _STOP
             or low in _MODIFIER_BREAKS
             or low in _CELL_FILLER
@@ -231,3 +232,21 @@ def unnamed_modifiers(question: str, metric: str, naming: str, company: str = ""
     lack: 'fuel surcharge revenue' is not answered by a figure named 'revenue'."""
     named = _content_words(naming)
     return [w for w in metric_modifiers(question, metric, company) if _stem(w) not in named]
+
+
+# 'the number of gas customers in 2008', 'how many locomotives were bought': what a count question counts.
+_COUNTED_RE = re.compile(
+    r"\b(?:number\s+of|how\s+many)\s+((?:[a-z&'-]+\s+){0,3}?[a-z&'-]+?)(?=\s+(?:in|for|at|on|during|of|from|did|"
+    r"does|do|were|was|are|is|as|that|which|by|under|to|with|has|have|had)\b|\s*[?,.;]|$)",
+    re.IGNORECASE,
+)
+
+
+def counted_noun(question: str) -> str:
+    """The last word of what a count question counts ('customers' in 'the number of gas customers in 2008');
+    '' for other questions or when it names nothing of its own ('how many years ...' keeps 'years')."""
+    m = _COUNTED_RE.search(question)
+    if m is None:
+        return ""
+    words = [w for w in m.group(1).lower().split() if w not in _STOP and w not in _CELL_FILLER]
+    return _stem(words[-1]) if words else ""
