@@ -446,27 +446,38 @@ def test_a_figure_question_is_not_answered_by_sentences_about_something_else() -
 
 
 def test_a_model_figure_of_another_period_is_never_stated() -> None:
-    """The period check holds for the model too: Q1 2025's capex (118) is no answer for fiscal 2024, even though
-    the evidence prints it; FY2024's own figure passes."""
+    """The gate holds for the model too: Q1 2025's capex (118) is no answer for fiscal 2024, even though the
+    evidence prints it, nor is another line's figure of 2024; the gated figure passes."""
     from langchain_core.messages import AIMessage
     from scripted import ScriptedChatModel
 
     from agent.answer.llm_answer import llm_answer
-    from agent.answer.records import FinalAnswer
+    from agent.answer.records import Figure, FinalAnswer
 
     evidence = [_ev(CASH_FLOW, "NORTHWIND_2024_10K", "Northwind Instruments, Inc."),
                 _ev(QUARTER, "NORTHWIND_2025Q1_10Q", "Northwind Instruments, Inc.").model_copy(
                     update={"chunk_id": "NORTHWIND_2025Q1_10Q-c0"})]
     question = "What were Northwind's capital expenditures in 2024?"
-    fallback = FinalAnswer(question=question, text="Capital expenditure in FY2024 was $611 million.")
+    gated = NumericValue(text="$611 million", value=611, scale=1e6, unit="USD", period="FY2024")
+    fallback = FinalAnswer(question=question, text="Capital expenditure in FY2024 was $611 million.",
+                           figures=[Figure(text="$611 million", value=gated)])
     for said, stated in (("$118 million [NORTHWIND_2025Q1_10Q, p. 1]", False),
-                         ("$611 million [NORTHWIND_2024_10K, p. 1]", True)):
+                         ("$611 million [NORTHWIND_2024_10K, p. 1]", True),
+                         # In the evidence and of the year, but another line's figure: the gated reading says 611.
+                         ("$1,310 million [NORTHWIND_2024_10K, p. 1]", False)):
         model = ScriptedChatModel(rules=[(("capital expenditures",),
                                           AIMessage(content=f"Capital expenditures in 2024 were {said}."))])
         answer = llm_answer(question, evidence, model=model, fallback=fallback)
         assert (answer.source == "llm") is stated, answer.reason
-        if not stated:
+        if said.startswith("$118"):
             assert "another period than asked" in answer.reason and "FY2025Q1" in answer.reason
+        elif not stated:
+            assert "the gated reading of the evidence does not give: $1,310 million" in answer.reason
+    # A question the gate refused leaves the model no figure to state.
+    refused = FinalAnswer(question=question, text="Not found in the filings: capital expenditure in FY2024.")
+    model = ScriptedChatModel(rules=[(("capital expenditures",), AIMessage(
+        content="Capital expenditures in 2024 were $611 million [NORTHWIND_2024_10K, p. 1]."))])
+    assert llm_answer(question, evidence, model=model, fallback=refused).text == refused.text
 
 
 def test_a_count_is_not_answered_by_a_figure_that_never_names_what_is_counted() -> None:

@@ -113,6 +113,12 @@ def llm_answer(
         return fallback.model_copy(update={
             "reason": "trust gate: the model stated figures of another period than asked: " + "; ".join(off_period)
         })
+    unconfirmed = unconfirmed_figures(verification.checks, fallback, calc)
+    if unconfirmed:
+        return fallback.model_copy(update={
+            "reason": "trust gate: the model stated figures the gated reading of the evidence does not give: "
+            + ", ".join(unconfirmed)
+        })
     figures = [
         Figure(
             text=c.text,
@@ -139,6 +145,52 @@ def llm_answer(
         verification=verification,
         source="llm",
     )
+
+
+CALCULATOR_CONSTANTS = frozenset({1.0, 2.0, 3.0, 4.0, 12.0, 100.0, 365.0, 1000.0})  # halves, years, percent, days
+FIGURE_MATCH_REL = 0.005  # a model's rounding of a gated figure ('$4.8 billion' for 4,812 million) still matches it
+
+
+def _gated_values(answer: FinalAnswer) -> list[NumericValue]:
+    """Every figure the gated offline answer stands behind: what it states, and the operands it computed with."""
+    values = [f.value for f in answer.figures]
+    comps = [*answer.computations, *(c for sa in answer.sub_answers for c in sa.computations)]
+    while comps:
+        comp = comps.pop()
+        values += [comp.result, *(i.value for i in comp.inputs)]
+        comps += comp.steps
+    values += [v.value for v in answer.cited_values()]
+    return values
+
+
+def _matches(value: NumericValue, gated: Sequence[NumericValue]) -> bool:
+    def close(a: float, b: float) -> bool:
+        return abs(abs(a) - abs(b)) <= FIGURE_MATCH_REL * max(abs(a), abs(b), 1e-12)
+
+    return any(close(value.value, g.value) or close(value.absolute, g.absolute) for g in gated)
+
+
+def unconfirmed_figures(
+    checks: Sequence[FigureCheck], fallback: FinalAnswer, calculations: Sequence[Computation] = ()
+) -> list[str]:
+    """The model's figures that the gated offline answer does not give (a figure it states, an operand it used,
+    or a calculator result over such figures): the trust gate's company, period, metric and scale checks hold
+    for what a model says only through that reading. A refused question leaves a model no figure to state."""
+    gated = _gated_values(fallback)
+    confirmed_calcs = [  # a calculator result counts when each of its operands is a gated figure or a constant
+        c.result for c in calculations
+        if all(x in CALCULATOR_CONSTANTS or _matches(NumericValue(text=n, value=x), gated)
+               for n in re.findall(r"\d[\d,]*\.?\d*", c.formula.split("=", 1)[0])
+               for x in [float(n.replace(",", ""))])
+    ]
+    out: list[str] = []
+    for check in checks:
+        if not check.supported:
+            continue
+        pool = gated if check.basis == "evidence" else [*gated, *confirmed_calcs]
+        if not _matches(check.value, pool):
+            out.append(check.text)
+    return out
 
 
 def other_period_figures(question: str, checks: Sequence[FigureCheck], evidence: Sequence[Evidence]) -> list[str]:
