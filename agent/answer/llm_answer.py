@@ -70,8 +70,9 @@ def llm_answer(
     """Grounded answer by the language model (evidence only, calculator for arithmetic), then verified.
 
     ``fallback`` is the offline twin's answer, returned when no model is configured or the model fails twice.
-    Every figure of the model's text must appear in its cited evidence or be a calculator / code computation;
-    otherwise the offline answer (itself through the trust gate) is returned and ``reason`` says why. A company
+    Every figure of the model's text must appear in its cited evidence or be a calculator / code computation,
+    belong to an asked period, and be given by the gated offline answer (:func:`unconfirmed_figures`); otherwise
+    the offline answer (itself through the trust gate) is returned and ``reason`` says why. A company
     the index has no filing of is refused before any prompt; the model sees only the asked companies' filings.
     """
     if model is None:
