@@ -870,3 +870,15 @@ def test_two_periods_read_from_one_cell_are_not_combined() -> None:
     result = combine(plan, reads)
     assert result.computations == []
     assert "both read from the same figure (209,005 [AUDIT_FEES, p. 1])" in result.failed[0]
+
+
+def test_decompose_llm_never_drops_a_part_the_question_names() -> None:
+    """'How much has the effective tax rate changed between FY2021 and FY2022?': a model plan asking FY2022 alone
+    would answer a change with one year's rate; the offline plan, which asks both years, is used."""
+    question = "How much has 3M's effective tax rate changed between FY2021 and FY2022?"
+    model = ScriptedChatModel(rules=[(("effective tax rate",), _decomposition(
+        ("What was 3M's effective tax rate in FY2022?", "3M", "effective tax rate", "FY2022")))])
+    plan = decompose_llm(question, extract_intent(question, COMPANIES), model=model, known_companies=COMPANIES)
+    assert plan.source == "offline" and "leaves out" in plan.reason
+    assert {s.period for s in plan.sub_queries} == {"FY2021", "FY2022"}
+    assert [c.operation for c in plan.combinations][:1] == ["change"]

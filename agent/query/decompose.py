@@ -15,6 +15,7 @@ from agent.finance.periods import expand_range, find_periods, normalise_period, 
 from agent.llm import schemas as llm_schemas
 from agent.llm.models import UsageLog, structured_call
 from agent.llm.prompts import MAX_SUB_QUERIES, decompose_messages
+from agent.memory import company_key
 from agent.query.cues import (
     AVERAGE_RE,
     CAGR_RE,
@@ -652,6 +653,19 @@ def _decomposition_check(
     return check
 
 
+def _left_out(offline: QueryPlan, plan: QueryPlan) -> list[str]:
+    """The company x metric x period parts of the offline plan that the model's plan does not ask for."""
+    asked = {(company_key(sq.company), sq.metric, sq.period) for sq in plan.sub_queries}
+    unnamed = {(sq.metric, sq.period) for sq in plan.sub_queries}  # a company the conversation supplies
+    return [
+        sq.question
+        for sq in offline.sub_queries
+        if sq.metric
+        and ((company_key(sq.company), sq.metric, sq.period) not in asked if sq.company
+             else (sq.metric, sq.period) not in unnamed)
+    ]
+
+
 def decompose_llm(
     question: str,
     intent: QueryIntent,
@@ -722,6 +736,11 @@ def decompose_llm(
         )
     if not plan.sub_queries:  # the check keeps this from happening; never answer from nothing
         return offline.model_copy(update={"reason": "no valid sub-query in the model's decomposition"})
+    left_out = _left_out(offline, plan)
+    if left_out:
+        # The offline plan reads the question's own company, metric and period words: a model plan may add to
+        # it, never drop a part the question names (a change needs both of its years).
+        return offline.model_copy(update={"reason": f"the model's decomposition leaves out {', '.join(left_out)}"})
     companies = {s.company for s in plan.sub_queries}
     metrics = {s.metric for s in plan.sub_queries if s.metric}
     periods = {s.period for s in plan.sub_queries if s.period}
