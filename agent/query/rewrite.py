@@ -523,8 +523,10 @@ def rewrite_llm(
     the offline twin either way: a model never carries numbers from one turn to the next.
     """
     offline = rewrite(question, history, slots, known_companies)
-    if model is None or offline.standalone:
-        return offline  # small talk and generic definitions have nothing to resolve
+    if model is None or offline.standalone or not history:
+        # Small talk, generic definitions and a conversation's first turn have nothing to resolve: the question
+        # stays as asked, with its own scale, rounding and statement instructions.
+        return offline
 
     def fallback() -> llm_schemas.RewriteOutput:
         return llm_schemas.RewriteOutput(
