@@ -17,7 +17,8 @@ from agent.schemas import Chunk, ChunkCard, DocumentMeta, QueryIntent, Relation,
 
 KNOWN = [
     "3M", "American Water Works", "AMCOR", "Johnson & Johnson", "Coca-Cola Company",
-    "MGM Resorts International", "PepsiCo", "AMERICANEXPRESS", "Adobe",
+    "MGM Resorts International", "PepsiCo", "AMERICANEXPRESS", "Adobe", "American Express Company",
+    "Northwind Ridge Logistics Inc.",
 ]
 
 
@@ -140,6 +141,12 @@ def test_relative_periods_and_quarters() -> None:
         ("What did American Express report?", "AMERICANEXPRESS"),
         ("Which region had the highest EBITDAR for MGM?", "MGM Resorts International"),
         ("What is the American economy doing?", ""),
+        # a short form of the name's words: an unseen company must not need a hand-written alias
+        ("Does AMEX have an improving operating margin?", "American Express Company"),
+        ("What was NRL's capex?", "Northwind Ridge Logistics Inc."),
+        ("What was NoRiLo's revenue?", "Northwind Ridge Logistics Inc."),
+        ("What is the EPS and ROA of the company?", ""),  # metrics, not short forms of a name
+        ("How did AMX do?", ""),  # 'x' is no leading letter of 'express'
     ],
 )
 def test_known_company_matching(question: str, expected: str) -> None:

@@ -25,6 +25,7 @@ from agent.schemas import QueryIntent, Relation, TemporalScope
 
 MAX_AVERAGE_YEARS = 10  # "N year average" beyond this is not a reporting-period request
 TREND_YEARS = 3  # an annual report's statements compare three years
+ABBREVIATION_MIN = 3  # "AMEX", "AMD"; two letters ("GE", "US") are too often something else
 COMPANY_FIRST_WORD_MIN = 3  # "MGM" may stand for "MGM Resorts International"; shorter first words may not
 
 _DEFINITION = re.compile(
@@ -124,6 +125,7 @@ _GENERIC_FIRST_WORDS = frozenset(
     {"american", "general", "united", "first", "international", "national", "the", "bank", "new", "global",
      "southern", "northern", "western", "eastern", "royal", "capital", "public", "federal"}
 )
+_SHORT_FORM = re.compile(r"\b[A-Za-z]+\b")
 _COMPANY_TOKEN = re.compile(r"([a-z0-9]+)(?:['’]s\b)?|&")
 # A company named in the question's own words when no list of companies is given.
 _COMPANY_GUESS = re.compile(
@@ -172,16 +174,46 @@ def _company_tokens(text: str) -> list[tuple[str, int, int]]:
 
 
 def _variants(name: str) -> list[str]:
-    toks = [t for t, _, _ in _company_tokens(name)]
-    out = ["".join(toks)]
-    core = list(toks)
+    out = ["".join(t for t, _, _ in _company_tokens(name))]
+    core = _core_words(name)
+    if core and "".join(core) != out[0]:
+        out.append("".join(core))
+    return [v for v in out if v]
+
+
+def _core_words(name: str) -> list[str]:
+    """A company name's words without legal suffixes or a leading 'the'."""
+    core = [t for t, _, _ in _company_tokens(name)]
     while core and core[-1] in _CORPORATE_SUFFIXES:
         core.pop()
     while core and core[0] == "the":
         core.pop(0)
-    if core and "".join(core) != out[0]:
-        out.append("".join(core))
-    return [v for v in out if v]
+    return core
+
+
+def _short_forms(question: str) -> list[str]:
+    """Words written as a short form of a name ("AMEX", "FedEx", "AMD"): two or more capitals, at least
+    ABBREVIATION_MIN letters, not a metric or a question word."""
+    out = []
+    for word in _SHORT_FORM.findall(question):
+        if (
+            len(word) >= ABBREVIATION_MIN
+            and sum(ch.isupper() for ch in word) >= 2
+            and word.lower() not in _NOT_COMPANY | _STOPWORDS
+            and canonical(word) is None
+        ):
+            out.append(word.lower())
+    return out
+
+
+def _abbreviates(short: str, words: list[str]) -> bool:
+    """``short`` is the words' leading letters run together, every word in order contributing at least one
+    ('amex' = AMerican EXpress, 'amd' = Advanced Micro Devices, 'fedex' = FEDeral EXpress)."""
+    if not words:
+        return not short
+    first, rest = words[0], words[1:]
+    longest = min(len(first), len(short) - len(rest))
+    return any(short[:k] == first[:k] and _abbreviates(short[k:], rest) for k in range(longest, 0, -1))
 
 
 def match_company(question: str, known_companies: list[str]) -> str:
@@ -189,7 +221,8 @@ def match_company(question: str, known_companies: list[str]) -> str:
 
     'American Water Works' matches AMERICANWATERWORKS, "Coca Cola's" matches 'Coca-Cola Company'. The longest
     match wins. A company's distinctive first word ("MGM" for "MGM Resorts International") counts when nothing
-    matches in full.
+    matches in full, and so does a short form made of the name's words' leading letters ("AMEX" for
+    "American Express Company").
     """
     toks = _company_tokens(question)
     best, best_len = "", 0
@@ -206,6 +239,10 @@ def match_company(question: str, known_companies: list[str]) -> str:
                         break
     if best:
         return best
+    for company in known_companies:
+        core = [w for w in _core_words(company) if w != "and"]
+        if len(core) > 1 and any(_abbreviates(short, core) for short in _short_forms(question)):
+            return company
     words = {t for t, _, _ in toks}
     for company in known_companies:
         first = [t for t, _, _ in _company_tokens(company)][:1]
