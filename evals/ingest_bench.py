@@ -35,6 +35,7 @@ class IngestBenchRow(BaseModel):
     stage_seconds: dict[str, float] = {}
     peak_rss_mb: float = 0.0
     index_mb: float = 0.0
+    embedding: str = ""  # how chunks were embedded: precision, tokens read, batch size
 
 
 def _dir_mb(path: Path) -> float:
@@ -54,7 +55,18 @@ def _child(path: str, home: str) -> None:
         embedder = get_embedder(settings)
         report = Ingestor(settings, store, embedder).ingest_file(Path(path))
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # kilobytes on Linux
-    print(json.dumps({"report": report.model_dump(mode="json"), "peak_rss_mb": peak_kb / 1024}))
+    print(json.dumps({"report": report.model_dump(mode="json"), "peak_rss_mb": peak_kb / 1024,
+                      "embedding": embedding_setup(settings)}))
+
+
+def embedding_setup(settings: Settings) -> str:
+    """How chunks are embedded under ``settings``, as a benchmark row states it."""
+    from agent.index.embeddings import use_bfloat16
+
+    device = settings.resolved_device()
+    precision = "bfloat16" if use_bfloat16(settings.embedding_precision, device) else "float32"
+    tokens = settings.embedding_max_tokens or "model's"
+    return f"{precision} on {device}, {tokens} tokens, batch {settings.embedding_batch_size}"
 
 
 def bench_file(path: Path) -> IngestBenchRow:
@@ -81,14 +93,16 @@ def bench_file(path: Path) -> IngestBenchRow:
             stage_seconds=report["stage_seconds"],
             peak_rss_mb=round(data["peak_rss_mb"], 1),
             index_mb=round(_dir_mb(Path(home) / "index"), 2),
+            embedding=data.get("embedding", ""),
         )
 
 
 def to_markdown(rows: list[IngestBenchRow]) -> str:
     """The benchmark as a Markdown table."""
     stages = ["parse", "sections", "chunks", "cards", "embed", "store"]
-    head = "| filing | pages | chunks | tables | seconds | pages/s | " + " | ".join(stages) + " | peak RSS MB | index MB |"
-    lines = [head, "|" + "---|" * (10 + len(stages) - 2)]
+    head = ("| filing | pages | chunks | tables | seconds | pages/s | " + " | ".join(stages)
+            + " | peak RSS MB | index MB | embedding |")
+    lines = [head, "|" + "---|" * (11 + len(stages) - 2)]
     for r in rows:
         if r.status == "failed":
             lines.append(f"| {r.doc} | failed: {r.error} |")
@@ -96,7 +110,7 @@ def to_markdown(rows: list[IngestBenchRow]) -> str:
         stage_cells = " | ".join(f"{r.stage_seconds.get(s, 0.0):.2f}" for s in stages)
         lines.append(
             f"| {r.doc} | {r.pages} | {r.chunks} | {r.tables} | {r.seconds:.1f} | {r.pages_per_second:.1f} | "
-            f"{stage_cells} | {r.peak_rss_mb:.0f} | {r.index_mb:.1f} |"
+            f"{stage_cells} | {r.peak_rss_mb:.0f} | {r.index_mb:.1f} | {r.embedding} |"
         )
     return "\n".join(lines)
 

