@@ -212,6 +212,26 @@ def test_one_item_as_a_percentage_of_another_is_computed_from_two_cells() -> Non
     assert ratio.value is not None and ratio.value.value == pytest.approx(93 / 390)
 
 
+# A purchase price allocation: goodwill is a lexicon metric, yet the question divides it by the total.
+ALLOCATION = (
+    "Purchase price allocation (in thousands)\n"
+    "cash and cash equivalents | 12,900\n"
+    "customer relationships | 41,000\n"
+    "goodwill | 203,828\n"
+    "total purchase consideration | 266,000"
+)
+
+
+def test_a_share_of_two_named_figures_divides_them_even_when_one_is_a_lexicon_metric() -> None:
+    (share,) = _answers(
+        "what portion of the total purchase consideration is allocated to goodwill?", _evidence(ALLOCATION)
+    )
+    assert share.value is not None, share.answer
+    assert share.value.value == pytest.approx(203_828 / 266_000 * 100, rel=1e-3) and share.value.unit == "%"
+    (plain,) = _answers("what was goodwill?", _evidence(ALLOCATION))  # one figure asked: the figure
+    assert plain.value is not None and plain.value.value == 203_828
+
+
 def test_period_only_follow_up_after_a_computation_repeats_the_last_lookup() -> None:
     first = rewrite("what was the equipment rents payable in 2008?", [], DialogueSlots())
     slots = update_slots(DialogueSlots(), first)
@@ -252,3 +272,32 @@ def test_a_deduction_whose_sign_flips_keeps_its_signs() -> None:
         "what was the percentage change in the domestic manufacturers deduction from 2017 to 2018?", _evidence(table)
     )
     assert pct.value is not None and pct.value.value == pytest.approx((-2545 - 4095) / 4095 * 100)
+
+
+def test_a_row_whose_label_merely_contains_ratio_keeps_the_tables_scale() -> None:
+    """'operations' and 'consideration' contain the letters of 'ratio': they are no ratio rows, so their
+    figures are in the table's millions like every other row."""
+    table = (
+        "Consolidated results (in millions)\ncolumns: 2024, 2023\n"
+        "income from continuing operations | 2024: 1,200 | 2023: 1,100\n"
+        "current ratio | 2024: 1.4 | 2023: 1.3"
+    )
+    income = _value("what was income from continuing operations in 2024?", _evidence(table))
+    assert income.value == 1200 and income.scale == 1e6
+    ratio = _value("what was the current ratio in 2024?", _evidence(table))
+    assert ratio.value == pytest.approx(1.4) and ratio.scale == 1.0
+
+
+def test_a_figure_another_noun_claims_is_not_the_metrics() -> None:
+    """'net operating loss carryforwards of $27 million' is the carryforwards' figure, not operating income's;
+    'operating income of $5,207 million' is operating income's."""
+    nol = (
+        "The carryforward balance as of December 31, 2022 is related to pre-tax U.S. federal and non-U.S. net "
+        "operating loss (NOL) carryforwards of $27 million and $1.0 billion, respectively."
+    )
+    revenue = "Total revenues | 2022: 42,967 | 2021: 34,630 | (in millions)"
+    (answer,) = _answers("What was the operating margin in 2022?", _evidence(nol, revenue))
+    assert answer.value is None, answer.answer
+    stated = "In 2022, operating income of $5,207 million rose on higher sales."
+    income = _value("What was operating income in 2022?", _evidence(stated))
+    assert income.value == 5207 and income.scale == 1e6

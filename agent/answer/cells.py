@@ -109,12 +109,13 @@ _CELL_SHARE_RES = (
 )  # 'the ratio of X to Y', 'X as a percentage of Y', 'how much did X represent in relation to Y'
 
 
-# 'What percentage of undeveloped acres were in the US?', 'what portion of total debt is due within a year?':
+# 'What percentage of undeveloped acres were in the US?', 'what portion of total debt is due within a year?',
+# 'what portion of the purchase price was allocated to goodwill?' (any participle: attributed, dedicated, ...):
 # the whole first, then what the part is; the part's cell must name both.
 _CELL_PART_OF_RE = re.compile(
     r"\bwhat\s+(?:was\s+the\s+|is\s+the\s+)?(?:percent(?:age)?|portion|proportion|share|fraction)\s+of\s+"
-    r"(?:the\s+)?(?P<b>[^?]+?)\s+(?:(?:that\s+)?(?:was|were|is|are)\s+(?:made\s+(?:up\s+)?of\s+|attributable\s+to\s+|"
-    r"due\s+to\s+|related\s+to\s+|in\s+)?|(?:attributable|due|related|allocated)\s+to\s+|in\s+)(?P<a>[^?]+)",
+    r"(?:the\s+)?(?P<b>[^?]+?)\s+(?:(?:that\s+)?(?:was|were|is|are)\s+(?:made\s+(?:up\s+)?of\s+|due\s+to\s+|"
+    r"[a-z]+(?:ed|able)\s+(?:to|for|by)\s+|in\s+)?|(?:due|[a-z]+(?:ed|able))\s+to\s+|in\s+)(?P<a>[^?]+)",
     re.IGNORECASE,
 )
 
@@ -455,6 +456,20 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     )
 
 
+def _names_part(cell: _Cell, part: str) -> bool:
+    return bool(_content_words(part) & _content_words(f"{cell.label} {cell.header}"))
+
+
+def share_asked(question: str) -> bool:
+    """The question asks for one figure as a share or ratio of another, naming both ('what portion of the
+    purchase price was allocated to goodwill', 'X as a percentage of Y')."""
+    for pattern in (*_CELL_SHARE_RES, _CELL_PART_OF_RE):
+        found = pattern.search(question)
+        if found and _content_words(found.group("a")) and _content_words(found.group("b")):
+            return True
+    return False
+
+
 def _cell_share(
     base: SubAnswer,
     sub_query: SubQuery,
@@ -471,11 +486,18 @@ def _cell_share(
     values: list[CitedValue] = []
     sureness: list[float] = []
     cells: list[_Cell] = []
+    same_table = False  # the part was found by its own words: it must sit in the whole's table
     for i, part in enumerate((share.group("a"), share.group("b"))):
         words = _content_words(part)
         if part_names_whole and i == 0:
             words |= _content_words(share.group("b"))
         found = _best_cell(reader, words, asked, base.company, question=part)
+        if found is not None and part_names_whole and i == 0 and not _names_part(found[1], part):
+            found = None  # a cell naming only the whole's words is the whole, not the part
+        if found is None and part_names_whole and i == 0:
+            # 'what portion of the purchase price was allocated to goodwill': the part is its own row
+            # ('goodwill') of the table whose total is the whole, not a row naming both
+            found, same_table = _best_cell(reader, _content_words(part), asked, base.company, question=part), True
         if found is None and i == 1 and _TOTAL_WORD_RE.search(part):
             found = _total_cell(reader, cells[0], words)  # 'the total investments amount': the part's 'Total' row
         if found is None:
@@ -490,7 +512,10 @@ def _cell_share(
         sureness.append(min(1.0, score / (1 + CELL_PRECISION_WEIGHT)))
     if values[0].citation == values[1].citation and values[0].value.value == values[1].value.value:
         return None  # both parts read the same cell: the question's two items were not told apart
-    percent = bool(_CELL_PERCENT_RE.search(share.group(0)))
+    if same_table and cells[0].seg.ev != cells[1].seg.ev:
+        return None
+    # a part of a whole ('what portion of the purchase price') is told as a percentage, as filings do
+    percent = part_names_whole or bool(_CELL_PERCENT_RE.search(share.group(0)))
     try:
         comp = arithmetic.ratio(values[0], values[1], base.metric, as_percent=percent)
     except ArithmeticRefusal:

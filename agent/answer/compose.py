@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from agent.answer.cells import _cell_answer
+from agent.answer.cells import _cell_answer, share_asked
 from agent.answer.gate import (
     CHOICE,
     COMPARATIVE,
@@ -59,6 +59,7 @@ from agent.answer.verify import verify_answer
 from agent.answer.words import _asks_figure, _content_words, filing_owner
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation, period_tie, reported_cell
+from agent.finance.formulas import FormulaKind
 from agent.finance.metrics import METRICS
 from agent.finance.periods import find_periods, period_year
 from agent.memory import company_key
@@ -172,7 +173,7 @@ def _answer_sub_query(
     )
     if not reader.evidence:
         return _not_found(base, "no evidence was retrieved")
-    if not (metric and intent.requires_numeric) or metric not in METRICS:
+    if not (metric and intent.requires_numeric) or metric not in METRICS or _share_of_two(sub_query, metric):
         cell = _cell_answer(base, sub_query, reader) if _asks_figure(sub_query) else None
         if cell is not None:
             return cell
@@ -200,6 +201,14 @@ def _answer_sub_query(
     if not answer.period_stated and cell.period_stated and cell.period == answer.period:
         return cell  # the lexicon's row gave no period; the cell's column (or the filing's year) does
     return answer
+
+
+def _share_of_two(sub_query: SubQuery, metric: str) -> bool:
+    """The question divides two figures it names ('what portion of the purchase price was allocated to
+    goodwill') while its lexicon metric is one of them, not a ratio: the two cells answer it, not one value."""
+    formula = METRICS[metric].formula if metric in METRICS else None
+    amount = formula is None or formula.kind in {FormulaKind.DIFFERENCE, FormulaKind.SUM}
+    return amount and share_asked(sub_query.question)
 
 
 def _row_recall(quote: str, words: set[str]) -> float:

@@ -42,7 +42,7 @@ _YEAR_RE = re.compile(r"\b(?:19|20)\d{2}\b|\bFY\s*'?\d{2}\b", re.IGNORECASE)
 _DURATION_HEADER_RE = re.compile(r"\bmonths?\b|\bweeks?\b|\bquarters?\b", re.IGNORECASE)
 # Rows whose figures are never "in millions": per-share amounts, percentages, ratios, days, counts.
 _UNSCALED_ROW_RE = re.compile(
-    r"per\s+(?:common\s+|diluted\s+|basic\s+)?share|\bEPS\b|%|percent|ratio|\brate\b|margin|\bdays\b|"
+    r"per\s+(?:common\s+|diluted\s+|basic\s+)?share|\bEPS\b|%|\bpercent|\bratios?\b|\brates?\b|\bmargins?\b|\bdays\b|"
     r"number\s+of",
     re.IGNORECASE,
 )

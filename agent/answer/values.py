@@ -189,10 +189,16 @@ def _label_quality(seg: Segment, metric: str) -> tuple[float, bool]:
     return 0.0, False
 
 
+# Between a metric's mention and a figure, '<noun> of $N' makes the figure that noun's ('carryforwards of',
+# 'growth of', 'an increase of'); 'operating income of $N' (the 'of' right after the mention) keeps it.
+_OF_ANOTHER_RE = re.compile(r"\b[A-Za-z][\w-]*\s+of\s+(?:approximately\s+|about\s+)?[$€£]?\s*$")
+
+
 def _owned_numbers(seg: Segment, metric: str) -> list[NumericValue]:
     """A sentence's numbers that belong to the mention of ``metric``: those after it, up to the next metric.
 
-    A number directly followed by 'per <metric>' ('$3.00 per diluted share') belongs to that next metric.
+    A number directly followed by 'per <metric>' ('$3.00 per diluted share') belongs to that next metric; a
+    number another noun claims ('<metric> carryforwards of $27 million') belongs to no metric.
     """
     if seg.kind == "row":
         return seg.numbers
@@ -205,6 +211,8 @@ def _owned_numbers(seg: Segment, metric: str) -> list[NumericValue]:
         following = [m for m in mentions if m.start >= local_end]
         if following and _PER_RE.fullmatch(seg.raw[local_end : following[0].start]):
             owner = following[0].canonical
+        elif prior and _OF_ANOTHER_RE.search(seg.raw[prior[-1].end : local_start]):
+            owner = ""  # 'net operating loss carryforwards of $27 million': the figure is the carryforwards'
         if owner == metric:
             owned.append(n)
     return owned
