@@ -228,6 +228,16 @@ def test_a_share_of_two_named_figures_divides_them_even_when_one_is_a_lexicon_me
     )
     assert share.value is not None, share.answer
     assert share.value.value == pytest.approx(203_828 / 266_000 * 100, rel=1e-3) and share.value.unit == "%"
+    liabilities = (
+        "Liabilities (in thousands)\ncapital leases | 50,049\nother long-term liabilities | 190,821\n"
+        "total liabilities | 8,071,342"
+    )
+    (lease,) = _answers("What is the percentage of capital leases in the total liabilities?", _evidence(liabilities))
+    assert lease.value is not None, lease.answer
+    assert lease.value.value == pytest.approx(50_049 / 8_071_342 * 100, rel=1e-3)  # the total is the whole
+    no_total = liabilities.rsplit("\n", 1)[0]  # without its total row, no item stands in for the total
+    (none,) = _answers("What is the percentage of capital leases in the total liabilities?", _evidence(no_total))
+    assert none.value is None or none.value.value != pytest.approx(50_049 / 190_821 * 100, rel=1e-3), none.answer
     (plain,) = _answers("what was goodwill?", _evidence(ALLOCATION))  # one figure asked: the figure
     assert plain.value is not None and plain.value.value == 203_828
 
@@ -301,3 +311,15 @@ def test_a_figure_another_noun_claims_is_not_the_metrics() -> None:
     stated = "In 2022, operating income of $5,207 million rose on higher sales."
     income = _value("What was operating income in 2022?", _evidence(stated))
     assert income.value == 5207 and income.scale == 1e6
+
+
+def test_a_share_of_undated_rows_is_not_labelled_with_an_asked_period_its_table_does_not_name() -> None:
+    facilities = (
+        "Major facilities as of December 28, 2013 (square feet in millions)\n"
+        "owned facilities | 29.9\nleased facilities | 2.3\ntotal facilities | 32.2"
+    )
+    question = "as of december 28, {}, what percentage of the square footage of major facilities was owned?"
+    (trap,) = _answers(question.format(1993), _evidence(facilities))
+    assert trap.value is None or trap.value.period != "FY1993", trap.answer
+    (share,) = _answers(question.format(2013), _evidence(facilities))
+    assert share.value is not None and share.value.value == pytest.approx(29.9 / 32.2 * 100, rel=1e-3)

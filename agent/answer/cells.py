@@ -417,10 +417,15 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     asked = set(named) | ({base.period} if base.period else set())
     share = next((m for r in _CELL_SHARE_RES if (m := r.search(sub_query.question))), None)
     if share and _content_words(share.group("a")) and _content_words(share.group("b")):
-        return _cell_share(base, sub_query, reader, share, asked)
+        percent = bool(_CELL_PERCENT_RE.search(share.group(0)))
+        return _cell_share(base, sub_query, reader, (share.group("a"), share.group("b")), asked, percent)
     part_of = _CELL_PART_OF_RE.search(sub_query.question)
     if part_of and _content_words(part_of.group("a")) and _content_words(part_of.group("b")):
-        return _cell_share(base, sub_query, reader, part_of, asked, part_names_whole=True)
+        part, whole = part_of.group("a"), part_of.group("b")
+        if _TOTAL_WORD_RE.search(part) and not _TOTAL_WORD_RE.search(whole):
+            # 'the percentage of capital leases in the total liabilities': the total is the whole
+            return _cell_share(base, sub_query, reader, (whole, part), asked, percent=True)
+        return _cell_share(base, sub_query, reader, (part, whole), asked, percent=True, part_names_whole=True)
     found = _best_cell(reader, words, asked, base.company, question=sub_query.question)
     if found is None and (not base.metric or _schedule_asked(sub_query)):
         found = _schedule_cell(reader, asked, base.company)
@@ -456,6 +461,13 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     )
 
 
+def _names_whole(reader: EvidenceReader, cell: _Cell, whole: str) -> bool:
+    """A total row stands for the whole when its label or its table's title line names the whole's words."""
+    wanted = _content_words(_TOTAL_WORD_RE.sub(" ", whole)) - {"amount", "sum", "value"}
+    title = reader.evidence[cell.seg.ev].text.strip().split("\n", 1)[0]
+    return wanted <= _content_words(f"{cell.label} {title}")
+
+
 def _names_part(cell: _Cell, part: str) -> bool:
     return bool(_content_words(part) & _content_words(f"{cell.label} {cell.header}"))
 
@@ -474,23 +486,26 @@ def _cell_share(
     base: SubAnswer,
     sub_query: SubQuery,
     reader: EvidenceReader,
-    share: re.Match[str],
+    items: tuple[str, str],
     asked: set[str],
+    percent: bool,
     part_names_whole: bool = False,
 ) -> SubAnswer | None:
     """'Nuclear fuel expenses as a percentage of 2016 net revenue', 'the ratio of X to Y': two cells of one
     period, divided in code (a percentage when the question asks for one). None when either is missing.
 
-    ``part_names_whole``: the part is worded as a subset of the whole ('what percentage of acres were in the
-    US'), so its cell is the one naming the whole's words and the part's together."""
+    ``items`` is (part, whole); a part of a whole ('what portion of the purchase price') is asked as a
+    percentage, as filings state shares. ``part_names_whole``: the part is worded as a subset of the whole
+    ('what percentage of acres were in the US'), so its cell is the one naming the whole's words and the
+    part's together."""
     values: list[CitedValue] = []
     sureness: list[float] = []
     cells: list[_Cell] = []
     same_table = False  # the part was found by its own words: it must sit in the whole's table
-    for i, part in enumerate((share.group("a"), share.group("b"))):
+    for i, part in enumerate(items):
         words = _content_words(part)
         if part_names_whole and i == 0:
-            words |= _content_words(share.group("b"))
+            words |= _content_words(items[1])
         found = _best_cell(reader, words, asked, base.company, question=part)
         if found is not None and part_names_whole and i == 0 and not _names_part(found[1], part):
             found = None  # a cell naming only the whole's words is the whole, not the part
@@ -498,14 +513,24 @@ def _cell_share(
             # 'what portion of the purchase price was allocated to goodwill': the part is its own row
             # ('goodwill') of the table whose total is the whole, not a row naming both
             found, same_table = _best_cell(reader, _content_words(part), asked, base.company, question=part), True
+        if found is not None and i == 1 and _TOTAL_WORD_RE.search(part) and not _TOTAL_RE.match(found[1].label):
+            found = None  # 'the total liabilities' is a total row, not one of the items ('other liabilities')
         if found is None and i == 1 and _TOTAL_WORD_RE.search(part):
             found = _total_cell(reader, cells[0], words)  # 'the total investments amount': the part's 'Total' row
+            if found is not None and not _names_whole(reader, found[1], part):
+                found = None  # 'the total operating leases' is no 'Total' of every obligation in the table
         if found is None:
             return None
         score, cell = found
         cells.append(cell)
         citation = reader.evidence[cell.seg.ev].citation(cell.seg.text, cell.seg.start)
-        value = _cell_value(cell, asked, base.period)
+        value = _cell_value(cell, asked, "")
+        if asked and value.period not in asked:
+            # an undated row counts for the asked period only when its table names it: never labelled so
+            table_periods = {p.norm for p in find_periods(reader.evidence[cell.seg.ev].text)}
+            if value.period or not asked & table_periods:
+                return None  # another period's figure, or a row whose table is not about the asked one
+            value = value.model_copy(update={"period": sorted(asked & table_periods)[0]})
         values.append(
             CitedValue(label=f"{_cell_name(cell)} {value.period}".strip(), value=value, citation=citation)
         )
@@ -514,8 +539,6 @@ def _cell_share(
         return None  # both parts read the same cell: the question's two items were not told apart
     if same_table and cells[0].seg.ev != cells[1].seg.ev:
         return None
-    # a part of a whole ('what portion of the purchase price') is told as a percentage, as filings do
-    percent = part_names_whole or bool(_CELL_PERCENT_RE.search(share.group(0)))
     try:
         comp = arithmetic.ratio(values[0], values[1], base.metric, as_percent=percent)
     except ArithmeticRefusal:
