@@ -415,17 +415,9 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     if len(named) >= 2:
         return _cell_combination(base, sub_query, reader, words, named[:2])
     asked = set(named) | ({base.period} if base.period else set())
-    share = next((m for r in _CELL_SHARE_RES if (m := r.search(sub_query.question))), None)
-    if share and _content_words(share.group("a")) and _content_words(share.group("b")):
-        percent = bool(_CELL_PERCENT_RE.search(share.group(0)))
-        return _cell_share(base, sub_query, reader, (share.group("a"), share.group("b")), asked, percent)
-    part_of = _CELL_PART_OF_RE.search(sub_query.question)
-    if part_of and _content_words(part_of.group("a")) and _content_words(part_of.group("b")):
-        part, whole = part_of.group("a"), part_of.group("b")
-        if _TOTAL_WORD_RE.search(part) and not _TOTAL_WORD_RE.search(whole):
-            # 'the percentage of capital leases in the total liabilities': the total is the whole
-            return _cell_share(base, sub_query, reader, (whole, part), asked, percent=True)
-        return _cell_share(base, sub_query, reader, (part, whole), asked, percent=True, part_names_whole=True)
+    share = _share_asked(sub_query.question)
+    if share is not None:
+        return _cell_share(base, sub_query, reader, share, asked)
     found = _best_cell(reader, words, asked, base.company, question=sub_query.question)
     if found is None and (not base.metric or _schedule_asked(sub_query)):
         found = _schedule_cell(reader, asked, base.company)
@@ -472,32 +464,52 @@ def _names_part(cell: _Cell, part: str) -> bool:
     return bool(_content_words(part) & _content_words(f"{cell.label} {cell.header}"))
 
 
+class _Share(BaseModel):
+    """A question's two items to divide: the part (or numerator) and the whole (or denominator)."""
+
+    part: str
+    whole: str
+    percent: bool
+    part_names_whole: bool = False
+
+
+def _share_asked(question: str) -> _Share | None:
+    """The two figures a question divides, as it words them: 'the ratio of X to Y', 'X as a percentage of Y',
+    'what portion of Y was allocated to X'; None when it names no two."""
+    share = next((m for r in _CELL_SHARE_RES if (m := r.search(question))), None)
+    if share and _content_words(share.group("a")) and _content_words(share.group("b")):
+        return _Share(part=share.group("a"), whole=share.group("b"),
+                      percent=bool(_CELL_PERCENT_RE.search(share.group(0))))
+    part_of = _CELL_PART_OF_RE.search(question)
+    if part_of and _content_words(part_of.group("a")) and _content_words(part_of.group("b")):
+        part, whole = part_of.group("a"), part_of.group("b")
+        if _TOTAL_WORD_RE.search(part) and not _TOTAL_WORD_RE.search(whole):
+            # 'the percentage of capital leases in the total liabilities': the total is the whole
+            return _Share(part=whole, whole=part, percent=True)
+        # a part of a whole ('what portion of the purchase price') is asked as a percentage, as filings state it
+        return _Share(part=part, whole=whole, percent=True, part_names_whole=True)
+    return None
+
+
 def share_asked(question: str) -> bool:
     """The question asks for one figure as a share or ratio of another, naming both ('what portion of the
     purchase price was allocated to goodwill', 'X as a percentage of Y')."""
-    for pattern in (*_CELL_SHARE_RES, _CELL_PART_OF_RE):
-        found = pattern.search(question)
-        if found and _content_words(found.group("a")) and _content_words(found.group("b")):
-            return True
-    return False
+    return _share_asked(question) is not None
 
 
 def _cell_share(
     base: SubAnswer,
     sub_query: SubQuery,
     reader: EvidenceReader,
-    items: tuple[str, str],
+    share: _Share,
     asked: set[str],
-    percent: bool,
-    part_names_whole: bool = False,
 ) -> SubAnswer | None:
     """'Nuclear fuel expenses as a percentage of 2016 net revenue', 'the ratio of X to Y': two cells of one
     period, divided in code (a percentage when the question asks for one). None when either is missing.
 
-    ``items`` is (part, whole); a part of a whole ('what portion of the purchase price') is asked as a
-    percentage, as filings state shares. ``part_names_whole``: the part is worded as a subset of the whole
-    ('what percentage of acres were in the US'), so its cell is the one naming the whole's words and the
-    part's together."""
+    ``share.part_names_whole``: the part is worded as a subset of the whole ('what percentage of acres were in
+    the US'), so its cell is the one naming the whole's words and the part's together."""
+    items, percent, part_names_whole = (share.part, share.whole), share.percent, share.part_names_whole
     values: list[CitedValue] = []
     sureness: list[float] = []
     cells: list[_Cell] = []

@@ -112,9 +112,13 @@ class Embedder:
                     self._bert = bert_shape(local, self.settings.embedding_max_tokens) if local else None
         return self._bert or None
 
-    def _local_dir(self) -> Path | None:
+    def _model_path(self) -> Path:
+        """The configured model as a path (a hub id gives a path that does not exist)."""
         configured = self.settings.embedding_model.strip()
-        local = Path(configured).expanduser() if configured else packaged_model_dir()
+        return Path(configured).expanduser() if configured else packaged_model_dir()
+
+    def _local_dir(self) -> Path | None:
+        local = self._model_path()
         return local if local.is_dir() else None
 
     def _light_model(self) -> LightBert | None:
@@ -153,7 +157,7 @@ class Embedder:
 
     def _load(self) -> SentenceTransformer:
         configured = self.settings.embedding_model.strip()
-        local = Path(configured).expanduser() if configured else packaged_model_dir()
+        local = self._model_path()
         is_local = not configured or local.exists()
         if not is_local and not self.settings.allow_downloads:
             # The hub libraries read these at import time; also pass local_files_only below.

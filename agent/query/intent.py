@@ -239,9 +239,10 @@ def match_company(question: str, known_companies: list[str]) -> str:
                         break
     if best:
         return best
-    for company in known_companies:
+    shorts = _short_forms(question)
+    for company in known_companies if shorts else ():
         core = [w for w in _core_words(company) if w != "and"]
-        if len(core) > 1 and any(_abbreviates(short, core) for short in _short_forms(question)):
+        if len(core) > 1 and any(_abbreviates(short, core) for short in shorts):
             return company
     words = {t for t, _, _ in toks}
     for company in known_companies:
