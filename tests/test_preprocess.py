@@ -882,3 +882,57 @@ def test_decompose_llm_never_drops_a_part_the_question_names() -> None:
     assert plan.source == "offline" and "leaves out" in plan.reason
     assert {s.period for s in plan.sub_queries} == {"FY2021", "FY2022"}
     assert [c.operation for c in plan.combinations][:1] == ["change"]
+
+
+def row_value(label: str, number: float, period: str, row: str) -> CitedValue:
+    """A figure no lexicon metric names, read from a table row."""
+    return CitedValue(
+        label=period,
+        value=NumericValue(text=f"{number:g}", value=number, scale=1e6, unit="USD", period=period),
+        citation=Citation(doc="NORTHWIND_2024_10K", page=7, quote=row),
+    )
+
+
+def test_two_rows_of_one_year_are_two_figures_to_add() -> None:
+    chat = Conversation()
+    chat.ask("during 2009, what was the total of additions charged to expense?",
+             [row_value("additions", 27.3, "FY2009", "additions charged to expense | 27.3")])
+    chat.ask("and what was the total of accounts written-off?",
+             [row_value("written-off", -37.8, "FY2009", "accounts written-off | -37.8")])
+    total = chat.ask("what was, then, the combined total of both segments?")
+    assert total.operation == "sum"
+    result = answer_references(total)
+    assert result is not None and result.result.value == pytest.approx(-10.5)
+
+
+def test_a_share_of_this_total_divides_the_part_by_the_larger_figure() -> None:
+    chat = Conversation()
+    europe, total = value("revenue", 1100, "FY2007"), value("revenue", 5245, "FY2007")
+    europe.citation = Citation(doc="NORTHWIND_2024_10K", page=7, quote="european sales were $1.1 billion")
+    total.citation = Citation(doc="NORTHWIND_2024_10K", page=7, quote="total industrial packaging | 5245")
+    chat.ask("in 2007, what was the amount of the industrial packaging sales from europe?", [europe])
+    chat.ask("and what was the total of those sales?", [total])
+    share = chat.ask("what percentage, then, of this total did that amount represent?")
+    assert share.operation == "share"
+    result = answer_references(share)
+    assert result is not None and result.result.text == "20.97%"
+
+
+def test_a_prior_sum_that_was_never_computed_is_not_divided_by() -> None:
+    chat = Conversation()
+    chat.ask("what is the value of the purchased distressed loan portfolio in 2010?",
+             [row_value("portfolio", 392, "FY2010", "purchased distressed loan portfolio | 392")])
+    chat.ask("what is the allowance value at the end of 2010?",
+             [row_value("allowance", 77, "FY2010", "allowance | 77")])
+    follow = chat.ask("what is that value divided by the prior sum?")
+    assert not follow.references  # asked afresh: there is no sum to divide by
+
+
+def test_a_share_naming_new_things_is_asked_afresh() -> None:
+    chat = Conversation()
+    chat.ask("during 2009, what was the total of additions charged to expense?",
+             [row_value("additions", 27.3, "FY2009", "additions charged to expense | 27.3")])
+    chat.ask("and what was the total of accounts written-off?",
+             [row_value("written-off", -37.8, "FY2009", "accounts written-off | -37.8")])
+    follow = chat.ask("what percentage of the restricted cash was due to proceeds from bond issuance?")
+    assert not follow.references

@@ -625,7 +625,7 @@ def _reference_label(rewrite: Rewrite) -> str:
         "percent_change": f"percentage change in {metric}{span}",
         "cagr": f"compound annual growth of {metric}{span}",
         "ratio": f"{metric} in {first or 'the first period'} relative to {last or 'the second'}",
-        "share": f"{metric} as a percentage of the earlier figure",
+        "share": f"{refs[0].value.text.strip()} as a percentage of {refs[-1].value.text.strip()}" if refs else "share",
         "sum": f"total of {metric}",
         "average": f"average of {metric}",
     }.get(rewrite.operation, rewrite.question)

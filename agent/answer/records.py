@@ -85,7 +85,9 @@ class SubAnswer(BaseModel):
         if self.value is None:
             return None
         label = " ".join(x for x in (self.company, self.metric, self.period) if x) or self.question
-        return CitedValue(label=label, metric=self.metric, value=self.value, citation=self.citation)
+        return CitedValue(
+            label=label, metric=self.metric, value=self.value, citation=self.citation, computed=self.status == "computed"
+        )
 
 
 class Figure(BaseModel):

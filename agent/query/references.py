@@ -58,6 +58,9 @@ _CONVERT_RE = re.compile(
 _TARGET_SCALE = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
 
 
+NEW_SUBJECT_MIN_WORDS = 2  # a share or ratio naming two words no earlier turn used divides new figures, not earlier ones
+
+
 SCALE_STEP = 1e3  # filings step scales by a thousand: an unscaled figure asked in millions was in thousands
 
 
@@ -84,6 +87,38 @@ _OVER_BASE_RE = re.compile(
 
 
 # 'What was the total capital?' names a reported total (a lookup), unlike 'the total of both' or 'the sum'.
+# An earlier result named as an operand: 'the prior sum', 'that difference', 'the difference of citi'.
+_RESULT_NOUN_RE = re.compile(
+    r"\b(?:the|that|this|prior|previous|earlier)\s+(?:(?:prior|previous|earlier)\s+)?"
+    r"(?P<noun>sum|difference|average)\b",
+    re.IGNORECASE,
+)
+
+
+_RESULT_OPERATIONS = {"sum": ("sum",), "difference": ("change", "difference"), "average": ("average",)}
+
+
+# Words that relate two figures without naming either ('how much did X represent in relation to Y').
+_RELATION_WORDS = frozenset(
+    ("represent", "represents", "represented", "relation", "relative", "compared", "proportion", "portion", "share",
+     "ratio", "quotient", "divided", "by", "much", "one", "ones", "figure", "number", "then")
+)
+
+
+_RATIO_HEAD_RE = re.compile(r"\bratio\b|\bquotient\b|\bdivided\s+by\b", re.IGNORECASE)
+
+
+_DIFFERENCE_HEAD_RE = re.compile(r"\bdifference\s+(?:of|between)\b", re.IGNORECASE)
+
+
+# The whole a share divides by, named by a demonstrative: 'of this total', 'in relation to that 2010 price'.
+_WHOLE_RE = re.compile(
+    r"\b(?:of|in\s+relation\s+to|relative\s+to|compared\s+(?:to|with))\s+(?P<this>this|that|these|those)\s+"
+    r"(?P<whole>(?:[\w.-]+\s+){0,3}?[\w.-]+)(?=\s+(?:did|does|do|was|is|were|are|represent)\b|\s*[,?]|\s*$)",
+    re.IGNORECASE,
+)
+
+
 _NAMED_TOTAL_RE = re.compile(
     r"\btotal\s+(?!(?:of|for|sum|amount|value|number|in|between|over|during|then|again|including)\b)[a-z]",
     re.IGNORECASE,
@@ -131,8 +166,13 @@ def _value_operation(question: str, slots: DialogueSlots) -> str:
     refers_change = bool(_THIS_CHANGE_RE.search(q))
     if relation and not refers_change and len({p.norm for p in find_periods(q)}) >= 2:
         return "ratio"  # 'the 2008 amount in relation to this 2007 one': one figure over the other
+    if relation and not refers_change and PERCENT_RE.search(q) and _WHOLE_RE.search(q):
+        return "share"  # 'what percentage, then, of this total did that amount represent?'
     if percent and refers_change:
         return "percent_change"  # 'this change in relation to the 2008 total': the change over its base
+    head = "" if over_base and after_change else _head_operation(q)  # 'that divided by the 2007 revenue'
+    if head:
+        return head
     if AVERAGE_RE.search(q):
         return "average"
     if SUM_RE.search(q) and not _names_reported_total(q):
@@ -146,6 +186,52 @@ def _value_operation(question: str, slots: DialogueSlots) -> str:
     if re.search(r"\bin\s+relation\s+to\b|\brepresent\b|\bratio\b|\bdivided\s+by\b|\bquotient\b", q):
         return "ratio"
     return ""
+
+
+def _named_results(question: str) -> set[str]:
+    """The operations of earlier results a follow-up names as operands ('the prior sum' -> {'sum'})."""
+    return {op for m in _RESULT_NOUN_RE.finditer(question) for op in _RESULT_OPERATIONS[m.group("noun").lower()]}
+
+
+def _head_operation(question: str) -> str:
+    """The operation a follow-up names first when it applies one to other results: 'the ratio of the
+    difference of citi to the s&p 500' divides two differences; 'that value divided by the prior sum' divides
+    by a sum; 'the difference of the e*trade percent change and the s&p one' subtracts two growth rates."""
+    ratio = _RATIO_HEAD_RE.search(question)
+    difference = _DIFFERENCE_HEAD_RE.search(question)
+    others = [m.start() for m in (SUM_RE.search(question), CHANGE_RE.search(question), PERCENT_RE.search(question)) if m]
+    if ratio is not None and all(ratio.start() < o for o in others):
+        return "ratio"
+    if difference is not None and all(difference.start() <= o for o in others):
+        return "change"
+    return ""
+
+
+def _new_subject_words(question: str, slots: DialogueSlots) -> set[str]:
+    """The follow-up's own words that no earlier question or answered figure used: what it asks about anew."""
+    known = " ".join(
+        [slots.subject, slots.last_question, *slots.last_sub_queries, *slots.metrics]
+        + [f"{v.label} {v.citation.quote if v.citation is not None else ''}" for v in slots.last_values]
+    ).lower()
+    seen = set(re.findall(r"[a-z&]{2,}", known))
+    return {w for w in _own_words(question) if w not in seen | _RELATION_WORDS and w.rstrip("s") not in seen}
+
+
+def _whole_is_last(question: str, earlier: CitedValue, last: CitedValue) -> bool:
+    """Whether the whole of a share of two earlier answers is the last one. The phrase after 'of' or 'in
+    relation to' says which: a period names its figure; 'this/that total' is the larger of the two, as a
+    total is of its part; else 'this' points at the nearer (last) answer and 'that' at the earlier one. With
+    no such phrase the last answer is the part ('what is that as a percentage of the one before?')."""
+    m = _WHOLE_RE.search(question)
+    if m is None:
+        return False
+    phrase = m.group("whole")
+    named = {p.norm for p in find_periods(phrase)}
+    if named and (earlier.value.period in named) != (last.value.period in named):
+        return last.value.period in named
+    if re.search(r"total", phrase, re.IGNORECASE):
+        return abs(last.value.value) > abs(earlier.value.value)
+    return m.group("this").lower() == "this"
 
 
 def _names_reported_total(question: str) -> bool:
@@ -182,6 +268,8 @@ def _reference_rewrite(question: str, slots: DialogueSlots, operation: str) -> R
 
     None when the figures it needs are not among the earlier answers (the question is then asked afresh).
     """
+    if operation in {"share", "ratio"} and len(_new_subject_words(question, slots)) >= NEW_SUBJECT_MIN_WORDS:
+        return None  # 'what percentage of the restricted cash was due to proceeds ...': new figures, asked anew
     metric = metric_label(slots.metrics[0]) if slots.metrics else "the value"
     who = f"{possessive(slots.company)} " if slots.company else ""
     last = slots.last_computation
@@ -210,7 +298,15 @@ def _reference_rewrite(question: str, slots: DialogueSlots, operation: str) -> R
             carried_over=[f"values: {old.value.text}, {new.value.text}"],
         )
     remembered = _distinct_values(slots.last_values)
-    if operation not in {"sum", "average"}:
+    results = _named_results(question)
+    if results and operation in {"ratio", "share"}:
+        # 'that value divided by the prior sum', 'the ratio of the difference of citi to the s&p 500': the
+        # operands are earlier results of that kind; none computed, nothing to divide.
+        computed = [v for v in remembered if v.computed]
+        if not any(k in v.label.split() for v in computed for k in results):
+            return None
+        remembered = computed
+    elif operation not in {"sum", "average"}:
         # Changes, shares and ratios compare reported figures; totals and averages may add up computed ones.
         reported = [v for v in remembered if not v.computed]
         remembered = reported if len(reported) >= 2 else remembered
@@ -234,11 +330,8 @@ def _reference_rewrite(question: str, slots: DialogueSlots, operation: str) -> R
         text = f"What was the {kind[operation]} in {who}{metric}{span}?"
         refs = [old, new]
     elif operation == "share":
-        refs = [pool[-1], pool[-2]]
-        text = (
-            f"What is the last figure ({refs[0].value.text}) as a percentage of the one before "
-            f"({refs[1].value.text})?"
-        )
+        refs = [pool[-1], pool[-2]] if not _whole_is_last(question, pool[-2], pool[-1]) else [pool[-2], pool[-1]]
+        text = f"What is {refs[0].value.text} ({refs[0].label}) as a percentage of {refs[1].value.text} ({refs[1].label})?"
     elif operation == "ratio":
         refs = _order_by_question(pool[-2:][::-1], question)
         text = (
@@ -398,10 +491,13 @@ def _convert_rewrite(question: str, slots: DialogueSlots) -> Rewrite | None:
 
 
 def _distinct_values(values: Sequence[CitedValue]) -> list[CitedValue]:
-    """Remembered figures, one per (metric, period) -- or per figure when it has no period -- newest last."""
-    out: dict[tuple[str, str], CitedValue] = {}
+    """Remembered figures, newest last, one per (metric, period) -- or per figure when it has no period. A
+    reported figure is also told apart by the row or sentence it was read from: a segment's sales and the
+    total's, or 'additions charged to expense' and 'accounts written-off' of one year, are two figures."""
+    out: dict[tuple[str, str, str], CitedValue] = {}
     for v in values:
-        key = (v.metric, v.value.period or f"value:{v.value.value!r}")
+        source = v.citation.quote if v.citation is not None and not v.computed else ""
+        key = (v.metric, source, v.value.period or f"value:{v.value.value!r}")
         out.pop(key, None)
         out[key] = v
     return list(out.values())
