@@ -31,6 +31,7 @@ from agent.answer.words import (
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue
 from agent.finance.periods import find_periods, normalise_period, sort_key
+from agent.query.cues import asks_percent
 from agent.query.definitions import asked_part
 from agent.query.plan import SubQuery
 from agent.schemas import NumericValue
@@ -587,7 +588,7 @@ def _cell_combination(
 ) -> SubAnswer | None:
     """'What was the change in X from 2016 to 2017?': both cells read from one row, the arithmetic in code."""
     q = sub_query.question
-    percent = bool(_CELL_PERCENT_RE.search(q))
+    percent = asks_percent(q, _CELL_PERCENT_RE)
     if _CELL_RATIO_RE.search(q) and not _CELL_CHANGE_RE.search(q):
         operation = "ratio"  # 'the ratio of the 2016 hedged gallons to 2017': in the order asked
     elif _CELL_CHANGE_RE.search(q):

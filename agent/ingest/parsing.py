@@ -53,6 +53,14 @@ _BARE_LF_RE = re.compile(r"(?<!\r)\n")
 # Dot leaders ("Business ........ 4") carry nothing and break row parsing; an ellipsis (three dots) stays.
 _DOT_LEADER_RE = re.compile(r"(?:\s?\.){4,}")
 
+# Text extraction glues a date's day to its year ('december 312008', 'dec . 282013'): split them again, so the
+# column reads as December 31, 2008. Only a month name, a two-digit day and a year, nothing else.
+_GLUED_DATE_RE = re.compile(
+    r"\b((?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?(?:\s\.)?\s)(0[1-9]|[12]\d|3[01])"
+    r"((?:19|20)\d\d)\b",
+    re.IGNORECASE,
+)
+
 
 PageProgress = Callable[[int, int], None]  # (pages read, pages in the file)
 
@@ -105,6 +113,7 @@ def normalise_text(text: str) -> str:
         text = "".join(ch if ch in "\n\t" else _clean_char(ch) for ch in text)
     if "...." in text or ". . . ." in text:
         text = _DOT_LEADER_RE.sub(" ", text)
+    text = _GLUED_DATE_RE.sub(r"\1\2 \3", text)
     lines = [_SPACES_RE.sub(" ", line).strip() for line in text.split("\n")]
     return _BLANK_RUN_RE.sub("\n\n", "\n".join(lines)).strip("\n")
 

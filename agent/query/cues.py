@@ -105,6 +105,20 @@ CAGR_RE = re.compile(r"\bcagr\b|\bcompound(?:ed)?\s+annual", re.IGNORECASE)
 PERCENT_RE = re.compile(r"%|\bpercent(?:s|age)?\b|\bgrowth\s+rate\b|\brate\s+of\s+(?:growth|change)\b", re.I)
 
 
+# 'the change in that percentage of the bbb/baa': the percentage is the figure that changes (in points), not
+# how the change is expressed.
+PERCENT_MEASURED_RE = re.compile(
+    r"\b(?:chang\w*|difference|increase|decrease|variation|variance)\s+in\s+(?:the\s+|that\s+|this\s+)?"
+    r"(?:percent(?:age)?|share|proportion|portion)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_percent(question: str, percent_re: re.Pattern[str] = PERCENT_RE) -> bool:
+    """Whether the question wants its result as a percentage: a percent cue that is not the figure measured."""
+    return bool(percent_re.search(PERCENT_MEASURED_RE.sub(" ", question)))
+
+
 CHANGE_RE = re.compile(
     r"\bchang\w*|\bincreas\w*|\bdecreas\w*|\bdifference\b|\bgr[eo]w\w*|\bdeclin\w*|\brise\b|\brose\b|"
     r"\bfell\b|\bvariation\b|\bfluctuat\w*|\bvar(?:y|ied)\b|"

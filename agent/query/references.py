@@ -21,6 +21,7 @@ from agent.query.cues import (
     _join,
     _own_words,
     _subject_question,
+    asks_percent,
     metric_label,
     possessive,
 )
@@ -156,7 +157,7 @@ def _value_operation(question: str, slots: DialogueSlots) -> str:
         return "cagr"
     over_base = bool(_OVER_BASE_RE.search(q))  # 'the difference divided by the 2014 value'
     percent = (
-        bool(PERCENT_RE.search(q))
+        asks_percent(q)
         or over_base
         or bool(re.search(r"\bin\s+relation\s+to\b|\brepresent\b", q))
     )
