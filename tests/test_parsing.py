@@ -216,3 +216,9 @@ def test_missing_file_and_binary_text(tmp_path: Path, settings: Settings) -> Non
     binary = tmp_path / "image.txt"
     binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR\x00\x00\x01\x00" * 10)
     assert _reason(binary, settings) == "looks like a binary file, not text (NUL bytes); check the extension"
+
+
+def test_normalise_splits_a_day_glued_to_its_year() -> None:
+    assert normalise_text("| | december 31 2009 | december 312008 |") == "| | december 31 2009 | december 31 2008 |"
+    assert normalise_text("three months ended dec . 282013 (1)") == "three months ended dec . 28 2013 (1)"
+    assert normalise_text("may 2012 and 302,000 shares") == "may 2012 and 302,000 shares"  # no date glued here

@@ -936,3 +936,33 @@ def test_a_share_naming_new_things_is_asked_afresh() -> None:
              [row_value("written-off", -37.8, "FY2009", "accounts written-off | -37.8")])
     follow = chat.ask("what percentage of the restricted cash was due to proceeds from bond issuance?")
     assert not follow.references
+
+
+def test_that_divided_by_a_figure_named_now_looks_it_up_and_divides() -> None:
+    chat = Conversation()
+    chat.ask("what is the value of european industrial packaging net sales for 2007?",
+             [value("revenue", 1100, "FY2007")])
+    follow = chat.ask("what is that divided by total 2007 sales?")
+    assert follow.question == "What was total 2007 sales?"
+    assert follow.operation == "ratio" and not follow.read_first
+    assert [r.value.value for r in follow.references] == [1100]
+
+
+def test_a_figure_named_now_divided_by_that_change_is_read_first() -> None:
+    from agent.finance.arithmetic import change
+
+    old, new = value("revenue", 231, "FY2007"), value("revenue", 252.7, "FY2008")
+    chat = Conversation()
+    first = rewrite("what was the net change in revenue from 2007 to 2008?", [], DialogueSlots(), COMPANIES)
+    chat.slots = update_slots(DialogueSlots(), first, None, [old, new], [change(old, new)])
+    follow = chat.ask("what is the 2008 rider revenue divided by that net change?")
+    assert follow.question.startswith("What was the 2008 rider revenue")
+    assert follow.operation == "ratio" and follow.read_first
+
+
+def test_the_change_over_the_year_is_no_division() -> None:
+    chat = Conversation()
+    chat.ask("what was the operating income in 2017?", [value("operating income", 11503, "FY2017")])
+    chat.ask("and what was it in 2016?", [value("operating income", 10815, "FY2016")])
+    follow = chat.ask("what was, then, the change over the year, in millions?")
+    assert follow.operation == "change" and len(follow.references) == 2

@@ -676,7 +676,7 @@ def _answer_with_reference(plan: QueryPlan, evidence: Sequence[Evidence], rewrit
     combo = Combination(id="r1", operation=rewrite.operation, operands=[], metric=read.metric,  # type: ignore[arg-type]
                         label=rewrite.original)
     try:
-        comp = _run(combo, [rewrite.references[0], read])
+        comp = _run(combo, [read, rewrite.references[0]] if rewrite.read_first else [rewrite.references[0], read])
     except ArithmeticRefusal as exc:
         return compose_answer(plan.question, sub_answers, not_found=[f"{rewrite.original} ({exc})"])
     label = f"{_capital(rewrite.operation)} with {read.label}"

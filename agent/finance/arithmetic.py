@@ -58,6 +58,7 @@ PERCENT = 100.0  # percentages are stored as percent (12.5), never as fractions 
 # Display precision of results (the value itself keeps full precision; the verifier rounds to what is shown).
 PERCENT_DECIMALS = 2  # two decimals: -12.14%, not -12.1% (benchmarks and filings quote growth to hundredths)
 RATIO_DECIMALS = 2  # ratios and turnover are quoted to two decimals
+RATIO_SIGNIFICANT_DIGITS = 3  # a ratio below one is shown to three significant digits (0.0939x)
 DAYS_DECIMALS = 1  # DSO / DIO / DPO are quoted to one decimal
 FORMULA_DECIMALS = 2  # operands shown in a formula (the arithmetic itself keeps full precision)
 FORMULA_DECIMALS_SMALL = 4  # operands below 1 (fractions, per-share cents) need more places to be readable
@@ -253,6 +254,8 @@ def _decimals(unit: str, value: float) -> int:
     if unit == "days":
         return DAYS_DECIMALS
     if unit in {"x", ""}:
+        if 0 < abs(value) < 1:  # 0.0939x, not 0.09x: a small ratio keeps its significant digits
+            return max(RATIO_DECIMALS, RATIO_SIGNIFICANT_DIGITS - 1 - math.floor(math.log10(abs(value))))
         return RATIO_DECIMALS
     if float(value).is_integer():
         return 0

@@ -77,6 +77,10 @@ class Rewrite(BaseModel):
         default="",
         description="arithmetic on the references: change | percent_change | ratio | sum | average | ''",
     )
+    read_first: bool = Field(
+        default=False,
+        description="with one reference: the figure looked up now is the first operand ('X divided by that')",
+    )
     source: Literal["offline", "llm"] = "offline"
     reason: str = Field(default="", description="why the offline twin answered, when a model was configured")
     unresolved: str = Field(

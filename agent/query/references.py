@@ -112,6 +112,31 @@ _RATIO_HEAD_RE = re.compile(r"\bratio\b|\bquotient\b|\bdivided\s+by\b", re.IGNOR
 _DIFFERENCE_HEAD_RE = re.compile(r"\bdifference\s+(?:of|between)\b", re.IGNORECASE)
 
 
+_THAT_RE = (
+    r"(?:that|this|it|the\s+(?:sum|total|result|change|difference|quotient)|"
+    r"th(?:at|is)\s+(?:[\w-]+\s+){0,2}(?:value|amount|sum|total|result|change|difference|number|figure))"
+)
+
+
+_OP_RE = r"(?P<op>divided\s+by|plus|less|minus)"
+
+
+# 'what is that divided by total 2007 sales?', 'what is the sum over the value of total assets acquired?' ('over'
+# divides only a sum: 'the change over the year' is no division)
+_THAT_OP_THING_RE = re.compile(
+    rf"\b(?:{_THAT_RE}\s+{_OP_RE}|(?:the|that|this)\s+(?:total\s+)?(?:sum|total)\s+(?P<over>over))\s+"
+    r"(?P<thing>[^?]+)",
+    re.IGNORECASE,
+)
+
+
+# 'what is the 2008 rider revenue divided by that net change?'
+_THING_OP_THAT_RE = re.compile(
+    rf"^(?:and\s+|so\s+)?what\s+(?:is|was)\s+(?P<thing>.+?)\s+{_OP_RE}\s+{_THAT_RE}(?:\s+[\w-]+){{0,2}}\s*\??$",
+    re.IGNORECASE,
+)
+
+
 # The whole a share divides by, named by a demonstrative: 'of this total', 'in relation to that 2010 price'.
 _WHOLE_RE = re.compile(
     r"\b(?:of|in\s+relation\s+to|relative\s+to|compared\s+(?:to|with))\s+(?P<this>this|that|these|those)\s+"
@@ -145,6 +170,8 @@ def computes_with_last(question: str, slots: DialogueSlots, names_metric: bool) 
         return True
     if _CONVERT_RE.search(question) or _INCLUDING_RE.search(question):
         return True
+    if _THAT_OP_THING_RE.search(question) or _THING_OP_THAT_RE.search(question):
+        return True  # 'that divided by total 2007 sales'
     if names_metric or find_periods(question):  # its own metric or periods: a new computation, not the last result
         return False
     return bool(_RESULT_RE.search(question)) and bool(_value_operation(question, slots))
@@ -395,6 +422,57 @@ def _including_rewrite(question: str, slots: DialogueSlots) -> Rewrite | None:
         references=[base],
         operation="sum",
         carried_over=[f"values: {last.result.text}"],
+    )
+
+
+def _last_result(slots: DialogueSlots) -> CitedValue | None:
+    """What 'that' refers to: the last computation's result when the last turn computed, else its last figure."""
+    last = slots.last_values[-1] if slots.last_values else None
+    if slots.last_computation is not None and (last is None or last.computed):
+        result = slots.last_computation.result
+        last = CitedValue(label=slots.last_computation.metric or "the last result", value=result, computed=True)
+    return last
+
+
+_OPERATIONS_OF = {"divided by": "ratio", "over": "ratio", "plus": "sum", "less": "change", "minus": "change"}
+
+
+def _operate_rewrite(question: str, slots: DialogueSlots) -> Rewrite | None:
+    """'What is that divided by total 2007 sales?', 'that plus the number of shares authorized', 'the 2008 rider
+    revenue divided by that net change': the last result and a figure named now, looked up and combined in
+    code. None when the turn names no figure of its own (a typed number is :func:`_constant_rewrite`'s)."""
+    m = _THAT_OP_THING_RE.search(question) or _THING_OP_THAT_RE.search(question)
+    last = _last_result(slots)
+    if m is None or last is None:
+        return None
+    thing = " ".join(m.group("thing").split()).strip(" ,?")
+    thing = re.sub(r"^(?:the\s+)?value\s+of\s+", "", thing, flags=re.IGNORECASE)
+    if not _own_words(thing) or re.fullmatch(r"[\d,.$%\s]+", thing):
+        return None
+    op = " ".join((m.group("op") or "over").lower().split())
+    operation = _OPERATIONS_OF[op]
+    thing_first = m.re is _THING_OP_THAT_RE
+    # 'that less X' subtracts X from that (a change from X to that); 'X less that' the reverse.
+    read_first = thing_first if operation != "change" else not thing_first
+    periods = [p.norm for p in find_periods(thing)]
+    change = slots.last_computation
+    if (
+        change is not None
+        and change.operation in {"change", "difference"}
+        and operation == "ratio"
+        and not thing_first
+        and {v.value.period for v in change.inputs} & set(periods)
+    ):
+        return None  # 'that divided by the 2007 net revenues' after a change: the change over its own base
+    when = "" if periods or not slots.periods else f" in {slots.periods[-1]}"
+    return Rewrite(
+        original=question,
+        question=f"What was {thing}{when}?",
+        changed=True,
+        references=[last],
+        operation=operation,
+        read_first=read_first,
+        carried_over=[f"values: {last.value.text}"],
     )
 
 

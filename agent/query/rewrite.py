@@ -59,6 +59,7 @@ from agent.query.references import (
     _constant_rewrite,
     _convert_rewrite,
     _including_rewrite,
+    _operate_rewrite,
     _reference_rewrite,
     _value_operation,
     computes_with_last,
@@ -205,7 +206,7 @@ def rewrite(
         constant.intent = extract_intent(constant.question, list(known_companies))
         constant.intent.requires_numeric = True
         return constant
-    including = _including_rewrite(question, slots)
+    including = _including_rewrite(question, slots) or _operate_rewrite(question, slots)
     if including is not None:  # 'including 2015, what becomes this total?': a new figure plus the last total
         including.slots = slots.model_copy(deep=True)
         including.intent = extract_intent(including.question, list(known_companies))
