@@ -966,3 +966,32 @@ def test_the_change_over_the_year_is_no_division() -> None:
     chat.ask("and what was it in 2016?", [value("operating income", 10815, "FY2016")])
     follow = chat.ask("what was, then, the change over the year, in millions?")
     assert follow.operation == "change" and len(follow.references) == 2
+
+
+def test_one_year_less_another_subtracts_in_the_order_written() -> None:
+    chat = Conversation()
+    chat.ask("what was the 2016 net revenue?", [value("revenue", 1542, "FY2016")])
+    chat.ask("what was the 2015 net revenue?", [value("revenue", 1666, "FY2015")])
+    follow = chat.ask("what is the 2016 less the 2015 values?")
+    result = answer_references(follow)
+    assert result is not None and result.result.value == pytest.approx(-124)
+
+
+def test_an_average_after_a_total_averages_the_totals_inputs() -> None:
+    chat = Conversation()
+    chat.ask("what was the interest cost for 2018?", [value("interest expense", 90, "FY2018")])
+    chat.ask("and in 2017?", [value("interest expense", 61, "FY2017")])
+    chat.ask("and in 2016?", [value("interest expense", 72, "FY2016")])
+    chat.ask("so what was the total for the three years?")
+    follow = chat.ask("and what was the average during this period?")
+    result = answer_references(follow)
+    assert result is not None and result.result.value == pytest.approx(74.33, abs=0.01)
+
+
+def test_a_ratio_of_two_answered_years_of_the_named_metric_uses_them() -> None:
+    chat = Conversation()
+    chat.ask("what was the total revenue in 2011?", [value("revenue", 11287, "FY2011")])
+    chat.ask("and what was it in 2010?", [value("revenue", 8512, "FY2010")])
+    follow = chat.ask("how much, then, does the 2011 total revenue represent in relation to the 2010 one?")
+    result = answer_references(follow)
+    assert follow.operation == "ratio" and result is not None and result.result.value == pytest.approx(1.326, abs=1e-3)

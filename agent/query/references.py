@@ -106,6 +106,10 @@ _RELATION_WORDS = frozenset(
 )
 
 
+# One period's figure less another's, in the order written.
+_LESS_BETWEEN_RE = re.compile(r"\b(?:19|20)\d\d\b.*?\b(?:less|minus)\b.*?\b(?:19|20)\d\d\b", re.IGNORECASE)
+
+
 _RATIO_HEAD_RE = re.compile(r"\bratio\b|\bquotient\b|\bdivided\s+by\b", re.IGNORECASE)
 
 
@@ -203,6 +207,8 @@ def _value_operation(question: str, slots: DialogueSlots) -> str:
         return head
     if AVERAGE_RE.search(q):
         return "average"
+    if _LESS_BETWEEN_RE.search(q):
+        return "change"  # 'what is the 2016 less the 2015 values?'
     if SUM_RE.search(q) and not _names_reported_total(q):
         return "sum"
     if CHANGE_RE.search(q):
@@ -343,7 +349,9 @@ def _reference_rewrite(question: str, slots: DialogueSlots, operation: str) -> R
         return None
     if operation in {"change", "percent_change", "cagr"}:
         dated = [v for v in pool if v.value.period and normalise_period(v.value.period) == v.value.period]
-        if len(dated) >= 2:
+        if operation == "change" and _LESS_BETWEEN_RE.search(question) and len(pool) == 2:
+            new, old = _order_by_question(pool, question)  # 'the 2016 less the 2015 value', as written
+        elif len(dated) >= 2:
             old, new = sorted(dated[-2:], key=lambda v: sort_key(v.value.period))
         else:  # undated figures: the difference of the first asked minus the second asked
             new, old = pool[-2], pool[-1]
@@ -366,6 +374,10 @@ def _reference_rewrite(question: str, slots: DialogueSlots, operation: str) -> R
             f"What is {who}{metric} in {refs[0].value.period or 'the later period'} relative to "
             f"{refs[1].value.period or 'the earlier period'}?"
         )
+    elif operation == "average" and last is not None and last.operation == "sum" and not named:
+        refs = list(last.inputs)  # 'the total for the three years', then 'the average during this period'
+        periods = _join([r.value.period for r in refs if r.value.period])
+        text = f"What is the average of {who}{metric}" + (f" in {periods}?" if periods else "?")
     else:  # sum / average of the remembered figures ('the total for these three years': the last three read)
         count = _operand_count(question)
         reported = [v for v in pool if not v.computed]

@@ -234,7 +234,17 @@ def rewrite(
         and slots.last_computation.operation in {"change", "difference"}
         and bool(_RESULT_RE.search(question) and _OVER_BASE_RE.search(question))
     )
-    if (not q_metrics or over_earlier or over_base or _THIS_CHANGE_RE.search(question)) and not q_companies:
+    # 'how much does the 2011 total revenue represent in relation to the 2010 one?': both figures were answered.
+    over_remembered = (
+        bool(q_metrics)
+        and set(q_metrics) <= set(slots.metrics)
+        and len({p.norm for p in find_periods(question)}) >= 2
+        and all(any(v.value.period == p.norm and not v.computed for v in slots.last_values)
+                for p in find_periods(question))
+    )
+    if (
+        not q_metrics or over_earlier or over_base or over_remembered or _THIS_CHANGE_RE.search(question)
+    ) and not q_companies:
         operation = _value_operation(question, slots)
         if operation and (slots.last_values or slots.last_computation):
             ref = _reference_rewrite(question, slots, operation)
