@@ -995,3 +995,32 @@ def test_a_ratio_of_two_answered_years_of_the_named_metric_uses_them() -> None:
     follow = chat.ask("how much, then, does the 2011 total revenue represent in relation to the 2010 one?")
     result = answer_references(follow)
     assert follow.operation == "ratio" and result is not None and result.result.value == pytest.approx(1.326, abs=1e-3)
+
+
+def test_the_first_in_relation_to_the_second_divides_the_earlier_answer_by_the_later() -> None:
+    chat = Conversation()
+    chat.ask("what was the free cash flow in 2015?",
+             [value("free cash flow", 524, "FY2015"), value("cash from operations", 7344, "FY2015")])
+    chat.ask("and what was the cash provided by operating activities in that same year?",
+             [value("cash from operations", 7344, "FY2015")])
+    follow = chat.ask("how much, then, did the first represent in relation to the second?")
+    result = answer_references(follow)
+    assert result is not None and result.result.value == pytest.approx(524 / 7344)
+
+
+def test_a_change_since_a_year_not_yet_answered_looks_that_year_up() -> None:
+    chat = Conversation()
+    chat.ask("what was the price performance of the pmi in 2014?", [value("price performance", 97.9, "FY2014")])
+    follow = chat.ask("and by what amount did it change since 2013?")
+    assert follow.question == "What was the price performance of the pmi in 2013?"
+    assert follow.operation == "change" and follow.read_first  # 2013 read now is the old value
+    assert [r.value.value for r in follow.references] == [97.9]
+
+
+def test_that_change_for_another_subject_is_asked_afresh() -> None:
+    chat = Conversation()
+    chat.ask("what was the value of cadence design systems in 2012?", [value("cadence", 78.92, "FY2012")])
+    chat.ask("and in 2007?", [value("cadence", 100, "FY2007")])
+    chat.ask("what was the change over the period?")
+    follow = chat.ask("in that same period, what was that fluctuation for the nasdaq composite?")
+    assert not follow.references

@@ -679,5 +679,10 @@ def _answer_with_reference(plan: QueryPlan, evidence: Sequence[Evidence], rewrit
         comp = _run(combo, [read, rewrite.references[0]] if rewrite.read_first else [rewrite.references[0], read])
     except ArithmeticRefusal as exc:
         return compose_answer(plan.question, sub_answers, not_found=[f"{rewrite.original} ({exc})"])
-    label = f"{_capital(rewrite.operation)} with {read.label}"
+    first, second = comp.inputs[0], comp.inputs[-1]
+    if rewrite.operation in {"change", "percent_change"} and first.value.period and second.value.period:
+        kind = "Change" if rewrite.operation == "change" else "Percentage change"
+        label = f"{kind} from {first.value.period} to {second.value.period}"
+    else:
+        label = f"{_capital(rewrite.operation)} with {read.label}"
     return compose_answer(plan.question, sub_answers, [comp], labels=[label], evidence=evidence)

@@ -84,7 +84,7 @@ OPERATION_WORDS = frozenset(
 LINK_WORDS = frozenset(
     (
         *("from", "to", "between", "over", "subsequent", "following", "next", "year", "period", "did", "does"),
-        *("do", "precedent", "preceding", "prior", "previous", "earlier", "later", "same"),
+        *("do", "precedent", "preceding", "prior", "previous", "earlier", "later", "same", "since"),
     )
 )
 

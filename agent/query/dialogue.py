@@ -47,6 +47,11 @@ class DialogueSlots(BaseModel):
     last_values: list[CitedValue] = Field(
         default_factory=list, description="figures of recent answers, newest last"
     )
+    answers: list[CitedValue] = Field(
+        default_factory=list,
+        description="the figure each recent turn answered with (its first computation, else its first figure), "
+        "newest last: what 'the first', 'the second', 'this' and 'that' point at",
+    )
     last_lookup: str = Field(
         default="", description="the last question that asked for one figure in one period ('and 2007 again?')"
     )
@@ -130,6 +135,15 @@ def update_slots(
     new.subject = (subject_phrase(rewrite.question) if asks_anew else "") or slots.subject
     remembered = [*slots.last_values, *values][-keep_values:]
     new.last_values = remembered
+    if rewrite.standalone != "small_talk":
+        headline = (
+            CitedValue(label=" ".join(x for x in (computations[0].metric, computations[0].operation,
+                                                  computations[0].result.period) if x),
+                       metric=computations[0].metric, value=computations[0].result, computed=True)
+            if computations
+            else (values[0] if values else None)
+        )
+        new.answers = [*slots.answers, headline][-keep_values:] if headline is not None else []
     # A computation stays the reference for 'as a %?' until another is made or the subject changes. Of a turn's
     # computations, 'that' is the one its answer leads with (the change, before the growth rate derived from it).
     same_subject = new.metrics == slots.metrics or not new.metrics

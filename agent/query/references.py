@@ -59,7 +59,7 @@ _CONVERT_RE = re.compile(
 _TARGET_SCALE = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
 
 
-NEW_SUBJECT_MIN_WORDS = 2  # a share or ratio naming two words no earlier turn used divides new figures, not earlier ones
+NEW_SUBJECT_MIN_WORDS = 2  # a change, share or ratio naming two words no earlier turn used is about new figures
 
 
 SCALE_STEP = 1e3  # filings step scales by a thousand: an unscaled figure asked in millions was in thousands
@@ -99,11 +99,16 @@ _RESULT_NOUN_RE = re.compile(
 _RESULT_OPERATIONS = {"sum": ("sum",), "difference": ("change", "difference"), "average": ("average",)}
 
 
-# Words that relate two figures without naming either ('how much did X represent in relation to Y').
+# Words that relate two figures without naming either ('how much did the first represent in relation to the
+# second?').
 _RELATION_WORDS = frozenset(
     ("represent", "represents", "represented", "relation", "relative", "compared", "proportion", "portion", "share",
-     "ratio", "quotient", "divided", "by", "much", "one", "ones", "figure", "number", "then")
+     "ratio", "quotient", "divided", "by", "much", "one", "ones", "figure", "number", "then", "first", "second",
+     "former", "latter")
 )
+
+
+_FIRST_SECOND_RE = re.compile(r"\b(?:first|former)\b.*\b(?:second|latter)\b", re.IGNORECASE)
 
 
 # One period's figure less another's, in the order written.
@@ -263,7 +268,7 @@ def _whole_is_last(question: str, earlier: CitedValue, last: CitedValue) -> bool
     named = {p.norm for p in find_periods(phrase)}
     if named and (earlier.value.period in named) != (last.value.period in named):
         return last.value.period in named
-    if re.search(r"total", phrase, re.IGNORECASE):
+    if re.search(r"\btotal\b", phrase, re.IGNORECASE):
         return abs(last.value.value) > abs(earlier.value.value)
     return m.group("this").lower() == "this"
 
@@ -302,8 +307,10 @@ def _reference_rewrite(question: str, slots: DialogueSlots, operation: str) -> R
 
     None when the figures it needs are not among the earlier answers (the question is then asked afresh).
     """
-    if operation in {"share", "ratio"} and len(_new_subject_words(question, slots)) >= NEW_SUBJECT_MIN_WORDS:
-        return None  # 'what percentage of the restricted cash was due to proceeds ...': new figures, asked anew
+    if operation not in {"sum", "average"} and len(_new_subject_words(question, slots)) >= NEW_SUBJECT_MIN_WORDS:
+        # 'what percentage of the restricted cash was due to proceeds ...', 'in that same period, what was that
+        # fluctuation for the nasdaq composite?': new figures, asked anew
+        return None
     metric = metric_label(slots.metrics[0]) if slots.metrics else "the value"
     who = f"{possessive(slots.company)} " if slots.company else ""
     last = slots.last_computation
@@ -345,6 +352,8 @@ def _reference_rewrite(question: str, slots: DialogueSlots, operation: str) -> R
         reported = [v for v in remembered if not v.computed]
         remembered = reported if len(reported) >= 2 else remembered
     pool = _named_values(question, remembered)
+    if operation in {"ratio", "share"} and not named and not results and len(slots.answers) >= 2:
+        pool = slots.answers[-2:]  # 'this total' and 'that amount': what the last two turns answered with
     if pool is None or len(pool) < 2:
         return None
     if operation in {"change", "percent_change", "cagr"}:
@@ -369,7 +378,9 @@ def _reference_rewrite(question: str, slots: DialogueSlots, operation: str) -> R
         refs = [pool[-1], pool[-2]] if not _whole_is_last(question, pool[-2], pool[-1]) else [pool[-2], pool[-1]]
         text = f"What is {refs[0].value.text} ({refs[0].label}) as a percentage of {refs[1].value.text} ({refs[1].label})?"
     elif operation == "ratio":
-        refs = _order_by_question(pool[-2:][::-1], question)
+        # 'the first in relation to the second': the earlier answer over the later; else the later over the earlier
+        first_second = _FIRST_SECOND_RE.search(question)
+        refs = pool[-2:] if first_second else _order_by_question(pool[-2:][::-1], question)
         text = (
             f"What is {who}{metric} in {refs[0].value.period or 'the later period'} relative to "
             f"{refs[1].value.period or 'the earlier period'}?"

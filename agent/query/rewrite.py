@@ -24,7 +24,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from agent.finance.lexicon import canonical, find_metrics
-from agent.finance.periods import find_periods, shift_period, without_periods
+from agent.finance.periods import find_periods, shift_period, sort_key, without_periods
 from agent.llm import schemas as llm_schemas
 from agent.llm.models import UsageLog, structured_call
 from agent.llm.prompts import echoes_prompt, rewrite_messages
@@ -33,6 +33,7 @@ from agent.query.cues import (
     _DEMONSTRATIVE_RE,
     _REFERENCE_RE,
     _RESULT_RE,
+    CHANGE_RE,
     COMPARE_RE,
     FOLLOW_UP_FILLER,
     NEXT_YEAR_RE,
@@ -43,6 +44,7 @@ from agent.query.cues import (
     _join,
     _own_words,
     _subject_question,
+    asks_percent,
     lookup_question,
     margin_metric,
     metric_label,
@@ -59,6 +61,7 @@ from agent.query.references import (
     _constant_rewrite,
     _convert_rewrite,
     _including_rewrite,
+    _new_subject_words,
     _operate_rewrite,
     _reference_rewrite,
     _value_operation,
@@ -206,7 +209,9 @@ def rewrite(
         constant.intent = extract_intent(constant.question, list(known_companies))
         constant.intent.requires_numeric = True
         return constant
-    including = _including_rewrite(question, slots) or _operate_rewrite(question, slots)
+    including = (
+        _including_rewrite(question, slots) or _operate_rewrite(question, slots) or _change_since_rewrite(question, slots)
+    )
     if including is not None:  # 'including 2015, what becomes this total?': a new figure plus the last total
         including.slots = slots.model_copy(deep=True)
         including.intent = extract_intent(including.question, list(known_companies))
@@ -451,6 +456,40 @@ def _bare_follow_up(question: str) -> bool:
     'and the specific value for 2010 again?'): it asks the last question again for another period."""
     words = [w for w in re.findall(r"[a-z]+", without_periods(question).lower()) if w not in FOLLOW_UP_FILLER]
     return len(words) <= BARE_FOLLOW_UP_MAX_WORDS
+
+
+def _change_since_rewrite(question: str, slots: DialogueSlots) -> Rewrite | None:
+    """'And by what amount did it change since 2013?' after 'what was the price performance of pmi in 2014?': the
+    last figure's subject in the one period the turn names, looked up now, and the change between the two in
+    code (old to new, whichever the turn names). None when the turn names anything new or that period's
+    figure was already answered (the remembered figures then serve)."""
+    named = list(dict.fromkeys(p.norm for p in find_periods(question)))
+    last = slots.last_values[-1] if slots.last_values else None
+    if (
+        len(named) != 1
+        or last is None
+        or last.computed
+        or not last.value.period
+        or last.value.period == named[0]
+        or slots.last_refused
+        or not CHANGE_RE.search(question)
+        or _THIS_CHANGE_RE.search(question)  # 'this change as a percentage of ...' refers to a change made
+        or _new_subject_words(CHANGE_RE.sub(" ", question), slots)
+        or any(v.value.period == named[0] for v in slots.last_values)
+    ):
+        return None
+    lookup = _with_period(slots.last_lookup, question, named)
+    if not lookup:
+        return None
+    return Rewrite(
+        original=question,
+        question=lookup,
+        changed=True,
+        references=[last],
+        operation="percent_change" if asks_percent(question) else "change",
+        read_first=sort_key(named[0]) < sort_key(last.value.period),  # the period named now is the older one
+        carried_over=[f"values: {last.value.text}"],
+    )
 
 
 def _with_period(last_question: str, question: str, periods: Sequence[str]) -> str:
