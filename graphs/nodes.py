@@ -325,6 +325,12 @@ def choose_route(sub_query: SubQuery, rewrite: Rewrite, res: Resources) -> Route
         return decide(Route.DIRECT, "needs no evidence (small talk)", direct="no_evidence").model_copy(
             update={"question": rewrite.original})
     kind = classify_query(sub_query.question, sub_query.intent)
+    if kind is QueryKind.NO_EVIDENCE and rewrite.standalone != "definition" and classify_query(
+        rewrite.original
+    ) is not QueryKind.NO_EVIDENCE:
+        # 'what about total assets?' rewritten 'What is the total assets?', or 'the sum of goodwill and ...' split
+        # into 'What is goodwill?': the turn asked for a figure, so its parts are no generic definitions.
+        kind = QueryKind.FILING
     if kind is QueryKind.NO_EVIDENCE:
         return decide(Route.DIRECT, "needs no evidence (small talk or a generic definition)", direct="no_evidence")
     company = sub_query.company or sub_query.intent.company

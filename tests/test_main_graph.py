@@ -345,3 +345,11 @@ def test_rewrite_cannot_turn_a_filing_price_into_a_market_question() -> None:
     # A past price the market tools cannot place goes to the filings (their stock-price tables report it).
     past = Rewrite(original="what was the closing price of the common stock as of 2/11/11?", question=sq.question)
     assert choose_route(sq, past, NoResources()).route is Route.DEEP
+    # A follow-up asking a figure ('what about total assets?') rewritten 'What is the total assets?' is no
+    # generic definition; a question that is one ('what is EBITDA?') still needs no evidence.
+    bare = SubQuery(id="q1", question="What is the total assets?", intent=QueryIntent())
+    follow = Rewrite(original="what about total assets?", question=bare.question, changed=True)
+    assert choose_route(bare, follow, NoResources()).route is Route.DEEP
+    generic = SubQuery(id="q1", question="What is EBITDA?", intent=QueryIntent())
+    asked = Rewrite(original="What is EBITDA?", question=generic.question, standalone="definition")
+    assert choose_route(generic, asked, NoResources()).route is Route.DIRECT

@@ -1024,3 +1024,20 @@ def test_that_change_for_another_subject_is_asked_afresh() -> None:
     chat.ask("what was the change over the period?")
     follow = chat.ask("in that same period, what was that fluctuation for the nasdaq composite?")
     assert not follow.references
+
+
+def test_what_turns_asking_a_figure_split_into_are_no_generic_definitions() -> None:
+    from agent.query.kind import QueryKind, classify_query
+
+    chat = Conversation()
+    chat.ask("what is the total goodwill?", [value("goodwill", 14722, "")])
+    follow = chat.ask("what about total assets?")
+    assert classify_query(follow.original) is not QueryKind.NO_EVIDENCE  # a follow-up, not 'what is X?'
+    assert follow.standalone == ""
+
+
+def test_a_part_of_an_earlier_whole_puts_the_named_metric_over_it() -> None:
+    chat = Conversation()
+    chat.ask("what was the total acquisition price?", [value("acquisitions", 267100, "FY2007")])
+    follow = chat.ask("what percentage of this price was dedicated to goodwill?")
+    assert follow.question.startswith("What was the goodwill as a percentage of acquisitions")

@@ -498,3 +498,15 @@ def test_a_count_is_not_answered_by_a_figure_that_never_names_what_is_counted() 
     assert refused.status == "not_found", refused.answer
     # A letter left of a garbled word ('segment 2019s' for "segment's") qualifies nothing.
     assert metric_modifiers("what were the segment 2019s net sales in 2009?", "revenue") == []
+
+
+def test_a_share_a_thousandth_of_its_whole_is_a_scale_slip() -> None:
+    from agent.answer.gate import sanity_failure
+    from agent.finance.arithmetic import share_of_total
+    from agent.schemas import NumericValue
+
+    def cv(label: str, number: float) -> CitedValue:
+        return CitedValue(label=label, value=NumericValue(text=f"{number:g}", value=number, unit="USD"))
+
+    assert "thousandfold" in sanity_failure(share_of_total(cv("net income", 0.0115), cv("net earnings", 932)))
+    assert sanity_failure(share_of_total(cv("segment", 120), cv("total", 932))) == ""

@@ -31,7 +31,7 @@ from agent.answer.words import (
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue
 from agent.finance.periods import find_periods, normalise_period, sort_key
-from agent.query.cues import asks_percent
+from agent.query.cues import PART_OF_RE, asks_percent
 from agent.query.definitions import asked_part
 from agent.query.plan import SubQuery
 from agent.schemas import NumericValue
@@ -108,17 +108,6 @@ _CELL_SHARE_RES = (
         re.I,
     ),
 )  # 'the ratio of X to Y', 'X as a percentage of Y', 'how much did X represent in relation to Y'
-
-
-# 'What percentage of undeveloped acres were in the US?', 'what portion of total debt is due within a year?',
-# 'what portion of the purchase price was allocated to goodwill?' (any participle: attributed, dedicated, ...):
-# the whole first, then what the part is; the part's cell must name both.
-_CELL_PART_OF_RE = re.compile(
-    r"\bwhat\s+(?:was\s+the\s+|is\s+the\s+)?(?:percent(?:age)?|portion|proportion|share|fraction)\s+of\s+"
-    r"(?:the\s+)?(?P<b>[^?]+?)\s+(?:(?:that\s+)?(?:was|were|is|are)\s+(?:made\s+(?:up\s+)?of\s+|due\s+to\s+|"
-    r"[a-z]+(?:ed|able)\s+(?:to|for|by)\s+|in\s+)?|(?:due|[a-z]+(?:ed|able))\s+to\s+|in\s+)(?P<a>[^?]+)",
-    re.IGNORECASE,
-)
 
 
 # Rows naming an amount taken away, which tables may print negative; and labels whose sign carries meaning.
@@ -481,7 +470,7 @@ def _share_asked(question: str) -> _Share | None:
     if share and _content_words(share.group("a")) and _content_words(share.group("b")):
         return _Share(part=share.group("a"), whole=share.group("b"),
                       percent=bool(_CELL_PERCENT_RE.search(share.group(0))))
-    part_of = _CELL_PART_OF_RE.search(question)
+    part_of = PART_OF_RE.search(question)
     if part_of and _content_words(part_of.group("a")) and _content_words(part_of.group("b")):
         part, whole = part_of.group("a"), part_of.group("b")
         if _TOTAL_WORD_RE.search(part) and not _TOTAL_WORD_RE.search(whole):

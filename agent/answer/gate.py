@@ -466,7 +466,8 @@ def _bounds(comp: Computation) -> tuple[float, float, str] | None:
 
 def _spread(comp: Computation) -> str:
     """Why two operands of one metric cannot be combined (a thousandfold apart), or ''."""
-    if comp.operation not in {"change", "difference", "percent_change", "cagr", "sum", "average"}:
+    # A share of a whole a thousandth of it rounds to 0.00 %: a scale is missing on one of its operands too.
+    if comp.operation not in {"change", "difference", "percent_change", "cagr", "sum", "average", "share"}:
         return ""
     sizes = [abs(i.value.absolute) for i in comp.inputs if not i.computed and i.value.absolute]
     if len(sizes) >= 2 and max(sizes) / min(sizes) >= OPERAND_SPREAD:

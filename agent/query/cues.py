@@ -105,6 +105,17 @@ CAGR_RE = re.compile(r"\bcagr\b|\bcompound(?:ed)?\s+annual", re.IGNORECASE)
 PERCENT_RE = re.compile(r"%|\bpercent(?:s|age)?\b|\bgrowth\s+rate\b|\brate\s+of\s+(?:growth|change)\b", re.I)
 
 
+# 'What percentage of undeveloped acres were in the US?', 'what portion of total debt is due within a year?',
+# 'what portion of the purchase price was allocated to goodwill?' (any participle: attributed, dedicated, ...):
+# the whole first, then what the part is; the part's cell must name both.
+PART_OF_RE = re.compile(
+    r"\bwhat\s+(?:was\s+the\s+|is\s+the\s+)?(?:percent(?:age)?|portion|proportion|share|fraction)\s+of\s+"
+    r"(?:the\s+)?(?P<b>[^?]+?)\s+(?:(?:that\s+)?(?:was|were|is|are)\s+(?:made\s+(?:up\s+)?of\s+|due\s+to\s+|"
+    r"[a-z]+(?:ed|able)\s+(?:to|for|by)\s+|in\s+)?|(?:due|[a-z]+(?:ed|able))\s+to\s+|in\s+)(?P<a>[^?]+)",
+    re.IGNORECASE,
+)
+
+
 # 'the change in that percentage of the bbb/baa': the percentage is the figure that changes (in points), not
 # how the change is expressed.
 PERCENT_MEASURED_RE = re.compile(

@@ -26,6 +26,7 @@ from agent.query.cues import (
     NEXT_YEAR_RE,
     NON_NUMERIC_RELATIONS,
     OPERATION_WORDS,
+    PART_OF_RE,
     PERCENT_RE,
     PRIOR_YEAR_RE,
     QUALITATIVE_TOPICS,
@@ -433,6 +434,12 @@ def plan_combinations(
         if ("share" in operations or "ratio" in operations) and len(metrics) >= 2:
             op = "share" if "share" in operations else "ratio"
             top, bottom = metrics[0], metrics[1]
+            part_of = PART_OF_RE.search(question)
+            if part_of is not None and op == "share":
+                # 'what percentage of this price was dedicated to goodwill?': the whole is named first
+                whole = {m.canonical for m in find_metrics(part_of.group("b"))}
+                if top in whole and bottom not in whole:
+                    top, bottom = bottom, top
             tracked_metric = f"{top} {'as % of' if op == 'share' else 'to'} {bottom}"
             for period in periods or [""]:
                 a, b = by_key.get((company, top, period)), by_key.get((company, bottom, period))

@@ -39,6 +39,7 @@ from agent.query.cues import (
     NEXT_YEAR_RE,
     NON_NUMERIC_RELATIONS,
     OPERATION_WORDS,
+    PART_OF_RE,
     PRIOR_YEAR_RE,
     SHARE_RE,
     _join,
@@ -307,7 +308,14 @@ def rewrite(
 
     # 3. "and as a percentage of revenue?": the previous metric over the named one, same company and period.
     share = SHARE_RE.search(question)
-    if q_metrics and share and slots.metrics and not find_metrics(question[: share.start()]):
+    part_of = PART_OF_RE.search(question)
+    if (
+        q_metrics
+        and share
+        and slots.metrics
+        and not find_metrics(question[: share.start()])
+        and (part_of is None or _whole_is_earlier(part_of.group("b"), slots))
+    ):
         base = slots.metrics[0]
         periods = q_periods or list(slots.periods)
         if not q_periods:
@@ -315,11 +323,10 @@ def rewrite(
         carried.append(f"metric: {base}")
         who = possessive(companies[0]) + " " if companies else "the "
         when = f" in {_join(periods)}" if periods else ""
-        text = (
-            f"What was {who}{metric_label(base)} as a percentage of "
-            f"{_join([metric_label(m) for m in q_metrics])}"
-            f"{when}?"
-        )
+        part, whole = metric_label(base), _join([metric_label(m) for m in q_metrics])
+        if part_of is not None:  # 'what percentage of this price was dedicated to goodwill?': goodwill is the part
+            part, whole = whole, part
+        text = f"What was {who}{part} as a percentage of {whole}{when}?"
         new_slots = own.model_copy(
             update={
                 "company": companies[0] if companies else "",
@@ -456,6 +463,14 @@ def _bare_follow_up(question: str) -> bool:
     'and the specific value for 2010 again?'): it asks the last question again for another period."""
     words = [w for w in re.findall(r"[a-z]+", without_periods(question).lower()) if w not in FOLLOW_UP_FILLER]
     return len(words) <= BARE_FOLLOW_UP_MAX_WORDS
+
+
+def _whole_is_earlier(whole: str, slots: DialogueSlots) -> bool:
+    """'this price', 'that total': the whole of a part-of question is the earlier turn's figure when it names
+    nothing beyond what the earlier turns named ('the revised purchase price' after 'prepaid expenses' is not)."""
+    words = set(_own_words(whole)) - {"total", "amount", "value"}
+    known = set(re.findall(r"[a-z&]{2,}", " ".join([slots.subject, slots.last_question, *slots.metrics]).lower()))
+    return words <= known
 
 
 def _change_since_rewrite(question: str, slots: DialogueSlots) -> Rewrite | None:
