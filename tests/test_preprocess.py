@@ -1041,3 +1041,22 @@ def test_a_part_of_an_earlier_whole_puts_the_named_metric_over_it() -> None:
     chat.ask("what was the total acquisition price?", [value("acquisitions", 267100, "FY2007")])
     follow = chat.ask("what percentage of this price was dedicated to goodwill?")
     assert follow.question.startswith("What was the goodwill as a percentage of acquisitions")
+
+
+def test_a_follow_up_naming_a_figure_more_exactly_than_the_lexicon_keeps_its_words() -> None:
+    chat = Conversation()
+    chat.ask("in the year of 2005, what was the total amount of the non-tower cash flow?",
+             [value("cash flow", -30584, "FY2005")])
+    follow = chat.ask("and what was the adjusted consolidated cash flow?")
+    assert "adjusted consolidated cash flow" in follow.question and "FY2005" in follow.question
+
+
+def test_that_amount_as_a_portion_of_this_named_figure_divides_the_two_answers() -> None:
+    chat = Conversation()
+    chat.ask("in the year of 2005, what was the total amount of the non-tower cash flow?",
+             [value("cash flow", -30584, "FY2005")])
+    chat.ask("and what was the adjusted consolidated cash flow?", [value("cash flow", 531822, "FY2005")])
+    follow = chat.ask("what, then, was that amount as a portion of this adjusted cash flow?")
+    result = answer_references(follow)
+    assert follow.operation == "share" and result is not None
+    assert result.result.value == pytest.approx(-30584 / 531822 * 100)

@@ -205,8 +205,17 @@ def _join(items: Sequence[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def lookup_question(company: str, metrics: Sequence[str], periods: Sequence[str], hint: str = "") -> str:
+def lookup_question(
+    company: str, metrics: Sequence[str], periods: Sequence[str], hint: str = "", wording: str = ""
+) -> str:
+    """'What was Acme's revenue in FY2023?': a self-contained lookup. ``wording`` is the user's own name for the
+    figure, kept when it says more than the lexicon's names ('the adjusted consolidated cash flow', not 'the cash
+    flow': the row the user means)."""
     names = [metric_label(m) for m in metrics]
+    said = set(re.findall(r"[a-z&]{2,}", wording.lower())) - FOLLOW_UP_FILLER
+    named = set(re.findall(r"[a-z&]{2,}", " ".join(names).lower()))
+    if len(metrics) == 1 and said > named:
+        names = [re.sub(r"^(?:the|its|their)\s+", "", wording.strip(), flags=re.IGNORECASE)]
     subject = f"{possessive(company)} {_join(names)}" if company else f"the {_join(names)}"
     when = f" in {_join(periods)}" if periods else ""
     verb = "was" if periods else "is"

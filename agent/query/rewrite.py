@@ -51,6 +51,7 @@ from agent.query.cues import (
     metric_label,
     possessive,
     scale_hint,
+    subject_phrase,
 )
 from agent.query.dialogue import DialogueSlots, Rewrite, Turn, slots_from_intent
 from agent.query.intent import extract_intent
@@ -59,6 +60,7 @@ from agent.query.references import (
     _OVER_BASE_RE,
     _SPAN_COUNT_RE,
     _THIS_CHANGE_RE,
+    _WHOLE_RE,
     _constant_rewrite,
     _convert_rewrite,
     _including_rewrite,
@@ -248,8 +250,14 @@ def rewrite(
         and all(any(v.value.period == p.norm and not v.computed for v in slots.last_values)
                 for p in find_periods(question))
     )
+    # 'what was that amount as a portion of this adjusted cash flow?': both operands are earlier answers.
+    over_demonstrative = (
+        bool(q_metrics) and set(q_metrics) <= set(slots.metrics) and bool(_WHOLE_RE.search(question))
+        and len(slots.answers) >= 2
+    )
     if (
-        not q_metrics or over_earlier or over_base or over_remembered or _THIS_CHANGE_RE.search(question)
+        not q_metrics or over_earlier or over_base or over_remembered or over_demonstrative
+        or _THIS_CHANGE_RE.search(question)
     ) and not q_companies:
         operation = _value_operation(question, slots)
         if operation and (slots.last_values or slots.last_computation):
@@ -408,7 +416,7 @@ def rewrite(
     ):
         periods = list(slots.periods)
         carried += [f"period: {p}" for p in periods]
-        text = lookup_question(companies[0] if companies else "", q_metrics, periods, hint)
+        text = lookup_question(companies[0] if companies else "", q_metrics, periods, hint, subject_phrase(question))
         new_slots = own.model_copy(
             update={
                 "company": companies[0] if companies else "",
