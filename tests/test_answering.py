@@ -880,3 +880,13 @@ def test_a_derived_figure_never_mixes_two_companies_filings() -> None:
     final = answer_offline(decompose(question, extract_intent(question, [])), evidence)
     assert "different companies' filings (microsoft, ultabeauty)" in final.text, final.text
     assert not any(f.computed for f in final.figures)
+
+
+def test_a_scale_line_above_a_schedule_is_no_row_of_its_values() -> None:
+    from agent.answer.cells import _table_cells
+
+    chunk = ("Cover\n(in thousands)\n2014 | 385373 | (in thousands)\n2015 | 1110566 | (in thousands)\n"
+             "2016 | 270852 | (in thousands)")
+    reader = EvidenceReader([Evidence(chunk_id="c1", doc_name="ETR_2013_10K", text=chunk)])
+    cells = _table_cells(reader, {0})
+    assert [(c.label, c.value.value) for c in cells] == [("2014", 385373), ("2015", 1110566), ("2016", 270852)]

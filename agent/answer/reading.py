@@ -397,6 +397,8 @@ def _loose_rows(
                 continue
         elif not label or find_numbers(label) or not 0 < len(label.split()) <= LOOSE_LABEL_MAX_WORDS:
             continue
+        elif not _SCALE_CELL_RE.sub("", label).strip(" ()"):
+            continue  # '(in thousands)' above a schedule is the table's scale, not a row naming its values
         end = start + len(line)
         for at, nxt in lines[i + 1 :]:
             if not nxt.strip():
