@@ -884,6 +884,7 @@ def test_a_derived_figure_never_mixes_two_companies_filings() -> None:
 
 def test_a_scale_line_above_a_schedule_is_no_row_of_its_values() -> None:
     from agent.answer.cells import _table_cells
+    from agent.answer.reading import EvidenceReader
 
     chunk = ("Cover\n(in thousands)\n2014 | 385373 | (in thousands)\n2015 | 1110566 | (in thousands)\n"
              "2016 | 270852 | (in thousands)")
