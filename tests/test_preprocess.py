@@ -1060,3 +1060,12 @@ def test_that_amount_as_a_portion_of_this_named_figure_divides_the_two_answers()
     result = answer_references(follow)
     assert follow.operation == "share" and result is not None
     assert result.result.value == pytest.approx(-30584 / 531822 * 100)
+
+
+def test_a_follow_up_with_its_own_subject_keeps_it_in_the_period_it_names() -> None:
+    chat = Conversation()
+    chat.ask("as of december 31, 2012, what was the remaining amount under the share repurchase program?",
+             [value("share repurchases", 0.88, "FY2012")])
+    follow = chat.ask("and in the year before, what was the average price paid per share?")
+    assert "average price paid per share" in follow.question and "2011" in follow.question
+    assert "remaining amount" not in follow.question

@@ -317,3 +317,15 @@ def test_heading_above_an_index_page_counts_but_the_index_does_not() -> None:
         (["Item 8"], 1),
         (["Item 8", "Consolidated Statements of Operations"], 2),
     ]
+
+
+def test_a_line_of_column_names_above_year_rows_heads_the_table() -> None:
+    page = (
+        "the following table summarizes the activity under this share repurchase program .\n\n"
+        "total cost of shares purchased | total number of shares purchased | average price paid per share\n"
+        "2012 | 971883 | 14087.8 | 68.99\n2011 | 2997688 | 36940.4 | 81.15\n2010 | 1716675 | 26624.8 | 64.48\n"
+    )
+    table = find_tables(page)[0]
+    assert table.title.startswith("total cost of shares purchased | total number")
+    assert table_header_line(table).startswith(table.title)
+

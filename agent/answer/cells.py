@@ -187,14 +187,21 @@ def _table_cells(reader: EvidenceReader, allowed: set[int]) -> list[_Cell]:
     return out
 
 
+_TITLE_LINE_RE = re.compile(r"\(?[A-Za-z][\w\s.,&'-]{0,30}\)?")  # a short line of words only: a title or scale
+
+
 def _column_names(text: str, start: int) -> list[str]:
     """The names of a header line without figures ('citi | s&p 500 | s&p financials') above the block of
     rows whose row starts at ``start``; empty when the block has none."""
     for line in reversed(text[:start].split("\n")[:-1]):
         if "|" not in line:
+            if _TITLE_LINE_RE.fullmatch(line.strip()):
+                continue  # a table title or scale line between the names and the rows ('Cover', '(in thousands)')
             return []
         cells = [c.strip() for c in line.split("|")]
-        if all(c and re.search(r"[a-z]", c, re.IGNORECASE) for c in cells):
+        while cells and re.fullmatch(r"\((?:in|amounts\s+in|dollars\s+in)\s[^)]*\)", cells[-1], re.IGNORECASE):
+            cells.pop()  # '... | average price paid per share | (in thousands)': the scale names no column
+        if cells and all(c and re.search(r"[a-z]", c, re.IGNORECASE) for c in cells):
             return cells
     return []
 
@@ -436,6 +443,7 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
             "period": period,
             "period_stated": bool(asked & cell.periods) or not asked,
             "confidence": round(min(1.0, score / (1 + CELL_PRECISION_WEIGHT)), 3),
+            "named": _cell_name(cell),
             "explanation": (f'sentence figure: "{cell.label}"' if cell.prose else f'table cell: row "{cell.label}"')
             + (f', column "{cell.header}"' if cell.header else "")
             + f'. Source: "{quote}"',
@@ -515,6 +523,10 @@ def _cell_share(
             # 'what portion of the purchase price was allocated to goodwill': the part is its own row
             # ('goodwill') of the table whose total is the whole, not a row naming both
             found, same_table = _best_cell(reader, _content_words(part), asked, base.company, question=part), True
+        if found is not None and i == 1 and not _content_words(found[1].label) & words and not _TOTAL_RE.match(
+            found[1].label
+        ):
+            found = None  # 'the revised purchase price' is no 'receivables' row that only its column ('revised') names
         if found is not None and i == 1 and _TOTAL_WORD_RE.search(part) and not _TOTAL_RE.match(found[1].label):
             found = None  # 'the total liabilities' is a total row, not one of the items ('other liabilities')
         if found is None and i == 1 and _TOTAL_WORD_RE.search(part):

@@ -262,6 +262,8 @@ def check_period(answer: SubAnswer, asked: str, reader: EvidenceReader) -> Check
 
 def _naming_words(answer: SubAnswer) -> str:
     """The words that say what the figure is: its row label, or the words just before it in its sentence."""
+    if answer.named:
+        return answer.named
     label = _row_label(answer)
     if label:
         return label

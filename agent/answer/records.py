@@ -74,6 +74,9 @@ class SubAnswer(BaseModel):
     period_stated: bool = Field(
         default=True, description="False when the figure's row or sentence states no period of its own"
     )
+    named: str = Field(
+        default="", description="what the filing calls the figure: its row label and column header, when read so"
+    )
     exact_label: bool = Field(
         default=False, description="the figure's row label is a name of the metric itself, not a partial match"
     )

@@ -430,6 +430,19 @@ def _is_column_line(row: _Row) -> bool:
     return _is_meta_line(row.label) or bool(_PERIOD_RE.search(row.label))
 
 
+def _names_line(row: _Row, body: list[_Row]) -> bool:
+    """A line of column names above rows labelled by their period ('total cost of shares purchased | total number
+    of shares purchased | average price paid per share' over '2012 | 971883 | 14087.8 | 68.99'): as many names
+    as the rows have values, and no figures."""
+    names = [c.strip() for c in row.label.split("|")] if not row.cells else []
+    widths = {len(r.cells) - (1 if not r.label and _YEAR_CELL_RE.match(r.cells[0]) else 0) for r in body if r.cells}
+    return (
+        len(names) >= 2
+        and widths == {len(names)}
+        and all(re.search(r"[A-Za-z]{3}", n) and not re.search(r"\d", n) for n in names)
+    )
+
+
 def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
     first_data = next(i for i, r in enumerate(group) if r.is_data)
     last_data = max(i for i, r in enumerate(group) if r.is_data)
@@ -448,6 +461,9 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
     title, zone_start = "", col_start
     for i in range(col_start - 1, max(-1, col_start - 1 - TITLE_LOOKBACK_LINES), -1):
         row = group[i]
+        if i == col_start - 1 and _names_line(row, group[body_start:last_data + 1]):
+            title, zone_start = row.label, i  # 'total cost | number of shares | average price': the columns' names
+            break
         if row.cells or len(row.label.split()) > TITLE_MAX_WORDS:
             break
         if row.label.lower() == "table of contents":

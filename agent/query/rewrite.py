@@ -354,7 +354,8 @@ def rewrite(
             carried.append(f"company: {', '.join(slots.companies[1:])}")
         else:
             text = (
-                _with_period(slots.last_question, question, q_periods)
+                _own_subject_question(question, slots, q_periods)
+                or _with_period(slots.last_question, question, q_periods)
                 or _subject_question(slots.subject, question, q_periods)
                 or lookup_question(companies[0] if companies else "", metrics, q_periods, hint)
             )
@@ -372,7 +373,8 @@ def rewrite(
     # rents payable in 2008?' then 'and in 2007?'): the last question, its period swapped.
     if q_periods and not q_metrics and not q_companies and not slots.metrics and _bare_follow_up(question):
         text = (
-            _with_period(slots.last_question, question, q_periods)
+            _own_subject_question(question, slots, q_periods)
+            or _with_period(slots.last_question, question, q_periods)
             or _with_period(slots.last_lookup, question, q_periods)
             or _subject_question(slots.subject, question, q_periods)
         )
@@ -471,6 +473,22 @@ def _bare_follow_up(question: str) -> bool:
     'and the specific value for 2010 again?'): it asks the last question again for another period."""
     words = [w for w in re.findall(r"[a-z]+", without_periods(question).lower()) if w not in FOLLOW_UP_FILLER]
     return len(words) <= BARE_FOLLOW_UP_MAX_WORDS
+
+
+_RELATIVE_WORDS = ("before", "after", "ago", "last", "this", "current", "preceding")  # 'the year before'
+
+
+def _own_subject_question(question: str, slots: DialogueSlots, periods: Sequence[str]) -> str:
+    """'And in the year before, what was the average price paid per share?': a follow-up that names its own
+    subject keeps it, in the period it resolves to; '' when it names nothing the last question did not."""
+    subject = subject_phrase(question)
+    if not subject or len(periods) != 1:
+        return ""
+    said = set(_own_words(subject)) - set(_RELATIVE_WORDS)
+    known = " ".join([slots.last_question, slots.last_lookup, slots.subject]).lower()
+    if said <= set(re.findall(r"[a-z&]{2,}", known)):
+        return ""  # 'what was the 2011 price?' re-asks the subject asked before
+    return _subject_question(subject, question, periods)
 
 
 def _whole_is_earlier(whole: str, slots: DialogueSlots) -> bool:
