@@ -1069,3 +1069,29 @@ def test_a_follow_up_with_its_own_subject_keeps_it_in_the_period_it_names() -> N
     follow = chat.ask("and in the year before, what was the average price paid per share?")
     assert "average price paid per share" in follow.question and "2011" in follow.question
     assert "remaining amount" not in follow.question
+
+
+def test_two_cells_of_one_row_add_up_between_those_two_numbers() -> None:
+    chat = Conversation()
+    row = "equity compensation plans approved by security holders | 448859 | 4087587"
+    chat.ask("what is the number of securities to be issued upon exercise of outstanding options?",
+             [row_value("a", 448859, "FY2014", row)])
+    chat.ask("and what is the number of securities remaining available for future issuance?",
+             [row_value("c", 4087587, "FY2014", row)])
+    total = chat.ask("what is, then, the combined total of securities between those two numbers?")
+    result = answer_references(total)
+    assert result is not None and result.result.value == pytest.approx(4536446)
+    chat.ask("what is the number of securities remaining available for future issuance?",
+             [row_value("c", 4087587, "FY2014", row)])
+    share = chat.ask("and how much does this number represent in relation to that combined total?")
+    result = answer_references(share)
+    assert share.operation == "ratio" and result is not None
+    assert result.result.value == pytest.approx(4087587 / 4536446)
+
+
+def test_that_value_over_a_sum_never_made_is_no_sum() -> None:
+    chat = Conversation()
+    chat.ask("what is the value of interest only product in 2012?", [row_value("a", 904, "FY2012", "interest only | 904")])
+    chat.ask("and the principal and interest product?", [row_value("b", 266, "FY2012", "p&i | 266")])
+    follow = chat.ask("what is that value over the sum of both product values?")
+    assert follow.operation != "sum"

@@ -671,14 +671,19 @@ def _answer_with_reference(plan: QueryPlan, evidence: Sequence[Evidence], rewrit
     reader = EvidenceReader(evidence)
     sub_answers = [answer_sub_query(sq, evidence, reader, turn_question=plan.question) for sq in plan.sub_queries]
     read = next((v for a in sub_answers if (v := a.cited_value()) is not None), None)
+    what = f"the {rewrite.operation} with {rewrite.references[0].value.text.strip()}"
     if read is None:
-        return compose_answer(plan.question, sub_answers, evidence=evidence)
+        # Sentences about the figure are no figure to compute with: refused, kept as the closest evidence.
+        refused = [operation_refusal(sa, what, "no figure to compute it with was found") if sa.status == "text"
+                   else sa for sa in sub_answers]
+        return compose_answer(plan.question, refused, evidence=evidence)
     combo = Combination(id="r1", operation=rewrite.operation, operands=[], metric=read.metric,  # type: ignore[arg-type]
                         label=rewrite.original)
     try:
         comp = _run(combo, [read, rewrite.references[0]] if rewrite.read_first else [rewrite.references[0], read])
     except ArithmeticRefusal as exc:
-        return compose_answer(plan.question, sub_answers, not_found=[f"{rewrite.original} ({exc})"])
+        refused = [operation_refusal(sa, what, str(exc)) if sa.status in {"text", "found"} else sa for sa in sub_answers]
+        return compose_answer(plan.question, refused, evidence=evidence)
     first, second = comp.inputs[0], comp.inputs[-1]
     if rewrite.operation in {"change", "percent_change"} and first.value.period and second.value.period:
         kind = "Change" if rewrite.operation == "change" else "Percentage change"

@@ -345,9 +345,9 @@ _OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str]], ...] = (
     (
         "ratio",
         "a ratio or share",
-        re.compile(r"\b(?:proportion|ratio|portion)\b|\b(?:percentage|percent|share) of\b|%\s*of\b|"
+        re.compile(r"\b(?:proportion|ratio|portion|fraction)\b|\b(?:percentage|percent|share) of\b|%\s*of\b|"
                    r"\bas an? (?:percentage|percent|share|proportion|fraction)\b", re.I),
-        re.compile(r"\b(?:ratio|proportion|portion|percent\w*|share|margin|rate|yield)\b|%", re.I),
+        re.compile(r"\b(?:ratio|proportion|portion|fraction|percent\w*|share|margin|rate|yield)\b|%", re.I),
     ),
 )
 

@@ -115,7 +115,10 @@ _FIRST_SECOND_RE = re.compile(r"\b(?:first|former)\b.*\b(?:second|latter)\b", re
 _LESS_BETWEEN_RE = re.compile(r"\b(?:19|20)\d\d\b.*?\b(?:less|minus)\b.*?\b(?:19|20)\d\d\b", re.IGNORECASE)
 
 
-_RATIO_HEAD_RE = re.compile(r"\bratio\b|\bquotient\b|\bdivided\s+by\b", re.IGNORECASE)
+_RATIO_HEAD_RE = re.compile(
+    r"\bratio\b|\bquotient\b|\bdivided\s+by\b|\b(?:that|this|it)(?:\s+(?:value|amount|number|figure))?\s+over\b",
+    re.IGNORECASE,
+)  # 'that value over the sum of both': a division, whatever it divides by
 
 
 _DIFFERENCE_HEAD_RE = re.compile(r"\bdifference\s+(?:of|between)\b", re.IGNORECASE)
@@ -210,6 +213,9 @@ def _value_operation(question: str, slots: DialogueSlots) -> str:
     head = "" if over_base and after_change else _head_operation(q)  # 'that divided by the 2007 revenue'
     if head:
         return head
+    if relation and not refers_change:
+        # 'how much does this number represent in relation to that combined total?': the total is an operand
+        q = _WHOLE_RE.sub(" ", q)
     if AVERAGE_RE.search(q):
         return "average"
     if _LESS_BETWEEN_RE.search(q):
@@ -594,11 +600,12 @@ def _convert_rewrite(question: str, slots: DialogueSlots) -> Rewrite | None:
 
 def _distinct_values(values: Sequence[CitedValue]) -> list[CitedValue]:
     """Remembered figures, newest last, one per (metric, period) -- or per figure when it has no period. A
-    reported figure is also told apart by the row or sentence it was read from: a segment's sales and the
-    total's, or 'additions charged to expense' and 'accounts written-off' of one year, are two figures."""
+    reported figure is also told apart by the row or sentence it was read from and its value: a segment's sales
+    and the total's, or 'additions charged to expense' and 'accounts written-off' of one year, are two figures."""
     out: dict[tuple[str, str, str], CitedValue] = {}
     for v in values:
-        source = v.citation.quote if v.citation is not None and not v.computed else ""
+        # Two cells of one row (columns (a) and (c) of a plan's line) are two figures: the value tells them apart.
+        source = f"{v.citation.quote}#{v.value.value!r}" if v.citation is not None and not v.computed else ""
         key = (v.metric, source, v.value.period or f"value:{v.value.value!r}")
         out.pop(key, None)
         out[key] = v

@@ -257,7 +257,7 @@ def rewrite(
     )
     if (
         not q_metrics or over_earlier or over_base or over_remembered or over_demonstrative
-        or _THIS_CHANGE_RE.search(question)
+        or _THIS_CHANGE_RE.search(question) or _BOTH_ANSWERS_RE.search(question)
     ) and not q_companies:
         operation = _value_operation(question, slots)
         if operation and (slots.last_values or slots.last_computation):
@@ -473,6 +473,14 @@ def _bare_follow_up(question: str) -> bool:
     'and the specific value for 2010 again?'): it asks the last question again for another period."""
     words = [w for w in re.findall(r"[a-z]+", without_periods(question).lower()) if w not in FOLLOW_UP_FILLER]
     return len(words) <= BARE_FOLLOW_UP_MAX_WORDS
+
+
+# 'the combined total of securities between those two numbers': the operands are the last two answers, whatever
+# the lexicon reads in the turn's other words.
+_BOTH_ANSWERS_RE = re.compile(
+    r"\b(?:those|these)\s+two\s+(?:numbers|values|figures|amounts|answers)\b|\bbetween\s+(?:them|those|these)\s*[?,]",
+    re.IGNORECASE,
+)
 
 
 _RELATIVE_WORDS = ("before", "after", "ago", "last", "this", "current", "preceding")  # 'the year before'
