@@ -222,3 +222,8 @@ def test_normalise_splits_a_day_glued_to_its_year() -> None:
     assert normalise_text("| | december 31 2009 | december 312008 |") == "| | december 31 2009 | december 31 2008 |"
     assert normalise_text("three months ended dec . 282013 (1)") == "three months ended dec . 28 2013 (1)"
     assert normalise_text("may 2012 and 302,000 shares") == "may 2012 and 302,000 shares"  # no date glued here
+
+
+def test_normalise_joins_a_letter_spaced_year() -> None:
+    assert normalise_text("| 2019 | 2 0 1 8 |") == "| 2019 | 2018 |"
+    assert normalise_text("counts 1 2 0 1 8 9") == "counts 1 2 0 1 8 9"  # a run of single digits is no year

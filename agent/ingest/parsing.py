@@ -62,6 +62,10 @@ _GLUED_DATE_RE = re.compile(
 )
 
 
+# Letter-spaced headers come out of extraction digit by digit ('2 0 1 8'): a year so spaced is joined again.
+_SPACED_YEAR_RE = re.compile(r"(?<![\d,.] )(?<![\d,.])\b(1 9|2 0) (\d) (\d)\b(?! \d)")
+
+
 PageProgress = Callable[[int, int], None]  # (pages read, pages in the file)
 
 
@@ -114,6 +118,8 @@ def normalise_text(text: str) -> str:
     if "...." in text or ". . . ." in text:
         text = _DOT_LEADER_RE.sub(" ", text)
     text = _GLUED_DATE_RE.sub(r"\1\2 \3", text)
+    if " 0 " in text or " 9 " in text:
+        text = _SPACED_YEAR_RE.sub(lambda m: m.group(0).replace(" ", ""), text)
     lines = [_SPACES_RE.sub(" ", line).strip() for line in text.split("\n")]
     return _BLANK_RUN_RE.sub("\n\n", "\n".join(lines)).strip("\n")
 
