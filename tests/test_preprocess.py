@@ -1095,3 +1095,15 @@ def test_that_value_over_a_sum_never_made_is_no_sum() -> None:
     chat.ask("and the principal and interest product?", [row_value("b", 266, "FY2012", "p&i | 266")])
     follow = chat.ask("what is that value over the sum of both product values?")
     assert follow.operation != "sum"
+
+
+def test_that_value_divided_by_the_prior_sum_uses_the_sum_made_earlier() -> None:
+    chat = Conversation()
+    chat.ask("what is the value of the purchased distressed loan portfolio in 2010?",
+             [row_value("portfolio", 392, "FY2010", "portfolio | 392")])
+    chat.ask("what is the value of allowances in 2010?", [row_value("allowance", 77, "FY2010", "allowance | 77")])
+    chat.ask("what is the sum?")
+    chat.ask("what is the allowance value at the end of 2010?", [row_value("allowance", 77, "FY2010", "allowance | 77")])
+    follow = chat.ask("what is that value divided by the prior sum?")
+    result = answer_references(follow)
+    assert result is not None and result.result.value == pytest.approx(77 / 469)

@@ -350,8 +350,24 @@ def _reference_rewrite(question: str, slots: DialogueSlots, operation: str) -> R
         # 'that value divided by the prior sum', 'the ratio of the difference of citi to the s&p 500': the
         # operands are earlier results of that kind; none computed, nothing to divide.
         computed = [v for v in remembered if v.computed]
-        if not any(k in v.label.split() for v in computed for k in results):
+        named_results = [v for v in computed if any(k in v.label.split() for k in results)]
+        if not named_results:
             return None
+        answered = [a for a in slots.answers if not a.computed]
+        divisor = re.search(r"\b(?:divided\s+by|over|in\s+relation\s+to|relative\s+to)\b", question, re.I)
+        result_noun = _RESULT_NOUN_RE.search(question)
+        named_as_divisor = divisor is not None and result_noun is not None and result_noun.start() > divisor.start()
+        if len(named_results) == 1 and answered and operation == "ratio" and named_as_divisor:
+            # 'that value divided by the prior sum': the last figure answered over the one result named
+            part, whole = answered[-1], named_results[0]
+            return Rewrite(
+                original=question,
+                question=f"What is {part.value.text} ({part.label}) divided by {whole.value.text} ({whole.label})?",
+                changed=True,
+                references=[part, whole],
+                operation="ratio",
+                carried_over=[f"values: {part.value.text}, {whole.value.text}"],
+            )
         remembered = computed
     elif operation not in {"sum", "average"}:
         # Changes, shares and ratios compare reported figures; totals and averages may add up computed ones.
