@@ -902,3 +902,11 @@ def test_column_names_above_a_title_and_scale_line_name_the_cells() -> None:
     reader = EvidenceReader([Evidence(chunk_id="c1", doc_name="SLB_2012_10K", text=chunk)])
     cells = _table_cells(reader, {0})
     assert [(c.header, c.value.value) for c in cells][-1] == ("average price paid per share", 81.15)
+
+
+def test_the_difference_of_two_items_of_one_year_subtracts_their_cells() -> None:
+    from agent.answer.cells import _share_asked
+
+    share = _share_asked("what is the difference of total capital and tier 1 in 2007?")
+    assert share is not None and share.subtract and share.part == "total capital" and share.whole == "tier 1"
+    assert _share_asked("what is the difference between 2019 average x schemes and 2019 average y schemes?") is None

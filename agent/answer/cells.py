@@ -110,6 +110,20 @@ _CELL_SHARE_RES = (
 )  # 'the ratio of X to Y', 'X as a percentage of Y', 'how much did X represent in relation to Y'
 
 
+# 'the difference between the beginning balance carrying amount of loan receivables and allowance', 'the
+# difference of total capital and tier 1 in 2007': two items of one period, the first minus the second.
+_DIFFERENCE_OF_RE = re.compile(
+    r"\bdifference\s+(?:of|between)\s+(?:the\s+)?(?P<a>[^?]+?)\s+and\s+(?:the\s+)?(?P<b>[^?]+?)"
+    r"(?:\s+(?:in|for|as\s+of|at)\s+[^?]*\d{4}[^?]*)?\s*\??$",
+    re.IGNORECASE,
+)
+
+
+_ITEM_OPERATION_RE = re.compile(
+    r"\b(?:average|mean|change|growth|increase|decrease|percent(?:age)?|ratio|margin)\b", re.IGNORECASE
+)  # items that are themselves computed: not two cells to subtract
+
+
 # Rows naming an amount taken away, which tables may print negative; and labels whose sign carries meaning.
 _DEDUCTION_LABEL_RE = re.compile(
     r"\b(?:loss(?:es)?|expenses?|costs?|liabilit(?:y|ies)|debt|deductions?|charges?|outflows?|payments?|"
@@ -469,11 +483,20 @@ class _Share(BaseModel):
     whole: str
     percent: bool
     part_names_whole: bool = False
+    subtract: bool = Field(default=False, description="'the difference of X and Y': X minus Y, not X over Y")
 
 
 def _share_asked(question: str) -> _Share | None:
     """The two figures a question divides, as it words them: 'the ratio of X to Y', 'X as a percentage of Y',
     'what portion of Y was allocated to X'; None when it names no two."""
+    difference = _DIFFERENCE_OF_RE.search(question)
+    if (
+        difference
+        and _content_words(difference.group("a"))
+        and _content_words(difference.group("b"))
+        and not _ITEM_OPERATION_RE.search(difference.group(0))  # 'the 2019 average X and the 2019 average Y'
+    ):
+        return _Share(part=difference.group("a"), whole=difference.group("b"), percent=False, subtract=True)
     share = next((m for r in _CELL_SHARE_RES if (m := r.search(question))), None)
     if share and _content_words(share.group("a")) and _content_words(share.group("b")):
         return _Share(part=share.group("a"), whole=share.group("b"),
@@ -554,14 +577,17 @@ def _cell_share(
     if same_table and cells[0].seg.ev != cells[1].seg.ev:
         return None
     try:
-        comp = arithmetic.ratio(values[0], values[1], base.metric, as_percent=percent)
+        if share.subtract:
+            comp = arithmetic.difference(values[0], values[1], base.metric)
+        else:
+            comp = arithmetic.ratio(values[0], values[1], base.metric, as_percent=percent)
     except ArithmeticRefusal:
         return None
-    answer = _computed_answer(
-        base, comp, "percent" if percent else "ratio", question_scale(sub_query.question), min(sureness)
-    )
+    kind = "money" if share.subtract else ("percent" if percent else "ratio")
+    answer = _computed_answer(base, comp, kind, question_scale(sub_query.question), min(sureness))
+    relation = "minus" if share.subtract else ("as a percentage of" if percent else "relative to")
     answer.answer = (
-        f"{_capital(values[0].label)} {'as a percentage of' if percent else 'relative to'} {values[1].label}: "
+        f"{_capital(values[0].label)} {relation} {values[1].label}: "
         f"{answer.display} (computed: {comp.formula}) "
         + " ".join(dict.fromkeys(c.label() for c in comp.citations()))
         + "."
