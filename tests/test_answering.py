@@ -20,9 +20,10 @@ from agent.answer.reading import Evidence
 from agent.answer.records import FinalAnswer, SubAnswer, question_scale
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue
+from agent.finance.numbers import name_numbers
 from agent.llm.models import UsageLog
 from agent.query.decompose import decompose
-from agent.query.intent import extract_intent
+from agent.query.intent import extract_intent, keywords_of
 from agent.query.plan import QueryPlan, SubQuery
 from agent.schemas import Citation, NumericValue, QueryIntent, TemporalScope
 
@@ -677,6 +678,33 @@ def test_numbered_row_label_must_carry_the_asked_number() -> None:
     for question, expected in asked.items():
         answer = answer_sub_query(decompose(question, extract_intent(question, [])).sub_queries[0], evidence)
         assert answer.value is not None and answer.value.value == expected, question
+
+
+def test_a_number_that_is_part_of_a_row_name_tells_the_rows_apart() -> None:
+    text = "\n".join(
+        [
+            "Stock performance graph",
+            "columns: 12/29/2012, 12/30/2017",
+            "tractor supply company | 12/29/2012: 100 | 12/30/2017: 180.52",
+            "s&p 500 | 12/29/2012: 100 | 12/30/2017: 211.67",
+            "s&p retail index | 12/29/2012: 100 | 12/30/2017: 286.13",
+        ]
+    )
+    evidence = [Evidence(chunk_id="t1", doc_name="TSCO_2017_10K", text=text, score=1.0)]
+    asked = {
+        "what was the performance value of the s&p 500 in 2017?": 211.67,  # 's&p 500' is a label, not a value
+        "what was the performance value of the s&p 500 retail index in 2017?": 286.13,
+        "what was the performance value of the s&p retail index in 2017?": 286.13,
+    }
+    for question, expected in asked.items():
+        answer = answer_sub_query(decompose(question, extract_intent(question, [])).sub_queries[0], evidence)
+        assert answer.value is not None and answer.value.value == expected, question
+
+
+def test_name_numbers_are_kept_as_keywords_but_years_and_operands_are_not() -> None:
+    assert name_numbers("the s&p 500 and tier 1 capital in 2017, less 100") == {"s&p": {"500"}, "tier": {"1"}}
+    words = keywords_of("what was the change in the s&p 500 from 2012 to 2017, as of december 31, less 100?")
+    assert "500" in words and not {"2012", "2017", "31", "100"} & set(words)
 
 
 def test_footnote_marker_in_a_column_header_is_not_a_figure() -> None:

@@ -273,6 +273,14 @@ def test_scale_follow_up_restates_the_last_answer_in_the_larger_unit() -> None:
     assert not chat.ask("and how much is that in dollars?").references
 
 
+def test_a_product_of_earlier_results_is_never_computed_as_another_operation() -> None:
+    chat = Conversation()
+    chat.ask("what is the change in price of the index from 2015 to 2016?", [value("index", 18.77, "FY2016")])
+    chat.ask("what is 100000 divided by 100?")
+    product = chat.ask("what is the product of the change by the quotient?")
+    assert not product.operation and answer_references(product) is None  # not 'the change': 18.77 - 1,000
+
+
 def test_a_named_total_is_looked_up_not_summed_from_earlier_answers() -> None:
     chat = Conversation()
     chat.ask("what was the tier 2 capital in 2008?", [value("tier 2 capital", 37.4, "FY2008")])

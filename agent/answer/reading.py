@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from agent.answer.verify import split_sentences
 from agent.finance.lexicon import MetricMention, find_metrics
-from agent.finance.numbers import find_numbers, header_scale
+from agent.finance.numbers import find_numbers, header_scale, name_numbers
 from agent.finance.periods import PeriodMention, find_periods, normalise_period, parse_date
 from agent.ingest.hostile import is_hostile_row, is_instruction_like
 from agent.schemas import ChunkCard, Citation, NumericValue, SearchHit
@@ -256,7 +256,7 @@ def _row(
         pos += len(part) + 1
     label_at = next((i for i, (_, c) in enumerate(cells) if c.strip()), 0)
     label = _clean_label(cells[label_at][1]) if cells else ""
-    if find_numbers(label) and not re.search(r"[A-Za-z]{3}", label):
+    if find_numbers(label) and not re.search(r"[A-Za-z]{3}", label) and not name_numbers(label):
         label, label_at = "", -1  # a row of values only (a continuation line)
     row_scale = header_scale(piece)
     scale = row_scale if row_scale != 1.0 else chunk_scale

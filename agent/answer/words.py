@@ -12,6 +12,7 @@ from agent.answer.reading import (
     EvidenceReader,
 )
 from agent.finance.lexicon import find_metrics
+from agent.finance.numbers import name_numbers
 from agent.finance.periods import find_periods, without_periods
 from agent.memory import companies_agree, company_key
 from agent.query.plan import SubQuery
@@ -37,7 +38,6 @@ _CELL_FILLER = frozenset(
 _NON_FIGURE_RELATIONS = frozenset({Relation.EXPLANATION, Relation.DEFINITION, Relation.POLICY})
 
 
-_NUMBERED_NAME_RE = re.compile(r"\b([a-z]+)\s+(\d{1,2}|[ivx]{1,4})\b(?![\d.,%])", re.IGNORECASE)
 
 
 _HOW_MUCH_RE = re.compile(r"\bhow\s+(?:much|many)\b|\bwhat\s+(?:was|were|is|are)\s+the\b", re.IGNORECASE)
@@ -117,12 +117,8 @@ def _about(ev: Evidence, company: str) -> bool:
 
 
 def _numbered_names(text: str) -> dict[str, set[str]]:
-    """Names that carry a number ('tier 2', 'level 3', 'class b' is not one): word -> the numbers it takes."""
-    out: dict[str, set[str]] = {}
-    for word, num in _NUMBERED_NAME_RE.findall(text.lower()):
-        if word not in _STOP:
-            out.setdefault(word, set()).add(num)
-    return out
+    """Names that carry a number ('tier 2', 'level 3', 's&p 500'; 'class b' is not one): word -> its numbers."""
+    return {word: nums for word, nums in name_numbers(text).items() if word not in _STOP}
 
 
 def _names_other_number(label: str, question: str) -> bool:
@@ -145,13 +141,15 @@ def _stem(word: str) -> str:
 
 
 def _content_words(text: str) -> set[str]:
-    """Words that name what a figure is: no stop words, no periods, no question filler."""
+    """Words that name what a figure is: no stop words, no periods, no question filler; a number that is part
+    of a name counts ('500' of 's&p 500' tells it from 's&p retail index')."""
     rest = without_periods(re.sub(r"[-/]", " ", text.lower()))  # 'long-term' meets 'long term'
-    return {
+    words = {
         _stem(w)
         for w in _WORD_RE.findall(rest)
         if w not in _STOP and w not in _CELL_FILLER and not w.isdigit()
     }
+    return words | {num for word, nums in _numbered_names(rest).items() if word in words for num in nums}
 
 
 def _asks_figure(sub_query: SubQuery) -> bool:

@@ -53,6 +53,21 @@ _HEADER_SCALE_RE = re.compile(
 )
 
 
+# 'tier 1', 's&p 500', 'level 3', 'item vii', 'december 31': a number right after a word is part of a name (or a
+# date), not a figure; not a year, not an operand after 'less' or 'plus'.
+_NAME_NUMBER_RE = re.compile(r"(?<![\w&$])([a-z][a-z&]*)\s(\d{1,4}|[ivx]{1,4})\b(?![\d.,%/])", re.IGNORECASE)
+_OPERAND_AFTER = frozenset(["less", "plus", "minus", "times"])
+
+
+def name_numbers(text: str) -> dict[str, set[str]]:
+    """Words that carry a number as part of their name ('s&p 500' -> {'s&p': {'500'}}), lower-cased."""
+    out: dict[str, set[str]] = {}
+    for word, num in _NAME_NUMBER_RE.findall(text.lower()):
+        if not _YEAR_RE.match(num) and word not in _OPERAND_AFTER:
+            out.setdefault(word, set()).add(num)
+    return out
+
+
 def header_scale(text: str) -> float:
     """The scale a table header or caption declares: '(in millions)', '(Millions)', '$ in thousands' -> 1e6 ..."""
     m = _HEADER_SCALE_RE.search(text)

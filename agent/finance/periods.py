@@ -87,6 +87,7 @@ _DATE_PARTS = [
     re.compile(rf"(?P<day>\d{{1,2}})-(?P<mon>{_MONTH})-(?P<year>{_Y4}|\d{{2}})\b", re.I),
 ]
 # '12/09' alone (a column header of a performance graph): the month-end of that month and year.
+_MONTH_WORD_RE = re.compile(_MONTH, re.IGNORECASE)
 _MONTH_YEAR_LABEL = re.compile(r"(?P<mnum>\d{1,2})/(?P<year>\d{2}|(?:19|20)\d{2})")
 _DURATION_WORDS: dict[str, int] = {
     "three": 3, "six": 6, "nine": 9, "twelve": 12, "thirteen": 3, "twenty six": 6, "thirty nine": 9,
@@ -192,6 +193,11 @@ _FY_END_HINT = re.compile(
 # ---------------------------------------------------------------------------------------------------------
 def _month_of(name: str) -> int:
     return _MONTH_NUM[name.strip(".").lower()[:3]]
+
+
+def is_month(word: str) -> bool:
+    """'december', 'Sept.', 'jan' name a month."""
+    return _MONTH_WORD_RE.fullmatch(word.strip()) is not None
 
 
 def _year(text: str) -> int:

@@ -12,11 +12,13 @@ import re
 
 from agent.finance.lexicon import canonical, find_metrics, topic_from_cues, topic_of
 from agent.finance.metrics import METRICS
+from agent.finance.numbers import name_numbers
 from agent.finance.periods import (
     PeriodMention,
     expand_range,
     find_periods,
     granularity,
+    is_month,
     shift_period,
     sort_key,
 )
@@ -334,14 +336,19 @@ def _requires_numeric(question: str, relation: Relation, metrics: list[str]) -> 
 
 
 def keywords_of(question: str, exclude: set[str] | None = None) -> list[str]:
-    """Content words of a question, lower-cased, in order, without stopwords, periods or excluded words."""
+    """Content words of a question, lower-cased, in order, without stopwords, periods or excluded words.
+
+    A number that is part of a name stays ('the s&p 500'): it is what tells 'the s&p 500' from 'the s&p
+    retail index'."""
     exclude = exclude or set()
+    naming = {num for word, nums in name_numbers(question).items() if word not in _STOPWORDS and not is_month(word)
+              for num in nums}
     out: dict[str, None] = {}
     for m in _KEYWORD.finditer(question.lower()):
         w = m.group(0).replace("’", "'")
         if w.endswith("'s"):
             w = w[:-2]
-        if len(w) < 2 or w in _STOPWORDS or w in exclude or _PERIOD_TOKEN.match(w):
+        if len(w) < 2 or w in _STOPWORDS or w in exclude or (_PERIOD_TOKEN.match(w) and w not in naming):
             continue
         out[w] = None
     return list(out)

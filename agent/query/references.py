@@ -121,6 +121,9 @@ _RATIO_HEAD_RE = re.compile(
 )  # 'that value over the sum of both': a division, whatever it divides by
 
 
+_PRODUCT_RE = re.compile(r"\bproduct\s+of\b|\bmultipl(?:y|ied)\b", re.IGNORECASE)
+
+
 _DIFFERENCE_HEAD_RE = re.compile(r"\bdifference\s+(?:of|between)\b", re.IGNORECASE)
 
 
@@ -192,6 +195,8 @@ def computes_with_last(question: str, slots: DialogueSlots, names_metric: bool) 
 def _value_operation(question: str, slots: DialogueSlots) -> str:
     """The arithmetic a value-referring follow-up asks for ('what was the change?' -> change)."""
     q = question.lower()
+    if _PRODUCT_RE.search(q):
+        return ""  # nothing multiplies earlier results: 'the product of the change by the quotient' is no change
     if CAGR_RE.search(q):
         return "cagr"
     over_base = bool(_OVER_BASE_RE.search(q))  # 'the difference divided by the 2014 value'
