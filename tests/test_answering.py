@@ -701,6 +701,23 @@ def test_a_number_that_is_part_of_a_row_name_tells_the_rows_apart() -> None:
         assert answer.value is not None and answer.value.value == expected, question
 
 
+def test_a_maturity_schedule_reads_each_year_column_and_no_period_from_a_span() -> None:
+    text = "\n".join(
+        [
+            "payments due by period | columns: total, 2008, 2009, 2010 - 2011, thereafter | (in millions)",
+            "purchase obligations | total: 3,000 | 2008: 1,953 | 2009: 294 | 2010 - 2011: 473 | thereafter: 280 | "
+            "(in millions)",
+        ]
+    )
+    evidence = [Evidence(chunk_id="m1", doc_name="IP_2007_10K", text=text, score=1.0)]
+    question = "what was the amount of the purchase obligations due in 2008?"
+    answer = answer_sub_query(decompose(question, extract_intent(question, [])).sub_queries[0], evidence)
+    assert answer.value is not None and answer.value.value == 1953
+    question = "what were the purchase obligations due in 2010?"  # only the 2010 - 2011 span states it
+    answer = answer_sub_query(decompose(question, extract_intent(question, [])).sub_queries[0], evidence)
+    assert answer.value is None or answer.value.value not in {473, 3000}  # nor the dated row's total
+
+
 def test_name_numbers_are_kept_as_keywords_but_years_and_operands_are_not() -> None:
     assert name_numbers("the s&p 500 and tier 1 capital in 2017, less 100") == {"s&p": {"500"}, "tier": {"1"}}
     words = keywords_of("what was the change in the s&p 500 from 2012 to 2017, as of december 31, less 100?")

@@ -127,6 +127,27 @@ def test_markdown_page_markers_and_tables(tmp_path: Path, settings: Settings) ->
     assert_offsets(doc)
 
 
+def test_a_spanning_header_flattened_into_each_column_is_its_caption_once(tmp_path: Path, settings: Settings) -> None:
+    md = (
+        "| | payments due by period ( 1 ) total | payments due by period ( 1 ) 2007 | payments due by period ( 1 ) 2008 |\n"
+        "|---|---|---|---|\n| long-term debt obligations | 4134 | 1340 | 198 |\n"
+        "| | total | 2008 |\n|---|---|---|\n| total | 5 | 6 |\n"  # one shared word is a column's own name
+        "| | dec . 31 2014 | dec . 312013 |\n|---|---|---|\n| accounts payable | 877 | 803 |\n"  # no date is cut
+        "| | fiscal year 2018 | fiscal year 2017 |\n|---|---|---|\n| net sales | 1 | 2 |\n"  # a period stays whole
+    )
+    path = tmp_path / "obligations.md"
+    path.write_text(md, encoding="utf-8")
+    doc = load_pages(path, settings)
+    assert doc.pages[0].text.splitlines()[:3] == [
+        "payments due by period",  # the footnote mark '( 1 )' is no figure of the caption
+        "total | 2007 | 2008",
+        "long-term debt obligations | 4134 | 1340 | 198",
+    ]
+    assert doc.pages[0].text.splitlines()[3] == "total | 2008"
+    assert doc.pages[0].text.splitlines()[5] == "dec . 31 2014 | dec . 31 2013"  # glued date repaired later
+    assert doc.pages[0].text.splitlines()[7] == "fiscal year 2018 | fiscal year 2017"
+
+
 def test_text_form_feeds_and_normalisation(tmp_path: Path, settings: Settings) -> None:
     raw = "Page\x00 one\u00a0 text\x07\r\n  e\ufb03cient   long\ufffeterm\n\n\n\nend\fpage two\x1b[31m\u200b"
     path = tmp_path / "plain.txt"

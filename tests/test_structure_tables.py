@@ -329,3 +329,37 @@ def test_a_line_of_column_names_above_year_rows_heads_the_table() -> None:
     assert table.title.startswith("total cost of shares purchased | total number")
     assert table_header_line(table).startswith(table.title)
 
+
+
+def test_a_header_of_years_and_named_columns_labels_every_value() -> None:
+    page = (
+        "payments due by period\n"
+        "total | 2007 | 2008 | 2009 - 2010 | thereafter\n"
+        "long-term debt obligations | 4134 | 1340 | 198 | 538 | 1451\n"
+        "lease obligations | 2328 | 351 | 281 | 387 | 1151\n"
+    )
+    table = find_tables(page)[0]
+    assert table.columns == ["total", "2007", "2008", "2009 - 2010", "thereafter"]
+    assert table.title == "payments due by period"
+    assert linearise(table)[0] == (
+        "long-term debt obligations | total: 4134 | 2007: 1340 | 2008: 198 | 2009 - 2010: 538 | thereafter: 1451"
+    )
+    # One year among names is no header of periods and names.
+    lone = find_tables("results by segment\ntotal | 2008 | other\nrevenue | 1 | 2 | 3\ncosts | 4 | 5 | 6\n")[0]
+    assert "total" not in lone.columns
+
+
+def test_an_untitled_table_takes_the_sentence_that_introduces_it() -> None:
+    page = (
+        "fair values are classified as level 2 in the fair value hierarchy . the annual long-term debt maturities "
+        "for debt outstanding as of december 31 , 2013 , for the next five years are as follows : amount .\n"
+        "2014 | 385373\n2015 | 1110566\n2016 | 270852\n"
+    )
+    table = find_tables(page)[0]
+    assert table.title == (
+        "the annual long-term debt maturities for debt outstanding as of december 31 , 2013 , for the next five years"
+    )
+    # Prose that introduces nothing gives no title.
+    plain = find_tables("revenue grew in every segment this year and margins held up well overall .\n"
+                        "2014 | 385373\n2015 | 1110566\n")[0]
+    assert plain.title == ""

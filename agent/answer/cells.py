@@ -16,6 +16,7 @@ from agent.answer.reading import (
     Evidence,
     EvidenceReader,
     Segment,
+    is_span_label,
     only_periods,
 )
 from agent.answer.records import SubAnswer, _capital, _computed_answer, question_scale
@@ -222,7 +223,10 @@ def _column_names(text: str, start: int) -> list[str]:
 
 def _label_periods(text: str) -> set[str]:
     """Periods a row label or column header names, numeric dates included ('12/09' is FY2009: a date in a
-    year closes that year's fiscal period, as the filing's own year columns do)."""
+    year closes that year's fiscal period, as the filing's own year columns do). A span ('2010 - 2011',
+    '2013 and thereafter') names no one period."""
+    if is_span_label(text):
+        return set()
     found = {p.norm for p in find_periods(text)}
     if found:
         return found
@@ -276,11 +280,14 @@ def _best_cell(
     if company and not any(_about(reader.evidence[i], company) for i in allowed):
         return None  # no table of this company's filings: another company's row is no answer
     cells = _table_cells(reader, allowed)
+    if not asked:  # a schedule's year rows ('2004 | 925005') answer only a question naming the year
+        cells = [c for c in cells if not only_periods(c.label)]
     found = _best_of(cells, reader, words, asked, same_row, question)
     if found is None and asked:
         # No cell of the period names the item: an undated one-column table (a walk from one year's figure
         # to the next) may still carry it; cells that name another period stay out.
-        found = _best_of([c for c in cells if not c.periods], reader, words, set(), same_row, question)
+        undated = [c for c in cells if not c.periods and not any(n.period for n in c.seg.numbers)]
+        found = _best_of(undated, reader, words, set(), same_row, question)  # a dated row's 'total' is no year
     if found is None and asked:
         # No table names it: a sentence may state it for the period ('rental expense was $66.9 million,
         # $57.2 million and $49.0 million in 2010, 2009 and 2008, respectively').

@@ -38,7 +38,15 @@ _RESPECTIVELY_RE = re.compile(r"\brespectively\b", re.IGNORECASE)
 _COLUMNS_RE = re.compile(r"\bcolumns:\s*(?P<cols>[^|\n]+)")
 _CELL_HEADER_RE = re.compile(r"^\s*(?P<hdr>[^:|]{1,60}?)\s*:\s*(?P<val>[^:]*\d[^:]*)$", re.S)
 CELL_HEADER_ITER_RE = re.compile(r"\|\s*(?P<hdr>[^:|\n]{1,60}?)\s*:\s*[^|\n]*\d")
-_YEAR_RE = re.compile(r"\b(?:19|20)\d{2}\b|\bFY\s*'?\d{2}\b", re.IGNORECASE)
+# 'November 27' of 'November 27, 2015': a column label that goes on after its comma.
+_MONTH_DAY_END_RE = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}$", re.IGNORECASE
+)
+# A column of several years or an open end ('2009 - 2010', '2021 -22', '2025 and thereafter') is no one period.
+_SPAN_LABEL_RE = re.compile(
+    r"\b(?:19|20)\d{2}\s*[-–]\s*\d{2,4}\b|\bthereafter\b|\bbeyond\b|\band\s+(?:later|after)\b", re.IGNORECASE
+)
+_DASH_CODE_RE = re.compile(r"\$?\s*20(?:13|14)")
 _DURATION_HEADER_RE = re.compile(r"\bmonths?\b|\bweeks?\b|\bquarters?\b", re.IGNORECASE)
 # Rows whose figures are never "in millions": per-share amounts, percentages, ratios, days, counts.
 _UNSCALED_ROW_RE = re.compile(
@@ -174,7 +182,12 @@ def _column_periods(labels: Sequence[str]) -> list[str]:
         months = {_closing_month(d) for d in points}
         if len(months) == 1:
             fy_end = months.pop()
-    return [normalise_period(label, fy_end) if label else "" for label in labels]
+    return [normalise_period(label, fy_end) if label and not is_span_label(label) else "" for label in labels]
+
+
+def is_span_label(label: str) -> bool:
+    """'2009 - 2010', '2021 -22', '2025 and thereafter': a column or row of several years, no one period."""
+    return _SPAN_LABEL_RE.search(label) is not None
 
 
 def _closing_month(d: date) -> int:
@@ -193,7 +206,7 @@ def _chunk_columns(text: str) -> list[str]:
         # Labels were joined with ', ' and dates contain one: 'November 27, 2015, November 28, 2014'.
         labels: list[str] = []
         for piece in (p.strip() for p in m.group("cols").split(",")):
-            if labels and not _YEAR_RE.search(labels[-1]):
+            if labels and _MONTH_DAY_END_RE.search(labels[-1]):
                 labels[-1] = f"{labels[-1]}, {piece}"
             elif piece:
                 labels.append(piece)
@@ -272,7 +285,12 @@ def _row(
         header, body, body_at = (
             ("", cell, 0) if m is None else (m.group("hdr").strip(), m.group("val"), m.start("val"))
         )
-        for n in find_numbers(body, scale):
+        # A cell under its column's name is a value even when it reads like a year ('2008: 1953' millions); a
+        # bare '2013' or '2014' there is a dash whose code point the text extraction printed (U+2013, U+2014).
+        years = m is not None and m.group("hdr").strip().lower() != "columns" and not _DASH_CODE_RE.fullmatch(
+            body.strip()
+        )
+        for n in find_numbers(body, scale, include_years=years):
             if unscaled or n.unit in {"%", "bps", "x"}:
                 n = n.model_copy(update={"scale": 1.0})
             if money and n.unit == "" and n.scale > 1.0:
@@ -386,6 +404,8 @@ def _loose_rows(
             label = label.split("|")[0].strip()
             if not columns or not re.search(r"[A-Za-z]{3}", label) or find_numbers(label):
                 continue
+            if CELL_HEADER_ITER_RE.search(line):
+                continue  # '| 2008: 1953 | 2009: 294': cells under their columns' names make a whole row
             values = _line_values(
                 line,
                 start + len(line) - len(line.lstrip()) + len(line.strip().split("|")[0]),

@@ -41,6 +41,8 @@ MIN_TEXT_CHARS_PER_PAGE = 20
 MAX_NUL_SHARE = 0.1
 # Cells and list items joined on one line in HTML and Markdown tables.
 CELL_SEPARATOR = " | "
+SPANNING_CAPTION_MIN_WORDS = 2  # 'year ended' is a caption; one shared word ('total') may be a column's own
+SPANNING_CAPTION_MAX_WORDS = 12  # a longer shared run is a sentence-like title: split off, it would read as prose
 
 _LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st"}
 # pdfium marks a hyphen it met at a line end as U+FFFE; the word continues on the same output line.
@@ -419,6 +421,9 @@ _MD_PAGE_BREAK_RE = re.compile(
     re.IGNORECASE,
 )
 _MD_TABLE_RULE_RE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_DATE_PART_RE = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?|\d{1,2}|[,.]", re.IGNORECASE)
+_PERIOD_WORD_RE = re.compile(r"fiscal|years?|fy|ended|ending|as|of|at", re.IGNORECASE)
+_FOOTNOTE_MARK_RE = re.compile(r"\(\s*(?:\d{1,2}|[a-z])\s*\)")
 _MD_HEADING_RE = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
 _MD_IMAGE_RE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _MD_LINK_RE = re.compile(r"\[([^\]]+)\]\([^)]*\)")
@@ -426,14 +431,39 @@ _MD_EMPHASIS_RE = re.compile(r"(\*\*|__)(.+?)\1")
 _HTML_COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
-def _markdown_line(line: str) -> str | None:
-    """One Markdown line as plain text; None drops it (table rules, code fences)."""
+def _spanning_caption(cells: list[str]) -> tuple[str, list[str]]:
+    """A header row whose cells all start with the same words ('payments due by period total | payments due by
+    period 2007 | ...') is a spanning header flattened into each column: its caption once, then the columns'
+    own names ('total | 2007 | ...'), so the period columns read as periods."""
+    # '( 1 )' in a header cell refers to a note: no figure, and no part of the column's name.
+    words = [_FOOTNOTE_MARK_RE.sub(" ", c).split() for c in cells]
+    if len(words) < 2 or not all(words):
+        return "", cells
+    n = 0
+    while all(len(w) > n + 1 and w[n] == words[0][n] for w in words):
+        n += 1
+    bare = all(len(w) == n + 1 for w in words)  # each column is the shared words and one more ('2012')
+    # A date is never cut ('dec . | 31 2014'); 'as of', 'fiscal year' stay with a bare year ('fiscal year | 2018')
+    # but head named columns ('payments due by fiscal year | total | 2020').
+    while n and (_DATE_PART_RE.fullmatch(words[0][n - 1]) or (bare and _PERIOD_WORD_RE.fullmatch(words[0][n - 1]))):
+        n -= 1
+    if not SPANNING_CAPTION_MIN_WORDS <= n <= SPANNING_CAPTION_MAX_WORDS:
+        return "", [" ".join(w) for w in words]
+    return " ".join(words[0][:n]), [" ".join(w[n:]) for w in words]
+
+
+def _markdown_line(line: str, header: bool = False) -> str | None:
+    """One Markdown line as plain text; None drops it (table rules, code fences). ``header``: the line heads a
+    table (a rule follows it)."""
     if _MD_TABLE_RULE_RE.match(line) or line.strip().startswith("```"):
         return None
     stripped = line.strip()
     if stripped.startswith("|") or (stripped.endswith("|") and "|" in stripped[:-1]):
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        line = CELL_SEPARATOR.join(_merge_symbol_cells([c for c in cells if c]))
+        caption, names = _spanning_caption([c for c in cells if c]) if header else ("", [])
+        line = CELL_SEPARATOR.join(_merge_symbol_cells(names or [c for c in cells if c]))
+        if caption:
+            line = f"{caption}\n{line}"
     heading = _MD_HEADING_RE.match(line)
     if heading:
         line = heading.group(1)
@@ -458,7 +488,12 @@ def _markdown_pages(text: str) -> list[str]:
     lines = [_PAGE_MARK if _MD_PAGE_BREAK_RE.match(line) else line for line in text.split("\n")]
     text = _HTML_COMMENT_RE.sub("", "\n".join(lines).replace("\f", "\n" + _PAGE_MARK + "\n"))
     raw_pages = _split_breaks(text.split("\n"), lambda line: line.strip() == _PAGE_MARK)
-    pages = [[out for line in page if (out := _markdown_line(line)) is not None] for page in raw_pages]
+    pages = [
+        [out for i, line in enumerate(page)
+         if (out := _markdown_line(line, header=i + 1 < len(page) and bool(_MD_TABLE_RULE_RE.match(page[i + 1]))))
+         is not None]
+        for page in raw_pages
+    ]
     if len(pages) == 1:
         return _paginate_words(pages[0])
     return ["\n".join(page) for page in pages]

@@ -10,6 +10,7 @@ per line (label, then ``$``, ``5,363``, ... each on its own line, as other PDF e
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
@@ -31,6 +32,10 @@ TITLE_LOOKBACK_LINES = 3
 TITLE_MAX_WORDS = 14
 # Lines above a table searched for a scale when its own header declares none ("as follows (in millions):").
 SCALE_LOOKBACK_LINES = 2
+# The most words of an introducing sentence kept as an untitled table's title (its subject comes first).
+INTRODUCTION_MAX_WORDS = 24
+# The most words of a column's name in a header of years and names ('total | 2008 | 2009 - 2010 | thereafter').
+COLUMN_NAME_MAX_WORDS = 4
 
 _NUMBER_CELL_RE = re.compile(
     r"^[($]*(?:US\$|\$|€|£)?[-−–]?[($]*(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)%?\)?%?\)?$"
@@ -39,9 +44,18 @@ _NIL_CELL_RE = re.compile(r"^(?:[—–-]{1,3}|n/?a|nm|n\.m\.?)$", re.IGNORECASE
 _PREFIX_TOKENS = {"$", "(", "($", "US$", "€", "£"}
 _SUFFIX_TOKENS = {")", "%", ")%", "%)"}
 _YEAR_CELL_RE = re.compile(r"^(?:19|20)\d{2}$")
+_YEAR_IN_NAME_RE = re.compile(r"\b(?:19|20)\d{2}\b")
+_YEAR_RANGE_CELL_RE = re.compile(r"^(?:19|20)\d{2}\s*[-–]\s*(?:(?:19|20)\d{2}|\d{2})$")  # '2009 - 2010', '2021 -22'
 _MONTHS = (
     "jan", "january", "feb", "february", "mar", "march", "apr", "april", "may", "jun", "june", "jul", "july",
     "aug", "august", "sep", "sept", "september", "oct", "october", "nov", "november", "dec", "december",
+)
+_SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+(?=[a-z(]|[A-Z])")
+# 'are as follows :', 'is summarized below :', 'consisted of the following :': a sentence that introduces a table.
+_INTRODUCES_RE = re.compile(
+    r"\b(?:(?:are|is|were|was|consisted\s+of|include[sd]?)\s+)?(?:as\s+follows|the\s+following|(?:summarized|presented|shown|set\s+forth)\s+(?:below|in\s+the\s+"
+    r"(?:following\s+)?table))\b\s*:?",
+    re.IGNORECASE,
 )
 _SENTENCE_END_RE = re.compile(r"[.!?][\"”’)]?$")
 _CHANGE_COLUMN_RE = re.compile(r"\bchange\b|%|\bvariance\b|\bvs\.?\b|\bincrease\b|\bdecrease\b", re.IGNORECASE)
@@ -131,11 +145,32 @@ class _Row:
 
     @property
     def is_header(self) -> bool:
-        return bool(self.cells) and all(_YEAR_CELL_RE.match(c) or _DATE_CELL_RE.match(c) for c in self.cells)
+        return bool(self.cells) and (
+            all(_period_cell(c) for c in self.cells) or _names_periods(self.cells)
+        )
 
     @property
     def is_data(self) -> bool:
         return bool(self.cells) and not self.is_header
+
+
+def _period_cell(cell: str) -> bool:
+    return bool(_YEAR_CELL_RE.match(cell) or _DATE_CELL_RE.match(cell))
+
+
+def _names_periods(cells: Sequence[str]) -> bool:
+    """A header of period columns among named ones, as maturity schedules have: 'total | 2008 | 2009 - 2010 |
+    thereafter'. Two periods at least; every other cell a short name with no figure but a year."""
+    periods = sum(_period_cell(c) for c in cells)
+    spans = sum(_YEAR_RANGE_CELL_RE.match(c) is not None for c in cells)
+    return periods >= 1 and periods + spans >= 2 and periods < len(cells) and all(
+        _period_cell(c) or (
+            re.search(r"[A-Za-z]{3}", c) is not None and len(c.split()) <= COLUMN_NAME_MAX_WORDS
+            and not re.search(r"\d", _YEAR_IN_NAME_RE.sub("", c))
+        )
+        or _YEAR_RANGE_CELL_RE.match(c) is not None
+        for c in cells
+    )
 
 
 def _is_cell_token(token: str) -> bool:
@@ -221,6 +256,8 @@ def _classify(text: str, start: int) -> _Line:
         parts = [p.strip() for p in stripped.split(" | ") if p.strip()]
         if len(parts) >= 2 and all(_DATE_CELL_RE.match(p) for p in parts):
             return _Line("cells", stripped, start, end, cells=parts)  # '12/09 | 12/10 | ...': a date header
+        if _names_periods(parts):
+            return _Line("cells", stripped, start, end, cells=parts)  # '2008 | 2009 | thereafter'
         first_label, first_cells = split_cells(parts[0])
         label = parts[0] if first_label else ""
         value_parts = parts[1:] if label else parts
@@ -449,7 +486,11 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
     # The body starts after the last period header row; label-only rows between it and the first values are
     # sub-headings ("Cash Flows from Operating Activities") unless they are header matter ("(In millions)").
     body_start = first_data
-    headers = [i for i in range(first_data) if group[i].is_header]
+    width = {len(r.cells) for r in group[first_data:last_data + 1] if r.is_data}
+    # A header of years and names heads the body only when it names every value column; otherwise ('2019 | 2018
+    # | Change' over 'Amount | % | Amount | % | $ | %') it is one line of the column header.
+    headers = [i for i in range(first_data)
+               if group[i].is_header and (not _names_periods(group[i].cells) or width == {len(group[i].cells)})]
     if headers:
         body_start = headers[-1] + 1
         while body_start < first_data and _is_meta_line(group[body_start].label):
@@ -488,12 +529,16 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
     if scale == 1.0:
         before = [ln for ln in lines if ln.end <= start and ln.kind != "blank"][-SCALE_LOOKBACK_LINES:]
         scale = header_scale(" ".join(ln.text for ln in before))
+    columns = detect_columns(column_text, expected=sum(len(r.cells) for r in group[col_start:body_start]) or None)
+    named = group[body_start - 1].cells if body_start > 0 and _names_periods(group[body_start - 1].cells) else []
+    if named and {len(r.cells) for r in body if r.cells} == {len(named)}:
+        columns = list(named)  # 'total', 'thereafter' are columns too: the k-th value is under the k-th name
     return TableBlock(
         char_start=start,
         char_end=body[-1].end,
         title=title,
         caption=header_text,
-        columns=detect_columns(column_text, expected=sum(len(r.cells) for r in group[col_start:body_start]) or None),
+        columns=columns,
         period_caption=period_caption,
         scale=scale,
         scale_label=_scale_label(scale, header_text),
@@ -513,7 +558,22 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
 def find_tables(page_text: str) -> list[TableBlock]:
     """Statement-like tables in one page's text, in reading order, with spans relative to the page."""
     lines = _lines(page_text)
-    return [_build(group, page_text, lines) for group in _groups(_rows(lines))]
+    tables = [_build(group, page_text, lines) for group in _groups(_rows(lines))]
+    return [t if t.title else t.model_copy(update={"title": _introduction(lines, t.char_start)}) for t in tables]
+
+
+def _introduction(lines: list[_Line], start: int) -> str:
+    """The sentence that introduces an untitled table ('the annual long-term debt maturities ... for the next
+    five years are as follows :'), from the prose right above it; '' when that prose introduces nothing."""
+    before = next((ln for ln in reversed(lines) if ln.end <= start and ln.kind != "blank"), None)
+    if before is None or before.kind != "prose":
+        return ""
+    sentences = [s for s in _SENTENCE_SPLIT_RE.split(before.text) if s.strip()]
+    last = sentences[-1] if sentences else ""
+    if not _INTRODUCES_RE.search(last):
+        return ""
+    words = _INTRODUCES_RE.split(last, maxsplit=1)[0].split()
+    return " ".join(words[:INTRODUCTION_MAX_WORDS]).strip(" ,:;")
 
 
 # -------------------------------------------------------------------------------------------------------
