@@ -171,6 +171,22 @@ def test_a_subject_the_lexicon_does_not_name_carries_to_period_follow_ups() -> N
     assert "rental" not in own.question
 
 
+def test_a_report_date_before_a_schedules_years_is_not_a_period_asked() -> None:
+    asked = "as of 12/31/05, what was the change in total debt to be repaid between 2008 and 2009?"
+    assert extract_intent(asked).temporal_scope.periods == ["FY2009", "FY2008"]
+    def periods(question: str) -> list[str]:
+        return extract_intent(question).temporal_scope.periods
+
+    assert periods("as of december 31, 2007, what were the purchase obligations due in 2008?") == ["FY2008"]
+    # A comparison with an earlier year, or a fiscal label ('as of FY2021'), keeps every period.
+    assert periods("as of december 31, 2008, what was the total debt compared to 2007?") == ["FY2008", "FY2007"]
+    assert "FY2021" in periods("As of FY 2021, what did it expect to pay its retirees in 2024?")
+    chat = Conversation()
+    chat.ask(asked)
+    again = chat.ask("and between 2007 and 2008?")  # the two periods of the last question, swapped in order
+    assert again.question == "As of 12/31/05, what was the change in total debt to be repaid between 2007 and 2008?"
+
+
 def test_subject_phrase_keeps_the_users_words_for_the_figure() -> None:
     assert subject_phrase("between the years of 2008 and 2009, what was the change in the rental expense?") == (
         "rental expense"

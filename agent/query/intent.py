@@ -159,6 +159,9 @@ _STOPWORDS_TEXT = """a about above after again against all am an and any are as 
     eight nine ten"""
 _STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
 _KEYWORD = re.compile(r"[a-z0-9&]+(?:[-'’][a-z0-9]+)*")
+_AS_OF_RE = re.compile(r"\b(?:as\s+of|at)\s*$", re.IGNORECASE)
+_AS_OF_LEAD_RE = re.compile(r"(?:as\s+of|at)\b", re.IGNORECASE)
+AS_OF_REACH = 8  # characters before a date searched for 'as of'
 _PERIOD_TOKEN = re.compile(
     r"^(?:fy)?'?\d{2,4}(?:q[1-4]|h[12])?$|^[qh][1-4](?:['’]?\d{2,4})?$|^[1-4][qh]['’]?\d{2,4}$"
 )
@@ -366,6 +369,18 @@ def _span_years(question: str) -> int:
     return n if 2 <= n <= MAX_AVERAGE_YEARS else 0
 
 
+def asked_periods(question: str, mentions: list[PeriodMention]) -> list[PeriodMention]:
+    """The periods a question asks about. A report date ('as of 12/31/05, what was the debt due between 2008 and
+    2009?') before periods that all come after it is when a schedule was drawn up, not a period asked: the
+    schedule's own years are."""
+    dated = [m for m in mentions if m.kind == "point" and (  # a day ('december 31, 2007'), not 'as of FY2021'
+        _AS_OF_RE.search(question[max(0, m.start - AS_OF_REACH) : m.start]) or _AS_OF_LEAD_RE.match(m.surface))]
+    rest = [m for m in mentions if m not in dated]
+    if dated and rest and all(sort_key(r.norm) > sort_key(d.norm) for d in dated for r in rest):
+        return rest
+    return mentions
+
+
 def _temporal_scope(
     question: str, mentions: list[PeriodMention], metrics: list[str], relation: Relation
 ) -> TemporalScope:
@@ -415,7 +430,7 @@ def extract_intent(question: str, known_companies: list[str] | None = None) -> Q
     q = " ".join((question or "").split())
     mentions_m = find_metrics(q)
     metrics = list(dict.fromkeys(m.canonical for m in mentions_m))
-    periods = find_periods(q)
+    periods = asked_periods(q, find_periods(q))
     relation = relation_of(q)
     company = match_company(q, known_companies) if known_companies else ""
     if not company:

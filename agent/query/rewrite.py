@@ -54,7 +54,7 @@ from agent.query.cues import (
     subject_phrase,
 )
 from agent.query.dialogue import DialogueSlots, Rewrite, Turn, slots_from_intent
-from agent.query.intent import extract_intent
+from agent.query.intent import asked_periods, extract_intent
 from agent.query.kind import _COMPANY_PRONOUN_RE, _SMALL_TALK_RE
 from agent.query.references import (
     _OVER_BASE_RE,
@@ -543,15 +543,18 @@ def _change_since_rewrite(question: str, slots: DialogueSlots) -> Rewrite | None
 
 def _with_period(last_question: str, question: str, periods: Sequence[str]) -> str:
     """The last question with its one period replaced by the new one, keeping the user's wording of the metric
-    ('what was the net cash provided by operating activities in 2013?' + 'and in 2012?'); '' when it has none
-    or several periods."""
-    before = find_periods(last_question)
-    if len(before) != 1 or len(periods) != 1:
+    ('what was the net cash provided by operating activities in 2013?' + 'and in 2012?'), or its two periods by
+    two new ones ('... between 2008 and 2009?' + 'and between 2007 and 2008?'); '' when the counts differ."""
+    before = asked_periods(last_question, find_periods(last_question))
+    if not periods or len(before) != len(periods) or len(periods) > 2:
         return ""
+    if len(periods) == 2 and (before[0].norm == before[1].norm or not _bare_follow_up(question)):
+        return ""  # two periods swap only into a question comparing two, for a turn that names nothing else
     now = find_periods(question)
-    new_text = now[0].surface if len(now) == 1 and now[0].norm == periods[0] else periods[0]
-    old = before[0]
-    text = last_question[: old.start] + new_text + last_question[old.end :]
+    said = [m.surface for m in now] if [m.norm for m in now] == list(periods) else list(periods)
+    text = last_question
+    for old, new_text in reversed(list(zip(before, said, strict=True))):  # 'between 2008 and 2009' -> 2007, 2008
+        text = text[: old.start] + new_text + text[old.end :]
     return text[:1].upper() + text[1:]
 
 
