@@ -20,7 +20,7 @@ from agent.answer.reading import Evidence
 from agent.answer.records import FinalAnswer, SubAnswer, question_scale
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue
-from agent.finance.numbers import name_numbers
+from agent.finance.numbers import is_name_number, name_numbers
 from agent.llm.models import UsageLog
 from agent.query.decompose import decompose
 from agent.query.intent import extract_intent, keywords_of
@@ -678,6 +678,20 @@ def test_numbered_row_label_must_carry_the_asked_number() -> None:
     for question, expected in asked.items():
         answer = answer_sub_query(decompose(question, extract_intent(question, [])).sub_queries[0], evidence)
         assert answer.value is not None and answer.value.value == expected, question
+    # Without a tier 2 row, the total that lists tier 2 among its parts is no answer for tier 2 alone.
+    no_tier_2 = "\n".join(line for line in text.splitlines() if not line.startswith("tier 2"))
+    evidence = [Evidence(chunk_id="c2", doc_name="CITI_2008_10K", text=no_tier_2, score=1.0)]
+    question = "what was the tier 2 capital in 2008?"
+    answer = answer_sub_query(decompose(question, extract_intent(question, [])).sub_queries[0], evidence)
+    assert answer.value is None or answer.value.value not in {108.4, 71}
+
+
+def test_a_number_in_a_name_is_no_figure_of_a_sentence() -> None:
+    text = "which qualify as tier 1 capital , were $ 23.9 billion ; the s&p 500 index ; revenue was 500 million ."
+    assert is_name_number(text, text.index("1 capital"), text.index("1 capital") + 1)
+    assert is_name_number(text, text.index("500 index"), text.index("500 index") + 3)
+    assert not is_name_number(text, text.index("500 million"), text.index("500 million") + 3)
+    assert not is_name_number(text, text.index("23.9"), text.index("23.9") + 4)
 
 
 def test_a_number_that_is_part_of_a_row_name_tells_the_rows_apart() -> None:

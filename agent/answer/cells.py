@@ -31,6 +31,7 @@ from agent.answer.words import (
 )
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue
+from agent.finance.numbers import is_name_number
 from agent.finance.periods import find_periods, normalise_period, sort_key
 from agent.query.cues import PART_OF_RE, asks_percent
 from agent.query.definitions import asked_part
@@ -202,6 +203,7 @@ def _table_cells(reader: EvidenceReader, allowed: set[int]) -> list[_Cell]:
     return out
 
 
+_PARENTHESES_RE = re.compile(r"\([^)]*\)")
 _TITLE_LINE_RE = re.compile(r"\(?[A-Za-z][\w\s.,&'-]{0,30}\)?")  # a short line of words only: a title or scale
 
 
@@ -309,6 +311,8 @@ def _prose_cells(reader: EvidenceReader, allowed: set[int]) -> list[_Cell]:
         for n in seg.numbers:
             if any(a <= n.start < b for a, b in dates) or FOOTNOTE_RE.fullmatch(n.text.strip()):
                 continue
+            if is_name_number(text, n.start, n.end):
+                continue  # the '1' of 'tier 1 capital' is part of the label, not a figure
             before = text[prev_end : n.start]
             prev_end = n.end
             own = _PROSE_VERB_TAIL_RE.sub("", " ".join(before.split()[-PROSE_LABEL_MAX_WORDS:])).strip(" ,;:$(")
@@ -337,6 +341,11 @@ def _best_of(
             continue
         if question and _names_other_number(f"{cell.label} {cell.header}", question):
             continue
+        if not wants_total and _TOTAL_RE.match(cell.label):
+            # 'total capital ( tier 1 and tier 2 )' is the sum of the parts it lists: no answer for one part
+            outside = _content_words(_PARENTHESES_RE.sub(" ", cell.label))
+            if (words & _content_words(" ".join(_PARENTHESES_RE.findall(cell.label)))) - outside:
+                continue
         label_words = _content_words(cell.label)
         hits = words & (label_words | _content_words(cell.header))
         if not hits:

@@ -57,6 +57,11 @@ _HEADER_SCALE_RE = re.compile(
 # date), not a figure; not a year, not an operand after 'less' or 'plus'.
 _NAME_NUMBER_RE = re.compile(r"(?<![\w&$])([a-z][a-z&]*)\s(\d{1,4}|[ivx]{1,4})\b(?![\d.,%/])", re.IGNORECASE)
 _OPERAND_AFTER = frozenset(["less", "plus", "minus", "times"])
+_FUNCTION_WORDS = frozenset(
+    ["a", "an", "the", "of", "to", "by", "at", "in", "on", "for", "from", "than", "and", "or", "was", "were", "is", "are", "be", "been", "about", "approximately", "nearly", "over", "under", "with", "per", "totaled", "totaling", "of", "only", "least", "most", "some"]
+)
+_SCALE_AFTER_RE = re.compile(r"\s*(?:%|percent|thousands?|millions?|billions?|trillions?|bps|basis)\b")
+NAME_NUMBER_REACH = 40  # characters searched back for the word a number names with
 
 
 def name_numbers(text: str) -> dict[str, set[str]]:
@@ -66,6 +71,22 @@ def name_numbers(text: str) -> dict[str, set[str]]:
         if not _YEAR_RE.match(num) and word not in _OPERAND_AFTER:
             out.setdefault(word, set()).add(num)
     return out
+
+
+def is_name_number(text: str, start: int, end: int) -> bool:
+    """True when the number at ``text[start:end]`` is part of a name ('tier 1 capital', 'level 3 assets'), not a
+    figure."""
+    window_start = max(0, start - NAME_NUMBER_REACH)
+    for m in _NAME_NUMBER_RE.finditer(text.lower(), window_start, min(len(text), end + 1)):
+        if m.start(2) == start and m.end(2) == end:
+            after = text[end : end + NAME_NUMBER_REACH].lower()
+            return (
+                not _YEAR_RE.match(m.group(2))
+                and m.group(1) not in _OPERAND_AFTER
+                and m.group(1) not in _FUNCTION_WORDS  # 'was 500 million' states a figure
+                and not _SCALE_AFTER_RE.match(after)
+            )
+    return False
 
 
 def header_scale(text: str) -> float:

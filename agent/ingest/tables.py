@@ -34,6 +34,7 @@ TITLE_MAX_WORDS = 14
 SCALE_LOOKBACK_LINES = 2
 # The most words of an introducing sentence kept as an untitled table's title (its subject comes first).
 INTRODUCTION_MAX_WORDS = 24
+INTRODUCTION_MIN_WORDS = 3  # "we have the following :" names nothing; "total purchase commitments are" does
 # The most words of a column's name in a header of years and names ('total | 2008 | 2009 - 2010 | thereafter').
 COLUMN_NAME_MAX_WORDS = 4
 
@@ -573,6 +574,8 @@ def _introduction(lines: list[_Line], start: int) -> str:
     if not _INTRODUCES_RE.search(last):
         return ""
     words = _INTRODUCES_RE.split(last, maxsplit=1)[0].split()
+    if len(words) < INTRODUCTION_MIN_WORDS:
+        return ""
     return " ".join(words[:INTRODUCTION_MAX_WORDS]).strip(" ,:;")
 
 
