@@ -510,3 +510,52 @@ def test_a_share_a_thousandth_of_its_whole_is_a_scale_slip() -> None:
 
     assert "thousandfold" in sanity_failure(share_of_total(cv("net income", 0.0115), cv("net earnings", 932)))
     assert sanity_failure(share_of_total(cv("segment", 120), cv("total", 932))) == ""
+
+
+# --- facts stated in prose: counts -----------------------------------------------------------------------------
+HEADCOUNT = ("We employed approximately 315,000 people worldwide as of December 31, 2022, including approximately "
+             "132,000 people within the United States.")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        (HEADCOUNT, 315_000),  # the verb with its count: 'employed approximately N people'
+        ("As of December 31, 2022, we had approximately 154,000 full-time employees.", 154_000),  # N before the noun
+        ("As of December 31, 2022, our workforce consisted of approximately 12,500 employees.", 12_500),
+    ],
+)
+def test_a_headcount_stated_in_prose_is_read_with_its_date(sentence: str, expected: int) -> None:
+    evidence = [_ev(sentence, "CONTOSO_2022_10K", "Contoso Foods Corporation")]
+    known = ["Contoso Foods Corporation"]
+    answer = _ask("How many employees did Contoso have at the end of 2022?", evidence, known)
+    assert answer.status == "found" and answer.value is not None and answer.value.value == expected, answer.answer
+    assert answer.period == "FY2022"
+    # The sentence dates the count: another year is not found, and no figure is stated for it.
+    other = _ask("How many employees did Contoso have at the end of 2021?", evidence, known)
+    assert other.status == "not_found" and str(expected // 1000) not in other.answer.split("Closest evidence")[0]
+
+
+def test_a_region_the_question_names_must_be_the_figures_own_clause() -> None:
+    evidence = [_ev(HEADCOUNT, "CONTOSO_2022_10K", "Contoso Foods Corporation")]
+    known = ["Contoso Foods Corporation"]
+    answer = _ask("How many employees did Contoso have in the United States at the end of 2022?", evidence, known)
+    assert answer.value is not None and answer.value.value == 132_000, answer.answer
+    # The worldwide clause alone never answers a question about the United States.
+    worldwide = _ev("We employed approximately 315,000 people worldwide as of December 31, 2022, many of them in the "
+                    "United States.", "CONTOSO_2022_10K", "Contoso Foods Corporation")
+    refused = _ask("How many employees did Contoso have in the United States at the end of 2022?", [worldwide], known)
+    assert "315,000" not in refused.answer.split("Closest evidence")[0]
+    assert refused.status == "not_found"
+
+
+def test_a_count_of_any_noun_is_read_from_the_words_after_it() -> None:
+    known = ["Contoso Foods Corporation"]
+    stores = _ev("As of December 31, 2022, we operated 1,234 stores in 12 countries.", "CONTOSO_2022_10K", known[0])
+    answer = _ask("How many stores did Contoso operate at the end of 2022?", [stores], known)
+    assert answer.value is not None and answer.value.value == 1234, answer.answer
+    assert "stores" in answer.answer
+    # Employees working in stores are no count of stores.
+    staff = _ev("As of December 31, 2022, we had 8,000 employees in our stores.", "CONTOSO_2022_10K", known[0])
+    refused = _ask("How many stores did Contoso operate at the end of 2022?", [staff], known)
+    assert "8,000" not in refused.answer.split("Closest evidence")[0]

@@ -21,6 +21,7 @@ from agent.answer.reading import (
 )
 from agent.answer.records import SubAnswer, _capital, _computed_answer, question_scale
 from agent.answer.words import (
+    _STOP,
     _TOTAL_RE,
     RETRIEVAL_WEIGHT,
     TOTAL_BONUS,
@@ -28,6 +29,7 @@ from agent.answer.words import (
     _content_words,
     _for_company,
     _names_other_number,
+    counted_noun,
 )
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue
@@ -159,6 +161,7 @@ class _Cell(BaseModel):
     value: NumericValue
     periods: set[str] = Field(default_factory=set, description="periods the value's column or label name")
     prose: bool = Field(default=False, description="read from a sentence: the label is the words before it")
+    counts: str = Field(default="", description="what a plain count in a sentence counts ('stores')")
 
 
 def _table_cells(reader: EvidenceReader, allowed: set[int]) -> list[_Cell]:
@@ -297,6 +300,31 @@ def _best_cell(
     return found
 
 
+# Words that place a count in time ('at the end of 2022', 'at fiscal year end'): the period check reads them.
+_PERIOD_WORDS = frozenset(["end", "beginning", "close", "year", "fiscal", "period", "quarter", "date"])
+# The words right after a figure, up to a joining word or punctuation: what a plain count counts.
+_PROSE_JOINING = frozenset(["across", "within", "throughout", "worldwide", "globally", "during", "through", "under",
+                            "over", "compared", "versus", "while", "including", "respectively", "million", "billion",
+                            "thousand", "percent"])
+_AFTER_WORDS_RE = re.compile(r"[ \t]+((?:[A-Za-z][\w-]*[ \t]+){0,2}[A-Za-z][\w-]*)")
+
+
+def _counted_after(text: str, n: NumericValue) -> str:
+    """What a plain count counts ('1,234 stores in 12 countries' -> 'stores'); '' for amounts, percentages
+    and figures followed by no noun of their own."""
+    if n.unit or n.scale != 1.0 or n.value != int(n.value) or text[max(0, n.start - 2) : n.start].strip() == "$":
+        return ""
+    m = _AFTER_WORDS_RE.match(text, n.end)
+    if m is None:
+        return ""
+    words: list[str] = []
+    for word in m.group(1).split():
+        if word.lower() in _STOP or word.lower() in _PROSE_JOINING:
+            break
+        words.append(word)
+    return " ".join(words)
+
+
 def _prose_cells(reader: EvidenceReader, allowed: set[int]) -> list[_Cell]:
     """Dated figures of the evidence's sentences as cells: the label is the words before the figure back to
     the previous figure, or the previous figure's label when only periods and joining words lie between
@@ -319,9 +347,12 @@ def _prose_cells(reader: EvidenceReader, allowed: set[int]) -> list[_Cell]:
             own = _PROSE_LEAD_RE.sub("", own)
             if _content_words(own):
                 label = own
+            counted = _counted_after(text, n)
+            own_label = f"{label} {counted}".strip()  # 'we operated 1,234 stores': the figure counts stores
             if not label or not n.period:
                 continue
-            out.append(_Cell(seg=seg, label=label, header="", value=n, periods={n.period}, prose=True))
+            out.append(_Cell(seg=seg, label=own_label, header="", value=n, periods={n.period}, prose=True,
+                             counts=counted))
     return out
 
 
@@ -436,6 +467,10 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     two cells. None when no cell names enough of the question.
     """
     words = _content_words(asked_part(sub_query.question))  # a definition's inputs are no row the question asks
+    if counted_noun(sub_query.question) and any(_about(ev, base.company) for ev in reader.evidence):
+        # 'How many stores did Contoso operate at the end of 2022?': the company is its filing's, the period its
+        # column's or sentence's; what the figure's own words must name is what is counted and how.
+        words -= _content_words(base.company) | _PERIOD_WORDS
     if not words:
         return None
     named = list(dict.fromkeys(p.norm for p in find_periods(sub_query.question)))
@@ -460,7 +495,7 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     when = f" in {period}" if period else ""
     name = _cell_name(cell)
     if only_periods(name):  # a schedule row is named by its year: the figure is the asked metric's
-        name = base.metric or "the amount"
+        name = base.metric or (f"{base.company}'s {cell.counts}" if cell.counts and base.company else "the amount")
     return base.model_copy(
         update={
             "status": "found",

@@ -29,11 +29,18 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from agent.answer.reading import Evidence, EvidenceReader, naming_context
+from agent.answer.reading import Evidence, EvidenceReader, clause_at, naming_context
 from agent.answer.records import NOT_FOUND, Check, SubAnswer, _capital
-from agent.answer.words import _content_words, counted_noun, unnamed_modifiers
+from agent.answer.words import (
+    _QUALIFIERS,
+    _WIDE,
+    _content_words,
+    asked_qualifiers,
+    counted_noun,
+    unnamed_modifiers,
+)
 from agent.finance.arithmetic import Computation
-from agent.finance.lexicon import canonical
+from agent.finance.lexicon import canonical, find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import SCALE_NAMES
 from agent.finance.periods import find_periods, period_year, sort_key
@@ -73,20 +80,6 @@ _NOT_NAMES = frozenset(
     )
 )
 
-_QUALIFIERS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "geography",
-        re.compile(
-            r"\bu\.\s?s\.(?!\w)|\bunited\s+states\b|\bdomestic(?:ally)?\b|\binternational(?:ly)?\b|\bforeign\b"
-            r"|\bnon-u\.s\.|\boutside\s+(?:of\s+)?the\s+(?:u\.s\.|united\s+states)|\bnorth\s+america\b"
-            r"|\beurope\b|\bemea\b|\basia\b|\blatin\s+america\b|\bworldwide\b|\bglobal(?:ly)?\b",
-            re.IGNORECASE,
-        ),
-    ),
-    ("adjusted", re.compile(r"\badjusted\b|\bnon-gaap\b|\borganic\b|\bpro\s+forma\b", re.IGNORECASE)),
-)
-# Words that widen rather than restrict: a 'worldwide' figure answers a question that names no region.
-_WIDE = re.compile(r"\bworldwide\b|\bglobal(?:ly)?\b|\btotal\b|\bconsolidated\b", re.IGNORECASE)
 _LABEL_WINDOW_WORDS = 8  # words before a figure in a sentence that say what it is
 
 
@@ -384,6 +377,28 @@ def _figure_context(answer: SubAnswer, reader: EvidenceReader | None) -> str:
     return naming_context(text, at, _row_label(answer))
 
 
+def _own_clause(answer: SubAnswer, reader: EvidenceReader | None) -> str:
+    """The words that are the figure's own: a row's label with its table's title and header, a sentence
+    figure's clause (see :func:`clause_at`)."""
+    if _row_label(answer):
+        return _figure_context(answer, reader)
+    text = _chunk_text(reader, answer.citation.chunk_id) if reader is not None and answer.citation else ""
+    value = answer.value
+    if not text or value is None or not 0 <= value.start < value.end <= len(text):
+        return _figure_context(answer, reader)
+    return clause_at(text, value.start, value.end)
+
+
+def _names_counted(counted: str, metric: str, context: str) -> bool:
+    """The figure's words name what the question counts: the word itself, or, when the word is a name of the
+    answer's metric ('employees'), another of the lexicon's names for it ('we employed approximately ...')."""
+    if counted in _content_words(context):
+        return True
+    if not metric or metric not in {canonical(counted), canonical(f"{counted}s")}:
+        return False
+    return any(m.canonical == metric for m in find_metrics(context))
+
+
 def check_metric(answer: SubAnswer, question: str, reader: EvidenceReader | None = None) -> Check:
     """The words naming the figure carry no restricting qualifier (region, adjusted) the question lacks, and
     name the qualifiers the question puts on its metric ('fuel surcharge revenue' is not 'revenue')."""
@@ -391,7 +406,7 @@ def check_metric(answer: SubAnswer, question: str, reader: EvidenceReader | None
         return Check(name="metric", passed=True, detail=f"metric: {answer.metric or 'as asked'}")
     words = _naming_words(answer)
     counted = counted_noun(question)
-    if counted and counted not in _content_words(_figure_context(answer, reader)):
+    if counted and not _names_counted(counted, answer.metric, _figure_context(answer, reader)):
         # 'The number of gas customers' is not answered by a figure whose words never say customers (net gas revenue).
         return Check(name="metric", passed=False, detail=f"the question counts {counted}s; the figure's words do not")
     if answer.metric:
@@ -401,9 +416,20 @@ def check_metric(answer: SubAnswer, question: str, reader: EvidenceReader | None
             return Check(name="metric", passed=False,
                          detail=f"the question asks for {' '.join(missing)} {answer.metric}; the figure's "
                                 f"words do not say {' '.join(missing)}")
+    # The question's own restriction ('employees in the United States') must be the figure's too: named by its
+    # row and table, or by the clause of its sentence, never only elsewhere in the sentence. A company's name
+    # ('U.S. Bancorp', 'Frito-Lay North America' as a segment) is no restriction of the question's.
+    own_question = re.sub(re.escape(answer.company), " ", question, flags=re.IGNORECASE) if answer.company else question
+    asked_all = asked_qualifiers(own_question)
+    if asked_all:
+        own = f"{words} {_own_clause(answer, reader)}"
+        for kind, term in asked_all:
+            if not any(k == kind for k, _ in asked_qualifiers(own)):
+                return Check(name="metric", passed=False,
+                             detail=f"the question asks about '{term}' ({kind}); the figure's own words do not say so")
     for kind, pattern in _QUALIFIERS:
         # A restricting qualifier of the question's own ('U.S. revenue') allows the figure's; 'worldwide' does not.
-        asked = [m.group(0) for m in pattern.finditer(question) if not _WIDE.fullmatch(m.group(0))]
+        asked = [term for k, term in asked_all if k == kind]
         for m in pattern.finditer(words):
             term = m.group(0)
             if _WIDE.fullmatch(term) or asked:

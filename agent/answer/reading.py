@@ -526,6 +526,20 @@ def _label_number(text: str, n: NumericValue) -> bool:
 HEADING_MAX_CHARS = 160  # a line above a table short enough to be its title ('Risk and Insurance Brokerage Services')
 
 
+# Where a sentence's clause ends: punctuation that sets a clause off, or a word that starts a new one.
+_CLAUSE_BREAK_RE = re.compile(r"[,;:()\u2014]|\s(?:including|of\s+which|of\s+whom|compared|versus|while|whereas)\s")
+
+
+def clause_at(text: str, start: int, end: int) -> str:
+    """The clause of a sentence that holds ``text[start:end]`` ('..., including approximately 132,000 people
+    within the United States' for the 132,000), bounded by the sentence."""
+    lo = max(text.rfind(". ", 0, start), text.rfind("\n", 0, start)) + 1
+    hi = min((i for i in (text.find(". ", end), text.find("\n", end)) if i >= 0), default=len(text))
+    before = [m.end() for m in _CLAUSE_BREAK_RE.finditer(text, lo, start)]
+    after = _CLAUSE_BREAK_RE.search(text, end, hi)
+    return text[(before[-1] if before else lo) : (after.start() if after else hi)]
+
+
 def naming_context(text: str, at: int, label: str = "") -> str:
     """The words that say what the figure at offset ``at`` of ``text`` is, wider than its label: a table row's
     ``label`` with its table's title and header line; a sentence figure's whole sentence."""

@@ -15,6 +15,7 @@ from agent.answer.passages import PASSAGE_MAX_CHARS, _passages_answer
 from agent.answer.reading import (
     EvidenceReader,
     Segment,
+    clause_at,
     is_statement,
     naming_context,
     statement_kind,
@@ -37,6 +38,7 @@ from agent.answer.words import (
     _about,
     _for_company,
     _names_other_number,
+    asked_qualifiers,
     clip_words,
     filing_owner,
     metric_modifiers,
@@ -192,12 +194,15 @@ def _label_quality(seg: Segment, metric: str) -> tuple[float, bool]:
 # Between a metric's mention and a figure, '<noun> of $N' makes the figure that noun's ('carryforwards of',
 # 'growth of', 'an increase of'); 'operating income of $N' (the 'of' right after the mention) keeps it.
 _OF_ANOTHER_RE = re.compile(r"\b[A-Za-z][\w-]*\s+of\s+(?:approximately\s+|about\s+)?[$€£]?\s*$")
+# A count written before what it counts: at most two describing words between ('154,000 full-time employees').
+_COUNTED_AFTER_RE = re.compile(r"\s+(?:[A-Za-z][\w-]*\s+){0,2}")
 
 
 def _owned_numbers(seg: Segment, metric: str) -> list[NumericValue]:
     """A sentence's numbers that belong to the mention of ``metric``: those after it, up to the next metric.
 
-    A number directly followed by 'per <metric>' ('$3.00 per diluted share') belongs to that next metric; a
+    A number directly followed by 'per <metric>' ('$3.00 per diluted share') belongs to that next metric, and
+    so does a count written before the thing it counts ('approximately 154,000 full-time employees'); a
     number another noun claims ('<metric> carryforwards of $27 million') belongs to no metric.
     """
     if seg.kind == "row":
@@ -209,7 +214,11 @@ def _owned_numbers(seg: Segment, metric: str) -> list[NumericValue]:
         prior = [m for m in mentions if m.end <= local_start]
         owner = prior[-1].canonical if prior else ""
         following = [m for m in mentions if m.start >= local_end]
-        if following and _PER_RE.fullmatch(seg.raw[local_end : following[0].start]):
+        if following and _PER_RE.fullmatch(seg.raw[local_end : following[0].start]) or (
+            following
+            and _expected_kind(following[0].canonical) == "count"
+            and _COUNTED_AFTER_RE.fullmatch(seg.raw[local_end : following[0].start])
+        ):
             owner = following[0].canonical
         elif prior and _OF_ANOTHER_RE.search(seg.raw[prior[-1].end : local_start]):
             owner = ""  # 'net operating loss carryforwards of $27 million': the figure is the carryforwards'
@@ -269,6 +278,14 @@ def _candidates(
     return out
 
 
+def _clause(cand: _Candidate) -> str:
+    """The clause of a sentence that holds the candidate's figure (a row: the whole row)."""
+    if cand.seg.kind == "row":
+        return cand.seg.text
+    at = cand.value.start - cand.seg.start
+    return clause_at(cand.seg.raw, at, at + (cand.value.end - cand.value.start))
+
+
 def _naming(reader: EvidenceReader, cand: _Candidate) -> str:
     """The words that say what a candidate figure is: its row label with its table's title, or its sentence."""
     return naming_context(reader.evidence[cand.seg.ev].text, cand.value.start, cand.seg.label if cand.seg.kind == "row" else "")
@@ -295,8 +312,13 @@ def _find(
     the names the question narrows it to (company, segments)."""
     allowed = _for_company(reader, company)
     cands = _candidates(reader, metric, period, allowed, question)
-    # A segment, region or product named in the question scopes the figure: keep the rows that name it.
-    scoped = [c for c in cands if any(t.lower() in c.seg.text.lower() for t in _scope_terms(reader, scope))]
+    # A segment, region or product named in the question scopes the figure: keep the rows that name it, and
+    # of a sentence the figures whose own clause names it ('..., including approximately 132,000 people within
+    # the United States' answers the U.S. count, not the worldwide one before it).
+    terms = [t.lower() for t in _scope_terms(reader, scope)]
+    scoped = [c for c in cands if any(t in _clause(c).lower() for t in terms)] or [
+        c for c in cands if any(t in c.seg.text.lower() for t in terms)
+    ]
     if scoped:
         cands = scoped
     if metric_modifiers(question, metric, company):
@@ -363,7 +385,8 @@ def _lexicon_answer(
     info = METRICS[metric]
     target_scale = question_scale(sub_query.question)
     kind = _expected_kind(metric)
-    scope = [company, *intent.entities]
+    # The question's own restriction ('in the United States') scopes the figure like a segment name does.
+    scope = [company, *intent.entities, *(term for _, term in asked_qualifiers(sub_query.question))]
     direct = _find(reader, metric, period, company, sub_query.question, scope)
     stand_in_note = ""
     if direct is None and metric in COMPONENT_FALLBACKS:

@@ -248,3 +248,30 @@ def counted_noun(question: str) -> str:
         return ""
     words = [w for w in m.group(1).lower().split() if w not in _STOP and w not in _CELL_FILLER]
     return _stem(words[-1]) if words else ""
+
+
+_QUALIFIERS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "geography",
+        re.compile(
+            r"\bu\.\s?s\.(?!\w)|\bunited\s+states\b|\bdomestic(?:ally)?\b|\binternational(?:ly)?\b|\bforeign\b"
+            r"|\bnon-u\.s\.|\boutside\s+(?:of\s+)?the\s+(?:u\.s\.|united\s+states)|\bnorth\s+america\b"
+            r"|\beurope\b|\bemea\b|\basia\b|\blatin\s+america\b|\bworldwide\b|\bglobal(?:ly)?\b",
+            re.IGNORECASE,
+        ),
+    ),
+    ("adjusted", re.compile(r"\badjusted\b|\bnon-gaap\b|\borganic\b|\bpro\s+forma\b", re.IGNORECASE)),
+)
+# Words that widen rather than restrict: a 'worldwide' figure answers a question that names no region.
+_WIDE = re.compile(r"\bworldwide\b|\bglobal(?:ly)?\b|\btotal\b|\bconsolidated\b", re.IGNORECASE)
+
+
+def asked_qualifiers(question: str) -> list[tuple[str, str]]:
+    """The restricting qualifiers a question puts on what it asks, as (kind, term): ('geography', 'United
+    States') for 'employees in the United States'; widening words ('worldwide', 'total') are none."""
+    return [
+        (kind, m.group(0))
+        for kind, pattern in _QUALIFIERS
+        for m in pattern.finditer(question)
+        if not _WIDE.fullmatch(m.group(0))
+    ]

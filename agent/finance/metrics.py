@@ -686,6 +686,10 @@ _DEFS: list[MetricDef] = [
     _m("enterprise value", _OTHER, ["enterprise value"], abbreviations=["EV"]),
     _m("employees", _OTHER, [
         "employees", "headcount", "number of employees", "full time employees", "workforce", "human capital",
+        "team members", "full time equivalent employees",
+        # The verb with a count after it: "We employed approximately 315,000 people worldwide".
+        "employed approximately", "employs approximately", "employ approximately", "employed about",
+        "employs about", "employ about", "employed a total of", "employs a total of",
     ]),
     _m("geographic footprint", _OTHER, [
         "geographies", "geographic areas", "geographic regions", "geographic markets", "geographic footprint",
