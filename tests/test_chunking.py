@@ -216,3 +216,17 @@ def test_gold_evidence_numbers_are_in_their_page_chunks(findata: Path) -> None:
             found += len(want & have)
     print("\n".join(timings))
     assert found / needed >= MIN_TOTAL_NUMBER_RECALL, found / needed
+
+
+def test_a_table_continued_in_another_chunk_repeats_its_sub_heading(settings: Settings) -> None:
+    rows = "\n".join(f"Segment {chr(65 + i)} North America\n$ {100 + i} $ {90 + i}" for i in range(12))
+    text = ("Supplemental Financial Information\n(in millions)\n12 Weeks Ended\n3/25/2023\n3/19/2022\n"
+            f"Operating Profit\n{rows}\nTotal\n$ 1,266 $ 1,146\n")
+    pages = make_pages([text])
+    chunks = chunk_document("b" * 64, pages, detect_sections(pages), settings.replace(chunk_words=60))
+    tables = [c for c in chunks if "| 12 Weeks Ended 3/25/2023:" in c.text]
+    assert len(tables) >= 2  # the table was split
+    for chunk in tables:
+        lines = chunk.text.split("\n")
+        first_row = next(i for i, line in enumerate(lines) if "| 12 Weeks Ended 3/25/2023:" in line)
+        assert lines[first_row - 1] == "Operating Profit", chunk.text  # the rows' metric travels with them

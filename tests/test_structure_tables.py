@@ -363,3 +363,39 @@ def test_an_untitled_table_takes_the_sentence_that_introduces_it() -> None:
     plain = find_tables("revenue grew in every segment this year and margins held up well overall .\n"
                         "2014 | 385373\n2015 | 1110566\n")[0]
     assert plain.title == ""
+
+
+# An earnings release's segment table: the period header is printed as plain lines, and a sub-heading naming the
+# first metric sits between it and the first values.
+SEGMENT_PAGE = """Contoso Foods Corporation and Subsidiaries
+Supplemental Financial Information
+(in millions and unaudited)
+12 Weeks Ended
+3/25/2023
+3/19/2022
+Net Revenue
+Snacks North America
+$ 5,583 $ 4,839
+Beverages Europe
+1,886 1,797
+Total
+$ 7,469 $ 6,636
+Operating Profit/(Loss)
+Snacks North America
+$ 1,599 $ 1,296
+Beverages Europe
+71 (136)
+Total
+$ 1,670 $ 1,160
+"""
+
+
+def test_a_sub_heading_under_a_period_header_keeps_the_header() -> None:
+    (table,) = find_tables(SEGMENT_PAGE)
+    assert table.columns == ["12 Weeks Ended 3/25/2023", "12 Weeks Ended 3/19/2022"]
+    assert table.scale == 1e6 and table.title == "Supplemental Financial Information"
+    lines = linearise(table)
+    # Both sub-headings stay in the body, in order, each above its rows; every value has its period column.
+    assert lines[0] == "Net Revenue" and "Operating Profit/(Loss)" in lines
+    assert "Beverages Europe | 12 Weeks Ended 3/25/2023: 71 | 12 Weeks Ended 3/19/2022: (136) | (in millions)" in lines
+    assert [normalise_period(c) for c in table.columns] == ["FY2023Q1", "FY2022Q1"]

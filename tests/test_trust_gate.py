@@ -559,3 +559,44 @@ def test_a_count_of_any_noun_is_read_from_the_words_after_it() -> None:
     staff = _ev("As of December 31, 2022, we had 8,000 employees in our stores.", "CONTOSO_2022_10K", known[0])
     refused = _ask("How many stores did Contoso operate at the end of 2022?", [staff], known)
     assert "8,000" not in refused.answer.split("Closest evidence")[0]
+
+
+# --- segment tables: segment x metric x period ------------------------------------------------------------------
+def _segment_evidence(settings_chunk_words: int = 400) -> list[Evidence]:
+    from test_structure_tables import SEGMENT_PAGE
+
+    from agent.config import Settings
+    from agent.ingest.chunking import chunk_document
+    from agent.ingest.structure import detect_sections
+    from agent.schemas import Page
+
+    income = ("Condensed Consolidated Statement of Income\n(in millions)\n12 Weeks Ended\n3/25/2023 3/19/2022\n"
+              "Net Revenue $ 7,469 $ 6,636\nOperating Profit 1,670 1,160\n")
+    pages = [Page(page=0, text=income, char_start=0), Page(page=1, text=SEGMENT_PAGE, char_start=len(income) + 2)]
+    settings = Settings.from_env().replace(chunk_words=settings_chunk_words)
+    return [
+        Evidence(chunk_id=c.chunk_id, doc_name="CONTOSO_2023Q1_EARNINGS", page=c.page, text=c.text, score=1.0,
+                 company="Contoso Foods Corporation", section_path=c.section_path)
+        for c in chunk_document("c" * 64, pages, detect_sections(pages), settings)
+    ]
+
+
+@pytest.mark.parametrize("chunk_words", [400, 40])  # one chunk, or the table split across chunks
+def test_a_segment_row_under_a_metric_sub_heading_answers_that_segments_metric(chunk_words: int) -> None:
+    evidence = _segment_evidence(chunk_words)
+    known = ["Contoso Foods Corporation"]
+    asked = {
+        "What was Snacks North America operating profit in Q1 2023?": 1599,
+        "What was Beverages Europe net revenue in Q1 2022?": 1797,
+        "What was Beverages Europe operating profit in Q1 2022?": -136,
+        "What was Contoso's operating profit in Q1 2023?": 1670,  # the company's own, not a segment's
+    }
+    for question, expected in asked.items():
+        answer = _ask(question, evidence, known)
+        assert answer.status == "found" and answer.value is not None, (question, answer.answer)
+        assert answer.value.value == expected, (question, answer.answer)
+        assert answer.period in {"FY2023Q1", "FY2022Q1"}
+    # A segment the table does not list gets no other segment's (or the company's) figure.
+    refused = _ask("What was Dairy Latin America operating profit in Q1 2023?", evidence, known)
+    assert refused.status == "not_found"
+    assert not any(f in refused.answer.split("Closest evidence")[0] for f in ("1,599", "1,670", "71"))

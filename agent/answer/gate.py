@@ -429,7 +429,7 @@ def check_metric(answer: SubAnswer, question: str, reader: EvidenceReader | None
                              detail=f"the question asks about '{term}' ({kind}); the figure's own words do not say so")
     for kind, pattern in _QUALIFIERS:
         # A restricting qualifier of the question's own ('U.S. revenue') allows the figure's; 'worldwide' does not.
-        asked = [term for k, term in asked_all if k == kind]
+        asked = [term for k, term in asked_qualifiers(question) if k == kind]
         for m in pattern.finditer(words):
             term = m.group(0)
             if _WIDE.fullmatch(term) or asked:

@@ -34,6 +34,7 @@ WEEK_YEAR_SNAP_DAYS = 7  # 52/53-week years ending in a month's first week close
 MONTH_BEFORE_RE = re.compile(
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s*$", re.IGNORECASE
 )  # 'december 31': the day of a date, not a figure
+SUBHEADING_MAX_WORDS = 6  # a table's sub-heading line ('Operating Profit/(Loss)'); longer lines are prose
 _RESPECTIVELY_RE = re.compile(r"\brespectively\b", re.IGNORECASE)
 _COLUMNS_RE = re.compile(r"\bcolumns:\s*(?P<cols>[^|\n]+)")
 _CELL_HEADER_RE = re.compile(r"^\s*(?P<hdr>[^:|]{1,60}?)\s*:\s*(?P<val>[^:]*\d[^:]*)$", re.S)
@@ -140,6 +141,10 @@ class Segment(BaseModel):
     label: str = ""
     numbers: list[NumericValue] = Field(default_factory=list)
     mentions: list[MetricMention] = Field(default_factory=list)
+    heading: list[MetricMention] = Field(
+        default_factory=list,
+        description="a table row's metrics named by the sub-heading above it ('Operating Profit' over segment rows)",
+    )
 
     @property
     def text(self) -> str:
@@ -330,6 +335,7 @@ def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> 
     periods_of = dict(zip(labels, _column_periods(labels), strict=True))
     columns = [periods_of[c] for c in own] if own else list(inherited.columns)
     out: list[Segment] = []
+    heading: list[MetricMention] = []  # the metric a table's latest sub-heading line names
     for start, end in split_sentences(text):
         piece = text[start:end]
         if "|" in piece:
@@ -346,12 +352,16 @@ def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> 
                     label=label,
                     numbers=nums,
                     mentions=find_metrics(label),
+                    heading=heading,
                 )
             )
         else:
             if is_instruction_like(piece):
                 continue
             nums = _sentence_numbers(piece, start)
+            if is_table:
+                short = not nums and len(piece.split()) <= SUBHEADING_MAX_WORDS
+                heading = find_metrics(piece) if short else []
             out.append(
                 Segment(
                     ev=ev_index,

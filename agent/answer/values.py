@@ -228,8 +228,11 @@ def _owned_numbers(seg: Segment, metric: str) -> list[NumericValue]:
 
 
 def _candidates(
-    reader: EvidenceReader, metric: str, period: str, allowed: set[int], question: str
+    reader: EvidenceReader, metric: str, period: str, allowed: set[int], question: str, terms: Sequence[str] = ()
 ) -> list[_Candidate]:
+    """Figures of ``metric`` in ``period`` from the rows and sentences of the ``allowed`` evidence; ``terms`` are
+    the (lower-case) segment, region or product names the question scopes to: a row labelled by one of them
+    under a sub-heading naming the metric ('Operating Profit' / 'Frito-Lay North America | 1,599') is one."""
     kind = _expected_kind(metric)
     wants_adjusted = bool(_ADJUSTED_RE.search(question))
     preferred = _TOPIC_STATEMENT.get(METRICS[metric].topic, "") if metric in METRICS else ""
@@ -240,14 +243,18 @@ def _candidates(
         if seg.ev not in allowed:
             continue
         quality, exact = _label_quality(seg, metric)
-        if quality <= 0 or (seg.kind == "row" and _names_other_number(seg.label, question)):
-            continue
-        ev = reader.evidence[seg.ev]
-        base = quality
         reasons = [
             f"{'exact' if exact else 'partial'} metric match: {metric} ~ "
             f"{seg.label or _mention_surface(seg, metric)}"
         ]
+        if quality <= 0 and _segment_row(seg, metric, terms):
+            quality = PARTIAL_LABEL
+            heading = next(m.surface for m in seg.heading if m.canonical == metric)
+            reasons = [f"segment row: {seg.label}, under the sub-heading {heading} ({metric})"]
+        if quality <= 0 or (seg.kind == "row" and _names_other_number(seg.label, question)):
+            continue
+        ev = reader.evidence[seg.ev]
+        base = quality
         if seg.kind == "row":
             base += TABLE_BONUS
         if is_statement(ev):
@@ -286,6 +293,14 @@ def _clause(cand: _Candidate) -> str:
     return clause_at(cand.seg.raw, at, at + (cand.value.end - cand.value.start))
 
 
+def _segment_row(seg: Segment, metric: str, terms: Sequence[str]) -> bool:
+    """A table row whose label is a name the question scopes to, under a sub-heading naming ``metric``."""
+    if seg.kind != "row" or not terms or not any(m.canonical == metric for m in seg.heading):
+        return False
+    label = " ".join(seg.label.lower().split())
+    return any(label == t or label.startswith(f"{t} ") or t.startswith(f"{label} ") for t in terms)
+
+
 def _naming(reader: EvidenceReader, cand: _Candidate) -> str:
     """The words that say what a candidate figure is: its row label with its table's title, or its sentence."""
     return naming_context(reader.evidence[cand.seg.ev].text, cand.value.start, cand.seg.label if cand.seg.kind == "row" else "")
@@ -311,11 +326,11 @@ def _find(
     """The best figure for ``metric`` in ``period`` ('' = the latest period the evidence has); ``scope`` holds
     the names the question narrows it to (company, segments)."""
     allowed = _for_company(reader, company)
-    cands = _candidates(reader, metric, period, allowed, question)
+    terms = [" ".join(t.lower().split()) for t in _scope_terms(reader, scope)]
+    cands = _candidates(reader, metric, period, allowed, question, terms)
     # A segment, region or product named in the question scopes the figure: keep the rows that name it, and
     # of a sentence the figures whose own clause names it ('..., including approximately 132,000 people within
     # the United States' answers the U.S. count, not the worldwide one before it).
-    terms = [t.lower() for t in _scope_terms(reader, scope)]
     scoped = [c for c in cands if any(t in _clause(c).lower() for t in terms)] or [
         c for c in cands if any(t in c.seg.text.lower() for t in terms)
     ]

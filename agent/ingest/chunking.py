@@ -250,12 +250,18 @@ def _table_pieces(
     group_start = max(offset + table.char_start, clip_start)
     group_end = group_start
     words = 0
+    subheading = ""  # the sub-heading the rows below it belong to ('Operating Profit' over segment rows)
     for row in rows:
         line = linearise_row(table, row)
         n = len(line.split())
         if group and words + n > budget:
             pieces.append(_Piece(group_start, group_end, lead + "\n" + "\n".join(group), True, section, header))
             group, words, group_start = [], 0, offset + row.char_start
+            if subheading and row.cells:
+                # A continuation chunk repeats the header and the sub-heading its first rows are under.
+                group, words = [subheading], len(subheading.split())
+        if not row.cells:
+            subheading = line
         group.append(line)
         words += n
         group_end = offset + row.char_end

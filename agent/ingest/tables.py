@@ -37,6 +37,9 @@ INTRODUCTION_MAX_WORDS = 24
 INTRODUCTION_MIN_WORDS = 3  # "we have the following :" names nothing; "total purchase commitments are" does
 # The most words of a column's name in a header of years and names ('total | 2008 | 2009 - 2010 | thereafter').
 COLUMN_NAME_MAX_WORDS = 4
+# Sub-heading lines ('Net Revenue', 'Operating Profit') looked past between a period header and a table's first
+# values: a segment table names its first metric there; more plain lines than this are prose or a new title.
+SUBHEADINGS_MAX = 2
 
 _NUMBER_CELL_RE = re.compile(
     r"^[($]*(?:US\$|\$|€|£)?[-−–]?[($]*(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)%?\)?%?\)?$"
@@ -481,6 +484,28 @@ def _names_line(row: _Row, body: list[_Row]) -> bool:
     )
 
 
+def _subheadings_start(group: list[_Row], first_data: int) -> int:
+    """Where the body starts when sub-headings sit between a period header of plain lines and the first values
+    ('12 Weeks Ended' / '3/25/2023' / '3/19/2022' / 'Net Revenue' / 'Frito-Lay North America | 5,583 | 4,839'):
+    at the sub-headings, so the header above them still names the columns; else at ``first_data``."""
+    k = first_data
+    while (
+        k > 0
+        and first_data - k < SUBHEADINGS_MAX
+        and not group[k - 1].cells
+        and not _is_column_line(group[k - 1])
+        and len(group[k - 1].label.split()) <= TITLE_MAX_WORDS
+    ):
+        k -= 1
+    if k == first_data or k == 0:
+        return first_data
+    top = k
+    while top > max(0, k - HEADER_MAX_LINES) and _is_column_line(group[top - 1]):
+        top -= 1
+    header = " ".join(group[i].label for i in range(top, k))
+    return k if top < k and detect_columns(header) else first_data
+
+
 def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
     first_data = next(i for i, r in enumerate(group) if r.is_data)
     last_data = max(i for i, r in enumerate(group) if r.is_data)
@@ -496,6 +521,8 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
         body_start = headers[-1] + 1
         while body_start < first_data and _is_meta_line(group[body_start].label):
             body_start += 1
+    else:
+        body_start = _subheadings_start(group, body_start)
     # Column header: the run of header-like lines right above the body. Title: the nearest plain line above it.
     col_start = body_start
     while col_start > max(0, body_start - HEADER_MAX_LINES) and _is_column_line(group[col_start - 1]):
