@@ -226,6 +226,13 @@ def test_topics() -> None:
         ("December 31, 2022 and 2021", ["FY2022", "FY2021"]),
         ("at June 30, 2023", ["FY2023Q2"]),
         ("fifty-two weeks ended January 1, 2022", ["FY2021"]),
+        # 52/53-week calendars count weeks, never months: 12 to 17 weeks a quarter, 24 a half, 36 nine months.
+        ("12 weeks ended March 25, 2023", ["FY2023Q1"]),
+        ("12 weeks ended 3/25/2023", ["FY2023Q1"]),
+        ("16 weeks ended December 31, 2022", ["FY2022Q4"]),
+        ("24 weeks ended June 17, 2023", ["FY2023H1"]),
+        ("36 weeks ended September 9, 2023", ["FY2023M9"]),
+        ("twelve months ended December 31, 2022", ["FY2022"]),
         ("between FY2021 and FY2022", ["FY2021", "FY2022"]),
         ("2018: (1,577) | 2017: (1,373)", ["FY2018", "FY2017"]),
         ("between 12/28/12 and 12/29/13", ["FY2012", "FY2013"]),
@@ -311,3 +318,10 @@ def test_a_month_year_column_header_is_that_months_period() -> None:
     assert normalise_period("6/14") == "FY2014Q2"
     assert normalise_period("13/09") == ""  # no such month
     assert find_periods("12/09") == []  # only a whole header label, never inside prose
+
+
+def test_a_duration_in_weeks_or_twelve_months_normalises_to_its_own_length() -> None:
+    assert normalise_period("12 Weeks Ended 3/25/2023") == "FY2023Q1"
+    assert normalise_period("52 Weeks Ended 12/31/2022") == "FY2022"
+    assert normalise_period("12 months ended December 31, 2022") == "FY2022"  # a year, not its fourth quarter
+    assert normalise_period("Six Months Ended June 30, 2023") == "FY2023H1"

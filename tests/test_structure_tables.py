@@ -399,3 +399,9 @@ def test_a_sub_heading_under_a_period_header_keeps_the_header() -> None:
     assert lines[0] == "Net Revenue" and "Operating Profit/(Loss)" in lines
     assert "Beverages Europe | 12 Weeks Ended 3/25/2023: 71 | 12 Weeks Ended 3/19/2022: (136) | (in millions)" in lines
     assert [normalise_period(c) for c in table.columns] == ["FY2023Q1", "FY2022Q1"]
+
+
+def test_a_hyphenated_quarter_caption_names_the_column_once() -> None:
+    # 'First-Quarter 2023 Results' above a 'First-Quarter' column: one column, the quarter, never the year.
+    assert detect_columns("Reported (GAAP) First-Quarter 2023 Results First-Quarter") == ["First-Quarter 2023"]
+    assert normalise_period(detect_columns("First-Quarter 2023")[0]) == "FY2023Q1"

@@ -600,3 +600,55 @@ def test_a_segment_row_under_a_metric_sub_heading_answers_that_segments_metric(c
     refused = _ask("What was Dairy Latin America operating profit in Q1 2023?", evidence, known)
     assert refused.status == "not_found"
     assert not any(f in refused.answer.split("Closest evidence")[0] for f in ("1,599", "1,670", "71"))
+
+
+
+# --- guidance: a figure a company expects answers only a question after an expectation ------------------------
+GUIDANCE = ("For fiscal year 2023, the Company now expects to deliver 8 percent organic revenue growth (previously "
+            "6 percent), and 9 percent core constant currency EPS growth.")
+
+
+def test_guidance_answers_a_question_after_an_expectation_only() -> None:
+    from agent.answer.compose import answer_offline
+
+    evidence = [_ev(GUIDANCE, "CONTOSO_2023Q1_EARNINGS", "Contoso Foods Corporation")]
+    known = ["Contoso Foods Corporation"]
+
+    def stated(question: str) -> tuple[list[float], list[str]]:
+        final = answer_offline(decompose(question, extract_intent(question, known), known), evidence)
+        found = [sa.value.value for sa in final.sub_answers if sa.status == "found" and sa.value is not None]
+        return found, [c.detail for sa in final.sub_answers for c in sa.checks if not c.passed]
+
+    found, _ = stated("What organic revenue growth does Contoso expect for fiscal year 2023?")
+    assert found == [8]
+    # A result asked for is not a company's expectation of it: refused, the gate saying why.
+    found, failed = stated("What was Contoso's organic revenue growth in fiscal year 2023?")
+    assert found == [] and any("outlook" in detail for detail in failed), failed
+
+
+def test_a_quarterly_release_never_answers_a_year() -> None:
+    from agent.answer.compose import answer_offline
+
+    release = ("Condensed Consolidated Statement of Income | columns: 12 Weeks Ended 3/25/2023, 12 Weeks Ended "
+               "3/19/2022 | (in millions, except per share amounts)\n"
+               "Net Revenue | 12 Weeks Ended 3/25/2023: $17,846 | 12 Weeks Ended 3/19/2022: $16,200 | (in millions)\n"
+               "Diluted\n"
+               "Net income attributable to Contoso per common share | 12 Weeks Ended 3/25/2023: $1.40 | "
+               "12 Weeks Ended 3/19/2022: $3.06 | (in millions, except per share amounts)\n")
+    evidence = [_ev(release, "CONTOSO_2023Q1_EARNINGS", "Contoso Foods Corporation")]
+    known = ["Contoso Foods Corporation"]
+    quarter = _ask("What was Contoso's net revenue in Q1 2023?", evidence, known)
+    assert quarter.value is not None and quarter.value.value == 17846 and quarter.period == "FY2023Q1"
+    for question in ("What was Contoso's net revenue in fiscal 2023?",
+                     "What was Contoso's net income attributable per common share in 2023?"):
+        final = answer_offline(decompose(question, extract_intent(question, known), known), evidence)
+        stated = final.text.split("Closest evidence")[0]
+        assert "17,846" not in stated and "1.40" not in stated, (question, final.text)
+
+
+def test_a_rate_before_a_change_word_is_the_changes_not_the_metrics() -> None:
+    # '8% organic growth' is the metric's rate; 'a 3% decline in comparable sales' is no comparable sales of +3%.
+    known = ["Contoso Foods Corporation"]
+    decline = _ev("For fiscal 2023, we reported a 3% decline in comparable sales.", "CONTOSO_2023_10K", known[0])
+    answer = _ask("What were Contoso's comparable sales in fiscal 2023?", [decline], known)
+    assert answer.value is None or answer.value.value != 3, answer.answer

@@ -34,6 +34,7 @@ from agent.answer.records import NOT_FOUND, Check, SubAnswer, _capital
 from agent.answer.words import (
     _QUALIFIERS,
     _WIDE,
+    OUTLOOK,
     _content_words,
     asked_qualifiers,
     counted_noun,
@@ -399,7 +400,9 @@ def _names_counted(counted: str, metric: str, context: str) -> bool:
     return any(m.canonical == metric for m in find_metrics(context))
 
 
-def check_metric(answer: SubAnswer, question: str, reader: EvidenceReader | None = None) -> Check:
+def check_metric(
+    answer: SubAnswer, question: str, reader: EvidenceReader | None = None, turn_question: str = ""
+) -> Check:
     """The words naming the figure carry no restricting qualifier (region, adjusted) the question lacks, and
     name the qualifiers the question puts on its metric ('fuel surcharge revenue' is not 'revenue')."""
     if answer.status != "found":
@@ -420,7 +423,10 @@ def check_metric(answer: SubAnswer, question: str, reader: EvidenceReader | None
     # row and table, or by the clause of its sentence, never only elsewhere in the sentence. A company's name
     # ('U.S. Bancorp', 'Frito-Lay North America' as a segment) is no restriction of the question's.
     own_question = re.sub(re.escape(answer.company), " ", question, flags=re.IGNORECASE) if answer.company else question
-    asked_all = asked_qualifiers(own_question)
+    # An expectation asked anywhere in the turn ('what does X expect for 2023 ...') holds for each of its parts,
+    # whose split questions are written without it; a region or an adjustment belongs to its own part only.
+    turn_outlook = [q for q in asked_qualifiers(turn_question) if q[0] == OUTLOOK]
+    asked_all = list(dict.fromkeys([*asked_qualifiers(own_question), *turn_outlook]))
     if asked_all:
         own = f"{words} {_own_clause(answer, reader)}"
         for kind, term in asked_all:
@@ -429,7 +435,7 @@ def check_metric(answer: SubAnswer, question: str, reader: EvidenceReader | None
                              detail=f"the question asks about '{term}' ({kind}); the figure's own words do not say so")
     for kind, pattern in _QUALIFIERS:
         # A restricting qualifier of the question's own ('U.S. revenue') allows the figure's; 'worldwide' does not.
-        asked = [term for k, term in asked_qualifiers(question) if k == kind]
+        asked = [term for k, term in [*asked_qualifiers(question), *turn_outlook] if k == kind]
         for m in pattern.finditer(words):
             term = m.group(0)
             if _WIDE.fullmatch(term) or asked:
@@ -575,7 +581,7 @@ def gate(
     if answer.value is not None:
         checks += [
             check_period(answer, asked_period, reader),
-            check_metric(answer, sub_query.question, reader),
+            check_metric(answer, sub_query.question, reader, turn_question),
             check_scale(answer),
             check_sanity(answer),
         ]

@@ -194,8 +194,21 @@ def _label_quality(seg: Segment, metric: str) -> tuple[float, bool]:
 # Between a metric's mention and a figure, '<noun> of $N' makes the figure that noun's ('carryforwards of',
 # 'growth of', 'an increase of'); 'operating income of $N' (the 'of' right after the mention) keeps it.
 _OF_ANOTHER_RE = re.compile(r"\b[A-Za-z][\w-]*\s+of\s+(?:approximately\s+|about\s+)?[$€£]?\s*$")
-# A count written before what it counts: at most two describing words between ('154,000 full-time employees').
-_COUNTED_AFTER_RE = re.compile(r"\s+(?:[A-Za-z][\w-]*\s+){0,2}")
+# A count or a rate written before what it is: at most two describing words between ('154,000 full-time
+# employees', '8 percent organic revenue growth'); a change word or a preposition there ('a 3% decline in
+# comparable sales') makes the figure the change's, not the metric's.
+_WRITTEN_BEFORE_RE = re.compile(r"\s+(?:[A-Za-z][\w-]*\s+){0,2}")
+_NOT_DESCRIBING = frozenset(["increase", "decrease", "decline", "drop", "rise", "reduction", "change", "improvement",
+                             "deterioration", "contraction", "expansion", "point", "points", "basis"])
+
+
+def _written_before(gap: str, n: NumericValue, metric: str) -> bool:
+    """The figure ``n`` names ``metric`` written right after it ('315,000 employees', '8% organic growth')."""
+    kind = _expected_kind(metric)
+    if kind not in {"count", "percent"} or (kind == "percent" and n.unit != "%"):
+        return False
+    words = {w.lower() for w in gap.split()}
+    return bool(_WRITTEN_BEFORE_RE.fullmatch(gap)) and not words & (_STOP | _NOT_DESCRIBING)
 
 
 def _owned_numbers(seg: Segment, metric: str) -> list[NumericValue]:
@@ -214,10 +227,9 @@ def _owned_numbers(seg: Segment, metric: str) -> list[NumericValue]:
         prior = [m for m in mentions if m.end <= local_start]
         owner = prior[-1].canonical if prior else ""
         following = [m for m in mentions if m.start >= local_end]
-        if following and _PER_RE.fullmatch(seg.raw[local_end : following[0].start]) or (
-            following
-            and _expected_kind(following[0].canonical) == "count"
-            and _COUNTED_AFTER_RE.fullmatch(seg.raw[local_end : following[0].start])
+        if following and (
+            _PER_RE.fullmatch(seg.raw[local_end : following[0].start])
+            or _written_before(seg.raw[local_end : following[0].start], n, following[0].canonical)
         ):
             owner = following[0].canonical
         elif prior and _OF_ANOTHER_RE.search(seg.raw[prior[-1].end : local_start]):

@@ -250,6 +250,7 @@ def counted_noun(question: str) -> str:
     return _stem(words[-1]) if words else ""
 
 
+OUTLOOK = "outlook"  # the qualifier kind of a figure a company expects (guidance)
 _QUALIFIERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "geography",
@@ -261,6 +262,9 @@ _QUALIFIERS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("adjusted", re.compile(r"\badjusted\b|\bnon-gaap\b|\borganic\b|\bpro\s+forma\b", re.IGNORECASE)),
+    # A figure a company expects is guidance, not a result: it answers only a question after an expectation.
+    (OUTLOOK, re.compile(r"\bexpect(?:s|ed|ing|ations?)?\b|\banticipat\w*|\bguidance\b|\boutlook\b|\bforecast\w*",
+                           re.IGNORECASE)),
 )
 # Words that widen rather than restrict: a 'worldwide' figure answers a question that names no region.
 _WIDE = re.compile(r"\bworldwide\b|\bglobal(?:ly)?\b|\btotal\b|\bconsolidated\b", re.IGNORECASE)

@@ -94,6 +94,21 @@ _DURATION_WORDS: dict[str, int] = {
     "fifty two": 12, "fifty three": 12, "3": 3, "6": 6, "9": 9, "12": 12, "13": 3, "14": 3, "26": 6, "27": 6,
     "39": 9, "40": 9, "52": 12, "53": 12,
 }
+# Weeks written as words in a 52/53-week calendar's headers ('twelve weeks ended', 'fifty-two weeks ended').
+_WEEK_WORDS: dict[str, int] = {
+    "twelve": 12, "thirteen": 13, "twenty six": 26, "thirty nine": 39, "fifty two": 52, "fifty three": 53,
+}
+# The months a run of weeks closes in a 52/53-week calendar: a quarter is 12 to 17 weeks (a 12-12-12-16 year
+# too), a half 24 to 28, nine months 36 to 41, a year 52 or 53.
+_WEEK_SPANS: tuple[tuple[int, int, int], ...] = ((12, 17, 3), (24, 28, 6), (36, 41, 9), (52, 53, 12))
+
+
+def _weeks_months(dur: str) -> int:
+    """Months of a duration in weeks ('12' -> 3, 'fifty-two' -> 12); 0 for a span no calendar uses."""
+    weeks = int(dur) if dur.isdigit() else _WEEK_WORDS.get(re.sub(r"[\s-]+", " ", dur.lower()), 0)
+    return next((months for lo, hi, months in _WEEK_SPANS if lo <= weeks <= hi), 0)
+
+
 _DUR = (
     r"(?:three|six|nine|twelve|thirteen|twenty[\s-]six|thirty[\s-]nine|fifty[\s-]two|fifty[\s-]three"
     r"|\d{1,2})"
@@ -320,8 +335,8 @@ def _candidates(text: str, fy_end_month: int) -> list[_Cand]:
         durations = [m.group("dur")] + ([m.group("dur2")] if m.group("dur2") else [])
         for dur in durations:
             months = _DURATION_WORDS.get(re.sub(r"[\s-]+", " ", dur.lower()), 0)
-            if m.group("unit").lower().startswith("week") and dur.isdigit():
-                months = _DURATION_WORDS.get(dur, 0)
+            if m.group("unit").lower().startswith("week"):
+                months = _weeks_months(dur)
             elif dur.isdigit() and months == 0:
                 months = int(dur)
             if not months:
@@ -454,16 +469,21 @@ def without_periods(text: str) -> str:
 
 # A duration shorter than a year ('three months ended', '13 weeks ended', 'quarter ended', 'year to date').
 _SUB_ANNUAL_DURATION_RE = re.compile(
-    r"\b(?:(?P<n>three|six|nine|3|6|9|12|13|16|24|26|36|39|40)[\s-]+(?:months?|weeks?)|quarters?)\s+ended\b"
-    r"|\byear[\s-]+to[\s-]+date\b",
+    r"\b(?:(?P<n>three|six|nine|3|6|9)[\s-]+months?|(?P<w>\d{1,2}|twelve|thirteen|twenty[\s-]six|thirty[\s-]nine)"
+    r"[\s-]+weeks?|quarters?)\s+ended\b|\byear[\s-]+to[\s-]+date\b",
     re.IGNORECASE,
 )
-# How many months a duration spans (52/53-week calendars: 12-16 weeks a quarter, 24-26 a half, 36-40 nine months).
-_DURATION_MONTHS = {
-    **dict.fromkeys(("three", "3", "12", "13", "16"), 3),
-    **dict.fromkeys(("six", "6", "24", "26"), 6),
-    **dict.fromkeys(("nine", "9", "36", "39", "40"), 9),
-}
+_DURATION_MONTHS = {**dict.fromkeys(("three", "3"), 3), **dict.fromkeys(("six", "6"), 6), **dict.fromkeys(("nine", "9"), 9)}
+
+
+def _sub_annual_months(duration: re.Match[str]) -> int:
+    """Months of a sub-annual duration match (a quarter when it names none); 0 when the weeks make a year."""
+    if duration.group("n"):
+        return _DURATION_MONTHS[duration.group("n").lower()]
+    if duration.group("w"):
+        months = _weeks_months(duration.group("w"))
+        return months if months < 12 else 0
+    return 3
 
 
 def normalise_period(text: str, default_fy_end_month: int = 12) -> str:
@@ -482,12 +502,12 @@ def normalise_period(text: str, default_fy_end_month: int = 12) -> str:
     found = find_periods(s, default_fy_end_month)
     if found:
         duration = _SUB_ANNUAL_DURATION_RE.search(s)
-        if granularity(found[0].norm) == "year" and duration:
+        months = _sub_annual_months(duration) if duration else 0
+        if granularity(found[0].norm) == "year" and months:
             # '12 Weeks Ended 3/25/2023' is the quarter that date closes; 'Three months ended 2025' lost its
             # day: some quarter of 2025, never the fiscal year.
             closing = parse_date(s)
-            months = _DURATION_MONTHS.get(duration.group("n").lower(), 0) if duration.group("n") else 3
-            if closing is None or not months:
+            if closing is None:
                 return ""
             return _norm_for_months(closing, months, default_fy_end_month)[0]
         return found[0].norm

@@ -76,7 +76,7 @@ _DATE_CELL_RE = re.compile(
 _PERIOD_RE = re.compile(
     rf"(?P<date>\b{_MONTH_RE}\s+\d{{1,2}},?\s+{_YEAR}\b)"
     rf"|(?P<quarter>\b(?:Q[1-4]|[1-4]Q)\s*(?:FY\s*)?'?\s*(?:{_YEAR}|\d{{2}})\b)"
-    rf"|(?P<ordq>\b(?:first|second|third|fourth)\s+quarter(?:\s+(?:of\s+)?(?:fiscal\s+)?{_YEAR}\b)?)"
+    rf"|(?P<ordq>\b(?:first|second|third|fourth)[\s-]+quarter(?:[\s-]+(?:of\s+)?(?:fiscal\s+)?{_YEAR}\b)?)"
     rf"|(?P<fiscal>\b(?:fiscal(?:\s+year)?|FY)\s*'?\s*(?:{_YEAR}|\d{{2}})\b)"
     rf"|(?P<monthyear>\b{_MONTH_RE}\s+{_YEAR}\b)"
     rf"|(?P<monthday>\b{_MONTH_RE}\s+\d{{1,2}}\b,?)"
@@ -406,6 +406,13 @@ def detect_columns(header_text: str, expected: int | None = None) -> list[str]:
     for m in _PERIOD_RE.finditer(header_text):
         kind = m.lastgroup or ""
         mentions.append((kind, re.sub(r"\s+", " ", m.group(0)).strip().rstrip(",")))
+    dated = {text.lower()[: text.lower().index("quarter")] for kind, text in mentions
+             if kind == "ordq" and re.search(_YEAR, text)}
+    # 'First-Quarter 2023 Results' over a 'First-Quarter' column: the caption repeated without its year is
+    # the same column, not a second one.
+    mentions = [(kind, text) for kind, text in mentions
+                if not (kind == "ordq" and not re.search(_YEAR, text)
+                        and text.lower()[: text.lower().index("quarter")] in dated)]
     if any(kind == "monthday" for kind, _ in mentions):
         # A date glued to the next column's year ('January 29, 2023' in 'January 29, 2023 2022') is a
         # month-day and a year of two different header lines.
