@@ -969,3 +969,23 @@ def test_the_difference_of_two_items_of_one_year_subtracts_their_cells() -> None
     share = _share_asked("what is the difference of total capital and tier 1 in 2007?")
     assert share is not None and share.subtract and share.part == "total capital" and share.whole == "tier 1"
     assert _share_asked("what is the difference between 2019 average x schemes and 2019 average y schemes?") is None
+
+
+@pytest.mark.parametrize(
+    ("row", "expected"),
+    [
+        ("Provision for income taxes (Note 7) | 2022: (411) | 2021: (491) | (in millions)", 22.87),  # a deduction
+        ("Provision for income taxes | 2022: 411 | 2021: 491 | (in millions)", 22.87),
+        ("(Benefit from) provision for income taxes | 2022: (411) | 2021: (491) | (in millions)", -22.87),  # a benefit
+    ],
+)
+def test_a_tax_provision_printed_as_a_deduction_is_an_expense(row: str, expected: float) -> None:
+    text = ("Consolidated Statements of Income | columns: 2022, 2021 | (in millions)\n"
+            "Income before income taxes | 2022: 1,797 | 2021: 2,426 | (in millions)\n" + row + "\n"
+            "Net income | 2022: 1,386 | 2021: 1,935 | (in millions)\n")
+    evidence = [Evidence(chunk_id="c", doc_name="NORTHWIND_2022_10K", text=text, score=1.0,
+                         company="Northwind Instruments")]
+    question = "What was Northwind's effective tax rate in 2022?"
+    final = answer_offline(decompose(question, extract_intent(question, COMPANIES), COMPANIES), evidence)
+    (sub,) = final.sub_answers
+    assert sub.value is not None and round(sub.value.value, 2) == expected, final.text

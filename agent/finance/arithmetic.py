@@ -217,8 +217,22 @@ def _in_scale(v: CitedValue, scale: float) -> float:
     return v.value.value * (v.value.scale or 1.0) / scale
 
 
+# Expenses whose sign carries meaning (a tax benefit, net interest income) but that a statement may print as a
+# deduction: the row's own words say which ('Provision for income taxes | (411)' under 'Income before income
+# taxes | 1,797' is an expense of 411; '(Benefit from) provision for income taxes | (45)' is a benefit).
+DEDUCTION_ROWS: dict[str, re.Pattern[str]] = {
+    "income tax expense": re.compile(r"\bbenefit", re.IGNORECASE),
+    "interest expense": re.compile(r"\bbenefit|\bincome\b", re.IGNORECASE),
+}
+
+
 def _is_spending(v: CitedValue) -> bool:
-    return v.metric in SPENDING_METRICS
+    if v.metric in SPENDING_METRICS:
+        return True
+    other_sign = DEDUCTION_ROWS.get(v.metric)
+    if other_sign is None or v.value.value >= 0 or v.citation is None or "|" not in v.citation.quote:
+        return False
+    return not other_sign.search(v.citation.quote.split("|", 1)[0])  # the table row names an expense only
 
 
 def _magnitude_note(values: Sequence[CitedValue]) -> str:
