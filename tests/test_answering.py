@@ -17,7 +17,7 @@ from scripted import ScriptedChatModel
 from agent.answer.compose import answer_offline, answer_sub_query, combine, compose_answer
 from agent.answer.llm_answer import llm_answer
 from agent.answer.reading import Evidence
-from agent.answer.records import FinalAnswer, SubAnswer, question_scale
+from agent.answer.records import NOT_FOUND, FinalAnswer, SubAnswer, question_scale
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue
 from agent.finance.numbers import is_name_number, name_numbers
@@ -989,3 +989,25 @@ def test_a_tax_provision_printed_as_a_deduction_is_an_expense(row: str, expected
     final = answer_offline(decompose(question, extract_intent(question, COMPANIES), COMPANIES), evidence)
     (sub,) = final.sub_answers
     assert sub.value is not None and round(sub.value.value, 2) == expected, final.text
+
+
+def test_parts_of_an_unbuilt_figure_are_evidence_not_the_answer() -> None:
+    # 'The 3-year average of capex as a % of revenue': with FY2018 revenue missing, the average cannot be built; the
+    # two years' ratios that can are no answer to it and are shown only as the closest evidence.
+    cash_flow = ("Consolidated Statements of Cash Flows | columns: 2020, 2019, 2018 | (in millions)\n"
+                 "Capital expenditures | 2020: (270) | 2019: (739) | 2018: (1,486) | (in millions)\n")
+    income = ("Consolidated Statements of Income | columns: 2020, 2019 | (in millions)\n"
+              "Revenues | 2020: 5,162 | 2019: 12,900 | (in millions)\n")
+    question = "What is the FY2018 - FY2020 3 year average of capex as a % of revenue for Northwind?"
+    plan = decompose(question, extract_intent(question, COMPANIES), COMPANIES)
+    whole = [Evidence(chunk_id=f"c{i}", doc_name="NORTHWIND_2020_10K", text=t, score=1.0, company="Northwind Instruments")
+             for i, t in enumerate((cash_flow, income.replace("2020, 2019 |", "2020, 2019, 2018 |").replace(
+                 "2019: 12,900 |", "2019: 12,900 | 2018: 11,763 |")))]
+    built = answer_offline(plan, whole)
+    assert "7.86%" in built.text.split("\n")[0], built.text  # (12.63 + 5.73 + 5.23) / 3
+    part = [Evidence(chunk_id=f"c{i}", doc_name="NORTHWIND_2020_10K", text=t, score=1.0, company="Northwind Instruments")
+            for i, t in enumerate((cash_flow, income))]
+    refused = answer_offline(plan, part)
+    stated = refused.text.split("Closest evidence")[0]
+    assert refused.text.startswith(NOT_FOUND) and not refused.figures, refused.text
+    assert "5.73" not in stated and "739" not in stated

@@ -33,6 +33,7 @@ from agent.answer.gate import (
     operation_kind,
     operation_refusal,
     operations_asked,
+    part_refusal,
     sanity_failure,
     unmet_operation,
 )
@@ -651,6 +652,15 @@ def answer_offline(
     combined = combine(plan, sub_answers, evidence)
     # The final results (those no other step consumes) answer the question: they lead.
     consumed = {op for c in plan.combinations for op in c.operands}
+    steps = {c.id for c in plan.combinations}
+    unbuilt = [c for c in plan.combinations
+               if c.id not in consumed and c.id not in combined.labels and steps & set(c.operands)]
+    if unbuilt:
+        # The figure asked is built from other steps ('the 3-year average of capex as a % of revenue'): when it
+        # cannot be computed, the parts that could be are its evidence, never the answer.
+        whole = unbuilt[0].label or unbuilt[0].operation
+        sub_answers = [part_refusal(sa, whole) if sa.status != "not_found" else sa for sa in sub_answers]
+        return compose_answer(plan.question, sub_answers, (), combined.failed + plan.notes, evidence=evidence)
     done = [c for c in plan.combinations if c.id in combined.labels]
     order = sorted(range(len(done)), key=lambda i: done[i].id in consumed)
     computations = [combined.computations[i] for i in order]

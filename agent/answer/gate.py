@@ -636,6 +636,13 @@ def operation_refusal(
     return _refused(answer, missing, answer.answer.strip().rstrip("."), [*answer.checks, check])
 
 
+def part_refusal(answer: SubAnswer, whole: str) -> SubAnswer:
+    """A part of a figure built from several (one year of a three-year average) refused because ``whole`` could
+    not be computed: the part is kept as the closest evidence, never stated as the answer."""
+    check = Check(name="metric", passed=False, detail=f"{whole} could not be computed from the parts found")
+    return _refused(answer, check.detail, answer.answer.strip().rstrip("."), [*answer.checks, check])
+
+
 def _subject_of(answer: SubAnswer, period: str) -> str:
     who = f"{possessive(answer.company)} " if answer.company else ""
     when = f" for {period}" if period else ""
