@@ -27,7 +27,7 @@ from langchain_core.tools import BaseTool
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from agent.answer.compose import answer_offline, answer_sub_query, combine, compose_answer
+from agent.answer.compose import answer_offline, answer_sub_query, compose_plan
 from agent.answer.llm_answer import llm_answer
 from agent.answer.reading import Evidence
 from agent.answer.records import NOT_FOUND, FinalAnswer, SubAnswer
@@ -746,18 +746,7 @@ def answer_from_filings(
 
 
 def compose_final(plan: Any, sub_answers: Sequence[SubAnswer], evidence: Sequence[Evidence]) -> FinalAnswer:
-    """Combinations in code over the sub-answers, then one verified answer (results that no other step
-    consumes lead, as in :func:`agent.answer.compose.answer_offline`)."""
-    combined = combine(plan, sub_answers, evidence)
-    consumed = {op for c in plan.combinations for op in c.operands}
-    done = [c for c in plan.combinations if c.id in combined.labels]
-    order = sorted(range(len(done)), key=lambda i: done[i].id in consumed)
-    final = compose_answer(
-        plan.question, sub_answers, [combined.computations[i] for i in order],
-        combined.failed + plan.notes, evidence=list(evidence) if evidence else None,
-        labels=[combined.labels[done[i].id] for i in order],
-    )
-    if not final.text.strip():
-        final = final.model_copy(update={"text": f"{NOT_FOUND}: {plan.question}."})
-    return final
+    """Combinations in code over the sub-answers, then one verified answer (see
+    :func:`agent.answer.compose.compose_plan`)."""
+    return compose_plan(plan, sub_answers, list(evidence))
 

@@ -302,10 +302,12 @@ def _best_cell(
 
 # Words that place a count in time ('at the end of 2022', 'at fiscal year end'): the period check reads them.
 _PERIOD_WORDS = frozenset(["end", "beginning", "close", "year", "fiscal", "period", "quarter", "date"])
-# The words right after a figure, up to a joining word or punctuation: what a plain count counts.
+# Words that end the noun a count names ('1,234 stores in 12 countries', '8,000 employees worldwide'), besides
+# the stop words; a scale or 'percent' after a figure makes it no plain count.
 _PROSE_JOINING = frozenset(["across", "within", "throughout", "worldwide", "globally", "during", "through", "under",
                             "over", "compared", "versus", "while", "including", "respectively", "million", "billion",
                             "thousand", "percent"])
+# The words right after a figure, up to a joining word or punctuation: what a plain count counts.
 _AFTER_WORDS_RE = re.compile(r"[ \t]+((?:[A-Za-z][\w-]*[ \t]+){0,2}[A-Za-z][\w-]*)")
 
 

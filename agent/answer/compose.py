@@ -649,30 +649,36 @@ def answer_offline(
             )
     reader = EvidenceReader(evidence)
     sub_answers = [answer_sub_query(sq, evidence, reader, turn_question=plan.question) for sq in plan.sub_queries]
+    return compose_plan(plan, sub_answers, evidence)
+
+
+def compose_plan(plan: QueryPlan, sub_answers: Sequence[SubAnswer], evidence: Sequence[Evidence]) -> FinalAnswer:
+    """The plan's combinations computed in code over its sub-answers, then one verified answer: the results no
+    other step consumes lead. When such a result is built from other steps (the 3-year average of a ratio) and
+    cannot be computed, the parts that could be are its closest evidence, never the answer."""
     combined = combine(plan, sub_answers, evidence)
-    # The final results (those no other step consumes) answer the question: they lead.
     consumed = {op for c in plan.combinations for op in c.operands}
     steps = {c.id for c in plan.combinations}
     unbuilt = [c for c in plan.combinations
                if c.id not in consumed and c.id not in combined.labels and steps & set(c.operands)]
     if unbuilt:
-        # The figure asked is built from other steps ('the 3-year average of capex as a % of revenue'): when it
-        # cannot be computed, the parts that could be are its evidence, never the answer.
         whole = unbuilt[0].label or unbuilt[0].operation
-        sub_answers = [part_refusal(sa, whole) if sa.status != "not_found" else sa for sa in sub_answers]
-        return compose_answer(plan.question, sub_answers, (), combined.failed + plan.notes, evidence=evidence)
-    done = [c for c in plan.combinations if c.id in combined.labels]
-    order = sorted(range(len(done)), key=lambda i: done[i].id in consumed)
-    computations = [combined.computations[i] for i in order]
-    labels = [combined.labels[done[i].id] for i in order]
-    return compose_answer(
-        plan.question,
-        sub_answers,
-        computations,
-        combined.failed + plan.notes,
-        evidence=evidence,
-        labels=labels,
-    )
+        refused = [part_refusal(sa, whole) if sa.status != "not_found" else sa for sa in sub_answers]
+        final = compose_answer(plan.question, refused, (), combined.failed + plan.notes, evidence=evidence or None)
+    else:
+        done = [c for c in plan.combinations if c.id in combined.labels]
+        order = sorted(range(len(done)), key=lambda i: done[i].id in consumed)
+        final = compose_answer(
+            plan.question,
+            sub_answers,
+            [combined.computations[i] for i in order],
+            combined.failed + plan.notes,
+            evidence=evidence or None,
+            labels=[combined.labels[done[i].id] for i in order],
+        )
+    if not final.text.strip():
+        final = final.model_copy(update={"text": f"{NOT_FOUND}: {plan.question}."})
+    return final
 
 
 def _answer_with_reference(plan: QueryPlan, evidence: Sequence[Evidence], rewrite: Rewrite) -> FinalAnswer:
