@@ -1011,3 +1011,39 @@ def test_parts_of_an_unbuilt_figure_are_evidence_not_the_answer() -> None:
     stated = refused.text.split("Closest evidence")[0]
     assert refused.text.startswith(NOT_FOUND) and not refused.figures, refused.text
     assert "5.73" not in stated and "739" not in stated
+
+
+# The questions a new user asked of PepsiCo's Q1 2023 earnings release and FY2022 10-K (issue: answer more), read
+# from the filings' own pages: the figure, its period, and no quarter standing in for a year.
+PEPSICO_NEW_USER = [
+    ("What was PepsiCo's net revenue in Q1 2023 compared with Q1 2022?", "PEPSICO_2023Q1_EARNINGS", [3],
+     {"FY2023Q1": 17846, "FY2022Q1": 16200}),
+    ("What was Frito-Lay North America operating profit in Q1 2023?", "PEPSICO_2023Q1_EARNINGS", [4],
+     {"FY2023Q1": 1599}),
+    ("How many employees did PepsiCo have at the end of 2022?", "PEPSICO_2022_10K", [11], {"FY2022": 315000}),
+    ("What was PepsiCo's net revenue in Q1 2023?", "PEPSICO_2023Q1_EARNINGS", [0, 3], {"FY2023Q1": 17846}),
+]
+
+
+@pytest.mark.parametrize(("question", "doc", "pages", "expected"), PEPSICO_NEW_USER)
+def test_pepsico_new_user_questions_on_the_real_filings(
+    findata: Path, question: str, doc: str, pages: list[int], expected: dict[str, float]
+) -> None:
+    root = findata / "financebench"
+    evidence = _oracle_evidence(root, {"evidence": [{"doc": doc, "page": p} for p in pages]}, "PepsiCo, Inc.")
+    known = ["PepsiCo, Inc."]
+    final = answer_offline(decompose(question, extract_intent(question, known), known), evidence)
+    read = {sa.value.period: sa.value.value for sa in final.sub_answers if sa.status == "found" and sa.value}
+    assert read == expected, final.text
+
+
+def test_a_quarterly_release_answers_no_fiscal_year_question(findata: Path) -> None:
+    # The release's Q1 figures ($1.40 EPS, 14.3% organic growth) were stated as FY2023's before.
+    root = findata / "financebench"
+    evidence = _oracle_evidence(root, {"evidence": [{"doc": "PEPSICO_2023Q1_EARNINGS", "page": p} for p in (0, 3, 4)]},
+                                "PepsiCo, Inc.")
+    known = ["PepsiCo, Inc."]
+    for question in ("What was PepsiCo's diluted EPS in fiscal 2023?", "What was PepsiCo's organic revenue growth in 2023?",
+                     "What was PepsiCo's net revenue in fiscal year 2023?"):
+        final = answer_offline(decompose(question, extract_intent(question, known), known), evidence)
+        assert not any(sa.status == "found" for sa in final.sub_answers), final.text
