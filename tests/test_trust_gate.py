@@ -652,3 +652,11 @@ def test_a_rate_before_a_change_word_is_the_changes_not_the_metrics() -> None:
     decline = _ev("For fiscal 2023, we reported a 3% decline in comparable sales.", "CONTOSO_2023_10K", known[0])
     answer = _ask("What were Contoso's comparable sales in fiscal 2023?", [decline], known)
     assert answer.value is None or answer.value.value != 3, answer.answer
+
+
+def test_a_measure_after_a_figure_is_no_headcount() -> None:
+    # 'Employees completed over 1 million hours of training' gives no count of employees (it was stated as 1 million).
+    known = ["Contoso Foods Corporation"]
+    training = _ev("In 2022, Contoso employees completed over 1 million hours of training.", "CONTOSO_2022_10K", known[0])
+    answer = _ask("How many employees did Contoso have at the end of 2022?", [training], known)
+    assert answer.status == "not_found" and "1 million" not in answer.answer.split("Closest evidence")[0]

@@ -17,6 +17,7 @@ from agent.answer.reading import (
     EvidenceReader,
     Segment,
     is_span_label,
+    measured_unit,
     only_periods,
 )
 from agent.answer.records import SubAnswer, _capital, _computed_answer, question_scale
@@ -369,9 +370,14 @@ def _best_of(
     """The best-scoring cell of ``cells`` (see :func:`_best_cell`), or None below the minimum score."""
     best: tuple[float, _Cell] | None = None
     wants_total = bool(re.search(r"\btotal\b", question, re.IGNORECASE))
+    counted = counted_noun(question) if question else ""
     for cell in cells:
         if asked and not (asked & cell.periods):
             continue
+        if counted and cell.prose:
+            unit = measured_unit(reader.evidence[cell.seg.ev].text, cell.value.end)
+            if unit and not unit.startswith(counted):
+                continue  # 'how many employees': '1 million hours' of their training counts hours, not them
         if question and _names_other_number(f"{cell.label} {cell.header}", question):
             continue
         if not wants_total and _TOTAL_RE.match(cell.label):

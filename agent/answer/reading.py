@@ -536,6 +536,21 @@ def _label_number(text: str, n: NumericValue) -> bool:
 HEADING_MAX_CHARS = 160  # a line above a table short enough to be its title ('Risk and Insurance Brokerage Services')
 
 
+# A figure followed by a unit of measure measures that, not a count of people, stores or shares ('employees
+# completed over 1 million hours of training', 'stores of 3 million square feet').
+_MEASURED_RE = re.compile(
+    r"\s*(?:(?:thousand|million|billion)\s+)?(?P<unit>hours?|days?|weeks?|months?|years?|miles?|kilometers?|square"
+    r"|sq\.|feet|acres?|tons?|tonnes?|gallons?|barrels?|liters?|litres?|pounds?|times|percent)\b",
+    re.IGNORECASE,
+)
+
+
+def measured_unit(text: str, end: int) -> str:
+    """The unit of measure written right after a figure ending at ``end`` ('hours'), or ''."""
+    m = _MEASURED_RE.match(text, end)
+    return m.group("unit").lower() if m else ""
+
+
 # Where a sentence's clause ends: punctuation that sets a clause off, or a word that starts a new one.
 _CLAUSE_BREAK_RE = re.compile(r"[,;:()\u2014]|\s(?:including|of\s+which|of\s+whom|compared|versus|while|whereas)\s")
 

@@ -17,6 +17,7 @@ from agent.answer.reading import (
     Segment,
     clause_at,
     is_statement,
+    measured_unit,
     naming_context,
     statement_kind,
 )
@@ -287,6 +288,8 @@ def _candidates(
             if label_words:
                 base += QUALIFIER_WEIGHT * len(label_words & asked) / len(label_words)
         for n in _owned_numbers(seg, metric):
+            if kind == "count" and seg.kind == "sentence" and measured_unit(seg.raw, n.end - seg.start):
+                continue  # 'employees completed over 1 million hours': a measure of time, not a headcount
             n = _coerce(kind, n)
             if not _fits(kind, n):
                 continue
