@@ -244,3 +244,12 @@ def test_bow_cosine_and_sentences() -> None:
 )
 def test_unit_prices_match_bare_golds(pred: str, gold: str, matched: bool) -> None:
     assert numeric_match(pred, gold).matched is matched
+
+
+def test_citation_page_numbers_and_document_names_state_no_figure() -> None:
+    # A refusal citing page 1 does not 'state' a gold of 1; a figure stated beside a citation still counts.
+    refusal = ("Not found in the filings: PepsiCo's guidance in FY2023Q1. Closest evidence (not the figure asked): "
+               "EPS change was 11% [PEPSICO_2022_10K, p. 1].")
+    assert not numeric_match(refusal, "1 percentage point").matched
+    assert not numeric_match("Not found. Closest evidence: [ACME_2022_10K, p. 10]", "10").matched
+    assert numeric_match("Capex was $1,577 million [3M_2018_10K, p. 60].", "$1577.00").matched

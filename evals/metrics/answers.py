@@ -133,6 +133,8 @@ _MONTH_RE = re.compile(
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s*$", re.IGNORECASE
 )
 _LIST_MARKER_RE = re.compile(r"^[.)](?:\s|$)")
+# A citation ('[PEPSICO_2023Q1_EARNINGS, p. 1]'): its page number and document name state no figure.
+_CITATION_RE = re.compile(r"\[[^\[\]\n]{1,200}?,\s*p\.\s*\d+\]")
 _YEAR_VALUE_RE = re.compile(r"^(?:19|20)\d{2}$")
 _SCALE_OF_WORD = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
 
@@ -399,7 +401,7 @@ def numeric_match(
     True
     """
     gold_text = _gold_text(gold).strip()
-    pred = str(pred or "")
+    pred = _CITATION_RE.sub(" ", str(pred or ""))
     if not gold_text:
         return MatchResult(matched=False, reason="empty gold answer", kind="empty")
     gold_refuses = is_refusal(gold_text)
