@@ -183,7 +183,8 @@ def test_headerless_columns_take_the_filings_year_then_the_year_before() -> None
     unknown = [Evidence(chunk_id="c0", doc_name="ACME_page_38", text=HEADERLESS, score=1.0)]
     (a2016,) = _answers("what was the operating income in 2016?", unknown)
     (a2017,) = _answers("what was the operating income in 2017?", unknown)
-    assert not (a2016.period_stated and a2017.period_stated)
+    stated = [a.value.value for a in (a2016, a2017) if a.status == "found" and a.value is not None and a.period_stated]
+    assert len(stated) < 2 or stated[0] != stated[1]
     # A header line no reader parsed still says the columns are named ('three months ended ...'): no guessing.
     quarters = HEADERLESS.replace("Table\n", "three months ended dec 28 | three months ended sept 28 | change\n")
     headed = [Evidence(chunk_id="c0", doc_name="ACME_2017_page_38", text=quarters, score=1.0)]

@@ -1047,3 +1047,15 @@ def test_a_quarterly_release_answers_no_fiscal_year_question(findata: Path) -> N
                      "What was PepsiCo's net revenue in fiscal year 2023?"):
         final = answer_offline(decompose(question, extract_intent(question, known), known), evidence)
         assert not any(sa.status == "found" for sa in final.sub_answers), final.text
+
+
+def test_an_undated_row_of_several_columns_takes_no_asked_period() -> None:
+    # Two years spanning two columns each: the row's values carry no period of their own, and none is guessed.
+    text = ("columns: Fiscal Year 2018, Fiscal Year 2017\n"
+            "Net Sales | % of Total | Net Sales | % of Total\n"
+            "APAC | $479,987 | 40.0% | $288,764 | 38.1%\n"
+            "Total | Fiscal Year 2018: $1,200,181 | Fiscal Year 2017: $757,338\n")
+    evidence = [Evidence(chunk_id="c", doc_name="KEMET_2018", text=text, score=1.0)]
+    question = "What was the net sales in APAC in 2017?"
+    final = answer_offline(decompose(question, extract_intent(question, []), []), evidence)
+    assert "479,987" not in final.text.split("Closest evidence")[0], final.text

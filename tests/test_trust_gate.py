@@ -660,3 +660,13 @@ def test_a_measure_after_a_figure_is_no_headcount() -> None:
     training = _ev("In 2022, Contoso employees completed over 1 million hours of training.", "CONTOSO_2022_10K", known[0])
     answer = _ask("How many employees did Contoso have at the end of 2022?", [training], known)
     assert answer.status == "not_found" and "1 million" not in answer.answer.split("Closest evidence")[0]
+
+
+def test_a_region_named_as_an_adjective_is_the_same_region() -> None:
+    # 'Sales from Europe' are answered by 'European ... net sales' (it was refused as naming no region).
+    known = ["Contoso Foods Corporation"]
+    sentence = _ev("European industrial packaging net sales for 2007 were $1.1 billion, up from $1.0 billion in 2006.",
+                   "CONTOSO_2007_10K", known[0])
+    answer = _ask("In 2007, what was the amount of the industrial packaging sales that was from Europe?", [sentence],
+                  known)
+    assert answer.value is not None and answer.value.value == 1.1, answer.answer

@@ -292,7 +292,7 @@ def _best_cell(
     if found is None and asked:
         # No cell of the period names the item: an undated one-column table (a walk from one year's figure
         # to the next) may still carry it; cells that name another period stay out.
-        undated = [c for c in cells if not c.periods and not any(n.period for n in c.seg.numbers)]
+        undated = [c for c in cells if not c.periods and len(c.seg.numbers) == 1 and not c.seg.numbers[0].period]
         found = _best_of(undated, reader, words, set(), same_row, question)  # a dated row's 'total' is no year
     if found is None and asked:
         # No table names it: a sentence may state it for the period ('rental expense was $66.9 million,

@@ -256,8 +256,8 @@ _QUALIFIERS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "geography",
         re.compile(
             r"\bu\.\s?s\.(?!\w)|\bunited\s+states\b|\bdomestic(?:ally)?\b|\binternational(?:ly)?\b|\bforeign\b"
-            r"|\bnon-u\.s\.|\boutside\s+(?:of\s+)?the\s+(?:u\.s\.|united\s+states)|\bnorth\s+america\b"
-            r"|\beurope\b|\bemea\b|\basia\b|\blatin\s+america\b|\bworldwide\b|\bglobal(?:ly)?\b",
+            r"|\bnon-u\.s\.|\boutside\s+(?:of\s+)?the\s+(?:u\.s\.|united\s+states)|\bnorth\s+american?\b"
+            r"|\beurope(?:an)?\b|\bemea\b|\basian?\b|\blatin\s+american?\b|\bworldwide\b|\bglobal(?:ly)?\b",
             re.IGNORECASE,
         ),
     ),
