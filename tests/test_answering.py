@@ -1055,7 +1055,13 @@ def test_an_undated_row_of_several_columns_takes_no_asked_period() -> None:
             "Net Sales | % of Total | Net Sales | % of Total\n"
             "APAC | $479,987 | 40.0% | $288,764 | 38.1%\n"
             "Total | Fiscal Year 2018: $1,200,181 | Fiscal Year 2017: $757,338\n")
-    evidence = [Evidence(chunk_id="c", doc_name="KEMET_2018", text=text, score=1.0)]
+    prose = "Net sales of $1.2 billion for fiscal year 2018 increased 58.5% from $757.3 million for fiscal year 2017."
+    evidence = [Evidence(chunk_id="c", doc_name="KEMET_2018", text=text, score=1.0),
+                Evidence(chunk_id="p", doc_name="KEMET_2018", text=prose, score=0.9)]
     question = "What was the net sales in APAC in 2017?"
     final = answer_offline(decompose(question, extract_intent(question, []), []), evidence)
-    assert "479,987" not in final.text.split("Closest evidence")[0], final.text
+    stated = final.text.split("Closest evidence")[0]
+    # Neither the other year's column nor the company's total answers for the region the evidence shows.
+    assert "479,987" not in stated and "757" not in stated, final.text
+    total = "What was the net sales in 2017?"
+    assert "757.3" in answer_offline(decompose(total, extract_intent(total, []), []), evidence).text

@@ -351,6 +351,10 @@ def _find(
     ]
     if scoped:
         cands = scoped
+    elif any(t in " ".join(s.text.lower() for s in reader.segments if s.ev in allowed) for t in terms):
+        # The evidence shows the segment or region asked ('APAC | $479,987 | ...') but no figure of it in the
+        # period: the company's total is no answer for it.
+        return None
     if metric_modifiers(question, metric, company):
         # 'Contract manufacturing net sales': the rows (or sentences) whose own words or table title say so.
         named = [c for c in cands if not unnamed_modifiers(question, metric, _naming(reader, c), company)]
