@@ -342,6 +342,7 @@ def _find(
     the names the question narrows it to (company, segments)."""
     allowed = _for_company(reader, company)
     terms = [" ".join(t.lower().split()) for t in _scope_terms(reader, scope)]
+    own = " ".join(company.lower().split())
     cands = _candidates(reader, metric, period, allowed, question, terms)
     # A segment, region or product named in the question scopes the figure: keep the rows that name it, and
     # of a sentence the figures whose own clause names it ('..., including approximately 132,000 people within
@@ -351,9 +352,9 @@ def _find(
     ]
     if scoped:
         cands = scoped
-    elif any(t in " ".join(s.text.lower() for s in reader.segments if s.ev in allowed) for t in terms):
+    elif any(t in " ".join(s.text.lower() for s in reader.segments if s.ev in allowed) for t in terms if t != own):
         # The evidence shows the segment or region asked ('APAC | $479,987 | ...') but no figure of it in the
-        # period: the company's total is no answer for it.
+        # period: the company's total is no answer for it. (The company itself is the gate's company check.)
         return None
     if metric_modifiers(question, metric, company):
         # 'Contract manufacturing net sales': the rows (or sentences) whose own words or table title say so.
