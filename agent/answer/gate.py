@@ -428,14 +428,15 @@ def check_metric(
     turn_outlook = [q for q in asked_qualifiers(turn_question) if q[0] == OUTLOOK]
     asked_all = list(dict.fromkeys([*asked_qualifiers(own_question), *turn_outlook]))
     if asked_all:
-        own = f"{words} {_own_clause(answer, reader)}"
+        own_kinds = {kind for kind, _ in asked_qualifiers(f"{words} {_own_clause(answer, reader)}")}
         for kind, term in asked_all:
-            if not any(k == kind for k, _ in asked_qualifiers(own)):
+            if kind not in own_kinds:
                 return Check(name="metric", passed=False,
                              detail=f"the question asks about '{term}' ({kind}); the figure's own words do not say so")
+    asked_kinds = {kind for kind, _ in [*asked_qualifiers(question), *turn_outlook]}
     for kind, pattern in _QUALIFIERS:
         # A restricting qualifier of the question's own ('U.S. revenue') allows the figure's; 'worldwide' does not.
-        asked = [term for k, term in [*asked_qualifiers(question), *turn_outlook] if k == kind]
+        asked = kind in asked_kinds
         for m in pattern.finditer(words):
             term = m.group(0)
             if _WIDE.fullmatch(term) or asked:
