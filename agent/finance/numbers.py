@@ -57,8 +57,11 @@ _HEADER_SCALE_RE = re.compile(
 # date), not a figure; not a year, not an operand after 'less' or 'plus'.
 _NAME_NUMBER_RE = re.compile(r"(?<![\w&$])([a-z][a-z&]*)\s(\d{1,4}|[ivx]{1,4})\b(?![\d.,%/])", re.IGNORECASE)
 _OPERAND_AFTER = frozenset(["less", "plus", "minus", "times"])
+# Words before a number that make it a stated figure ('was 500 million'), never part of a name ('tier 1').
 _FUNCTION_WORDS = frozenset(
-    ["a", "an", "the", "of", "to", "by", "at", "in", "on", "for", "from", "than", "and", "or", "was", "were", "is", "are", "be", "been", "about", "approximately", "nearly", "over", "under", "with", "per", "totaled", "totaling", "of", "only", "least", "most", "some"]
+    ["a", "an", "the", "of", "to", "by", "at", "in", "on", "for", "from", "than", "and", "or", "was", "were", "is",
+     "are", "be", "been", "about", "approximately", "nearly", "over", "under", "with", "per", "totaled", "totaling",
+     "only", "least", "most", "some"]
 )
 _SCALE_AFTER_RE = re.compile(r"\s*(?:%|percent|thousands?|millions?|billions?|trillions?|bps|basis)\b")
 NAME_NUMBER_REACH = 40  # characters searched back for the word a number names with
