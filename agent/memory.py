@@ -36,6 +36,7 @@ import numpy as np
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from agent.config import Settings
+from agent.entities.names import core_tokens, name_key, same_name
 from agent.errors import FinragError, NotFoundError, StoreError
 from agent.schemas import Citation, DocumentMeta
 
@@ -111,39 +112,6 @@ def normalize_period(text: str) -> str:
     return compact
 
 
-# Legal-form words that do not distinguish one company from another.
-_COMPANY_SUFFIXES = frozenset({
-    "inc", "incorporated", "corp", "corporation", "co", "company", "companies", "plc", "ltd", "limited", "llc",
-    "lp", "holdings", "holding", "group", "the", "sa", "ag", "nv", "se", "com",
-})  # fmt: skip
-
-
-def company_key(name: str) -> str:
-    """A company name reduced to what identifies it: '3M Company' -> '3m', 'The Coca-Cola Company' ->
-    'coca cola', 'JPMorgan Chase & Co.' -> 'jpmorgan chase', 'Amazon.com, Inc.' -> 'amazon'."""
-    text = (name or "").lower().replace("&", " and ").replace("\u2019", "'")
-    text = re.sub(r"'s\b", "", text)
-    tokens = [t for t in re.split(r"[^a-z0-9]+", text) if t]
-    while tokens and tokens[-1] in _COMPANY_SUFFIXES | {"and"}:
-        tokens.pop()
-    while tokens and tokens[0] == "the":
-        tokens.pop(0)
-    return " ".join(tokens)
-
-
-def companies_agree(a: str, b: str) -> bool:
-    """Same company: equal keys, or one name is the other's leading words ('JPMorgan' ~ 'JPMorgan Chase').
-    A company on one side only is a disagreement: the answer belongs to a company the query did not name."""
-    return _company_tokens_agree(company_key(a).split(), company_key(b).split())
-
-
-def _company_tokens_agree(ka: list[str], kb: list[str]) -> bool:
-    if not ka or not kb:
-        return not ka and not kb
-    shorter, longer = (ka, kb) if len(ka) <= len(kb) else (kb, ka)
-    return longer[: len(shorter)] == shorter
-
-
 def periods_agree(a: str, b: str) -> bool:
     """Same fiscal period after normalisation; a period on one side only is a disagreement."""
     return normalize_period(a) == normalize_period(b)
@@ -175,7 +143,7 @@ def match_text(question: str, company: str = "", period: str = "") -> str:
     text = (question or "").lower().replace("\u2019", "'")
     text = _PERIOD_TEXT_RE.sub(" ", re.sub(r"'s\b", "", text))
     text = question_key(text)
-    name = company_key(company)
+    name = " ".join(core_tokens(company))
     if name:
         text = re.sub(rf"\b{re.escape(name)}\b", " ", text)
         # 'JPMorgan' for 'JPMorgan Chase' goes too; a one- or two-letter first word is too common to remove.
@@ -269,7 +237,7 @@ def _parse_time(text: str) -> datetime:
 
 def entry_id(question: str, company: str, period: str) -> str:
     """The stable id of (question, company, period): the same triple always maps to the same entry."""
-    key = f"{question_key(question)}|{company_key(company)}|{normalize_period(period)}"
+    key = f"{question_key(question)}|{' '.join(core_tokens(company))}|{normalize_period(period)}"
     return hashlib.sha1(key.encode("utf-8")).hexdigest()[:ENTRY_ID_CHARS]
 
 
@@ -495,7 +463,7 @@ class MemoryBank:
                 conn.executemany(
                     "INSERT INTO memory_entries (id, status, company_key, period, data) VALUES (?, ?, ?, ?, ?)",
                     [
-                        (e.id, e.status.value, company_key(e.company), e.period, e.model_dump_json())
+                        (e.id, e.status.value, " ".join(core_tokens(e.company)), e.period, e.model_dump_json())
                         for e in entries
                     ],
                 )
@@ -549,8 +517,8 @@ class MemoryBank:
         """Entries, optionally only one status and/or one company, ordered by company, period, question."""
         entries = self._rows("WHERE status = ?", (MemoryStatus(status).value,)) if status else self._rows()
         if company:
-            entries = [e for e in entries if companies_agree(company, e.company)]
-        return sorted(entries, key=lambda e: (company_key(e.company), e.period, e.question.lower()))
+            entries = [e for e in entries if same_name(company, e.company)]
+        return sorted(entries, key=lambda e: (name_key(e.company), e.period, e.question.lower()))
 
     def verify(self, entry_id_or_prefix: str, verifier: str) -> MemoryEntry:
         """Mark an entry verified by ``verifier`` now (also re-verifies a stale entry after review)."""
@@ -625,7 +593,7 @@ class MemoryBank:
                 }
             )
             for e in self._rows("WHERE period = ? AND status != ?", (normalize_period(period), MemoryStatus.STALE.value))
-            if companies_agree(company, e.company)
+            if same_name(company, e.company)
             and doc_name not in e.cited_docs
             and _aware(e.verified_at or e.updated_at) < ingested_at
         ]
@@ -713,12 +681,11 @@ class MemoryBank:
         query = match_text(question, company, period)
         if not query:
             return None
-        query_company = company_key(company).split()
         rows = self._rows("WHERE status = ? AND period = ?", (MemoryStatus.VERIFIED.value, normalize_period(period)))
         candidates = [
             (e, text)
             for e in rows
-            if _company_tokens_agree(query_company, company_key(e.company).split())
+            if same_name(company, e.company)
             and not qualifiers_conflict(query, text := match_text(e.question, e.company, e.period))
         ]
         if not candidates:

@@ -25,8 +25,16 @@ class DocumentMeta(BaseModel):
     name: str = Field(description="short name, e.g. 3M_2018_10K (the file stem)")
     path: str = ""
     source_format: str = Field(default="", description="pdf | html | md | txt")
-    company: str = ""
+    company: str = Field(default="", description="the name of the company entity the filing belongs to")
     ticker: str = ""
+    entity_id: str = Field(default="", description="the company entity (agent.entities) the filing belongs to")
+    company_source: str = Field(
+        default="", description="where the company came from: cover | xbrl | release | text | file name | edited"
+    )
+    printed_name: str = Field(default="", description="the registrant's name as this filing prints it")
+    cik: str = Field(default="", description="SEC Central Index Key, 10 digits, when the filing states it")
+    file_number: str = Field(default="", description="SEC commission file number from the cover ('001-03285')")
+    former_names: list[str] = Field(default_factory=list, description="names the filing says it had before")
     form: str = Field(default="", description="10-K, 10-Q, 8-K, EARNINGS, ...")
     fiscal_year: int | None = None
     fiscal_period: str = Field(default="", description="normalised: FY2018, FY2023Q2")
@@ -38,6 +46,20 @@ class DocumentMeta(BaseModel):
     pipeline_version: str = Field(
         default="", description="ingestion pipeline that produced the stored chunks; another one re-ingests"
     )
+
+
+class Entity(BaseModel):
+    """One company (a filer): every filing, question, memory entry and search filter names it by ``entity_id``."""
+
+    entity_id: str = Field(description="'cik:0000066740', 'file:001-03285', 'ticker:MMM' or 'name:3m'")
+    name: str = Field(description="legal name in proper case, as its newest filing prints it")
+    cik: str = ""
+    file_numbers: list[str] = Field(default_factory=list)
+    tickers: list[str] = Field(default_factory=list)
+    former_names: list[str] = Field(default_factory=list, description="earlier names (renamed filers)")
+    aliases: list[str] = Field(default_factory=list, description="short forms people use, added by hand")
+    name_source: str = Field(default="", description="cover | xbrl | release | text | file name | edited")
+    name_as_of: str = Field(default="", description="period end of the filing the name was read from")
 
 
 class Page(BaseModel):

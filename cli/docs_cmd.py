@@ -30,7 +30,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     edit = actions.add_parser("edit", help="correct a document's metadata")
     edit.add_argument("name", help="document name or content hash")
     for field in EDITABLE:
-        edit.add_argument(f"--{field.replace('_', '-')}", dest=field, default=None, help=f"new {field.replace('_', ' ')}")
+        helptext = ("the company the filing belongs to: an indexed company's name, former name, ticker or id, or "
+                    "a new company's name") if field == "company" else f"new {field.replace('_', ' ')}"
+        edit.add_argument(f"--{field.replace('_', '-')}", dest=field, default=None, help=helptext)
     edit.add_argument("--json", action="store_true", help="JSON output")
     edit.set_defaults(func=edit_doc)
 
@@ -40,8 +42,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _row(d: DocumentMeta) -> list[str]:
-    return [d.name, d.company, d.ticker, d.form, d.fiscal_period, d.filing_date, str(d.n_pages), str(d.n_chunks),
-            d.path]
+    flagged = " (from file name)" if d.company_source == "file name" else ""
+    return [d.name, d.company + flagged, d.ticker, d.form, d.fiscal_period, d.filing_date, str(d.n_pages),
+            str(d.n_chunks), d.path]
 
 
 def list_docs(args: argparse.Namespace, settings: Settings) -> int:
@@ -54,7 +57,14 @@ def list_docs(args: argparse.Namespace, settings: Settings) -> int:
     elif not docs:
         print(f"no documents in {settings.index_dir} yet; add some with: finrag ingest PATH")
     else:
-        print(table((_row(d) for d in docs), ["name", "company", "ticker", "form", "period", "filed", "pages", "chunks", "path"]))
+        # Grouped by company: one company, one block, whatever names its filings printed.
+        ordered = sorted(docs, key=lambda d: (d.company.lower(), d.entity_id, d.fiscal_period, d.name))
+        print(table((_row(d) for d in ordered),
+                    ["name", "company", "ticker", "form", "period", "filed", "pages", "chunks", "path"]))
+        companies = {d.entity_id for d in docs}
+        guessed = sum(d.company_source == "file name" for d in docs)
+        note = f"; {guessed} named from the file name only (check with: finrag companies)" if guessed else ""
+        print(f"{len(docs)} documents of {len(companies)} companies{note}")
     return 0
 
 

@@ -26,6 +26,7 @@ BROKEN_PIPE_EXIT = 141  # what a shell reports for a command stopped by SIGPIPE 
 COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "cli.ingest_cmd": ("ingest",),
     "cli.docs_cmd": ("docs",),
+    "cli.companies_cmd": ("companies",),
     "cli.search_cmd": ("search",),
     "cli.index_cmd": ("index",),
     "cli.memory_cmd": ("memory",),
@@ -38,7 +39,8 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
 
 EPILOG = """examples:
   finrag ingest filings/                      ingest every filing in a folder (PDF, HTML, Markdown, text)
-  finrag docs                                 list ingested documents and their metadata
+  finrag docs                                 list ingested documents by company, with their metadata
+  finrag companies                            the companies: names, former names, tickers, CIK, filings
   finrag search "capital expenditure 2018" --doc 3M_2018_10K
   finrag retrieve "What was 3M's FY2018 capex?" --trace      deep retrieval with its audit trace
   finrag ask "What were 3M's capital expenditures in 2018?"   a cited answer (add --thread ID to follow up)

@@ -32,6 +32,8 @@ from agent.answer.llm_answer import llm_answer
 from agent.answer.reading import Evidence
 from agent.answer.records import NOT_FOUND, FinalAnswer, SubAnswer
 from agent.config import Settings
+from agent.entities import EntityRegistry
+from agent.entities.names import name_key
 from agent.errors import FinragError, StoreError
 from agent.finance.lexicon import find_metrics
 from agent.finance.metrics import METRICS
@@ -39,7 +41,7 @@ from agent.finance.periods import find_periods, sort_key
 from agent.index.embeddings import get_embedder
 from agent.llm.models import LLMCallRecord, UsageLog, get_chat_model, text_call, token_counts
 from agent.llm.prompts import DIRECT_SYSTEM, MARKET_SYSTEM, quote
-from agent.memory import MemoryBank, company_key
+from agent.memory import MemoryBank
 from agent.query.cues import metric_label
 from agent.query.decompose import decompose_llm
 from agent.query.dialogue import DialogueSlots, Rewrite, Turn, update_slots
@@ -119,42 +121,29 @@ class Resources:
         self.model: BaseChatModel | None = (
             get_chat_model(settings) if deps.chat_model == "auto" else deps.chat_model
         )
-        self._docs: tuple[int, dict[str, DocumentMeta]] | None = None
+        self._docs: tuple[int, dict[str, DocumentMeta], EntityRegistry] | None = None
         self._lock = threading.Lock()
 
-    def documents(self) -> dict[str, DocumentMeta]:
-        """Ingested documents by name, re-read only when the index changed."""
+    def _current(self) -> tuple[int, dict[str, DocumentMeta], EntityRegistry]:
         store = self.retriever.store
         generation = store.generation
         with self._lock:
             if self._docs is None or self._docs[0] != generation:
-                self._docs = (generation, {d.name: d for d in store.list_documents()})
-            return self._docs[1]
+                self._docs = (generation, {d.name: d for d in store.list_documents()}, store.entities())
+            return self._docs
 
-    def known_companies(self) -> list[str]:
-        """Company names of the ingested filings (for matching the question's company)."""
-        return sorted({d.company for d in self.documents().values() if d.company})
+    def documents(self) -> dict[str, DocumentMeta]:
+        """Ingested documents by name, re-read only when the index changed."""
+        return self._current()[1]
 
-    def indexed_companies(self) -> list[str] | None:
-        """Every indexed filing's company, or None when some filing's company is not recorded (then 'no filing
-        of X is indexed' cannot be said)."""
-        docs = self.documents().values()
-        return None if any(not d.company for d in docs) else sorted({d.company for d in docs})
-
-    def company_of_ticker(self, name: str) -> str:
-        """The indexed company whose recorded ticker is ``name`` ('AMD' -> 'Advanced Micro Devices, Inc.'), or ''."""
-        for meta in self.documents().values():
-            if meta.ticker and meta.company and meta.ticker.upper() == name.strip().upper():
-                return meta.company
-        return ""
+    def companies(self) -> EntityRegistry:
+        """The companies with an indexed filing (the registry every node names companies through)."""
+        return self._current()[2]
 
     def ticker_of(self, company: str) -> str:
-        """The ticker the ingested filings record for ``company``, or ''."""
-        key = company_key(company)
-        for meta in self.documents().values():
-            if meta.ticker and key and company_key(meta.company) == key:
-                return meta.ticker
-        return ""
+        """The ticker the registry records for ``company``, or ''."""
+        entity = self.companies().resolve(company)
+        return entity.tickers[0] if entity and entity.tickers else ""
 
     def doc_recency(self) -> dict[str, int]:
         """Document name -> rank, 0 for the newest filing (fiscal period, then filing date, then name)."""
@@ -245,10 +234,10 @@ def preprocess(state: MainState, runtime: Runtime[Settings], *, deps: GraphDeps 
     history = list(state.get("history") or [])
     slots = state.get("slots") or DialogueSlots()
     usage = UsageLog()
-    companies = res.known_companies()
+    companies = res.companies()
     rewrite = rewrite_llm(question, history, slots, model=res.model, usage=usage, known_companies=companies)
     plan = decompose_llm(rewrite.question, rewrite.intent, model=res.model, usage=usage, known_companies=companies)
-    plan = _named_by_ticker(plan, res)
+    plan = _named_by_registry(plan, res)
     events = [TraceEvent(node=PREPROCESS, text=_describe_rewrite(rewrite))]
     events += _fallback_event(PREPROCESS, "rewrite", rewrite.source, rewrite.reason, res.model)
     events += _fallback_event(PREPROCESS, "decompose", plan.source, plan.reason, res.model)
@@ -275,13 +264,14 @@ def preprocess(state: MainState, runtime: Runtime[Settings], *, deps: GraphDeps 
     return update
 
 
-def _named_by_ticker(plan: QueryPlan, res: Resources) -> QueryPlan:
-    """Sub-queries that name a company by its ticker ('AMD') carry the indexed company's name, so retrieval and
-    the trust gate see the company the filings record."""
+def _named_by_registry(plan: QueryPlan, res: Resources) -> QueryPlan:
+    """Sub-queries that name a company by a ticker ('AMD'), a former name or an alias carry the registry's name
+    for it, so retrieval, the trust gate and the memory bank see one company under one name."""
+    registry = res.companies()
     subs = []
     for sq in plan.sub_queries:
-        name = res.company_of_ticker(sq.company) if sq.company and sq.company not in res.known_companies() else ""
-        if name:
+        name = registry.canonical_name(sq.company) if sq.company else ""
+        if name and name != sq.company:
             intent = sq.intent.model_copy(update={"company": name})
             sq = sq.model_copy(update={"company": name, "intent": intent})
         subs.append(sq)
@@ -513,7 +503,7 @@ def direct(state: BranchInput, runtime: Runtime[Settings], *, deps: GraphDeps = 
         answer = SubAnswer(sub_query_id=sq.id, question=sq.question, status="not_found", answer="",
                            missing=f"{sq.question.rstrip(' ?.')} (no filings are ingested yet: run finrag ingest PATH)")
     else:
-        offline = offline_direct_answer(decision.question, res.known_companies())
+        offline = offline_direct_answer(decision.question, res.companies())
         result = text_call(res.model, [SystemMessage(DIRECT_SYSTEM), HumanMessage(quote(decision.question, "question"))],
                            fallback=lambda: offline, step="direct", usage=usage)
         events += _fallback_event(Route.DIRECT.value, "direct answer", result.source, result.reason, res.model)
@@ -614,7 +604,7 @@ def resolve_conflicts(sub_queries: Sequence[SubQuery], merged: list[MergedEviden
     for m in merged:
         sq = by_id.get(m.sub_query_id)
         if sq is not None and sq.metric:
-            groups.setdefault((company_key(sq.company), sq.metric, sq.period), []).append(m)
+            groups.setdefault((name_key(sq.company), sq.metric, sq.period), []).append(m)
     for group in groups.values():
         if len(group) < 2:
             continue
@@ -649,7 +639,7 @@ def answer(state: MainState, runtime: Runtime[Settings], *, deps: GraphDeps = DE
         sub_answers = list(final.sub_answers)
     else:
         sub_answers, notes = answer_sub_queries(
-            plan.sub_queries, merged, res.doc_recency(), res.indexed_companies(), plan.question
+            plan.sub_queries, merged, res.doc_recency(), res.companies(), plan.question
         )
         events += [TraceEvent(node=ANSWER, sub_query_id=sid, text=text) for sid, text in notes]
         final = compose_final(plan, sub_answers, evidence)
@@ -687,7 +677,7 @@ def answer_sub_queries(
     sub_queries: Sequence[SubQuery],
     merged: Sequence[MergedEvidence],
     recency: dict[str, int],
-    indexed: Sequence[str] | None = None,
+    indexed: EntityRegistry | Sequence[str] | None = None,
     question: str = "",
 ) -> tuple[list[SubAnswer], list[tuple[str, str]]]:
     """One answer per sub-query: the branch's ready answer, or the extractive answer over its filings (through
@@ -718,7 +708,7 @@ def answer_from_filings(
     own: Sequence[Evidence],
     pool: Sequence[Evidence],
     recency: dict[str, int],
-    indexed: Sequence[str] | None = None,
+    indexed: EntityRegistry | Sequence[str] | None = None,
     question: str = "",
 ) -> tuple[SubAnswer, str]:
     """The extractive answer over the sub-query's own evidence (the whole turn's as a fallback), where the

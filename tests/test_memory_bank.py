@@ -16,8 +16,6 @@ from agent.memory import (
     MemoryEntry,
     MemorySource,
     MemoryStatus,
-    companies_agree,
-    company_key,
     match_text,
     normalize_period,
     parse_citation,
@@ -101,15 +99,6 @@ def full_bank(settings: Settings, embed: object = None) -> MemoryBank:
 )
 def test_normalize_period(raw: str, expected: str) -> None:
     assert normalize_period(raw) == expected
-
-
-def test_company_names_normalise_and_agree() -> None:
-    assert company_key("The Coca-Cola Company") == "coca cola"
-    assert company_key("JPMorgan Chase & Co.") == "jpmorgan chase"
-    assert company_key("Amazon.com, Inc.") == "amazon"
-    assert companies_agree("3M Company", "3M") and companies_agree("JPMorgan", "JPMorgan Chase & Co.")
-    assert not companies_agree("American Express", "American Water Works")
-    assert not companies_agree("", "3M") and companies_agree("", "")
 
 
 def test_match_text_drops_company_and_period() -> None:

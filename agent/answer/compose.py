@@ -58,12 +58,12 @@ from agent.answer.records import (
 from agent.answer.values import _lexicon_answer
 from agent.answer.verify import verify_answer
 from agent.answer.words import _asks_figure, _content_words, filing_owner
+from agent.entities.names import name_key
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation, period_tie, reported_cell
 from agent.finance.formulas import FormulaKind
 from agent.finance.metrics import METRICS
 from agent.finance.periods import find_periods, period_year
-from agent.memory import company_key
 from agent.query.cues import NON_NUMERIC_RELATIONS, TYPED_NUMBER, metric_label, possessive
 from agent.query.dialogue import Rewrite
 from agent.query.intent import relation_of
@@ -235,7 +235,7 @@ def combine(
 ) -> CombinationResult:
     """Run the plan's combinations over the sub-answers' figures, in order (refusals reported, not raised).
     With ``evidence``, operands of one asked company that come from different companies' filings are refused."""
-    asked = {sa.sub_query_id: company_key(sa.company).replace(" ", "") for sa in sub_answers}
+    asked = {sa.sub_query_id: name_key(sa.company) for sa in sub_answers}
     values: dict[str, CitedValue] = {}
     for sa in sub_answers:
         cv = sa.cited_value()

@@ -3,7 +3,7 @@
 A figure found (or computed) for a sub-query is stated only when, checked against the question:
 
 - **company**: every document it cites belongs to the asked company (recorded company or document name,
-  case, spacing and legal suffixes ignored); a company with no indexed filing is said so, with the companies
+  one entity of the company registry, :mod:`agent.entities`); a company with no indexed filing is said so, with the companies
   that are indexed. A name the index does not know passes only when the figure's own table row names it (a
   segment or subsidiary line of the filer); a competitor mentioned in another company's prose never does;
 - **period**: the figure's own column or sentence period is the asked one (a quarter never answers a year,
@@ -40,12 +40,13 @@ from agent.answer.words import (
     counted_noun,
     unnamed_modifiers,
 )
+from agent.entities import EntityRegistry, as_registry
+from agent.entities.names import NOT_NAMES, name_key, name_tokens, names_company, opening_verb, same_name
 from agent.finance.arithmetic import Computation
 from agent.finance.lexicon import canonical, find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import SCALE_NAMES
 from agent.finance.periods import find_periods, period_year, sort_key
-from agent.memory import companies_agree, company_key
 from agent.query.cues import NON_NUMERIC_RELATIONS, possessive
 from agent.query.definitions import asked_part
 from agent.query.plan import SubQuery
@@ -57,48 +58,23 @@ GROWTH_BOUND = 10_000.0  # a hundredfold change in one period is a scale slip, n
 RATIO_BOUND = 10_000.0  # x-multiples (coverage, turnover, leverage) beyond this are unit errors
 DAYS_BOUND = 3_650.0  # ten years of days payable / receivable / inventory is a unit error
 OPERAND_SPREAD = 1_000.0  # two operands of one metric a thousandfold apart: one lost its scale
-MIN_COMPANY_KEY = 3  # shorter compact keys ('ge' vs 'gen') match too much by prefix
 PER_SHARE_TOPIC = "Per Share"  # the lexicon's topic of per-share metrics (EPS, dividends per share)
 _PER_UNIT_RE = re.compile(r"\bper (?:common |ordinary )?(?:share|unit|unitholder|ads)\b", re.IGNORECASE)
 UNSCALED_MONEY_MAX = 1e5  # a statement row in plain dollars below this is a table that lost its scale line
 FILING_LOOKBACK_YEARS = 2  # a 10-K discusses its own year and the two before it (three years of statements)
 # A run of capitalised words: a name the question uses ("Home Depot", "Frito-Lay North America", "Chevron's").
 _NAME_RE = re.compile(r"(?<![\w&.-])([A-Z][\w&.-]*(?:\s+(?:&\s+)?[A-Z][\w&.-]*)*)(?:['’]s?)?")
-# Capitalised words that name no company: question words, statements, measures, roles and meetings.
-_NOT_NAMES = frozenset(
-    (
-        "what", "which", "who", "whom", "whose", "how", "why", "when", "where", "is", "are", "was", "were", "does",
-        "did", "do", "has", "have", "had", "can", "could", "should", "would", "will", "among", "for", "in", "of",
-        "on", "at", "by", "as", "to", "from", "with", "and", "or", "the", "a", "an", "if", "please", "assume",
-        "answer", "using", "based", "basing", "according", "give", "round", "calculate", "define", "respond",
-        "here", "taking", "we", "you", "i", "our", "it", "its", "they", "their", "this", "that", "these", "those",
-        "yes", "no", "fy", "q1", "q2", "q3", "q4", "h1", "h2", "ytd", "ttm", "gaap", "non-gaap", "usd", "eur",
-        "gbp", "ceo", "cfo", "coo", "agm", "10-k", "10-q", "8-k", "balance", "sheet", "income", "statement",
-        "statements", "cash", "flow", "flows", "operations", "p&l", "sec", "item", "note", "notes", "mda", "md&a",
-        "ebit", "ebitda", "ebitdar", "eps", "roa", "roe", "roic", "capex", "ppne", "pp&e", "opex", "sg&a", "cogs",
-        "dpo", "dso", "dio", "ccc", "fcf", "yoy", "qoq", "january", "february", "march", "april", "may", "june",
-        "july", "august", "september", "october", "november", "december",
-    )
-)
+MIN_NAME_KEY = 3  # a 'name' of one or two letters ('Q', 'US') is no company
 
 _LABEL_WINDOW_WORDS = 8  # words before a figure in a sentence that say what it is
 
 
-def compact(name: str) -> str:
-    """A company key without spaces: 'AMERICANWATERWORKS' and 'American Water Works Co.' meet."""
-    return company_key(name).replace(" ", "")
-
-
-def same_company(a: str, b: str) -> bool:
-    """True when two company names (or a name and a document name) denote one company."""
+def same_company(a: str, b: str, registry: EntityRegistry | None = None) -> bool:
+    """True when two company names (or a name and a document's company) denote one company: one entity of
+    the registry (any of its names or tickers), or without a registry one name key."""
     if not a or not b:
         return False
-    if companies_agree(a, b):
-        return True
-    ka, kb = compact(a), compact(b)
-    if min(len(ka), len(kb)) < MIN_COMPANY_KEY:
-        return ka == kb
-    return ka.startswith(kb) or kb.startswith(ka)
+    return registry.same(a, b) if registry is not None else same_name(a, b)
 
 
 def _doc_company(reader: EvidenceReader, doc: str) -> str:
@@ -108,40 +84,37 @@ def _doc_company(reader: EvidenceReader, doc: str) -> str:
     return ""
 
 
-def _names(text: str, company: str) -> bool:
-    """``text`` names ``company`` (compact keys: case, spacing and legal suffixes ignored)."""
-    key = compact(company)
-    return len(key) >= MIN_COMPANY_KEY and key in compact(text)
+def _names(text: str, company: str, registry: EntityRegistry | None = None) -> bool:
+    """``text`` names ``company`` as whole words (by any of its names, with a registry)."""
+    return registry.named_by(text, company) if registry is not None else names_company(text, company)
 
 
 def _chunk_text(reader: EvidenceReader, chunk_id: str) -> str:
     return " ".join(ev.text for ev in reader.evidence if ev.chunk_id == chunk_id)
 
 
-def owned_by(doc: str, owner: str, company: str) -> bool:
+def owned_by(doc: str, owner: str, company: str, registry: EntityRegistry | None = None) -> bool:
     """The document belongs to ``company``: its recorded company agrees, or (none recorded) its name does."""
     if owner:
-        return same_company(owner, company)
-    return _names(doc.replace("_", " "), company)
+        return same_company(owner, company, registry)
+    return _names(doc.replace("_", " "), company, registry)
 
 
 def _row_label(answer: SubAnswer) -> str:
     return answer.quote.split("|", 1)[0] if "|" in answer.quote else ""
 
 
-def _names_in_row(answer: SubAnswer, company: str) -> bool:
-    """The figure's own table row names ``company`` (a segment or subsidiary line of the filer)."""
-    return _names(_row_label(answer), company)
-
-
 def question_names(question: str) -> list[str]:
     """Proper names a question uses ('Chevron', 'Home Depot', 'Frito-Lay North America'): capitalised runs that
-    are no question word, statement, measure, period or lexicon metric."""
+    are no question word, statement, measure, period or lexicon metric, nor a verb opening the question."""
     out: list[str] = []
+    verb = opening_verb(question)
     for m in _NAME_RE.finditer(question):
-        words = [w for w in m.group(1).split() if w.lower().strip(".,") not in _NOT_NAMES]
+        words = [w for w in m.group(1).split() if w.lower().strip(".,") not in NOT_NAMES]
+        if verb and m.start() == question.index(verb) and words and words[0] == verb:
+            words = words[1:]
         name = " ".join(words).strip(" .,-")
-        if len(name) < MIN_COMPANY_KEY or find_periods(name) or canonical(name) is not None:
+        if len(name_key(name)) < MIN_NAME_KEY or find_periods(name) or canonical(name) is not None:
             continue
         if all(canonical(w) is not None or find_periods(w) for w in words):
             continue
@@ -150,7 +123,7 @@ def question_names(question: str) -> list[str]:
 
 
 def _unknown_name(
-    question: str, answer: SubAnswer, reader: EvidenceReader, indexed: Sequence[str] | None
+    question: str, answer: SubAnswer, reader: EvidenceReader, registry: EntityRegistry | None
 ) -> str:
     """A name the question uses that is neither an indexed company nor mentioned by the cited evidence, or ''."""
     cites = answer.citations or ([answer.citation] if answer.citation else [])
@@ -158,38 +131,45 @@ def _unknown_name(
     cited = [ev for ev in reader.evidence if ev.chunk_id in chunks]
     seen = " ".join([answer.quote, *(f"{ev.doc_name.replace('_', ' ')} {ev.company} {ev.text}" for ev in cited)])
     for name in question_names(question):
-        if indexed and any(same_company(name, c) for c in indexed):
+        if registry is not None and (registry.resolve(name) is not None or registry.mentions(name)):
             continue
-        if len(compact(name)) >= MIN_COMPANY_KEY and not _names(seen, name):
+        if not _mentioned(seen, name):
             return name
     return ""
 
 
+def _mentioned(text: str, name: str) -> bool:
+    """``text`` writes ``name``, its last word perhaps as an adjective or plural ('Europe' in 'European')."""
+    words = name_tokens(name)
+    return bool(words) and re.search(r"\b" + r"\W+".join(map(re.escape, words)) + r"\w*", text, re.IGNORECASE) is not None
+
+
 def check_company(
-    answer: SubAnswer, reader: EvidenceReader, indexed: Sequence[str] | None, question: str = ""
+    answer: SubAnswer,
+    reader: EvidenceReader,
+    indexed: EntityRegistry | Sequence[str] | None,
+    question: str = "",
 ) -> Check:
     """Every cited document belongs to the asked company; an unindexed company is said so."""
+    registry = as_registry(indexed) if indexed is not None else None
+    known = f" (indexed companies: {', '.join(registry)})" if registry else ""
     asked = answer.company
     if not asked:
-        stranger = _unknown_name(question, answer, reader, indexed)
+        stranger = _unknown_name(question, answer, reader, registry)
         if stranger:
-            known = f" (indexed companies: {', '.join(sorted(set(indexed)))})" if indexed else ""
             return Check(name="company", passed=False, detail=(
                 f"the question names {stranger}, which no indexed filing is and the evidence does not mention{known}"))
         return Check(name="company", passed=True, detail="no company named")
-    if _names_in_row(answer, asked):
+    if _names(_row_label(answer), asked, registry):
         return Check(name="company", passed=True, detail=f"the figure's row names {asked}")
-    if indexed and not any(same_company(c, asked) for c in indexed):
-        known = ", ".join(sorted(set(indexed))) or "none"
-        return Check(
-            name="company", passed=False, detail=f"no filing of {asked} is indexed (indexed companies: {known})"
-        )
+    if registry and registry.resolve(asked) is None:
+        return Check(name="company", passed=False, detail=f"no filing of {asked} is indexed{known}")
     cites = answer.citations or ([answer.citation] if answer.citation else [])
     for cite in cites:
         owner = _doc_company(reader, cite.doc)
-        if not owner and _names(_chunk_text(reader, cite.chunk_id), asked):
+        if not owner and _names(_chunk_text(reader, cite.chunk_id), asked, registry):
             continue  # the filing's company is not recorded, and its own text names the asked one
-        if not owned_by(cite.doc, owner, asked):
+        if not owned_by(cite.doc, owner, asked, registry):
             whose = f"{possessive(owner)} filing" if owner else f"{cite.doc}, whose company is not recorded"
             return Check(name="company", passed=False, detail=f"the figure comes from {whose}, not {asked}'s")
     return Check(name="company", passed=True, detail=f"cited filings are {possessive(asked)}")
@@ -563,7 +543,7 @@ def gate(
     answer: SubAnswer,
     sub_query: SubQuery,
     reader: EvidenceReader,
-    indexed_companies: Sequence[str] | None = None,
+    indexed_companies: EntityRegistry | Sequence[str] | None = None,
     turn_question: str = "",
 ) -> SubAnswer:
     """``answer`` with its checks; a figure that fails one becomes a refusal naming what is missing.

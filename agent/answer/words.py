@@ -11,10 +11,10 @@ from agent.answer.reading import (
     Evidence,
     EvidenceReader,
 )
+from agent.entities.names import name_key, names_company, same_name
 from agent.finance.lexicon import find_metrics
 from agent.finance.numbers import name_numbers
 from agent.finance.periods import find_periods, without_periods
-from agent.memory import companies_agree, company_key
 from agent.query.plan import SubQuery
 from agent.schemas import Relation
 
@@ -105,15 +105,14 @@ def filing_owner(evidence: Sequence[Evidence], doc: str) -> str:
     """The company whose filing ``doc`` is (its recorded company, else the document name's first word), spaces
     dropped so 'Ulta Beauty, Inc.' and 'ULTABEAUTY_2023Q4' agree."""
     recorded = next((ev.company for ev in evidence if ev.doc_name == doc and ev.company), "")
-    return company_key(recorded or doc.split("_")[0]).replace(" ", "")
+    return name_key(recorded or doc.split("_")[0])
 
 
 def _about(ev: Evidence, company: str) -> bool:
     """True when ``ev`` comes from a filing of ``company`` (its recorded company or its document name)."""
-    key = company_key(company).replace(" ", "")
-    if ev.company and companies_agree(ev.company, company):
-        return True
-    return bool(key) and key in company_key(ev.doc_name.replace("_", " ")).replace(" ", "")
+    if ev.company:
+        return same_name(ev.company, company)
+    return names_company(ev.doc_name.replace("_", " "), company)
 
 
 def _numbered_names(text: str) -> dict[str, set[str]]:

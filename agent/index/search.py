@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from agent.entities.names import same_name
 from agent.errors import FinragError, StoreError
 from agent.index.tokenize import tokenize
 from agent.schemas import Chunk, SearchHit
@@ -33,22 +34,6 @@ _FORM_NORMALISE_RE = re.compile(r"[\s\-_]")
 def _norm_form(form: str) -> str:
     """'10-K', '10K', '10 k' -> '10K'."""
     return _FORM_NORMALISE_RE.sub("", form).upper()
-
-
-def _norm_company(name: str) -> str:
-    """Lower-case words without punctuation or legal suffixes, to match '3M' with '3M Company'."""
-    words = re.findall(r"[a-z0-9&]+", name.lower())
-    return " ".join(w for w in words if w not in _COMPANY_SUFFIXES)
-
-
-def _same_company(asked: str, stored: str) -> bool:
-    """Whole-word containment either way after normalising ('3M' ~ '3M Company', but 'GE' !~ 'General Mills')."""
-    a, b = _norm_company(asked), _norm_company(stored)
-    return bool(a and b) and (f" {a} " in f" {b} " or f" {b} " in f" {a} ")
-
-
-_COMPANY_SUFFIXES = frozenset({"inc", "incorporated", "corp", "corporation", "co", "company", "ltd", "plc", "llc",
-                               "holdings", "group", "the", "sa", "ag", "nv"})
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -154,8 +139,9 @@ class HybridSearcher:
         name: str | None = None,
     ) -> list[str]:
         """doc_ids whose metadata match every given filter (case-insensitive; '10K' matches '10-K';
-        a company matches when one name's words appear in the other's, so '3M' matches '3M Company')."""
+        a company is resolved by the registry: any of its names, former names, aliases or tickers)."""
         out = []
+        entity = self.store.entities().resolve(company) if company else None
         for meta in self.store.list_documents():
             if name and meta.name.lower() != name.strip().lower():
                 continue
@@ -165,7 +151,7 @@ class HybridSearcher:
                 continue
             if fiscal_year is not None and meta.fiscal_year != fiscal_year:
                 continue
-            if company and not _same_company(company, meta.company):
+            if company and not (meta.entity_id == entity.entity_id if entity else same_name(company, meta.company)):
                 continue
             out.append(meta.doc_id)
         return out

@@ -30,7 +30,9 @@ import numpy as np
 from pydantic import BaseModel, ValidationError
 
 from agent.config import Settings
+from agent.entities import EntityRegistry
 from agent.errors import NotFoundError, StoreError, storage_error_message
+from agent.index import entities
 from agent.index.embeddings import embedding_model_name
 from agent.index.files import _atomic_write, _faiss, _sha256
 from agent.index.rows import (
@@ -44,7 +46,7 @@ from agent.index.rows import (
     _split,
 )
 from agent.index.tokenize import TOKENIZER_VERSION, tokenize
-from agent.schemas import PAGE_SEPARATOR, Chunk, ChunkCard, DocumentMeta, Page, Section
+from agent.schemas import PAGE_SEPARATOR, Chunk, ChunkCard, DocumentMeta, Entity, Page, Section
 
 try:  # POSIX advisory locks serialise writers across processes (the CLI ingesting while a server searches)
     import fcntl
@@ -224,7 +226,7 @@ class Store:
         with self._writing():
             try:
                 conn = self._conn()
-                conn.executescript(_SCHEMA)
+                conn.executescript(_SCHEMA + entities.ENTITY_TABLE)
                 version = self._meta_get("schema_version")
                 if version is None:
                     self._meta_set(conn, "schema_version", str(SCHEMA_VERSION))
@@ -234,6 +236,12 @@ class Store:
                         f"The index at {self.dir} has schema version {version}; this finrag expects "
                         f"{SCHEMA_VERSION}. Re-ingest into a new FINRAG_HOME."
                     )
+                pending = conn.execute(
+                    "SELECT 1 FROM documents WHERE coalesce(json_extract(data, '$.entity_id'), '') = '' LIMIT 1"
+                ).fetchone()
+                if pending:  # an index made before the company registry: its filings are attached now
+                    with self._transaction() as tx:
+                        log.info("attached %d filings to company entities", entities.migrate(tx))
             except sqlite3.DatabaseError as exc:
                 raise StoreError(storage_error_message(exc, self.db_path)) from exc
 
@@ -343,6 +351,39 @@ class Store:
         """doc_id -> name for every document (cheap; for labelling search hits)."""
         return dict(self._conn().execute("SELECT doc_id, name FROM documents").fetchall())
 
+    # -----------------------------------------------------------------------------------------------------
+    # companies (agent.entities): one entity per filer
+    # -----------------------------------------------------------------------------------------------------
+    def entities(self) -> EntityRegistry:
+        """The companies that have a stored filing: how questions, the gate and search filters name them."""
+        return entities.with_filings(self._conn())
+
+    def entity_filings(self) -> dict[str, list[str]]:
+        """entity_id -> names of its filings."""
+        out: dict[str, list[str]] = {}
+        for meta in self.list_documents():
+            out.setdefault(meta.entity_id, []).append(meta.name)
+        return out
+
+    def _entity_write(self, action: str, *args: str) -> Entity:
+        with self._writing(), self._transaction() as conn:
+            try:
+                return getattr(entities, action)(conn, *args)
+            except KeyError as exc:
+                raise NotFoundError(f"No company named '{exc.args[0]}' is indexed (see `finrag companies`).") from exc
+
+    def merge_entities(self, keep: str, gone: str) -> Entity:
+        """Fold company ``gone`` (any of its names, a ticker or an id) into ``keep``, with its filings."""
+        return self._entity_write("merge", keep, gone)
+
+    def rename_entity(self, company: str, name: str) -> Entity:
+        """Name a company by hand; its old name stays a former name."""
+        return self._entity_write("rename", company, name)
+
+    def add_alias(self, company: str, alias: str) -> Entity:
+        """Add a short form people use for a company."""
+        return self._entity_write("add_alias", company, alias)
+
     def get_document(self, name_or_id: str) -> DocumentMeta:
         """One document's metadata, by name or id; NotFoundError when unknown."""
         doc_id = self._resolve(name_or_id)
@@ -366,6 +407,13 @@ class Store:
                 raise StoreError(f"Invalid metadata for {current['name']}: {exc.errors()[0]['msg']}") from exc
             if not updated.name.strip():
                 raise StoreError("A document name cannot be empty.")
+            if "company" in fields and fields["company"] != current.get("company"):
+                try:
+                    updated = entities.reattach(conn, updated, str(fields["company"]))
+                except ValueError as exc:
+                    raise StoreError(str(exc)) from exc
+            if fields.get("ticker"):
+                entities.add_ticker(conn, updated.entity_id, str(fields["ticker"]))
             clash = conn.execute(
                 "SELECT 1 FROM documents WHERE name = ? AND doc_id != ?", (updated.name, doc_id)
             ).fetchone()
@@ -417,7 +465,9 @@ class Store:
                             f"Another file is already stored as '{meta.name}' ({json.loads(row[1])['path']})."
                         )
                 removed_rowids = self._delete_rows(conn, old_id) if old_id else np.zeros(0, dtype=np.int64)
+                meta = entities.attach(conn, meta)
                 rowids = self._insert_rows(conn, meta, pages, sections, chunks, cards, vectors, model)
+                entities.drop_orphans(conn)
                 generation = self._bump_generation(conn)
             if old_id:
                 log.info("replaced %s (%s) by %s", meta.name, old_id[:12], meta.doc_id[:12])
@@ -463,6 +513,7 @@ class Store:
             derived_current = self._derived_current()
             with self._transaction() as conn:
                 removed_rowids = self._delete_rows(conn, meta.doc_id)
+                entities.drop_orphans(conn)
                 generation = self._bump_generation(conn)
             self._checkpoint()
             try:

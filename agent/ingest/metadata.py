@@ -16,6 +16,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from agent.entities import proper_case
+from agent.entities.names import LEGAL_FORMS
 from agent.schemas import PAGE_SEPARATOR, Page
 
 # The cover and the trading-symbol table sit on the first pages; phrases naming the ticker may come later.
@@ -68,10 +70,20 @@ _FILE_RE = re.compile(
 _DATED_RE = re.compile(r"dated[-_\s]?((?:19|20)\d{2})-(\d{2})-(\d{2})", re.IGNORECASE)
 _EXACT_NAME_RE = re.compile(r"^\(?exact\s+name\s+of\s+(?:the\s+)?registrant", re.IGNORECASE)
 _COMMISSION_RE = re.compile(r"commission\s+file\s+(?:number|no\.?)", re.IGNORECASE)
+# A cover line that ends in a legal form ('Inc.', 'N.V.') is a registrant's name.
 _COMPANY_WORD_RE = re.compile(
-    r"\b(?:inc|incorporated|corp|corporation|company|co|ltd|limited|plc|llc|l\.p|group|holdings|international|n\.v|s\.a|ag|se)\b\.?",
-    re.IGNORECASE,
+    rf"\b(?:{'|'.join(sorted(LEGAL_FORMS - {'the', 'com'}))}|l\.p|n\.v|s\.a|international)\b\.?", re.IGNORECASE
 )
+_FILE_NUMBER_RE = re.compile(r"commission\s+file\s+(?:number|no\.?)s?\s*:?\s*(\d{1,3})-(\d{3,6})\b", re.IGNORECASE)
+_FILE_NUMBER_AFTER_RE = re.compile(r"^\s*(\d{1,3})-(\d{3,6})\s*$")
+_CIK_RE = re.compile(r"\b(?:CIK|central\s+index\s+key)\s*(?:no\.?|number)?\s*[:#]?\s*(\d{4,10})\b", re.IGNORECASE)
+_FORMERLY_RE = re.compile(
+    r"\(?\bformerly(?:\s+known\s+as)?\s*:?\s+([A-Z0-9][\w&.,'’\- ]{1,80}?)(?:\)|;|\n|\s+(?:and|until|which)\b|$)",
+    re.MULTILINE,
+)
+_FORMER_NAME_LINE_RE = re.compile(r"^\(?former\s+name", re.IGNORECASE)
+_NOT_APPLICABLE_RE = re.compile(r"^\W*(?:n/?a|none|not\s+applicable|no\s+change)\W*$", re.IGNORECASE)
+SPELLING_PAGES = 20  # pages searched for how the company writes its own name in running text
 _EXCHANGES = r"(?:The\s+)?(?:New\s+York\s+Stock\s+Exchange|NYSE(?:\s+American)?|Nasdaq|NASDAQ|Chicago\s+Stock\s+Exchange)"
 _TICKER_ROW_RE = re.compile(rf"(?:^|[\s|])([A-Z][A-Z.]{{0,5}})[\s|]+{_EXCHANGES}")
 _TICKER_PAREN_RE = re.compile(r"\((?:NYSE|NASDAQ|Nasdaq|NYSE\s+American|NYSE\s+Arca)\s*:\s*([A-Z][A-Z.]{0,5})\)")
@@ -84,13 +96,16 @@ _TICKER_ITEM5_RE = re.compile(
     r"common\s+(?:stock|shares)[^.]{0,200}?under\s+the\s+(?:ticker\s+|trading\s+)?symbols?\s+[“\"']?([A-Z]{1,5}(?:\.[A-Z])?)\b"
 )
 _NOT_TICKERS = {"NYSE", "USD", "LLC", "INC", "THE", "NA", "N/A", "OTC", "ADR", "CUSIP", "ISIN", "I", "A"}
-_KEEP_UPPER = {"THE", "AND", "OF", "INC", "CO", "CORP", "LTD", "PLC", "LLC"}
 
 
 class MetadataGuess(BaseModel):
     """What the file name and cover page say a filing is; any field may be empty."""
 
     company: str = ""
+    company_source: str = Field(default="", description="cover | release | file name")
+    cik: str = ""
+    file_number: str = ""
+    former_names: list[str] = Field(default_factory=list)
     ticker: str = ""
     form: str = Field(default="", description="10-K, 10-Q, 8-K, EARNINGS, ...")
     fiscal_year: int | None = None
@@ -145,16 +160,40 @@ def _date_after(pattern: re.Pattern[str], text: str) -> str:
     return ""
 
 
-def _tidy_name(name: str) -> str:
+def _tidy_name(name: str, text: str = "") -> str:
+    """A registrant's name as the company writes it: spacing fixed, an all-capitals cover line in the case the
+    filing's running text uses ('BEST BUY CO., INC.' -> 'Best Buy Co., Inc.')."""
     name = re.sub(r"^[_\W]+|[_\s]+$", "", name)
     name = re.sub(r"\s+([.,])", r"\1", re.sub(r"\s+", " ", name)).strip()
     # Small capitals extracted as 'MGM R ESORTS I NTERNATIONAL': rejoin a lone capital with its word.
     name = re.sub(r"\b([A-Z]) (?=[A-Z]{2,}\b)", r"\1", name)
-    if name.isupper():
-        # "3M COMPANY" -> "3M Company"; short words stay upper (MGM, AT&T) unless they are plain English.
-        words = [w if (len(w.strip(".,")) <= 3 and w.strip(".,") not in _KEEP_UPPER) else w.capitalize() for w in name.split()]
-        name = " ".join(words)
-    return name
+    return proper_case(name, text)
+
+
+def _file_number(lines: list[str]) -> str:
+    """The SEC commission file number on a cover ('Commission File Number 1-3285' -> '001-03285')."""
+    for i, line in enumerate(lines):
+        m = _FILE_NUMBER_RE.search(line)
+        if m is None and _COMMISSION_RE.search(line):
+            for nxt in lines[i + 1 : i + 3]:
+                m = _FILE_NUMBER_AFTER_RE.match(nxt) or _FILE_NUMBER_RE.search(nxt)
+                if m:
+                    break
+        if m:
+            return f"{int(m.group(1)):03d}-{int(m.group(2)):05d}"
+    return ""
+
+
+def _former_names(lines: list[str], text: str) -> list[str]:
+    """Names the filing says the company had: '(formerly Facebook, Inc.)', or the cover's line above
+    '(Former name, former address and former fiscal year, if changed since last report)'."""
+    out = [m.group(1).strip(" ,.") for m in _FORMERLY_RE.finditer(text)]
+    for i, line in enumerate(lines):
+        if _FORMER_NAME_LINE_RE.match(line) and i > 0:
+            candidate = lines[i - 1].strip()
+            if _plausible_name(candidate) and not _NOT_APPLICABLE_RE.match(candidate) and not _COMMISSION_RE.search(candidate):
+                out.append(candidate)
+    return [_tidy_name(n, text) for n in dict.fromkeys(out) if n and any(ch.isalpha() for ch in n)]
 
 
 def _plausible_name(line: str) -> bool:
@@ -162,21 +201,23 @@ def _plausible_name(line: str) -> bool:
     return 0 < len(words) <= MAX_NAME_WORDS and any(ch.isalpha() for ch in line) and not line.startswith("(")
 
 
-def _company_from_cover(lines: list[str]) -> str:
+def _company_from_cover(lines: list[str], text: str = "") -> str:
     for i, line in enumerate(lines):
         if _EXACT_NAME_RE.match(line.strip()) and i > 0:
             candidate = re.sub(r"_{2,}", " ", lines[i - 1]).strip()
             if _plausible_name(candidate) and not _COMMISSION_RE.search(candidate):
-                return _tidy_name(candidate)
+                return _tidy_name(candidate, text)
     for i, line in enumerate(lines[:-1]):
         if _COMMISSION_RE.search(line):
             candidate = re.sub(r"_{2,}", " ", lines[i + 1]).strip()
+            if _FILE_NUMBER_AFTER_RE.match(candidate):
+                continue
             if _plausible_name(candidate) and (_COMPANY_WORD_RE.search(candidate) or candidate.isupper()):
-                return _tidy_name(candidate)
+                return _tidy_name(candidate, text)
     return ""
 
 
-def _company_from_release(text: str) -> str:
+def _company_from_release(text: str, spelling: str = "") -> str:
     """'... Ulta Beauty, Inc. (NASDAQ: ULTA) today reported' -> 'Ulta Beauty, Inc.'."""
     m = _TICKER_PAREN_RE.search(text)
     if not m:
@@ -188,7 +229,7 @@ def _company_from_release(text: str) -> str:
         if not (word[0].isupper() or word[0].isdigit() or word in {"&", "and", "of"}):
             break
         words.insert(0, word)
-    return _tidy_name(" ".join(words[-MAX_NAME_WORDS:])) if words else ""
+    return _tidy_name(" ".join(words[-MAX_NAME_WORDS:]), spelling) if words else ""
 
 
 def _ticker(pages: list[Page]) -> str:
@@ -281,7 +322,15 @@ def detect_metadata(path: Path, pages: list[Page]) -> MetadataGuess:
     cover_text = "\n".join(p.text for p in pages[:COVER_PAGES])
     lines = [ln.strip() for ln in cover_text.split("\n") if ln.strip()]
     guess = MetadataGuess()
-    guess.company = _company_from_cover(lines) or _company_from_release(cover_text) or hints.company
+    spelling = "\n".join(p.text for p in pages[:SPELLING_PAGES])
+    cover_name = _company_from_cover(lines, spelling)
+    release_name = "" if cover_name else _company_from_release(cover_text, spelling)
+    guess.company = cover_name or release_name or hints.company
+    guess.company_source = "cover" if cover_name else "release" if release_name else "file name" if hints.company else ""
+    guess.file_number = _file_number(lines)
+    cik = _CIK_RE.search(cover_text)
+    guess.cik = cik.group(1).zfill(10) if cik else ""
+    guess.former_names = [n for n in _former_names(lines, cover_text) if n != guess.company]
     guess.ticker = _ticker(pages)
     guess.form = _form_from_cover(lines, cover_text) or hints.form
     annual_end = _date_after(_ANNUAL_RE, cover_text)

@@ -92,6 +92,11 @@ def build_meta(
         path=display_path(path.resolve()),
         source_format=source_format,
         company=guess.company,
+        printed_name=guess.company,
+        company_source=guess.company_source,
+        cik=guess.cik,
+        file_number=guess.file_number,
+        former_names=guess.former_names,
         ticker=guess.ticker,
         form=guess.form,
         fiscal_year=guess.fiscal_year,
@@ -105,6 +110,8 @@ def build_meta(
         value = getattr(overrides, field)
         if value:
             setattr(meta, field, value)
+    if overrides.company:  # the user's word outranks the cover: the filing attaches to the company named
+        meta.printed_name, meta.company_source = overrides.company, "edited"
     if overrides.period:
         meta.fiscal_period = normalise_period(overrides.period) or overrides.period
         year = "".join(ch for ch in meta.fiscal_period if ch.isdigit())[:4]

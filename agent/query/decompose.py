@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 
 from langchain_core.language_models import BaseChatModel
 
+from agent.entities.names import name_key
 from agent.finance.arithmetic import needs_prior_period
 from agent.finance.formulas import FormulaKind
 from agent.finance.lexicon import canonical, components, find_metrics
@@ -15,7 +16,6 @@ from agent.finance.periods import expand_range, find_periods, normalise_period, 
 from agent.llm import schemas as llm_schemas
 from agent.llm.models import UsageLog, structured_call
 from agent.llm.prompts import MAX_SUB_QUERIES, decompose_messages
-from agent.memory import company_key
 from agent.query.cues import (
     AVERAGE_RE,
     CAGR_RE,
@@ -662,13 +662,13 @@ def _decomposition_check(
 
 def _left_out(offline: QueryPlan, plan: QueryPlan) -> list[str]:
     """The company x metric x period parts of the offline plan that the model's plan does not ask for."""
-    asked = {(company_key(sq.company), sq.metric, sq.period) for sq in plan.sub_queries}
+    asked = {(name_key(sq.company), sq.metric, sq.period) for sq in plan.sub_queries}
     unnamed = {(sq.metric, sq.period) for sq in plan.sub_queries}  # a company the conversation supplies
     return [
         sq.question
         for sq in offline.sub_queries
         if sq.metric
-        and ((company_key(sq.company), sq.metric, sq.period) not in asked if sq.company
+        and ((name_key(sq.company), sq.metric, sq.period) not in asked if sq.company
              else (sq.metric, sq.period) not in unnamed)
     ]
 

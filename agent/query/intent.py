@@ -9,7 +9,10 @@ and the company, ticker and form the question is about (for document routing).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
+from agent.entities import EntityRegistry, as_registry
+from agent.entities.names import name_tokens
 from agent.finance.lexicon import canonical, find_metrics, topic_from_cues, topic_of
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import name_numbers
@@ -27,8 +30,6 @@ from agent.schemas import QueryIntent, Relation, TemporalScope
 
 MAX_AVERAGE_YEARS = 10  # "N year average" beyond this is not a reporting-period request
 TREND_YEARS = 3  # an annual report's statements compare three years
-ABBREVIATION_MIN = 3  # "AMEX", "AMD"; two letters ("GE", "US") are too often something else
-COMPANY_FIRST_WORD_MIN = 3  # "MGM" may stand for "MGM Resorts International"; shorter first words may not
 
 _DEFINITION = re.compile(
     r"\bwhat\s+(?:is|are)\s+the\s+definitions?\s+of\b|\bwhat\s+(?:does|do)\b.{0,60}\bmean\b|\bmeaning\s+of\b|"
@@ -118,17 +119,6 @@ _TICKER = re.compile(
     r"\b(?:NYSE|NASDAQ|Nasdaq)\s*:\s*(?P<b>[A-Z]{1,5})\b|"
     r"\b(?:ticker|symbol)\s*(?:is\s+|:\s*)?(?P<c>[A-Z]{1,5})\b"
 )
-_CORPORATE_SUFFIXES = frozenset(
-    {"inc", "incorporated", "corp", "corporation", "co", "company", "companies", "ltd", "limited", "plc",
-     "llc", "lp", "holdings", "holding", "group", "the", "sa", "ag", "nv", "se"}
-)
-# First words too common to stand for a company on their own ("American" is not American Express).
-_GENERIC_FIRST_WORDS = frozenset(
-    {"american", "general", "united", "first", "international", "national", "the", "bank", "new", "global",
-     "southern", "northern", "western", "eastern", "royal", "capital", "public", "federal"}
-)
-_SHORT_FORM = re.compile(r"\b[A-Za-z]+\b")
-_COMPANY_TOKEN = re.compile(r"([a-z0-9]+)(?:['’]s\b)?|&")
 # A company named in the question's own words when no list of companies is given.
 _COMPANY_GUESS = re.compile(
     r"(?P<a>\b[A-Z0-9][\w&.\-]*(?:\s+(?:&\s+)?[A-Z][\w&.\-]*){0,3})['’]s?\b(?!\w)|"
@@ -170,97 +160,12 @@ _PERIOD_TOKEN = re.compile(
 # ---------------------------------------------------------------------------------------------------------
 # Companies, tickers, forms
 # ---------------------------------------------------------------------------------------------------------
-def _company_tokens(text: str) -> list[tuple[str, int, int]]:
-    low = text.lower()
-    return [
-        (m.group(1), m.start(), m.end(1)) if m.group(1) else ("and", m.start(), m.end())
-        for m in _COMPANY_TOKEN.finditer(low)
-    ]
-
-
-def _variants(name: str) -> list[str]:
-    out = ["".join(t for t, _, _ in _company_tokens(name))]
-    core = _core_words(name)
-    if core and "".join(core) != out[0]:
-        out.append("".join(core))
-    return [v for v in out if v]
-
-
-def _core_words(name: str) -> list[str]:
-    """A company name's words without legal suffixes or a leading 'the'."""
-    core = [t for t, _, _ in _company_tokens(name)]
-    while core and core[-1] in _CORPORATE_SUFFIXES:
-        core.pop()
-    while core and core[0] == "the":
-        core.pop(0)
-    return core
-
-
-def _short_forms(question: str) -> list[str]:
-    """Words written as a short form of a name ("AMEX", "FedEx", "AMD"): two or more capitals, at least
-    ABBREVIATION_MIN letters, not a metric or a question word."""
-    out = []
-    for word in _SHORT_FORM.findall(question):
-        if (
-            len(word) >= ABBREVIATION_MIN
-            and sum(ch.isupper() for ch in word) >= 2
-            and word.lower() not in _NOT_COMPANY | _STOPWORDS
-            and canonical(word) is None
-        ):
-            out.append(word.lower())
-    return out
-
-
-def _abbreviates(short: str, words: list[str]) -> bool:
-    """``short`` is the words' leading letters run together, every word in order contributing at least one
-    ('amex' = AMerican EXpress, 'amd' = Advanced Micro Devices, 'fedex' = FEDeral EXpress)."""
-    if not words:
-        return not short
-    first, rest = words[0], words[1:]
-    longest = min(len(first), len(short) - len(rest))
-    return any(short[:k] == first[:k] and _abbreviates(short[k:], rest) for k in range(longest, 0, -1))
-
-
-def match_company(question: str, known_companies: list[str]) -> str:
-    """The known company named in ``question`` (case, spacing, punctuation and '&'/'and' insensitive); ''.
-
-    'American Water Works' matches AMERICANWATERWORKS, "Coca Cola's" matches 'Coca-Cola Company'. The longest
-    match wins. A company's distinctive first word ("MGM" for "MGM Resorts International") counts when nothing
-    matches in full, and so does a short form made of the name's words' leading letters ("AMEX" for
-    "American Express Company").
-    """
-    toks = _company_tokens(question)
-    best, best_len = "", 0
-    for company in known_companies:
-        for variant in _variants(company):
-            for i in range(len(toks)):
-                acc = ""
-                for j in range(i, len(toks)):
-                    acc += toks[j][0]
-                    if not variant.startswith(acc):
-                        break
-                    if acc == variant and len(variant) > best_len:
-                        best, best_len = company, len(variant)
-                        break
-    if best:
-        return best
-    shorts = _short_forms(question)
-    for company in known_companies if shorts else ():
-        core = [w for w in _core_words(company) if w != "and"]
-        if len(core) > 1 and any(_abbreviates(short, core) for short in shorts):
-            return company
-    words = {t for t, _, _ in toks}
-    for company in known_companies:
-        first = [t for t, _, _ in _company_tokens(company)][:1]
-        if (
-            first
-            and len(first[0]) >= COMPANY_FIRST_WORD_MIN
-            and first[0] not in _GENERIC_FIRST_WORDS
-            and len(_company_tokens(company)) > 1
-            and first[0] in words
-        ):
-            return company
-    return ""
+def match_company(question: str, companies: EntityRegistry | Sequence[str]) -> str:
+    """The name of the first known company ``question`` names, or ''. Companies are found by the registry
+    only (:meth:`agent.entities.EntityRegistry.mentions`): whole words of a name, a former name, an alias, a
+    ticker, or a short form of the name's words ('AMEX'); never a prefix or an ordinary word."""
+    found = as_registry(companies).named_in(question)
+    return found.name if found else ""
 
 
 def guess_company(question: str) -> str:
@@ -420,7 +325,7 @@ def _temporal_scope(
 # ---------------------------------------------------------------------------------------------------------
 # The intent
 # ---------------------------------------------------------------------------------------------------------
-def extract_intent(question: str, known_companies: list[str] | None = None) -> QueryIntent:
+def extract_intent(question: str, known_companies: EntityRegistry | Sequence[str] | None = None) -> QueryIntent:
     """The offline Query Intent of a question (deterministic).
 
     >>> i = extract_intent("What is the FY2018 capital expenditure amount (in USD millions) for 3M?", ["3M"])
@@ -437,7 +342,7 @@ def extract_intent(question: str, known_companies: list[str] | None = None) -> Q
         company = guess_company(q)
     entities: list[str] = [company] if company else []
     entities += [s.name for s in find_scope_entities(q) if s.name.lower() != company.lower()]
-    exclude = {t for t, _, _ in _company_tokens(company)} if company else set()
+    exclude = set(name_tokens(company)) if company else set()
     topic = topic_of(metrics)
     if topic == "Other":
         topic = topic_from_cues(q)

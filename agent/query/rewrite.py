@@ -23,12 +23,12 @@ from collections.abc import Sequence
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
+from agent.entities import as_registry
 from agent.finance.lexicon import canonical, find_metrics
 from agent.finance.periods import find_periods, shift_period, sort_key, without_periods
 from agent.llm import schemas as llm_schemas
 from agent.llm.models import UsageLog, structured_call
 from agent.llm.prompts import echoes_prompt, rewrite_messages
-from agent.memory import company_key
 from agent.query.cues import (
     _DEMONSTRATIVE_RE,
     _REFERENCE_RE,
@@ -603,10 +603,12 @@ def rewrite_drift(offline: Rewrite, rewritten: str, known_companies: Sequence[st
     if lost:
         return f"the rewrite drops the period {', '.join(lost)}"
     company = offline.intent.company
-    if company and company_key(company) not in company_key(rewritten) and not any(
-        company_key(w) in company_key(rewritten) for w in company.split()[:1]
-    ):
-        return f"the rewrite drops the company {company}"
+    if company:
+        registry = as_registry(known_companies or [company])
+        entity = registry.resolve(company)
+        named = {m.entity.entity_id for m in registry.mentions(rewritten)}
+        if not (entity is not None and entity.entity_id in named) and not registry.named_by(rewritten, company):
+            return f"the rewrite drops the company {company}"
     return None
 
 

@@ -20,6 +20,7 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
 from agent.config import Settings
+from agent.entities import EntityRegistry
 from agent.finance.metrics import METRICS
 from agent.index.embeddings import Embedder, get_embedder
 from agent.index.protocol import IndexStore
@@ -138,9 +139,9 @@ class DeepRetriever:
             self.generator.sections.get(doc_id)
         self.searcher.bm25("warm up", doc_ids, 1)
 
-    def known_companies(self) -> list[str]:
-        """Company names of the ingested filings, for matching the question's company."""
-        return sorted({d.company for d in self.store.list_documents() if d.company})
+    def known_companies(self) -> EntityRegistry:
+        """The companies with an ingested filing, for matching the question's company."""
+        return self.store.entities()
 
     # --- stages --------------------------------------------------------------------------------------------------
     def stage_intent(
