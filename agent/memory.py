@@ -669,8 +669,12 @@ class MemoryBank:
         return len(entries)
 
     # --- matching ----------------------------------------------------------------------------------------
-    def lookup(self, question: str, company: str = "", period: str = "") -> MemoryMatch | None:
-        """The best verified entry matching the question for this company and period, or None.
+    def lookup(
+        self, question: str, company: str = "", period: str = "", also_named: Sequence[str] = ()
+    ) -> MemoryMatch | None:
+        """The best verified entry matching the question for this company and period, or None. ``also_named``
+        are the company's other names in the registry (a former name, an alias): an entry stored under one of
+        them is the same company's.
 
         Only verified entries of the asked period are read (an index on status and period), and of those the
         ones whose company agrees and whose metric qualifiers do not contradict the query are candidates; the
@@ -685,7 +689,7 @@ class MemoryBank:
         candidates = [
             (e, text)
             for e in rows
-            if same_name(company, e.company)
+            if any(same_name(name, e.company) for name in (company, *also_named))
             and not qualifiers_conflict(query, text := match_text(e.question, e.company, e.period))
         ]
         if not candidates:

@@ -9,6 +9,7 @@ import importlib
 EVAL_MODULES = (
     "cli.eval_ingest",
     "cli.eval_hostile",
+    "cli.eval_entities",
     "cli.eval_memory",
     "cli.eval_cold",
     "cli.eval_render",

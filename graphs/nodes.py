@@ -325,7 +325,9 @@ def choose_route(sub_query: SubQuery, rewrite: Rewrite, res: Resources) -> Route
         return decide(Route.DIRECT, "needs no evidence (small talk or a generic definition)", direct="no_evidence")
     company = sub_query.company or sub_query.intent.company
     try:
-        match = res.bank.lookup(sub_query.question, company, sub_query.period)
+        entity = res.companies().resolve(company) if company else None
+        also = res.companies().names_of(entity) if entity else []
+        match = res.bank.lookup(sub_query.question, company, sub_query.period, also_named=also)
     except FinragError as exc:  # an unreadable memory bank must not stop the question
         log.warning("memory bank lookup failed: %s", exc)
         match = None

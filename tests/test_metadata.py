@@ -79,7 +79,8 @@ def test_file_name_hints(name: str, company: str, year: int | None, quarter: int
 def test_ten_k_cover() -> None:
     guess = detect_metadata(Path("AMERICANEXPRESS_2022_10K.pdf"), pages(TEN_K_COVER))
     assert guess == MetadataGuess(
-        company="American Express Company", ticker="AXP", form="10-K", fiscal_year=2022,
+        company="American Express Company", company_source="cover", file_number="001-07657", ticker="AXP",
+        form="10-K", fiscal_year=2022,
         fiscal_period="FY2022", period_end="2022-12-31", filing_date="",
     )
 
@@ -88,7 +89,8 @@ def test_cover_wins_over_a_bare_file_name() -> None:
     guess = detect_metadata(Path("download.pdf"), pages(TEN_Q_COVER))
     # July 2 ends the second quarter of a 52/53-week year: the period is named after June.
     assert guess == MetadataGuess(
-        company="Pfizer Inc.", ticker="PFE", form="10-Q", fiscal_year=2023,
+        company="Pfizer Inc.", company_source="cover", file_number="001-03619", ticker="PFE", form="10-Q",
+        fiscal_year=2023,
         fiscal_period="FY2023Q2", period_end="2023-07-02", filing_date="",
     )
 
@@ -159,3 +161,17 @@ def test_filing_date_from_a_release_dateline(dateline: str) -> None:
     text = f"Contoso Reports First-Quarter 2023 Results\nfor the quarter ended March 25, 2023\n{dateline}"
     guess = detect_metadata(Path("CONTOSO_2023Q1_EARNINGS.pdf"), pages(text))
     assert guess.filing_date == "2023-04-25"
+
+
+def test_a_cover_whose_name_is_an_image_takes_the_registrant_the_signatures_name() -> None:
+    # The cover's text layer has no name above '(Exact name of Registrant ...)' (a logo); the signature block has.
+    cover = ("FORM 10-K\nFor the fiscal year ended December 31, 2017\nCommission File Number 001-02217\n"
+             "(Exact name of Registrant as specified in its charter)\nDelaware")
+    header = "ACME WIDGETS CORPORATION AND SUBSIDIARIES\nTable of Contents"
+    body = "Acme Widgets Corporation makes widgets. Acme Widgets Corporation was founded in 1901."
+    signatures = ("Pursuant to the requirements of Section 13 or 15(d) of the Securities Exchange Act of 1934, the "
+                  "registrant has duly caused this report to be signed.\nACME WIDGETS CORPORATION\n(Registrant)\nBy:")
+    guess = detect_metadata(Path("ACMEWIDGETS_2017_10K.pdf"), pages(cover, header, body, signatures))
+    assert (guess.company, guess.company_source, guess.file_number) == ("Acme Widgets Corporation", "text", "001-02217")
+    no_signatures = detect_metadata(Path("ACMEWIDGETS_2017_10K.pdf"), pages(cover, header, body))
+    assert no_signatures.company == "Acme Widgets Corporation"

@@ -217,6 +217,24 @@ def _company_from_cover(lines: list[str], text: str = "") -> str:
     return ""
 
 
+_REGISTRANT_MARK_RE = re.compile(r"^\(registrant\)$", re.IGNORECASE)
+_SUBSIDIARIES_RE = re.compile(r"^(.{2,80}?)\s+and\s+(?:its\s+)?subsidiaries$", re.IGNORECASE)
+
+
+def _company_from_text(pages: list[Page]) -> str:
+    """The registrant named by the filing's own text when the cover prints its name as an image: the signature
+    block's '<NAME> (Registrant)', else an early page's running header '<NAME> AND SUBSIDIARIES'."""
+    lines = [ln.strip() for p in pages for ln in p.text.split("\n") if ln.strip()]
+    for i, line in enumerate(lines):
+        if _REGISTRANT_MARK_RE.match(line) and i > 0 and _plausible_name(lines[i - 1]):
+            return lines[i - 1]
+    for line in (ln.strip() for p in pages[:TICKER_PAGES] for ln in p.text.split("\n")):
+        m = _SUBSIDIARIES_RE.match(line)
+        if m and _plausible_name(m.group(1)) and _COMPANY_WORD_RE.search(m.group(1)):
+            return m.group(1)
+    return ""
+
+
 def _company_from_release(text: str, spelling: str = "") -> str:
     """'... Ulta Beauty, Inc. (NASDAQ: ULTA) today reported' -> 'Ulta Beauty, Inc.'."""
     m = _TICKER_PAREN_RE.search(text)
@@ -325,8 +343,13 @@ def detect_metadata(path: Path, pages: list[Page]) -> MetadataGuess:
     spelling = "\n".join(p.text for p in pages[:SPELLING_PAGES])
     cover_name = _company_from_cover(lines, spelling)
     release_name = "" if cover_name else _company_from_release(cover_text, spelling)
-    guess.company = cover_name or release_name or hints.company
-    guess.company_source = "cover" if cover_name else "release" if release_name else "file name" if hints.company else ""
+    text_name = "" if cover_name or release_name else _company_from_text(pages)
+    text_name = _tidy_name(text_name, spelling) if text_name else ""
+    guess.company = cover_name or release_name or text_name or hints.company
+    guess.company_source = (
+        "cover" if cover_name else "release" if release_name else "text" if text_name
+        else "file name" if hints.company else ""
+    )
     guess.file_number = _file_number(lines)
     cik = _CIK_RE.search(cover_text)
     guess.cik = cik.group(1).zfill(10) if cik else ""

@@ -8,10 +8,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from agent.entities import EntityRegistry, as_registry
 from agent.finance.formulas import FormulaKind
 from agent.finance.metrics import METRICS
 from agent.finance.periods import find_periods, sort_key, without_periods
-from agent.query.intent import match_company
 from agent.schemas import QueryIntent, Relation
 
 # Words that make a turn lean on earlier ones (pronouns and ellipsis openers).
@@ -248,20 +248,12 @@ def margin_metric(metric: str) -> str:
 # ---------------------------------------------------------------------------------------------------------
 # Slots
 # ---------------------------------------------------------------------------------------------------------
-def companies_in(question: str, known_companies: Sequence[str]) -> list[str]:
-    """Every known company the question names, in the order it names them ('3M ... and Microsoft')."""
-    low = question.lower()
-    found: list[tuple[int, str]] = []
-    for company in known_companies:
-        if match_company(question, [company]) != company:
-            continue
-        first = re.findall(r"[a-z0-9]+", company.lower())[:1]
-        at = low.find(first[0]) if first else -1
-        found.append((at if at >= 0 else len(low), company))
-    return [c for _, c in sorted(found)]
+def companies_in(question: str, known_companies: EntityRegistry | Sequence[str]) -> list[str]:
+    """Every known company the question names, in the order it names them ('3M ... and Microsoft'), once each."""
+    return list(dict.fromkeys(m.entity.name for m in as_registry(known_companies).mentions(question)))
 
 
-def intent_companies(intent: QueryIntent, known_companies: Sequence[str]) -> list[str]:
+def intent_companies(intent: QueryIntent, known_companies: EntityRegistry | Sequence[str]) -> list[str]:
     """Companies a question names: all known ones in order, else the intent's routing company."""
     named = companies_in(intent.question, known_companies) if known_companies else []
     if intent.company and intent.company not in named:

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 
 from langchain_core.language_models import BaseChatModel
 
+from agent.entities import EntityRegistry, as_registry
 from agent.entities.names import name_key
 from agent.finance.arithmetic import needs_prior_period
 from agent.finance.formulas import FormulaKind
@@ -326,12 +327,13 @@ def _sub_intent(base: QueryIntent, question: str, company: str, metric: str, per
     )
 
 
-def decompose(question: str, intent: QueryIntent, known_companies: Sequence[str] = ()) -> QueryPlan:
+def decompose(question: str, intent: QueryIntent, known_companies: EntityRegistry | Sequence[str] = ()) -> QueryPlan:
     """Offline twin: split by company x metric x period and add the combinations the question needs.
 
     A simple question (one company, one metric, one period) stays one sub-query with the question as asked.
     Explanation, definition and policy questions stay whole unless they name several companies.
     """
+    known_companies = as_registry(known_companies)  # one registry for every reading below
     companies = intent_companies(intent, known_companies) or [""]
     metrics = _core_metrics(question, intent.metrics) if is_numeric(intent) else []
     # Words inside a definition ("ROA is defined as ... average total assets between ...") ask for nothing.
@@ -541,12 +543,12 @@ class DecompositionValidator:
         self,
         question: str,
         intent: QueryIntent,
-        known_companies: Sequence[str] = (),
+        known_companies: EntityRegistry | Sequence[str] = (),
         slots: DialogueSlots | None = None,
         offline: QueryPlan | None = None,
     ) -> None:
         self.question = question
-        self.known = list(known_companies)
+        self.known = as_registry(known_companies)
         named = [intent.company, intent.ticker, *intent.entities, *companies_in(question, known_companies)]
         if slots is not None:
             named += [slots.company, slots.ticker, *slots.companies]
@@ -679,7 +681,7 @@ def decompose_llm(
     *,
     model: BaseChatModel | None,
     usage: UsageLog | None = None,
-    known_companies: Sequence[str] = (),
+    known_companies: EntityRegistry | Sequence[str] = (),
     slots: DialogueSlots | None = None,
 ) -> QueryPlan:
     """Language-model twin of :func:`decompose` (prompt + JSON schema); falls back to the offline twin.
@@ -690,6 +692,7 @@ def decompose_llm(
     are canonicalised with the lexicon, each sub-query gets its own Query Intent and stable id, and the
     combinations are planned in code from the question's wording.
     """
+    known_companies = as_registry(known_companies)  # one registry for every reading below
     offline = decompose(question, intent, known_companies)
     if model is None:
         return offline
@@ -725,7 +728,7 @@ def decompose_llm(
         period = validator.period_of(sq.period) or ""
         company = validator.company_of(sq.company) or intent.company
         sub_intent = _sub_intent(
-            extract_intent(sq.question, list(known_companies)), sq.question, company, metric, period
+            extract_intent(sq.question, known_companies), sq.question, company, metric, period
         )
         sid = _sub_query_id(company, metric, period)
         while sid in seen:

@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from agent.entities import EntityRegistry
 from agent.finance.arithmetic import CitedValue, Computation
 from agent.finance.periods import find_periods
 from agent.query.cues import chronological, intent_companies, subject_phrase
@@ -97,7 +98,7 @@ class Rewrite(BaseModel):
     )
 
 
-def slots_from_intent(intent: QueryIntent, known_companies: Sequence[str] = ()) -> DialogueSlots:
+def slots_from_intent(intent: QueryIntent, known_companies: EntityRegistry | Sequence[str] = ()) -> DialogueSlots:
     """The slots a self-contained question fills on its own."""
     companies = intent_companies(intent, known_companies)
     return DialogueSlots(

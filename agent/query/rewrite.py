@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from agent.entities import as_registry
+from agent.entities import EntityRegistry, as_registry
 from agent.finance.lexicon import canonical, find_metrics
 from agent.finance.periods import find_periods, shift_period, sort_key, without_periods
 from agent.llm import schemas as llm_schemas
@@ -186,7 +186,7 @@ def rewrite(
     question: str,
     history: Sequence[Turn],
     slots: DialogueSlots,
-    known_companies: Sequence[str] = (),
+    known_companies: EntityRegistry | Sequence[str] = (),
 ) -> Rewrite:
     """Offline twin: make ``question`` self-contained by carrying company, metric and period slots over.
 
@@ -200,8 +200,9 @@ def rewrite(
     cash flow mean?') are returned as asked, marked ``standalone``, and inherit nothing; a question that names
     its own company keeps it.
     """
+    known_companies = as_registry(known_companies)  # one registry for every reading below
     question = " ".join(question.split())
-    intent = extract_intent(question, list(known_companies))
+    intent = extract_intent(question, known_companies)
     own = slots_from_intent(intent, known_companies)
     has_history = bool(history) or bool(slots.metrics or slots.company or slots.last_values)
     if has_history and slots.last_refused and computes_with_last(question, slots, bool(intent.metrics)):
@@ -209,7 +210,7 @@ def rewrite(
     constant = _constant_rewrite(question, slots) or _convert_rewrite(question, slots)
     if constant is not None:  # 'what is that divided by 1000?': arithmetic with a typed number, in code
         constant.slots = slots.model_copy(deep=True) if has_history else own
-        constant.intent = extract_intent(constant.question, list(known_companies))
+        constant.intent = extract_intent(constant.question, known_companies)
         constant.intent.requires_numeric = True
         return constant
     including = (
@@ -217,7 +218,7 @@ def rewrite(
     )
     if including is not None:  # 'including 2015, what becomes this total?': a new figure plus the last total
         including.slots = slots.model_copy(deep=True)
-        including.intent = extract_intent(including.question, list(known_companies))
+        including.intent = extract_intent(including.question, known_companies)
         including.intent.requires_numeric = True
         return including
     kind = _standalone_kind(question, intent, slots)
@@ -264,7 +265,7 @@ def rewrite(
             ref = _reference_rewrite(question, slots, operation)
             if ref is not None:
                 ref.slots = slots.model_copy(deep=True)
-                ref.intent = extract_intent(ref.question, list(known_companies))
+                ref.intent = extract_intent(ref.question, known_companies)
                 ref.intent.requires_numeric = True
                 return ref
 
@@ -564,10 +565,10 @@ def _finish(
     carried: list[str],
     slots: DialogueSlots,
     intent: QueryIntent,
-    known_companies: Sequence[str],
+    known_companies: EntityRegistry | Sequence[str],
 ) -> Rewrite:
     changed = text != original
-    final_intent = extract_intent(text, list(known_companies)) if changed else intent
+    final_intent = extract_intent(text, known_companies) if changed else intent
     return Rewrite(
         original=original,
         question=text,
@@ -591,7 +592,7 @@ def history_messages(history: Sequence[Turn]) -> list[BaseMessage]:
     return out
 
 
-def rewrite_drift(offline: Rewrite, rewritten: str, known_companies: Sequence[str] = ()) -> str | None:
+def rewrite_drift(offline: Rewrite, rewritten: str, known_companies: EntityRegistry | Sequence[str] = ()) -> str | None:
     """Why a model's rewrite cannot be used, or None: it must keep every period and the company the offline
     reading of the turn found (a rewrite that moves FY2018 to FY2022 asks another question)."""
     if not rewritten.strip():
@@ -619,13 +620,14 @@ def rewrite_llm(
     *,
     model: BaseChatModel | None,
     usage: UsageLog | None = None,
-    known_companies: Sequence[str] = (),
+    known_companies: EntityRegistry | Sequence[str] = (),
 ) -> Rewrite:
     """Language-model twin of :func:`rewrite` (prompt with the conversation); falls back to the offline twin.
 
     The model only rewords the question. References to earlier figures and the operation on them come from
     the offline twin either way: a model never carries numbers from one turn to the next.
     """
+    known_companies = as_registry(known_companies)  # one registry for every reading below
     offline = rewrite(question, history, slots, known_companies)
     if model is None or offline.standalone or not history:
         # Small talk, generic definitions and a conversation's first turn have nothing to resolve: the question
@@ -649,7 +651,7 @@ def rewrite_llm(
     if result.source == "offline":
         return offline.model_copy(update={"reason": result.reason})
     out = result.value
-    intent = extract_intent(out.question, list(known_companies))
+    intent = extract_intent(out.question, known_companies)
     new_slots = slots_from_intent(intent, known_companies)
     for name in ("company", "ticker", "form"):
         if not getattr(new_slots, name):
