@@ -136,6 +136,21 @@ def test_a_link_loop_ends(tmp_path: Path) -> None:
     assert [f.path.name for f in find_files([tmp_path], follow_links=True) if not f.skipped] == ["x.md"]
 
 
+def test_links_that_loop_on_each_other_are_named_and_the_batch_goes_on(
+    settings: Settings, tmp_path: Path, capsys
+) -> None:
+    folder = tmp_path / "filings"
+    filing(folder / "CONTOSO_2024_10K.md", "Contoso", 437)
+    (folder / "one").symlink_to(folder / "two")
+    (folder / "two").symlink_to(folder / "one")
+    found = {f.path.name: f.skipped for f in find_files([folder])}
+    assert found["one"] == found["two"] == "a link that loops back on itself"
+    code, out, err = finrag(settings, capsys, "ingest", "--no-progress", str(folder))
+    assert code == 0 and "Traceback" not in err and "loops back on itself" in err
+    with Store.open(settings) as store:
+        assert [d.name for d in store.list_documents()] == ["CONTOSO_2024_10K"]
+
+
 # --- 4. terminal-safe printing ---------------------------------------------------------------------------
 def test_escape_bytes_in_names_never_reach_the_terminal(settings: Settings, tmp_path: Path, capsys) -> None:
     evil = filing(tmp_path / f"EVIL{ESC}[2J{ESC}]0;pwned\a_2024_10K.md", "Contoso", 437)

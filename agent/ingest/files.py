@@ -34,14 +34,22 @@ def _inside(target: Path, root: Path) -> bool:
     return target == root or root in target.parents
 
 
+def _resolved(path: Path) -> Path | None:
+    """Where a path leads, or None for a link loop or a place that cannot be looked at."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):  # 'Symlink loop from ...', a folder on the way that cannot be read
+        return None
+
+
 def _walk(root: Path, follow_links: bool) -> Iterable[FoundFile]:
     real_root = root.resolve()
     problems: list[OSError] = []
     seen_dirs: set[Path] = set()  # a followed link back up the tree would otherwise loop forever
     for folder, dirs, files in os.walk(root, onerror=problems.append, followlinks=follow_links):
         here = Path(folder)
-        real = here.resolve()
-        if real in seen_dirs:
+        real = _resolved(here)
+        if real is None or real in seen_dirs:
             dirs[:] = []
             continue
         seen_dirs.add(real)
@@ -49,7 +57,10 @@ def _walk(root: Path, follow_links: bool) -> Iterable[FoundFile]:
         kept = []
         for d in dirs:
             link = here / d
-            if link.is_symlink() and not follow_links and not _inside(link.resolve(), real_root):
+            target = _resolved(link)
+            if target is None:
+                yield FoundFile(path=link, skipped="a link that loops back on itself")
+            elif link.is_symlink() and not follow_links and not _inside(target, real_root):
                 yield FoundFile(path=link, skipped=_link_reason(link))
             else:
                 kept.append(d)
@@ -59,14 +70,22 @@ def _walk(root: Path, follow_links: bool) -> Iterable[FoundFile]:
                 continue
             path = here / name
             if path.is_symlink():
-                target = path.resolve()
+                target = _resolved(path)
+                if target is None:
+                    yield FoundFile(path=path, skipped="a link that loops back on itself")
+                    continue
                 if not target.exists():
                     yield FoundFile(path=path, skipped=f"a broken link (to {display_path(os.readlink(path))})")
                     continue
                 if not follow_links and not _inside(target, real_root):
                     yield FoundFile(path=path, skipped=_link_reason(path))
                     continue
-            if path.is_file():
+            try:
+                regular = path.is_file()
+            except OSError as exc:  # a folder on the way that cannot be searched: the ingest says so per file
+                yield FoundFile(path=path, skipped=f"cannot read this file: {exc.strerror or exc}")
+                continue
+            if regular:
                 yield FoundFile(path=path)
     for exc in problems:
         where = display_path(exc.filename or root)
@@ -75,7 +94,7 @@ def _walk(root: Path, follow_links: bool) -> Iterable[FoundFile]:
 
 def _link_reason(link: Path) -> str:
     return (
-        f"a link to {display_path(link.resolve())}, outside the folder being ingested "
+        f"a link to {display_path(_resolved(link) or link)}, outside the folder being ingested "
         "(pass --follow-links to ingest what links point to)"
     )
 
