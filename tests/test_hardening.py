@@ -275,6 +275,49 @@ def test_damaged_database_gets_one_line_and_a_hint(settings: Settings, capsys) -
         assert code == 1 and "damaged" in line and "backup" in line
 
 
+def test_a_damaged_database_refuses_writes_with_the_readers_message(
+    settings: Settings, tmp_path: Path, capsys
+) -> None:
+    with open_ingestor(settings) as ingestor:
+        assert ingestor.ingest_file(SAMPLE).status == "ingested"
+    db = settings.index_dir / DB_FILE
+    size = db.stat().st_size
+    with db.open("r+b") as handle:  # keep the header and schema page, damage the rest
+        handle.seek(4096)
+        handle.write(os.urandom(size - 8192))
+    damaged = db.read_bytes()
+    other = filing(tmp_path / "CONTOSO_2024_10K.md", "Contoso", 437)
+    for argv in (["ingest", "--no-progress", str(other)], ["docs", "remove", "NORTHWIND_2024_10K"],
+                 ["docs", "edit", "NORTHWIND_2024_10K", "--ticker", "NWND"]):
+        code, _, err = finrag(settings, capsys, *argv)
+        assert code != 0 and "damaged" in err and "backup" in err and "Traceback" not in err, (argv, err)
+    assert db.read_bytes() == damaged  # nothing was written into it
+
+
+def test_an_empty_database_file_is_reported_not_taken_for_a_new_index(settings: Settings, capsys) -> None:
+    with open_ingestor(settings) as ingestor:
+        assert ingestor.ingest_file(SAMPLE).status == "ingested"
+    db = settings.index_dir / DB_FILE
+    for leftover in (db.with_name(DB_FILE + "-wal"), db.with_name(DB_FILE + "-shm")):
+        leftover.unlink(missing_ok=True)
+    db.write_bytes(b"")
+    code, _, err = finrag(settings, capsys, "docs")
+    assert code == 1 and "empty (0 bytes)" in one_line_of(err)
+    assert db.stat().st_size == 0
+
+
+def test_a_damaged_memory_bank_is_set_aside_and_ingest_goes_on(
+    settings: Settings, tmp_path: Path, capsys, caplog: pytest.LogCaptureFixture
+) -> None:
+    settings.home.mkdir(parents=True, exist_ok=True)
+    bank = settings.home / "memory.sqlite"
+    bank.write_bytes(b"SQLite format 3\x00" + os.urandom(8192))
+    code, _, err = finrag(settings, capsys, "ingest", "--no-progress", str(filing(tmp_path / "A_2024_10K.md", "A", 1)))
+    assert code == 0 and "Traceback" not in err
+    assert "memory bank" in caplog.text and "set aside" in caplog.text
+    assert list(settings.home.glob("memory.sqlite.damaged-*"))
+
+
 def test_full_disk_reads_still_answer_and_writes_say_why(settings: Settings, tmp_path: Path, monkeypatch,
                                                          capsys) -> None:
     with open_ingestor(settings) as ingestor:

@@ -133,6 +133,7 @@ class Store:
         self._in_memory: _InMemory | None = None  # derived data that could not be written (full disk)
         self._bulk = False  # inside bulk(): derived files are rebuilt once at the end
         self._closed = False
+        self._sound = False  # quick_check passed (once per store, before its first write)
 
     # -----------------------------------------------------------------------------------------------------
     # opening, connections, locking
@@ -146,6 +147,12 @@ class Store:
             (store.dir / BM25_DIR).mkdir(exist_ok=True)
         except OSError as exc:
             raise StoreError(f"Cannot create the index directory {store.dir}: {exc}") from exc
+        if store.db_path.is_file() and store.db_path.stat().st_size == 0:
+            # An empty file is a truncated database, not a fresh home: creating tables in it would hide the loss.
+            raise StoreError(
+                f"the index database {store.db_path} is empty (0 bytes): it was truncated; restore it from a "
+                "backup, or remove it to start a new index"
+            )
         store._init_schema()
         store._ensure_derived()
         return store
@@ -218,12 +225,26 @@ class Store:
             handle.close()
 
     @contextlib.contextmanager
-    def _writing(self) -> Iterator[None]:
+    def _writing(self, checked: bool = True) -> Iterator[None]:
+        """Hold the writer locks; the first write of this store first checks the database is sound, so a
+        damaged file refuses writes with the readers' message instead of taking more data into it."""
         with self._write_lock, self._file_lock(exclusive=True):
+            if checked and not self._sound:
+                self._check_sound()
             yield
 
+    def _check_sound(self) -> None:
+        try:
+            rows = self._conn().execute("PRAGMA quick_check").fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(storage_error_message(exc, self.dir) or str(exc)) from exc
+        if [r[0] for r in rows] != ["ok"]:
+            damage = sqlite3.DatabaseError(f"database disk image is malformed: {rows[0][0]}")
+            raise StoreError(storage_error_message(damage, self.dir) or str(damage))
+        self._sound = True
+
     def _init_schema(self) -> None:
-        with self._writing():
+        with self._writing(checked=False):
             try:
                 conn = self._conn()
                 conn.executescript(_SCHEMA + entities.ENTITY_TABLE)
@@ -876,7 +897,7 @@ class Store:
 
     def _repair(self) -> None:
         """Rebuild the derived files under the writer lock (unless another writer just did)."""
-        with self._writing():
+        with self._writing(checked=False):  # derived files only: reads of a damaged database fail anyway
             volatile = self._in_memory
             if volatile is not None and volatile.generation == self.generation:
                 return

@@ -6,13 +6,16 @@ no-op. Each document is written in one store transaction; a bad file gets one cl
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
+import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel
@@ -250,26 +253,44 @@ def open_ingestor(settings: Settings, on_progress: Progress | None = None) -> It
     never outlives the filing that superseded it (reconciled again on every open, see MemoryBank.reconcile).
     """
     from agent.index.embeddings import get_embedder
-    from agent.memory import MemoryBank
 
     store = Store.open(settings)
-    bank = MemoryBank(settings)
     mirror = open_backend(store) if settings.search_backend != "embedded" else None
+    # The whole index once (repairs what a crash between a filing's commit and its stale marks left undone),
+    # then only each new filing: the index before it is already reconciled.
+    bank = _usable_bank(settings, lambda b: b.reconcile(store.list_documents(), store.generation))
 
     def ingested(meta: DocumentMeta) -> None:
-        bank.reconcile([meta], store.generation)
+        if bank is not None:
+            bank.reconcile([meta], store.generation)
         if mirror is not None:
             _mirror(mirror, meta, on_progress)
 
     try:
-        # The whole index once (repairs what a crash between a filing's commit and its stale marks left
-        # undone), then only each new filing: the index before it is already reconciled.
-        bank.reconcile(store.list_documents(), store.generation)
         yield Ingestor(settings, store, get_embedder(settings), on_ingested=ingested, on_progress=on_progress)
     finally:
         if mirror is not None:
             mirror.close()
         store.close()
+
+
+def _usable_bank(settings: Settings, first_use: Callable[[Any], object]) -> Any:
+    """The memory bank, or None when its database is damaged: the damaged file is set aside (renamed, never
+    deleted) with one warning, so a broken bank never blocks an ingest; the next use starts an empty bank."""
+    from agent.memory import MEMORY_FILE_NAME, MemoryBank
+
+    try:
+        bank = MemoryBank(settings)
+        first_use(bank)
+        return bank
+    except (StoreError, sqlite3.DatabaseError) as exc:
+        path = Path(settings.home) / MEMORY_FILE_NAME
+        aside = path.with_name(f"{path.name}.damaged-{datetime.now(UTC):%Y%m%d%H%M%S}")
+        with contextlib.suppress(OSError):
+            path.rename(aside)
+        log.warning("the memory bank %s is damaged (%s); it was set aside as %s and this ingest goes on without "
+                    "marking stale answers", path, exc, aside.name)
+        return None
 
 
 def _mirror(backend: SearchBackend, meta: DocumentMeta, on_progress: Progress | None) -> None:
