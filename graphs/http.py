@@ -19,6 +19,7 @@ puts every server string into the DOM as text, never as markup.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import queue
 import re
@@ -28,7 +29,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
@@ -41,6 +42,10 @@ PAGE_FILE = Path(__file__).with_name("static") / "index.html"
 UPLOAD_DIR = "uploads"  # under FINRAG_HOME
 MAX_UPLOAD_MB = 200.0  # the ingest limit; a larger body is refused before it is written
 _SAFE_NAME_RE = re.compile(r"[^A-Za-z0-9._ -]+")
+MAX_QUESTION_CHARS = 4000  # a question, not a document: longer bodies are refused before the graph runs
+MAX_THREAD_ID_CHARS = 200  # thread ids are uuids or short names
+MAX_UPLOAD_NAME_CHARS = 120  # longer file names are cut (the extension kept): file systems allow 255 bytes
+UPLOAD_CHUNK_BYTES = 1 << 20  # a request body is written as it arrives, a megabyte at a time
 
 
 class _App:
@@ -85,14 +90,60 @@ def _error(exc: Exception) -> JSONResponse:
     return JSONResponse({"error": str(exc)}, status_code=status)
 
 
-async def _body(request: Request) -> dict[str, Any]:
+class AskRequest(BaseModel):
+    """The body of ``POST /api/ask`` and ``/api/ask/stream``."""
+
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+    question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
+    thread_id: str | None = Field(default=None, max_length=MAX_THREAD_ID_CHARS, pattern=r"^[\w.:-]*$")
+
+
+async def _body(request: Request) -> AskRequest:
+    """The request's JSON body, validated: a missing or wrong field is a 400 naming the field, never a 500."""
     try:
         data = await request.json()
     except (ValueError, UnicodeDecodeError):
         raise FinragError("the request body must be JSON") from None
     if not isinstance(data, dict):
         raise FinragError("the request body must be a JSON object")
-    return data
+    try:
+        return AskRequest.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or "body"
+        raise FinragError(f"{field}: {first['msg']}") from None
+
+
+def _too_large() -> JSONResponse:
+    return JSONResponse({"error": f"the file is over {MAX_UPLOAD_MB:g} MB"}, status_code=413)
+
+
+def _free_upload_name(folder: Path, name: str, sha256: str) -> Path:
+    """Where an upload is kept: its name, unless a different file already holds it (another company's
+    'report.md' never replaces the first one's); then the name with a number, as `finrag ingest` names files."""
+    stem, suffix = Path(name).stem, Path(name).suffix
+    candidate, number = folder / name, 2
+    while candidate.exists() and hashlib.sha256(candidate.read_bytes()).hexdigest() != sha256:
+        candidate = folder / f"{stem}_{number}{suffix}"
+        number += 1
+    return candidate
+
+
+def _unreadable_upload(path: Path, settings: Settings) -> str:
+    """Why an uploaded file cannot be ingested (corrupt, empty, no text), or '' when its pages can be read."""
+    from agent.errors import IngestError
+    from agent.ingest.parsing import load_pages
+
+    try:
+        load_pages(path, settings)
+    except IngestError as exc:
+        return str(exc.reason)
+    except FinragError as exc:
+        return str(exc)
+    except (OSError, ValueError, MemoryError, RecursionError) as exc:
+        return f"cannot read this file: {exc}"
+    return ""
 
 
 def _line(value: dict[str, Any]) -> bytes:
@@ -134,7 +185,7 @@ def build_app(settings: Settings | None = None) -> Starlette:
             body = await _body(request)
             from starlette.concurrency import run_in_threadpool
 
-            result = await run_in_threadpool(ask_sync, str(body.get("question", "")), body.get("thread_id") or None)
+            result = await run_in_threadpool(ask_sync, body.question, body.thread_id or None)
         except FinragError as exc:
             return _error(exc)
         return _json(result)
@@ -144,7 +195,7 @@ def build_app(settings: Settings | None = None) -> Starlette:
             body = await _body(request)
         except FinragError as exc:
             return _error(exc)
-        question, thread_id = str(body.get("question", "")), body.get("thread_id") or None
+        question, thread_id = body.question, body.thread_id or None
 
         def work(emit: Any) -> None:
             with state.lock:
@@ -213,15 +264,41 @@ def build_app(settings: Settings | None = None) -> Starlette:
 
         base = re.split(r"[\\/]", request.query_params.get("name", ""))[-1]  # the base name, whatever path came
         name = _SAFE_NAME_RE.sub("_", base).strip(" .")
-        if not name or Path(name).suffix.lower() not in SUPPORTED_EXTENSIONS:
+        suffix = Path(name).suffix.lower()
+        if not name or suffix not in SUPPORTED_EXTENSIONS:
             return _error(FinragError(f"give the file's name with one of {', '.join(SUPPORTED_EXTENSIONS)}"))
-        size = int(request.headers.get("content-length") or 0)
-        if size > MAX_UPLOAD_MB * 1024 * 1024:
-            return _error(FinragError(f"the file is over {MAX_UPLOAD_MB:g} MB"))
+        name = Path(name).stem[: MAX_UPLOAD_NAME_CHARS - len(suffix)] + suffix
+        limit = int(MAX_UPLOAD_MB * 1024 * 1024)
+        if int(request.headers.get("content-length") or 0) > limit:
+            return _too_large()
         folder = Path(state.settings.home) / UPLOAD_DIR
         folder.mkdir(parents=True, exist_ok=True)
-        target = folder / name
-        target.write_bytes(await request.body())
+        partial = folder / f".{name}.{threading.get_ident()}.part"
+        digest = hashlib.sha256()
+        size = 0
+        try:
+            with partial.open("wb") as out:  # chunked bodies have no Content-Length: count while writing
+                async for chunk in request.stream():
+                    size += len(chunk)
+                    if size > limit:
+                        raise OverflowError
+                    digest.update(chunk)
+                    out.write(chunk)
+        except OverflowError:
+            partial.unlink(missing_ok=True)
+            return _too_large()
+        except OSError as exc:
+            partial.unlink(missing_ok=True)
+            return _error(FinragError(f"the upload could not be stored: {exc.strerror or exc}"))
+        target = _free_upload_name(folder, name, digest.hexdigest())
+        partial.replace(target)
+
+        from starlette.concurrency import run_in_threadpool
+
+        problem = await run_in_threadpool(_unreadable_upload, target, state.settings)
+        if problem:
+            target.unlink(missing_ok=True)
+            return JSONResponse({"error": f"{name}: {problem}", "status": "failed"}, status_code=422)
 
         def work(emit: Any) -> None:
             from agent.ingest.pipeline import open_ingestor
@@ -231,7 +308,11 @@ def build_app(settings: Settings | None = None) -> Starlette:
 
             with state.lock, open_ingestor(state.settings, on_progress=progress) as ingestor:
                 report = ingestor.ingest_file(target)
-            emit({"event": "result", "report": report.model_dump(mode="json")})
+            if report.status == "failed":
+                target.unlink(missing_ok=True)
+            shown = report.model_dump(mode="json")
+            shown["path"] = f"{UPLOAD_DIR}/{target.name}"  # never the server's absolute paths
+            emit({"event": "result", "report": shown})
 
         return StreamingResponse(_streamed(work), media_type="application/x-ndjson")
 

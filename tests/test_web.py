@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 import threading
 import time
@@ -67,7 +68,7 @@ def test_ask_gives_the_cited_figure_with_its_checks(client) -> None:
     assert "$437 million" in result["answer"]
     (cite,) = [c for c in result["citations"] if "Purchases of property" in c["quote"]][:1]
     assert cite["figure"] == "(437)" and cite["page"] == 7
-    assert {c["name"] for c in cite["checks"]} == {"company", "period", "metric", "scale", "sanity"}
+    assert {c["name"] for c in cite["checks"]} == {"company", "period", "metric", "scope", "scale", "sanity"}
     assert all(c["passed"] for c in cite["checks"])
 
 
@@ -81,10 +82,11 @@ def test_ask_stream_reports_each_node_then_the_result(client) -> None:
 
 
 def test_bad_questions_get_a_clear_error(client) -> None:
-    assert client.post("/api/ask", json={"question": "  "}).json() == {"error": "the question is empty"}
+    blank = client.post("/api/ask", json={"question": "  "})
+    assert blank.status_code == 400 and blank.json()["error"].startswith("question:")
     assert client.post("/api/ask", content=b"not json").status_code == 400
-    streamed = client.post("/api/ask/stream", json={"question": ""}).text
-    assert json.loads(streamed.splitlines()[-1]) == {"event": "error", "message": "the question is empty"}
+    streamed = client.post("/api/ask/stream", json={"question": ""})  # refused before any stream starts
+    assert streamed.status_code == 400 and streamed.json()["error"].startswith("question:")
 
 
 def test_threads_keep_their_turns(client) -> None:
@@ -138,6 +140,59 @@ def test_upload_ingests_with_progress(client, pdf_settings: Settings) -> None:
     assert "FABRIKAM_2024_10K" in doc_names(client)
     bad = client.put("/api/upload", params={"name": "notes.exe"}, content=b"x")
     assert bad.status_code == 400 and ".pdf" in bad.json()["error"]
+
+
+def test_upload_limits_are_enforced_while_streaming(client, pdf_settings: Settings, monkeypatch) -> None:
+    from graphs import http
+
+    monkeypatch.setattr(http, "MAX_UPLOAD_MB", 0.01)  # ~10 kB, so the test streams a small body past it
+    uploads = Path(pdf_settings.home) / "uploads"
+    before = set(uploads.iterdir()) if uploads.exists() else set()
+
+    def chunks():  # a chunked body: no Content-Length to check up front
+        for _ in range(40):
+            yield b"x" * 1024
+
+    response = client.put("/api/upload", params={"name": "BIG_2024_10K.md"}, content=chunks())
+    assert response.status_code == 413 and "MB" in response.json()["error"]
+    assert set(uploads.iterdir()) == before  # the partial file is gone
+
+
+def test_a_broken_upload_is_refused_and_removed(client, pdf_settings: Settings) -> None:
+    response = client.put("/api/upload", params={"name": "BROKEN_2024_10K.pdf"}, content=os.urandom(4096))
+    assert response.status_code == 422 and response.json()["status"] == "failed"
+    assert str(pdf_settings.home) not in response.text  # no server paths in what a client sees
+    assert not (Path(pdf_settings.home) / "uploads" / "BROKEN_2024_10K.pdf").exists()
+
+
+def test_an_upload_never_replaces_another_companys_file_of_the_same_name(client, pdf_settings: Settings) -> None:
+    first = SAMPLE.read_bytes().replace(b"Northwind Instruments", b"Tailspin Toys")
+    second = SAMPLE.read_bytes().replace(b"Northwind Instruments", b"Wingtip Traders")
+    for body in (first, second):
+        response = client.put("/api/upload", params={"name": "report.md"}, content=body)
+        result = [json.loads(line) for line in response.text.splitlines()][-1]
+        assert result["report"]["status"] == "ingested" and not result["report"]["path"].startswith("/")
+    uploads = Path(pdf_settings.home) / "uploads"
+    assert (uploads / "report.md").read_bytes() == first and (uploads / "report_2.md").read_bytes() == second
+    assert {"report", "report_2"} <= set(doc_names(client))
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [({"question": None}, "question"), ({"question": "What was capex?", "thread_id": 7}, "thread_id"),
+     ({}, "question"), ({"question": "x" * 5000}, "question")],
+)
+def test_request_bodies_are_validated_with_the_field_named(client, body: dict, field: str) -> None:
+    for route in ("/api/ask", "/api/ask/stream"):
+        response = client.post(route, json=body)
+        assert response.status_code == 400 and response.json()["error"].startswith(field), response.text
+
+
+def test_a_long_upload_name_is_cut_not_a_server_error(client) -> None:
+    response = client.put("/api/upload", params={"name": "A" * 300 + ".md"}, content=b"# Notes\n\nRevenue was flat.\n")
+    assert response.status_code == 200
+    result = [json.loads(line) for line in response.text.splitlines()][-1]
+    assert result["report"]["status"] == "ingested" and len(Path(result["report"]["path"]).name) <= 120
 
 
 def test_serve_binds_to_this_machine_by_default() -> None:
