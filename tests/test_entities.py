@@ -197,6 +197,12 @@ def test_a_renamed_filer_is_one_company_under_both_names(tmp_path: Path, capsys:
     assert entity.former_names == ["Faceplate, Inc."] and set(entity.tickers) == {"FPL", "MTFM"}
     assert registry.named_in("What was Faceplate's revenue in 2020?") == entity
     assert registry.resolve("FPL") == entity
+    from agent.index.search import HybridSearcher
+
+    with Store.open(settings) as store:  # search filters resolve a former name or a ticker to the entity
+        searcher = HybridSearcher(store)
+        assert len(searcher.filter_documents(company="Faceplate")) == 2
+        assert len(searcher.filter_documents(company="MTFM")) == 2
 
     home = ["--home", str(settings.home)]
     assert main([*home, "ask", "What was Faceplate's total revenue in 2020?", "--json"]) == 0
