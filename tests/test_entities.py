@@ -300,3 +300,20 @@ def test_opening_verbs_are_not_names() -> None:
     assert opening_verb("Show me the revenue") == "Show"
     assert opening_verb("Compare the margins of both years") == "Compare"
     assert opening_verb("Target revenue in 2022") == ""
+
+
+def test_a_filing_that_names_no_company_makes_no_absence_claim(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A table with no cover, release line or company in its file name: its company is unknown, so a name the
+    # question uses may be its company and is never refused as 'no filing of X is indexed'.
+    settings = Settings.from_env(home=tmp_path / "home")
+    notes = tmp_path / "notes.md"
+    notes.write_text("IMFT balance sheet\n\n| (in millions) | 2019 | 2018 |\n|---|---|---|\n"
+                     "| Total liabilities | 1,210 | 1,045 |\n", encoding="utf-8")
+    ingest(settings, notes)
+    registry = registry_of(settings)
+    assert len(registry) == 0 and not registry.complete and len(registry.entities) == 1
+    with Store.open(settings) as store:
+        assert store.list_documents()[0].company == ""
+    main(["--home", str(settings.home), "ask", "What were the total liabilities of IMFT in 2018?", "--json"])
+    answer = json.loads(capsys.readouterr().out)["answer"]
+    assert "is indexed" not in answer and "1,045" in answer, answer

@@ -153,14 +153,23 @@ class EntityRegistry(Sequence[str]):
     def __getitem__(self, index: int) -> str: ...
     @overload
     def __getitem__(self, index: slice) -> Sequence[str]: ...
+    def _known(self) -> list[str]:
+        return [e.name for e in self.entities if e.name_source]
+
     def __getitem__(self, index: int | slice) -> str | Sequence[str]:
-        return [e.name for e in self.entities][index]
+        return self._known()[index]
 
     def __len__(self) -> int:
-        return len(self._by_id)
+        return len(self._known())
 
     def __iter__(self) -> Iterator[str]:
-        return iter([e.name for e in self.entities])
+        return iter(self._known())
+
+    @property
+    def complete(self) -> bool:
+        """Whether every entity's company is known (each filing named one): only then can a company the
+        registry lacks be said to have no filing."""
+        return all(e.name_source for e in self._by_id.values())
 
     def get(self, entity_id: str) -> Entity | None:
         """The entity with this id, or None."""
@@ -179,7 +188,8 @@ class EntityRegistry(Sequence[str]):
             return self._forms
         forms: dict[str, list[_Form]] = {}
         partial: dict[str, set[str]] = {}
-        for e in self._by_id.values():
+        known = [e for e in self._by_id.values() if e.name_source]  # a filing's own name is no company name
+        for e in known:
             for name in self.names_of(e):
                 core = core_tokens(name)
                 if not core:
@@ -368,7 +378,9 @@ class EntityRegistry(Sequence[str]):
             file_numbers=[meta.file_number] if meta.file_number else [],
             tickers=[meta.ticker.upper()] if meta.ticker else [],
             former_names=list(meta.former_names),
-            name_source=meta.company_source or ("text" if printed else "file name"),
+            # No name at all (no cover, release or file-name company): the entity is the filing's alone, its
+            # company unknown ('' source), and no question is refused for naming a company it lacks.
+            name_source=(meta.company_source or "text") if printed else "",
             name_as_of=meta.period_end or meta.fiscal_period,
         )
         if found is None:

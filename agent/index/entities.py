@@ -50,7 +50,7 @@ def _save(conn: sqlite3.Connection, entity: Entity, old_id: str = "") -> None:
     conn.execute(
         f"UPDATE documents SET data = json_set(data, '$.entity_id', ?, '$.company', ?) "
         f"WHERE json_extract(data, '$.entity_id') IN ({marks})",
-        (entity.entity_id, entity.name, *ids),
+        (entity.entity_id, entity.name if entity.name_source else "", *ids),  # an unknown company stays ''
     )
 
 
@@ -64,7 +64,8 @@ def attach(conn: sqlite3.Connection, meta: DocumentMeta) -> DocumentMeta:
 
 def _named(meta: DocumentMeta, entity: Entity) -> DocumentMeta:
     ticker = meta.ticker or (entity.tickers[0] if entity.tickers else "")
-    return meta.model_copy(update={"entity_id": entity.entity_id, "company": entity.name, "ticker": ticker})
+    company = entity.name if entity.name_source else ""
+    return meta.model_copy(update={"entity_id": entity.entity_id, "company": company, "ticker": ticker})
 
 
 def reattach(conn: sqlite3.Connection, meta: DocumentMeta, company: str) -> DocumentMeta:
@@ -150,7 +151,7 @@ def _source_of(meta: DocumentMeta) -> str:
     """Where a stored company name came from, for an index made before sources were recorded: a name that is the
     file name's company part ('ACME' from ACME_2023_EARNINGS.pdf) was the last resort, anything else was read."""
     if not meta.company:
-        return "file name"
+        return ""
     stem = _FILE_COMPANY_RE.match(Path(meta.path or meta.name).stem)
     from_file = stem is not None and name_key(stem.group(1)) == name_key(meta.company)
     return "file name" if from_file and (meta.company.isupper() or "_" in meta.company) else "cover"
