@@ -217,6 +217,7 @@ def _company_from_cover(lines: list[str], text: str = "") -> str:
     return ""
 
 
+_PERIODIC_FORMS = frozenset({"10-K", "10-K405", "10-KT", "10-Q", "20-F", "40-F"})
 _REGISTRANT_MARK_RE = re.compile(r"^\(registrant\)$", re.IGNORECASE)
 _SUBSIDIARIES_RE = re.compile(r"^(.{2,80}?)\s+and\s+(?:its\s+)?subsidiaries$", re.IGNORECASE)
 
@@ -343,7 +344,9 @@ def detect_metadata(path: Path, pages: list[Page]) -> MetadataGuess:
     spelling = "\n".join(p.text for p in pages[:SPELLING_PAGES])
     cover_name = _company_from_cover(lines, spelling)
     release_name = "" if cover_name else _company_from_release(cover_text, spelling)
-    text_name = "" if cover_name or release_name else _company_from_text(pages)
+    # The signature block and the running header name the registrant of a periodic report only.
+    periodic = (_form_from_cover(lines, cover_text) or hints.form) in _PERIODIC_FORMS
+    text_name = "" if cover_name or release_name or not periodic else _company_from_text(pages)
     text_name = _tidy_name(text_name, spelling) if text_name else ""
     guess.company = cover_name or release_name or text_name or hints.company
     guess.company_source = (
