@@ -82,7 +82,7 @@ def test_the_asked_companys_figure_passes_every_check() -> None:
     answer = _ask("What were Contoso's capital expenditures in 2024?", evidence, ["Contoso Foods Corporation"],
                   indexed=["Contoso Foods Corporation"])
     assert answer.value is not None and abs(answer.value.value) == 611
-    assert {c.name for c in answer.checks} == {"company", "period", "metric", "scale", "sanity"}
+    assert {c.name for c in answer.checks} == {"company", "period", "metric", "scope", "scale", "sanity"}
     assert all(c.passed for c in answer.checks)
 
 
@@ -670,3 +670,48 @@ def test_a_region_named_as_an_adjective_is_the_same_region() -> None:
     answer = _ask("In 2007, what was the amount of the industrial packaging sales that was from Europe?", [sentence],
                   known)
     assert answer.value is not None and answer.value.value == 1.1, answer.answer
+
+
+# --- closed world for names: a segment, region or product the question names is the figure's own ----------------
+SEGMENTS = (
+    "Consolidated Statements of Operations | columns: 2024, 2023 | (in millions)\n"
+    "Net sales | 2024: 9,120 | 2023: 8,410 | (in millions)\n"
+    "Operating profit | 2024: 1,204 | 2023: 1,087 | (in millions)"
+)
+
+
+def _ev_in(text: str, doc: str, company: str, section: list[str]) -> Evidence:
+    return Evidence(chunk_id=f"{doc}-{len(section)}", doc_name=doc, text=text, company=company, score=1.0,
+                    section_path=section)
+
+
+def test_a_segment_the_figure_does_not_name_is_refused_not_answered_with_the_total() -> None:
+    known = ["Contoso Foods Corporation"]
+    total = _ev_in(SEGMENTS, "CONTOSO_2024_10K", known[0], ["Item 8", "Consolidated Statements of Operations"])
+    answer = _ask("What was Contoso's operating profit of the Aerospace business in 2024?", [total], known, known)
+    assert answer.status == "not_found" and "Aerospace" in answer.answer, answer.answer
+    assert "1,204" not in answer.answer.split("Closest evidence")[0]
+
+
+def test_a_segment_named_by_its_section_heading_is_the_figure_of_that_segment() -> None:
+    known = ["Contoso Foods Corporation"]
+    segment = _ev_in(
+        "Aerospace | columns: 2024, 2023 | (in millions)\nOperating profit | 2024: 312 | 2023: 287 | (in millions)",
+        "CONTOSO_2024_10K", known[0], ["Item 7", "Business Segment Results", "Aerospace"],
+    )
+    answer = _ask("What was Contoso's operating profit of the Aerospace business in 2024?", [segment], known, known)
+    assert answer.value is not None and answer.value.value == 312, answer.answer
+
+
+def test_a_region_the_filings_never_report_is_refused() -> None:
+    known = ["Contoso Foods Corporation"]
+    total = _ev_in(SEGMENTS, "CONTOSO_2024_10K", known[0], ["Item 8"])
+    answer = _ask("What were Contoso's net sales in Brazil in 2024?", [total], known, known)
+    assert answer.status == "not_found" and "Brazil" in answer.answer, answer.answer
+
+
+def test_a_competitor_named_beside_the_filer_is_not_answered_with_the_filers_figure() -> None:
+    known = ["Contoso Foods Corporation"]
+    total = _ev_in(SEGMENTS, "CONTOSO_2024_10K", known[0], ["Item 8"])
+    answer = _ask("What were the net sales of Contoso's rival Fabrikam in 2024?", [total], known, known)
+    assert answer.status == "not_found" and "Fabrikam" in answer.answer, answer.answer

@@ -41,7 +41,7 @@ from agent.answer.words import (
     unnamed_modifiers,
 )
 from agent.entities import EntityRegistry, as_registry
-from agent.entities.names import NOT_NAMES, name_key, name_tokens, names_company, opening_verb, same_name
+from agent.entities.names import NOT_NAMES, name_key, name_tokens, names_company, opening_verbs, same_name
 from agent.finance.arithmetic import Computation
 from agent.finance.lexicon import canonical, find_metrics
 from agent.finance.metrics import METRICS
@@ -108,11 +108,10 @@ def question_names(question: str) -> list[str]:
     """Proper names a question uses ('Chevron', 'Home Depot', 'Frito-Lay North America'): capitalised runs that
     are no question word, statement, measure, period or lexicon metric, nor a verb opening the question."""
     out: list[str] = []
-    verb = opening_verb(question)
+    verbs = opening_verbs(question)
     for m in _NAME_RE.finditer(question):
-        words = [w for w in m.group(1).split() if w.lower().strip(".,") not in NOT_NAMES]
-        if verb and m.start() == question.index(verb) and words and words[0] == verb:
-            words = words[1:]
+        words = [w.group(0) for w in re.finditer(r"\S+", m.group(1))
+                 if m.start(1) + w.start() not in verbs and w.group(0).lower().strip(".,") not in NOT_NAMES]
         name = " ".join(words).strip(" .,-")
         if len(name_key(name)) < MIN_NAME_KEY or find_periods(name) or canonical(name) is not None:
             continue
@@ -160,6 +159,11 @@ def check_company(
             return Check(name="company", passed=False, detail=(
                 f"the question names {stranger}, which no indexed filing is and the evidence does not mention{known}"))
         return Check(name="company", passed=True, detail="no company named")
+    if (registry is None or registry.resolve(asked) is None) and answer.value is not None and _covers(
+        _provenance(answer, reader), asked
+    ):
+        # A name no filing is, which the figure's own row, table or section names: a segment or a subsidiary.
+        return Check(name="company", passed=True, detail=f"the figure's own row, table or section names {asked}")
     if _names(_row_label(answer), asked, registry):
         return Check(name="company", passed=True, detail=f"the figure's row names {asked}")
     if registry and registry.complete and registry.resolve(asked) is None:
@@ -430,6 +434,58 @@ def check_metric(
 PASSAGE_FIGURE_COVER = 0.6  # a figure question answered in words: the words must name most of what it asks
 
 
+def _provenance(answer: SubAnswer, reader: EvidenceReader | None) -> str:
+    """Everything that says what the figure is: its row label with its table's title and header, its
+    sentence's own clause, and the section headings its chunk sits under."""
+    sections = ""
+    if reader is not None and answer.citation:
+        ev = next((e for e in reader.evidence if e.chunk_id == answer.citation.chunk_id), None)
+        sections = " ".join(ev.section_path) if ev is not None else ""
+    return " ".join([answer.named, _naming_words(answer), _figure_context(answer, reader),
+                     _own_clause(answer, reader), sections])
+
+
+def _covers(provenance: str, name: str) -> bool:
+    """The figure's provenance names ``name``: its words (the last one perhaps as an adjective or plural:
+    'Europe' in 'European'), or an acronym's words ('RSUs' for 'restricted stock units')."""
+    if _mentioned(provenance, name):
+        return True
+    acronym = name.rstrip("s")
+    if len(acronym) < 2 or not (acronym.isupper() and acronym.isalpha()):
+        return False
+    words = [w for w in name_tokens(provenance) if w not in {"and", "of", "the"}]
+    return any(_initials(acronym.lower(), words[i:]) for i in range(len(words)))
+
+
+def _initials(letters: str, words: list[str]) -> bool:
+    """``letters`` are the first letters of the leading words of ``words``."""
+    return len(words) >= len(letters) and all(w[:1] == ch for w, ch in zip(words, letters, strict=False))
+
+
+def check_scope(
+    answer: SubAnswer,
+    question: str,
+    reader: EvidenceReader | None,
+    registry: EntityRegistry | None,
+) -> Check:
+    """Closed world for names: every proper name the question uses that is no indexed company (a segment, a
+    region, a product, a counterparty) must be named by the figure's own provenance; a company's total never
+    answers for a part the filing gives no figure of."""
+    if answer.status != "found" or answer.value is None:
+        return Check(name="scope", passed=True, detail="no figure")
+    provenance = _provenance(answer, reader)
+    for name in question_names(question):
+        if answer.company and (same_company(name, answer.company, registry) or names_company(answer.company, name)):
+            continue
+        if registry is not None and (registry.resolve(name) is not None or registry.mentions(name)):
+            continue  # a company: the company check's
+        if not _covers(provenance, name):
+            whose = f" for {answer.company}" if answer.company else ""
+            return Check(name="scope", passed=False,
+                         detail=f"the filing gives {answer.metric or 'this figure'}{whose}, not for {name}")
+    return Check(name="scope", passed=True, detail="every name the question uses is the figure's own")
+
+
 def check_words_answer(answer: SubAnswer, sub_query: SubQuery) -> Check:
     """A question after an amount that found only sentences passes when they name most of what it asks (the
     sentence then holds the figure in its own words); sentences about something else are no answer to it."""
@@ -553,7 +609,8 @@ def gate(
     asked_period = sub_query.period or (
         sub_query.intent.temporal_scope.periods[0] if len(sub_query.intent.temporal_scope.periods) == 1 else ""
     )
-    checks = [check_company(answer, reader, indexed_companies, f"{sub_query.question} {turn_question}")]
+    registry = as_registry(indexed_companies) if indexed_companies is not None else None
+    checks = [check_company(answer, reader, registry, f"{sub_query.question} {turn_question}")]
     if answer.value is None and answer.passages:
         # Words answer a question over a span of years ('changes forecast for FY2008') when they cover its last.
         scope = sub_query.intent.temporal_scope.periods
@@ -563,6 +620,7 @@ def gate(
         checks += [
             check_period(answer, asked_period, reader),
             check_metric(answer, sub_query.question, reader, turn_question),
+            check_scope(answer, sub_query.question, reader, registry),
             check_scale(answer),
             check_sanity(answer),
         ]

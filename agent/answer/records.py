@@ -46,7 +46,7 @@ class Passage(BaseModel):
 class Check(BaseModel):
     """One trust-gate check of a stated figure (:mod:`agent.answer.gate`): passed, or why not."""
 
-    name: Literal["company", "period", "metric", "scale", "sanity", "form"]
+    name: Literal["company", "period", "metric", "scope", "scale", "sanity", "form"]
     passed: bool
     detail: str = ""
 

@@ -27,7 +27,8 @@ NOT_NAMES = frozenset(
         "gbp", "ceo", "cfo", "coo", "agm", "10-k", "10-q", "8-k", "balance", "sheet", "income", "statement",
         "statements", "cash", "flow", "flows", "operations", "p&l", "sec", "item", "note", "notes", "mda", "md&a",
         "ebit", "ebitda", "ebitdar", "eps", "roa", "roe", "roic", "capex", "ppne", "pp&e", "opex", "sg&a", "cogs",
-        "dpo", "dso", "dio", "ccc", "fcf", "yoy", "qoq", "us", "usa", "u.s", "llm", "ai",
+        "dpo", "dso", "dio", "ccc", "fcf", "yoy", "qoq", "us", "usa", "u.s", "llm", "ai", "january", "february",
+        "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
     )
 )  # fmt: skip
 # A word at least this frequent in English (wordfreq's Zipf scale: 4 = once per 100,000 words) is an ordinary
@@ -93,11 +94,23 @@ OBJECT_WORDS = frozenset(_OBJECT_TEXT.split())
 
 
 def opening_verb(text: str) -> str:
-    """The verb a question opens with ('Compare' in 'Compare Acme and Widgetco'), or ''."""
-    words = re.findall(r"[A-Za-z][\w&'’.-]*", text.strip())
-    if len(words) < 2 or not words[0][0].isupper() or not is_common_word(words[0]):
+    """The verb a question opens with ('Show' in 'Show me the revenue'), or ''."""
+    words = re.findall(r"[A-Za-z][\w&'’-]*", text.strip())
+    if len(words) < 2 or not words[0][0].isupper() or words[0].isupper():
         return ""
-    return words[0] if words[1].lower() in OBJECT_WORDS else ""
+    i = 1
+    while i + 1 < len(words) and words[i].lower() in {"or", "and"}:  # 'Compute or extract the answer'
+        i += 2
+    return words[0] if words[i].lower() in OBJECT_WORDS else ""
+
+
+def opening_verbs(text: str) -> set[int]:
+    """Offsets of the words that open a sentence of ``text`` as a verb ('Compute the ...', 'Show me ...')."""
+    out = set()
+    for m in re.finditer(r"(?:^|[.?!:;]\s+|\n)\s*(?=[A-Z])", text):
+        if opening_verb(text[m.end():]):
+            out.add(m.end())
+    return out
 
 
 def same_name(a: str, b: str) -> bool:
