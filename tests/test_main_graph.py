@@ -321,7 +321,7 @@ def test_rewrite_cannot_turn_a_filing_price_into_a_market_question() -> None:
     class NoResources:
         class bank:  # noqa: N801 - a stand-in for the memory bank
             @staticmethod
-            def lookup(*args: object) -> None:
+            def lookup(*args: object, **kwargs: object) -> None:
                 return None
 
         @staticmethod

@@ -474,9 +474,14 @@ def check_scope(
     if answer.status != "found" or answer.value is None:
         return Check(name="scope", passed=True, detail="no figure")
     provenance = _provenance(answer, reader)
+    cited = {c.chunk_id for c in (answer.citations or ([answer.citation] if answer.citation else []))}
+    filers = " ".join(f"{ev.doc_name.replace('_', ' ')} {ev.company}" for ev in (reader.evidence if reader else [])
+                      if ev.chunk_id in cited)
     for name in question_names(question):
         if answer.company and (same_company(name, answer.company, registry) or names_company(answer.company, name)):
             continue
+        if _mentioned(filers, name):
+            continue  # the company whose filing the figure is from (named by the filing, not by the figure)
         if registry is not None and (registry.resolve(name) is not None or registry.mentions(name)):
             continue  # a company: the company check's
         if not _covers(provenance, name):
