@@ -45,7 +45,7 @@ from agent.memory import MemoryBank
 from agent.query.cues import metric_label
 from agent.query.decompose import decompose_llm
 from agent.query.dialogue import DialogueSlots, Rewrite, Turn, update_slots
-from agent.query.kind import QueryKind, classify_query, points_at_filing
+from agent.query.kind import QueryKind, classify_query, points_at_filing, readable_language
 from agent.query.plan import QueryPlan, SubQuery
 from agent.query.rewrite import rewrite_llm
 from agent.retrieval.pipeline import DeepRetriever
@@ -307,6 +307,8 @@ def choose_route(sub_query: SubQuery, rewrite: Rewrite, res: Resources) -> Route
         return RouteDecision(sub_query_id=sub_query.id, question=sub_query.question, route=route_, reason=reason,
                              **extra)
 
+    if not readable_language(rewrite.original):
+        return decide(Route.DIRECT, "written in a language the offline reader does not read", direct="unreadable")
     if len(rewrite.references) >= 2 and rewrite.operation:
         return decide(Route.DIRECT, f"computes {rewrite.operation} on figures of earlier answers (no new evidence)",
                       direct="references")
@@ -501,6 +503,10 @@ def direct(state: BranchInput, runtime: Runtime[Settings], *, deps: GraphDeps = 
     answer: SubAnswer | None
     if decision.direct == "references":
         answer = None  # the answer step computes it from the earlier answers' figures
+    elif decision.direct == "unreadable":
+        answer = SubAnswer(sub_query_id=sq.id, question=sq.question, status="not_found", answer="",
+                           missing="an answer to this question: finrag reads questions written in English; ask it in "
+                                   "English to get figures with their pages")
     elif decision.direct == "no_filings":
         answer = SubAnswer(sub_query_id=sq.id, question=sq.question, status="not_found", answer="",
                            missing=f"{sq.question.rstrip(' ?.')} (no filings are ingested yet: run finrag ingest PATH)")

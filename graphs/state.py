@@ -108,7 +108,7 @@ class RouteDecision(BaseModel):
     reason: str
     memory: MemoryMatch | None = Field(default=None, description="the memory-bank hit that chose this route")
     market_call: MarketCall | None = Field(default=None, description="the rule router's market call, if any")
-    direct: str = Field(default="", description="why no evidence is needed: no_evidence | references | no_filings")
+    direct: str = Field(default="", description="why no evidence is needed: no_evidence | references | no_filings | unreadable")
 
 
 class BranchEvidence(BaseModel):

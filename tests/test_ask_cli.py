@@ -103,3 +103,20 @@ def test_registered_command_reports_bad_input_in_one_line(
     code = cli_main.main(["--home", str(settings.home), "ask", "   "])
     err = capsys.readouterr().err
     assert code == 1 and err.strip() == "finrag: the question is empty"
+
+
+@pytest.mark.parametrize("question", ["Northwind 2024年的资本支出是多少？", "Каковы капитальные затраты Northwind в 2024 году?"])
+def test_a_question_in_a_script_finrag_does_not_read_is_not_found(
+    question: str, settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Its ticker and year would retrieve the cover page; the reader cannot tell what is asked, so it says so.
+    code, out, _ = run(["ask", question, "--json"], settings, capsys)
+    answer = json.loads(out)["answer"]
+    assert answer.startswith("Not found") and "English" in answer and CITATION not in answer, answer
+
+
+def test_readable_language() -> None:
+    from agent.query.kind import readable_language
+
+    assert readable_language("What was Nestlé's revenue in 2023?") and readable_language("2024?")
+    assert not readable_language("资本支出是多少") and not readable_language("Каковы затраты")

@@ -113,3 +113,18 @@ def points_at_filing(text: str) -> bool:
 def needs_evidence(question: str, intent: QueryIntent | None = None) -> bool:
     """True unless the question can be answered without filings or market data."""
     return classify_query(question, intent) is not QueryKind.NO_EVIDENCE
+
+
+_LATIN_WORD_RE = re.compile(r"[A-Za-z\u00c0-\u024f]+")
+_OTHER_WORD_RE = re.compile(r"[^\W\dA-Za-z\u00c0-\u024f_]+")
+_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")  # kana, ideographs, hangul
+
+
+def readable_language(question: str) -> bool:
+    """Whether finrag's offline reader can read the question: more of its words are in the Latin alphabet
+    (English words, tickers, accented names) than in another script (each Chinese, Japanese or Korean character
+    counts as a word). A question that is not is refused rather than answered with whatever its numbers and
+    tickers retrieve."""
+    latin = len(_LATIN_WORD_RE.findall(question))
+    other = sum(len(_CJK_RE.findall(w)) or 1 for w in _OTHER_WORD_RE.findall(question))
+    return latin > other or other == 0
