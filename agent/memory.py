@@ -316,6 +316,14 @@ class MemoryImportReport(BaseModel):
     added: int = 0
     updated: int = 0
     unchanged: int = 0
+    demoted: list[str] = Field(default_factory=list, description="'LINE: why' for verified entries kept unverified")
+    kept: list[str] = Field(default_factory=list, description="'LINE: why' for lines that left a verified entry as is")
+
+
+# Checks an imported entry against the index: why its citations do not support it, or '' when they do.
+EntryCheck = Callable[["MemoryEntry"], str]
+MAX_IMPORT_ANSWER_CHARS = 4000  # a verified answer is a figure and a sentence or two, not a document
+MAX_IMPORT_QUESTION_CHARS = 1000
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -621,9 +629,13 @@ class MemoryBank:
         return list(stale.values())
 
     # --- import / export ---------------------------------------------------------------------------------
-    def import_jsonl(self, path: Path) -> MemoryImportReport:
+    def import_jsonl(self, path: Path, check: EntryCheck | None = None) -> MemoryImportReport:
         """Add or update entries from a JSON-lines file, all or nothing. Importing the same file twice changes
-        nothing: an entry with the same question, company and period is updated in place."""
+        nothing: an entry with the same question, company and period is updated in place.
+
+        With ``check`` (the index's word on an entry), a file's 'verified' counts only when its citations hold:
+        an entry they do not support is imported unverified, and a verified entry the index still supports is
+        never overwritten by an import."""
         path = Path(path)
         try:
             data = path.read_bytes()
@@ -631,6 +643,7 @@ class MemoryBank:
             raise FinragError(f"{path}: cannot read ({exc.strerror or exc})") from exc
         lines = _utf8_lines(path, data)
         entries: dict[str, MemoryEntry] = {}
+        lines_of: dict[str, int] = {}
         for number, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
@@ -638,8 +651,29 @@ class MemoryBank:
                 entry = MemoryEntry.model_validate_json(line)
             except ValidationError as exc:
                 raise FinragError(f"{path}:{number}: {_first_error(exc)}") from exc
+            if len(entry.answer) > MAX_IMPORT_ANSWER_CHARS or len(entry.question) > MAX_IMPORT_QUESTION_CHARS:
+                raise FinragError(f"{path}:{number}: the entry is too long (answer at most {MAX_IMPORT_ANSWER_CHARS}, "
+                                  f"question at most {MAX_IMPORT_QUESTION_CHARS} characters)")
             entries[entry.id] = entry  # a later line for the same triple wins, as it would one at a time
+            lines_of[entry.id] = number
         existing = self._existing(list(entries))
+        demoted: list[str] = []
+        kept: list[str] = []
+        for entry_id, entry in list(entries.items()):
+            if check is None:
+                break
+            old = existing.get(entry_id)
+            if old is not None and self._upserted(entry, old, touch=False) == old:
+                continue  # the bank holds this entry already: an export imported back changes nothing
+            if old is not None and old.status == MemoryStatus.VERIFIED and not check(old):
+                kept.append(f"{lines_of[entry_id]}: a verified entry the index supports is kept as it is")
+                del entries[entry_id]
+                continue
+            why = check(entry) if entry.status == MemoryStatus.VERIFIED else ""
+            if why:
+                demoted.append(f"{lines_of[entry_id]}: imported unverified: {why}")
+                entries[entry_id] = entry.model_copy(update={"status": MemoryStatus.UNVERIFIED, "verifier": "",
+                                                             "verified_at": None})
         stored = {i: self._upserted(e, existing.get(i), touch=False) for i, e in entries.items()}
         changed = [e for i, e in stored.items() if i not in existing or existing[i] != e]
         self._write(changed)
@@ -650,6 +684,8 @@ class MemoryBank:
             added=len(changed) - updated,
             updated=updated,
             unchanged=len(entries) - len(changed),
+            demoted=demoted,
+            kept=kept,
         )
 
     def export_jsonl(self, path: Path) -> int:

@@ -204,13 +204,22 @@ def run_remove(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def run_import(args: argparse.Namespace, settings: Settings) -> int:
+    from agent.answer.verify import memory_entry_check
+    from agent.index.store import Store
+
     try:
-        report = open_bank(settings, with_embeddings=True).import_jsonl(args.path)  # vectors made once, here
+        with Store.open(settings) as store:  # a 'verified' entry counts only when the index supports it
+            bank = open_bank(settings, with_embeddings=True)  # vectors made once, here
+            report = bank.import_jsonl(args.path, check=memory_entry_check(store))
     except FinragError as exc:
         err(str(exc))
         return 1
+    for line in [*report.demoted, *report.kept]:
+        err(f"{args.path}:{line}")
     print(
         f"imported {args.path}: {report.added} added, {report.updated} updated, {report.unchanged} unchanged"
+        + (f", {len(report.demoted)} kept unverified" if report.demoted else "")
+        + (f", {len(report.kept)} verified entries left as they were" if report.kept else "")
     )
     return 0
 

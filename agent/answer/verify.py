@@ -15,7 +15,7 @@ obeyed an injected instruction is caught here, and the offline answerer skips su
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
@@ -324,3 +324,44 @@ def _rewrite(text: str, figures: list[NumericValue], mode: str) -> str:
         else:
             out = out[: fig.end] + f" {UNVERIFIED_MARK}" + out[fig.end :]
     return out
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Memory-bank imports: a 'verified' entry counts only when the index supports it
+# ---------------------------------------------------------------------------------------------------------
+_SPACE_RE = re.compile(r"\s+")
+
+
+def _figures(text: str) -> set[str]:
+    """The numbers a text writes, without grouping commas or signs ('$1,577 million' -> {'1577'})."""
+    return {re.sub(r"[,$()\s]", "", m.group(0)).rstrip(".") for m in re.finditer(r"\d[\d,]*(?:\.\d+)?", text)}
+
+
+def memory_entry_check(store: object) -> Callable[[object], str]:
+    """A check for imported memory-bank entries over ``store`` (an :class:`agent.index.protocol.IndexStore`):
+    why an entry's citations do not support it, or ''. Each cited document must be indexed, its page must exist,
+    its quote must be on that page, and a figure the answer states must be in the quote (or on the page)."""
+    from agent.errors import NotFoundError
+
+    def check(entry: object) -> str:
+        citations = getattr(entry, "citations", [])
+        if not citations:
+            return "it cites no page"
+        answer_figures = _figures(getattr(entry, "answer", ""))
+        for cite in citations:
+            try:
+                meta = store.get_document(cite.doc)  # type: ignore[attr-defined]
+            except NotFoundError:
+                return f"it cites {cite.doc}, which is not indexed"
+            if not 1 <= cite.page <= meta.n_pages:
+                return f"it cites p. {cite.page} of {cite.doc}, which has {meta.n_pages} pages"
+            page_text = next((p.text for p in store.pages(meta.doc_id) if p.page == cite.page - 1), "")  # type: ignore[attr-defined]
+            flat = _SPACE_RE.sub(" ", page_text).lower()
+            quote = _SPACE_RE.sub(" ", cite.quote).strip().lower()
+            if quote and quote not in flat:
+                return f"its quote is not on p. {cite.page} of {cite.doc}"
+            if answer_figures and not answer_figures & _figures(quote or page_text):
+                return f"the figure it states is not in what it cites on p. {cite.page} of {cite.doc}"
+        return ""
+
+    return check
