@@ -166,6 +166,13 @@ class Settings:
     market_cache_ttl_s: int = field(default=900, metadata={"help": "Quotes younger than this are served from cache."})
     market_timeout_s: float = field(default=10.0, metadata={"help": "Upstream call timeout."})
 
+    # --- the web server -----------------------------------------------------------------------------------
+    serve_token: str = field(
+        default="",
+        metadata={"help": "Token every API request to `finrag serve` must carry (FINRAG_SERVE_TOKEN); set it "
+                          "when serving beyond this machine. Empty: no login (the default bind is 127.0.0.1)."},
+    )
+
     # --- evaluation ---------------------------------------------------------------------------------------
     langsmith_api_key: str = field(default="", metadata={"help": "Uploads datasets and experiments when set."})
 

@@ -32,9 +32,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
     from graphs.http import build_app
 
-    if args.host not in LOCAL_HOSTS:
-        print(f"finrag: serving on {args.host}: anyone who can reach it can read the indexed filings and ask "
-              "questions (there is no login)", file=sys.stderr)
+    if args.host not in LOCAL_HOSTS and not settings.serve_token:
+        print(f"finrag: serving on {args.host}: anyone who can reach it can read the indexed filings, ask "
+              "questions and upload files; set FINRAG_SERVE_TOKEN to require a token", file=sys.stderr)
     print(f"finrag serve: http://{'127.0.0.1' if args.host in ('0.0.0.0', '::') else args.host}:{args.port}",
           file=sys.stderr)
     uvicorn.run(build_app(settings), host=args.host, port=args.port, log_level="warning")

@@ -20,6 +20,7 @@ puts every server string into the DOM as text, never as markup.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import queue
 import re
@@ -31,6 +32,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -335,7 +338,22 @@ def build_app(settings: Settings | None = None) -> Starlette:
     async def not_found(request: Request, exc: Exception) -> Response:
         return JSONResponse({"error": f"nothing at {request.url.path}"}, status_code=404)
 
-    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={404: not_found})
+    class TokenGate(BaseHTTPMiddleware):
+        """With ``serve_token`` set, every API request carries it (``Authorization: Bearer``, or ``?token=`` for
+        the page images a browser loads by URL); the page itself holds no data and is served to anyone."""
+
+        async def dispatch(self, request: Request, call_next: Any) -> Response:
+            token = state.settings.serve_token
+            if token and request.url.path.startswith("/api/"):
+                given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+                given = given or request.query_params.get("token", "")
+                if not hmac.compare_digest(given.encode(), token.encode()):
+                    return JSONResponse({"error": "this server needs its token (FINRAG_SERVE_TOKEN): open the page "
+                                                  "as /?token=... or send 'Authorization: Bearer ...'"}, status_code=401)
+            return await call_next(request)
+
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={404: not_found},
+                    middleware=[Middleware(TokenGate)])
     app.state.finrag = state
     return app
 

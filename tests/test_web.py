@@ -301,3 +301,19 @@ def test_click_a_citation_and_see_the_figure_boxed_on_the_page(served: str, tmp_
     assert red >= 2 * (right - left)  # the box's red outline is drawn where the figure is
     tinted = image.getpixel(((left + right) // 2, top + 2))
     assert tinted[2] < 200  # inside the box the page is tinted yellow (blue channel drops), not plain white
+
+
+def test_a_server_with_a_token_answers_only_requests_that_carry_it(tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from graphs.http import build_app
+
+    settings = Settings.from_env(home=tmp_path / "home", serve_token="s3cret")
+    with TestClient(build_app(settings)) as guarded:
+        assert guarded.get("/").status_code == 200  # the page holds no data
+        refused = guarded.get("/api/docs")
+        assert refused.status_code == 401 and "FINRAG_SERVE_TOKEN" in refused.json()["error"]
+        assert guarded.get("/api/docs", headers={"Authorization": "Bearer wrong"}).status_code == 401
+        assert guarded.get("/api/docs", headers={"Authorization": "Bearer s3cret"}).status_code == 200
+        assert guarded.get("/api/docs", params={"token": "s3cret"}).status_code == 200
+        assert guarded.put("/api/upload", params={"name": "A_2024_10K.md"}, content=b"x").status_code == 401
