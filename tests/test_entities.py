@@ -317,3 +317,12 @@ def test_a_filing_that_names_no_company_makes_no_absence_claim(tmp_path: Path, c
     main(["--home", str(settings.home), "ask", "What were the total liabilities of IMFT in 2018?", "--json"])
     answer = json.loads(capsys.readouterr().out)["answer"]
     assert "is indexed" not in answer and "1,045" in answer, answer
+
+
+def test_the_shipped_list_of_ordinary_words_is_the_one_wordfreq_gives(tmp_path: Path) -> None:
+    from agent.entities.names import COMMON_WORDS_FILE, build_common_words
+
+    pytest.importorskip("wordfreq", reason="wordfreq (a test extra) rebuilds the list")
+    rebuilt = tmp_path / "common_words.txt"
+    assert build_common_words(rebuilt) > 5000
+    assert rebuilt.read_text() == COMMON_WORDS_FILE.read_text()

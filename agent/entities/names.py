@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from functools import lru_cache
+from pathlib import Path
 
 # Legal-form words: they say how a company is organised, never which company it is. The one list finrag keeps.
 LEGAL_FORMS = frozenset({
@@ -35,6 +36,8 @@ NOT_NAMES = frozenset(
 # word first: 'regions', 'state', 'best', 'johnson' (4.7), 'target'. Such a word names a company only when it is
 # written as a name (capitalised, not opening the sentence), and alone it is never a short form of a longer name.
 COMMON_WORD_ZIPF = 4.0
+COMMON_WORDS_FILE = Path(__file__).with_name("common_words.txt")  # built by build_common_words()
+COMMON_WORDS_SCANNED = 50_000  # wordfreq's most frequent English words read (Zipf 4 is reached near 10,000)
 _TOKEN_RE = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?|&")
 _POSSESSIVE_RE = re.compile(r"['’]s?$", re.IGNORECASE)
 
@@ -122,16 +125,23 @@ def same_name(a: str, b: str) -> bool:
 def is_common_word(word: str) -> bool:
     """Whether ``word`` is an ordinary English word (see COMMON_WORD_ZIPF); digits and symbols never are."""
     low = word.lower()
-    if not low.isalpha():
-        return False
-    return _zipf(low) >= COMMON_WORD_ZIPF
+    return low.isalpha() and low in _common_words()
 
 
-@lru_cache(maxsize=4096)
-def _zipf(word: str) -> float:
-    from wordfreq import zipf_frequency  # loaded on first use: its word list is read from disk once
+@lru_cache(maxsize=1)
+def _common_words() -> frozenset[str]:
+    return frozenset(COMMON_WORDS_FILE.read_text(encoding="ascii").split())
 
-    return zipf_frequency(word, "en")
+
+def build_common_words(path: Path = COMMON_WORDS_FILE) -> int:
+    """Write the English words at or above COMMON_WORD_ZIPF, from ``wordfreq`` (a test extra), one a line;
+    returns how many. The list ships with finrag, so answering needs neither the library nor its 30 MB of data."""
+    from wordfreq import top_n_list, zipf_frequency
+
+    words = sorted(w for w in top_n_list("en", COMMON_WORDS_SCANNED)
+                   if w.isascii() and w.isalpha() and zipf_frequency(w, "en") >= COMMON_WORD_ZIPF)
+    path.write_text("\n".join(words) + "\n", encoding="ascii")
+    return len(words)
 
 
 def proper_case(name: str, text: str = "") -> str:
