@@ -155,24 +155,3 @@ def _source_of(meta: DocumentMeta) -> str:
     stem = _FILE_COMPANY_RE.match(Path(meta.path or meta.name).stem)
     from_file = stem is not None and name_key(stem.group(1)) == name_key(meta.company)
     return "file name" if from_file and (meta.company.isupper() or "_" in meta.company) else "cover"
-
-
-def documents_of(conn: sqlite3.Connection, entity_id: str) -> list[str]:
-    """Names of the filings that belong to an entity."""
-    return [
-        row[0]
-        for row in conn.execute(
-            "SELECT name FROM documents WHERE json_extract(data, '$.entity_id') = ? ORDER BY name", (entity_id,)
-        )
-    ]
-
-
-def document_count(conn: sqlite3.Connection) -> dict[str, int]:
-    """entity_id -> number of filings."""
-    return {
-        row[0]: row[1]
-        for row in conn.execute(
-            "SELECT json_extract(data, '$.entity_id'), count(*) FROM documents GROUP BY json_extract(data, '$.entity_id')"
-        )
-    }
-
