@@ -261,14 +261,20 @@ def test_unreadable_files_and_folders_are_named(settings: Settings, tmp_path: Pa
 
 
 # --- 7. damaged database, full disk ----------------------------------------------------------------------------
-def test_damaged_database_gets_one_line_and_a_hint(settings: Settings, capsys) -> None:
+def damaged_index(settings: Settings) -> Path:
+    """The sample ingested, then its database damaged past the header and schema page; returns the file."""
     with open_ingestor(settings) as ingestor:
         assert ingestor.ingest_file(SAMPLE).status == "ingested"
     db = settings.index_dir / DB_FILE
     size = db.stat().st_size
-    with db.open("r+b") as handle:  # keep the header and schema page, damage the rest
+    with db.open("r+b") as handle:
         handle.seek(4096)
         handle.write(os.urandom(size - 8192))
+    return db
+
+
+def test_damaged_database_gets_one_line_and_a_hint(settings: Settings, capsys) -> None:
+    damaged_index(settings)
     for argv in (["docs"], ["search", "capital expenditures", "--mode", "bm25"]):
         code, _, err = finrag(settings, capsys, *argv)
         line = one_line_of(err)
@@ -278,13 +284,7 @@ def test_damaged_database_gets_one_line_and_a_hint(settings: Settings, capsys) -
 def test_a_damaged_database_refuses_writes_with_the_readers_message(
     settings: Settings, tmp_path: Path, capsys
 ) -> None:
-    with open_ingestor(settings) as ingestor:
-        assert ingestor.ingest_file(SAMPLE).status == "ingested"
-    db = settings.index_dir / DB_FILE
-    size = db.stat().st_size
-    with db.open("r+b") as handle:  # keep the header and schema page, damage the rest
-        handle.seek(4096)
-        handle.write(os.urandom(size - 8192))
+    db = damaged_index(settings)
     damaged = db.read_bytes()
     other = filing(tmp_path / "CONTOSO_2024_10K.md", "Contoso", 437)
     for argv in (["ingest", "--no-progress", str(other)], ["docs", "remove", "NORTHWIND_2024_10K"],
