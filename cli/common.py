@@ -44,6 +44,16 @@ def report(rows: list[BaseModel], render: Callable[[list[Any]], str], out: Path 
         print(render(rows))
 
 
+def data_dir_of(args: Any, settings: Any) -> Path:
+    """``--data`` or the configured data directory (FINRAG_DATA_DIR); one clear error when neither is set."""
+    from agent.errors import FinragError
+
+    data_dir = getattr(args, "data", None) or settings.data_dir
+    if data_dir is None:
+        raise FinragError("No data directory: pass --data DIR or set FINRAG_DATA_DIR.")
+    return Path(data_dir)
+
+
 def shorten(text: str, width: int = 240) -> str:
     """One line of at most ``width`` characters."""
     flat = " ".join(text.split())

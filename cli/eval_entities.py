@@ -6,8 +6,7 @@ import argparse
 from pathlib import Path
 
 from agent.config import Settings
-from agent.errors import FinragError
-from cli.common import report
+from cli.common import data_dir_of, report
 
 
 def register(actions: argparse._SubParsersAction) -> None:
@@ -29,10 +28,8 @@ def register(actions: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from evals.entities_bench import bench_entities, financebench_filings, to_markdown
 
-    data_dir = args.data or settings.data_dir
-    if data_dir is None:
-        raise FinragError("no data directory: pass --data or set FINRAG_DATA_DIR")
-    filings = financebench_filings(Path(data_dir))
+    data_dir = data_dir_of(args, settings)
+    filings = financebench_filings(data_dir)
     if args.limit:
         filings = filings[: args.limit]
     result = bench_entities(filings, settings)

@@ -6,8 +6,7 @@ import argparse
 from pathlib import Path
 
 from agent.config import Settings
-from agent.errors import FinragError
-from cli.common import report
+from cli.common import data_dir_of, report
 
 
 def register(actions: argparse._SubParsersAction) -> None:
@@ -29,9 +28,7 @@ def register(actions: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from evals.ingest_bench import bench_file, resolve_docs, to_markdown
 
-    data_dir = args.data or settings.data_dir
-    if data_dir is None:
-        raise FinragError("no data directory: pass --data or set FINRAG_DATA_DIR")
-    rows = [bench_file(path) for path in resolve_docs(Path(data_dir), [d for d in args.docs.split(",") if d])]
+    data_dir = data_dir_of(args, settings)
+    rows = [bench_file(path) for path in resolve_docs(data_dir, [d for d in args.docs.split(",") if d])]
     report(rows, to_markdown, args.out, "ingest", args.json)
     return 1 if any(r.status == "failed" for r in rows) else 0

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from agent.config import Settings
+from cli.common import data_dir_of
 
 
 def register(actions: argparse._SubParsersAction) -> None:
@@ -36,9 +37,7 @@ def handler(args: argparse.Namespace, settings: Settings) -> int:
 
     if args.cross_encoder:
         settings = settings.replace(cross_encoder_model=args.cross_encoder)
-    data_dir = args.data or settings.data_dir
-    if data_dir is None:
-        raise FinragError("No data directory: pass --data DIR or set FINRAG_DATA_DIR.")
+    data_dir = data_dir_of(args, settings)
     if args.limit is not None and args.limit < 1:
         raise FinragError("--limit must be at least 1.")
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]

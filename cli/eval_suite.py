@@ -9,7 +9,7 @@ from pathlib import Path
 
 from agent.config import Settings
 from agent.errors import FinragError
-from cli.common import print_json
+from cli.common import data_dir_of, print_json
 from cli.eval_answers import add_run_arguments, load_prices, resolve_data_dir
 
 EXPORT_DATASETS = ("financebench", "convfinqa", "tatqa")
@@ -172,9 +172,7 @@ def export_handler(args: argparse.Namespace, settings: Settings) -> int:
 def calibrate_handler(args: argparse.Namespace, settings: Settings) -> int:
     from evals.calibration import calibrate, default_scorers
 
-    data_dir = args.data or settings.data_dir
-    if data_dir is None:
-        raise FinragError("No data directory: pass --data DIR or set FINRAG_DATA_DIR.")
+    data_dir = data_dir_of(args, settings)
     if args.limit is not None and args.limit < 1:
         raise FinragError("--limit must be at least 1.")
     embed = None

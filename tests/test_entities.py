@@ -78,6 +78,13 @@ def release(folder: Path, stem: str, text: str) -> Path:
     return path
 
 
+def fresh(tmp_path: Path) -> tuple[Settings, Path]:
+    """A new FINRAG_HOME and an empty folder to typeset filings in."""
+    folder = tmp_path / "filings"
+    folder.mkdir()
+    return Settings.from_env(home=tmp_path / "home"), folder
+
+
 def ingest(settings: Settings, *paths: Path) -> None:
     with open_ingestor(settings) as ingestor:
         for path in paths:
@@ -164,9 +171,7 @@ def test_a_ticker_counts_only_as_written() -> None:
 
 # --- filings attach to one entity at ingest -----------------------------------------------------------------
 def test_a_release_without_a_cover_joins_its_issuers_10k(tmp_path: Path) -> None:
-    settings = Settings.from_env(home=tmp_path / "home")
-    folder = tmp_path / "filings"
-    folder.mkdir()
+    settings, folder = fresh(tmp_path)
     k = ten_k(folder, "ACME_2023_10K", "Acme Plc", 2023, ticker="ACME", file_number="001-11111")
     bare = release(folder, "ACME_2024Q1_EARNINGS", (
         "# First Quarter 2024 Results\n\nRevenue grew to $270 million in the first quarter of 2024.\n\n"
@@ -183,9 +188,7 @@ def test_a_release_without_a_cover_joins_its_issuers_10k(tmp_path: Path) -> None
 
 
 def test_a_renamed_filer_is_one_company_under_both_names(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    settings = Settings.from_env(home=tmp_path / "home")
-    folder = tmp_path / "filings"
-    folder.mkdir()
+    settings, folder = fresh(tmp_path)
     old = ten_k(folder, "FACEPLATE_2020_10K", "Faceplate, Inc.", 2020, ticker="FPL", file_number="001-35551",
                 revenue="85,965")
     new = ten_k(folder, "METAFORM_2022_10K", "Metaform Platforms, Inc.", 2022, ticker="MTFM",
@@ -214,9 +217,7 @@ def test_a_renamed_filer_is_one_company_under_both_names(tmp_path: Path, capsys:
 
 
 def test_an_all_caps_cover_and_a_file_stem_are_one_company(tmp_path: Path) -> None:
-    settings = Settings.from_env(home=tmp_path / "home")
-    folder = tmp_path / "filings"
-    folder.mkdir()
+    settings, folder = fresh(tmp_path)
     k = ten_k(folder, "WIDGETCO_2023_10K", "WIDGETCO INC.", 2023, body_name="Widgetco Inc.")
     stem_only = release(folder, "WIDGETCO_2022_NOTES", "Widget shipments rose in 2022.\n\nNet income was $12 million.\n")
     ingest(settings, k, stem_only)
@@ -226,9 +227,7 @@ def test_an_all_caps_cover_and_a_file_stem_are_one_company(tmp_path: Path) -> No
 def test_johnson_controls_is_not_answered_with_johnson_and_johnsons_figures(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    settings = Settings.from_env(home=tmp_path / "home")
-    folder = tmp_path / "filings"
-    folder.mkdir()
+    settings, folder = fresh(tmp_path)
     ingest(settings, ten_k(folder, "JNJ_2022_10K", "Johnson & Johnson", 2022, ticker="JNJ", revenue="94,943"))
     home = ["--home", str(settings.home)]
     main([*home, "ask", "What was Johnson Controls' total revenue in 2022?", "--json"])
@@ -242,9 +241,7 @@ def test_johnson_controls_is_not_answered_with_johnson_and_johnsons_figures(
 def test_one_company_is_answered_once_and_never_computed_against_itself(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    settings = Settings.from_env(home=tmp_path / "home")
-    folder = tmp_path / "filings"
-    folder.mkdir()
+    settings, folder = fresh(tmp_path)
     k = ten_k(folder, "ACME_2023_10K", "Acme Plc", 2023, ticker="ACME", revenue="1,240")
     bare = release(folder, "ACME_2023_EARNINGS", "# Full Year 2023\n\nRevenue for 2023 was $1,240 million.\n")
     ingest(settings, k, bare)
@@ -256,9 +253,7 @@ def test_one_company_is_answered_once_and_never_computed_against_itself(
 
 # --- migration, editing, merging ----------------------------------------------------------------------------
 def test_an_index_made_before_the_registry_migrates_on_open(tmp_path: Path) -> None:
-    settings = Settings.from_env(home=tmp_path / "home")
-    folder = tmp_path / "filings"
-    folder.mkdir()
+    settings, folder = fresh(tmp_path)
     ingest(settings,
            ten_k(folder, "ACME_2023_10K", "Acme Plc", 2023, ticker="ACME"),
            release(folder, "ACME_2022_NOTES", "Revenue was flat in 2022.\n"))
@@ -274,9 +269,7 @@ def test_an_index_made_before_the_registry_migrates_on_open(tmp_path: Path) -> N
 
 
 def test_docs_edit_reattaches_and_merge_folds_two_companies(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    settings = Settings.from_env(home=tmp_path / "home")
-    folder = tmp_path / "filings"
-    folder.mkdir()
+    settings, folder = fresh(tmp_path)
     ingest(settings,
            ten_k(folder, "ACME_2023_10K", "Acme Plc", 2023, ticker="ACME"),
            release(folder, "ROADRUNNER_2023_NOTES", "Revenue was flat in 2023.\n"),

@@ -41,7 +41,15 @@ from agent.answer.words import (
     unnamed_modifiers,
 )
 from agent.entities import EntityRegistry, as_registry
-from agent.entities.names import NOT_NAMES, name_key, name_tokens, names_company, opening_verbs, same_name
+from agent.entities.names import (
+    NOT_NAMES,
+    abbreviates,
+    name_key,
+    name_tokens,
+    names_company,
+    opening_verbs,
+    same_name,
+)
 from agent.finance.arithmetic import Computation
 from agent.finance.lexicon import canonical, find_metrics
 from agent.finance.metrics import METRICS
@@ -130,7 +138,7 @@ def _unknown_name(
     cited = [ev for ev in reader.evidence if ev.chunk_id in chunks]
     seen = " ".join([answer.quote, *(f"{ev.doc_name.replace('_', ' ')} {ev.company} {ev.text}" for ev in cited)])
     for name in question_names(question):
-        if registry is not None and (registry.resolve(name) is not None or registry.mentions(name)):
+        if registry is not None and registry.knows(name):
             continue
         if not _mentioned(seen, name):
             return name
@@ -453,13 +461,10 @@ def _covers(provenance: str, name: str) -> bool:
     acronym = name.rstrip("s")
     if len(acronym) < 2 or not (acronym.isupper() and acronym.isalpha()):
         return False
+    letters = acronym.lower()
     words = [w for w in name_tokens(provenance) if w not in {"and", "of", "the"}]
-    return any(_initials(acronym.lower(), words[i:]) for i in range(len(words)))
-
-
-def _initials(letters: str, words: list[str]) -> bool:
-    """``letters`` are the first letters of the leading words of ``words``."""
-    return len(words) >= len(letters) and all(w[:1] == ch for w, ch in zip(words, letters, strict=False))
+    # One letter per word: the acronym's initials over as many words as it has letters.
+    return any(abbreviates(letters, words[i : i + len(letters)]) for i in range(len(words) - len(letters) + 1))
 
 
 def check_scope(
@@ -482,7 +487,7 @@ def check_scope(
             continue
         if _mentioned(filers, name):
             continue  # the company whose filing the figure is from (named by the filing, not by the figure)
-        if registry is not None and (registry.resolve(name) is not None or registry.mentions(name)):
+        if registry is not None and registry.knows(name):
             continue  # a company: the company check's
         if not _covers(provenance, name):
             whose = f" for {answer.company}" if answer.company else ""

@@ -116,6 +116,16 @@ def opening_verbs(text: str) -> set[int]:
     return out
 
 
+def abbreviates(short: str, words: list[str]) -> bool:
+    """``short`` is the words' leading letters run together, every word in order giving at least one
+    ('amex' = AMerican EXpress, 'nrl' = Northwind Ridge Logistics)."""
+    if not words:
+        return not short
+    first, rest = words[0], words[1:]
+    longest = min(len(first), len(short) - len(rest))
+    return any(short[:k] == first[:k] and abbreviates(short[k:], rest) for k in range(longest, 0, -1))
+
+
 def same_name(a: str, b: str) -> bool:
     """Two names of one key ('3M' and '3M Company'; never 'JPMorgan' and 'JPMorgan Chase'); two empty names
     agree (neither side names a company). Callers holding a registry ask it instead (former names, tickers)."""

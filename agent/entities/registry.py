@@ -19,6 +19,7 @@ from agent.entities.names import (
     LEGAL_FORMS,
     NOT_NAMES,
     OBJECT_WORDS,
+    abbreviates,
     core_tokens,
     is_common_word,
     name_key,
@@ -112,16 +113,6 @@ def _breaks_name(words: list[_Word], i: int) -> bool:
         or bool(find_metrics(" ".join(run)))
         or canonical(run[0]) is not None
     )
-
-
-def _abbreviates(short: str, words: list[str]) -> bool:
-    """``short`` is the words' leading letters run together, every word in order giving at least one
-    ('amex' = AMerican EXpress, 'nrl' = Northwind Ridge Logistics)."""
-    if not words:
-        return not short
-    first, rest = words[0], words[1:]
-    longest = min(len(first), len(short) - len(rest))
-    return any(short[:k] == first[:k] and _abbreviates(short[k:], rest) for k in range(longest, 0, -1))
 
 
 class EntityRegistry(Sequence[str]):
@@ -292,7 +283,7 @@ class EntityRegistry(Sequence[str]):
                 continue
             for e in self.entities:
                 core = [t for t in core_tokens(e.name) if t != "and"]
-                if len(core) > 1 and _abbreviates(letters, core):
+                if len(core) > 1 and abbreviates(letters, core):
                     out.append(Mention(e, w.start, w.end, w.text))
                     break
         return out
@@ -325,6 +316,10 @@ class EntityRegistry(Sequence[str]):
             if form.kind == "name":
                 return self._by_id[form.entity_id]
         return None
+
+    def knows(self, name: str) -> bool:
+        """Whether ``name`` is, or writes, a company the registry holds ('Kraft Heinz', 'MGM Resorts')."""
+        return self.resolve(name) is not None or bool(self.mentions(name))
 
     def same(self, a: str, b: str) -> bool:
         """Whether two names denote one company: both resolve to one entity, or (neither known) one key."""
