@@ -51,14 +51,20 @@ MAX_UPLOAD_NAME_CHARS = 120  # longer file names are cut (the extension kept): f
 UPLOAD_CHUNK_BYTES = 1 << 20  # a request body is written as it arrives, a megabyte at a time
 
 
+CONVERSATION_LOCKS = 64  # turns of one thread run in order; threads hash onto this many locks (bounded memory)
+
+
 class _App:
-    """The assistant and index shared by the requests of one server (one question at a time: the graph's
-    checkpointer and the embedder are shared)."""
+    """The assistant and index shared by the requests of one server. Questions of different threads run at
+    once (the store gives each thread its own SQLite connection, the checkpointer serialises its writes); the
+    turns of one thread run in order, and one upload is ingested at a time."""
 
     def __init__(self, settings: Settings | None = None) -> None:
         self._settings = settings
         self._assistant: Any = None
-        self.lock = threading.Lock()
+        self._assistant_lock = threading.Lock()
+        self._conversations = [threading.Lock() for _ in range(CONVERSATION_LOCKS)]
+        self.ingest_lock = threading.Lock()
 
     @property
     def settings(self) -> Settings:
@@ -69,10 +75,17 @@ class _App:
     @property
     def assistant(self) -> Any:
         if self._assistant is None:
-            from graphs.service import Assistant
+            with self._assistant_lock:
+                if self._assistant is None:
+                    from graphs.service import Assistant
 
-            self._assistant = Assistant(self.settings)
+                    self._assistant = Assistant(self.settings)
         return self._assistant
+
+    def conversation(self, thread_id: str) -> threading.Lock:
+        """The lock that keeps the turns of ``thread_id`` in order (a follow-up reads the turn before it)."""
+        digest = hashlib.blake2b(thread_id.encode("utf-8"), digest_size=4).digest()
+        return self._conversations[int.from_bytes(digest, "big") % len(self._conversations)]
 
     def close(self) -> None:
         if self._assistant is not None:
@@ -149,6 +162,13 @@ def _unreadable_upload(path: Path, settings: Settings) -> str:
     return ""
 
 
+def _thread_of(body: AskRequest) -> str:
+    """The request's thread, or a new one (named here so its turn can be ordered like any other)."""
+    from graphs.service import Assistant
+
+    return body.thread_id or Assistant.new_thread()
+
+
 def _line(value: dict[str, Any]) -> bytes:
     return (json.dumps(value, ensure_ascii=False, default=str) + "\n").encode("utf-8")
 
@@ -176,11 +196,11 @@ def build_app(settings: Settings | None = None) -> Starlette:
     """The web app over ``settings`` (read from the environment on first use when None)."""
     state = _App(settings)
 
-    async def page(request: Request) -> Response:
+    def page(request: Request) -> Response:
         return HTMLResponse(PAGE_FILE.read_text(encoding="utf-8"))
 
-    def ask_sync(question: str, thread_id: str | None) -> Any:
-        with state.lock:
+    def ask_sync(question: str, thread_id: str) -> Any:
+        with state.conversation(thread_id):
             return state.assistant.ask(question, thread_id=thread_id)
 
     async def ask(request: Request) -> Response:
@@ -188,7 +208,7 @@ def build_app(settings: Settings | None = None) -> Starlette:
             body = await _body(request)
             from starlette.concurrency import run_in_threadpool
 
-            result = await run_in_threadpool(ask_sync, body.question, body.thread_id or None)
+            result = await run_in_threadpool(ask_sync, body.question, _thread_of(body))
         except FinragError as exc:
             return _error(exc)
         return _json(result)
@@ -198,10 +218,10 @@ def build_app(settings: Settings | None = None) -> Starlette:
             body = await _body(request)
         except FinragError as exc:
             return _error(exc)
-        question, thread_id = body.question, body.thread_id or None
+        question, thread_id = body.question, _thread_of(body)
 
         def work(emit: Any) -> None:
-            with state.lock:
+            with state.conversation(thread_id):
                 for event in state.assistant.stream(question, thread_id=thread_id):
                     if event.result is not None:
                         emit({"event": "result", "result": event.result.model_dump(mode="json"),
@@ -212,20 +232,19 @@ def build_app(settings: Settings | None = None) -> Starlette:
 
         return StreamingResponse(_streamed(work), media_type="application/x-ndjson")
 
-    async def new_thread(request: Request) -> Response:
+    def new_thread(request: Request) -> Response:
         from graphs.service import Assistant
 
         return _json({"thread_id": Assistant.new_thread()})
 
-    async def thread_turns(request: Request) -> Response:
+    def thread_turns(request: Request) -> Response:
         thread_id = request.path_params["thread_id"]
-        with state.lock:
-            turns = state.assistant.turns(thread_id)
-            last = state.assistant.last_result(thread_id)
+        turns = state.assistant.turns(thread_id)
+        last = state.assistant.last_result(thread_id)
         return _json({"thread_id": thread_id, "turns": [t.model_dump(mode="json") for t in turns],
                       "last": last.model_dump(mode="json") if last is not None else None})
 
-    async def docs(request: Request) -> Response:
+    def docs(request: Request) -> Response:
         from agent.index.store import Store
 
         with Store.open(state.settings) as store:
@@ -234,7 +253,7 @@ def build_app(settings: Settings | None = None) -> Starlette:
                        "period": d.fiscal_period, "filed": d.filing_date, "pages": d.n_pages,
                        "format": d.source_format} for d in found])
 
-    async def citation(request: Request) -> Response:
+    def citation(request: Request) -> Response:
         from agent.index.render import view_page
         from agent.index.store import Store
 
@@ -247,7 +266,7 @@ def build_app(settings: Settings | None = None) -> Starlette:
             return _error(exc)
         return _json(view)
 
-    async def citation_png(request: Request) -> Response:
+    def citation_png(request: Request) -> Response:
         from agent.index.render import DEFAULT_RENDER_SCALE, render_png
         from agent.index.store import Store
 
@@ -309,7 +328,7 @@ def build_app(settings: Settings | None = None) -> Starlette:
             def progress(stage: str, done: int, total: int) -> None:
                 emit({"event": "progress", "stage": stage, "done": done, "total": total})
 
-            with state.lock, open_ingestor(state.settings, on_progress=progress) as ingestor:
+            with state.ingest_lock, open_ingestor(state.settings, on_progress=progress) as ingestor:
                 report = ingestor.ingest_file(target)
             if report.status == "failed":
                 target.unlink(missing_ok=True)

@@ -98,6 +98,42 @@ def test_threads_keep_their_turns(client) -> None:
     assert [t["question"] for t in turns["turns"]] == [QUESTION, "what about 2023?"]
 
 
+def test_threads_are_answered_at_once_and_turns_of_one_thread_in_order(client, monkeypatch) -> None:
+    assistant = client.app.state.finrag.assistant
+    real_ask, lock = assistant.ask, threading.Lock()
+    running: dict[str, int] = {}
+    most: dict[str, int] = {"all": 0, "same": 0}
+
+    def watched(question: str, thread_id: str | None = None):
+        with lock:
+            running[thread_id] = running.get(thread_id, 0) + 1
+            most["all"] = max(most["all"], sum(running.values()))
+            most["same"] = max(most["same"], running[thread_id])
+        try:
+            time.sleep(0.3)  # long enough for the other requests to arrive while this one runs
+            return real_ask(question, thread_id=thread_id)
+        finally:
+            with lock:
+                running[thread_id] -= 1
+
+    monkeypatch.setattr(assistant, "ask", watched)
+    asks = [{"question": QUESTION, "thread_id": f"team-{i}"} for i in range(4)]
+    asks += [{"question": QUESTION, "thread_id": "one"}, {"question": QUESTION, "thread_id": "one"}]
+    answers: list[str] = []
+
+    def post(body: dict) -> None:
+        answers.append(client.post("/api/ask", json=body).json()["answer"])
+
+    workers = [threading.Thread(target=post, args=(body,)) for body in asks]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=120)
+    assert len(answers) == len(asks) and all("$437 million" in a for a in answers)
+    assert most["all"] > 1  # different conversations did not wait for each other
+    assert most["same"] == 1  # the two turns of thread "one" ran one after the other
+
+
 def test_pdf_citation_gives_boxes_for_the_row_and_its_figure(client) -> None:
     from PIL import Image
 
