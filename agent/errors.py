@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -32,6 +33,20 @@ class ModelOutputError(FinragError):
     """A language model returned output that does not validate against the expected schema."""
 
 
+LOW_DISK_BYTES = 1 << 20  # less free space than this, and SQLite cannot write its journal or WAL
+
+
+def _free_bytes(where: Path | str) -> int:
+    """Free bytes on the disk holding ``where`` (or its nearest existing parent); a large number when unknown."""
+    path = Path(where)
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    try:
+        return shutil.disk_usage(path).free
+    except OSError:
+        return 1 << 62
+
+
 def storage_error_message(exc: BaseException, where: Path | str) -> str | None:
     """One line with a hint for a storage failure under ``where`` (a damaged database, a full disk, missing
     permissions), or None when ``exc`` is not one."""
@@ -41,8 +56,14 @@ def storage_error_message(exc: BaseException, where: Path | str) -> str | None:
         return f"no space left on the disk holding {where} ({text}); free some space and run the command again"
     if isinstance(exc, PermissionError):
         return f"no permission to use {exc.filename or where} ({exc.strerror}); check the owner and mode of {where}"
+    if isinstance(exc, sqlite3.DatabaseError) and "disk i/o error" in lowered:
+        # SQLite says 'disk I/O error' when it cannot create its journal on a full disk: not a damaged file.
+        if _free_bytes(where) < LOW_DISK_BYTES:
+            return f"no space left on the disk holding {where} ({text}); free some space and run the command again"
+        return (f"the disk holding {where} failed a read or write of its database ({text}); check the disk "
+                "and run the command again")
     if isinstance(exc, sqlite3.DatabaseError) and any(
-        sign in lowered for sign in ("malformed", "not a database", "corrupt", "disk i/o error")
+        sign in lowered for sign in ("malformed", "not a database", "corrupt")
     ):
         return (
             f"a database under {where} is damaged ({text}); restore that folder from a backup, "

@@ -60,9 +60,18 @@ def shorten(text: str, width: int = 240) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
+_LINE_BREAK_RE = re.compile(r"[\r\n\t\v\f]")
+
+
+def one_line(text: Any) -> str:
+    """``text`` on one line: a line break or tab inside a value (a file name with a newline) shown as an escape,
+    so one record prints as one line."""
+    return _LINE_BREAK_RE.sub(lambda m: repr(m.group())[1:-1], str(text))
+
+
 def table(rows: Iterable[Iterable[Any]], headers: list[str]) -> str:
-    """A plain aligned text table."""
-    data = [[str(c) for c in row] for row in rows]
+    """A plain aligned text table, a line per row."""
+    data = [[one_line(c) for c in row] for row in rows]
     widths = [max(len(h), *(len(r[i]) for r in data)) if data else len(h) for i, h in enumerate(headers)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))]
     lines.append("  ".join("-" * w for w in widths))
@@ -96,6 +105,11 @@ def _has_surrogates(text: str) -> bool:
     return any("\ud800" <= ch <= "\udfff" for ch in text)
 
 
+class OutputError(OSError):
+    """Standard output or error cannot be written (``> /dev/full``, a full disk under a redirect): the
+    command's own stream failed, not the data directory."""
+
+
 class TerminalSafeStream(io.TextIOBase):
     """A text stream that passes everything through :func:`terminal_safe` before the wrapped stream sees it.
 
@@ -103,17 +117,28 @@ class TerminalSafeStream(io.TextIOBase):
     user or file data (document names, paths, quotes, thread ids), wherever a command prints it.
     """
 
-    def __init__(self, stream: TextIO, keep_cr: bool = False) -> None:
+    def __init__(self, stream: TextIO, keep_cr: bool = False, name: str = "standard output") -> None:
         super().__init__()
         self.stream = stream
         self.keep_cr = keep_cr
+        self.name = name
 
     def write(self, text: str) -> int:
-        self.stream.write(terminal_safe(text, self.keep_cr))
+        try:
+            self.stream.write(terminal_safe(text, self.keep_cr))
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputError(exc.errno, f"cannot write to {self.name}: {exc.strerror or exc}") from exc
         return len(text)
 
     def flush(self) -> None:
-        self.stream.flush()
+        try:
+            self.stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputError(exc.errno, f"cannot write to {self.name}: {exc.strerror or exc}") from exc
 
     def isatty(self) -> bool:
         return self.stream.isatty()

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent.config import Settings
-from cli.common import print_json
+from cli.common import one_line, print_json
 
 if TYPE_CHECKING:
     from agent.schemas import IngestReport
@@ -39,11 +39,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def format_report(r: IngestReport) -> str:
     """One line per file: what happened and how big it was."""
     if r.status == "failed":
-        return f"FAILED     {r.path}: {r.error}"
+        return f"FAILED     {one_line(r.path)}: {r.error}"
     if r.status == "unchanged":
-        return f"unchanged  {r.name}: already in the index ({r.chunks} chunks)"
+        return f"unchanged  {one_line(r.name)}: already in the index ({r.chunks} chunks)"
     return (
-        f"ingested   {r.name}: {r.pages} pages, {r.sections} sections, {r.chunks} chunks, "
+        f"ingested   {one_line(r.name)}: {r.pages} pages, {r.sections} sections, {r.chunks} chunks, "
         f"{r.tables} tables, {r.seconds:.1f} s"
     )
 
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     found = find_files(args.paths, follow_links=args.follow_links)
     skipped = [f for f in found if f.skipped]
     for f in skipped:
-        print(f"skipped    {display_path(f.path)}: {f.skipped}", file=sys.stderr)
+        print(f"skipped    {one_line(display_path(f.path))}: {f.skipped}", file=sys.stderr)
     files = [f.path for f in found if not f.skipped]
     if not files:
         print("finrag: no files to ingest under the given paths", file=sys.stderr)
@@ -117,7 +117,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         bar = tqdm(files, unit="file", disable=not show or not sys.stderr.isatty() or len(files) < 2,
                    file=sys.stderr, dynamic_ncols=True)
         for path in bar:
-            progress.start(display_path(path.name))
+            progress.start(one_line(display_path(path.name)))
             report = ingestor.ingest_file(path, overrides)
             progress.close()
             reports.append(report)

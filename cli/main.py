@@ -17,7 +17,7 @@ from pathlib import Path
 
 from agent.config import Settings
 from agent.errors import FinragError, storage_error_message
-from cli.common import TerminalSafeStream
+from cli.common import OutputError, TerminalSafeStream
 
 BROKEN_PIPE_EXIT = 141  # what a shell reports for a command stopped by SIGPIPE (128 + 13), as `seq | head` gives
 
@@ -71,16 +71,31 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _closed(stream: object) -> bool:
+    """Whether a standard stream has no open descriptor behind it (Python gives None when it started so)."""
+    if stream is None:
+        return True
+    try:
+        os.fstat(stream.fileno())  # type: ignore[attr-defined]
+    except (OSError, ValueError, AttributeError):
+        return not hasattr(stream, "getvalue")  # an in-memory stream (a test's capture) is open
+    return False
+
+
 def _safe_streams() -> None:
     """Make stdout and stderr terminal-safe: control characters from file names or filing text are shown
     escaped, and characters the terminal cannot encode are replaced instead of raising UnicodeEncodeError."""
-    for name in ("stdout", "stderr"):
+    for name, label in (("stderr", "standard error"), ("stdout", "standard output")):
         stream = getattr(sys, name)
         if isinstance(stream, TerminalSafeStream):
             continue
+        if _closed(stream):  # started with the descriptor closed (`finrag ask ... >&-`): the work still runs
+            stream = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives as long as the process
+            if name == "stdout":
+                print(f"finrag: {label} is closed; what the command prints is discarded", file=sys.stderr)
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="replace")
-        setattr(sys, name, TerminalSafeStream(stream, keep_cr=name == "stderr"))
+        setattr(sys, name, TerminalSafeStream(stream, keep_cr=name == "stderr", name=label))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,7 +104,13 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     _safe_streams()
     try:
-        return _run(argv)
+        code = _run(argv)
+        sys.stdout.flush()  # a redirect to a full disk fails here, not in the interpreter's exit
+        return code
+    except OutputError as exc:
+        with contextlib.suppress(OSError):
+            print(f"finrag: {exc.strerror}", file=sys.stderr)
+        return 1
     except BrokenPipeError:
         # The reader went away (`finrag docs show X | head`): stop quietly, as other command-line tools do.
         with contextlib.suppress(OSError):
@@ -122,7 +143,7 @@ def _run(argv: list[str] | None) -> int:
     except FinragError as exc:
         print(f"finrag: {exc}", file=sys.stderr)
         return 1
-    except BrokenPipeError:
+    except (BrokenPipeError, OutputError):
         raise
     except (sqlite3.DatabaseError, OSError) as exc:
         # A damaged database, a full disk, a folder without permission: one line with what to do about it.

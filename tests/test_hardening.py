@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -157,7 +158,7 @@ def test_escape_bytes_in_names_never_reach_the_terminal(settings: Settings, tmp_
     outputs = [finrag(settings, capsys, "ingest", "--no-progress", str(evil))]
     with Store.open(settings) as store:
         name = store.list_documents()[0].name
-    assert ESC in name  # stored as it is; only printing escapes it
+    assert ESC not in name and name.startswith("EVIL_[2J_]0;pwned_")  # a cited name is plain text
     outputs += [
         finrag(settings, capsys, "docs"),
         finrag(settings, capsys, "docs", "show", name),
@@ -170,7 +171,72 @@ def test_escape_bytes_in_names_never_reach_the_terminal(settings: Settings, tmp_
     assert "\\x1b[2J" in outputs[1][1]  # shown, visibly escaped
     import json
 
-    assert ESC in json.loads(outputs[-1][1])[0]["name"]  # JSON stays valid and exact
+    assert ESC in json.loads(outputs[-1][1])[0]["path"]  # JSON stays valid and the path exact
+
+
+def test_a_newline_in_a_file_name_keeps_every_record_on_one_line(settings: Settings, tmp_path: Path,
+                                                                  capsys) -> None:
+    odd = filing(tmp_path / "North\nwind_2024_10K.md", "Contoso", 437)
+    code, out, _ = finrag(settings, capsys, "ingest", "--no-progress", str(odd))
+    assert code == 0 and "ingested   North_wind_2024_10K:" in out
+    code, out, _ = finrag(settings, capsys, "docs")
+    (row,) = [line for line in out.splitlines() if line.startswith("North")]
+    assert row.startswith("North_wind_2024_10K") and row.rstrip().endswith("North\\nwind_2024_10K.md")
+    code, out, _ = finrag(settings, capsys, "ask", "What were Contoso's capital expenditures in 2024?")
+    assert "[North_wind_2024_10K, p. 1]" in out
+
+
+def _run_cli(settings: Settings, argv: list[str], stdout: str) -> subprocess.CompletedProcess[str]:
+    """finrag in a child whose standard output is ``stdout``: 'closed' or a path to open for writing."""
+    script = f"import sys; from cli.main import main; sys.exit(main(['--home', {str(settings.home)!r}, *{argv!r}]))"
+    redirect = ">&-" if stdout == "closed" else f"> {shlex.quote(stdout)}"
+    command = f"exec {shlex.quote(sys.executable)} -c {shlex.quote(script)} {redirect}"  # as a shell user writes it
+    return subprocess.run(["sh", "-c", command], stderr=subprocess.PIPE, text=True, cwd=REPO, check=False,
+                          env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)
+
+
+def test_a_closed_standard_output_still_does_the_work(settings: Settings) -> None:
+    proc = _run_cli(settings, ["ingest", "--no-progress", str(SAMPLE)], "closed")
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr and "standard output is closed" in proc.stderr
+    with Store.open(settings) as store:
+        assert [d.name for d in store.list_documents()] == ["NORTHWIND_2024_10K"]
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="this system has no /dev/full")
+def test_a_full_output_device_is_named_not_the_data_directory(settings: Settings) -> None:
+    with open_ingestor(settings) as ingestor:
+        ingestor.ingest_file(SAMPLE)
+    proc = _run_cli(settings, ["docs"], "/dev/full")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert one_line_of(proc.stderr) == "finrag: cannot write to standard output: No space left on device"
+
+
+def test_simultaneous_ingests_of_one_file_store_it_once(settings: Settings) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def ingest(_: int) -> str:
+        with open_ingestor(settings) as ingestor:
+            return ingestor.ingest_file(SAMPLE).status
+
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        statuses = sorted(pool.map(ingest, range(3)))
+    assert statuses == ["ingested", "unchanged", "unchanged"]
+    with Store.open(settings) as store:
+        assert len(store.list_documents()) == 1
+
+
+def test_a_disk_io_error_on_a_full_disk_says_the_disk_is_full(tmp_path: Path, monkeypatch) -> None:
+    import shutil
+    import sqlite3
+
+    from agent.errors import storage_error_message
+
+    error = sqlite3.OperationalError("disk I/O error")
+    assert "failed a read or write" in storage_error_message(error, tmp_path)  # not called damaged
+    usage = shutil.disk_usage(tmp_path)
+    monkeypatch.setattr("agent.errors.shutil.disk_usage", lambda _: usage._replace(free=0))
+    assert storage_error_message(error, tmp_path).startswith(f"no space left on the disk holding {tmp_path}")
 
 
 # --- 5. resource exhaustion ------------------------------------------------------------------------------
@@ -471,3 +537,24 @@ def test_a_memory_import_counts_as_verified_only_where_the_index_supports_it(
     huge.write_text(entry("$437 million " + "x" * 5_000_000, 7) + "\n")
     code, out, err = finrag(settings, capsys, "memory", "import", str(huge))
     assert code == 1 and "huge.jsonl:1: the entry is too long" in err
+
+
+def test_the_hostile_benchmark_probes_the_server_and_the_memory_import(tmp_path: Path) -> None:
+    from evals.hostile import import_probes, upload_probes
+
+    uploads = {r.input: r for r in upload_probes(tmp_path)}
+    assert uploads["upload: chunked body over the limit, no Content-Length"].exit_code == 413
+    assert uploads["upload: random bytes named .pdf"].exit_code == 422
+    second = uploads["upload: another company's file under the same name"]
+    assert second.exit_code == 200 and "ingested as report_2" in second.message
+    assert all("uploads kept: none" in r.message for r in list(uploads.values())[:2])  # refusals leave nothing
+    imports = {r.input: r for r in import_probes(tmp_path)}
+    assert "imported unverified" in imports["import: forged 'verified' entry citing p. 999"].message
+    assert imports["import: a 5 MB answer"].exit_code == 1
+
+
+def test_the_serve_benchmark_answers_a_burst(tmp_path: Path) -> None:
+    from evals.serve_bench import run_serve_bench
+
+    (run,) = run_serve_bench(concurrency=4, rounds=1)
+    assert run.answered == 4 and run.failed == 0 and run.latency_max_s >= run.latency_median_s > 0

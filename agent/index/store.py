@@ -453,8 +453,10 @@ class Store:
         chunks: list[Chunk],
         cards: list[ChunkCard],
         embeddings: np.ndarray,
-    ) -> None:
+    ) -> bool:
         """Store a document and everything derived from it in one transaction, then update the index files.
+        True when stored; False when the ``doc_id`` was already there (another ingest of the same bytes got
+        there first).
 
         Idempotent: a ``doc_id`` already stored is a no-op. A stored document from the same path but with
         another ``doc_id`` (the file changed) is replaced; a name held by a file at another path is an error
@@ -471,7 +473,7 @@ class Store:
         )
         with self._writing():
             if self.has_document(meta.doc_id):
-                return
+                return False
             derived_current = self._derived_current()
             with self._transaction() as conn:
                 self._check_embedding_space(model, vectors.shape[1] if len(vectors) else None)
@@ -494,7 +496,7 @@ class Store:
                 log.info("replaced %s (%s) by %s", meta.name, old_id[:12], meta.doc_id[:12])
             self._checkpoint()
             if self._bulk:
-                return
+                return True
             try:
                 if derived_current:
                     self._apply_delta(
@@ -513,6 +515,7 @@ class Store:
                     f"{meta.name} was saved, but the search index files could not be written ({exc}); "
                     "they are rebuilt automatically the next time the index is opened."
                 ) from exc
+        return True
 
     @contextlib.contextmanager
     def bulk(self) -> Iterator[None]:

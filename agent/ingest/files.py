@@ -8,6 +8,7 @@ cannot be read is reported too, instead of silently yielding nothing.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -28,6 +29,15 @@ def display_path(path: Path | str) -> str:
     """A path as text that can be stored and printed: bytes that are not UTF-8 in a file name become U+FFFD
     (Python carries them as lone surrogates, which SQLite, JSON and terminals all refuse)."""
     return os.fsencode(str(path)).decode("utf-8", "replace")
+
+
+_CONTROL_RUN_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
+
+
+def document_name(path: Path | str) -> str:
+    """The name a file's document is cited by: its stem as text, with control characters (a newline or an escape
+    sequence in a file name) as '_', so ``[name, p. N]`` stays one line wherever it is printed or parsed."""
+    return _CONTROL_RUN_RE.sub("_", display_path(Path(path).stem))
 
 
 def _inside(target: Path, root: Path) -> bool:

@@ -28,7 +28,7 @@ from agent.index.search import open_backend
 from agent.index.store import Store
 from agent.ingest.cards import build_card
 from agent.ingest.chunking import chunk_document
-from agent.ingest.files import display_path
+from agent.ingest.files import display_path, document_name
 from agent.ingest.metadata import detect_metadata
 from agent.ingest.parsing import SUPPORTED_EXTENSIONS, load_pages
 from agent.ingest.structure import detect_sections
@@ -91,7 +91,7 @@ def build_meta(
     guess = detect_metadata(path, pages)
     meta = DocumentMeta(
         doc_id=doc_id,
-        name=name or display_path(path.stem),
+        name=name or document_name(path),
         path=display_path(path.resolve()),
         source_format=source_format,
         company=guess.company,
@@ -142,7 +142,7 @@ class Ingestor:
         """Ingest one file; never raises for bad input (the report says what went wrong)."""
         started = time.perf_counter()
         overrides = overrides or MetadataOverrides()
-        report = IngestReport(path=display_path(path), name=display_path(path.stem), status="failed")
+        report = IngestReport(path=display_path(path), name=document_name(path), status="failed")
         try:
             report = self._ingest(path, overrides, report)
         except FinragError as exc:
@@ -191,11 +191,7 @@ class Ingestor:
         if self.store.has_document(doc_id):
             existing = self.store.get_document(doc_id)
             if existing.pipeline_version == PIPELINE_VERSION:
-                report.status = "unchanged"
-                report.name = existing.name
-                report.pages = existing.n_pages
-                report.chunks = existing.n_chunks
-                return report
+                return _unchanged(report, existing)
             previous = existing  # stored by another pipeline version: rebuild its chunks and cards
 
         stages = report.stage_seconds
@@ -208,7 +204,7 @@ class Ingestor:
             chunks = chunk_document(doc_id, parsed.pages, sections, self.settings)
         if not chunks:
             raise IngestError(str(path), "no text could be extracted into chunks")
-        name = self.store.name_for(display_path(path.resolve()), display_path(path.stem))
+        name = self.store.name_for(display_path(path.resolve()), document_name(path))
         meta = build_meta(path, doc_id, parsed.pages, parsed.source_format, overrides, name=name)
         if previous is not None:  # the same bytes again: not a newer filing, so its ingest time stays too
             for field in (*_KEPT_ON_REINGEST, "ingested_at"):
@@ -223,7 +219,9 @@ class Ingestor:
         with _timed(stages, "store"):
             if previous is not None:
                 self.store.remove_document(doc_id)
-            self.store.add_document(meta, parsed.pages, sections, chunks, cards, vectors)
+            stored = self.store.add_document(meta, parsed.pages, sections, chunks, cards, vectors)
+        if not stored:  # another ingest of the same bytes committed while this one was reading them
+            return _unchanged(report, self.store.get_document(doc_id))
         if self.on_ingested is not None:
             self.on_ingested(meta)
 
@@ -234,6 +232,13 @@ class Ingestor:
         report.chunks = len(chunks)
         report.tables = sum(1 for c in chunks if c.is_table)
         return report
+
+
+def _unchanged(report: IngestReport, existing: DocumentMeta) -> IngestReport:
+    """``report`` for a file whose bytes the index already holds."""
+    report.status, report.name = "unchanged", existing.name
+    report.pages, report.chunks = existing.n_pages, existing.n_chunks
+    return report
 
 
 def _reusable_vectors(store: Store, doc_id: str, model: str) -> dict[str, np.ndarray]:
