@@ -192,6 +192,14 @@ class TemporalScope(BaseModel):
     granularity: str = Field(default="", description="year | quarter | ''")
 
 
+class ScopeTerm(BaseModel):
+    """A part of the company a question narrows a metric to ('aerospace' in 'operating profit of the aerospace
+    business'): a figure answers only when its own row, column, table or headings name it."""
+
+    text: str = Field(description="as the question writes it, e.g. 'external customers', 'APAC'")
+    metric: str = Field(default="", description="the canonical metric it narrows; '' for the whole question")
+
+
 class QueryIntent(BaseModel):
     """What a (sub-)question demands, in the card's own vocabulary."""
 
@@ -203,6 +211,7 @@ class QueryIntent(BaseModel):
     temporal_scope: TemporalScope = Field(default_factory=TemporalScope)
     requires_numeric: bool = False
     keywords: list[str] = Field(default_factory=list)
+    scope: list[ScopeTerm] = Field(default_factory=list, description="the parts the question narrows a metric to")
     company: str = Field(default="", description="company the question is about, for document routing")
     ticker: str = ""
     form: str = ""

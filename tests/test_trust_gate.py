@@ -481,7 +481,8 @@ def test_a_model_figure_of_another_period_is_never_stated() -> None:
 
 
 def test_a_count_is_not_answered_by_a_figure_that_never_names_what_is_counted() -> None:
-    from agent.answer.words import counted_noun, metric_modifiers
+    from agent.answer.words import counted_noun
+    from agent.query.scope import metric_modifiers
 
     assert counted_noun("what was the number of gas customers in 2008?") == "customer"
     assert counted_noun("How many locomotives were bought?") == "locomotive"
@@ -715,3 +716,58 @@ def test_a_competitor_named_beside_the_filer_is_not_answered_with_the_filers_fig
     total = _ev_in(SEGMENTS, "CONTOSO_2024_10K", known[0], ["Item 8"])
     answer = _ask("What were the net sales of Contoso's rival Fabrikam in 2024?", [total], known, known)
     assert answer.status == "not_found" and "Fabrikam" in answer.answer, answer.answer
+
+
+# --- the parts a question names, read once into the plan -----------------------------------------------------------
+def test_the_plan_reads_the_parts_a_question_narrows_its_metric_to() -> None:
+    from agent.query.scope import scope_terms
+
+    def parts(question: str, company: str = "Contoso Foods Corporation") -> list[tuple[str, str]]:
+        return [(t.text, t.metric) for t in scope_terms(question, company)]
+
+    assert parts("What was the operating profit of the aerospace business in 2024?") == [
+        ("aerospace", "operating income")]
+    assert parts("What was Contoso's revenue from external customers in the UK in 2024?") == [
+        ("external customers", "revenue"), ("UK", "revenue")]
+    assert parts("What was the adjusted (non-GAAP) net income of Contoso in FY2023?") == [("adjusted", "net income")]
+    # Periods, the company asked about, the kind of part and instructions after the question name no part.
+    assert parts("What was the revenue of Contoso in the fiscal 2019 third quarter?") == []
+    assert parts("What was the total revenue for the year ended December 31, 2024 of the company?") == []
+    assert parts("What is Contoso's FY2024 net income? Answer from the details in the income statement.") == []
+
+
+def test_a_part_the_filing_gives_no_figure_of_is_refused_in_any_case() -> None:
+    known = ["Contoso Foods Corporation"]
+    total = _ev_in(SEGMENTS, "CONTOSO_2024_10K", known[0], ["Item 8"])
+    answer = _ask("What were Contoso's net sales from software maintenance in 2024?", [total], known, known)
+    assert answer.status == "not_found" and "software maintenance" in answer.answer, answer.answer
+    assert "9,120" not in answer.answer.split("Closest evidence")[0]
+    by_type = _ev_in(
+        "Net sales by type | columns: 2024, 2023 | (in millions)\n"
+        "Software maintenance | 2024: 2,310 | 2023: 2,140 | (in millions)\n"
+        "Licenses | 2024: 6,810 | 2023: 6,270 | (in millions)",
+        "CONTOSO_2024_10K", known[0], ["Item 8", "Note 3 Revenue"],
+    )
+    answer = _ask("What were Contoso's net sales from software maintenance in 2024?", [by_type], known, known)
+    assert answer.value is not None and answer.value.value == 2310, answer.answer
+
+
+@pytest.mark.parametrize("question, part", [
+    ("What was the adjusted (non-GAAP) net income of Contoso and Fabrikam in 2024?", "adjusted"),
+    ("What was the operating profit of the aerospace business for Contoso and Fabrikam in 2024?", "aerospace"),
+])
+def test_a_part_holds_for_every_company_a_question_is_split_into(question: str, part: str) -> None:
+    known = ["Contoso Foods Corporation", "Fabrikam Industries, Inc."]
+    statement = ("Consolidated Statements of Operations | columns: 2024, 2023 | (in millions)\n"
+                 "Operating profit | 2024: {op} | 2023: 1,087 | (in millions)\n"
+                 "Net income | 2024: {ni} | 2023: 702 | (in millions)")
+    evidence = [_ev_in(statement.format(op="1,204", ni="811"), "CONTOSO_2024_10K", known[0], ["Item 8"]),
+                _ev_in(statement.format(op="2,950", ni="1,977"), "FABRIKAM_2024_10K", known[1], ["Item 8"])]
+    plan = decompose(question, extract_intent(question, known), known)
+    assert len(plan.sub_queries) == 2
+    for sub_query in plan.sub_queries:
+        assert part not in sub_query.question  # the split question is worded without it ...
+        answer = answer_sub_query(sub_query, evidence, EvidenceReader(evidence), indexed_companies=known)
+        assert answer.status == "not_found" and part in answer.answer, answer.answer  # ... the plan keeps it
+        stated = answer.answer.split("Closest evidence")[0]
+        assert not any(figure in stated for figure in ("1,204", "811", "2,950", "1,977"))

@@ -22,7 +22,6 @@ from agent.answer.reading import (
 )
 from agent.answer.records import SubAnswer, _capital, _computed_answer, question_scale
 from agent.answer.words import (
-    _STOP,
     _TOTAL_RE,
     RETRIEVAL_WEIGHT,
     TOTAL_BONUS,
@@ -39,6 +38,7 @@ from agent.finance.periods import find_periods, normalise_period, sort_key
 from agent.query.cues import PART_OF_RE, asks_percent
 from agent.query.definitions import asked_part
 from agent.query.plan import SubQuery
+from agent.query.scope import STOP_WORDS
 from agent.schemas import NumericValue
 
 CELL_MIN_SCORE = 0.5  # a table cell must name at least half the question's words to answer it
@@ -322,7 +322,7 @@ def _counted_after(text: str, n: NumericValue) -> str:
         return ""
     words: list[str] = []
     for word in m.group(1).split():
-        if word.lower() in _STOP or word.lower() in _PROSE_JOINING:
+        if word.lower() in STOP_WORDS or word.lower() in _PROSE_JOINING:
             break
         words.append(word)
     return " ".join(words)

@@ -58,6 +58,7 @@ from agent.finance.periods import find_periods, period_year, sort_key
 from agent.query.cues import NON_NUMERIC_RELATIONS, possessive
 from agent.query.definitions import asked_part
 from agent.query.plan import SubQuery
+from agent.schemas import ScopeTerm
 
 SHARE_BOUND = 100.0  # a part of a whole (a share, a mix) lies within +-100 % of it
 MARGIN_MAX = 100.0  # profit never exceeds the revenue it is a margin of
@@ -472,9 +473,11 @@ def check_scope(
     question: str,
     reader: EvidenceReader | None,
     registry: EntityRegistry | None,
+    scope: Sequence[ScopeTerm] = (),
 ) -> Check:
-    """Closed world for names: every proper name the question uses that is no indexed company (a segment, a
-    region, a product, a counterparty) must be named by the figure's own provenance; a company's total never
+    """Closed world for what the question narrows its figure to: every proper name it uses that is no indexed
+    company (a segment, a region, a product, a counterparty), and every part its plan reads after the metric
+    ('revenue from software maintenance'), must be named by the figure's own provenance; a company's total never
     answers for a part the filing gives no figure of."""
     if answer.status != "found" or answer.value is None:
         return Check(name="scope", passed=True, detail="no figure")
@@ -482,18 +485,21 @@ def check_scope(
     cited = {c.chunk_id for c in (answer.citations or ([answer.citation] if answer.citation else []))}
     filers = " ".join(f"{ev.doc_name.replace('_', ' ')} {ev.company}" for ev in (reader.evidence if reader else [])
                       if ev.chunk_id in cited)
-    for name in question_names(question):
+    named = _content_words(provenance)
+    parts = [t.text for t in scope if not t.metric or not answer.metric or t.metric == answer.metric]
+    for name in dict.fromkeys([*question_names(question), *parts]):
         if answer.company and (same_company(name, answer.company, registry) or names_company(answer.company, name)):
             continue
         if _mentioned(filers, name):
             continue  # the company whose filing the figure is from (named by the filing, not by the figure)
         if registry is not None and registry.knows(name):
             continue  # a company: the company check's
-        if not _covers(provenance, name):
+        proper = name[:1].isupper()
+        if (proper and not _covers(provenance, name)) or (not proper and not _content_words(name) <= named):
             whose = f" for {answer.company}" if answer.company else ""
             return Check(name="scope", passed=False,
                          detail=f"the filing gives {answer.metric or 'this figure'}{whose}, not for {name}")
-    return Check(name="scope", passed=True, detail="every name the question uses is the figure's own")
+    return Check(name="scope", passed=True, detail="every part the question names is the figure's own")
 
 
 def check_words_answer(answer: SubAnswer, sub_query: SubQuery) -> Check:
@@ -630,7 +636,7 @@ def gate(
         checks += [
             check_period(answer, asked_period, reader),
             check_metric(answer, sub_query.question, reader, turn_question),
-            check_scope(answer, sub_query.question, reader, registry),
+            check_scope(answer, sub_query.question, reader, registry, sub_query.intent.scope),
             check_scale(answer),
             check_sanity(answer),
         ]

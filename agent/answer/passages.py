@@ -15,7 +15,6 @@ from agent.answer.reading import (
 )
 from agent.answer.records import Passage, SubAnswer, _not_found
 from agent.answer.words import (
-    _STOP,
     _WORD_RE,
     RETRIEVAL_WEIGHT,
     _asks_figure,
@@ -25,6 +24,7 @@ from agent.answer.words import (
 )
 from agent.finance.periods import find_periods
 from agent.query.plan import SubQuery
+from agent.query.scope import STOP_WORDS
 from agent.schemas import NumericValue, Relation
 
 MAX_PASSAGES = 3  # explanation answers quote at most three sentences: enough to explain, short enough to read
@@ -76,11 +76,11 @@ _RELATION_CUES: dict[Relation, re.Pattern[str]] = {
 
 def _keywords(sub_query: SubQuery) -> set[str]:
     intent = sub_query.intent
-    words = {w for w in _WORD_RE.findall(sub_query.question.lower()) if w not in _STOP}
+    words = {w for w in _WORD_RE.findall(sub_query.question.lower()) if w not in STOP_WORDS}
     for kw in intent.keywords:
-        words.update(w for w in _WORD_RE.findall(kw.lower()) if w not in _STOP)
+        words.update(w for w in _WORD_RE.findall(kw.lower()) if w not in STOP_WORDS)
     for m in intent.metrics:  # the canonical name only: synonyms' generic words ('rate') pull in noise
-        words.update(w for w in _WORD_RE.findall(m.lower()) if w not in _STOP)
+        words.update(w for w in _WORD_RE.findall(m.lower()) if w not in STOP_WORDS)
     return words
 
 

@@ -31,7 +31,6 @@ from agent.answer.records import (
     question_scale,
 )
 from agent.answer.words import (
-    _STOP,
     _TOTAL_RE,
     _WORD_RE,
     RETRIEVAL_WEIGHT,
@@ -42,7 +41,6 @@ from agent.answer.words import (
     asked_qualifiers,
     clip_words,
     filing_owner,
-    metric_modifiers,
     unnamed_modifiers,
 )
 from agent.finance import arithmetic
@@ -53,6 +51,7 @@ from agent.finance.metrics import METRICS
 from agent.finance.periods import shift_period, sort_key
 from agent.query.definitions import question_formulas
 from agent.query.plan import SubQuery
+from agent.query.scope import STOP_WORDS, metric_modifiers
 from agent.schemas import Citation, NumericValue
 
 # Candidate scoring (relative weights; the best candidate wins, confidence is its score over the maximum).
@@ -209,7 +208,7 @@ def _written_before(gap: str, n: NumericValue, metric: str) -> bool:
     if kind not in {"count", "percent"} or (kind == "percent" and n.unit != "%"):
         return False
     words = {w.lower() for w in gap.split()}
-    return bool(_WRITTEN_BEFORE_RE.fullmatch(gap)) and not words & (_STOP | _NOT_DESCRIBING)
+    return bool(_WRITTEN_BEFORE_RE.fullmatch(gap)) and not words & (STOP_WORDS | _NOT_DESCRIBING)
 
 
 def _owned_numbers(seg: Segment, metric: str) -> list[NumericValue]:
@@ -284,7 +283,7 @@ def _candidates(
             base -= OTHER_METRIC_PENALTY
             reasons.append(f"label also names {', '.join(sorted(others))}")
         if seg.kind == "row":
-            label_words = set(_WORD_RE.findall(seg.label.lower())) - _STOP
+            label_words = set(_WORD_RE.findall(seg.label.lower())) - STOP_WORDS
             if label_words:
                 base += QUALIFIER_WEIGHT * len(label_words & asked) / len(label_words)
         for n in _owned_numbers(seg, metric):

@@ -12,10 +12,10 @@ from agent.answer.reading import (
     EvidenceReader,
 )
 from agent.entities.names import name_key, names_company, same_name
-from agent.finance.lexicon import find_metrics
 from agent.finance.numbers import name_numbers
 from agent.finance.periods import find_periods, without_periods
 from agent.query.plan import SubQuery
+from agent.query.scope import FILLER_WORDS, STOP_WORDS, metric_modifiers
 from agent.schemas import Relation
 
 TOTAL_BONUS = 0.1  # among partial labels, a "Total ..." row is the total, not a sub-item
@@ -27,12 +27,6 @@ RETRIEVAL_WEIGHT = 0.05  # retrieval score breaks ties between equally good rows
 CELL_STEM_MIN_CHARS = 3  # 'gas' and 'its' are not plurals
 
 
-_CELL_FILLER = frozenset(
-    (
-        *("value", "values", "amount", "amounts", "figure", "number", "total", "much", "many", "then"),
-        *("again", "specific", "year", "years", "fiscal", "during", "period", "respectively"),
-    )
-)  # question words that never name a row ('what was the value of ...', 'how much ...')
 
 
 _NON_FIGURE_RELATIONS = frozenset({Relation.EXPLANATION, Relation.DEFINITION, Relation.POLICY})
@@ -49,44 +43,6 @@ _TOTAL_RE = re.compile(r"^\s*total\b", re.IGNORECASE)
 _WORD_RE = re.compile(r"[a-z][a-z0-9&'-]+")
 
 
-_STOP = frozenset(
-    (
-        "the",
-        "a",
-        "an",
-        "of",
-        "in",
-        "on",
-        "for",
-        "to",
-        "and",
-        "or",
-        "is",
-        "was",
-        "were",
-        "are",
-        "be",
-        "what",
-        "how",
-        "why",
-        "which",
-        "does",
-        "did",
-        "do",
-        "its",
-        "it",
-        "their",
-        "this",
-        "that",
-        "with",
-        "by",
-        "from",
-        "as",
-        "at",
-        "company",
-        "company's",
-    )
-)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -117,7 +73,7 @@ def _about(ev: Evidence, company: str) -> bool:
 
 def _numbered_names(text: str) -> dict[str, set[str]]:
     """Names that carry a number ('tier 2', 'level 3', 's&p 500'; 'class b' is not one): word -> its numbers."""
-    return {word: nums for word, nums in name_numbers(text).items() if word not in _STOP}
+    return {word: nums for word, nums in name_numbers(text).items() if word not in STOP_WORDS}
 
 
 def _names_other_number(label: str, question: str) -> bool:
@@ -146,7 +102,7 @@ def _content_words(text: str) -> set[str]:
     words = {
         _stem(w)
         for w in _WORD_RE.findall(rest)
-        if w not in _STOP and w not in _CELL_FILLER and not w.isdigit()
+        if w not in STOP_WORDS and w not in FILLER_WORDS and not w.isdigit()
     }
     return words | {num for word, nums in _numbered_names(rest).items() if word in words for num in nums}
 
@@ -170,60 +126,6 @@ def clip_words(text: str, limit: int) -> str:
 # ---------------------------------------------------------------------------------------------------------
 # The qualifiers a question puts on its metric ('fuel surcharge revenue', 'contract manufacturing net sales')
 # ---------------------------------------------------------------------------------------------------------
-# Words before a metric's name that widen or merely describe it ('total net revenue', 'annual capex').
-_PLAIN_MODIFIERS = frozenset(
-    ("total", "net", "gross", "annual", "yearly", "quarterly", "reported", "reporting", "consolidated", "overall",
-     "aggregate", "combined", "full", "cash", "current", "actual", "basic", "diluted", "gaap", "unadjusted")
-)
-# Possessive and demonstrative words and the verbs questions ask with end a metric's modifiers ('payments
-# following his acquisitions', 'Has MGM paid dividends', 'Does AWK have positive working capital').
-_MODIFIER_BREAKS = frozenset(
-    ("his", "her", "our", "your", "my", "these", "those", "each", "every", "all", "both", "such", "any", "some",
-     "no", "per", "have", "has", "had", "having", "been", "being", "pay", "pays", "paid", "spend", "spends", "spent",
-     "make", "makes", "made", "earn", "earns", "earned", "generate", "generates", "generated", "record", "records",
-     "recorded", "incur", "incurs", "incurred", "see", "saw", "seen", "positive", "negative")
-)
-_MODIFIER_TOKEN_RE = re.compile(r"[A-Za-z][\w&'’.-]*|\S")
-# Words that ask for an operation on the metric ('the average SG&A', 'a higher EBITDA'), not a kind of it.
-_OPERATION_WORD_RE = re.compile(
-    r"(?:larg|high|great|small|low|bigg?|wid|narrow)(?:er|est)|most|least|more|less|fewer|better|best|worse|worst|"
-    r"top|maximum|minimum|average|mean|median|change[sd]?|growth|increase[sd]?|decrease[sd]?|decline[sd]?|"
-    r"difference|percent(?:age)?|ratio|proportion|share|portion|sum|variation|variance|fluctuation|cumulative",
-    re.IGNORECASE,
-)
-MAX_MODIFIER_WORDS = 4  # a metric's own modifiers sit right before it ('north american consumer packaging net sales')
-
-
-def metric_modifiers(question: str, metric: str, company: str = "") -> list[str]:
-    """The words the question puts right before the name of ``metric`` that narrow it: 'fuel surcharge' in
-    'fuel surcharge revenue', 'contract manufacturing' in 'contract manufacturing net sales'. Stops at function
-    words, periods, numbers, possessives and the company's own name; widening words ('total', 'net') and the
-    operation asked ('average', 'higher') do not count."""
-    mention = next((m for m in find_metrics(question) if m.canonical == metric), None)
-    if mention is None:
-        return []
-    owner = _content_words(company)
-    mods: list[str] = []
-    for tok in reversed(_MODIFIER_TOKEN_RE.findall(question[: mention.start])):
-        low = tok.lower().rstrip(".")
-        if (
-            not low.isalpha()
-            or len(low) < 2  # a letter left of a garbled word ('segment 2019s' for "segment's")
-            or low in _STOP
-            or low in _MODIFIER_BREAKS
-            or low in _CELL_FILLER
-            or _stem(low) in owner
-            or tok.endswith(("'s", "’s"))
-            or find_periods(tok)
-            or _OPERATION_WORD_RE.fullmatch(low)
-            or len(mods) >= MAX_MODIFIER_WORDS
-        ):
-            break
-        if low not in _PLAIN_MODIFIERS:
-            mods.append(low)
-    return mods[::-1]
-
-
 def unnamed_modifiers(question: str, metric: str, naming: str, company: str = "") -> list[str]:
     """The question's modifiers of ``metric`` (:func:`metric_modifiers`) that the words ``naming`` a figure
     lack: 'fuel surcharge revenue' is not answered by a figure named 'revenue'."""
@@ -245,7 +147,7 @@ def counted_noun(question: str) -> str:
     m = _COUNTED_RE.search(question)
     if m is None:
         return ""
-    words = [w for w in m.group(1).lower().split() if w not in _STOP and w not in _CELL_FILLER]
+    words = [w for w in m.group(1).lower().split() if w not in STOP_WORDS and w not in FILLER_WORDS]
     return _stem(words[-1]) if words else ""
 
 

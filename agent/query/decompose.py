@@ -320,6 +320,8 @@ def _sub_intent(base: QueryIntent, question: str, company: str, metric: str, per
             "company": company or base.company,
             "entities": [company] if company else list(base.entities),
             "metrics": [metric] if metric else list(base.metrics),
+            # The parts the whole question names hold for the metric they narrow, however the part is worded.
+            "scope": [t for t in base.scope if not metric or t.metric in {"", metric}],
             "relation": Relation.LOOKUP if metric else base.relation,
             "temporal_scope": scope,
             "requires_numeric": bool(metric) or base.requires_numeric,

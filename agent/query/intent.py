@@ -26,6 +26,7 @@ from agent.finance.periods import (
     sort_key,
 )
 from agent.ingest.cards import find_scope_entities
+from agent.query.scope import scope_terms
 from agent.schemas import QueryIntent, Relation, TemporalScope
 
 MAX_AVERAGE_YEARS = 10  # "N year average" beyond this is not a reporting-period request
@@ -355,6 +356,7 @@ def extract_intent(question: str, known_companies: EntityRegistry | Sequence[str
         temporal_scope=_temporal_scope(q, periods, metrics, relation),
         requires_numeric=_requires_numeric(q, relation, metrics),
         keywords=keywords_of(q, exclude),
+        scope=scope_terms(q, company, as_registry(known_companies) if known_companies else None),
         company=company,
         ticker=find_ticker(q),
         form=find_form(q),
