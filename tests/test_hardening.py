@@ -393,7 +393,7 @@ def test_full_disk_reads_still_answer_and_writes_say_why(settings: Settings, tmp
     def disk_full(path: Path, data: bytes) -> None:
         raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
-    monkeypatch.setattr("agent.index.store._atomic_write", disk_full)  # ... and the disk is full
+    monkeypatch.setattr("agent.index.derived._atomic_write", disk_full)  # ... and the disk is full
     code, out, err = finrag(settings, capsys, "search", "capital expenditures", "--mode", "hybrid", "-k", "3")
     assert code == 0 and "NORTHWIND_2024_10K" in out and "Traceback" not in err
     code, out, err = finrag(settings, capsys, "ingest", "--no-progress", str(filing(tmp_path / "C_2024_10K.md", "C", 5)))

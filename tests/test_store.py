@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import agent.index.store as store_module
+import agent.index.derived as derived_module
 from agent.config import Settings
 from agent.errors import NotFoundError, StoreError
 from agent.index.search import HybridSearcher
@@ -305,14 +305,14 @@ def test_crash_after_commit_leaves_a_repairable_index(settings: Settings, monkey
     acme, beta = make_doc("ACME_2018_10K", ACME), make_doc("BETA_2019_10K", BETA, seed=2)
     with Store.open(settings) as store:
         store.add_document(**acme)
-        real_write = store_module._atomic_write
+        real_write = derived_module._atomic_write
 
         def failing_write(path: Path, data: bytes) -> None:
             if path.name == FAISS_FILE:
                 raise OSError("disk full")
             real_write(path, data)
 
-        monkeypatch.setattr(store_module, "_atomic_write", failing_write)
+        monkeypatch.setattr(derived_module, "_atomic_write", failing_write)
         with pytest.raises(StoreError, match="rebuilt automatically"):
             store.add_document(**beta)
         monkeypatch.undo()
