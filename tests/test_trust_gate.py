@@ -771,3 +771,29 @@ def test_a_part_holds_for_every_company_a_question_is_split_into(question: str, 
         assert answer.status == "not_found" and part in answer.answer, answer.answer  # ... the plan keeps it
         stated = answer.answer.split("Closest evidence")[0]
         assert not any(figure in stated for figure in ("1,204", "811", "2,950", "1,977"))
+
+
+def test_an_answer_says_which_part_a_figure_is_of_and_a_refused_figure_where_it_sits() -> None:
+    known = ["Contoso Foods Corporation"]
+    statement = _ev_in(SEGMENTS, "CONTOSO_2024_10K", known[0], ["Item 8", "Consolidated Statements of Operations"])
+    segment = _ev_in(
+        "Aerospace | columns: 2024, 2023 | (in millions)\nOperating profit | 2024: 312 | 2023: 287 | (in millions)",
+        "CONTOSO_2024_10K", known[0], ["Item 7", "Business Segment Results", "Aerospace"],
+    )
+    both = [statement, segment]
+    part = _ask("What was Contoso's operating profit of the aerospace business in 2024?", both, known, known)
+    assert part.value is not None and part.value.value == 312, part.answer
+    assert part.answer.startswith("Contoso Foods Corporation's operating income (aerospace) in FY2024 was $312")
+    # The company-level question takes the statement's row, not the segment's.
+    whole = _ask("What was Contoso's operating profit in 2024?", both, known, known)
+    assert whole.value is not None and whole.value.value == 1204, whole.answer
+    refused = _ask("What was Contoso's operating profit of the marine business in 2024?", [segment], known, known)
+    assert refused.status == "not_found" and "(marine)" in refused.answer
+    assert "under Business Segment Results > Aerospace" in refused.closest, refused.closest
+
+
+def test_a_figure_asked_of_no_company_says_whose_it_is_and_keeps_its_unit_through_arithmetic() -> None:
+    evidence = [_ev_in(SEGMENTS, "CONTOSO_2024_10K", "Contoso Foods Corporation", ["Item 8"])]
+    answer = _ask("What were net sales in 2024?", evidence, [])
+    assert answer.answer.startswith("Contoso Foods Corporation's revenue in FY2024 was $9,120 million"), answer.answer
+    assert answer.value is not None and answer.value.unit == "USD"  # the row prints no sign; the metric is money

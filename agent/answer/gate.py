@@ -75,6 +75,7 @@ FILING_LOOKBACK_YEARS = 2  # a 10-K discusses its own year and the two before it
 _NAME_RE = re.compile(r"(?<![\w&.-])([A-Z][\w&.-]*(?:\s+(?:&\s+)?[A-Z][\w&.-]*)*)(?:['’]s?)?")
 MIN_NAME_KEY = 3  # a 'name' of one or two letters ('Q', 'US') is no company
 
+CLOSEST_HEADINGS = 2  # headings shown with a refused figure: its section and the part it sits under
 _LABEL_WINDOW_WORDS = 8  # words before a figure in a sentence that say what it is
 
 
@@ -608,7 +609,12 @@ def _closest(answer: SubAnswer, reader: EvidenceReader) -> str:
     when = f" for {answer.value.period}" if answer.value.period else ""
     what = answer.metric or "the figure"
     shown = answer.display or answer.value.text.strip()
-    return f"{who}{what}{when}: {shown} {answer.citation.label()}"
+    # What the figure itself is of: its row and the headings it sits under ('Operating profit' under 'Aerospace').
+    ev = next((e for e in reader.evidence if e.chunk_id == answer.citation.chunk_id), None)
+    row = answer.named.split(" | ")[0].strip() if answer.named else ""
+    under = " > ".join(ev.section_path[-CLOSEST_HEADINGS:]) if ev is not None and ev.section_path else ""
+    said = ", ".join(part for part in (f"row '{row}'" if row else "", f"under {under}" if under else "") if part)
+    return f"{who}{what}{when}: {shown}{f' ({said})' if said else ''} {answer.citation.label()}"
 
 
 def gate(
@@ -703,5 +709,5 @@ def _subject_of(answer: SubAnswer, period: str) -> str:
     when = f" for {period}" if period else ""
     if answer.value is None and not answer.metric:  # a question answered in words
         return f"an answer{f' about {answer.company}' if answer.company else ''}{when}"
-    what = answer.metric or "the figure asked"
+    what = (answer.metric or "the figure asked") + (f" ({', '.join(answer.scope)})" if answer.scope else "")
     return _capital(f"{who}{what}{when}") if who else f"{what}{when}"

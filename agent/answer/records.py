@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, Field, computed_field
@@ -82,6 +83,8 @@ class SubAnswer(BaseModel):
     )
     checks: list[Check] = Field(default_factory=list, description="the trust gate's checks of the figure")
     closest: str = Field(default="", description="a refused figure, with its own company and period")
+    scope: list[str] = Field(default_factory=list, description="the parts the question narrows the figure to "
+                             "('aerospace'), named wherever the answer says what the figure is")
 
     def cited_value(self) -> CitedValue | None:
         """The figure as a computation input (None when there is no figure)."""
@@ -190,10 +193,12 @@ def display_value(n: NumericValue, kind: str, target_scale: float | None = None)
     return exact
 
 
-def _subject(company: str, metric: str, period: str) -> str:
+def _subject(company: str, metric: str, period: str, parts: Sequence[str] = ()) -> str:
+    """What a figure is: '<company>'s <metric> (<parts>) in <period>'."""
     who = f"{possessive(company)} " if company else ""
+    of = f" ({', '.join(parts)})" if parts else ""
     when = f" in {period}" if period else ""
-    return f"{who}{metric_label(metric)}{when}"
+    return f"{who}{metric_label(metric)}{of}{when}"
 
 
 def _capital(text: str) -> str:
@@ -216,7 +221,7 @@ def _computed_answer(
     shown = display_value(comp.result, kind, target_scale)
     period = comp.result.period or base.period
     sentence = (
-        f"{_capital(_subject(base.company, base.metric, period))} was {shown} "
+        f"{_capital(_subject(base.company, base.metric, period, base.scope))} was {shown} "
         f"(computed: {comp.formula}{units}) {labels}."
     )
     confidence = max(COMPUTED_CONFIDENCE_FLOOR, sureness)

@@ -315,6 +315,15 @@ def _segment_row(seg: Segment, metric: str, terms: Sequence[str]) -> bool:
     return any(label == t or label.startswith(f"{t} ") or t.startswith(f"{label} ") for t in terms)
 
 
+def _provenance(reader: EvidenceReader, cand: _Candidate) -> str:
+    """What the candidate figure is said to be of, lower-cased: its own clause (a sentence's other clauses are
+    other figures'), a row's label with its table's title and header, and the section headings its chunk sits
+    under (the trust gate reads the same words)."""
+    ev = reader.evidence[cand.seg.ev]
+    table = _naming(reader, cand) if cand.seg.kind == "row" else ""
+    return " ".join([_clause(cand), table, *ev.section_path]).lower()
+
+
 def _naming(reader: EvidenceReader, cand: _Candidate) -> str:
     """The words that say what a candidate figure is: its row label with its table's title, or its sentence."""
     return naming_context(reader.evidence[cand.seg.ev].text, cand.value.start, cand.seg.label if cand.seg.kind == "row" else "")
@@ -332,6 +341,7 @@ class _Found(BaseModel):
     exact: bool
     kind: Literal["row", "sentence"]
     reasons: list[str] = Field(default_factory=list)
+    company: str = Field(default="", description="whose filing the figure is from")
 
 
 def _find(
@@ -346,7 +356,7 @@ def _find(
     # A segment, region or product named in the question scopes the figure: keep the rows that name it, and
     # of a sentence the figures whose own clause names it ('..., including approximately 132,000 people within
     # the United States' answers the U.S. count, not the worldwide one before it).
-    scoped = [c for c in cands if any(t in _clause(c).lower() for t in terms)] or [
+    scoped = [c for c in cands if any(t in _provenance(reader, c) for t in terms)] or [
         c for c in cands if any(t in c.seg.text.lower() for t in terms)
     ]
     if scoped:
@@ -396,6 +406,7 @@ def _find(
         exact=best.exact,
         kind=best.seg.kind,
         reasons=reasons,
+        company=ev.company,
     )
 
 
@@ -420,7 +431,7 @@ def _lexicon_answer(
     target_scale = question_scale(sub_query.question)
     kind = _expected_kind(metric)
     # The question's own restriction ('in the United States') scopes the figure like a segment name does.
-    scope = [company, *intent.entities, *(term for _, term in asked_qualifiers(sub_query.question))]
+    scope = [company, *intent.entities, *(term for _, term in asked_qualifiers(sub_query.question)), *base.scope]
     direct = _find(reader, metric, period, company, sub_query.question, scope)
     stand_in_note = ""
     if direct is None and metric in COMPONENT_FALLBACKS:
@@ -429,7 +440,7 @@ def _lexicon_answer(
         stand_in_note = f" The filing reports no separate {metric}; {stand_in} is used ({why})."
     if info.formula is None:
         if direct is None:
-            return _not_found(base, f"{_subject(company, metric, period or 'any period')}")
+            return _not_found(base, f"{_subject(company, metric, period or 'any period', base.scope)}")
         answer = _found_answer(base, direct, kind, target_scale)
         answer.explanation += stand_in_note
         return answer
@@ -438,7 +449,8 @@ def _lexicon_answer(
     if refused:
         # The question's own definition wins: a figure by finrag's formula (or the filing's) would answer another
         # question, so what cannot be computed is said instead of a number.
-        return _not_found(base, f"{_subject(company, metric, period or 'any period')} ({'; '.join(refused.values())})")
+        return _not_found(base, f"{_subject(company, metric, period or 'any period', base.scope)} "
+                                f"({'; '.join(refused.values())})")
     computed, why, sure = _derive(reader, metric, period, company, sub_query.question, scope, formulas)
     # A definition the question writes is computed by it; the filing's own figure may follow another one.
     prefer_computed = bool(formulas) or info.formula.kind in _RATIO_KINDS or not (
@@ -461,7 +473,7 @@ def _lexicon_answer(
         if why:
             answer.explanation += f" Not computed from components: {why}."
         return answer
-    return _not_found(base, f"{_subject(company, metric, period or 'any period')} ({why})")
+    return _not_found(base, f"{_subject(company, metric, period or 'any period', base.scope)} ({why})")
 
 
 def _found_answer(base: SubAnswer, found: _Found, kind: str, target_scale: float | None) -> SubAnswer:
@@ -472,10 +484,14 @@ def _found_answer(base: SubAnswer, found: _Found, kind: str, target_scale: float
         shown_value = shown_value.model_copy(update={"unit": "USD"})
     shown = display_value(shown_value, kind, target_scale)
     period = found.value.period or base.period
+    # A question that names no company still gets a figure that says whose it is.
     sentence = (
-        f"{_capital(_subject(base.company, base.metric, period))} was {shown} {found.citation.label()}."
+        f"{_capital(_subject(base.company or found.company, base.metric, period, base.scope))} was {shown} "
+        f"{found.citation.label()}."
     )
-    value = found.value.model_copy(update={"period": period})
+    # The unit the answer shows (USD for a money row that prints no sign) travels with the figure into any
+    # arithmetic over it, so a change of two such rows is "$710 million", not a bare 710.00.
+    value = found.value.model_copy(update={"period": period, "unit": shown_value.unit})
     return base.model_copy(
         update={
             "status": "found",
