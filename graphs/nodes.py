@@ -598,7 +598,8 @@ def filing_evidence(hits: Sequence[SearchHit], metas: dict[str, DocumentMeta], r
     """Retrieved chunks as evidence, newest filing first (stable within a filing)."""
     ordered = sorted(hits, key=lambda h: recency.get(h.doc_name, len(recency)))
     return [
-        Evidence.from_hit(h, company=metas[h.doc_name].company, filing_period=metas[h.doc_name].fiscal_period)
+        Evidence.from_hit(h, company=metas[h.doc_name].company, filing_period=metas[h.doc_name].fiscal_period,
+                          fy_end_month=metas[h.doc_name].fy_end_month)
         if h.doc_name in metas else Evidence.from_hit(h)
         for h in ordered
     ]

@@ -81,7 +81,7 @@ def test_ten_k_cover() -> None:
     assert guess == MetadataGuess(
         company="American Express Company", company_source="cover", file_number="001-07657", ticker="AXP",
         form="10-K", fiscal_year=2022,
-        fiscal_period="FY2022", period_end="2022-12-31", filing_date="",
+        fiscal_period="FY2022", period_end="2022-12-31", fy_end_month=12, filing_date="",
     )
 
 

@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from agent.answer.reading import (
     CELL_HEADER_ITER_RE,
+    DECEMBER,
     FOOTNOTE_RE,
     Evidence,
     EvidenceReader,
@@ -184,7 +185,8 @@ def _table_cells(reader: EvidenceReader, allowed: set[int]) -> list[_Cell]:
             label = first
             numbers = [n for n in numbers if n.start >= seg.start + seg.raw.index("|")]
         text = reader.evidence[seg.ev].text
-        label_periods = _label_periods(label)
+        fy_end = reader.evidence[seg.ev].fy_end_month or DECEMBER
+        label_periods = _label_periods(label, fy_end)
         undated = _undated_columns(reader.evidence[seg.ev], seg, label_periods)
         names = _column_names(text, seg.start)
         names = names if len(names) == len(numbers) else []
@@ -200,9 +202,9 @@ def _table_cells(reader: EvidenceReader, allowed: set[int]) -> list[_Cell]:
             if piped and re.search(r"[a-z]", cell.rsplit(":", 1)[-1], re.IGNORECASE):
                 continue  # a number inside a name ('s&p 500' in a header line), not a value of the row
             header = cell.split(":", 1)[0].strip() if ":" in cell else (names[i] if names else "")
-            periods = set(label_periods) | _label_periods(header)
-            if n.period:
-                periods.add(n.period)
+            # The reader dated the value from its table's columns (the fiscal calendar they imply included);
+            # the header is read again only when it could not.
+            periods = set(label_periods) | ({n.period} if n.period else _label_periods(header, fy_end))
             out.append(_Cell(seg=seg, label=label, header=header, value=n, periods=periods))
     return out
 
@@ -227,16 +229,16 @@ def _column_names(text: str, start: int) -> list[str]:
     return []
 
 
-def _label_periods(text: str) -> set[str]:
+def _label_periods(text: str, fy_end_month: int = DECEMBER) -> set[str]:
     """Periods a row label or column header names, numeric dates included ('12/09' is FY2009: a date in a
     year closes that year's fiscal period, as the filing's own year columns do). A span ('2010 - 2011',
     '2013 and thereafter') names no one period."""
     if is_span_label(text):
         return set()
-    found = {p.norm for p in find_periods(text)}
+    found = {p.norm for p in find_periods(text, fy_end_month)}
     if found:
         return found
-    alone = normalise_period(text)  # a lone '12/09' header
+    alone = normalise_period(text, fy_end_month)  # a lone '12/09' header
     return {alone} if alone else set()
 
 

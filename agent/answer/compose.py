@@ -39,6 +39,7 @@ from agent.answer.gate import (
 )
 from agent.answer.judgement import verdict
 from agent.answer.reading import (
+    DECEMBER,
     Evidence,
     EvidenceReader,
     Segment,
@@ -57,7 +58,7 @@ from agent.answer.records import (
 )
 from agent.answer.values import _lexicon_answer
 from agent.answer.verify import verify_answer
-from agent.answer.words import _asks_figure, _content_words, filing_owner
+from agent.answer.words import _about, _asks_figure, _content_words, filing_owner
 from agent.entities.names import name_key
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation, period_tie, reported_cell
@@ -110,11 +111,32 @@ def answer_sub_query(
     is the question the sub-query was split from (a name it uses must hold for every part).
     """
     reader = reader or EvidenceReader(evidence)
+    sub_query = in_filer_calendar(sub_query, reader)
     answer = _answer_sub_query(sub_query, evidence, reader)
     typed = _TYPED_OP_RE.search(sub_query.question)
     if typed is not None and answer.value is not None and answer.status in {"found", "text"}:
         answer = _with_typed_number(answer, typed, sub_query.question)
     return gate(answer, sub_query, reader, indexed_companies, turn_question)
+
+
+def in_filer_calendar(sub_query: SubQuery, reader: EvidenceReader) -> SubQuery:
+    """``sub_query`` with the period it writes as a date ('the three months ended July 29, 2023') named in the
+    fiscal calendar of the filer whose evidence answers it: that quarter is the second of a year ending in
+    January, not the third. Periods named by label ('Q3 2023') are the question's own and stay as asked."""
+    calendars = {ev.fy_end_month for ev in reader.evidence if ev.fy_end_month and ev.source == "filing"
+                 and (not sub_query.company or _about(ev, sub_query.company))}
+    if len(calendars) != 1 or calendars == {DECEMBER}:
+        return sub_query
+    fy_end = calendars.pop()
+    dated = [p for p in find_periods(sub_query.question) if p.date]
+    if len(dated) != 1 or dated[0].norm != sub_query.period:
+        return sub_query
+    own = next((p.norm for p in find_periods(sub_query.question, fy_end) if p.start == dated[0].start), "")
+    if not own or own == sub_query.period:
+        return sub_query
+    intent = sub_query.intent.model_copy(deep=True)
+    intent.temporal_scope.periods = [own if p == sub_query.period else p for p in intent.temporal_scope.periods]
+    return sub_query.model_copy(update={"period": own, "intent": intent})
 
 
 def _with_typed_number(answer: SubAnswer, typed: re.Match[str], question: str) -> SubAnswer:
@@ -171,6 +193,7 @@ def _answer_sub_query(
         metric=metric,
         company=company,
         period=period,
+        scope=[t.text for t in intent.scope if not metric or t.metric in {"", metric}],
     )
     if not reader.evidence:
         return _not_found(base, "no evidence was retrieved")

@@ -21,7 +21,13 @@ from pydantic import BaseModel, Field
 from agent.answer.verify import split_sentences
 from agent.finance.lexicon import MetricMention, find_metrics
 from agent.finance.numbers import find_numbers, header_scale, name_numbers
-from agent.finance.periods import PeriodMention, find_periods, normalise_period, parse_date
+from agent.finance.periods import (
+    PeriodMention,
+    find_periods,
+    infer_fy_end_month,
+    normalise_period,
+    parse_date,
+)
 from agent.ingest.hostile import is_hostile_row, is_instruction_like
 from agent.schemas import ChunkCard, Citation, NumericValue, SearchHit
 
@@ -102,6 +108,7 @@ class Evidence(BaseModel):
     source: Literal["filing", "memory", "market"] = "filing"
     company: str = Field(default="", description="company of the document, when known")
     filing_period: str = Field(default="", description="the document's own fiscal period (FY2022, FY2023Q2)")
+    fy_end_month: int = Field(default=0, description="month the filer's fiscal year ends; 0 when unknown")
     section_path: list[str] = Field(default_factory=list)
 
     def page_at(self, offset: int) -> int:
@@ -114,7 +121,8 @@ class Evidence(BaseModel):
 
     @classmethod
     def from_hit(
-        cls, hit: SearchHit, card: ChunkCard | None = None, company: str = "", filing_period: str = ""
+        cls, hit: SearchHit, card: ChunkCard | None = None, company: str = "", filing_period: str = "",
+        fy_end_month: int = 0,
     ) -> Evidence:
         """Evidence from a retrieved filing chunk."""
         return cls(
@@ -126,6 +134,7 @@ class Evidence(BaseModel):
             score=hit.score,
             company=company,
             filing_period=filing_period,
+            fy_end_month=fy_end_month,
             section_path=list(hit.chunk.section_path),
         )
 
@@ -174,16 +183,19 @@ def is_statement(ev: Evidence) -> bool:
     return bool(_STATEMENT_ANY_RE.search(path) or statement_kind(ev))
 
 
-def _column_periods(labels: Sequence[str]) -> list[str]:
-    """Normalised periods of a table's column labels ('' where a label is no period).
+def _column_periods(labels: Sequence[str], fy_end_month: int = 0) -> list[str]:
+    """Normalised periods of a table's column labels ('' where a label is no period), in a fiscal year ending in
+    ``fy_end_month`` (the filer's, when known).
 
-    Point-in-time columns of one month in different years ('May 31, 2020', 'May 26, 2019') are fiscal year
-    ends, so that month ends the fiscal year: both are whole fiscal years (FY2020, FY2019), not quarters.
+    A half or nine-month column says when the fiscal year starts ('Six Months Ended July 29, 2023': early
+    February), so its 'Three Months Ended July 29, 2023' is the second quarter, not the third. Point-in-time
+    columns of one month in different years ('May 31, 2020', 'May 26, 2019') are fiscal year ends, so that month
+    ends the fiscal year: both are whole fiscal years (FY2020, FY2019), not quarters.
     """
     dated = [(label, parse_date(label)) for label in labels]
     points = [d for label, d in dated if d is not None and not _DURATION_HEADER_RE.search(label)]
-    fy_end = DECEMBER
-    if len(points) >= 2 and len({d.year for d in points}) == len(points):
+    fy_end = infer_fy_end_month(" | ".join(labels), fy_end_month or DECEMBER)
+    if not fy_end_month and fy_end == DECEMBER and len(points) >= 2 and len({d.year for d in points}) == len(points):
         months = {_closing_month(d) for d in points}
         if len(months) == 1:
             fy_end = months.pop()
@@ -332,7 +344,7 @@ def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> 
     own = _chunk_columns(text) if is_table else []
     headers = [m.group("hdr").strip() for m in CELL_HEADER_ITER_RE.finditer(text)] if is_table else []
     labels = list(dict.fromkeys([*own, *headers]))
-    periods_of = dict(zip(labels, _column_periods(labels), strict=True))
+    periods_of = dict(zip(labels, _column_periods(labels, ev.fy_end_month), strict=True))
     columns = [periods_of[c] for c in own] if own else list(inherited.columns)
     out: list[Segment] = []
     heading: list[MetricMention] = []  # the metric a table's latest sub-heading line names
@@ -598,7 +610,7 @@ class EvidenceReader:
             inherited = layouts.get(key)
             if own:
                 layouts[key] = _Layout(
-                    columns=_column_periods(own),
+                    columns=_column_periods(own, ev.fy_end_month),
                     scale=header_scale(ev.text),
                     money="$" in ev.text or "dollar" in ev.text.lower(),
                 )

@@ -203,6 +203,16 @@ _FY_END_HINT = re.compile(
 )
 
 
+# 'six months ended July 29, 2023', '26 weeks ended', 'nine months ending': a year-to-date column and its end.
+_YEAR_TO_DATE_RE = re.compile(
+    r"\b(?P<dur>six|nine|twenty[\s-]six|thirty[\s-]nine|6|9|2[4-8]|3[6-9]|4[01])\s+(?P<unit>months?|weeks?)\s+"
+    r"(?:ended|ending)\b",
+    re.I,
+)
+_YEAR_TO_DATE_CUE = "ended"  # cheap test before the pattern: most texts name no duration at all
+YEAR_TO_DATE_DATE_CHARS = 40  # the column's end date follows its duration words ('six months ended July 29, 2023')
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Date and fiscal arithmetic
 # ---------------------------------------------------------------------------------------------------------
@@ -417,11 +427,28 @@ def _candidates(text: str, fy_end_month: int) -> list[_Cand]:
     return out
 
 
+def _year_to_date_end_month(text: str) -> int | None:
+    """The fiscal year-end month a year-to-date column implies: 'six months ended July 29, 2023' began the year
+    in early February, so the year before ended in January. None when the text has no half or nine-month
+    column, or its columns disagree."""
+    months: set[int] = set()
+    for m in _YEAR_TO_DATE_RE.finditer(text):
+        span = _DURATION_WORDS.get(re.sub(r"[\s-]+", " ", m.group("dur").lower()), 0)
+        if m.group("unit").lower().startswith("week"):
+            span = _weeks_months(m.group("dur"))
+        ended = parse_date(text[m.end() : m.end() + YEAR_TO_DATE_DATE_CHARS])
+        if span in (6, 9) and ended is not None:
+            months.add((_snap(ended)[1] - span - 1) % 12 + 1)
+    return months.pop() if len(months) == 1 else None
+
+
 def infer_fy_end_month(text: str, default: int = 12) -> int:
-    """The fiscal year-end month a text states ("fiscal year ended May 31" -> 5), else ``default``."""
+    """The fiscal year-end month a text states ("fiscal year ended May 31" -> 5) or its year-to-date columns
+    imply ("six months ended July 29" -> 1), else ``default``."""
     m = _FY_END_HINT.search(text)
     if m is None:
-        return default
+        implied = _year_to_date_end_month(text) if _YEAR_TO_DATE_CUE in text.lower() else None
+        return implied or default
     month, day = _month_of(m.group("mon")), int(m.group("day"))
     if day <= SNAP_DAY:
         month = 12 if month == 1 else month - 1

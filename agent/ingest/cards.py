@@ -512,7 +512,10 @@ def _statement_of(section_path: list[str], text: str) -> str:
 
 
 def fy_end_month_of(meta: DocumentMeta | None, default: int = 12) -> int:
-    """The fiscal year-end month of a filing when its metadata says so (an annual period ending then)."""
+    """The fiscal year-end month of a filing when its metadata says so (the cover or its year-to-date columns,
+    or an annual period ending then)."""
+    if meta is not None and meta.fy_end_month:
+        return meta.fy_end_month
     if meta is None or not meta.period_end:
         return default
     m = re.match(r"^\d{4}-(\d{2})-(\d{2})$", meta.period_end)

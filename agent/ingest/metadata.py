@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from agent.entities import proper_case
 from agent.entities.names import LEGAL_FORMS
+from agent.finance.periods import fiscal_quarter_of, infer_fy_end_month
 from agent.schemas import PAGE_SEPARATOR, Page
 
 # The cover and the trading-symbol table sit on the first pages; phrases naming the ticker may come later.
@@ -111,6 +112,7 @@ class MetadataGuess(BaseModel):
     fiscal_year: int | None = None
     fiscal_period: str = Field(default="", description="FY2018 or FY2023Q2")
     period_end: str = Field(default="", description="ISO date")
+    fy_end_month: int = Field(default=0, description="1-12; 0 when neither the cover nor the columns say")
     filing_date: str = Field(default="", description="ISO date")
 
 
@@ -335,6 +337,9 @@ def _filed_after(found: str, period_end: str) -> bool:
     return 0 <= lag <= MAX_FILING_LAG_DAYS
 
 
+FISCAL_CALENDAR_PAGES = 40  # pages searched for year-to-date columns: a 10-Q's statements come early
+
+
 def detect_metadata(path: Path, pages: list[Page]) -> MetadataGuess:
     """Company, ticker, form, fiscal year/period, period end and filing date from file name and cover."""
     hints = parse_file_name(path)
@@ -366,7 +371,13 @@ def detect_metadata(path: Path, pages: list[Page]) -> MetadataGuess:
     event = _date_after(_EVENT_DATE_RE, cover_text)
     event = event if _filed_after(event, guess.period_end) else ""
     guess.filing_date = hints.dated or event or _signed_or_released(pages, guess.form, guess.period_end)
+    # The fiscal year's end: the cover's 'fiscal year ended ...', else what a half or nine-month column implies
+    # ('Six Months Ended July 29, 2023': a year that ends in January), so a 10-Q's quarter is the filer's own.
+    guess.fy_end_month = infer_fy_end_month(cover_text, 0) or infer_fy_end_month(
+        "\n".join(p.text for p in pages[:FISCAL_CALENDAR_PAGES]), 0)
     year_from_text, quarter_from_text = _quarter_of(guess.period_end) if guess.period_end else (None, None)
+    if guess.period_end and guess.fy_end_month:
+        year_from_text, quarter_from_text = fiscal_quarter_of(date.fromisoformat(guess.period_end), guess.fy_end_month)
     guess.fiscal_year = hints.year or year_from_text
     if guess.fiscal_year is None and guess.filing_date:
         guess.fiscal_year = int(guess.filing_date[:4])

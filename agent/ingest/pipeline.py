@@ -36,7 +36,7 @@ from agent.schemas import Chunk, DocumentMeta, IngestReport
 
 # Bump when parsing, sectioning, tables, chunking, cards or embedding text change what is stored: a document
 # ingested by another version is ingested again on the next run instead of being reported unchanged.
-PIPELINE_VERSION = "11"
+PIPELINE_VERSION = "12"
 # Embedding batches between two progress reports: often enough to see movement on a 500-page filing.
 EMBED_BATCHES_PER_REPORT = 2
 # What an ingest reports as it goes: (stage, done, total), stage "read" (pages) or "embed" (chunk texts),
@@ -105,6 +105,7 @@ def build_meta(
         fiscal_year=guess.fiscal_year,
         fiscal_period=guess.fiscal_period,
         period_end=guess.period_end,
+        fy_end_month=guess.fy_end_month,
         filing_date=guess.filing_date,
         n_pages=len(pages),
         ingested_at=datetime.now(UTC).isoformat(),

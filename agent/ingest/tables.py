@@ -473,7 +473,14 @@ def _is_column_line(row: _Row) -> bool:
     """A line of the column header: period row, duration, date fragment, scale or other header matter."""
     if row.is_header:
         return True
-    if row.cells or len(row.label.split()) > TITLE_MAX_WORDS:
+    if row.cells:
+        return False
+    parts = [p.strip() for p in row.label.split("|") if p.strip()]
+    if len(parts) >= 2:
+        # A pipe header of long period labels ('(in millions) | Three Months Ended July 29, 2023 | ...'): each
+        # cell is a period or header matter, however many words the row has in all.
+        return all(len(p.split()) <= TITLE_MAX_WORDS and (_is_meta_line(p) or _PERIOD_RE.search(p)) for p in parts)
+    if len(row.label.split()) > TITLE_MAX_WORDS:
         return False
     return _is_meta_line(row.label) or bool(_PERIOD_RE.search(row.label))
 

@@ -187,11 +187,14 @@ def scope_terms(question: str, company: str = "", registry: EntityRegistry | Non
     asked = question[: question.rfind("?")] if "?" in question else question
     company_words = set(name_tokens(company)) if company else set()
     terms: list[ScopeTerm] = []
+    # Words inside a period ('for the three months ended July 29, 2023') name when, never a part.
+    spans = [(p.start, p.end) for p in find_periods(asked)]
     for mention in find_metrics(asked):
         before = " ".join(_before(asked, mention.start, company))
         if before:
             terms.append(ScopeTerm(text=before, metric=mention.canonical))
-        tokens = _TOKEN_RE.findall(asked[mention.end :])
+        tokens = [m.group() for m in _TOKEN_RE.finditer(asked, mention.end)
+                  if not any(s <= m.start() < e for s, e in spans)]
         i = 0
         while i < len(tokens) and tokens[i].lower() in _OPENS:
             j, words = i + 1, []

@@ -1,0 +1,91 @@
+"""Fiscal calendars that do not end in December: a 10-Q of a retailer whose year ends in late January, typeset
+here. Its 'Three Months Ended July 29, 2023' column is the second quarter of fiscal 2024 (the half-year column
+beside it says the year began in early February), never the third quarter of 2023."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent.config import Settings
+from agent.finance.periods import find_periods, infer_fy_end_month
+from agent.ingest.pipeline import open_ingestor
+from agent.ingest.tables import find_tables
+from graphs.nodes import GraphDeps
+from graphs.service import Assistant
+
+HEADER = ("(in millions) | Three Months Ended July 29, 2023 | Three Months Ended July 30, 2022 | "
+          "Six Months Ended July 29, 2023 | Six Months Ended July 30, 2022")
+TEN_Q = f"""# Fabrikam Stores, Inc.
+
+Quarterly Report on Form 10-Q for the quarterly period ended July 29, 2023
+
+## Item 1. Financial Statements
+
+Condensed Consolidated Statements of Operations
+
+| {HEADER} |
+|---|---|---|---|---|
+| Net sales | 24,310 | 23,540 | 47,020 | 45,910 |
+| Operating income | 1,210 | 1,180 | 2,350 | 2,290 |
+| Net earnings | 835 | 810 | 1,610 | 1,580 |
+"""
+
+
+def test_a_half_or_nine_month_column_says_when_the_fiscal_year_ends() -> None:
+    assert infer_fy_end_month("Six Months Ended July 29, 2023") == 1
+    assert infer_fy_end_month("26 Weeks Ended August 3, 2024") == 1  # a 52/53-week year ending in early February
+    assert infer_fy_end_month("Nine Months Ended October 28, 2023") == 1
+    assert infer_fy_end_month("Six months ended December 31, 2023") == 6
+    assert infer_fy_end_month("Six months ended June 30, 2023") == 12
+    assert infer_fy_end_month("Three months ended July 29, 2023") == 12  # a quarter alone says nothing
+    assert infer_fy_end_month("fiscal year ended May 31, 2024 and six months ended July 29, 2023") == 5
+    assert [p.norm for p in find_periods(HEADER)] == ["FY2024Q2", "FY2023Q2", "FY2024H1", "FY2023H1"]
+
+
+def test_a_pipe_header_of_long_period_labels_names_the_columns() -> None:
+    (table,) = find_tables(f"Statements of Operations\n\n{HEADER}\nNet sales | 24,310 | 23,540 | 47,020 | 45,910\n"
+                           "Operating income | 1,210 | 1,180 | 2,350 | 2,290")
+    assert table.columns == ["Three Months Ended July 29, 2023", "Three Months Ended July 30, 2022",
+                             "Six Months Ended July 29, 2023", "Six Months Ended July 30, 2022"]
+    assert table.scale_label == "(in millions)"
+
+
+@pytest.fixture(scope="module")
+def assistant(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Assistant]:
+    work = tmp_path_factory.mktemp("calendar")
+    filing = work / "filings" / "FABRIKAM_10Q.md"
+    filing.parent.mkdir()
+    filing.write_text(TEN_Q, encoding="utf-8")
+    settings = Settings.from_env(home=work / "home")
+    with open_ingestor(settings) as ingestor:
+        assert ingestor.ingest_file(filing).status == "ingested"
+    with Assistant(settings, deps=GraphDeps(chat_model=None)) as a:
+        yield a
+
+
+def test_the_filing_knows_its_fiscal_quarter(assistant: Assistant) -> None:
+    from agent.index.store import Store
+
+    with Store.open(assistant.settings) as store:
+        (meta,) = store.list_documents()
+    assert (meta.fy_end_month, meta.fiscal_period) == (1, "FY2024Q2")
+
+
+@pytest.mark.parametrize("question, figure", [
+    ("What were Fabrikam's net sales in the second quarter of fiscal 2024?", "$24,310 million"),
+    ("What were Fabrikam's net sales in the first half of fiscal 2024?", "$47,020 million"),
+    ("What were Fabrikam's net earnings for the three months ended July 29, 2023?", "$835 million"),
+])
+def test_quarter_and_half_columns_are_read_in_the_filers_calendar(assistant: Assistant, question: str,
+                                                                  figure: str) -> None:
+    result = assistant.ask(question)
+    assert figure in result.answer and "[FABRIKAM_10Q, p. 1]" in result.answer, result.answer
+
+
+def test_the_calendar_quarter_of_the_same_dates_is_not_answered_with_it(assistant: Assistant) -> None:
+    result = assistant.ask("What were Fabrikam's net sales in the third quarter of 2023?")
+    assert result.answer.startswith("Not found in the filings"), result.answer
+    assert "24,310" not in result.answer.split("Closest evidence")[0]
