@@ -18,6 +18,7 @@ EVAL_MODULES = (
     "cli.eval_scale",
     "cli.eval_retrieval",
     "cli.eval_answers",
+    "cli.eval_rescore",
     "cli.eval_suite",
 )
 

@@ -5,7 +5,6 @@ beside it says the year began in early February), never the third quarter of 202
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 

@@ -175,11 +175,34 @@ def test_not_refusals() -> None:
     assert is_refusal("I cannot determine the ratio from these pages. " + long_answer)
 
 
-def test_hedged_answer_that_states_the_gold_matches() -> None:
+def test_a_refusal_is_never_right_even_when_it_shows_the_gold() -> None:
     pred = ("I cannot determine how much is attributable to shareholders. The income statement shows net "
             "income of $11,588 million for FY2019.")
     result = numeric_match(pred, "11588", "net income attributable to shareholders (in USD millions)?")
-    assert result.matched and result.reason.startswith("hedged")
+    assert not result.matched and result.kind == "refusal"
+    closest = ("Not found in the filings: revenue for FY2023 (the filing gives revenue, not for Europe). "
+               "Closest evidence (not the figure asked): revenue for FY2023: $16,148 million [X_2023_10K, p. 3].")
+    assert not numeric_match(closest, "$16,148 million").matched
+    # On a trap set the gold itself refuses: there a refusal is the right answer.
+    assert numeric_match("Not found in the filings: Contoso's revenue.", "Not available in the filings").matched
+
+
+def test_a_word_that_starts_like_a_month_is_no_month() -> None:
+    assert numeric_match("Net earnings decreased 9.2% in 2023.", "-9.2%").matched
+    assert numeric_match("Net earnings declined 9.2% in 2023.", "-9.2%").matched
+    assert not numeric_match("The dividend was paid on December 31, 2023.", "31").matched  # a day of a date
+
+
+def test_an_answer_rounded_to_the_precision_it_states_matches() -> None:
+    assert numeric_match("Revenue was $16.1 billion.", "$16,148 million").matched
+    assert not numeric_match("Revenue was $16.4 billion.", "$16,148 million").matched
+    assert not numeric_match("Revenue was $16 billion.", "$16,148 million").matched  # two digits say too little
+
+
+def test_cents_are_hundredths_of_a_dollar() -> None:
+    assert numeric_match("Diluted EPS was 73.3 cps.", "$0.733").matched
+    assert numeric_match("The dividend was 73.3 cents per share.", "$0.733").matched
+    assert not numeric_match("The dividend was 73.3 cents per share.", "$73.3").matched
 
 
 def test_text_gold() -> None:
@@ -253,3 +276,23 @@ def test_citation_page_numbers_and_document_names_state_no_figure() -> None:
     assert not numeric_match(refusal, "1 percentage point").matched
     assert not numeric_match("Not found. Closest evidence: [ACME_2022_10K, p. 10]", "10").matched
     assert numeric_match("Capex was $1,577 million [3M_2018_10K, p. 60].", "$1577.00").matched
+
+
+def test_rescore_says_what_moved_between_right_wrong_and_refused(tmp_path) -> None:
+    from evals.rescore import rescore
+    from evals.runner import RESULTS_FILE, AnswerScores, QuestionCost, QuestionResult
+
+    def stored(question: str, gold: str, prediction: str, correct: bool, refusal: bool) -> str:
+        return QuestionResult(id=question[:8], dataset="tatqa", question_type="arithmetic", question=question, gold=gold, prediction=prediction,
+                              scores=AnswerScores(correct=correct, refusal=refusal), latency_s=0.1,
+                              cost=QuestionCost(id=question[:8], wall_s=0.1)).model_dump_json()
+
+    (tmp_path / RESULTS_FILE).write_text("\n".join([
+        # scored right when a refusal showing the gold counted: now refused
+        stored("What was revenue in 2023?", "$16,148 million", "Not found in the filings: revenue for FY2023. "
+               "Closest evidence (not the figure asked): revenue: $16,148 million [X, p. 3].", True, True),
+        stored("How did earnings change?", "-9.2%", "Net earnings decreased 9.2% in 2023 [X, p. 4].", False, False),
+    ]) + "\n")
+    result = rescore(tmp_path)
+    assert result.moved == {"right -> refused": 1, "wrong -> right": 1}
+    assert result.after == {"right": 1, "wrong": 0, "refused": 1, "unscored": 0}

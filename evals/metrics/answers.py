@@ -4,15 +4,17 @@ Built on :mod:`agent.finance.numbers` (never a second number parser). The rules,
 
 1. Yes/no golds ("Yes. The quick ratio is 1.57 ..."): a prediction stating the other yes/no never matches;
    one stating the same yes/no matches (the yes/no is the core fact, the figures support it).
-2. A refusal ("not found in the filings", "cannot be determined", "I don't know") does not match, unless it
-   still states the gold's number ("I cannot tell how much is attributable; net income was $11,588 million")
-   or the gold itself says the answer is not available.
+2. A refusal ("not found in the filings", "cannot be determined", "I don't know") never matches, even when
+   its closest evidence states the gold's number, unless the gold itself says the answer is not available
+   (trap sets).
 3. The gold's *key numbers* (those with a unit or scale, else its numbers) must each be found among the
    prediction's numbers, or, when the prediction concludes explicitly ("Therefore, ... is 7.8%"), among the
    numbers of its conclusion, so an intermediate result that happens to equal the gold does not count.
    Two numbers are equal when, with the prediction put in the gold's terms, they differ by at most
-   ``rel_tol * |gold|`` or the rounding slack of the gold's last written decimal (half a unit always; for
-   golds with decimals one unit while that is under 2% of the value: "12.35%" = "12.4%", "7.8%" ~ "0.079"):
+   ``rel_tol * |gold|``, the rounding slack of the gold's last written decimal (half a unit always; for
+   golds with decimals one unit while that is under 2% of the value: "12.35%" = "12.4%", "7.8%" ~ "0.079"),
+   or half a unit of the prediction's own last digit when it writes three or more significant digits
+   ("$16.1 billion" = "$16,148 million"); amounts in cents ("73.3 cents", "73.3 cps") are hundredths of a dollar:
    - scale: when both sides state a scale (a scale word, "in millions" right after the number, or the
      question's "in USD millions" for the gold) they are compared in absolute terms; when a side states
      none, a 1/1e3/1e6/1e9 relation is accepted ("$1,577.00" = "1577 million" = "1.577 billion").
@@ -129,14 +131,24 @@ _TRAILING_SCALE_RE = re.compile(
     r"^\s*\(?\s*in\s+(?:usd\s+|us\s*\$\s*|\$\s*|us\s+dollars?\s+)?(thousands|millions|billions)\b", re.IGNORECASE
 )
 _QUESTION_MONEY_RE = re.compile(r"\b(?:usd|dollars?|us\$)\b|\$", re.IGNORECASE)
+# A month written before a day number ('Dec 31', 'December 31'): whole month words only, so 'decreased 9.2%' and
+# 'declined 9.2%' keep their figure.
 _MONTH_RE = re.compile(
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s*$", re.IGNORECASE
+    r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|"
+    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s*$",
+    re.IGNORECASE,
 )
 _LIST_MARKER_RE = re.compile(r"^[.)](?:\s|$)")
 # A citation ('[PEPSICO_2023Q1_EARNINGS, p. 1]'): its page number and document name state no figure.
 _CITATION_RE = re.compile(r"\[[^\[\]\n]{1,200}?,\s*p\.\s*\d+\]")
 _YEAR_VALUE_RE = re.compile(r"^(?:19|20)\d{2}$")
 _SCALE_OF_WORD = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
+# '73.3 cents', '73.3 cps', '73.3¢': an amount in hundredths of the currency it is compared with.
+_CENTS_AFTER_RE = re.compile(r"^\s*(?:¢|cents?\b|cps\b|c\s+per\s+share\b)", re.IGNORECASE)
+CENT = 0.01
+# A prediction rounded to the precision it writes ('$16.1 billion' for $16,148 million) is right when it keeps at
+# least this many significant digits; fewer ('$16 billion') say too little to be checked.
+PRECISION_MIN_SIGNIFICANT = 3
 
 
 class MatchResult(BaseModel):
@@ -240,6 +252,8 @@ def _numbers(text: str, include_years: bool = False) -> list[NumericValue]:
         trailing = _TRAILING_SCALE_RE.match(text[nv.end : nv.end + 30])
         if trailing and nv.scale == 1.0 and nv.unit not in {"%", "bps", "x"}:
             nv = nv.model_copy(update={"scale": _SCALE_OF_WORD[trailing.group(1).lower()]})
+        if nv.unit in {"", "USD"} and nv.scale == 1.0 and _CENTS_AFTER_RE.match(text[nv.end : nv.end + 16]):
+            nv = nv.model_copy(update={"unit": "USD", "scale": CENT})  # '73.3 cents': 73.3 hundredths of a dollar
         out.append(nv)
     return out
 
@@ -322,7 +336,20 @@ def _multipliers(pred: NumericValue, gold: NumericValue, gold_scale: float, hint
         return [base]
     if pk == gk == "plain" and pred.scale == gold_scale == 1.0:
         return [1.0]  # bare numbers with no money or scale anywhere: a thousandfold relation is a coincidence
-    return [base * r for r in SCALE_RELATIONS] + [base / r for r in SCALE_RELATIONS[1:]]
+    # An unscaled side may also be written in the other's own scale ('3.45' beside a gold of '3.45 cents').
+    same = [1.0] if pred.scale == 1.0 else []
+    return [base * r for r in SCALE_RELATIONS] + [base / r for r in SCALE_RELATIONS[1:]] + same
+
+
+def _stated_precision(pred: NumericValue, multiplier: float) -> float:
+    """Half a unit of the prediction's last written digit, in the gold's terms ('16.1 billion': 0.05 billion),
+    when it writes at least PRECISION_MIN_SIGNIFICANT significant digits; else 0."""
+    digits = re.sub(r"[^0-9.]", "", pred.text)
+    whole, _, fraction = digits.partition(".")
+    significant = len((whole + fraction).lstrip("0"))
+    if significant < PRECISION_MIN_SIGNIFICANT:
+        return 0.0
+    return 0.5 * 10.0 ** (-len(fraction)) * abs(multiplier)
 
 
 def _tolerance(gold: NumericValue, rel_tol: float) -> float:
@@ -360,10 +387,11 @@ def _match_number(
     best_err = math.inf
     for pred, pred_text in preds:
         for m in _multipliers(pred, gold, gold_scale, hints):
+            allowed = max(tol, _stated_precision(pred, m)) if not _is_year(gold, hints) else tol
             for p in _sign_options(pred_text, pred):
                 for g in gold_signs:
                     err = abs(p * m - g)
-                    if err <= tol:
+                    if err <= allowed:
                         return _NumberMatch(matched=True, gold=g, pred=p * m, pred_text=pred.text)
                     if err < best_err:
                         sign_only = abs(abs(p * m) - abs(g)) <= tol
@@ -419,7 +447,7 @@ def numeric_match(
                 reason=f"prediction says {'yes' if pred_yes_no else 'no'}, gold {'yes' if gold_yes_no else 'no'}",
             )
     keys = key_numbers(gold_text)
-    if refusal and not (keys and _numbers(pred)):
+    if refusal:  # never right, even when its closest evidence shows the gold's figure
         return MatchResult(matched=False, reason="prediction is a refusal", kind="refusal", gold_text=gold_text)
     if gold_yes_no is not None and yes_no_of(pred) == gold_yes_no:
         # The yes/no is the core fact of a yes/no question; the gold's figures support it (judge rule 4.6).
@@ -436,8 +464,6 @@ def numeric_match(
         found = _match_number(key, gold_text, preds, hints, rel_tol)
         found_all.append(found)
         if not found.matched:
-            if refusal:
-                return MatchResult(matched=False, reason="prediction is a refusal", kind="refusal", gold_text=gold_text)
             why = "sign differs" if found.sign_only else f"not found among {where}"
             closest = f"; closest {found.pred_text!r} -> {found.pred:g}" if found.pred is not None else ""
             return MatchResult(
@@ -447,11 +473,10 @@ def numeric_match(
             )
     first = found_all[0]
     extra = f" and {len(keys) - 1} more gold number(s)" if len(keys) > 1 else ""
-    hedge = "hedged, but states the gold: " if refusal else ""
     return MatchResult(
         matched=True, kind="numeric", gold_value=first.gold, pred_value=first.pred, gold_text=keys[0].text,
         pred_text=first.pred_text,
-        reason=f"{hedge}gold {keys[0].text!r} = prediction {first.pred_text!r} ({first.pred:g}) in {where}{extra}",
+        reason=f"gold {keys[0].text!r} = prediction {first.pred_text!r} ({first.pred:g}) in {where}{extra}",
     )
 
 
