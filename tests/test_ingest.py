@@ -190,3 +190,27 @@ def test_a_new_pipeline_version_reingests_and_keeps_edited_metadata(
         assert len(store.list_documents()) == 1
         assert len(store.chunks([doc.doc_id])) == first.chunks
         assert ing.ingest_file(sample_path).status == "unchanged"
+
+
+def test_a_new_pipeline_version_keeps_the_name_of_a_file_that_moved(
+    settings: Settings, sample_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A data directory copied elsewhere re-ingests its filings from their new place under the names they are
+    cited by, not as 'sources_NAME' beside a name that seems taken."""
+    import shutil
+
+    import agent.ingest.pipeline as ingest
+
+    first_place = tmp_path / "one" / sample_path.name
+    first_place.parent.mkdir()
+    shutil.copy(sample_path, first_place)
+    with Store.open(settings) as store:
+        ing = _ingestor(settings, store)
+        first = ing.ingest_file(first_place)
+        moved = tmp_path / "two" / sample_path.name
+        moved.parent.mkdir()
+        shutil.move(first_place, moved)
+        monkeypatch.setattr(ingest, "PIPELINE_VERSION", "next")
+        again = ing.ingest_file(moved)
+        assert (again.status, again.name) == ("ingested", first.name)
+        assert [d.name for d in store.list_documents()] == [first.name]

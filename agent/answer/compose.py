@@ -503,10 +503,15 @@ def _read_row(sa: SubAnswer, question: str, reader: EvidenceReader | None) -> Se
 def _row_years(sa: SubAnswer, row: Segment) -> dict[int, NumericValue]:
     """The row's fiscal-year values in the read figure's unit and scale, by year."""
     by_year: dict[int, NumericValue] = {}
+    if sa.value is None:
+        return by_year
+    unit = sa.value.unit
     for n in row.numbers:
         year = period_year(n.period) if n.period and "Q" not in n.period else None
-        if year is not None and sa.value is not None and n.unit == sa.value.unit and n.scale == sa.value.scale:
-            by_year.setdefault(year, n)
+        # A money row printed without a sign: the read figure was given its currency; its neighbours share it.
+        same_unit = n.unit == unit or (not n.unit and unit in arithmetic.MONEY_UNITS)
+        if year is not None and same_unit and n.scale == sa.value.scale:
+            by_year.setdefault(year, n.model_copy(update={"unit": unit}))
     return by_year
 
 

@@ -489,9 +489,7 @@ def _found_answer(base: SubAnswer, found: _Found, kind: str, target_scale: float
         f"{_capital(_subject(base.company or found.company, base.metric, period, base.scope))} was {shown} "
         f"{found.citation.label()}."
     )
-    # The unit the answer shows (USD for a money row that prints no sign) travels with the figure into any
-    # arithmetic over it, so a change of two such rows is "$710 million", not a bare 710.00.
-    value = found.value.model_copy(update={"period": period, "unit": shown_value.unit})
+    value = found.value.model_copy(update={"period": period})
     return base.model_copy(
         update={
             "status": "found",

@@ -205,7 +205,9 @@ class Ingestor:
             chunks = chunk_document(doc_id, parsed.pages, sections, self.settings)
         if not chunks:
             raise IngestError(str(path), "no text could be extracted into chunks")
-        name = self.store.name_for(display_path(path.resolve()), document_name(path))
+        # The same bytes again (a newer pipeline, a moved data directory) keep the name they are cited by.
+        name = previous.name if previous is not None else self.store.name_for(
+            display_path(path.resolve()), document_name(path))
         meta = build_meta(path, doc_id, parsed.pages, parsed.source_format, overrides, name=name)
         if previous is not None:  # the same bytes again: not a newer filing, so its ingest time stays too
             for field in (*_KEPT_ON_REINGEST, "ingested_at"):
