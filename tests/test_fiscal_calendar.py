@@ -11,13 +11,13 @@ import pytest
 from agent.config import Settings
 from agent.finance.periods import find_periods, infer_fy_end_month
 from agent.ingest.pipeline import open_ingestor
-from agent.ingest.tables import find_tables
 from graphs.nodes import GraphDeps
 from graphs.service import Assistant
 
 HEADER = ("(in millions) | Three Months Ended July 29, 2023 | Three Months Ended July 30, 2022 | "
           "Six Months Ended July 29, 2023 | Six Months Ended July 30, 2022")
-TEN_Q = f"""# Fabrikam Stores, Inc.
+# As a 10-Q prints it: the durations on one line, the closing dates under them.
+TEN_Q = """# Fabrikam Stores, Inc.
 
 Quarterly Report on Form 10-Q for the quarterly period ended July 29, 2023
 
@@ -25,7 +25,9 @@ Quarterly Report on Form 10-Q for the quarterly period ended July 29, 2023
 
 Condensed Consolidated Statements of Operations
 
-| {HEADER} |
+Three Months Ended | Six Months Ended
+
+| (in millions) | July 29, 2023 | July 30, 2022 | July 29, 2023 | July 30, 2022 |
 |---|---|---|---|---|
 | Net sales | 24,310 | 23,540 | 47,020 | 45,910 |
 | Operating income | 1,210 | 1,180 | 2,350 | 2,290 |
@@ -42,14 +44,6 @@ def test_a_half_or_nine_month_column_says_when_the_fiscal_year_ends() -> None:
     assert infer_fy_end_month("Three months ended July 29, 2023") == 12  # a quarter alone says nothing
     assert infer_fy_end_month("fiscal year ended May 31, 2024 and six months ended July 29, 2023") == 5
     assert [p.norm for p in find_periods(HEADER)] == ["FY2024Q2", "FY2023Q2", "FY2024H1", "FY2023H1"]
-
-
-def test_a_pipe_header_of_long_period_labels_names_the_columns() -> None:
-    (table,) = find_tables(f"Statements of Operations\n\n{HEADER}\nNet sales | 24,310 | 23,540 | 47,020 | 45,910\n"
-                           "Operating income | 1,210 | 1,180 | 2,350 | 2,290")
-    assert table.columns == ["Three Months Ended July 29, 2023", "Three Months Ended July 30, 2022",
-                             "Six Months Ended July 29, 2023", "Six Months Ended July 30, 2022"]
-    assert table.scale_label == "(in millions)"
 
 
 @pytest.fixture(scope="module")

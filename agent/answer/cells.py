@@ -202,9 +202,9 @@ def _table_cells(reader: EvidenceReader, allowed: set[int]) -> list[_Cell]:
             if piped and re.search(r"[a-z]", cell.rsplit(":", 1)[-1], re.IGNORECASE):
                 continue  # a number inside a name ('s&p 500' in a header line), not a value of the row
             header = cell.split(":", 1)[0].strip() if ":" in cell else (names[i] if names else "")
-            # The reader dated the value from its table's columns (the fiscal calendar they imply included);
-            # the header is read again only when it could not.
-            periods = set(label_periods) | ({n.period} if n.period else _label_periods(header, fy_end))
+            periods = set(label_periods) | _label_periods(header, fy_end)
+            if n.period:
+                periods.add(n.period)
             out.append(_Cell(seg=seg, label=label, header=header, value=n, periods=periods))
     return out
 

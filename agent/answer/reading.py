@@ -194,11 +194,12 @@ def _column_periods(labels: Sequence[str], fy_end_month: int = 0) -> list[str]:
     """
     dated = [(label, parse_date(label)) for label in labels]
     points = [d for label, d in dated if d is not None and not _DURATION_HEADER_RE.search(label)]
-    fy_end = infer_fy_end_month(" | ".join(labels), fy_end_month or DECEMBER)
-    if not fy_end_month and fy_end == DECEMBER and len(points) >= 2 and len({d.year for d in points}) == len(points):
+    # The table's own labels decide first; the filer's calendar only where they say nothing of it.
+    own = infer_fy_end_month(" | ".join(labels), 0)
+    if not own and len(points) >= 2 and len({d.year for d in points}) == len(points):
         months = {_closing_month(d) for d in points}
-        if len(months) == 1:
-            fy_end = months.pop()
+        own = months.pop() if len(months) == 1 else 0
+    fy_end = own or fy_end_month or DECEMBER
     return [normalise_period(label, fy_end) if label and not is_span_label(label) else "" for label in labels]
 
 

@@ -473,14 +473,8 @@ def _is_column_line(row: _Row) -> bool:
     """A line of the column header: period row, duration, date fragment, scale or other header matter."""
     if row.is_header:
         return True
-    if row.cells:
+    if row.cells or len(row.label.split()) > TITLE_MAX_WORDS:
         return False
-    if len(row.label.split()) > TITLE_MAX_WORDS:
-        # Too long for a title or a header line, unless it is a pipe header of long period labels ('(in
-        # millions) | Three Months Ended July 29, 2023 | ...'): each cell a period or header matter.
-        parts = [p.strip() for p in row.label.split("|") if p.strip()]
-        return len(parts) >= 2 and all(
-            len(p.split()) <= TITLE_MAX_WORDS and (_is_meta_line(p) or _PERIOD_RE.search(p)) for p in parts)
     return _is_meta_line(row.label) or bool(_PERIOD_RE.search(row.label))
 
 
