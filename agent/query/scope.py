@@ -54,46 +54,14 @@ FILLER_WORDS = frozenset(
 )  # question words that never name a row ('what was the value of ...', 'how much ...')
 
 
-STOP_WORDS = frozenset(
-    (
-        "the",
-        "a",
-        "an",
-        "of",
-        "in",
-        "on",
-        "for",
-        "to",
-        "and",
-        "or",
-        "is",
-        "was",
-        "were",
-        "are",
-        "be",
-        "what",
-        "how",
-        "why",
-        "which",
-        "does",
-        "did",
-        "do",
-        "its",
-        "it",
-        "their",
-        "this",
-        "that",
-        "with",
-        "by",
-        "from",
-        "as",
-        "at",
-        "company",
-        "company's",
-    )
-)
+STOP_WORDS = frozenset((
+    "the", "a", "an", "of", "in", "on", "for", "to", "and", "or", "is", "was", "were", "are", "be", "what", "how",
+    "why", "which", "does", "did", "do", "its", "it", "their", "this", "that", "with", "by", "from", "as", "at",
+    "company", "company's",
+))  # function words that never name a row or a part
 
 
+_TOKEN_RE = re.compile(r"[A-Za-z][\w&'’.-]*|\d[\d,.]*%?|\S")
 # Words before a metric's name that widen or merely describe it ('total net revenue', 'annual capex').
 _PLAIN_MODIFIERS = frozenset(
     ("total", "net", "gross", "annual", "yearly", "quarterly", "reported", "reporting", "consolidated", "overall",
@@ -107,7 +75,6 @@ _MODIFIER_BREAKS = frozenset(
      "make", "makes", "made", "earn", "earns", "earned", "generate", "generates", "generated", "record", "records",
      "recorded", "incur", "incurs", "incurred", "see", "saw", "seen", "positive", "negative")
 )
-_MODIFIER_TOKEN_RE = re.compile(r"[A-Za-z][\w&'’.-]*|\S")
 # Words that ask for an operation on the metric ('the average SG&A', 'a higher EBITDA'), not a kind of it.
 _OPERATION_WORD_RE = re.compile(
     r"(?:larg|high|great|small|low|bigg?|wid|narrow)(?:er|est)|most|least|more|less|fewer|better|best|worse|worst|"
@@ -118,12 +85,11 @@ _OPERATION_WORD_RE = re.compile(
 MAX_MODIFIER_WORDS = 4  # a metric's own modifiers sit right before it ('north american consumer packaging net sales')
 
 
-
 def _before(question: str, start: int, company: str) -> list[str]:
     """The words right before offset ``start`` (a metric's name) that narrow it, in order."""
     owner = {w.lower() for w in name_tokens(company)} if company else set()
     mods: list[str] = []
-    tokens = _MODIFIER_TOKEN_RE.findall(question[:start])
+    tokens = _TOKEN_RE.findall(question[:start])
     depth = 0
     for tok in reversed(tokens):
         if tok == ")":  # 'adjusted (non-GAAP) net income': an aside between a qualifier and its metric
@@ -161,7 +127,6 @@ def metric_modifiers(question: str, metric: str, company: str = "") -> list[str]
     return _before(question, mention.start, company) if mention is not None else []
 
 
-_TOKEN_RE = re.compile(r"[A-Za-z][\w&'’.-]*|\d[\d,.]*%?|\S")
 _MONTHS = frozenset((
     "jan", "january", "feb", "february", "mar", "march", "apr", "april", "may", "jun", "june", "jul", "july", "aug",
     "august", "sep", "sept", "september", "oct", "october", "nov", "november", "dec", "december",
