@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import re
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -123,22 +124,24 @@ class TerminalSafeStream(io.TextIOBase):
         self.keep_cr = keep_cr
         self.name = name
 
-    def write(self, text: str) -> int:
+    @contextlib.contextmanager
+    def _failures_named(self) -> Iterator[None]:
+        """A failed write names this stream (a closed pipe stays a BrokenPipeError: the reader left)."""
         try:
-            self.stream.write(terminal_safe(text, self.keep_cr))
+            yield
         except BrokenPipeError:
             raise
         except OSError as exc:
             raise OutputError(exc.errno, f"cannot write to {self.name}: {exc.strerror or exc}") from exc
+
+    def write(self, text: str) -> int:
+        with self._failures_named():
+            self.stream.write(terminal_safe(text, self.keep_cr))
         return len(text)
 
     def flush(self) -> None:
-        try:
+        with self._failures_named():
             self.stream.flush()
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise OutputError(exc.errno, f"cannot write to {self.name}: {exc.strerror or exc}") from exc
 
     def isatty(self) -> bool:
         return self.stream.isatty()
