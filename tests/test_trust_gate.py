@@ -734,6 +734,8 @@ def test_the_plan_reads_the_parts_a_question_narrows_its_metric_to() -> None:
     assert parts("What was the revenue of Contoso in the fiscal 2019 third quarter?") == []
     assert parts("What was the total revenue for the year ended December 31, 2024 of the company?") == []
     assert parts("What is Contoso's FY2024 net income? Answer from the details in the income statement.") == []
+    # A registrant's name is a company, the company check's: 'entergy texas, inc.' is no part of a figure.
+    assert parts("what was the net revenue in 2016 for entergy texas , inc.?") == []
 
 
 def test_a_part_the_filing_gives_no_figure_of_is_refused_in_any_case() -> None:

@@ -131,6 +131,9 @@ _MONTHS = frozenset((
     "jan", "january", "feb", "february", "mar", "march", "apr", "april", "may", "jun", "june", "jul", "july", "aug",
     "august", "sep", "sept", "september", "oct", "october", "nov", "november", "dec", "december",
 ))
+# The legal forms that end a registrant's name (not 'group' or 'holdings', which also name parts of a company).
+REGISTRANT_FORMS = frozenset(("inc", "incorporated", "corp", "corporation", "plc", "ltd", "limited", "llc", "lp", "llp",
+                              "sa", "ag", "nv"))
 MAX_PART_WORDS = 5  # a part is a short name ('software delivery, support'); longer runs are clauses
 
 
@@ -143,6 +146,13 @@ def _names_no_part(token: str, company_words: set[str]) -> bool:
         or low in company_words
         or bool(find_periods(token))
     )
+
+
+def _names_registrant(words: list[str], rest: list[str]) -> bool:
+    """Whether a part's words are a company's name ('entergy texas , inc .', 'Acme Holdings Ltd'): a legal form
+    ends them or follows them. A company is the company check's, never a part of the filer's figure."""
+    following = next((t.lower().rstrip(".") for t in rest if t not in {",", "."}), "")
+    return any(w.lower().rstrip(".") in REGISTRANT_FORMS for w in words) or following in REGISTRANT_FORMS
 
 
 def scope_terms(question: str, company: str = "", registry: EntityRegistry | None = None) -> list[ScopeTerm]:
@@ -174,7 +184,8 @@ def scope_terms(question: str, company: str = "", registry: EntityRegistry | Non
                 if not _names_no_part(token, company_words):
                     words.append(token.rstrip(".").removesuffix("'s").removesuffix("’s"))
             text = " ".join(words)
-            if text and find_metrics(text) == [] and not (registry is not None and registry.knows(text)):
+            if (text and find_metrics(text) == [] and not (registry is not None and registry.knows(text))
+                    and not _names_registrant(words, tokens[j:])):
                 terms.append(ScopeTerm(text=text, metric=mention.canonical))
             i = j
     return list({(t.text.lower(), t.metric): t for t in terms}.values())
