@@ -908,6 +908,19 @@ def test_decompose_llm_never_drops_a_part_the_question_names() -> None:
     assert [c.operation for c in plan.combinations][:1] == ["change"]
 
 
+def test_a_model_plan_keeps_the_parts_the_question_names() -> None:
+    """The model words its sub-queries without 'adjusted'; the plan's reading of the question keeps it, so the
+    gate still asks the figure's row for it."""
+    question = "What was the adjusted (non-GAAP) net income of 3M in FY2022?"
+    model = ScriptedChatModel(rules=[(("net income",), _decomposition(
+        ("What was 3M's net income in FY2022?", "3M", "net income", "FY2022")))])
+    plan = decompose_llm(question, extract_intent(question, COMPANIES), model=model, known_companies=COMPANIES)
+    assert plan.source == "llm"
+    (sub_query,) = plan.sub_queries
+    assert "adjusted" not in sub_query.question
+    assert [(t.text, t.metric) for t in sub_query.intent.scope] == [("adjusted", "net income")]
+
+
 def row_value(label: str, number: float, period: str, row: str) -> CitedValue:
     """A figure no lexicon metric names, read from a table row."""
     return CitedValue(

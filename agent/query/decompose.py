@@ -732,6 +732,9 @@ def decompose_llm(
         sub_intent = _sub_intent(
             extract_intent(sq.question, known_companies), sq.question, company, metric, period
         )
+        # The parts the user's question names hold however the model worded its sub-query (one reading).
+        asked = [t for t in intent.scope if not metric or t.metric in {"", metric}]
+        sub_intent.scope = list({(t.text.lower(), t.metric): t for t in [*sub_intent.scope, *asked]}.values())
         sid = _sub_query_id(company, metric, period)
         while sid in seen:
             sid += "+"

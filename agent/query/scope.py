@@ -61,7 +61,7 @@ STOP_WORDS = frozenset((
 ))  # function words that never name a row or a part
 
 
-_TOKEN_RE = re.compile(r"[A-Za-z][\w&'’.-]*|\d[\d,.]*%?|\S")
+_TOKEN_RE = re.compile(r"[A-Za-z][\w&'’.-]*|\d[\w,.&'’-]*%?|\S")  # '3M', '10-K', '1,234' are one token each
 # Words before a metric's name that widen or merely describe it ('total net revenue', 'annual capex').
 _PLAIN_MODIFIERS = frozenset(
     ("total", "net", "gross", "annual", "yearly", "quarterly", "reported", "reporting", "consolidated", "overall",
