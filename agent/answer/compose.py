@@ -69,6 +69,7 @@ from agent.query.cues import NON_NUMERIC_RELATIONS, TYPED_NUMBER, metric_label, 
 from agent.query.dialogue import Rewrite
 from agent.query.intent import relation_of
 from agent.query.plan import Combination, QueryPlan, SubQuery
+from agent.query.scope import terms_for
 from agent.schemas import Citation, NumericValue
 
 CAPTION_LINES = 3  # lines above a table's first row that title it
@@ -193,7 +194,7 @@ def _answer_sub_query(
         metric=metric,
         company=company,
         period=period,
-        scope=[t.text for t in intent.scope if not metric or t.metric in {"", metric}],
+        scope=[t.text for t in terms_for(intent.scope, metric)],
     )
     if not reader.evidence:
         return _not_found(base, "no evidence was retrieved")

@@ -58,6 +58,7 @@ from agent.finance.periods import find_periods, period_year, sort_key
 from agent.query.cues import NON_NUMERIC_RELATIONS, possessive
 from agent.query.definitions import asked_part
 from agent.query.plan import SubQuery
+from agent.query.scope import terms_for
 from agent.schemas import ScopeTerm
 
 SHARE_BOUND = 100.0  # a part of a whole (a share, a mix) lies within +-100 % of it
@@ -487,7 +488,7 @@ def check_scope(
     filers = " ".join(f"{ev.doc_name.replace('_', ' ')} {ev.company}" for ev in (reader.evidence if reader else [])
                       if ev.chunk_id in cited)
     named = _content_words(provenance)
-    parts = [t.text for t in scope if not t.metric or not answer.metric or t.metric == answer.metric]
+    parts = [t.text for t in terms_for(scope, answer.metric)]
     for name in dict.fromkeys([*question_names(question), *parts]):
         if answer.company and (same_company(name, answer.company, registry) or names_company(answer.company, name)):
             continue

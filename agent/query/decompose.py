@@ -45,6 +45,7 @@ from agent.query.definitions import DEFINITION_CLAUSE_RE
 from agent.query.dialogue import DialogueSlots
 from agent.query.intent import extract_intent, match_company
 from agent.query.plan import Combination, QueryPlan, SubQuery
+from agent.query.scope import terms_for, unique_terms
 from agent.schemas import QueryIntent, Relation, TemporalScope
 
 # Lexicon metrics without a formula that are still quoted in percent ('dividend yield', 'organic growth').
@@ -321,7 +322,7 @@ def _sub_intent(base: QueryIntent, question: str, company: str, metric: str, per
             "entities": [company] if company else list(base.entities),
             "metrics": [metric] if metric else list(base.metrics),
             # The parts the whole question names hold for the metric they narrow, however the part is worded.
-            "scope": [t for t in base.scope if not metric or t.metric in {"", metric}],
+            "scope": terms_for(base.scope, metric),
             "relation": Relation.LOOKUP if metric else base.relation,
             "temporal_scope": scope,
             "requires_numeric": bool(metric) or base.requires_numeric,
@@ -733,8 +734,7 @@ def decompose_llm(
             extract_intent(sq.question, known_companies), sq.question, company, metric, period
         )
         # The parts the user's question names hold however the model worded its sub-query (one reading).
-        asked = [t for t in intent.scope if not metric or t.metric in {"", metric}]
-        sub_intent.scope = list({(t.text.lower(), t.metric): t for t in [*sub_intent.scope, *asked]}.values())
+        sub_intent.scope = unique_terms([*sub_intent.scope, *terms_for(intent.scope, metric)])
         sid = _sub_query_id(company, metric, period)
         while sid in seen:
             sid += "+"
