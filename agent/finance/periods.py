@@ -103,6 +103,14 @@ _WEEK_WORDS: dict[str, int] = {
 _WEEK_SPANS: tuple[tuple[int, int, int], ...] = ((12, 17, 3), (24, 28, 6), (36, 41, 9), (52, 53, 12))
 
 
+def _duration_months(dur: str, unit: str) -> int:
+    """Months of a duration as a header writes it ('six' months, '26' weeks -> 6); 0 for a span no calendar uses."""
+    if unit.lower().startswith("week"):
+        return _weeks_months(dur)
+    months = _DURATION_WORDS.get(re.sub(r"[\s-]+", " ", dur.lower()), 0)
+    return int(dur) if dur.isdigit() and months == 0 else months
+
+
 def _weeks_months(dur: str) -> int:
     """Months of a duration in weeks ('12' -> 3, 'fifty-two' -> 12); 0 for a span no calendar uses."""
     weeks = int(dur) if dur.isdigit() else _WEEK_WORDS.get(re.sub(r"[\s-]+", " ", dur.lower()), 0)
@@ -344,11 +352,7 @@ def _candidates(text: str, fy_end_month: int) -> list[_Cand]:
         mentions: list[PeriodMention] = []
         durations = [m.group("dur")] + ([m.group("dur2")] if m.group("dur2") else [])
         for dur in durations:
-            months = _DURATION_WORDS.get(re.sub(r"[\s-]+", " ", dur.lower()), 0)
-            if m.group("unit").lower().startswith("week"):
-                months = _weeks_months(dur)
-            elif dur.isdigit() and months == 0:
-                months = int(dur)
+            months = _duration_months(dur, m.group("unit"))
             if not months:
                 continue
             norm, kind = _norm_for_months(d, months, fy_end_month)
@@ -433,9 +437,7 @@ def _year_to_date_end_month(text: str) -> int | None:
     column, or its columns disagree."""
     months: set[int] = set()
     for m in _YEAR_TO_DATE_RE.finditer(text):
-        span = _DURATION_WORDS.get(re.sub(r"[\s-]+", " ", m.group("dur").lower()), 0)
-        if m.group("unit").lower().startswith("week"):
-            span = _weeks_months(m.group("dur"))
+        span = _duration_months(m.group("dur"), m.group("unit"))
         ended = parse_date(text[m.end() : m.end() + YEAR_TO_DATE_DATE_CHARS])
         if span in (6, 9) and ended is not None:
             months.add((_snap(ended)[1] - span - 1) % 12 + 1)

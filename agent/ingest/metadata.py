@@ -373,8 +373,8 @@ def detect_metadata(path: Path, pages: list[Page]) -> MetadataGuess:
     guess.filing_date = hints.dated or event or _signed_or_released(pages, guess.form, guess.period_end)
     # The fiscal year's end: the cover's 'fiscal year ended ...', else what a half or nine-month column implies
     # ('Six Months Ended July 29, 2023': a year that ends in January), so a 10-Q's quarter is the filer's own.
-    guess.fy_end_month = infer_fy_end_month(cover_text, 0) or infer_fy_end_month(
-        "\n".join(p.text for p in pages[:FISCAL_CALENDAR_PAGES]), 0)
+    # The cover comes first in these pages, so its statement is the one found when it makes one.
+    guess.fy_end_month = infer_fy_end_month("\n".join(p.text for p in pages[:FISCAL_CALENDAR_PAGES]), 0)
     year_from_text, quarter_from_text = _quarter_of(guess.period_end) if guess.period_end else (None, None)
     if guess.period_end and guess.fy_end_month:
         year_from_text, quarter_from_text = fiscal_quarter_of(date.fromisoformat(guess.period_end), guess.fy_end_month)
