@@ -22,7 +22,6 @@ from pathlib import Path
 from pydantic import BaseModel
 
 MIB = 1024 * 1024
-SAMPLE = Path(__file__).resolve().parent.parent / "agent" / "samples" / "NORTHWIND_2024_10K.md"
 _STEP = 4 * MIB  # bytes compressed at a time, so a generator never holds the inflated stream
 
 
@@ -174,14 +173,6 @@ UPLOAD_RANDOM_MB = 50  # random bytes named .pdf: not a document
 UPLOAD_CHUNK = MIB
 
 
-def _sample_home(folder: Path) -> Path:
-    """A fresh data directory holding the sample filing."""
-    home = Path(tempfile.mkdtemp(dir=folder))
-    subprocess.run([sys.executable, "-m", "cli.main", "--home", str(home), "ingest", "--no-progress", str(SAMPLE)],
-                   capture_output=True, check=True, env={**os.environ, "HF_HUB_OFFLINE": "1"})
-    return home
-
-
 def _peak_rss_mb(pid: int) -> float:
     """The peak resident memory of a running process (Linux /proc; 0 where it cannot be read)."""
     try:
@@ -215,15 +206,19 @@ def upload_probes(folder: Path) -> list[HostileResult]:
     """Hostile uploads to a real ``finrag serve``: a chunked body over the limit with no Content-Length, random
     bytes named .pdf, and a second company's file under the name of a filing uploaded before it. Peak memory is
     the server's."""
-    from evals.serve_bench import _free_port, _wait_ready
+    from evals.serve_bench import sample_home, served
 
-    home = _sample_home(folder)
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "cli.main", "--home", str(home), "serve", "--port", str(port)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              env={**os.environ, "HF_HUB_OFFLINE": "1"})
-    base = f"http://127.0.0.1:{port}/api/upload?name="
-    probes: list[tuple[str, float, Callable[[], tuple[int, str]]]] = [
+    home = sample_home(folder)
+    with served(home) as (url, server):
+        return [_upload_probe(name, size_mb, probe, home, server.pid)
+                for name, size_mb, probe in _upload_probes(f"{url}/api/upload?name=")]
+
+
+def _upload_probes(base: str) -> list[tuple[str, float, Callable[[], tuple[int, str]]]]:
+    """The uploads, each a name, its size in MB and the request that sends it."""
+    from evals.cold_start import SAMPLE
+
+    return [
         ("upload: chunked body over the limit, no Content-Length", UPLOAD_OVER_LIMIT_MB,
          lambda: _put(base + "big.pdf", (b"%PDF" + b"\0" * (UPLOAD_CHUNK - 4) for _ in range(UPLOAD_OVER_LIMIT_MB)))),
         ("upload: random bytes named .pdf", UPLOAD_RANDOM_MB,
@@ -233,27 +228,23 @@ def upload_probes(folder: Path) -> list[HostileResult]:
         ("upload: another company's file under the same name", 0.0,
          lambda: _put(base + "report.md", b"# Contoso Ltd Annual Report 2024\n\nRevenue was 5 million.\n")),
     ]
-    results = []
-    try:
-        _wait_ready(f"http://127.0.0.1:{port}", server)
-        for name, size_mb, probe in probes:
-            started = time.perf_counter()
-            status, text = probe()
-            seconds = time.perf_counter() - started
-            last = text.strip().splitlines()[-1] if text.strip() else ""
-            if '"report"' in last:  # a streamed ingest: what it ended with
-                report = json.loads(last)["report"]
-                text = f"{report['status']} as {report['name']} ({report['path']})"
-            kept = sorted(p.name for p in (home / "uploads").glob("*")) if (home / "uploads").exists() else []
-            results.append(HostileResult(
-                input=name, size_mb=size_mb, exit_code=status, seconds=round(seconds, 2),
-                peak_rss_mb=_peak_rss_mb(server.pid),
-                message=f"HTTP {status}: {' '.join(text.split())[:200]}; uploads kept: {', '.join(kept) or 'none'}",
-            ))
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-    return results
+
+
+def _upload_probe(name: str, size_mb: float, probe: Callable[[], tuple[int, str]], home: Path,
+                  server_pid: int) -> HostileResult:
+    """Send one upload; what the server said, what it kept, and its peak memory so far."""
+    started = time.perf_counter()
+    status, text = probe()
+    seconds = time.perf_counter() - started
+    last = text.strip().splitlines()[-1] if text.strip() else ""
+    if '"report"' in last:  # a streamed ingest: what it ended with
+        report = json.loads(last)["report"]
+        text = f"{report['status']} as {report['name']} ({report['path']})"
+    kept = sorted(p.name for p in (home / "uploads").glob("*")) if (home / "uploads").exists() else []
+    return HostileResult(
+        input=name, size_mb=size_mb, exit_code=status, seconds=round(seconds, 2), peak_rss_mb=_peak_rss_mb(server_pid),
+        message=f"HTTP {status}: {' '.join(text.split())[:200]}; uploads kept: {', '.join(kept) or 'none'}",
+    )
 
 
 IMPORT_HUGE_CHARS = 5_000_000  # one answer of 5 MB
@@ -262,7 +253,9 @@ IMPORT_HUGE_CHARS = 5_000_000  # one answer of 5 MB
 def import_probes(folder: Path) -> list[HostileResult]:
     """Hostile ``finrag memory import`` files: a forged 'verified' entry citing a page the filing does not have,
     and a 5 MB answer. Each runs in a child over a home holding the sample filing."""
-    home = _sample_home(folder)
+    from evals.serve_bench import sample_home
+
+    home = sample_home(folder)
     question = "What were Northwind's capital expenditures in 2024?"
 
     def entry(answer: str, page: int) -> str:

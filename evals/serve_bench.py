@@ -16,7 +16,9 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -101,27 +103,39 @@ def burst(url: str, concurrency: int) -> ServeRun:
     )
 
 
+def sample_home(folder: Path) -> Path:
+    """A fresh data directory under ``folder`` holding the sample filing."""
+    home = Path(tempfile.mkdtemp(dir=folder))
+    with open_ingestor(Settings.from_env(home=home)) as ingestor:
+        ingestor.ingest_file(SAMPLE)
+    return home
+
+
+@contextmanager
+def served(home: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A ``finrag serve`` process over ``home`` on a free port, answering: its URL and the process (stopped on
+    exit)."""
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "--home", str(home), "serve", "--port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        _wait_ready(url, server)
+        yield url, server
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
 def run_serve_bench(concurrency: int = 20, rounds: int = 3, url: str | None = None) -> list[ServeRun]:
     """``rounds`` bursts of ``concurrency`` asks: against ``url``, or a fresh ``finrag serve`` process over a
     throwaway home holding the sample filing."""
     if url:
         return [burst(url.rstrip("/"), concurrency) for _ in range(rounds)]
-    with tempfile.TemporaryDirectory() as tmp:
-        home = Path(tmp)
-        with open_ingestor(Settings.from_env(home=home)) as ingestor:
-            ingestor.ingest_file(SAMPLE)
-        port = _free_port()
-        server = subprocess.Popen(
-            [sys.executable, "-m", "cli.main", "--home", str(home), "serve", "--port", str(port)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "HF_HUB_OFFLINE": "1"},
-        )
-        try:
-            target = f"http://127.0.0.1:{port}"
-            _wait_ready(target, server)
-            return [burst(target, concurrency) for _ in range(rounds)]
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
+    with tempfile.TemporaryDirectory() as tmp, served(sample_home(Path(tmp))) as (target, _):
+        return [burst(target, concurrency) for _ in range(rounds)]
 
 
 def render(results: list[ServeRun]) -> str:
