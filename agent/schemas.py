@@ -47,6 +47,10 @@ class DocumentMeta(BaseModel):
     pipeline_version: str = Field(
         default="", description="ingestion pipeline that produced the stored chunks; another one re-ingests"
     )
+    n_facts: int = Field(default=0, description="inline-XBRL facts read from the filing (0: none tagged)")
+    statements_elsewhere: str = Field(
+        default="", description="why this document holds no financial statements (they are in an exhibit)"
+    )
 
 
 class Entity(BaseModel):
@@ -157,6 +161,28 @@ class Relation(StrEnum):
     POLICY = "policy"
 
 
+class XbrlFact(BaseModel):
+    """One inline-XBRL fact: a figure as the filer tagged it, with where it is printed."""
+
+    fact_id: str = Field(description="the fact's element id in the HTML ('f-54')")
+    concept: str = Field(description="prefixed concept name, e.g. 'us-gaap:NetIncomeLoss'")
+    label: str = Field(description="the concept's words ('Net Income Loss'): the taxonomy's labels are not offline")
+    value: float = Field(description="the value in units, sign applied (68714000000.0)")
+    text: str = Field(description="the figure as printed ('68,714')")
+    unit: str = Field(default="", description="USD | USD/shares | shares | pure | ...")
+    decimals: int | None = Field(default=None, description="precision the filer states; None for INF")
+    scale: int = Field(default=0, description="power of ten the printed figure is in (6: millions)")
+    entity: str = Field(default="", description="the context's entity identifier (CIK)")
+    start: str = Field(default="", description="ISO start of a duration; '' for an instant")
+    end: str = Field(description="ISO end of a duration, or the instant")
+    months: int = Field(default=0, description="duration in months; 0 for an instant")
+    period: str = Field(default="", description="fiscal label of the context: FY2025, FY2025Q2, FY2025H1")
+    dimensions: dict[str, str] = Field(default_factory=dict, description="axis -> member of the context")
+    page: int | None = Field(default=None, description="0-based page where the figure is printed; None if hidden")
+    span_start: int = Field(default=0, description="offset of the printed figure in its page's text")
+    span_end: int = 0
+
+
 class EvidenceSpan(BaseModel):
     """Links a card field to the text that justifies it (offsets into the chunk text)."""
 
@@ -261,6 +287,8 @@ class IngestReport(BaseModel):
     sections: int = 0
     chunks: int = 0
     tables: int = 0
+    facts: int = Field(default=0, description="inline-XBRL facts read (HTML filings that carry them)")
+    warnings: list[str] = Field(default_factory=list, description="what was read only in part, and why")
     seconds: float = 0.0
     stage_seconds: dict[str, float] = Field(
         default_factory=dict, description="parse / sections / chunks / cards / embed / store wall time"

@@ -28,11 +28,12 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from agent.answer.compose import answer_offline, answer_sub_query, compose_plan
+from agent.answer.facts import FactSource, StoreFacts, answer_from_facts, cross_check, statements_refusal
 from agent.answer.llm_answer import llm_answer
 from agent.answer.reading import Evidence
 from agent.answer.records import NOT_FOUND, FinalAnswer, SubAnswer
 from agent.config import Settings
-from agent.entities import EntityRegistry
+from agent.entities import EntityRegistry, as_registry
 from agent.entities.names import name_key
 from agent.errors import FinragError, StoreError
 from agent.finance.lexicon import find_metrics
@@ -647,10 +648,12 @@ def answer(state: MainState, runtime: Runtime[Settings], *, deps: GraphDeps = DE
         final = answer_offline(plan, evidence, rewrite)  # arithmetic on earlier answers' figures
         sub_answers = list(final.sub_answers)
     else:
+        facts = StoreFacts(res.retriever.store, list(res.documents().values()), res.doc_recency(), res.companies())
         sub_answers, notes = answer_sub_queries(
-            plan.sub_queries, merged, res.doc_recency(), res.companies(), plan.question
+            plan.sub_queries, merged, res.doc_recency(), res.companies(), plan.question, facts
         )
         events += [TraceEvent(node=ANSWER, sub_query_id=sid, text=text) for sid, text in notes]
+        evidence += facts.evidence_for(sub_answers, evidence)
         final = compose_final(plan, sub_answers, evidence)
         if res.model is not None and any(e.source == "filing" for e in evidence):
             final = llm_answer(rewrite.question, evidence, model=res.model, fallback=final, usage=usage,
@@ -688,9 +691,11 @@ def answer_sub_queries(
     recency: dict[str, int],
     indexed: EntityRegistry | Sequence[str] | None = None,
     question: str = "",
+    facts: FactSource | None = None,
 ) -> tuple[list[SubAnswer], list[tuple[str, str]]]:
     """One answer per sub-query: the branch's ready answer, or the extractive answer over its filings (through
-    the trust gate; ``indexed`` names the companies with a filing in the index)."""
+    the trust gate; ``indexed`` names the companies with a filing in the index; ``facts`` are the filings'
+    inline-XBRL tags, which answer first when they hold the question whole)."""
     by_id = {m.sub_query_id: m for m in merged}
     all_filings = _unique_evidence(e for m in merged if m.route is Route.DEEP for e in m.evidence)
     answers: dict[str, SubAnswer] = {}
@@ -703,7 +708,7 @@ def answer_sub_queries(
         elif m is not None and m.answer is not None:
             answers[sq.id] = m.answer
         elif m is not None and m.route is Route.DEEP:
-            answers[sq.id], note = answer_from_filings(sq, m.evidence, all_filings, recency, indexed, question)
+            answers[sq.id], note = answer_from_filings(sq, m.evidence, all_filings, recency, indexed, question, facts)
             if note:
                 notes.append((sq.id, note))
         else:
@@ -719,9 +724,29 @@ def answer_from_filings(
     recency: dict[str, int],
     indexed: EntityRegistry | Sequence[str] | None = None,
     question: str = "",
+    facts: FactSource | None = None,
 ) -> tuple[SubAnswer, str]:
-    """The extractive answer over the sub-query's own evidence (the whole turn's as a fallback), where the
-    newest filing wins when two filings state different figures for the same period."""
+    """The filer's tagged fact when one holds the question whole; else the extractive answer over the
+    sub-query's own evidence (the whole turn's as a fallback), where the newest filing wins when two filings
+    state different figures for the same period, held against the tags of the page it cites."""
+    if facts is not None:
+        tagged = answer_from_facts(sub_query, facts, as_registry(indexed) if indexed is not None else None, question)
+        if tagged is not None:
+            return tagged, ""
+    found, note = _answer_from_text(sub_query, own, pool, recency, indexed, question)
+    if facts is not None:
+        found = statements_refusal(cross_check(found, facts), facts)
+    return found, note
+
+
+def _answer_from_text(
+    sub_query: SubQuery,
+    own: Sequence[Evidence],
+    pool: Sequence[Evidence],
+    recency: dict[str, int],
+    indexed: EntityRegistry | Sequence[str] | None,
+    question: str,
+) -> tuple[SubAnswer, str]:
     found = answer_sub_query(sub_query, own, indexed_companies=indexed, turn_question=question)
     if found.status == "not_found" and len(pool) > len(own):
         wider = answer_sub_query(sub_query, pool, indexed_companies=indexed, turn_question=question)

@@ -281,7 +281,13 @@ def _norm_for_months(d: date, months: int, fy_end_month: int) -> tuple[str, str]
     return f"FY{fy}Q{q}", "quarter"
 
 
-def _point_norm(d: date, fy_end_month: int) -> str:
+def duration_norm(end: date, months: int, fy_end_month: int = 12) -> str:
+    """The fiscal label of a period of ``months`` ending on ``end`` (FY2025Q2, FY2025H1, FY2025M9, FY2024)."""
+    return _norm_for_months(end, months, fy_end_month)[0]
+
+
+def instant_norm(d: date, fy_end_month: int = 12) -> str:
+    """The fiscal label of a balance-sheet date: the quarter it closes (the year when it closes the fourth)."""
     fy, q = fiscal_quarter_of(d, fy_end_month)
     return f"FY{fy}" if q == 4 else f"FY{fy}Q{q}"
 
@@ -382,10 +388,10 @@ def _candidates(text: str, fy_end_month: int) -> list[_Cand]:
             continue
         prefix = _POINT_PREFIX.search(text, max(0, m.start() - 8), m.start())
         start = prefix.start() if prefix else m.start()
-        mentions = [_mention(text, _point_norm(d, fy_end_month), start, m.end("date"), "point", d)]
+        mentions = [_mention(text, instant_norm(d, fy_end_month), start, m.end("date"), "point", d)]
         for year, ys, ye in _more_years(m, text):
             d2 = _same_day(d, year)
-            mentions.append(_mention(text, _point_norm(d2, fy_end_month), ys, ye, "point", d2))
+            mentions.append(_mention(text, instant_norm(d2, fy_end_month), ys, ye, "point", d2))
         out.append(_Cand(start, m.end(), 2, mentions))
 
     for pat, cues in zip(p_quarter, _QUARTER_TRIGGERS, strict=True):
@@ -538,13 +544,13 @@ def normalise_period(text: str, default_fy_end_month: int = 12) -> str:
             closing = parse_date(s)
             if closing is None:
                 return ""
-            return _norm_for_months(closing, months, default_fy_end_month)[0]
+            return duration_norm(closing, months, default_fy_end_month)
         return found[0].norm
     m = _MONTH_YEAR_LABEL.fullmatch(s)
     if m and 1 <= int(m.group("mnum")) <= 12:
         month, year = int(m.group("mnum")), _year(m.group("year"))
         last_day = (date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)).day
-        return _point_norm(date(year, month, last_day), default_fy_end_month)
+        return instant_norm(date(year, month, last_day), default_fy_end_month)
     return ""
 
 

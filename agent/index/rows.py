@@ -68,6 +68,14 @@ CREATE TABLE IF NOT EXISTS embeddings (
     vector BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS embeddings_by_doc ON embeddings(doc_id);
+CREATE TABLE IF NOT EXISTS facts (
+    doc_id TEXT NOT NULL REFERENCES documents(doc_id) ON DELETE CASCADE,
+    fact_id TEXT NOT NULL,
+    concept TEXT NOT NULL,
+    period TEXT NOT NULL,
+    extra TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS facts_by_concept ON facts(doc_id, concept);
 """
 
 
@@ -77,6 +85,9 @@ _PAGE_COLUMNS = ("page", "char_start", "text")
 
 
 _SECTION_COLUMNS = ("section_id", "title", "kind", "page_start", "page_end", "char_start", "char_end")
+
+
+_FACT_COLUMNS = ("fact_id", "concept", "period")
 
 
 _CHUNK_COLUMNS = (

@@ -36,6 +36,7 @@ from agent.index.derived import BM25_DIR, FAISS_FILE, MANIFEST_FILE, DerivedFile
 from agent.index.embeddings import embedding_model_name
 from agent.index.rows import (
     _CHUNK_COLUMNS,
+    _FACT_COLUMNS,
     _PAGE_COLUMNS,
     _SCHEMA,
     _SECTION_COLUMNS,
@@ -44,7 +45,7 @@ from agent.index.rows import (
     _join,
     _split,
 )
-from agent.schemas import PAGE_SEPARATOR, Chunk, ChunkCard, DocumentMeta, Entity, Page, Section
+from agent.schemas import PAGE_SEPARATOR, Chunk, ChunkCard, DocumentMeta, Entity, Page, Section, XbrlFact
 
 try:  # POSIX advisory locks serialise writers across processes (the CLI ingesting while a server searches)
     import fcntl
@@ -407,6 +408,7 @@ class Store(DerivedFiles):
         chunks: list[Chunk],
         cards: list[ChunkCard],
         embeddings: np.ndarray,
+        facts: Sequence[XbrlFact] = (),
     ) -> bool:
         """Store a document and everything derived from it in one transaction, then update the index files.
         True when stored; False when the ``doc_id`` was already there (another ingest of the same bytes got
@@ -414,7 +416,8 @@ class Store(DerivedFiles):
 
         Idempotent: a ``doc_id`` already stored is a no-op. A stored document from the same path but with
         another ``doc_id`` (the file changed) is replaced; a name held by a file at another path is an error
-        (:meth:`name_for` picks a free one). ``embeddings`` holds one row per chunk, in chunk order.
+        (:meth:`name_for` picks a free one). ``embeddings`` holds one row per chunk, in chunk order; ``facts``
+        are the filing's inline-XBRL facts.
         """
         vectors = self._check_document(meta, chunks, cards, embeddings)
         model = embedding_model_name(self.settings)
@@ -444,6 +447,10 @@ class Store(DerivedFiles):
                 removed_rowids = self._delete_rows(conn, old_id) if old_id else np.zeros(0, dtype=np.int64)
                 meta = entities.attach(conn, meta)
                 rowids = self._insert_rows(conn, meta, pages, sections, chunks, cards, vectors, model)
+                conn.executemany(
+                    "INSERT INTO facts(doc_id, fact_id, concept, period, extra) VALUES (?, ?, ?, ?, ?)",
+                    [(meta.doc_id, *_split(f, _FACT_COLUMNS)) for f in facts],
+                )
                 entities.drop_orphans(conn)
                 generation = self._bump_generation(conn)
             if old_id:
@@ -598,7 +605,7 @@ class Store(DerivedFiles):
         rowids = np.asarray(
             [r[0] for r in conn.execute("SELECT id FROM chunks WHERE doc_id = ?", (doc_id,))], dtype=np.int64
         )
-        for table in ("embeddings", "cards", "chunks", "sections", "pages", "documents"):
+        for table in ("facts", "embeddings", "cards", "chunks", "sections", "pages", "documents"):
             conn.execute(f"DELETE FROM {table} WHERE doc_id = ?", (doc_id,))
         if conn.execute("SELECT 1 FROM embeddings LIMIT 1").fetchone() is None:
             # No vectors left: the next document may use any model.
@@ -678,6 +685,18 @@ class Store(DerivedFiles):
             f"SELECT {', '.join(_PAGE_COLUMNS)}, extra FROM pages WHERE doc_id = ? ORDER BY page", (doc_id,)
         ).fetchall()
         return [_join(Page, _PAGE_COLUMNS, row) for row in rows]
+
+    def facts(self, doc_ids: Sequence[str], concepts: Sequence[str] = ()) -> list[XbrlFact]:
+        """The inline-XBRL facts of these documents, of ``concepts`` only when given, in document order."""
+        out: list[XbrlFact] = []
+        for doc_id in doc_ids:
+            sql = "SELECT fact_id, concept, period, extra FROM facts WHERE doc_id = ?"
+            args: list[str] = [doc_id]
+            if concepts:
+                sql += f" AND concept IN ({', '.join('?' * len(concepts))})"
+                args += list(concepts)
+            out += [_join(XbrlFact, _FACT_COLUMNS, row) for row in self._conn().execute(sql + " ORDER BY rowid", args)]
+        return out
 
     def document_text(self, doc_id: str) -> str:
         """The document text that chunk offsets point into: pages joined with PAGE_SEPARATOR."""

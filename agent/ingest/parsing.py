@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import time
 import unicodedata
+import warnings
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -71,11 +72,23 @@ _SPACED_YEAR_RE = re.compile(r"(?<![\d,.] )(?<![\d,.])\b(1 9|2 0) (\d) (\d)\b(?!
 PageProgress = Callable[[int, int], None]  # (pages read, pages in the file)
 
 
+class FactSpan(BaseModel):
+    """Where an inline-XBRL fact's figure is printed: 0-based page and its span in that page's text."""
+
+    page: int
+    start: int
+    end: int
+
+
 class ParsedDocument(BaseModel):
     """Pages of one file; ``text`` is the document text every offset refers to."""
 
     pages: list[Page] = Field(default_factory=list)
     source_format: str = Field(description="pdf | html | md | txt")
+    inline_xbrl: bool = Field(default=False, description="an HTML filing whose figures carry inline-XBRL tags")
+    fact_spans: dict[str, FactSpan] = Field(
+        default_factory=dict, description="inline-XBRL fact id -> where its figure is printed (HTML filings)"
+    )
 
     @property
     def text(self) -> str:
@@ -286,6 +299,12 @@ _BREAK_BEFORE_RE = re.compile(r"(?:page-)?break-before\s*:\s*(?:always|page|left
 _BREAK_AFTER_RE = re.compile(r"(?:page-)?break-after\s*:\s*(?:always|page|left|right)", re.IGNORECASE)
 _HIDDEN_RE = re.compile(r"display\s*:\s*none", re.IGNORECASE)
 _PAGE_MARK = "\x00PAGE\x00"  # internal marker; NULs never survive normalisation, so it cannot collide
+# Around an inline-XBRL figure ('<ix:nonFraction id="f-54">68,714</ix:nonFraction>') the writer puts
+# '⟦f-54⟧68,714⟦/⟧', so the fact's page and span are known after normalisation; then the marks are removed.
+_FACT_OPEN, _FACT_SHUT = "\u27e6", "\u27e7"
+_FACT_END = f"{_FACT_OPEN}/{_FACT_SHUT}"
+_FACT_MARK_RE = re.compile(f"{_FACT_OPEN}([^{_FACT_SHUT}]*){_FACT_SHUT}")
+_FACT_ID_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,80}$")
 # Table cells that only carry a symbol of the neighbouring number (EDGAR splits "$", ")" and "%" off).
 _PREFIX_CELLS = {"$", "(", "($", "$(", "US$", "€", "£"}
 _SUFFIX_CELLS = {")", "%", ")%", "%)", "pts", "bps"}
@@ -294,9 +313,10 @@ _SUFFIX_CELLS = {")", "%", ")%", "%)", "pts", "bps"}
 class _HtmlWriter:
     """Walks a parsed HTML tree and writes lines, table rows and page-break markers."""
 
-    def __init__(self, hr_breaks: bool) -> None:
+    def __init__(self, hr_breaks: bool, mark_facts: bool = False) -> None:
         self.parts: list[str] = []
         self.hr_breaks = hr_breaks
+        self.mark_facts = mark_facts
 
     def newline(self) -> None:
         if self.parts and not self.parts[-1].endswith("\n"):
@@ -331,7 +351,13 @@ class _HtmlWriter:
             return
         if _BREAK_BEFORE_RE.search(style):
             self.page_break()
-        if name == "br":
+        fact_id = str(node.get("id") or "") if self.mark_facts and name == "ix:nonfraction" else ""
+        if fact_id and _FACT_ID_RE.match(fact_id):
+            self.parts.append(f"{_FACT_OPEN}{fact_id}{_FACT_SHUT}")
+            for child in node.children:
+                self.walk(child)
+            self.parts.append(_FACT_END)
+        elif name == "br":
             self.parts.append("\n")
         elif name == "table":
             self.newline()
@@ -349,10 +375,12 @@ class _HtmlWriter:
             self.page_break()
 
     def cell_text(self, cell: object) -> str:
-        inner = _HtmlWriter(hr_breaks=False)
+        inner = _HtmlWriter(hr_breaks=False, mark_facts=self.mark_facts)
         for child in cell.children:  # type: ignore[attr-defined]
             inner.walk(child)
-        return re.sub(r"\s+", " ", "".join(inner.parts).replace(_PAGE_MARK, " ")).strip()
+        text = re.sub(r"\s+", " ", "".join(inner.parts).replace(_PAGE_MARK, " ")).strip()
+        # A cell that holds only an empty fact's marks is an empty cell, as it is without marks.
+        return text if not self.mark_facts or unmarked(text).strip() else ""
 
     def table(self, table: object) -> None:
         rows = [tr for tr in table.find_all("tr") if tr.find_parent("table") is table]  # type: ignore[attr-defined]
@@ -396,15 +424,68 @@ def _decode(data: bytes) -> str:
     return text.replace("\x00", "")
 
 
-def _html_pages(path: Path, data: bytes) -> list[str]:
-    from bs4 import BeautifulSoup
+def unmarked(text: str) -> str:
+    """``text`` without the writer's inline-XBRL fact marks."""
+    return _FACT_MARK_RE.sub("", text) if _FACT_OPEN in text else text
 
-    soup = BeautifulSoup(_decode(data), "lxml")
+
+def _marks(text: str) -> tuple[str, dict[str, tuple[int, int]]]:
+    """Page text with marks -> the text without them and each fact id's span in it."""
+    out: list[str] = []
+    spans: dict[str, tuple[int, int]] = {}
+    length, open_id, opened_at, last = 0, "", 0, 0
+    for m in _FACT_MARK_RE.finditer(text):
+        out.append(text[last:m.start()])
+        length += m.start() - last
+        last = m.end()
+        if m.group(1) == "/":
+            if open_id:
+                spans.setdefault(open_id, (opened_at, length))
+            open_id = ""
+        else:
+            open_id, opened_at = m.group(1), length
+    out.append(text[last:])
+    return "".join(out), spans
+
+
+def has_inline_xbrl(data: bytes) -> bool:
+    """Whether an HTML file carries inline-XBRL figures (EDGAR 10-K/10-Q since 2019)."""
+    return b"ix:nonFraction" in data or b"ix:nonfraction" in data
+
+
+def locate_facts(marked_pages: list[str], pages: list[Page]) -> dict[str, FactSpan]:
+    """Each marked fact's page and span in the final page texts (marks normalised with their page, then
+    removed; where normalising moved a line's spaces, the figure is looked for in that page instead)."""
+    texts = [normalise_text(t) for t in marked_pages]
+    while texts and not unmarked(texts[-1]).strip():
+        texts.pop()
+    while texts and not unmarked(texts[0]).strip():
+        texts.pop(0)
+    found: dict[str, FactSpan] = {}
+    for page, marked in zip(pages, texts, strict=False):
+        plain, spans = _marks(marked)
+        for fact_id, (start, end) in spans.items():
+            if plain != page.text:  # the marks changed how spaces were trimmed: find the figure itself
+                figure = plain[start:end]
+                start = page.text.find(figure, max(0, start - 40)) if figure else -1
+                if start < 0:
+                    continue
+                end = start + len(figure)
+            found.setdefault(fact_id, FactSpan(page=page.page, start=start, end=end))
+    return found
+
+
+def _html_pages(path: Path, data: bytes, mark_facts: bool = False) -> list[str]:
+    from bs4 import BeautifulSoup, XMLParsedAsHTMLWarning
+
+    with warnings.catch_warnings():  # inline-XBRL filings are XHTML; the HTML reading is the one wanted
+        warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
+        soup = BeautifulSoup(_decode(data), "lxml")
     css_breaks = any(
         _BREAK_BEFORE_RE.search(str(tag.get("style") or "")) or _BREAK_AFTER_RE.search(str(tag.get("style") or ""))
         for tag in soup.find_all(style=True)
     )
-    writer = _HtmlWriter(hr_breaks=not css_breaks and soup.find("hr") is not None)
+    writer = _HtmlWriter(hr_breaks=not css_breaks and soup.find("hr") is not None, mark_facts=mark_facts)
     writer.walk(soup)
     text = "".join(writer.parts)
     if _PAGE_MARK in text:
@@ -562,10 +643,15 @@ def load_pages(path: Path, settings: Settings, on_page: PageProgress | None = No
                 raise IngestError(
                     str(path), f"HTML file is {size_mb:.1f} MB, over the limit max_markup_mb={settings.max_markup_mb:g}"
                 )
+            marked = has_inline_xbrl(data)
             try:
-                raw_pages = _html_pages(path, data)
+                raw_pages = _html_pages(path, data, mark_facts=marked)
             except RecursionError as exc:
                 raise IngestError(str(path), "HTML nested too deeply to read (thousands of levels)") from exc
+            if marked:
+                parsed = _assemble(path, [unmarked(p) for p in raw_pages], source_format, settings)
+                parsed.inline_xbrl, parsed.fact_spans = True, locate_facts(raw_pages, parsed.pages)
+                return parsed
         elif source_format == "md":
             raw_pages = _markdown_pages(_read_text(path, data, settings))
         else:

@@ -30,13 +30,15 @@ from agent.ingest.cards import build_card
 from agent.ingest.chunking import chunk_document
 from agent.ingest.files import display_path, document_name
 from agent.ingest.metadata import detect_metadata
-from agent.ingest.parsing import SUPPORTED_EXTENSIONS, load_pages
+from agent.ingest.parsing import SUPPORTED_EXTENSIONS, ParsedDocument, load_pages
+from agent.ingest.statements import cover_from_facts, statements_elsewhere
 from agent.ingest.structure import detect_sections
+from agent.ingest.xbrl import FilingFacts, read_facts
 from agent.schemas import Chunk, DocumentMeta, IngestReport
 
 # Bump when parsing, sectioning, tables, chunking, cards or embedding text change what is stored: a document
 # ingested by another version is ingested again on the next run instead of being reported unchanged.
-PIPELINE_VERSION = "12"
+PIPELINE_VERSION = "13"
 # Embedding batches between two progress reports: often enough to see movement on a 500-page filing.
 EMBED_BATCHES_PER_REPORT = 2
 # What an ingest reports as it goes: (stage, done, total), stage "read" (pages) or "embed" (chunk texts),
@@ -83,12 +85,16 @@ def embedding_text(chunk: Chunk) -> str:
 
 
 def build_meta(
-    path: Path, doc_id: str, pages: list, source_format: str, overrides: MetadataOverrides, name: str = ""
+    path: Path, doc_id: str, pages: list, source_format: str, overrides: MetadataOverrides, name: str = "",
+    filing_facts: FilingFacts | None = None,
 ) -> DocumentMeta:
-    """Detected metadata with command-line overrides applied; ``name`` defaults to the file stem."""
+    """Detected metadata with command-line overrides applied; ``name`` defaults to the file stem. A filing's
+    inline-XBRL cover facts (``dei``) outrank what the text detection found."""
     from agent.finance.periods import normalise_period
 
     guess = detect_metadata(path, pages)
+    if filing_facts is not None:
+        guess = cover_from_facts(guess, filing_facts, pages)
     meta = DocumentMeta(
         doc_id=doc_id,
         name=name or document_name(path),
@@ -109,6 +115,8 @@ def build_meta(
         filing_date=guess.filing_date,
         n_pages=len(pages),
         ingested_at=datetime.now(UTC).isoformat(),
+        n_facts=len(filing_facts.facts) if filing_facts is not None else 0,
+        statements_elsewhere=statements_elsewhere(pages, filing_facts),
     )
     for field in ("company", "ticker", "form", "filing_date"):
         value = getattr(overrides, field)
@@ -199,6 +207,7 @@ class Ingestor:
         with _timed(stages, "parse"):
             parsed = load_pages(path, self.settings, lambda done, total: self._progress("read", done, total))
             self._progress("read", len(parsed.pages), len(parsed.pages))
+        filing_facts = self._facts(path, parsed, report) if parsed.inline_xbrl else None
         with _timed(stages, "sections"):
             sections = detect_sections(parsed.pages)
         with _timed(stages, "chunks"):
@@ -208,7 +217,8 @@ class Ingestor:
         # The same bytes again (a newer pipeline, a moved data directory) keep the name they are cited by.
         name = previous.name if previous is not None else self.store.name_for(
             display_path(path.resolve()), document_name(path))
-        meta = build_meta(path, doc_id, parsed.pages, parsed.source_format, overrides, name=name)
+        meta = build_meta(path, doc_id, parsed.pages, parsed.source_format, overrides, name=name,
+                          filing_facts=filing_facts)
         if previous is not None:  # the same bytes again: not a newer filing, so its ingest time stays too
             for field in (*_KEPT_ON_REINGEST, "ingested_at"):
                 if getattr(previous, field):  # a value a newer pipeline now detects fills an empty one
@@ -222,7 +232,8 @@ class Ingestor:
         with _timed(stages, "store"):
             if previous is not None:
                 self.store.remove_document(doc_id)
-            stored = self.store.add_document(meta, parsed.pages, sections, chunks, cards, vectors)
+            facts = filing_facts.facts if filing_facts is not None else []
+            stored = self.store.add_document(meta, parsed.pages, sections, chunks, cards, vectors, facts)
         if not stored:  # another ingest of the same bytes committed while this one was reading them
             return _unchanged(report, self.store.get_document(doc_id))
         if self.on_ingested is not None:
@@ -234,7 +245,18 @@ class Ingestor:
         report.sections = len(sections)
         report.chunks = len(chunks)
         report.tables = sum(1 for c in chunks if c.is_table)
+        report.facts = meta.n_facts
         return report
+
+    def _facts(self, path: Path, parsed: ParsedDocument, report: IngestReport) -> FilingFacts | None:
+        """The filing's inline-XBRL facts; a file whose tags cannot be read is still ingested as text."""
+        with _timed(report.stage_seconds, "xbrl"):
+            try:
+                return read_facts(display_path(path), path.read_bytes(), parsed.fact_spans)
+            except (IngestError, OSError) as exc:
+                report.warnings.append(f"inline XBRL not read ({exc}); the filing is ingested as text")
+                log.warning("%s: inline XBRL not read: %s", display_path(path), exc)
+                return None
 
 
 def _unchanged(report: IngestReport, existing: DocumentMeta) -> IngestReport:

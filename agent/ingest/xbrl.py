@@ -1,0 +1,167 @@
+"""Inline-XBRL facts of an HTML filing: every tagged figure with its concept, context, unit, scale and sign.
+
+EDGAR 10-K and 10-Q documents since 2019 tag each statement figure (``<ix:nonFraction name="us-gaap:NetIncomeLoss"
+contextRef="c-1" unitRef="usd" scale="6" ...>``). The facts are read with ``ixbrlparse`` (transforms, scale and
+sign, contexts with their dimensions), which reads the file alone and needs no taxonomy download, so ingest stays
+offline. Where each figure is printed comes from :func:`agent.ingest.parsing.locate_facts`. The ``dei`` facts
+(registrant, CIK, tickers, fiscal year and period, fiscal year end) say what the filing is.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+import warnings
+from collections.abc import Mapping
+from datetime import date
+
+from pydantic import BaseModel, Field
+
+from agent.errors import IngestError
+from agent.finance.periods import duration_norm, instant_norm, parse_date
+from agent.ingest.parsing import FactSpan
+from agent.schemas import XbrlFact
+
+log = logging.getLogger(__name__)
+
+# The SEC's fiscal year end is written '--09-27' in the dei tag; some filers print 'DECEMBER 31' instead.
+_FY_END_RE = re.compile(r"^--(\d{2})-(\d{2})$")
+_CAMEL_RE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+# Average month length: a duration's months are its days over this, rounded (a 13-week quarter is 3).
+_DAYS_PER_MONTH = 30.44
+
+
+class FilingFacts(BaseModel):
+    """What inline XBRL says of one filing: its facts and the ``dei`` cover facts."""
+
+    facts: list[XbrlFact] = Field(default_factory=list)
+    registrant: str = ""
+    cik: str = ""
+    tickers: list[str] = Field(default_factory=list)
+    form: str = ""
+    fiscal_year: int | None = None
+    fiscal_period: str = Field(default="", description="FY | Q1 | Q2 | Q3 | H1 ... as dei writes it")
+    period_end: str = Field(default="", description="ISO date of dei:DocumentPeriodEndDate")
+    fy_end_month: int = 0
+
+
+def concept_words(concept: str) -> str:
+    """'us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax' -> 'Revenue From Contract With ...'."""
+    local = concept.split(":", 1)[-1]
+    return " ".join(_CAMEL_RE.sub(" ", local).split())
+
+
+def _fy_end_month(text: str) -> int:
+    m = _FY_END_RE.match(text.strip())
+    if m:
+        month, day = int(m.group(1)), int(m.group(2))
+        # A 52/53-week year that ends in the first days of a month closes the month before (as periods snap).
+        return (month - 2) % 12 + 1 if day <= 7 else month
+    day = parse_date(f"{text.strip()} 2001")
+    return day.month if day else 0
+
+
+def _units(soup: object) -> dict[str, str]:
+    """unit id -> 'USD', 'shares', 'USD/shares' (ixbrlparse drops a divide's denominator)."""
+
+    def local(tag: object) -> str:
+        return str(getattr(tag, "name", "") or "").split(":")[-1].lower()
+
+    def measures(node: object) -> str:
+        found = node.find_all(lambda t: local(t) == "measure")  # type: ignore[attr-defined]
+        return " ".join(m.get_text(strip=True).split(":")[-1] for m in found)
+
+    out: dict[str, str] = {}
+    for unit in soup.find_all(lambda t: local(t) == "unit"):  # type: ignore[attr-defined]
+        sides = [n for n in unit.find_all(lambda t: local(t) in {"unitnumerator", "unitdenominator"})]
+        out[str(unit.get("id") or "")] = "/".join(measures(n) for n in sides) if sides else measures(unit)
+    return out
+
+
+def _decimals(text: str) -> int | None:
+    try:
+        return int(text)
+    except ValueError:
+        return None  # 'INF': exact
+
+
+def _fact(item: object, units: Mapping[str, str], fy_end: int, span: FactSpan | None) -> XbrlFact | None:
+    context = item.context  # type: ignore[attr-defined]
+    if item.value is None or context is None:  # type: ignore[attr-defined]
+        return None
+    attrs = item.soup_tag.attrs  # type: ignore[attr-defined]
+    end: date | None = context.instant or context.enddate
+    if end is None:
+        return None
+    start: date | None = None if context.instant else context.startdate
+    months = round((end - start).days / _DAYS_PER_MONTH) if start else 0
+    period = duration_norm(end, months, fy_end) if months else instant_norm(end, fy_end)
+    dims = {str(s.get("dimension", "")): str(s.get("value", "")) for s in context.segments or [] if s.get("dimension")}
+    unit_ref = str(attrs.get("unitRef") or attrs.get("unitref") or "")
+    try:
+        scale = int(attrs.get("scale") or 0)
+    except ValueError:
+        scale = 0
+    concept = f"{item.schema}:{item.name}"  # type: ignore[attr-defined]
+    return XbrlFact(
+        fact_id=str(attrs.get("id") or ""),
+        concept=concept,
+        label=concept_words(concept),
+        value=float(item.value),  # type: ignore[attr-defined]
+        text=" ".join(str(item.text or "").split()),  # type: ignore[attr-defined]
+        unit=units.get(unit_ref, unit_ref),
+        decimals=_decimals(str(attrs.get("decimals") or "INF")),
+        scale=scale,
+        entity=str((context.entity or {}).get("identifier", "")),
+        start=start.isoformat() if start else "",
+        end=end.isoformat(),
+        months=months,
+        period=period,
+        dimensions=dims,
+        page=span.page if span else None,
+        span_start=span.start if span else 0,
+        span_end=span.end if span else 0,
+    )
+
+
+def read_facts(path: str, data: bytes, spans: Mapping[str, FactSpan], fy_end_month: int = 12) -> FilingFacts:
+    """Every numeric fact of an inline-XBRL HTML filing, and its ``dei`` cover facts. A file whose tags cannot be
+    read raises :class:`IngestError` (the text of the filing is still ingested by the caller)."""
+    from ixbrlparse import IXBRL
+
+    try:
+        with warnings.catch_warnings():  # transforms it does not know (text dates) are reported per fact
+            warnings.simplefilter("ignore")
+            doc = IXBRL(io.BytesIO(data), raise_on_error=False)
+    except Exception as exc:  # noqa: BLE001 - a broken file must not stop the ingest of its text
+        raise IngestError(path, f"inline XBRL could not be read: {exc}") from exc
+    dei: dict[str, list[str]] = {}
+    for item in doc.nonnumeric:
+        if item.schema == "dei":
+            dei.setdefault(item.name, []).append(" ".join(str(item.text or "").split()))
+    first = {k: v[0] for k, v in dei.items() if v}
+    fy_end = _fy_end_month(first.get("CurrentFiscalYearEndDate", "")) or fy_end_month or 12
+    units = _units(doc.soup)
+    facts = []
+    for item in doc.numeric:
+        try:
+            fact = _fact(item, units, fy_end, spans.get(str(item.soup_tag.attrs.get("id") or "")))
+        except (TypeError, ValueError, AttributeError) as exc:
+            log.debug("%s: fact skipped: %s", path, exc)
+            continue
+        if fact is not None:
+            facts.append(fact)
+    period_end = parse_date(first.get("DocumentPeriodEndDate", ""))
+    year = first.get("DocumentFiscalYearFocus", "")
+    return FilingFacts(
+        facts=facts,
+        registrant=first.get("EntityRegistrantName", ""),
+        cik=first.get("EntityCentralIndexKey", "").zfill(10) if first.get("EntityCentralIndexKey") else "",
+        tickers=list(dict.fromkeys(t for t in dei.get("TradingSymbol", []) if t and " " not in t)),
+        form=first.get("DocumentType", ""),
+        fiscal_year=int(year) if year.isdigit() else None,
+        fiscal_period=first.get("DocumentFiscalPeriodFocus", ""),
+        period_end=period_end.isoformat() if period_end else "",
+        fy_end_month=fy_end,
+    )
