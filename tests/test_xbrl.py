@@ -1,0 +1,227 @@
+"""Inline-XBRL facts: read at ingest, located on their page, answering through ``finrag ask``, cross-checking.
+
+Two real filings from edgartools' public test fixtures (MIT; the filings are public EDGAR documents), gzipped in
+``tests/fixtures/edgar``: Apple's 10-Q for the quarter ended March 29, 2025 (quarter and six-month contexts,
+product and segment dimensions, a fiscal year ending in September) and IBM's 2024 10-K main document, whose
+financial statements are an exhibit ("incorporated herein by reference").
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+from pathlib import Path
+
+import pytest
+
+from agent.answer.facts import FactFiling, answer_from_facts, cross_check, member_words
+from agent.answer.records import Check, SubAnswer
+from agent.config import Settings
+from agent.finance.concepts import concepts_for
+from agent.finance.metrics import METRICS
+from agent.index.store import Store
+from agent.ingest.parsing import _assemble, _html_pages, load_pages
+from agent.ingest.pipeline import open_ingestor
+from agent.ingest.xbrl import read_facts
+from agent.query.plan import SubQuery
+from agent.schemas import Citation, NumericValue, QueryIntent, ScopeTerm, TemporalScope, XbrlFact
+from cli import ask_cmd
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "edgar"
+APPLE, IBM = "aapl-20250329", "ibm-20241231"
+
+pytestmark = pytest.mark.usefixtures("no_yfinance")
+
+
+def unpacked(stem: str, folder: Path) -> Path:
+    """The fixture filing as the .htm a user would ingest."""
+    path = folder / f"{stem}.htm"
+    if not path.exists():
+        path.write_bytes(gzip.decompress((FIXTURES / f"{stem}.htm.gz").read_bytes()))
+    return path
+
+
+@pytest.fixture(scope="module")
+def filings(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("edgar")
+    return {stem: unpacked(stem, folder) for stem in (APPLE, IBM)}
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory, filings: dict[str, Path]) -> Settings:
+    """One index with both filings ingested, shared by the module."""
+    settings = Settings.from_env(home=tmp_path_factory.mktemp("xbrl") / "home")
+    with open_ingestor(settings) as ingestor:
+        for path in filings.values():
+            assert ingestor.ingest_file(path).status == "ingested"
+    return settings
+
+
+def ask(question: str, settings: Settings, capsys: pytest.CaptureFixture[str]) -> str:
+    parser = argparse.ArgumentParser(prog="finrag")
+    ask_cmd.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["ask", question])
+    assert args.func(args, settings) == 0
+    return capsys.readouterr().out.split("\nSources:\n")[0]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Reading and locating
+# ---------------------------------------------------------------------------------------------------------
+def test_marks_locate_every_visible_fact_and_leave_the_text_as_it_was(filings: dict[str, Path]) -> None:
+    path = filings[APPLE]
+    settings = Settings()
+    parsed = load_pages(path, settings)
+    plain = _assemble(path, _html_pages(path, path.read_bytes()), "html", settings)
+    assert [p.text for p in parsed.pages] == [p.text for p in plain.pages]
+    assert parsed.inline_xbrl and len(parsed.fact_spans) >= 660  # 674 tagged; the rest sit in hidden sections
+    for span in parsed.fact_spans.values():
+        assert parsed.pages[span.page].text[span.start:span.end].strip()
+
+
+def test_facts_carry_concept_context_unit_scale_sign_and_page(filings: dict[str, Path]) -> None:
+    path = filings[APPLE]
+    parsed = load_pages(path, Settings())
+    read = read_facts(str(path), path.read_bytes(), parsed.fact_spans)
+    assert (read.registrant, read.cik, read.form, read.fiscal_year, read.fiscal_period, read.fy_end_month) == (
+        "Apple Inc.", "0000320193", "10-Q", 2025, "Q2", 9)
+    assert len(read.facts) == 674 and read.tickers[0] == "AAPL"
+    iphone = [f for f in read.facts if f.dimensions.get("srt:ProductOrServiceAxis") == "aapl:IPhoneMember"
+              and f.period == "FY2025Q2"]
+    assert [(f.value, f.text, f.scale, f.unit, f.months) for f in iphone] == [(46_841e6, "46,841", 6, "USD", 3)]
+    page = parsed.pages[iphone[0].page]
+    assert page.text[iphone[0].span_start:iphone[0].span_end] == "46,841"
+    eps = next(f for f in read.facts if f.concept == "us-gaap:EarningsPerShareDiluted" and f.period == "FY2025H1")
+    assert (eps.value, eps.unit, eps.months) == (4.05, "USD/shares", 6)
+    assert sum(f.value < 0 for f in read.facts) == 52  # every sign="-" of the file
+
+
+def test_every_concept_mapping_names_a_lexicon_metric() -> None:
+    from agent.finance.concepts import _CONCEPTS
+
+    assert set(_CONCEPTS) <= set(METRICS)
+    assert concepts_for("net income")[0] == "us-gaap:NetIncomeLoss" and concepts_for("no such metric") == ()
+    assert member_words("aapl:GreaterChinaSegmentMember") == "Greater China"
+
+
+def test_ingest_names_the_filing_from_its_cover_tags(home: Settings) -> None:
+    with Store.open(home) as store:
+        apple, ibm = store.get_document(APPLE), store.get_document(IBM)
+        assert (apple.company, apple.company_source, apple.cik, apple.fiscal_period, apple.fy_end_month) == (
+            "Apple Inc.", "xbrl", "0000320193", "FY2025Q2", 9)
+        assert apple.n_facts == 674 and not apple.statements_elsewhere
+        assert ibm.cik == "0000051143" and ibm.fiscal_period == "FY2024"
+        assert "incorporated herein by reference" in ibm.statements_elsewhere
+        assert len(store.facts([apple.doc_id], ["us-gaap:NetIncomeLoss"])) == 18  # 4 columns, 4 tables, 2 more
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Answers through finrag ask
+# ---------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("question", "figure", "period"), [
+    # each column of the income statement: quarter and six months, this year and last
+    ("What was Apple's total net sales for the three months ended March 29, 2025?", "$95,359 million", "FY2025Q2"),
+    ("What was Apple's total net sales for the three months ended March 30, 2024?", "$90,753 million", "FY2024Q2"),
+    ("What was Apple's total net sales for the six months ended March 29, 2025?", "$219,659 million", "FY2025H1"),
+    ("What was Apple's net income for the six months ended March 30, 2024?", "$57,552 million", "FY2024H1"),
+    # the quarter, not the six months the same page also prints
+    ("What was Apple's net income in Q2 2025?", "$24,780 million", "FY2025Q2"),
+    # a product and a segment: dimension members
+    ("What were Apple's iPhone net sales in Q2 2025?", "$46,841 million", "FY2025Q2"),
+    ("What were Apple's net sales in Greater China for the six months ended March 29, 2025?", "$34,515 million",
+     "FY2025H1"),
+    ("What was Apple's diluted EPS for the six months ended March 29, 2025?", "$4.05", "FY2025H1"),
+])
+def test_tagged_figures_answer_with_their_period_and_page(
+    question: str, figure: str, period: str, home: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answer = ask(question, home, capsys)
+    assert figure in answer and period in answer and f"[{APPLE}, p. " in answer, answer
+    assert "[unverified]" not in answer
+
+
+def test_a_qualifier_the_tags_do_not_carry_is_refused(home: Settings, capsys: pytest.CaptureFixture[str]) -> None:
+    answer = ask("What was Apple's adjusted net income in Q2 2025?", home, capsys)
+    assert answer.startswith("Not found") and "adjusted" in answer
+
+
+def test_a_main_document_without_statements_refuses_with_the_reason(
+    home: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answer = ask("What was IBM's total revenue in 2024?", home, capsys)
+    assert answer.startswith("Not found") and "incorporated herein by reference" in answer, answer
+    assert "[unverified]" not in answer
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The reader's figure held against the tag on the same cell
+# ---------------------------------------------------------------------------------------------------------
+def _fact(text: str, value: float, period: str, months: int, scale: int = 6, page: int = 2) -> XbrlFact:
+    return XbrlFact(fact_id=f"f-{period}", concept="us-gaap:NetIncomeLoss", label="Net Income Loss", value=value,
+                    text=text, unit="USD", scale=scale, end="2025-03-29", months=months, period=period, page=page)
+
+
+class _Source:
+    def __init__(self, facts: list[XbrlFact], filings: list[FactFiling] | None = None) -> None:
+        self.facts, self._filings = facts, filings or []
+
+    def filings(self, company: str, concepts: object) -> list[FactFiling]:
+        return self._filings
+
+    def on_page(self, doc_name: str, page: int) -> list[XbrlFact]:
+        return [f for f in self.facts if f.page == page]
+
+    def statements_elsewhere(self, doc_name: str) -> str:
+        return ""
+
+
+def _read(text: str, value: float, scale: float, period: str) -> SubAnswer:
+    cite = Citation(doc="ACME_10Q", page=3, quote=f"Net income | {text} | 900")
+    return SubAnswer(question="What was Acme's net income in Q2 2025?", status="found", metric="net income",
+                     company="Acme", period=period, answer=f"Acme's net income was ${text} {cite.label()}.",
+                     value=NumericValue(text=text, value=value, scale=scale, unit="USD", period=period),
+                     display=f"${text}", quote=cite.quote, citation=cite, citations=[cite],
+                     checks=[Check(name="scale", passed=False, detail="no scale")])
+
+
+def test_a_figure_tagged_for_another_period_is_refused() -> None:
+    # the six months' figure read as the quarter: the tag says what it is
+    source = _Source([_fact("1,200", 1_200e6, "FY2025H1", 6)])
+    out = cross_check(_read("1,200", 1200, 1e6, "FY2025Q2"), source)
+    assert out.status == "not_found" and "FY2025H1" in out.missing and out.value is None
+
+
+def test_a_figure_read_without_scale_takes_the_scale_of_its_tag() -> None:
+    source = _Source([_fact("1,200", 1_200e6, "FY2025Q2", 3)])
+    out = cross_check(_read("1,200", 1200, 1.0, "FY2025Q2"), source)
+    assert out.status == "found" and out.value is not None and out.value.absolute == 1_200e6
+    assert "million" in out.answer and any(c.name == "scale" and c.passed for c in out.checks)
+
+
+def test_an_agreeing_tag_adds_a_check_and_an_untagged_figure_is_left_alone() -> None:
+    agreeing = cross_check(_read("1,200", 1200, 1e6, "FY2025Q2"), _Source([_fact("1,200", 1_200e6, "FY2025Q2", 3)]))
+    assert agreeing.status == "found" and "agrees with the filer's tag" in agreeing.checks[-1].detail
+    untouched = _read("1,200", 1200, 1e6, "FY2025Q2")
+    assert cross_check(untouched, _Source([_fact("7", 7e6, "FY2025Q2", 3)])) == untouched
+
+
+def test_facts_answer_only_the_parts_asked_and_no_other_company() -> None:
+    plain = _fact("1,200", 1_200e6, "FY2025Q2", 3)
+    segment = plain.model_copy(update={"fact_id": "f-seg", "value": 300e6, "text": "300",
+                                       "dimensions": {"us-gaap:StatementBusinessSegmentsAxis": "acme:RocketsMember"}})
+    filing = FactFiling(doc_name="ACME_10Q", company="Acme Corp", fiscal_period="FY2025Q2", facts=[plain, segment])
+
+    def sub(question: str, terms: list[str] = ()) -> SubQuery:  # type: ignore[assignment]
+        intent = QueryIntent(question=question, metrics=["net income"], requires_numeric=True,
+                             temporal_scope=TemporalScope(periods=["FY2025Q2"]),
+                             scope=[ScopeTerm(text=t, metric="net income") for t in terms])
+        return SubQuery(id="q", question=question, company="Acme Corp", metric="net income", period="FY2025Q2",
+                        intent=intent)
+
+    source = _Source([], [filing])
+    whole = answer_from_facts(sub("What was Acme Corp's net income in Q2 2025?"), source)
+    assert whole is not None and whole.value is not None and whole.value.absolute == 1_200e6
+    rockets = answer_from_facts(sub("What was Acme Corp's net income of Rockets in Q2 2025?", ["rockets"]), source)
+    assert rockets is not None and rockets.value is not None and rockets.value.absolute == 300e6
+    assert answer_from_facts(sub("Acme Corp's net income in Europe in Q2 2025?", ["europe"]), source) is None
+    assert answer_from_facts(sub("What was Acme Corp's net income next to Globex in Q2 2025?"), source) is None
