@@ -166,6 +166,13 @@ class Settings:
     market_cache_ttl_s: int = field(default=900, metadata={"help": "Quotes younger than this are served from cache."})
     market_timeout_s: float = field(default=10.0, metadata={"help": "Upstream call timeout."})
 
+    # --- EDGAR (finrag fetch) ----------------------------------------------------------------------------
+    sec_user_agent: str = field(
+        default="",
+        metadata={"help": "Who is asking, sent to EDGAR on every request (FINRAG_SEC_USER_AGENT): a name and an "
+                          "e-mail address, as the SEC's fair-access rule requires. No default: it must be yours."},
+    )
+
     # --- the web server -----------------------------------------------------------------------------------
     serve_token: str = field(
         default="",

@@ -12,6 +12,7 @@ from agent.config import Settings
 from cli.common import one_line, print_json
 
 if TYPE_CHECKING:
+    from agent.ingest.pipeline import MetadataOverrides
     from agent.schemas import IngestReport
 
 
@@ -44,7 +45,7 @@ def format_report(r: IngestReport) -> str:
         return f"unchanged  {one_line(r.name)}: already in the index ({r.chunks} chunks)"
     return (
         f"ingested   {one_line(r.name)}: {r.pages} pages, {r.sections} sections, {r.chunks} chunks, "
-        f"{r.tables} tables, {r.seconds:.1f} s"
+        f"{r.tables} tables{f', {r.facts} XBRL facts' if r.facts else ''}, {r.seconds:.1f} s"
     )
 
 
@@ -93,10 +94,8 @@ class _FileProgress:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    from tqdm import tqdm
-
     from agent.ingest.files import display_path, find_files
-    from agent.ingest.pipeline import MetadataOverrides, open_ingestor
+    from agent.ingest.pipeline import MetadataOverrides
 
     found = find_files(args.paths, follow_links=args.follow_links)
     skipped = [f for f in found if f.skipped]
@@ -109,7 +108,21 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     overrides = MetadataOverrides(
         company=args.company, ticker=args.ticker, form=args.form, period=args.period, filing_date=args.filing_date
     )
-    show = not (args.no_progress or args.json)
+    left = f", {len(skipped)} skipped" if skipped else ""
+    return ingest_files(files, settings, overrides, show=not (args.no_progress or args.json), as_json=args.json,
+                        note=left)
+
+
+def ingest_files(files: list[Path], settings: Settings, overrides: MetadataOverrides | None = None, *,
+                 show: bool = True, as_json: bool = False, note: str = "",
+                 per_file: dict[Path, MetadataOverrides] | None = None) -> int:
+    """Ingest ``files`` with a progress bar and a line per file, then a summary; 1 when any failed. ``per_file``
+    gives some files metadata of their own (what EDGAR says of a fetched filing)."""
+    from tqdm import tqdm
+
+    from agent.ingest.files import display_path
+    from agent.ingest.pipeline import open_ingestor
+
     progress = _FileProgress(show)
     reports: list[IngestReport] = []
     with open_ingestor(settings, on_progress=progress) as ingestor:
@@ -118,17 +131,18 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                    file=sys.stderr, dynamic_ncols=True)
         for path in bar:
             progress.start(one_line(display_path(path.name)))
-            report = ingestor.ingest_file(path, overrides)
+            report = ingestor.ingest_file(path, (per_file or {}).get(path, overrides))
             progress.close()
             reports.append(report)
-            if not args.json:
+            if not as_json:
                 bar.write(format_report(report), file=sys.stdout if report.status != "failed" else sys.stderr)
+                for warning in report.warnings:
+                    bar.write(f"           {one_line(warning)}", file=sys.stderr)
     failed = sum(r.status == "failed" for r in reports)
-    if args.json:
+    if as_json:
         print_json(reports)
     else:
         done = sum(r.status == "ingested" for r in reports)
         same = sum(r.status == "unchanged" for r in reports)
-        left = f", {len(skipped)} skipped" if skipped else ""
-        print(f"{done} ingested, {same} unchanged, {failed} failed{left} -> {settings.index_dir}")
+        print(f"{done} ingested, {same} unchanged, {failed} failed{note} -> {settings.index_dir}")
     return 1 if failed else 0

@@ -25,6 +25,7 @@ BROKEN_PIPE_EXIT = 141  # what a shell reports for a command stopped by SIGPIPE 
 # command imports only its module (a cold `finrag ask` must not pay for the evaluation or ingest code).
 COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "cli.ingest_cmd": ("ingest",),
+    "cli.fetch_cmd": ("fetch",),
     "cli.docs_cmd": ("docs",),
     "cli.companies_cmd": ("companies",),
     "cli.search_cmd": ("search",),
@@ -39,6 +40,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
 
 EPILOG = """examples:
   finrag ingest filings/                      ingest every filing in a folder (PDF, HTML, Markdown, text)
+  finrag fetch AAPL --form 10-Q --year 2025   download filings from SEC EDGAR and ingest them
   finrag docs                                 list ingested documents by company, with their metadata
   finrag companies                            the companies: names, former names, tickers, CIK, filings
   finrag search "capital expenditure 2018" --doc 3M_2018_10K
