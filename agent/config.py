@@ -84,6 +84,10 @@ class Settings:
     max_doc_chars: int = field(
         default=20_000_000, metadata={"help": "Refuse a document with more text than this (a 500-page 10-K holds ~3M)."}
     )
+    read_xbrl: bool = field(
+        default=True, metadata={"help": "Read the inline-XBRL facts of HTML filings (the filer's own tags on every "
+                                        "statement figure); off ingests their text only."},
+    )
     max_markup_mb: float = field(
         default=64.0, metadata={"help": "Refuse HTML larger than this: its parse tree takes ~15x the file in memory."}
     )

@@ -643,7 +643,7 @@ def load_pages(path: Path, settings: Settings, on_page: PageProgress | None = No
                 raise IngestError(
                     str(path), f"HTML file is {size_mb:.1f} MB, over the limit max_markup_mb={settings.max_markup_mb:g}"
                 )
-            marked = has_inline_xbrl(data)
+            marked = settings.read_xbrl and has_inline_xbrl(data)
             try:
                 raw_pages = _html_pages(path, data, mark_facts=marked)
             except RecursionError as exc:
