@@ -176,7 +176,10 @@ class XbrlFact(BaseModel):
     start: str = Field(default="", description="ISO start of a duration; '' for an instant")
     end: str = Field(description="ISO end of a duration, or the instant")
     months: int = Field(default=0, description="duration in months; 0 for an instant")
-    period: str = Field(default="", description="fiscal label of the context: FY2025, FY2025Q2, FY2025H1")
+    period: str = Field(default="", description="fiscal label of the context as the filer names its years (dei's "
+                        "fiscal year focus): FY2025, FY2025Q2, FY2025H1")
+    period_by_dates: str = Field(default="", description="the label its dates give in finrag's calendar, where the "
+                                 "filer names its years otherwise ('' when the same)")
     dimensions: dict[str, str] = Field(default_factory=dict, description="axis -> member of the context")
     page: int | None = Field(default=None, description="0-based page where the figure is printed; None if hidden")
     span_start: int = Field(default=0, description="offset of the printed figure in its page's text")

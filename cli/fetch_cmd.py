@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from agent.config import Settings
 from cli.common import one_line
-
-FILINGS_DIR = "filings"  # under FINRAG_HOME: filings/<CIK>/<accession>/<file>
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -38,41 +35,36 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace, settings: Settings, transport: object = None) -> int:
     from agent.ingest.pipeline import MetadataOverrides
-    from tools.edgar import EdgarClient, EdgarError, urllib_transport
+    from cli.ingest_cmd import ingest_files
+    from tools.edgar import FILINGS_DIR, EdgarClient, EdgarError, FetchedFile, fetch_filings, urllib_transport
 
     if args.limit < 0:
         print("finrag: --limit must be 0 (all) or more", file=sys.stderr)
         return 2
+
+    def saved(f: FetchedFile) -> None:
+        state = "downloaded" if f.fresh else "have      "
+        print(f"{state} {f.form} {f.report_date or f.filing_date}  {one_line(f.path.name)}", file=sys.stderr)
+
     try:
         client = EdgarClient(settings.sec_user_agent, transport=transport or urllib_transport)  # type: ignore[arg-type]
-        cik, name = client.company(args.company)
-        filings = client.filings(cik, args.form, args.year, args.limit or None)
-        if not filings:
-            when = f" for {args.year}" if args.year else ""
-            print(f"finrag: EDGAR lists no {args.form} filing of {name or cik}{when}", file=sys.stderr)
-            return 1
-        print(f"{name or cik} (CIK {cik}): {len(filings)} {args.form} filing(s)", file=sys.stderr)
-        paths: list[Path] = []
-        said: dict[Path, MetadataOverrides] = {}
-        for filing in filings:
-            for doc in client.documents(filing, args.form):
-                folder = settings.home / FILINGS_DIR / cik / filing.accession
-                path, fresh = client.download(doc, folder)
-                state = "downloaded" if fresh else "have      "
-                print(f"{state} {filing.form} {filing.report_date or filing.filing_date}  {one_line(path.name)}",
-                      file=sys.stderr)
-                paths.append(path)
-                said[path] = MetadataOverrides(form="EARNINGS" if args.form == "earnings" else "",
-                                               filing_date=filing.filing_date)
+        got = fetch_filings(client, args.company, args.form, settings.home / FILINGS_DIR, args.year,
+                            args.limit or None, on_file=saved)
     except EdgarError as exc:
         print(f"finrag: {exc}", file=sys.stderr)
         return 2
-    if not paths:
+    if not got.filings:
+        when = f" for {args.year}" if args.year else ""
+        print(f"finrag: EDGAR lists no {args.form} filing of {got.name}{when}", file=sys.stderr)
+        return 1
+    print(f"{got.name} (CIK {got.cik}): {got.filings} {args.form} filing(s), {len(got.files)} file(s)",
+          file=sys.stderr)
+    if not got.files:
         print(f"finrag: the {args.form} filings found hold no document to download", file=sys.stderr)
         return 1
     if args.no_ingest:
-        print(f"{len(paths)} file(s) in {settings.home / FILINGS_DIR / cik}")
+        print(f"{len(got.files)} file(s) in {settings.home / FILINGS_DIR / got.cik}")
         return 0
-    from cli.ingest_cmd import ingest_files
-
-    return ingest_files(paths, settings, show=not args.no_progress, per_file=said)
+    said = {f.path: MetadataOverrides(form="EARNINGS" if args.form == "earnings" else "", filing_date=f.filing_date)
+            for f in got.files}
+    return ingest_files([f.path for f in got.files], settings, show=not args.no_progress, per_file=said)

@@ -28,7 +28,7 @@ import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.applications import Starlette
@@ -40,6 +40,7 @@ from starlette.routing import Route
 
 from agent.config import Settings
 from agent.errors import FinragError, NotFoundError
+from tools.edgar import FILINGS_DIR, Transport
 
 PAGE_FILE = Path(__file__).with_name("static") / "index.html"
 UPLOAD_DIR = "uploads"  # under FINRAG_HOME
@@ -47,6 +48,9 @@ MAX_UPLOAD_MB = 200.0  # the ingest limit; a larger body is refused before it is
 _SAFE_NAME_RE = re.compile(r"[^A-Za-z0-9._ -]+")
 MAX_QUESTION_CHARS = 4000  # a question, not a document: longer bodies are refused before the graph runs
 MAX_THREAD_ID_CHARS = 200  # thread ids are uuids or short names
+MAX_TICKER_CHARS = 20  # a ticker or a CIK
+MAX_FETCH_FILINGS = 20  # filings one browser request may download: more is a job for `finrag fetch`
+B = TypeVar("B", bound=BaseModel)
 MAX_UPLOAD_NAME_CHARS = 120  # longer file names are cut (the extension kept): file systems allow 255 bytes
 UPLOAD_CHUNK_BYTES = 1 << 20  # a request body is written as it arrives, a megabyte at a time
 
@@ -115,7 +119,18 @@ class AskRequest(BaseModel):
     thread_id: str | None = Field(default=None, max_length=MAX_THREAD_ID_CHARS, pattern=r"^[\w.:-]*$")
 
 
-async def _body(request: Request) -> AskRequest:
+class FetchRequest(BaseModel):
+    """The body of ``POST /api/fetch``: what to download from EDGAR (as ``finrag fetch`` takes it)."""
+
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+    company: str = Field(min_length=1, max_length=MAX_TICKER_CHARS, pattern=r"^[A-Za-z0-9.\-]+$")
+    form: Literal["10-K", "10-Q", "8-K", "earnings"] = "10-K"
+    year: int | None = Field(default=None, ge=1993, le=2100)  # EDGAR's electronic filings start in 1993
+    limit: int = Field(default=1, ge=1, le=MAX_FETCH_FILINGS)
+
+
+async def _body(request: Request, model: type[B] = AskRequest) -> B:  # type: ignore[assignment]
     """The request's JSON body, validated: a missing or wrong field is a 400 naming the field, never a 500."""
     try:
         data = await request.json()
@@ -124,7 +139,7 @@ async def _body(request: Request) -> AskRequest:
     if not isinstance(data, dict):
         raise FinragError("the request body must be a JSON object")
     try:
-        return AskRequest.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         field = ".".join(str(part) for part in first["loc"]) or "body"
@@ -192,8 +207,9 @@ def _streamed(work: Any) -> Iterator[bytes]:
         yield item
 
 
-def build_app(settings: Settings | None = None) -> Starlette:
-    """The web app over ``settings`` (read from the environment on first use when None)."""
+def build_app(settings: Settings | None = None, edgar_transport: Transport | None = None) -> Starlette:
+    """The web app over ``settings`` (read from the environment on first use when None); ``edgar_transport``
+    replaces the network for ``/api/fetch`` (tests replay recorded EDGAR responses)."""
     state = _App(settings)
 
     def page(request: Request) -> Response:
@@ -252,6 +268,43 @@ def build_app(settings: Settings | None = None) -> Starlette:
         return _json([{"name": d.name, "company": d.company, "ticker": d.ticker, "form": d.form,
                        "period": d.fiscal_period, "filed": d.filing_date, "pages": d.n_pages,
                        "format": d.source_format} for d in found])
+
+    async def fetch_filings(request: Request) -> Response:
+        from tools.edgar import EdgarClient, EdgarError, fetch_filings, urllib_transport
+
+        try:
+            body = await _body(request, FetchRequest)
+            client = EdgarClient(state.settings.sec_user_agent, transport=edgar_transport or urllib_transport)
+        except (FinragError, EdgarError) as exc:
+            return _error(FinragError(str(exc)))
+
+        def work(emit: Any) -> None:
+            from agent.ingest.pipeline import MetadataOverrides, open_ingestor
+
+            def saved(f: Any) -> None:
+                emit({"event": "downloaded" if f.fresh else "have", "file": f.path.name, "form": f.form,
+                      "period": f.report_date or f.filing_date})
+
+            try:
+                got = fetch_filings(client, body.company, body.form, Path(state.settings.home) / FILINGS_DIR,
+                                    body.year, body.limit, on_file=saved)
+            except EdgarError as exc:
+                raise FinragError(str(exc)) from None
+            emit({"event": "found", "company": got.name, "cik": got.cik, "filings": got.filings,
+                  "files": len(got.files)})
+
+            def progress(stage: str, done: int, total: int) -> None:
+                emit({"event": "progress", "stage": stage, "done": done, "total": total})
+
+            with state.ingest_lock, open_ingestor(state.settings, on_progress=progress) as ingestor:
+                for f in got.files:
+                    said = MetadataOverrides(form="EARNINGS" if body.form == "earnings" else "",
+                                             filing_date=f.filing_date)
+                    shown = ingestor.ingest_file(f.path, said).model_dump(mode="json")
+                    shown["path"] = f"{FILINGS_DIR}/{got.cik}/{f.path.parent.name}/{f.path.name}"
+                    emit({"event": "result", "report": shown})
+
+        return StreamingResponse(_streamed(work), media_type="application/x-ndjson")
 
     def citation(request: Request) -> Response:
         from agent.index.render import view_page
@@ -346,6 +399,7 @@ def build_app(settings: Settings | None = None) -> Starlette:
         Route("/api/threads/{thread_id:str}", thread_turns),
         Route("/api/docs", docs),
         Route("/api/upload", upload, methods=["PUT", "POST"]),
+        Route("/api/fetch", fetch_filings, methods=["POST"]),
         Route("/api/citation/{doc:str}/{page:int}.png", citation_png),
         Route("/api/citation/{doc:str}/{page:int}", citation),
     ]

@@ -111,7 +111,7 @@ def test_fetch_downloads_the_quarter_and_ingests_it_with_its_facts(
     assert code == 0, said
     saved = settings.home / "filings" / CIK / TEN_Q / "aapl-20250329.htm"
     assert saved.read_bytes() == apple_10q()
-    assert "Apple Inc. (CIK 0000320193): 1 10-Q filing(s)" in said and "674 XBRL facts" in said
+    assert "Apple Inc. (CIK 0000320193): 1 10-Q filing(s), 1 file(s)" in said and "674 XBRL facts" in said
     assert all(h["User-Agent"] == AGENT for _, h in transport.sent)
     with Store.open(settings) as store:
         meta = store.get_document("aapl-20250329")
@@ -208,3 +208,33 @@ def test_a_hostile_file_name_from_an_index_page_stays_inside_the_folder(tmp_path
     path, _ = EdgarClient(AGENT, transport=Recorded({doc.url: Response(status=200, body=b"x")}),
                           sleep=clock.sleep, clock=clock).download(doc, tmp_path)
     assert path.parent == tmp_path and not path.name.startswith(".")
+
+
+def test_the_browser_fetches_and_ingests_with_progress(settings: Settings) -> None:
+    from starlette.testclient import TestClient
+
+    from graphs.http import build_app
+
+    with TestClient(build_app(settings, edgar_transport=recorded())) as client:
+        reply = client.post("/api/fetch", json={"company": "AAPL", "form": "10-Q", "year": 2025})
+        assert reply.status_code == 200
+        events = [json.loads(line) for line in reply.text.splitlines()]
+        kinds = [e["event"] for e in events]
+        assert kinds[0] == "downloaded" and "found" in kinds and "progress" in kinds and kinds[-1] == "result"
+        report = events[-1]["report"]
+        assert report["status"] == "ingested" and report["facts"] == 674
+        assert report["path"] == f"filings/{CIK}/{TEN_Q}/aapl-20250329.htm"  # never the server's own paths
+        assert client.get("/api/docs").json()[0]["name"] == "aapl-20250329"
+        bad = client.post("/api/fetch", json={"company": "../etc", "form": "10-Q"})
+        assert bad.status_code == 400 and "company" in bad.json()["error"]
+
+
+def test_the_browser_is_told_to_set_a_user_agent(tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from graphs.http import build_app
+
+    bare = Settings.from_env(home=tmp_path / "home", sec_user_agent="")
+    with TestClient(build_app(bare, edgar_transport=recorded())) as client:
+        reply = client.post("/api/fetch", json={"company": "AAPL"})
+        assert reply.status_code == 400 and "FINRAG_SEC_USER_AGENT" in reply.json()["error"]

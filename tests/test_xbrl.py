@@ -225,3 +225,85 @@ def test_facts_answer_only_the_parts_asked_and_no_other_company() -> None:
     assert rockets is not None and rockets.value is not None and rockets.value.absolute == 300e6
     assert answer_from_facts(sub("Acme Corp's net income in Europe in Q2 2025?", ["europe"]), source) is None
     assert answer_from_facts(sub("What was Acme Corp's net income next to Globex in Q2 2025?"), source) is None
+
+
+# ---------------------------------------------------------------------------------------------------------
+# A retailer whose fiscal year ends in early February, typeset here as inline XBRL
+# ---------------------------------------------------------------------------------------------------------
+def _ix(name: str, context: str, value: str, scale: int = 6, sign: str = "") -> str:
+    signed = f' sign="{sign}"' if sign else ""
+    return (f'<ix:nonFraction name="us-gaap:{name}" contextRef="{context}" unitRef="usd" decimals="-6" '
+            f'scale="{scale}" format="ixt:num-dot-decimal" id="{name}-{context}"{signed}>{value}</ix:nonFraction>')
+
+
+def _context(cid: str, start: str, end: str) -> str:
+    return (f'<xbrli:context id="{cid}"><xbrli:entity><xbrli:identifier scheme="http://www.sec.gov/CIK">0000999999'
+            f'</xbrli:identifier></xbrli:entity><xbrli:period><xbrli:startDate>{start}</xbrli:startDate>'
+            f'<xbrli:endDate>{end}</xbrli:endDate></xbrli:period></xbrli:context>')
+
+
+HARBOR_10Q = f"""<?xml version="1.0" encoding="utf-8"?>
+<html xmlns="http://www.w3.org/1999/xhtml" xmlns:ix="http://www.xbrl.org/2013/inlineXBRL"
+ xmlns:xbrli="http://www.xbrl.org/2003/instance" xmlns:us-gaap="http://fasb.org/us-gaap/2024"
+ xmlns:dei="http://xbrl.sec.gov/dei/2024" xmlns:iso4217="http://www.xbrl.org/2003/iso4217"
+ xmlns:ixt="http://www.xbrl.org/inlineXBRL/transformation/2020-02-12"><head><title>Harbor Goods 10-Q</title></head>
+<body>
+<div style="display:none"><ix:header><ix:hidden>
+<ix:nonNumeric name="dei:DocumentType" contextRef="q2">10-Q</ix:nonNumeric>
+<ix:nonNumeric name="dei:EntityRegistrantName" contextRef="q2">Harbor Goods Inc.</ix:nonNumeric>
+<ix:nonNumeric name="dei:EntityCentralIndexKey" contextRef="q2">0000999999</ix:nonNumeric>
+<ix:nonNumeric name="dei:DocumentFiscalYearFocus" contextRef="q2">2025</ix:nonNumeric>
+<ix:nonNumeric name="dei:DocumentFiscalPeriodFocus" contextRef="q2">Q2</ix:nonNumeric>
+<ix:nonNumeric name="dei:CurrentFiscalYearEndDate" contextRef="q2">--01-31</ix:nonNumeric>
+<ix:nonNumeric name="dei:DocumentPeriodEndDate" contextRef="q2">August 2, 2025</ix:nonNumeric>
+</ix:hidden><ix:resources>
+{_context("q2", "2025-05-04", "2025-08-02")}{_context("q2ly", "2024-05-05", "2024-08-03")}
+{_context("h1", "2025-02-02", "2025-08-02")}{_context("h1ly", "2024-02-04", "2024-08-03")}
+<xbrli:unit id="usd"><xbrli:measure>iso4217:USD</xbrli:measure></xbrli:unit>
+</ix:resources></ix:header></div>
+<p>UNITED STATES SECURITIES AND EXCHANGE COMMISSION</p><p>FORM 10-Q</p>
+<p>QUARTERLY REPORT for the quarterly period ended August 2, 2025</p><p>Harbor Goods Inc.</p>
+<h2>CONSOLIDATED STATEMENTS OF OPERATIONS</h2><p>(in millions)</p>
+<table>
+<tr><td></td><td>Three Months Ended</td><td></td><td>Six Months Ended</td><td></td></tr>
+<tr><td></td><td>August 2, 2025</td><td>August 3, 2024</td><td>August 2, 2025</td><td>August 3, 2024</td></tr>
+<tr><td>Net sales</td><td>$</td><td>{_ix("Revenues", "q2", "4,210")}</td><td>$</td><td>{_ix("Revenues", "q2ly", "3,980")}</td>
+<td>$</td><td>{_ix("Revenues", "h1", "8,105")}</td><td>$</td><td>{_ix("Revenues", "h1ly", "7,730")}</td></tr>
+<tr><td>Net income (loss)</td><td>{_ix("NetIncomeLoss", "q2", "112")}</td><td>({_ix("NetIncomeLoss", "q2ly", "25", sign="-")})</td>
+<td>{_ix("NetIncomeLoss", "h1", "190")}</td><td>{_ix("NetIncomeLoss", "h1ly", "41")}</td></tr>
+</table>
+</body></html>
+"""
+
+
+@pytest.fixture(scope="module")
+def harbor(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    folder = tmp_path_factory.mktemp("harbor")
+    path = folder / "harbor-20250802.htm"
+    path.write_text(HARBOR_10Q, encoding="utf-8")
+    settings = Settings.from_env(home=folder / "home")
+    with open_ingestor(settings) as ingestor:
+        assert ingestor.ingest_file(path).status == "ingested"
+    return settings
+
+
+def test_a_january_year_end_names_its_quarters_as_the_filer_does(harbor: Settings) -> None:
+    with Store.open(harbor) as store:
+        meta = store.get_document("harbor-20250802")
+        assert (meta.company, meta.fiscal_period, meta.fy_end_month) == ("Harbor Goods Inc.", "FY2025Q2", 1)
+        facts = {f.fact_id: f for f in store.facts([meta.doc_id])}
+    assert facts["Revenues-q2"].period == "FY2025Q2" and facts["Revenues-q2"].period_by_dates == "FY2026Q2"
+    assert facts["Revenues-h1"].period == "FY2025H1" and facts["NetIncomeLoss-q2ly"].value == -25e6
+
+
+@pytest.mark.parametrize(("question", "figure"), [
+    ("What were Harbor Goods' net sales in the second quarter of fiscal 2025?", "$4,210 million"),
+    ("What were Harbor Goods' net sales for the three months ended August 3, 2024?", "$3,980 million"),
+    ("What were Harbor Goods' net sales for the six months ended August 2, 2025?", "$8,105 million"),
+    ("What was Harbor Goods' net income for the three months ended August 3, 2024?", "-$25 million"),
+])
+def test_a_january_year_end_10q_answers_each_column(
+    question: str, figure: str, harbor: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answer = ask(question, harbor, capsys)
+    assert figure in answer and "[harbor-20250802, p. 1]" in answer, answer

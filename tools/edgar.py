@@ -29,6 +29,7 @@ BACKOFF_FIRST_S = 1.0
 TIMEOUT_S = 30.0  # one request; a filing is a few MB at most
 CHUNK_BYTES = 1 << 16  # written to the .part file a piece at a time, so an interrupted download keeps what came
 
+FILINGS_DIR = "filings"  # under FINRAG_HOME: filings/<CIK>/<accession>/<file>
 TICKERS_URL = "https://www.sec.gov/files/company_tickers.json"
 SUBMISSIONS_URL = "https://data.sec.gov/submissions/CIK{cik}.json"
 ARCHIVE_URL = "https://www.sec.gov/Archives/edgar/data/{cik}/{folder}/{name}"
@@ -234,6 +235,50 @@ def _gunzip(body: bytes, url: str) -> bytes:
         return gzip.decompress(body)
     except (OSError, EOFError) as exc:
         raise EdgarError(f"EDGAR sent a broken compressed reply for {url}") from exc
+
+
+class FetchedFile(BaseModel):
+    """A file of a fetched filing, on disk."""
+
+    path: Path
+    form: str
+    filing_date: str
+    report_date: str = ""
+    fresh: bool = Field(description="downloaded by this run (False: it was already complete)")
+
+
+class FetchResult(BaseModel):
+    """What a fetch found and saved."""
+
+    cik: str
+    name: str
+    filings: int = 0
+    files: list[FetchedFile] = Field(default_factory=list)
+
+
+def fetch_filings(
+    client: EdgarClient,
+    company: str,
+    form: str,
+    folder: Path,
+    year: int | None = None,
+    limit: int | None = None,
+    on_file: Callable[[FetchedFile], None] | None = None,
+) -> FetchResult:
+    """Download a company's filings of ``form`` into ``folder/<CIK>/<accession>/``; ``on_file`` hears of each
+    file as it is saved (or found already complete)."""
+    cik, name = client.company(company)
+    filings = client.filings(cik, form, year, limit)
+    result = FetchResult(cik=cik, name=name or cik, filings=len(filings))
+    for filing in filings:
+        for doc in client.documents(filing, form):
+            path, fresh = client.download(doc, folder / cik / filing.accession)
+            done = FetchedFile(path=path, form=filing.form, filing_date=filing.filing_date,
+                               report_date=filing.report_date, fresh=fresh)
+            result.files.append(done)
+            if on_file is not None:
+                on_file(done)
+    return result
 
 
 def _pieces(body: bytes) -> Iterator[bytes]:

@@ -256,7 +256,7 @@ def cross_check(answer: SubAnswer, source: FactSource) -> SubAnswer:
               if _figure(f.text) == printed and f.text in (answer.quote or f.text)]
     if not tagged:
         return answer
-    periods = {f.period for f in tagged}
+    periods = {f.period for f in tagged} | {f.period_by_dates for f in tagged if f.period_by_dates}
     read = answer.value.absolute
     fact = tagged[0]
     if abs(read) > 0 and all(_apart(f.value, read) for f in tagged):

@@ -19,7 +19,7 @@ from datetime import date
 from pydantic import BaseModel, Field
 
 from agent.errors import IngestError
-from agent.finance.periods import duration_norm, instant_norm, parse_date
+from agent.finance.periods import duration_norm, instant_norm, parse_date, period_year, shift_period
 from agent.ingest.parsing import FactSpan
 from agent.schemas import XbrlFact
 
@@ -125,6 +125,20 @@ def _fact(item: object, units: Mapping[str, str], fy_end: int, span: FactSpan | 
     )
 
 
+def _label_offset(period_end: date | None, focus: str, year: str, fy_end: int) -> int:
+    """Years between the filer's fiscal label and the one the dates give (a retailer calls the year ended
+    February 1, 2025 'fiscal 2024'; read by its dates it closes in January 2025): 0 when they agree or cannot
+    be compared."""
+    if period_end is None or not year.isdigit():
+        return 0
+    months = 12 if focus == "FY" else 3 if re.fullmatch(r"Q[1-4]", focus) else 0
+    if not months:
+        return 0
+    dated = period_year(duration_norm(period_end, months, fy_end))
+    offset = int(year) - dated if dated else 0
+    return offset if abs(offset) == 1 else 0  # a larger gap is a typo in the tag, not a calendar
+
+
 def read_facts(path: str, data: bytes, spans: Mapping[str, FactSpan], fy_end_month: int = 12) -> FilingFacts:
     """Every numeric fact of an inline-XBRL HTML filing, and its ``dei`` cover facts. A file whose tags cannot be
     read raises :class:`IngestError` (the text of the filing is still ingested by the caller)."""
@@ -154,6 +168,10 @@ def read_facts(path: str, data: bytes, spans: Mapping[str, FactSpan], fy_end_mon
             facts.append(fact)
     period_end = parse_date(first.get("DocumentPeriodEndDate", ""))
     year = first.get("DocumentFiscalYearFocus", "")
+    offset = _label_offset(period_end, first.get("DocumentFiscalPeriodFocus", ""), year, fy_end)
+    if offset:  # the filer names its years otherwise: every fact takes the filer's label
+        facts = [f.model_copy(update={"period": shift_period(f.period, offset), "period_by_dates": f.period})
+                 for f in facts]
     return FilingFacts(
         facts=facts,
         registrant=first.get("EntityRegistrantName", ""),
