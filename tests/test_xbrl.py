@@ -168,8 +168,8 @@ class _Source:
     def filings(self, company: str, concepts: object) -> list[FactFiling]:
         return self._filings
 
-    def on_page(self, doc_name: str, page: int) -> list[XbrlFact]:
-        return [f for f in self.facts if f.page == page]
+    def on_page(self, doc_name: str, page: int) -> list[tuple[XbrlFact, str]]:
+        return [(f, f"Net income | {f.text} | 900") for f in self.facts if f.page == page]
 
     def statements_elsewhere(self, doc_name: str) -> str:
         return ""

@@ -29,7 +29,7 @@ from agent.answer.records import (
     question_scale,
 )
 from agent.entities import EntityRegistry
-from agent.finance.concepts import STATEMENT_METRICS, concepts_for
+from agent.finance.concepts import CONCEPT_QUALIFIERS, STATEMENT_METRICS, concepts_for
 from agent.finance.numbers import parse_number
 from agent.finance.periods import PeriodMention, find_periods
 from agent.index.store import Store
@@ -69,8 +69,8 @@ class FactSource(Protocol):
         """The inline-XBRL filings of ``company`` ('' for every company) with their facts of ``concepts``."""
         ...
 
-    def on_page(self, doc_name: str, page: int) -> list[XbrlFact]:
-        """The facts printed on one 0-based page of a filing."""
+    def on_page(self, doc_name: str, page: int) -> list[tuple[XbrlFact, str]]:
+        """The facts printed on one 0-based page of a filing, each with the line it is printed on."""
         ...
 
     def statements_elsewhere(self, doc_name: str) -> str:
@@ -227,6 +227,9 @@ def _answer(sub_query: SubQuery, filing: FactFiling, fact: XbrlFact, terms: Sequ
         Check(name="scale", passed=True, detail=f"scale {fact.scale}, unit {fact.unit or 'none'}"),
     ]
     written = [m.group(0) if (m := re.search(re.escape(t), sub_query.question, re.IGNORECASE)) else t for t in terms]
+    qualifier = CONCEPT_QUALIFIERS.get(fact.concept, "")
+    if qualifier and qualifier not in sub_query.metric:
+        written.append(qualifier)
     subject = _subject(company, sub_query.metric, fact.period, written)
     return SubAnswer(
         sub_query_id=sub_query.id, question=sub_query.question, status="found",
@@ -244,6 +247,14 @@ def _figure(text: str) -> float | None:
     return abs(parsed.value) if parsed is not None else None
 
 
+def _same_row(quote: str, line: str) -> bool:
+    """The reader's quote is the printed line a fact sits on: a table row by its label (the reader adds period
+    names to its cells), a sentence by its words."""
+    if "|" in quote:
+        return "|" in line and _squash(quote.split("|", 1)[0]) == _squash(line.split("|", 1)[0])
+    return bool(quote) and _squash(quote)[:80] in _squash(line)
+
+
 def cross_check(answer: SubAnswer, source: FactSource) -> SubAnswer:
     """A figure read from a page's text held against the fact tagged on the same printed figure: a period or a
     value that disagrees refuses it (the tag is the filer's word); an agreeing one adds a check."""
@@ -252,8 +263,8 @@ def cross_check(answer: SubAnswer, source: FactSource) -> SubAnswer:
     printed = _figure(answer.value.text)
     if printed is None:
         return answer
-    tagged = [f for f in source.on_page(answer.citation.doc, answer.citation.page - 1)
-              if _figure(f.text) == printed and f.text in (answer.quote or f.text)]
+    tagged = [f for f, line in source.on_page(answer.citation.doc, answer.citation.page - 1)
+              if _figure(f.text) == printed and _same_row(answer.quote, line)]
     if not tagged:
         return answer
     periods = {f.period for f in tagged} | {f.period_by_dates for f in tagged if f.period_by_dates}
@@ -320,6 +331,12 @@ def statements_refusal(answer: SubAnswer, source: FactSource) -> SubAnswer:
 
 
 
+def _line_at(text: str, start: int, end: int) -> str:
+    """The line of ``text`` that holds the span, whitespace collapsed."""
+    line_end = text.find("\n", end)
+    return " ".join(text[text.rfind("\n", 0, start) + 1:line_end if line_end >= 0 else None].split())
+
+
 class StoreFacts:
     """:class:`FactSource` over the index store, for one answer: read lazily, kept for the turn."""
 
@@ -361,9 +378,7 @@ class StoreFacts:
             page = pages.get(f.page) if f.page is not None else None
             if page is None:
                 continue
-            line_start = page.text.rfind("\n", 0, f.span_start) + 1
-            line_end = page.text.find("\n", f.span_end)
-            quotes[f.fact_id] = " ".join(page.text[line_start:line_end if line_end >= 0 else None].split())
+            quotes[f.fact_id] = _line_at(page.text, f.span_start, f.span_end)
             at = page.char_start + f.span_start
             where[f.fact_id] = next((c.chunk_id for c in chunks if c.char_start <= at < c.char_end), "")
         return {"quotes": quotes, "chunks": where}
@@ -393,12 +408,14 @@ class StoreFacts:
                                         fy_end_month=meta.fy_end_month))
         return out
 
-    def on_page(self, doc_name: str, page: int) -> list[XbrlFact]:
-        """The facts printed on one 0-based page of a filing."""
+    def on_page(self, doc_name: str, page: int) -> list[tuple[XbrlFact, str]]:
+        """The facts printed on one 0-based page of a filing, each with the line it is printed on."""
         meta = self.docs.get(doc_name)
         if meta is None or not meta.n_facts:
             return []
-        return [f for f in self._doc_facts(doc_name) if f.page == page]
+        facts = [f for f in self._doc_facts(doc_name) if f.page == page]
+        text = next((p.text for p in self.store.pages(meta.doc_id) if p.page == page), "") if facts else ""
+        return [(f, _line_at(text, f.span_start, f.span_end)) for f in facts]
 
     def statements_elsewhere(self, doc_name: str) -> str:
         """Why a filing holds no financial statements ('' when it does or does not say)."""

@@ -64,6 +64,13 @@ _CONCEPTS: dict[str, tuple[str, ...]] = {
     "comprehensive income": ("ComprehensiveIncomeNetOfTax",),
 }
 
+# What a concept says beyond the metric that maps to it: 'earnings per share' answered from the diluted tag
+# must say so.
+CONCEPT_QUALIFIERS: dict[str, str] = {
+    _GAAP + "EarningsPerShareDiluted": "diluted",
+    _GAAP + "EarningsPerShareBasic": "basic",
+}
+
 # Metrics a company's primary statements report: a document that holds none of their facts holds no statements.
 STATEMENT_METRICS: frozenset[str] = frozenset({
     "revenue", "net income", "operating income", "total assets", "total liabilities", "shareholders equity",
