@@ -131,6 +131,8 @@ def test_ingest_names_the_filing_from_its_cover_tags(home: Settings) -> None:
     ("What were Apple's net sales in Greater China for the six months ended March 29, 2025?", "$34,515 million",
      "FY2025H1"),
     ("What was Apple's diluted EPS for the six months ended March 29, 2025?", "$4.05", "FY2025H1"),
+    # shares in thousands under a header in millions: the tag's scale, verified against the tag
+    ("What were Apple's shares outstanding as of March 29, 2025?", "14,939,315 thousand shares", "FY2025Q2"),
 ])
 def test_tagged_figures_answer_with_their_period_and_page(
     question: str, figure: str, period: str, home: Settings, capsys: pytest.CaptureFixture[str]
@@ -143,6 +145,14 @@ def test_tagged_figures_answer_with_their_period_and_page(
 def test_a_qualifier_the_tags_do_not_carry_is_refused(home: Settings, capsys: pytest.CaptureFixture[str]) -> None:
     answer = ask("What was Apple's adjusted net income in Q2 2025?", home, capsys)
     assert answer.startswith("Not found") and "adjusted" in answer
+
+
+def test_a_figure_the_filer_tags_for_another_period_is_refused(
+    home: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the 10-Q holds no fiscal-2024 revenue; MD&A prints the March 2024 quarter's, which is tagged as such
+    answer = ask("What was Apple's revenue in fiscal 2024?", home, capsys)
+    assert answer.startswith("Not found") and "FY2024Q2 (three months ended 2024-03-30), not FY2024" in answer, answer
 
 
 def test_a_main_document_without_statements_refuses_with_the_reason(

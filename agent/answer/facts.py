@@ -34,10 +34,12 @@ from agent.finance.numbers import parse_number
 from agent.finance.periods import PeriodMention, find_periods
 from agent.index.store import Store
 from agent.ingest.xbrl import concept_words
+from agent.query.cues import metric_label
 from agent.query.plan import SubQuery
 from agent.query.scope import terms_for
 from agent.schemas import Citation, DocumentMeta, NumericValue, XbrlFact
 
+TAGGED = "The filer's inline-XBRL tag"  # opens the explanation of every answer read from a fact
 # A tagged figure is the filer's statement of the value: as sure as an exact row of a primary statement.
 FACT_CONFIDENCE = 0.95
 # Two figures differ when they are further apart than this share of the larger (rounding in the last digit).
@@ -237,7 +239,7 @@ def _answer(sub_query: SubQuery, filing: FactFiling, fact: XbrlFact, terms: Sequ
         metric=sub_query.metric, company=company, period=fact.period, value=value, display=shown, quote=quote,
         citation=citation, citations=[citation], confidence=FACT_CONFIDENCE, named=fact.label, exact_label=True,
         checks=checks, scope=written,
-        explanation=f"The filer's inline-XBRL tag: {tag} (printed as {fact.text}).",
+        explanation=f"{TAGGED}: {tag} (printed as {fact.text}); the tag reads {shown}.",
     )
 
 
@@ -256,8 +258,9 @@ def _same_row(quote: str, line: str) -> bool:
 
 
 def cross_check(answer: SubAnswer, source: FactSource) -> SubAnswer:
-    """A figure read from a page's text held against the fact tagged on the same printed figure: a period or a
-    value that disagrees refuses it (the tag is the filer's word); an agreeing one adds a check."""
+    """A figure read from a filing's text held against the filer's tags: the fact on the same printed row, else
+    the facts of the metric's concepts in that filing. A period or a value that disagrees refuses it (the tag is
+    the filer's word); a scale the reader missed is taken from the tag; an agreeing tag adds a check."""
     if answer.status != "found" or answer.value is None or answer.citation is None:
         return answer
     printed = _figure(answer.value.text)
@@ -265,23 +268,45 @@ def cross_check(answer: SubAnswer, source: FactSource) -> SubAnswer:
         return answer
     tagged = [f for f, line in source.on_page(answer.citation.doc, answer.citation.page - 1)
               if _figure(f.text) == printed and _same_row(answer.quote, line)]
-    if not tagged:
+    if tagged:
+        return _held_against(answer, tagged, printed, "tags this printed figure")
+    concepts = concepts_for(answer.metric)
+    filing = next((f for f in source.filings("", concepts) if f.doc_name == answer.citation.doc), None)
+    if filing is None:
         return answer
-    periods = {f.period for f in tagged} | {f.period_by_dates for f in tagged if f.period_by_dates}
+    parts = [t for t in answer.scope if t not in CONCEPT_QUALIFIERS.values()]
+    facts = [f for f in filing.facts if _holds_scope(f, parts)]
+    if not answer.period or not facts:
+        return answer
+    at_period = [f for f in facts if answer.period in (f.period, f.period_by_dates)]
+    if at_period:
+        return _held_against(answer, at_period, printed, f"tags {metric_label(answer.metric)} for {answer.period}")
+    same = [f for f in facts if not _apart(f.value, answer.value.absolute)]
+    if same:
+        shown = " or ".join(sorted({f"{f.period} ({period_words(f)})" for f in same}))
+        return _disagrees(answer, f"the filer tags this figure as {shown}, not {answer.period}")
+    return answer
+
+
+def _held_against(answer: SubAnswer, tagged: Sequence[XbrlFact], printed: float, what: str) -> SubAnswer:
+    """``answer`` checked against the facts that should state it: one of them agrees, or the reader missed
+    the scale, or it is refused."""
+    assert answer.value is not None
     read = answer.value.absolute
     fact = tagged[0]
-    if abs(read) > 0 and all(_apart(f.value, read) for f in tagged):
+    agreeing = [f for f in tagged if not _apart(f.value, read)]
+    if not agreeing:
         rescaled = [f for f in tagged if not _apart(f.value, printed * 10.0 ** f.scale)]
-        if rescaled and {f.period for f in rescaled} == {answer.period or rescaled[0].period}:
+        if rescaled and answer.period in {"", *(p for f in rescaled for p in (f.period, f.period_by_dates))}:
             return _rescaled(answer, rescaled[0])
-        why = (f"the filer tags the printed {fact.text} as {fact_value(fact).absolute:,.0f} {fact.unit} "
-               f"({fact.concept}); read as {read:,.0f}")
-        return _disagrees(answer, why)
-    asked = answer.period
-    if asked and asked not in periods:
-        shown = " or ".join(sorted(f"{f.period} ({period_words(f)})" for f in tagged))
-        return _disagrees(answer, f"the filer tags this figure as {shown}, not {asked}")
-    check = Check(name="period", passed=True, detail=f"agrees with the filer's tag {fact.concept} {fact.period}")
+        return _disagrees(answer, f"the filer {what} as {display_value(fact_value(fact), _kind(fact))} "
+                                  f"({fact.concept}, {period_words(fact)}); the figure read is {answer.value.text}")
+    periods = {p for f in agreeing for p in (f.period, f.period_by_dates) if p}
+    if answer.period and answer.period not in periods:
+        shown = " or ".join(sorted({f"{f.period} ({period_words(f)})" for f in agreeing}))
+        return _disagrees(answer, f"the filer tags this figure as {shown}, not {answer.period}")
+    agree = agreeing[0]
+    check = Check(name="period", passed=True, detail=f"agrees with the filer's tag {agree.concept} {agree.period}")
     return answer.model_copy(update={"checks": [*answer.checks, check]})
 
 
@@ -400,6 +425,12 @@ class StoreFacts:
                 chunks = list(self.store.chunks_by_id([sa.citation.chunk_id]).values())
             else:
                 continue
+            if sa.explanation.startswith(TAGGED) and sa.citation.chunk_id:
+                # The tag itself is evidence: its scale may differ from the page's header ('in millions,
+                # except shares, in thousands'), so the verifier reads the figure as the tag states it.
+                out.append(Evidence(chunk_id=f"xbrl:{sa.citation.chunk_id}:{sa.sub_query_id}", doc_name=meta.name,
+                                    page=sa.citation.page - 1, text=sa.explanation, company=meta.company,
+                                    filing_period=meta.fiscal_period, fy_end_month=meta.fy_end_month))
             for chunk in chunks:
                 if chunk.chunk_id not in seen:
                     seen.add(chunk.chunk_id)
