@@ -317,3 +317,33 @@ def test_a_january_year_end_10q_answers_each_column(
 ) -> None:
     answer = ask(question, harbor, capsys)
     assert figure in answer and "[harbor-20250802, p. 1]" in answer, answer
+
+
+BROKEN_TAGS = """<html xmlns:ix="http://www.xbrl.org/2013/inlineXBRL"><body><p>Broken Co annual report</p>
+<table><tr><td>Revenue</td><td><ix:nonFraction name="us-gaap:Revenues" contextRef="nowhere" unitRef="usd" scale="6"
+ id="f1">abc</ix:nonFraction></td></tr>
+<tr><td>Net income</td><td><ix:nonFraction name="us-gaap:NetIncomeLoss" contextRef="c1" unitRef="zzz" scale="x"
+ id="f2">1,000</ix:nonFraction></td></tr></table><p>Revenue grew in the year.</p></body></html>"""
+
+
+def test_broken_tags_leave_the_text_ingested(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent.errors import IngestError
+    from agent.ingest import pipeline
+
+    path = tmp_path / "broken.htm"
+    path.write_text(BROKEN_TAGS, encoding="utf-8")
+    settings = Settings.from_env(home=tmp_path / "home")
+    with open_ingestor(settings) as ingestor:
+        report = ingestor.ingest_file(path)
+    assert report.status == "ingested" and report.facts == 0  # no context, no number: nothing to state
+
+    def unreadable(*args: object, **kwargs: object) -> None:
+        raise IngestError(str(path), "inline XBRL could not be read: boom")
+
+    monkeypatch.setattr(pipeline, "read_facts", unreadable)
+    other = tmp_path / "broken2.htm"
+    other.write_text(BROKEN_TAGS.replace("Broken Co", "Broken Two"), encoding="utf-8")
+    with open_ingestor(settings) as ingestor:
+        report = ingestor.ingest_file(other)
+    assert report.status == "ingested" and report.chunks >= 1
+    assert report.warnings and "ingested as text" in report.warnings[0]
