@@ -17,7 +17,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         epilog='example: finrag retrieve "What was 3M\'s FY2018 capital expenditure?" --doc 3M_2018_10K --trace',
     )
     p.add_argument("question", help="the question (one company, metric and period works best)")
-    p.add_argument("--doc", default=None, help="search only this document (name or content hash)")
+    p.add_argument("--doc", action="append", default=None, metavar="DOC",
+                   help="search only this document (name or content hash); repeat for several")
     p.add_argument("--company", default=None, help="search only this company's filings")
     p.add_argument("-k", "--k", type=int, default=None, help="evidence chunks at most (default: settings)")
     p.add_argument("--json", action="store_true", help="JSON: intent, selected evidence and the audit trace")
@@ -36,7 +37,7 @@ def handler(args: argparse.Namespace, settings: Settings) -> int:
         raise FinragError("-k must be at least 1.")
     with DeepRetriever.open(settings) as retriever:
         graph = build_deep_retrieval_graph(retriever)
-        out = graph.invoke({"question": args.question, "doc": args.doc, "company": args.company, "k": args.k},
+        out = graph.invoke({"question": args.question, "docs": args.doc or [], "company": args.company, "k": args.k},
                            context=settings)
     trace = out["trace"]
     if args.json:

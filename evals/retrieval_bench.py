@@ -280,7 +280,7 @@ def run_benchmark(
             for system in systems:
                 t0 = time.perf_counter()
                 if system in ABLATIONS:
-                    result = retriever.retrieve(q.question, doc=q.doc, options=ABLATIONS[system])
+                    result = retriever.retrieve(q.question, docs=[q.doc] if q.doc else [], options=ABLATIONS[system])
                     hits = result.ranked
                     for st in result.trace.stages:
                         if st.stage in stage_seconds[system]:

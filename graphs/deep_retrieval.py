@@ -60,7 +60,7 @@ def build_deep_retrieval_graph(retriever: DeepRetriever | None = None) -> Compil
 
     def candidates_node(state: DeepRetrievalState, runtime: Runtime[Settings]) -> dict[str, Any]:
         routing, cset, trace = resolve(runtime).stage_candidates(
-            state["question"], state["intent"], state.get("doc"), state.get("company"), options(state))
+            state["question"], state["intent"], state.get("docs") or (), state.get("company"), options(state))
         return {"routing": routing, "budget": cset.budget, "candidates": cset.candidates, "stages": [trace]}
 
     def bundling_node(state: DeepRetrievalState, runtime: Runtime[Settings]) -> dict[str, Any]:

@@ -28,7 +28,7 @@ import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.applications import Starlette
@@ -49,6 +49,8 @@ _SAFE_NAME_RE = re.compile(r"[^A-Za-z0-9._ -]+")
 MAX_QUESTION_CHARS = 4000  # a question, not a document: longer bodies are refused before the graph runs
 MAX_THREAD_ID_CHARS = 200  # thread ids are uuids or short names
 MAX_TICKER_CHARS = 20  # a ticker or a CIK
+MAX_DOC_NAME_CHARS = 200  # a document's name (or its 64-hex content hash)
+MAX_DOCS_FILTER = 100  # documents one question may be limited to
 MAX_FETCH_FILINGS = 20  # filings one browser request may download: more is a job for `finrag fetch`
 B = TypeVar("B", bound=BaseModel)
 MAX_UPLOAD_NAME_CHARS = 120  # longer file names are cut (the extension kept): file systems allow 255 bytes
@@ -117,6 +119,8 @@ class AskRequest(BaseModel):
 
     question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
     thread_id: str | None = Field(default=None, max_length=MAX_THREAD_ID_CHARS, pattern=r"^[\w.:-]*$")
+    docs: list[Annotated[str, Field(min_length=1, max_length=MAX_DOC_NAME_CHARS)]] = Field(
+        default_factory=list, max_length=MAX_DOCS_FILTER, description="answer from these filings only")
 
 
 class FetchRequest(BaseModel):
@@ -215,16 +219,16 @@ def build_app(settings: Settings | None = None, edgar_transport: Transport | Non
     def page(request: Request) -> Response:
         return HTMLResponse(PAGE_FILE.read_text(encoding="utf-8"))
 
-    def ask_sync(question: str, thread_id: str) -> Any:
+    def ask_sync(question: str, thread_id: str, docs: list[str]) -> Any:
         with state.conversation(thread_id):
-            return state.assistant.ask(question, thread_id=thread_id)
+            return state.assistant.ask(question, thread_id=thread_id, docs=docs)
 
     async def ask(request: Request) -> Response:
         try:
             body = await _body(request)
             from starlette.concurrency import run_in_threadpool
 
-            result = await run_in_threadpool(ask_sync, body.question, _thread_of(body))
+            result = await run_in_threadpool(ask_sync, body.question, _thread_of(body), body.docs)
         except FinragError as exc:
             return _error(exc)
         return _json(result)
@@ -238,13 +242,15 @@ def build_app(settings: Settings | None = None, edgar_transport: Transport | Non
 
         def work(emit: Any) -> None:
             with state.conversation(thread_id):
-                for event in state.assistant.stream(question, thread_id=thread_id):
+                for event in state.assistant.stream(question, thread_id=thread_id, docs=body.docs):
                     if event.result is not None:
                         emit({"event": "result", "result": event.result.model_dump(mode="json"),
                               "trace_text": event.result.trace.render_text()})
-                    else:
-                        emit({"event": "progress", "node": "/".join([*event.path, event.node]),
-                              "elapsed_s": event.elapsed_s, "summary": event.summary})
+                        continue
+                    emit({"event": "progress", "node": "/".join([*event.path, event.node]),
+                          "elapsed_s": event.elapsed_s, "summary": event.summary, "plain": event.plain})
+                    if event.answer:  # the words first; the result that follows links every figure
+                        emit({"event": "answer", "text": event.answer})
 
         return StreamingResponse(_streamed(work), media_type="application/x-ndjson")
 
@@ -253,12 +259,16 @@ def build_app(settings: Settings | None = None, edgar_transport: Transport | Non
 
         return _json({"thread_id": Assistant.new_thread()})
 
+    def threads(request: Request) -> Response:
+        return _json({"threads": [t.model_dump(mode="json") for t in state.assistant.threads()]})
+
     def thread_turns(request: Request) -> Response:
         thread_id = request.path_params["thread_id"]
         turns = state.assistant.turns(thread_id)
-        last = state.assistant.last_result(thread_id)
+        results = state.assistant.results(thread_id)
         return _json({"thread_id": thread_id, "turns": [t.model_dump(mode="json") for t in turns],
-                      "last": last.model_dump(mode="json") if last is not None else None})
+                      "results": [r.model_dump(mode="json") for r in results],
+                      "last": results[-1].model_dump(mode="json") if results else None})
 
     def docs(request: Request) -> Response:
         from agent.index.store import Store
@@ -396,6 +406,7 @@ def build_app(settings: Settings | None = None, edgar_transport: Transport | Non
         Route("/api/ask", ask, methods=["POST"]),
         Route("/api/ask/stream", ask_stream, methods=["POST"]),
         Route("/api/threads", new_thread, methods=["POST"]),
+        Route("/api/threads", threads, methods=["GET"]),
         Route("/api/threads/{thread_id:str}", thread_turns),
         Route("/api/docs", docs),
         Route("/api/upload", upload, methods=["PUT", "POST"]),

@@ -366,7 +366,8 @@ def fan_out(state: MainState) -> list[Send | str]:
     for decision in state.get("routes") or []:
         sq = by_id[decision.sub_query_id]
         if decision.route is Route.DEEP:
-            sends.append(Send(Route.DEEP.value, {"question": sq.question, "intent": sq.intent}))
+            sends.append(Send(Route.DEEP.value, {"question": sq.question, "intent": sq.intent,
+                                                 "docs": list(state.get("docs") or [])}))
         else:
             sends.append(Send(decision.route.value, {"sub_query": sq, "decision": decision}))
     return sends or [MERGE]
@@ -648,7 +649,9 @@ def answer(state: MainState, runtime: Runtime[Settings], *, deps: GraphDeps = DE
         final = answer_offline(plan, evidence, rewrite)  # arithmetic on earlier answers' figures
         sub_answers = list(final.sub_answers)
     else:
-        facts = StoreFacts(res.retriever.store, list(res.documents().values()), res.doc_recency(), res.companies())
+        only = set(state.get("docs") or [])
+        filings = [d for d in res.documents().values() if not only or d.name in only or d.doc_id in only]
+        facts = StoreFacts(res.retriever.store, filings, res.doc_recency(), res.companies())
         sub_answers, notes = answer_sub_queries(
             plan.sub_queries, merged, res.doc_recency(), res.companies(), plan.question, facts
         )
@@ -672,6 +675,7 @@ def answer(state: MainState, runtime: Runtime[Settings], *, deps: GraphDeps = DE
         "history": [*(state.get("history") or []), turn],
         "slots": slots,
         "messages": [AIMessage(final.text)],
+        "docs": [],  # a document filter holds for the turn it was given with
         "usage": usage.snapshot(),
         "events": events,
         "timings": [_timing(ANSWER, started)],

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -35,16 +35,21 @@ from agent.config import Settings
 from agent.errors import FinragError
 from agent.finance.arithmetic import CitedValue, Computation
 from agent.llm.models import LLMCallRecord, StepUsage
+from agent.query.cues import metric_label
 from agent.query.dialogue import Turn
 from agent.retrieval.trace import AuditTrace
 from agent.schemas import Citation
 from graphs.checkpoint import close_checkpointer, open_checkpointer
+from graphs.figures import FigureLink, figure_links
 from graphs.main import build_main_graph
 from graphs.nodes import GraphDeps, resources
 from graphs.state import NodeTiming, Route, TraceEvent
+from graphs.threads import ThreadIndex, ThreadSummary
 
 MAX_QUESTION_CHARS = 4000  # a question is a few lines; pasted documents belong in `finrag ingest`
 SUMMARY_CHARS = 160  # one progress line per node
+THREADS_LISTED = 50  # the browser lists this many recent conversations
+PLAIN_DOCS = 3  # filings named in a progress line; more are counted
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -122,6 +127,9 @@ class AskResult(BaseModel):
     rewritten: str = ""
     answer: str
     citations: list[CitationRef] = Field(default_factory=list)
+    links: list[FigureLink] = Field(
+        default_factory=list, description="each [doc, p. N] of the answer with the figure it backs, in order"
+    )
     sub_queries: list[SubQueryRef] = Field(default_factory=list)
     routes: list[RouteRef] = Field(default_factory=list)
     timings: dict[str, float] = Field(default_factory=dict)
@@ -140,6 +148,8 @@ class ProgressEvent(BaseModel):
     path: list[str] = Field(default_factory=list, description="enclosing subgraph nodes, e.g. ['deep_retrieval']")
     elapsed_s: float = 0.0
     summary: str = ""
+    plain: str = Field(default="", description="what the step did, in words for people ('' for inner steps)")
+    answer: str = Field(default="", description="the answer's text, on the step that wrote it (before the result)")
     result: AskResult | None = None
 
 
@@ -161,6 +171,7 @@ class Assistant:
         self._saver = checkpointer if checkpointer is not None else open_checkpointer(settings)
         self.deps = deps or GraphDeps()
         self.graph = build_main_graph(checkpointer=self._saver, deps=self.deps)
+        self.thread_index = ThreadIndex(settings.home)
 
     # --- lifecycle -----------------------------------------------------------------------------------------
     def close(self) -> None:
@@ -187,33 +198,55 @@ class Assistant:
         return uuid.uuid4().hex[:12]
 
     # --- questions -----------------------------------------------------------------------------------------
-    def ask(self, question: str, thread_id: str | None = None) -> AskResult:
-        """Answer one turn of ``thread_id`` (a new thread when None)."""
+    def ask(self, question: str, thread_id: str | None = None, docs: Sequence[str] = ()) -> AskResult:
+        """Answer one turn of ``thread_id`` (a new thread when None), over ``docs`` only when given."""
         question, thread_id = self._check(question), thread_id or self.new_thread()
         started = time.perf_counter()
-        values = self.graph.invoke({"question": question}, self._config(thread_id), context=self.settings)
-        return to_result(values, thread_id, time.perf_counter() - started)
+        values = self.graph.invoke({"question": question, "docs": list(docs)}, self._config(thread_id),
+                                   context=self.settings)
+        return self._recorded(to_result(values, thread_id, time.perf_counter() - started))
 
-    def stream(self, question: str, thread_id: str | None = None) -> Iterator[ProgressEvent]:
-        """Answer one turn, yielding an event as each node (and each deep-retrieval stage) finishes; the last
-        event carries the :class:`AskResult`."""
+    def stream(self, question: str, thread_id: str | None = None, docs: Sequence[str] = ()) -> Iterator[ProgressEvent]:
+        """Answer one turn (over ``docs`` only when given), yielding an event as each node (and each
+        deep-retrieval stage) finishes; the last event carries the :class:`AskResult`."""
         question, thread_id = self._check(question), thread_id or self.new_thread()
         config = self._config(thread_id)
         started = time.perf_counter()
-        for namespace, update in self.graph.stream({"question": question}, config, context=self.settings,
+        for namespace, update in self.graph.stream({"question": question, "docs": list(docs)}, config,
+                                                   context=self.settings,
                                                    stream_mode="updates", subgraphs=True):
             path = [part.split(":", 1)[0] for part in namespace]
             for node, value in (update or {}).items():
+                final = value.get("answer") if isinstance(value, dict) and not path else None
                 yield ProgressEvent(node=node, path=path, elapsed_s=round(time.perf_counter() - started, 4),
-                                    summary=summarise(node, value))
+                                    summary=summarise(node, value), plain="" if path else plain_words(node, value),
+                                    answer=final.text if isinstance(final, FinalAnswer) else "")
         values = self.graph.get_state(config).values
-        result = to_result(values, thread_id, time.perf_counter() - started)
+        result = self._recorded(to_result(values, thread_id, time.perf_counter() - started))
         yield ProgressEvent(node="done", elapsed_s=result.timings.get("total", 0.0), summary="answer ready",
                             result=result)
 
     def turns(self, thread_id: str) -> list[Turn]:
         """The finished turns of a thread (empty for an unknown thread)."""
         return list(self.graph.get_state(self._config(thread_id)).values.get("history") or [])
+
+    def results(self, thread_id: str) -> list[AskResult]:
+        """Every finished turn of a thread as the :class:`AskResult` it gave, oldest first (a reload of the
+        browser shows them again, each figure still linked to its page)."""
+        out: dict[int, AskResult] = {}
+        for snapshot in self.graph.get_state_history(self._config(thread_id)):
+            values = snapshot.values
+            if not snapshot.next and values.get("answer") is not None and values.get("turn") not in out:
+                out[int(values.get("turn") or 0)] = to_result(values, thread_id, 0.0)
+        return [out[turn] for turn in sorted(out)]
+
+    def threads(self, limit: int = THREADS_LISTED) -> list[ThreadSummary]:
+        """The conversations with the latest activity first."""
+        return self.thread_index.recent(limit)
+
+    def _recorded(self, result: AskResult) -> AskResult:
+        self.thread_index.record(result.thread_id, result.question, result.turn)
+        return result
 
     def last_result(self, thread_id: str) -> AskResult | None:
         """The last turn of a thread as an :class:`AskResult` (None when the thread has none)."""
@@ -261,6 +294,7 @@ def to_result(values: dict[str, Any], thread_id: str, wall_s: float) -> AskResul
         rewritten=rewrite.question if rewrite is not None else "",
         answer=final.text if final is not None else "",
         citations=_citation_refs(final) if final is not None else [],
+        links=figure_links(final) if final is not None else [],
         sub_queries=[SubQueryRef(id=s.id, question=s.question, company=s.company, metric=s.metric, period=s.period)
                      for s in values.get("sub_queries") or []],
         routes=[RouteRef(sub_query_id=r.sub_query_id, route=r.route.value, reason=r.reason) for r in routes],
@@ -314,6 +348,39 @@ def _citation_refs(final: FinalAnswer) -> list[CitationRef]:
         CitationRef(doc=c.doc, page=c.page, quote=c.quote, figure=figure.get(key(c), ""), checks=checks.get(key(c), []))
         for c in final.citations
     ]
+
+
+def plain_words(node: str, update: Any) -> str:
+    """A finished step of the main graph as a person would say it ('' for a step worth no line): what is
+    looked for, which filings are read, what was found and checked."""
+    if not isinstance(update, dict):
+        return ""
+    if "rewrite" in update:
+        wants = []
+        for sq in update.get("sub_queries") or []:
+            what = " ".join(x for x in (sq.company, metric_label(sq.metric) if sq.metric else "", sq.period) if x)
+            wants.append(what or sq.question)
+        rewritten = update["rewrite"].question
+        said = f"Interpreted as: {rewritten} · " if rewritten != update["rewrite"].original else ""
+        return f"{said}Looking for {'; '.join(dict.fromkeys(wants))}"
+    if "trace" in update and hasattr(update["trace"], "documents"):
+        docs = update["trace"].documents
+        shown = ", ".join(docs[:PLAIN_DOCS]) + (f" and {len(docs) - PLAIN_DOCS} more" if len(docs) > PLAIN_DOCS else "")
+        return f"Reading {shown}" if docs else ""
+    if "answer" in update and isinstance(update["answer"], FinalAnswer):
+        parts = []
+        for sa in update["answer"].sub_answers:
+            if sa.status == "not_found":
+                parts.append(f"not found: {sa.missing}" if sa.missing else "not found")
+                continue
+            row = sa.named or (sa.quote.split("|", 1)[0].strip() if sa.quote else sa.metric)
+            checked = ", ".join(c.name for c in sa.checks if c.passed)
+            parts.append(f"found '{row[:60]}'" + (f" · checked {checked}" if checked else ""))
+        return " · ".join(dict.fromkeys(parts))
+    if "evidence" in update:
+        answered = [b.route.value for b in update["evidence"] if hasattr(b, "route") and b.answer is not None]
+        return "Answered from " + ", ".join(r.replace("_", " ") for r in answered) if answered else ""
+    return ""
 
 
 def summarise(node: str, update: Any) -> str:

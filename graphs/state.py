@@ -35,7 +35,7 @@ class DeepRetrievalInput(TypedDict, total=False):
 
     question: str
     intent: QueryIntent | None  # from the main graph's preprocess step; extracted here when absent
-    doc: str | None  # search only this document (name or content hash)
+    docs: list[str] | None  # search only these documents (names or content hashes)
     company: str | None  # search only this company's filings
     k: int | None  # evidence chunks at most (default: Settings.evidence_max_chunks)
     options: RetrievalOptions | None  # stage switches (benchmark ablations); default runs everything
@@ -153,6 +153,7 @@ class MainInput(TypedDict, total=False):
 
     question: str
     messages: Annotated[list[AnyMessage], add_messages]
+    docs: list[str]  # search only these filings this turn (names); empty: every filing
 
 
 class BranchInput(TypedDict):
@@ -174,6 +175,7 @@ class MainState(TypedDict, total=False):
     # conversation (persists across turns)
     messages: Annotated[list[AnyMessage], add_messages]
     question: str
+    docs: list[str]  # this turn's document filter, cleared when the turn is answered
     history: list[Turn]
     slots: DialogueSlots
     turn: int

@@ -116,15 +116,15 @@ def test_offline_subgraph_end_to_end(home: Settings, store: Store) -> None:
 
 def test_pipeline_matches_subgraph_and_ablations_run(home: Settings, store: Store) -> None:
     retriever = DeepRetriever(home, store, chat_model=None)
-    direct = retriever.retrieve(QUESTION, doc="NORTHWIND_2024_10K")
-    graph_out = build_deep_retrieval_graph(retriever).invoke({"question": QUESTION, "doc": "NORTHWIND_2024_10K"})
+    direct = retriever.retrieve(QUESTION, docs=["NORTHWIND_2024_10K"])
+    graph_out = build_deep_retrieval_graph(retriever).invoke({"question": QUESTION, "docs": ["NORTHWIND_2024_10K"]})
     assert [h.chunk.chunk_id for h in direct.ranked] == [h.chunk.chunk_id for h in graph_out["ranked"]]
-    no_cards = retriever.retrieve(QUESTION, doc="NORTHWIND_2024_10K",
+    no_cards = retriever.retrieve(QUESTION, docs=["NORTHWIND_2024_10K"],
                                   options=RetrievalOptions(use_cards=False, use_bootstrap=False))
     assert no_cards.trace.stage("bootstrap").skipped
     assert all(c.scores.get("align") is None for c in no_cards.trace.stage("screening").out)
     with pytest.raises(NotFoundError):
-        retriever.retrieve(QUESTION, doc="NO_SUCH_DOC")
+        retriever.retrieve(QUESTION, docs=["NO_SUCH_DOC"])
 
 
 def test_llm_judge_valid_replies(home: Settings, store: Store) -> None:

@@ -35,6 +35,11 @@ class Box(BaseModel):
     kind: str = Field(description="label | figure | sentence")
 
 
+# A page number sits in the first or last lines of a page (running header or footer).
+PRINTED_NUMBER_LINES = 2
+_PRINTED_NUMBER_RE = re.compile(r"^(?:page\s+)?[-–—]?\s*((?:[A-Z]-)?\d{1,3}|[ivxlc]{1,6})\s*[-–—]?$", re.IGNORECASE)
+
+
 class PageView(BaseModel):
     """What the viewer shows for one cited page."""
 
@@ -48,6 +53,18 @@ class PageView(BaseModel):
     spans: list[tuple[int, int]] = Field(default_factory=list, description="character offsets into ``text``")
     found: bool = Field(default=False, description="whether the cited span was located on the page")
     note: str = ""
+    printed: str = Field(default="", description="the page number printed on the page ('45'), when it has one")
+
+
+def printed_page_number(text: str) -> str:
+    """The number a page prints as its own ('45', 'Page 45', '- 45 -', 'F-7', 'ii'), from its first or last
+    lines; '' when none is printed (the PDF's page index is then the only number)."""
+    lines = [ln.strip() for ln in text.split("\n") if ln.strip()]
+    for line in [*reversed(lines[-PRINTED_NUMBER_LINES:]), *lines[:PRINTED_NUMBER_LINES]]:
+        m = _PRINTED_NUMBER_RE.match(line)
+        if m:
+            return m.group(1)
+    return ""
 
 
 def quote_parts(quote: str, figure: str = "") -> list[tuple[str, str]]:
@@ -98,13 +115,13 @@ def view_page(store: Store, doc: str, page: int, quote: str = "", figure: str = 
     meta = _resolve(store, doc, page)
     parts = quote_parts(quote, figure)
     path = _pdf_path(meta)
+    text = store.pages(meta.doc_id)[page - 1].text
     view = PageView(doc=meta.name, page=page, n_pages=meta.n_pages, source_format=meta.source_format,
-                    image=path is not None)
+                    image=path is not None, printed=printed_page_number(text))
     if path is not None:
         view.boxes = _pdf_boxes(path, page, parts)
         view.found = bool(view.boxes) or not parts
         return view
-    text = store.pages(meta.doc_id)[page - 1].text
     view.text = text
     view.spans = _text_spans(text, parts)
     view.found = bool(view.spans) or not parts

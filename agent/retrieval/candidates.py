@@ -159,18 +159,20 @@ def route_documents(
     store: IndexStore,
     searcher: HybridSearcher,
     intent: QueryIntent,
-    doc: str | None = None,
+    docs: Sequence[str] = (),
     company: str | None = None,
 ) -> RoutingDecision:
-    """The documents to search: ``doc`` when given, else filings of the intent's company, form and period.
+    """The documents to search: ``docs`` when given, else filings of the intent's company, form and period.
 
-    An explicit ``doc`` or ``company`` that matches nothing is a :class:`NotFoundError` (the user asked for it);
+    An explicit document or ``company`` that matches nothing is a :class:`NotFoundError` (the user asked for it);
     filters taken from the question itself are soft and fall back to the wider set with a note.
     """
     names = store.document_names()
-    if doc:
-        meta = store.get_document(doc)  # NotFoundError names the document
-        return RoutingDecision(doc_ids=[meta.doc_id], doc_names=[meta.name], reasons=[f"document given: {meta.name}"])
+    if docs:
+        given = [store.get_document(d) for d in dict.fromkeys(docs)]  # NotFoundError names the document
+        return RoutingDecision(doc_ids=[m.doc_id for m in given], doc_names=[m.name for m in given],
+                               reasons=[f"document{'s' if len(given) > 1 else ''} given: "
+                                        + ", ".join(m.name for m in given)])
     docs = store.list_documents()
     if not docs:
         raise NotFoundError("The index holds no documents; ingest filings first (finrag ingest PATH).")

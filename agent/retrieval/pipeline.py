@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Literal
 
 import numpy as np
@@ -169,14 +169,14 @@ class DeepRetriever:
         self,
         question: str,
         intent: QueryIntent,
-        doc: str | None = None,
+        docs: Sequence[str] = (),
         company: str | None = None,
         options: RetrievalOptions | None = None,
     ) -> tuple[RoutingDecision, CandidateSet, StageTrace]:
         """Route to documents, run the paths, fuse, cut at the budget K."""
         options = options or RetrievalOptions()
         started = time.perf_counter()
-        routing = route_documents(self.store, self.searcher, intent, doc=doc, company=company)
+        routing = route_documents(self.store, self.searcher, intent, docs=docs, company=company)
         notes: list[str] = []
         hyde = ""
         model = self._model(options)
@@ -305,15 +305,15 @@ class DeepRetriever:
         question: str,
         *,
         intent: QueryIntent | None = None,
-        doc: str | None = None,
+        docs: Sequence[str] = (),
         company: str | None = None,
         k: int | None = None,
         options: RetrievalOptions | None = None,
     ) -> RetrievalResult:
-        """Run every stage for one question (``doc``/``company`` restrict the documents searched)."""
+        """Run every stage for one question (``docs``/``company`` restrict the documents searched)."""
         options = options or RetrievalOptions()
         intent, source, notes = self.stage_intent(question, intent, options)
-        routing, cset, t_cand = self.stage_candidates(question, intent, doc, company, options)
+        routing, cset, t_cand = self.stage_candidates(question, intent, docs, company, options)
         bundled, t_bundle = self.stage_bundling(question, cset.candidates, options)
         screened, t_screen = self.stage_screening(question, intent, bundled, options)
         boot, t_boot, stab = self.stage_bootstrap(question, intent, screened, options)

@@ -1,0 +1,127 @@
+"""Which figure each ``[doc, p. N]`` link of an answer backs, so the viewer boxes that figure and its checks.
+
+An answer that states a change and both years' figures cites one page four times; the links differ by the figure
+written before each. Every link is matched to the figure stated just before it in its sentence: a figure read
+from the filing (its row, column, printed text and checks) or a computed one (its formula, and each operand
+with its own citation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from pydantic import BaseModel, Field
+
+from agent.answer.records import Check, FinalAnswer
+from agent.answer.verify import CITATION_RE, answer_figures, numbers_match, split_sentences
+from agent.finance.arithmetic import CitedValue, Computation
+from agent.schemas import Citation, NumericValue
+
+
+class CitedFigure(BaseModel):
+    """A figure as the filing prints it, where, and the trust gate's checks of it."""
+
+    doc: str
+    page: int = Field(description="1-based page")
+    quote: str = ""
+    figure: str = Field(default="", description="the figure as the filing writes it, e.g. '(437)'")
+    period: str = ""
+    checks: list[Check] = Field(default_factory=list)
+
+
+class FigureLink(BaseModel):
+    """One ``[doc, p. N]`` link of the answer text and the figure behind it."""
+
+    at: int = Field(description="offset of the link in the answer text")
+    text: str = Field(default="", description="the figure as the answer states it ('$437 million')")
+    cited: CitedFigure
+    computed: bool = False
+    formula: str = ""
+    operands: list[CitedFigure] = Field(default_factory=list, description="each input of a computed figure")
+
+
+class _Stated(BaseModel):
+    value: NumericValue
+    cited: CitedFigure
+
+
+def _cited(c: Citation, printed: str, period: str, checks: Sequence[Check]) -> CitedFigure:
+    return CitedFigure(doc=c.doc, page=c.page, quote=c.quote, figure=printed, period=period, checks=list(checks))
+
+
+def _inputs(comp: Computation) -> Iterator[CitedValue]:
+    yield from comp.inputs
+    for step in comp.steps:
+        yield from _inputs(step)
+
+
+def _sources(final: FinalAnswer) -> tuple[list[_Stated], list[Computation], dict[tuple[str, int, str], list[Check]]]:
+    checks: dict[tuple[str, int, str], list[Check]] = {}
+    stated: list[_Stated] = []
+    comps: list[Computation] = list(final.computations)
+    for sa in final.sub_answers:
+        for c in sa.citations or ([sa.citation] if sa.citation else []):
+            checks.setdefault((c.doc, c.page, c.quote), list(sa.checks))
+        if sa.status == "found" and sa.value is not None and sa.citation is not None:
+            stated.append(_Stated(value=sa.value, cited=_cited(sa.citation, sa.value.text.strip(),
+                                                              sa.value.period or sa.period, sa.checks)))
+        comps += sa.computations
+    return stated, comps, checks
+
+
+def _operands(comp: Computation, checks: dict[tuple[str, int, str], list[Check]]) -> list[CitedFigure]:
+    out: list[CitedFigure] = []
+    for used in _inputs(comp):
+        if used.citation is not None and not used.computed:
+            c = used.citation
+            out.append(_cited(c, used.value.text.strip(), used.value.period, checks.get((c.doc, c.page, c.quote), [])))
+    return out
+
+
+def figure_links(final: FinalAnswer) -> list[FigureLink]:
+    """Every citation link of ``final.text``, each with the figure it backs."""
+    text = final.text
+    stated, comps, checks = _sources(final)
+    figures = answer_figures(text)
+    sentences = split_sentences(text)
+    links: list[FigureLink] = []
+    previous_end = 0
+    for m in CITATION_RE.finditer(text):
+        doc, page = m.group("doc").strip(), int(m.group("page"))
+        start = max([s for s, _ in sentences if s <= m.start()] or [0])
+        start = max(start, previous_end)
+        previous_end = m.end()
+        before = [f for f in figures if start <= f.start and f.end <= m.start()]
+        link = _link(m.start(), doc, page, before, stated, comps, checks)
+        if not link.cited.quote:  # words, not a figure: the passage this page is cited for
+            cite = next((c for c in final.citations if c.doc == doc and c.page == page), None)
+            if cite is not None:
+                link.cited = _cited(cite, "", "", checks.get((cite.doc, cite.page, cite.quote), []))
+        links.append(link)
+    return links
+
+
+def _link(
+    at: int,
+    doc: str,
+    page: int,
+    before: Sequence[NumericValue],
+    stated: Sequence[_Stated],
+    comps: Sequence[Computation],
+    checks: dict[tuple[str, int, str], list[Check]],
+) -> FigureLink:
+    here = [s for s in stated if s.cited.doc == doc and s.cited.page == page]
+    for fig in before:
+        for s in here:
+            if numbers_match(fig, s.value):
+                return FigureLink(at=at, text=fig.text, cited=s.cited)
+        for comp in comps:
+            if numbers_match(fig, comp.result):
+                operands = _operands(comp, checks)
+                first = next((o for o in operands if o.doc == doc and o.page == page), None)
+                cited = first or CitedFigure(doc=doc, page=page)
+                return FigureLink(at=at, text=fig.text, cited=cited, computed=True, formula=comp.formula,
+                                  operands=operands)
+    if here:  # a link after words, not a figure ('... as the filing explains [doc, p. 3]')
+        return FigureLink(at=at, cited=here[0].cited)
+    return FigureLink(at=at, cited=CitedFigure(doc=doc, page=page))

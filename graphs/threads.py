@@ -1,0 +1,71 @@
+"""The list of conversations a person can come back to: one row per thread, written as each turn ends.
+
+The checkpointer keeps every turn's state (SQLite or PostgreSQL); listing its threads would read every checkpoint,
+so this small SQLite table beside the index (``FINRAG_HOME/threads.sqlite``) records each thread's title (its
+first question), turn count and last activity, for ``GET /api/threads`` and ``finrag chat``'s resume.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import BaseModel
+
+log = logging.getLogger(__name__)
+
+THREADS_FILE = "threads.sqlite"
+TITLE_CHARS = 120  # a thread's title is its first question, cut here
+_SCHEMA = """CREATE TABLE IF NOT EXISTS threads (
+    thread_id TEXT PRIMARY KEY, title TEXT NOT NULL, turns INTEGER NOT NULL, updated_at TEXT NOT NULL
+)"""
+
+
+class ThreadSummary(BaseModel):
+    """One conversation in the list."""
+
+    thread_id: str
+    title: str
+    turns: int
+    updated_at: str
+
+
+class ThreadIndex:
+    """Threads by last activity; thread-safe, one short transaction per turn."""
+
+    def __init__(self, home: Path) -> None:
+        self.path = Path(home) / THREADS_FILE
+        self._lock = threading.Lock()
+
+    def _connect(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, timeout=30)
+        conn.execute(_SCHEMA)
+        return conn
+
+    def record(self, thread_id: str, question: str, turns: int) -> None:
+        """A turn of ``thread_id`` ended: the first question titles it, the count and time move on."""
+        now = datetime.now(UTC).isoformat(timespec="microseconds")
+        title = " ".join(question.split())[:TITLE_CHARS]
+        try:
+            with self._lock, self._connect() as conn:
+                conn.execute(
+                    "INSERT INTO threads(thread_id, title, turns, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(thread_id)"
+                    " DO UPDATE SET turns = excluded.turns, updated_at = excluded.updated_at",
+                    (thread_id, title, turns, now),
+                )
+        except sqlite3.Error as exc:  # the answer stands; only the list of threads misses this turn
+            log.warning("the thread list could not record %s: %s", thread_id, exc)
+
+    def recent(self, limit: int = 50) -> list[ThreadSummary]:
+        """The threads with the latest activity first."""
+        if not self.path.exists():
+            return []
+        with self._lock, self._connect() as conn:
+            rows = conn.execute(
+                "SELECT thread_id, title, turns, updated_at FROM threads ORDER BY updated_at DESC, rowid DESC "
+                "LIMIT ?", (limit,)).fetchall()
+        return [ThreadSummary(thread_id=r[0], title=r[1], turns=r[2], updated_at=r[3]) for r in rows]
