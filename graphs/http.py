@@ -3,10 +3,15 @@ checkpointer as the CLI, with a citation viewer that shows the cited page and th
 
 JSON API (what the page uses; other tools may too):
 
-- ``POST /api/ask`` ``{"question", "thread_id"?}`` -> the turn as :class:`graphs.service.AskResult`;
-  ``POST /api/ask/stream`` streams NDJSON: one ``{"event": "progress", ...}`` per finished node, then
-  ``{"event": "result", "result": ...}`` (or ``{"event": "error", "message": ...}``).
-- ``POST /api/threads`` -> a new thread id; ``GET /api/threads/{id}`` -> its turns.
+- ``POST /api/ask`` ``{"question", "thread_id"?, "docs"?}`` -> the turn as :class:`graphs.service.AskResult`
+  (``docs`` limits it to those filings; ``links`` gives each ``[doc, p. N]`` of the answer its own figure);
+  ``POST /api/ask/stream`` streams NDJSON: one ``{"event": "progress", "plain": ...}`` per finished node, an
+  ``{"event": "answer", "text": ...}`` as soon as the answer is written, then ``{"event": "result", "result": ...}``
+  (or ``{"event": "error", "message": ...}``).
+- ``POST /api/threads`` -> a new thread id; ``GET /api/threads`` -> recent threads (title, turns, last activity);
+  ``GET /api/threads/{id}`` -> its turns, with each turn's full result (a reload shows them again).
+- ``POST /api/fetch`` ``{"company", "form"?, "year"?, "limit"?}`` -> filings downloaded from SEC EDGAR and
+  ingested, streaming NDJSON progress.
 - ``GET /api/docs`` -> the ingested documents; ``PUT /api/upload?name=FILE`` with the file as the body ingests it,
   streaming NDJSON progress per page and chunk batch, then the ingest report.
 - ``GET /api/citation/{doc}/{page}?quote=&figure=`` -> :class:`agent.index.render.PageView` (highlight boxes or text

@@ -72,6 +72,47 @@ def test_ask_gives_the_cited_figure_with_its_checks(client) -> None:
     assert all(c["passed"] for c in cite["checks"])
 
 
+CHANGE = "How did Northwind's capital expenditures change from 2023 to 2024?"
+
+
+def test_each_link_of_an_answer_backs_its_own_figure(client) -> None:
+    result = client.post("/api/ask", json={"question": CHANGE}).json()
+    text, links = result["answer"], result["links"]
+    assert len(links) == text.count(", p. ") == 4
+    by_text = {link["text"]: link for link in links}
+    assert by_text["$392 million"]["cited"]["figure"] == "(392)"
+    assert "FY2023" in " ".join(c["detail"] for c in by_text["$392 million"]["cited"]["checks"])
+    assert by_text["$437 million"]["cited"]["figure"] == "(437)"
+    assert "FY2024" in " ".join(c["detail"] for c in by_text["$437 million"]["cited"]["checks"])
+    change = by_text["$45 million"]
+    assert change["computed"] and change["formula"] == "437 - 392 = 45"
+    assert sorted(o["figure"] for o in change["operands"]) == ["(392)", "(437)"]
+    for link in links:  # each link sits where the answer prints its [doc, p. N]
+        assert text[link["at"]:].startswith(f"[{link['cited']['doc']}, p. {link['cited']['page']}]")
+
+
+def test_a_question_limited_to_some_filings_reads_only_them(client) -> None:
+    names = doc_names(client)
+    pdf, markdown = sorted(names)  # the same 10-K typeset as a PDF, and its Markdown original
+    for only in (pdf, markdown):
+        result = client.post("/api/ask", json={"question": QUESTION, "docs": [only]}).json()
+        assert "$437 million" in result["answer"] and {c["doc"] for c in result["citations"]} == {only}
+    missing = client.post("/api/ask", json={"question": QUESTION, "docs": ["NO_SUCH_FILING"]})
+    assert missing.status_code == 404 and "NO_SUCH_FILING" in missing.json()["error"]
+
+
+def test_threads_are_listed_and_come_back_with_their_linked_answers(client) -> None:
+    thread = client.post("/api/threads").json()["thread_id"]
+    client.post("/api/ask", json={"question": QUESTION, "thread_id": thread})
+    client.post("/api/ask", json={"question": CHANGE, "thread_id": thread})
+    listed = client.get("/api/threads").json()["threads"]
+    mine = next(t for t in listed if t["thread_id"] == thread)
+    assert mine["title"] == QUESTION and mine["turns"] == 2 and listed[0]["thread_id"] == thread
+    results = client.get(f"/api/threads/{thread}").json()["results"]
+    assert [r["question"] for r in results] == [QUESTION, CHANGE]
+    assert results[1]["links"][0]["computed"] and results[0]["links"][0]["cited"]["figure"] == "(437)"
+
+
 def test_ask_stream_reports_each_node_then_the_result(client) -> None:
     response = client.post("/api/ask/stream", json={"question": QUESTION})
     events = [json.loads(line) for line in response.text.splitlines()]
@@ -104,14 +145,14 @@ def test_threads_are_answered_at_once_and_turns_of_one_thread_in_order(client, m
     running: dict[str, int] = {}
     most: dict[str, int] = {"all": 0, "same": 0}
 
-    def watched(question: str, thread_id: str | None = None):
+    def watched(question: str, thread_id: str | None = None, docs: list[str] = ()):
         with lock:
             running[thread_id] = running.get(thread_id, 0) + 1
             most["all"] = max(most["all"], sum(running.values()))
             most["same"] = max(most["same"], running[thread_id])
         try:
             time.sleep(0.3)  # long enough for the other requests to arrive while this one runs
-            return real_ask(question, thread_id=thread_id)
+            return real_ask(question, thread_id=thread_id, docs=docs)
         finally:
             with lock:
                 running[thread_id] -= 1
@@ -289,15 +330,14 @@ def served(pdf_settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> 
     thread.join(timeout=10)
 
 
-def test_click_a_citation_and_see_the_figure_boxed_on_the_page(served: str, tmp_path: Path) -> None:
+@pytest.fixture
+def browser() -> Iterator:
+    """Headless Chromium driven by Selenium (skips with the reason when Debian's browser is not installed)."""
     missing = _browser_missing()
     if missing:
         pytest.skip(missing)
-    from PIL import Image
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
 
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium") or shutil.which("chromium-browser") or ""
@@ -306,28 +346,37 @@ def test_click_a_citation_and_see_the_figure_boxed_on_the_page(served: str, tmp_
         options.add_argument(flag)
     driver = webdriver.Chrome(service=Service(executable_path=shutil.which("chromedriver")), options=options)
     try:
-        wait = WebDriverWait(driver, 120)
-        driver.get(served)
-        wait.until(lambda d: PDF_NAME in d.find_element(By.ID, "doclist").text)
-        driver.find_element(By.ID, "question").send_keys(QUESTION)
-        driver.find_element(By.CSS_SELECTOR, "#ask button").click()
-        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#messages .a a.cite"))
-        answer = driver.find_element(By.CSS_SELECTOR, "#messages .a")
-        assert "$437 million" in answer.text
-        answer.find_element(By.CSS_SELECTOR, "a.cite").click()
-        wait.until(lambda d: d.find_element(By.ID, "pagebox").get_attribute("data-ready") == "1")
-        assert driver.execute_script("return document.getElementById('pageimg').naturalWidth") > 0
-        assert f"{PDF_NAME}, page 7 of 8" in driver.find_element(By.ID, "where").text
-        checks = driver.find_element(By.ID, "checks").text
-        assert "company:" in checks and "period:" in checks and "scale:" in checks
-        figure = driver.find_element(By.CSS_SELECTOR, ".box[data-kind=figure]")
-        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", figure)
-        rect = driver.execute_script("const r = arguments[0].getBoundingClientRect(); "
-                                     "return [r.left, r.top, r.right, r.bottom];", figure)
-        shot = tmp_path / "viewer.png"
-        driver.save_screenshot(str(shot))
+        yield driver
     finally:
         driver.quit()
+
+
+def test_click_a_citation_and_see_the_figure_boxed_on_the_page(served: str, browser, tmp_path: Path) -> None:
+    from PIL import Image
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver = browser
+    wait = WebDriverWait(driver, 120)
+    driver.get(served)
+    wait.until(lambda d: PDF_NAME in d.find_element(By.ID, "doclist").text)
+    driver.find_element(By.ID, "question").send_keys(QUESTION)
+    driver.find_element(By.CSS_SELECTOR, "#ask button").click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#messages .a a.cite"))
+    answer = driver.find_element(By.CSS_SELECTOR, "#messages .a")
+    assert "$437 million" in answer.text
+    answer.find_element(By.CSS_SELECTOR, "a.cite").click()
+    wait.until(lambda d: d.find_element(By.ID, "pagebox").get_attribute("data-ready") == "1")
+    assert driver.execute_script("return document.getElementById('pageimg').naturalWidth") > 0
+    assert f"{PDF_NAME}, page 7 of 8" in driver.find_element(By.ID, "where").text
+    checks = driver.find_element(By.ID, "checks").text
+    assert "company:" in checks and "period:" in checks and "scale:" in checks
+    figure = driver.find_element(By.CSS_SELECTOR, ".box[data-kind=figure]")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", figure)
+    rect = driver.execute_script("const r = arguments[0].getBoundingClientRect(); "
+                                 "return [r.left, r.top, r.right, r.bottom];", figure)
+    shot = tmp_path / "viewer.png"
+    driver.save_screenshot(str(shot))
     image = Image.open(shot).convert("RGB")
     left, top, right, bottom = (round(v) for v in rect)
     assert right - left > 5 and bottom - top > 3
@@ -337,6 +386,109 @@ def test_click_a_citation_and_see_the_figure_boxed_on_the_page(served: str, tmp_
     assert red >= 2 * (right - left)  # the box's red outline is drawn where the figure is
     tinted = image.getpixel(((left + right) // 2, top + 2))
     assert tinted[2] < 200  # inside the box the page is tinted yellow (blue channel drops), not plain white
+
+
+def _ready(driver) -> bool:
+    from selenium.webdriver.common.by import By
+
+    return driver.find_element(By.ID, "pagebox").get_attribute("data-ready") == "1"
+
+
+def _figure_box(driver) -> list[float]:
+    return driver.execute_script("const b = document.querySelector('.box[data-kind=figure]'); if (!b) return null;"
+                                 "const r = b.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom];")
+
+
+def test_the_viewer_follows_each_figure_keeps_the_thread_and_clears_on_a_refusal(
+    served: str, browser, tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver, wait = browser, WebDriverWait(browser, 120)
+    driver.get(served)
+    wait.until(lambda d: PDF_NAME in d.find_element(By.ID, "doclist").text)
+    # nothing left over before the first answer: no page buttons, no empty image
+    for hidden in ("nav", "viewbody", "pagebox", "pageimg"):
+        assert not driver.find_element(By.ID, hidden).is_displayed(), hidden
+    driver.save_screenshot(str(tmp_path / "1-before.png"))
+
+    # limit the question to the filing, then ask with Enter: the viewer opens the first figure by itself
+    driver.find_element(By.CSS_SELECTOR, "#doclist input[type=checkbox]").click()
+    assert f"Asking over: {PDF_NAME}" in driver.find_element(By.ID, "scope").text
+    driver.find_element(By.ID, "question").send_keys(CHANGE, Keys.ENTER)
+    wait.until(lambda d: not d.find_element(By.ID, "askbutton").is_enabled())  # no second ask while pending
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#messages .a a.cite")) == 4)
+    wait.until(_ready)
+    assert driver.find_element(By.ID, "askbutton").is_enabled()
+
+    links = driver.find_elements(By.CSS_SELECTOR, "#messages .a a.cite")
+    boxes = {}
+    for figure, year in (("(392)", "FY2023"), ("(437)", "FY2024")):
+        link = next(a for a in links if a.get_attribute("data-figure") == figure and not a.get_attribute("data-computed"))
+        link.click()
+        wait.until(lambda d, f=figure: d.find_element(By.ID, "figure").text and _ready(d)
+                   and f in d.find_element(By.ID, "quote").text)
+        checks = driver.find_element(By.ID, "checks").text
+        assert f"period matched: {year}" in checks, checks
+        boxes[year] = _figure_box(driver)
+        driver.save_screenshot(str(tmp_path / f"2-{year}.png"))
+    assert boxes["FY2023"] and boxes["FY2024"] and boxes["FY2023"][0] > boxes["FY2024"][2]  # its own column
+
+    computed = next(a for a in links if a.get_attribute("data-text") == "$45 million")
+    computed.click()
+    wait.until(lambda d: "computed: 437 - 392 = 45" in d.find_element(By.ID, "formula").text)
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#operands a.cite")) == 2
+
+    # zoom, and paging away and back keeps the box
+    width = driver.execute_script("return document.getElementById('pageimg').getBoundingClientRect().width")
+    driver.find_element(By.ID, "zoomin").click()
+    wider = driver.execute_script("return document.getElementById('pageimg').getBoundingClientRect().width")
+    assert wider > width * 1.2
+    driver.find_element(By.ID, "next").click()
+    wait.until(lambda d: "page 8 of 8" in d.find_element(By.ID, "where").text and _ready(d))
+    assert _figure_box(driver) is None
+    driver.find_element(By.ID, "prev").click()
+    wait.until(lambda d: "page 7 of 8" in d.find_element(By.ID, "where").text and _ready(d))
+    assert _figure_box(driver) is not None
+    driver.save_screenshot(str(tmp_path / "3-zoomed.png"))
+
+    # a refusal clears the viewer; Esc closes a page
+    driver.find_element(By.ID, "question").send_keys("What was Northwind's revenue in Brazil in 2024?", Keys.ENTER)
+    wait.until(lambda d: "Not found" in d.find_element(By.ID, "messages").text.split(CHANGE)[-1])
+    wait.until(lambda d: not d.find_element(By.ID, "viewbody").is_displayed())
+    assert "Not found" in driver.find_element(By.ID, "note").text
+    driver.find_elements(By.CSS_SELECTOR, "#messages .a a.cite")[0].click()
+    wait.until(_ready)
+    driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+    wait.until(lambda d: not d.find_element(By.ID, "viewbody").is_displayed())
+
+    # a reload brings the thread back, every figure still linked, and lists it among past threads
+    driver.refresh()
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#messages .turn")) == 2)
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#messages .turn:first-child a.cite")) == 4
+    options = [o.text for o in driver.find_elements(By.CSS_SELECTOR, "#threads option")]
+    assert any(o.startswith(CHANGE) for o in options), options
+    driver.save_screenshot(str(tmp_path / "4-reloaded.png"))
+
+
+def test_progress_is_told_in_plain_words_and_the_answer_comes_before_its_links(client) -> None:
+    response = client.post("/api/ask/stream", json={"question": CHANGE})
+    events = [json.loads(line) for line in response.text.splitlines()]
+    plain = [e["plain"] for e in events if e.get("plain")]
+    assert plain[0].startswith("Looking for Northwind Instruments, Inc. capital expenditure FY2023")
+    assert any(p.startswith("Reading ") for p in plain) and any("checked company, period" in p for p in plain)
+    kinds = [e["event"] for e in events]
+    assert kinds.index("answer") < kinds.index("result") == len(kinds) - 1
+
+
+def test_a_page_names_the_number_it_prints() -> None:
+    from agent.index.render import printed_page_number
+
+    assert printed_page_number("Table of Contents\nNet sales | 1,200\n45") == "45"
+    assert printed_page_number("Page 12\nItem 7") == "12" and printed_page_number("Notes\nF-7") == "F-7"
+    assert printed_page_number("Revenue grew.\nFiscal year\n2024") == ""  # a year is no page number
 
 
 def test_a_server_with_a_token_answers_only_requests_that_carry_it(tmp_path: Path) -> None:
