@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import queue
 import re
 import threading
@@ -46,6 +47,8 @@ from starlette.routing import Route
 from agent.config import Settings
 from agent.errors import FinragError, NotFoundError
 from tools.edgar import FILINGS_DIR, Transport
+
+log = logging.getLogger(__name__)
 
 PAGE_FILE = Path(__file__).with_name("static") / "index.html"
 UPLOAD_DIR = "uploads"  # under FINRAG_HOME
@@ -92,6 +95,14 @@ class _App:
 
                     self._assistant = Assistant(self.settings)
         return self._assistant
+
+    def warm(self) -> None:
+        """Load the graph, the embedding model and the indexes before the first request, so the first answer
+        is as quick as the next; a problem here is the first question's to report, not the server's."""
+        try:
+            self.assistant.warm()
+        except Exception as exc:  # noqa: BLE001 - a damaged index must still let the server start and say so
+            log.warning("warm-up skipped: %s", exc)
 
     def conversation(self, thread_id: str) -> threading.Lock:
         """The lock that keeps the turns of ``thread_id`` in order (a follow-up reads the turn before it)."""
@@ -421,6 +432,9 @@ def build_app(settings: Settings | None = None, edgar_transport: Transport | Non
     ]
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        from starlette.concurrency import run_in_threadpool
+
+        await run_in_threadpool(state.warm)
         yield
         state.close()
 
