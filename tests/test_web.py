@@ -505,3 +505,24 @@ def test_a_server_with_a_token_answers_only_requests_that_carry_it(tmp_path: Pat
         assert guarded.get("/api/docs", headers={"Authorization": "Bearer s3cret"}).status_code == 200
         assert guarded.get("/api/docs", params={"token": "s3cret"}).status_code == 200
         assert guarded.put("/api/upload", params={"name": "A_2024_10K.md"}, content=b"x").status_code == 401
+
+
+def test_the_page_colours_meet_wcag_aa() -> None:
+    import re
+
+    from graphs.http import PAGE_FILE
+
+    def luminance(colour: str) -> float:
+        channels = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+        lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    def contrast(a: str, b: str) -> float:
+        hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+        return (hi + 0.05) / (lo + 0.05)
+
+    css = PAGE_FILE.read_text(encoding="utf-8")
+    palette = dict(re.findall(r"--(muted|accent|pass|fail|bg2):\s*(#[0-9a-f]{6})", css))
+    for name in ("muted", "accent", "pass", "fail"):
+        for ground in ("#ffffff", palette["bg2"]):
+            assert contrast(palette[name], ground) >= 4.5, (name, ground)
