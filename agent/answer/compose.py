@@ -213,6 +213,8 @@ def _answer_sub_query(
         return answer
     if answer.status == "not_found":
         return cell
+    if base.scope and _names_parts(answer, base.scope) and not _names_parts(cell, base.scope):
+        return answer  # 'net sales in Europe': the Europe row, not a total that names more of the words
     words = _content_words(sub_query.question)
     cell_recall, read_recall = _row_recall(cell.quote, words), _row_recall(answer.quote, words)
     if cell.confidence >= CELL_OVER_PROSE_CONFIDENCE and cell_recall > read_recall:
@@ -226,6 +228,12 @@ def _answer_sub_query(
     if not answer.period_stated and cell.period_stated and cell.period == answer.period:
         return cell  # the lexicon's row gave no period; the cell's column (or the filing's year) does
     return answer
+
+
+def _names_parts(answer: SubAnswer, parts: Sequence[str]) -> bool:
+    """The figure's own row or sentence names every part the question narrows it to."""
+    own = f"{answer.quote} {answer.named}".lower()
+    return all(part.lower() in own for part in parts)
 
 
 def _share_of_two(sub_query: SubQuery, metric: str) -> bool:

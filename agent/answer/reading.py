@@ -42,6 +42,7 @@ MONTH_BEFORE_RE = re.compile(
 )  # 'december 31': the day of a date, not a figure
 SUBHEADING_MAX_WORDS = 6  # a table's sub-heading line ('Operating Profit/(Loss)'); longer lines are prose
 _RESPECTIVELY_RE = re.compile(r"\brespectively\b", re.IGNORECASE)
+_BY_BREAKDOWN_RE = re.compile(r"\s+by\s+(?=[a-z])", re.IGNORECASE)
 _COLUMNS_RE = re.compile(r"\bcolumns:\s*(?P<cols>[^|\n]+)")
 _CELL_HEADER_RE = re.compile(r"^\s*(?P<hdr>[^:|]{1,60}?)\s*:\s*(?P<val>[^:]*\d[^:]*)$", re.S)
 CELL_HEADER_ITER_RE = re.compile(r"\|\s*(?P<hdr>[^:|\n]{1,60}?)\s*:\s*[^|\n]*\d")
@@ -355,6 +356,12 @@ def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> 
             label, nums = _row(piece, start, chunk_scale, columns, periods_of, money)
             if is_hostile_row(piece.split("|", 1)[0]):
                 continue
+            if _COLUMNS_RE.search(piece):
+                # The table's own header line: a title naming one metric ('Net sales by region') names it
+                # for the rows below, as a sub-heading does ('Europe | 1,100' is Europe's net sales).
+                # A breakdown's title ('Net sales by region') names its rows' metric before the 'by'.
+                titled = find_metrics(_BY_BREAKDOWN_RE.split(label, maxsplit=1)[0])
+                heading = titled if len({m.canonical for m in titled}) == 1 else []
             out.append(
                 Segment(
                     ev=ev_index,

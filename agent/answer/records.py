@@ -90,7 +90,7 @@ class SubAnswer(BaseModel):
         """The figure as a computation input (None when there is no figure)."""
         if self.value is None:
             return None
-        label = " ".join(x for x in (self.company, self.metric, self.period) if x) or self.question
+        label = " ".join(x for x in (self.company, self.metric, *self.scope, self.period) if x) or self.question
         return CitedValue(
             label=label, metric=self.metric, value=self.value, citation=self.citation, computed=self.status == "computed"
         )

@@ -153,14 +153,20 @@ SHARE_RE = re.compile(
 )
 
 
+# A period named relative to the one in view, the relation word before or after the noun ('the prior year', 'the
+# year prior', 'a year earlier', 'the period before', 'a year ago').
 PRIOR_YEAR_RE = re.compile(
-    r"\b(?:the\s+)?(?:year|period)\s+before\b|\bprior\s+year\b|\bprevious\s+year\b|"
-    r"\bpreceding\s+year\b|\blast\s+year\b",
+    r"\b(?:prior|previous|preceding|last|earlier)\s+(?:fiscal\s+)?(?:year|period)\b|"
+    r"\b(?:year|period)\s+(?:before|prior|earlier|ago)\b",
     re.IGNORECASE,
 )
 
 
-NEXT_YEAR_RE = re.compile(r"\b(?:the\s+)?(?:following|next|subsequent)\s+year\b|\byear\s+after\b", re.I)
+NEXT_YEAR_RE = re.compile(
+    r"\b(?:following|next|subsequent|later)\s+(?:fiscal\s+)?(?:year|period)\b|"
+    r"\b(?:year|period)\s+(?:after|later)\b",
+    re.IGNORECASE,
+)
 
 
 _SCALE_HINT_RE = re.compile(

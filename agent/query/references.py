@@ -225,12 +225,14 @@ def _value_operation(question: str, slots: DialogueSlots) -> str:
         return "average"
     if _LESS_BETWEEN_RE.search(q):
         return "change"  # 'what is the 2016 less the 2015 values?'
+    if SHARE_RE.search(q) and not _OVER_BASE_RE.search(q):
+        # 'the Louisiana amount as a percent of the Arkansas one'; 'that as a percentage of the total' is a
+        # share of the total, never a sum (a percentage of something names the whole it divides by)
+        return "share"
     if SUM_RE.search(q) and not _names_reported_total(q):
         return "sum"
     if CHANGE_RE.search(q):
         return "percent_change" if percent else "change"
-    if SHARE_RE.search(q) and not _OVER_BASE_RE.search(q):
-        return "share"  # 'the Louisiana amount as a percent of the Arkansas one'
     if percent and after_change:
         return "percent_change"  # "what is that as a %?" after a change: the change over its base
     if re.search(r"\bin\s+relation\s+to\b|\brepresent\b|\bratio\b|\bdivided\s+by\b|\bquotient\b", q):
@@ -274,6 +276,9 @@ def _whole_is_last(question: str, earlier: CitedValue, last: CitedValue) -> bool
     no such phrase the last answer is the part ('what is that as a percentage of the one before?')."""
     m = _WHOLE_RE.search(question)
     if m is None:
+        if _OF_THE_TOTAL_RE.search(question):  # 'that as a percentage of the total': the figure that is a total
+            totals = [_is_total(v) for v in (earlier, last)]
+            return totals[1] if totals[0] != totals[1] else abs(last.value.value) > abs(earlier.value.value)
         return False
     phrase = m.group("whole")
     named = {p.norm for p in find_periods(phrase)}
@@ -282,6 +287,15 @@ def _whole_is_last(question: str, earlier: CitedValue, last: CitedValue) -> bool
     if re.search(r"\btotal\b", phrase, re.IGNORECASE):
         return abs(last.value.value) > abs(earlier.value.value)
     return m.group("this").lower() == "this"
+
+
+_OF_THE_TOTAL_RE = re.compile(r"\b(?:of|to)\s+(?:the|its|their)\s+(?:[\w-]+\s+){0,2}?total\b", re.IGNORECASE)
+
+
+def _is_total(value: CitedValue) -> bool:
+    """The figure is a total: its own row label (or label) says so."""
+    quote = value.citation.quote if value.citation is not None else ""
+    return bool(re.search(r"\btotal\b", quote.split("|", 1)[0] or value.label, re.IGNORECASE))
 
 
 def _names_reported_total(question: str) -> bool:
