@@ -32,6 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     ask.add_argument("question", help='e.g. "What were Northwind\'s capital expenditures in 2024?"')
     ask.add_argument("--thread", metavar="ID", help="continue this conversation (follow-ups like 'what about 2023?')")
+    ask.add_argument("--doc", action="append", default=None, metavar="DOC",
+                     help="answer from this filing only (name or content hash); repeat for several")
     ask.add_argument("--json", action="store_true",
                      help="print answer, citations, sub_queries, routes, timings, tokens and trace as JSON")
     ask.set_defaults(func=handle_ask)
@@ -52,7 +54,7 @@ def handle_ask(args: argparse.Namespace, settings: Settings) -> int:
     from graphs.service import Assistant
 
     with Assistant(settings) as assistant:
-        result = assistant.ask(args.question, thread_id=args.thread)
+        result = assistant.ask(args.question, thread_id=args.thread, docs=args.doc or [])
     if args.json:
         print_json(result)
     else:

@@ -396,12 +396,10 @@ def _names_counted(counted: str, metric: str, context: str) -> bool:
 
 
 def check_metric(
-    answer: SubAnswer, question: str, reader: EvidenceReader | None = None, turn_question: str = "",
-    scope: Sequence[ScopeTerm] = (),
+    answer: SubAnswer, question: str, reader: EvidenceReader | None = None, turn_question: str = ""
 ) -> Check:
     """The words naming the figure carry no restricting qualifier (region, adjusted) the question lacks, and
-    name the qualifiers the question puts on its metric ('fuel surcharge revenue' is not 'revenue'). The parts
-    the plan read off the question (``scope``) are the question's even where a sub-query's words dropped them."""
+    name the qualifiers the question puts on its metric ('fuel surcharge revenue' is not 'revenue')."""
     if answer.status != "found":
         return Check(name="metric", passed=True, detail=f"metric: {answer.metric or 'as asked'}")
     words = _naming_words(answer)
@@ -419,8 +417,6 @@ def check_metric(
     # The question's own restriction ('employees in the United States') must be the figure's too: named by its
     # row and table, or by the clause of its sentence, never only elsewhere in the sentence. A company's name
     # ('U.S. Bancorp', 'Frito-Lay North America' as a segment) is no restriction of the question's.
-    parts = " ".join(t.text for t in terms_for(scope, answer.metric))
-    question = f"{question} {parts}".strip()
     own_question = re.sub(re.escape(answer.company), " ", question, flags=re.IGNORECASE) if answer.company else question
     # An expectation asked anywhere in the turn ('what does X expect for 2023 ...') holds for each of its parts,
     # whose split questions are written without it; a region or an adjustment belongs to its own part only.
@@ -646,7 +642,7 @@ def gate(
     if answer.value is not None:
         checks += [
             check_period(answer, asked_period, reader),
-            check_metric(answer, sub_query.question, reader, turn_question, sub_query.intent.scope),
+            check_metric(answer, sub_query.question, reader, turn_question),
             check_scope(answer, sub_query.question, reader, registry, sub_query.intent.scope),
             check_scale(answer),
             check_sanity(answer),

@@ -131,6 +131,9 @@ def surface_forms() -> dict[tuple[str, ...], str]:
     return out
 
 
+_NEGATION = "non"  # the prefix that names the complement of what follows it
+
+
 def find_metrics(text: str, include_statements: bool = False) -> list[MetricMention]:
     """Every metric named in ``text``, longest phrase first, without overlaps, in order of appearance.
 
@@ -148,8 +151,8 @@ def find_metrics(text: str, include_statements: bool = False) -> list[MetricMent
     n = len(toks)
     for i in range(n):
         node = root.get(toks[i][0])
-        if node is None:
-            continue
+        if node is None or (i and toks[i - 1][0] == _NEGATION):
+            continue  # 'non-current liabilities' are not current liabilities, 'non-operating' not operating
         best: tuple[int, str] | None = None
         j = i
         while True:
