@@ -231,9 +231,10 @@ def _answer_sub_query(
 
 
 def _names_parts(answer: SubAnswer, parts: Sequence[str]) -> bool:
-    """The figure's own row or sentence names every part the question narrows it to."""
-    own = f"{answer.quote} {answer.named}".lower()
-    return all(part.lower() in own for part in parts)
+    """The figure's own row is labelled by the part the question narrows it to ('Europe | 1,100' for 'net sales in
+    Europe'): a part's row, not a row that mentions the part among other words."""
+    label = " ".join(answer.quote.split("|", 1)[0].lower().split()) if "|" in answer.quote else ""
+    return bool(label) and any(label == " ".join(part.lower().split()) for part in parts)
 
 
 def _share_of_two(sub_query: SubQuery, metric: str) -> bool:
