@@ -85,13 +85,11 @@ _OPERATION_WORD_RE = re.compile(
     r"difference|percent(?:age)?|ratio|proportion|share|portion|sum|variation|variance|fluctuation|cumulative",
     re.IGNORECASE,
 )
-# Prepositions end a metric's modifiers: what stands before one is a verb's phrase ('put into capex', 'invested in
-# R&D'), never a kind of the metric (the short ones are STOP_WORDS already).
-_PREPOSITIONS = frozenset((
-    "into", "onto", "upon", "over", "under", "about", "through", "throughout", "via", "toward", "towards",
-    "against", "between", "during", "after", "before", "since", "until", "without", "within", "across", "among",
-    "behind", "beyond", "near", "off", "out", "up", "down", "versus", "vs", "than", "like",
-))
+# The particles of phrasal verbs end a metric's modifiers: what stands before one is a verb's phrase ('put into
+# capex', 'poured money into R&D', 'paid out dividends'), never a kind of the metric. (Prepositions that do
+# relate two things, 'between' or 'during', stay: they still end no part the gate must hold.)
+_VERB_PARTICLES = frozenset(("into", "onto", "upon", "toward", "towards", "out", "up", "down", "off", "through",
+                             "via"))
 MAX_MODIFIER_WORDS = 4  # a metric's own modifiers sit right before it ('north american consumer packaging net sales')
 
 
@@ -114,7 +112,7 @@ def _before(question: str, start: int, company: str) -> list[str]:
             or len(low) < 2  # a letter left of a garbled word ('segment 2019s' for "segment's")
             or low in STOP_WORDS
             or low in _MODIFIER_BREAKS
-            or low in _PREPOSITIONS
+            or low in _VERB_PARTICLES
             or low in FILLER_WORDS
             or low in owner
             or low.removesuffix("s") in owner
