@@ -175,8 +175,8 @@ class _Source:
     def __init__(self, facts: list[XbrlFact], filings: list[FactFiling] | None = None) -> None:
         self.facts, self._filings = facts, filings or []
 
-    def filings(self, company: str, concepts: object) -> list[FactFiling]:
-        return self._filings
+    def filings(self, company: str, concepts: object, doc: str = "") -> list[FactFiling]:
+        return [f for f in self._filings if not doc or f.doc_name == doc]
 
     def on_page(self, doc_name: str, page: int) -> list[tuple[XbrlFact, str]]:
         return [(f, f"Net income | {f.text} | 900") for f in self.facts if f.page == page]

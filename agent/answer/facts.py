@@ -4,8 +4,8 @@ A tagged fact says what a figure is without reading a layout: its concept (the m
 the period with its duration, the dimensions such as a product or segment), its unit and scale. A question is
 answered from facts when they hold it whole: the metric maps to a concept (:mod:`agent.finance.concepts`), the
 period to a context of the same fiscal label and duration, every part the question names to a dimension member,
-and no member names a part the question did not ask for. Otherwise the text reader answers, and a figure it read
-from a tagged cell is held against that cell's fact (:func:`cross_check`).
+and no member names a part the question did not ask for. Otherwise the text reader answers, and the figure it read
+is held against the filer's tags (:func:`cross_check`): the fact on its printed row, else its metric's facts.
 """
 
 from __future__ import annotations
@@ -67,8 +67,9 @@ class FactFiling(BaseModel):
 class FactSource(Protocol):
     """Where the answer step gets facts (the index store, or a test's own list)."""
 
-    def filings(self, company: str, concepts: Sequence[str]) -> list[FactFiling]:
-        """The inline-XBRL filings of ``company`` ('' for every company) with their facts of ``concepts``."""
+    def filings(self, company: str, concepts: Sequence[str], doc: str = "") -> list[FactFiling]:
+        """The inline-XBRL filings of ``company`` ('' for every company; ``doc`` alone when given) with their
+        facts of ``concepts``."""
         ...
 
     def on_page(self, doc_name: str, page: int) -> list[tuple[XbrlFact, str]]:
@@ -271,7 +272,7 @@ def cross_check(answer: SubAnswer, source: FactSource) -> SubAnswer:
     if tagged:
         return _held_against(answer, tagged, printed, "tags this printed figure")
     concepts = concepts_for(answer.metric)
-    filing = next((f for f in source.filings("", concepts) if f.doc_name == answer.citation.doc), None)
+    filing = next(iter(source.filings("", concepts, answer.citation.doc)), None)
     if filing is None:
         return answer
     parts = [t for t in answer.scope if t not in CONCEPT_QUALIFIERS.values()]
@@ -378,11 +379,14 @@ class StoreFacts:
             self._all[name] = self.store.facts([self.docs[name].doc_id])
         return self._all[name]
 
-    def filings(self, company: str, concepts: Sequence[str]) -> list[FactFiling]:
-        """Each tagged filing of ``company`` with its facts of ``concepts``, where each sits and is quoted."""
+    def filings(self, company: str, concepts: Sequence[str], doc: str = "") -> list[FactFiling]:
+        """Each tagged filing of ``company`` (or the filing ``doc``) with its facts of ``concepts``, where each
+        sits and is quoted."""
         out = []
         for name, meta in self.docs.items():
-            if not meta.n_facts or (company and not same_company(company, meta.company, self.registry)):
+            if not meta.n_facts or (doc and name != doc):
+                continue
+            if company and not same_company(company, meta.company, self.registry):
                 continue
             wanted = set(concepts)
             facts = [f for f in self._doc_facts(name) if f.concept in wanted]
