@@ -238,3 +238,36 @@ def test_the_browser_is_told_to_set_a_user_agent(tmp_path: Path) -> None:
     with TestClient(build_app(bare, edgar_transport=recorded())) as client:
         reply = client.post("/api/fetch", json={"company": "AAPL"})
         assert reply.status_code == 400 and "FINRAG_SEC_USER_AGENT" in reply.json()["error"]
+
+
+def test_the_real_transport_refuses_a_reply_larger_than_any_filing(monkeypatch: pytest.MonkeyPatch) -> None:
+    import contextlib
+    import http.server
+    import socketserver
+    import threading
+
+    import tools.edgar as edgar
+
+    class Huge(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the handler's own name
+            self.send_response(200)
+            self.send_header("Content-Length", str(3 << 20))
+            self.end_headers()
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client stopped reading
+                self.wfile.write(b"x" * (3 << 20))
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = socketserver.TCPServer(("127.0.0.1", 0), Huge)  # this machine only
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/filing.htm"
+        monkeypatch.setattr(edgar, "MAX_DOWNLOAD_MB", 1.0)
+        with pytest.raises(EdgarError, match="over 1 MB"):
+            edgar.urllib_transport(url, {"User-Agent": AGENT})
+        monkeypatch.setattr(edgar, "MAX_DOWNLOAD_MB", 10.0)
+        assert len(edgar.urllib_transport(url, {"User-Agent": AGENT}).body) == 3 << 20
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -27,6 +27,7 @@ MAX_REQUESTS_PER_SECOND = 10
 MAX_TRIES = 5
 BACKOFF_FIRST_S = 1.0
 TIMEOUT_S = 30.0  # one request; a filing is a few MB at most
+MAX_DOWNLOAD_MB = 200.0  # the ingest limit (max_file_mb): a larger reply is refused while it is read
 CHUNK_BYTES = 1 << 16  # written to the .part file a piece at a time, so an interrupted download keeps what came
 
 FILINGS_DIR = "filings"  # under FINRAG_HOME: filings/<CIK>/<accession>/<file>
@@ -88,9 +89,12 @@ class DocumentRef(BaseModel):
 def urllib_transport(url: str, headers: dict[str, str]) -> Response:
     """The real network, through urllib: HTTP errors are responses, network failures raise OSError."""
     request = urllib.request.Request(url, headers=headers)
+    limit = int(MAX_DOWNLOAD_MB * 1024 * 1024)
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT_S) as reply:  # noqa: S310 - https URLs built here
-            body = reply.read()
+            body = reply.read(limit + 1)
+            if len(body) > limit:  # no filing is this large: stop before it fills memory
+                raise EdgarError(f"{url} is over {MAX_DOWNLOAD_MB:g} MB; finrag does not download it")
             return Response(status=reply.status, body=body, headers={k.lower(): v for k, v in reply.headers.items()})
     except urllib.error.HTTPError as exc:
         return Response(status=exc.code, body=exc.read() or b"", headers={k.lower(): v for k, v in exc.headers.items()})
