@@ -8,13 +8,13 @@ with its own citation).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
 from agent.answer.records import Check, FinalAnswer
 from agent.answer.verify import CITATION_RE, answer_figures, numbers_match, split_sentences
-from agent.finance.arithmetic import CitedValue, Computation
+from agent.finance.arithmetic import Computation
 from agent.schemas import Citation, NumericValue
 
 
@@ -49,39 +49,44 @@ def _cited(c: Citation, printed: str, period: str, checks: Sequence[Check]) -> C
     return CitedFigure(doc=c.doc, page=c.page, quote=c.quote, figure=printed, period=period, checks=list(checks))
 
 
-def _inputs(comp: Computation) -> Iterator[CitedValue]:
-    yield from comp.inputs
-    for step in comp.steps:
-        yield from _inputs(step)
+CiteKey = tuple[str, int, str]  # (doc, page, quote): two rows of one page are two sources
 
 
-def _sources(final: FinalAnswer) -> tuple[list[_Stated], list[Computation], dict[tuple[str, int, str], list[Check]]]:
-    checks: dict[tuple[str, int, str], list[Check]] = {}
+def cite_key(c: Citation) -> CiteKey:
+    """What tells one cited span from another."""
+    return (c.doc, c.page, c.quote)
+
+
+def citation_checks(final: FinalAnswer) -> dict[CiteKey, list[Check]]:
+    """The trust-gate checks of the figure each citation of the answer backs (the first sub-answer citing it)."""
+    checks: dict[CiteKey, list[Check]] = {}
+    for sa in final.sub_answers:
+        for c in sa.citations:
+            checks.setdefault(cite_key(c), list(sa.checks))
+    return checks
+
+
+def _sources(final: FinalAnswer) -> tuple[list[_Stated], list[Computation]]:
     stated: list[_Stated] = []
     comps: list[Computation] = list(final.computations)
     for sa in final.sub_answers:
-        for c in sa.citations or ([sa.citation] if sa.citation else []):
-            checks.setdefault((c.doc, c.page, c.quote), list(sa.checks))
         if sa.status == "found" and sa.value is not None and sa.citation is not None:
             stated.append(_Stated(value=sa.value, cited=_cited(sa.citation, sa.value.text.strip(),
                                                               sa.value.period or sa.period, sa.checks)))
         comps += sa.computations
-    return stated, comps, checks
+    return stated, comps
 
 
-def _operands(comp: Computation, checks: dict[tuple[str, int, str], list[Check]]) -> list[CitedFigure]:
-    out: list[CitedFigure] = []
-    for used in _inputs(comp):
-        if used.citation is not None and not used.computed:
-            c = used.citation
-            out.append(_cited(c, used.value.text.strip(), used.value.period, checks.get((c.doc, c.page, c.quote), [])))
-    return out
+def _operands(comp: Computation, checks: dict[CiteKey, list[Check]]) -> list[CitedFigure]:
+    return [_cited(used.citation, used.value.text.strip(), used.value.period, checks.get(cite_key(used.citation), []))
+            for used in comp.all_inputs() if used.citation is not None and not used.computed]
 
 
 def figure_links(final: FinalAnswer) -> list[FigureLink]:
     """Every citation link of ``final.text``, each with the figure it backs."""
     text = final.text
-    stated, comps, checks = _sources(final)
+    stated, comps = _sources(final)
+    checks = citation_checks(final)
     figures = answer_figures(text)
     sentences = split_sentences(text)
     links: list[FigureLink] = []
@@ -96,7 +101,7 @@ def figure_links(final: FinalAnswer) -> list[FigureLink]:
         if not link.cited.quote:  # words, not a figure: the passage this page is cited for
             cite = next((c for c in final.citations if c.doc == doc and c.page == page), None)
             if cite is not None:
-                link.cited = _cited(cite, "", "", checks.get((cite.doc, cite.page, cite.quote), []))
+                link.cited = _cited(cite, "", "", checks.get(cite_key(cite), []))
         links.append(link)
     return links
 
@@ -108,7 +113,7 @@ def _link(
     before: Sequence[NumericValue],
     stated: Sequence[_Stated],
     comps: Sequence[Computation],
-    checks: dict[tuple[str, int, str], list[Check]],
+    checks: dict[CiteKey, list[Check]],
 ) -> FigureLink:
     here = [s for s in stated if s.cited.doc == doc and s.cited.page == page]
     for fig in before:

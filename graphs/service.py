@@ -33,14 +33,13 @@ from pydantic import BaseModel, Field
 from agent.answer.records import Check, FinalAnswer
 from agent.config import Settings
 from agent.errors import FinragError
-from agent.finance.arithmetic import CitedValue, Computation
+from agent.finance.arithmetic import Computation
 from agent.llm.models import LLMCallRecord, StepUsage
 from agent.query.cues import metric_label
 from agent.query.dialogue import Turn
 from agent.retrieval.trace import AuditTrace
-from agent.schemas import Citation
 from graphs.checkpoint import close_checkpointer, open_checkpointer
-from graphs.figures import FigureLink, figure_links
+from graphs.figures import CiteKey, FigureLink, citation_checks, cite_key, figure_links
 from graphs.main import build_main_graph
 from graphs.nodes import GraphDeps, resources
 from graphs.state import NodeTiming, Route, TraceEvent
@@ -320,32 +319,22 @@ def to_result(values: dict[str, Any], thread_id: str, wall_s: float) -> AskResul
 def _citation_refs(final: FinalAnswer) -> list[CitationRef]:
     """The answer's citations, each with the figure it backs as written on the page and that figure's
     trust-gate checks (what the citation viewer highlights and lists)."""
-    figure: dict[tuple[str, int, str], str] = {}
-    checks: dict[tuple[str, int, str], list[Check]] = {}
+    figure: dict[CiteKey, str] = {}
+    checks = citation_checks(final)
 
-    def key(c: Citation) -> tuple[str, int, str]:
-        return (c.doc, c.page, c.quote)
-
-    def inputs(comp: Computation) -> Iterator[CitedValue]:
-        yield from comp.inputs
-        for step in comp.steps:
-            yield from inputs(step)
+    def operands(comps: Sequence[Computation]) -> None:
+        for used in (u for comp in comps for u in comp.all_inputs()):
+            if used.citation is not None and not used.computed:
+                figure.setdefault(cite_key(used.citation), used.value.text.strip())
 
     for sa in final.sub_answers:
-        for c in sa.citations:
-            checks.setdefault(key(c), list(sa.checks))
         if sa.value is not None and sa.citation is not None and sa.status == "found":
-            figure.setdefault(key(sa.citation), sa.value.text.strip())
-        for comp in sa.computations:
-            for used in inputs(comp):
-                if used.citation is not None and not used.computed:
-                    figure.setdefault(key(used.citation), used.value.text.strip())
-    for comp in final.computations:
-        for used in inputs(comp):
-            if used.citation is not None and not used.computed:
-                figure.setdefault(key(used.citation), used.value.text.strip())
+            figure.setdefault(cite_key(sa.citation), sa.value.text.strip())
+        operands(sa.computations)
+    operands(final.computations)
     return [
-        CitationRef(doc=c.doc, page=c.page, quote=c.quote, figure=figure.get(key(c), ""), checks=checks.get(key(c), []))
+        CitationRef(doc=c.doc, page=c.page, quote=c.quote, figure=figure.get(cite_key(c), ""),
+                    checks=checks.get(cite_key(c), []))
         for c in final.citations
     ]
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from pydantic import BaseModel, Field
 
@@ -94,6 +94,12 @@ class Computation(BaseModel):
     result: NumericValue
     explanation: str = ""
     steps: list[Computation] = Field(default_factory=list, description="sub-computations of derived inputs")
+
+    def all_inputs(self) -> Iterator[CitedValue]:
+        """Every input, then every input of each sub-computation, in order."""
+        yield from self.inputs
+        for step in self.steps:
+            yield from step.all_inputs()
 
     def citations(self) -> list[Citation]:
         """Every input citation, including those of sub-computations, without duplicates."""
