@@ -373,11 +373,31 @@ class StoreFacts:
         self.recency = recency
         self.registry = registry
         self._all: dict[str, list[XbrlFact]] = {}
+        self._placed: dict[str, tuple[dict[str, str], dict[str, str]]] = {}
 
     def _doc_facts(self, name: str) -> list[XbrlFact]:
         if name not in self._all:
             self._all[name] = self.store.facts([self.docs[name].doc_id])
         return self._all[name]
+
+    def _where(self, name: str) -> tuple[dict[str, str], dict[str, str]]:
+        """For every printed fact of a filing, the line it sits on and the chunk that holds it (fact id ->),
+        read from the filing's pages and chunks once for the turn."""
+        if name not in self._placed:
+            doc_id = self.docs[name].doc_id
+            pages = {p.page: p for p in self.store.pages(doc_id)}
+            chunks = self.store.chunks([doc_id])
+            quotes: dict[str, str] = {}
+            where: dict[str, str] = {}
+            for f in self._doc_facts(name):
+                page = pages.get(f.page) if f.page is not None else None
+                if page is None:
+                    continue
+                quotes[f.fact_id] = _line_at(page.text, f.span_start, f.span_end)
+                at = page.char_start + f.span_start
+                where[f.fact_id] = next((c.chunk_id for c in chunks if c.char_start <= at < c.char_end), "")
+            self._placed[name] = (quotes, where)
+        return self._placed[name]
 
     def filings(self, company: str, concepts: Sequence[str], doc: str = "") -> list[FactFiling]:
         """Each tagged filing of ``company`` (or the filing ``doc``) with its facts of ``concepts``, where each
@@ -390,27 +410,14 @@ class StoreFacts:
                 continue
             wanted = set(concepts)
             facts = [f for f in self._doc_facts(name) if f.concept in wanted]
+            quotes, where = self._where(name) if facts else ({}, {})
             out.append(FactFiling(
                 doc_name=name, company=meta.company, fiscal_period=meta.fiscal_period,
                 recency=self.recency.get(name, len(self.recency)), statements_elsewhere=meta.statements_elsewhere,
-                facts=facts, **self._where(meta, facts),
+                facts=facts, quotes={f.fact_id: quotes[f.fact_id] for f in facts if f.fact_id in quotes},
+                chunks={f.fact_id: where[f.fact_id] for f in facts if f.fact_id in where},
             ))
         return out
-
-    def _where(self, meta: DocumentMeta, facts: Sequence[XbrlFact]) -> dict[str, dict[str, str]]:
-        """The printed line each fact sits on, and the chunk that holds it."""
-        pages = {p.page: p for p in self.store.pages(meta.doc_id)} if facts else {}
-        chunks = self.store.chunks([meta.doc_id]) if facts else []
-        quotes: dict[str, str] = {}
-        where: dict[str, str] = {}
-        for f in facts:
-            page = pages.get(f.page) if f.page is not None else None
-            if page is None:
-                continue
-            quotes[f.fact_id] = _line_at(page.text, f.span_start, f.span_end)
-            at = page.char_start + f.span_start
-            where[f.fact_id] = next((c.chunk_id for c in chunks if c.char_start <= at < c.char_end), "")
-        return {"quotes": quotes, "chunks": where}
 
     def evidence_for(self, answers: Sequence[SubAnswer], have: Sequence[Evidence]) -> list[Evidence]:
         """The chunks a tagged figure or a statements refusal rests on, when retrieval did not bring them: the
@@ -449,8 +456,8 @@ class StoreFacts:
         if meta is None or not meta.n_facts:
             return []
         facts = [f for f in self._doc_facts(doc_name) if f.page == page]
-        text = next((p.text for p in self.store.pages(meta.doc_id) if p.page == page), "") if facts else ""
-        return [(f, _line_at(text, f.span_start, f.span_end)) for f in facts]
+        quotes = self._where(doc_name)[0] if facts else {}
+        return [(f, quotes.get(f.fact_id, "")) for f in facts]
 
     def statements_elsewhere(self, doc_name: str) -> str:
         """Why a filing holds no financial statements ('' when it does or does not say)."""
