@@ -34,9 +34,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings, transport: object = None) -> int:
-    from agent.ingest.pipeline import MetadataOverrides
     from cli.ingest_cmd import ingest_files
-    from tools.edgar import FILINGS_DIR, EdgarClient, EdgarError, FetchedFile, fetch_filings, urllib_transport
+    from tools.edgar import (
+        FILINGS_DIR,
+        EdgarClient,
+        EdgarError,
+        FetchedFile,
+        fetch_filings,
+        ingest_overrides,
+        urllib_transport,
+    )
 
     if args.limit < 0:
         print("finrag: --limit must be 0 (all) or more", file=sys.stderr)
@@ -65,6 +72,5 @@ def run(args: argparse.Namespace, settings: Settings, transport: object = None) 
     if args.no_ingest:
         print(f"{len(got.files)} file(s) in {settings.home / FILINGS_DIR / got.cik}")
         return 0
-    said = {f.path: MetadataOverrides(form="EARNINGS" if args.form == "earnings" else "", filing_date=f.filing_date)
-            for f in got.files}
+    said = {f.path: ingest_overrides(f, args.form) for f in got.files}
     return ingest_files([f.path for f in got.files], settings, show=not args.no_progress, per_file=said)

@@ -296,7 +296,7 @@ def build_app(settings: Settings | None = None, edgar_transport: Transport | Non
                        "format": d.source_format} for d in found])
 
     async def fetch_filings(request: Request) -> Response:
-        from tools.edgar import EdgarClient, EdgarError, fetch_filings, urllib_transport
+        from tools.edgar import EdgarClient, EdgarError, fetch_filings, ingest_overrides, urllib_transport
 
         try:
             body = await _body(request, FetchRequest)
@@ -305,7 +305,7 @@ def build_app(settings: Settings | None = None, edgar_transport: Transport | Non
             return _error(FinragError(str(exc)))
 
         def work(emit: Any) -> None:
-            from agent.ingest.pipeline import MetadataOverrides, open_ingestor
+            from agent.ingest.pipeline import open_ingestor
 
             def saved(f: Any) -> None:
                 emit({"event": "downloaded" if f.fresh else "have", "file": f.path.name, "form": f.form,
@@ -324,9 +324,7 @@ def build_app(settings: Settings | None = None, edgar_transport: Transport | Non
 
             with state.ingest_lock, open_ingestor(state.settings, on_progress=progress) as ingestor:
                 for f in got.files:
-                    said = MetadataOverrides(form="EARNINGS" if body.form == "earnings" else "",
-                                             filing_date=f.filing_date)
-                    shown = ingestor.ingest_file(f.path, said).model_dump(mode="json")
+                    shown = ingestor.ingest_file(f.path, ingest_overrides(f, body.form)).model_dump(mode="json")
                     shown["path"] = f"{FILINGS_DIR}/{got.cik}/{f.path.parent.name}/{f.path.name}"
                     emit({"event": "result", "report": shown})
 

@@ -18,8 +18,12 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from agent.ingest.pipeline import MetadataOverrides
 
 # The SEC's fair-access limit: at most 10 requests a second from one client.
 MAX_REQUESTS_PER_SECOND = 10
@@ -249,6 +253,14 @@ class FetchedFile(BaseModel):
     filing_date: str
     report_date: str = ""
     fresh: bool = Field(description="downloaded by this run (False: it was already complete)")
+
+
+def ingest_overrides(fetched: FetchedFile, form: str) -> MetadataOverrides:
+    """What EDGAR says of a fetched file that its ingest should keep: the filing date, and that an earnings
+    fetch's exhibit is an earnings release."""
+    from agent.ingest.pipeline import MetadataOverrides
+
+    return MetadataOverrides(form="EARNINGS" if form == "earnings" else "", filing_date=fetched.filing_date)
 
 
 class FetchResult(BaseModel):
