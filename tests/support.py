@@ -10,6 +10,16 @@ from agent.ingest.pipeline import open_ingestor
 SAMPLE = Path(__file__).resolve().parent.parent / "agent" / "samples" / "NORTHWIND_2024_10K.md"
 
 
+def ingested_typeset(folder: Path, name: str, text: str) -> Settings:
+    """Settings for ``folder/home`` holding one filing typeset by a test (written as ``folder/name``)."""
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    settings = Settings.from_env(home=folder / "home")
+    with open_ingestor(settings) as ingestor:
+        assert ingestor.ingest_file(path).status == "ingested"
+    return settings
+
+
 def ingested_sample(home: Path) -> Settings:
     """Settings for ``home`` with the sample filing ingested (one index shared by a test module)."""
     settings = Settings.from_env(home=home)

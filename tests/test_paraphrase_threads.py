@@ -3,13 +3,10 @@ of a total is a share, never a sum, over a breakdown table typeset here."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from support import ingested_sample
+from support import ingested_sample, ingested_typeset
 
 from agent.config import Settings
-from agent.ingest.pipeline import open_ingestor
 from agent.query.cues import NEXT_YEAR_RE, PRIOR_YEAR_RE
 from agent.query.scope import metric_modifiers
 from graphs.service import Assistant
@@ -53,13 +50,7 @@ def northwind(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 
 @pytest.fixture(scope="module")
 def acme(tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    folder = tmp_path_factory.mktemp("acme")
-    path = folder / "ACME_2024_10K.md"
-    path.write_text(BREAKDOWN, encoding="utf-8")
-    settings = Settings.from_env(home=folder / "home")
-    with open_ingestor(settings) as ingestor:
-        assert ingestor.ingest_file(Path(path)).status == "ingested"
-    return settings
+    return ingested_typeset(tmp_path_factory.mktemp("acme"), "ACME_2024_10K.md", BREAKDOWN)
 
 
 def _thread(settings: Settings, turns: tuple[str, ...]) -> list[str]:

@@ -13,6 +13,7 @@ import gzip
 from pathlib import Path
 
 import pytest
+from support import ingested_typeset
 
 from agent.answer.facts import FactFiling, answer_from_facts, cross_check, member_words
 from agent.answer.records import Check, SubAnswer
@@ -288,13 +289,7 @@ HARBOR_10Q = f"""<?xml version="1.0" encoding="utf-8"?>
 
 @pytest.fixture(scope="module")
 def harbor(tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    folder = tmp_path_factory.mktemp("harbor")
-    path = folder / "harbor-20250802.htm"
-    path.write_text(HARBOR_10Q, encoding="utf-8")
-    settings = Settings.from_env(home=folder / "home")
-    with open_ingestor(settings) as ingestor:
-        assert ingestor.ingest_file(path).status == "ingested"
-    return settings
+    return ingested_typeset(tmp_path_factory.mktemp("harbor"), "harbor-20250802.htm", HARBOR_10Q)
 
 
 def test_a_january_year_end_names_its_quarters_as_the_filer_does(harbor: Settings) -> None:
