@@ -170,6 +170,12 @@ class Settings:
     market_cache_ttl_s: int = field(default=900, metadata={"help": "Quotes younger than this are served from cache."})
     market_timeout_s: float = field(default=10.0, metadata={"help": "Upstream call timeout."})
 
+    operations_model: Path | None = field(
+        default=None,
+        metadata={"help": "The operation model follow-ups are read with (FINRAG_OPERATIONS_MODEL); empty: the "
+                          "packaged agent/query/operations.json. `finrag train operations` rebuilds it."},
+    )
+
     # --- EDGAR (finrag fetch) ----------------------------------------------------------------------------
     sec_user_agent: str = field(
         default="",

@@ -20,6 +20,7 @@ EVAL_MODULES = (
     "cli.eval_retrieval",
     "cli.eval_answers",
     "cli.eval_rescore",
+    "cli.eval_cv",
     "cli.eval_suite",
 )
 

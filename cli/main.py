@@ -36,6 +36,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "cli.ask_cmd": ("ask", "chat"),
     "cli.serve_cmd": ("serve",),
     "cli.eval_cmd": ("eval",),
+    "cli.train_cmd": ("train",),
 }
 
 EPILOG = """examples:
@@ -50,6 +51,7 @@ EPILOG = """examples:
   finrag serve                                a browser chat; click a citation to see the page, span boxed
   finrag memory list                          verified answers in the memory bank
   finrag index migrate --to milvus            copy the index into Milvus (then FINRAG_SEARCH_BACKEND=milvus)
+  finrag train operations                     rebuild the learned operation model from FINRAG_DATA_DIR
 
 Data lives under $FINRAG_HOME (default ~/.local/share/finrag). A language model is optional: set
 OPENAI_API_KEY (and OPENAI_BASE_URL for vLLM, Ollama or llama.cpp) to use one; everything runs offline without.

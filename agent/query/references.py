@@ -11,12 +11,7 @@ from agent.finance.arithmetic import MONEY_UNITS, CitedValue
 from agent.finance.periods import find_periods, normalise_period, sort_key
 from agent.query.cues import (
     _RESULT_RE,
-    AVERAGE_RE,
-    CAGR_RE,
-    CHANGE_RE,
-    PERCENT_RE,
     SHARE_RE,
-    SUM_RE,
     TYPED_NUMBER,
     _join,
     _own_words,
@@ -26,6 +21,7 @@ from agent.query.cues import (
     possessive,
 )
 from agent.query.dialogue import DialogueSlots, Rewrite
+from agent.query.operations import OperationContext, guess_operation
 from agent.schemas import NumericValue
 
 # A follow-up about the change just computed ('this change as a percentage of that net revenue in 2008').
@@ -87,7 +83,6 @@ _OVER_BASE_RE = re.compile(
 )
 
 
-# 'What was the total capital?' names a reported total (a lookup), unlike 'the total of both' or 'the sum'.
 # An earlier result named as an operand: 'the prior sum', 'that difference', 'the difference of citi'.
 _RESULT_NOUN_RE = re.compile(
     r"\b(?:the|that|this|prior|previous|earlier)\s+(?:(?:prior|previous|earlier)\s+)?"
@@ -113,18 +108,6 @@ _FIRST_SECOND_RE = re.compile(r"\b(?:first|former)\b.*\b(?:second|latter)\b", re
 
 # One period's figure less another's, in the order written.
 _LESS_BETWEEN_RE = re.compile(r"\b(?:19|20)\d\d\b.*?\b(?:less|minus)\b.*?\b(?:19|20)\d\d\b", re.IGNORECASE)
-
-
-_RATIO_HEAD_RE = re.compile(
-    r"\bratio\b|\bquotient\b|\bdivided\s+by\b|\b(?:that|this|it)(?:\s+(?:value|amount|number|figure))?\s+over\b",
-    re.IGNORECASE,
-)  # 'that value over the sum of both': a division, whatever it divides by
-
-
-_PRODUCT_RE = re.compile(r"\bproduct\s+of\b|\bmultipl(?:y|ied)\b", re.IGNORECASE)
-
-
-_DIFFERENCE_HEAD_RE = re.compile(r"\bdifference\s+(?:of|between)\b", re.IGNORECASE)
 
 
 _THAT_RE = (
@@ -160,19 +143,6 @@ _WHOLE_RE = re.compile(
 )
 
 
-_NAMED_TOTAL_RE = re.compile(
-    r"\btotal\s+(?!(?:of|for|sum|amount|value|number|in|between|over|during|then|again|including)\b)[a-z]",
-    re.IGNORECASE,
-)
-
-
-_OTHER_SUM_RE = re.compile(
-    r"\bsum\b|\bcombined\b|\baltogether\b|\bin aggregate\b|\bboth\b|\ball\b|"
-    r"\b(?:these|those|the|the\s+last)\s+(?:two|three|four|five)\s+(?:years|periods|quarters)\b",  # 'these two years'
-    re.I,
-)
-
-
 # ---------------------------------------------------------------------------------------------------------
 # Rewrite: offline twin
 # ---------------------------------------------------------------------------------------------------------
@@ -193,70 +163,23 @@ def computes_with_last(question: str, slots: DialogueSlots, names_metric: bool) 
 
 
 def _value_operation(question: str, slots: DialogueSlots) -> str:
-    """The arithmetic a value-referring follow-up asks for ('what was the change?' -> change)."""
-    q = question.lower()
-    if _PRODUCT_RE.search(q):
-        return ""  # nothing multiplies earlier results: 'the product of the change by the quotient' is no change
-    if CAGR_RE.search(q):
-        return "cagr"
-    over_base = bool(_OVER_BASE_RE.search(q))  # 'the difference divided by the 2014 value'
-    percent = (
-        asks_percent(q)
-        or over_base
-        or bool(re.search(r"\bin\s+relation\s+to\b|\brepresent\b", q))
-    )
-    last = slots.last_computation
-    after_change = last is not None and last.operation in {"change", "difference"}
-    relation = bool(re.search(r"\bin\s+relation\s+to\b|\brepresent\b", q))
-    refers_change = bool(_THIS_CHANGE_RE.search(q))
-    if relation and not refers_change and len({p.norm for p in find_periods(q)}) >= 2:
-        return "ratio"  # 'the 2008 amount in relation to this 2007 one': one figure over the other
-    if relation and not refers_change and PERCENT_RE.search(q) and _WHOLE_RE.search(q):
-        return "share"  # 'what percentage, then, of this total did that amount represent?'
-    if percent and refers_change:
-        return "percent_change"  # 'this change in relation to the 2008 total': the change over its base
-    head = "" if over_base and after_change else _head_operation(q)  # 'that divided by the 2007 revenue'
-    if head:
-        return head
-    if relation and not refers_change:
-        # 'how much does this number represent in relation to that combined total?': the total is an operand
-        q = _WHOLE_RE.sub(" ", q)
-    if AVERAGE_RE.search(q):
-        return "average"
-    if _LESS_BETWEEN_RE.search(q):
-        return "change"  # 'what is the 2016 less the 2015 values?'
-    if SHARE_RE.search(q) and not _OVER_BASE_RE.search(q):
-        # 'the Louisiana amount as a percent of the Arkansas one'; 'that as a percentage of the total' is a
-        # share of the total, never a sum (a percentage of something names the whole it divides by)
+    """The arithmetic a value-referring follow-up asks for ('what was the change?' -> change), as the learned
+    operation model reads the turn after what the conversation last computed; '' when it asks for none."""
+    last = slots.last_computation.operation if slots.last_computation is not None else ""
+    context = OperationContext(follow_up=True, last_operation=last, answers=len(slots.answers))
+    operation = guess_operation(question, context).computed
+    # the unit asked composes with the operation: a change asked in percent is its rate ('how much, in percent?');
+    # a division asked in percent, or of a part of a whole, is a share ('that as a percentage / portion of the total')
+    if operation == "change" and asks_percent(question):
+        return "percent_change"
+    if operation == "ratio" and (asks_percent(question) or SHARE_RE.search(question)):
         return "share"
-    if SUM_RE.search(q) and not _names_reported_total(q):
-        return "sum"
-    if CHANGE_RE.search(q):
-        return "percent_change" if percent else "change"
-    if percent and after_change:
-        return "percent_change"  # "what is that as a %?" after a change: the change over its base
-    if re.search(r"\bin\s+relation\s+to\b|\brepresent\b|\bratio\b|\bdivided\s+by\b|\bquotient\b", q):
-        return "ratio"
-    return ""
+    return operation
 
 
 def _named_results(question: str) -> set[str]:
     """The operations of earlier results a follow-up names as operands ('the prior sum' -> {'sum'})."""
     return {op for m in _RESULT_NOUN_RE.finditer(question) for op in _RESULT_OPERATIONS[m.group("noun").lower()]}
-
-
-def _head_operation(question: str) -> str:
-    """The operation a follow-up names first when it applies one to other results: 'the ratio of the
-    difference of citi to the s&p 500' divides two differences; 'that value divided by the prior sum' divides
-    by a sum; 'the difference of the e*trade percent change and the s&p one' subtracts two growth rates."""
-    ratio = _RATIO_HEAD_RE.search(question)
-    difference = _DIFFERENCE_HEAD_RE.search(question)
-    others = [m.start() for m in (SUM_RE.search(question), CHANGE_RE.search(question), PERCENT_RE.search(question)) if m]
-    if ratio is not None and all(ratio.start() < o for o in others):
-        return "ratio"
-    if difference is not None and all(difference.start() <= o for o in others):
-        return "change"
-    return ""
 
 
 def _new_subject_words(question: str, slots: DialogueSlots) -> set[str]:
@@ -296,16 +219,6 @@ def _is_total(value: CitedValue) -> bool:
     """The figure is a total: its own row label (or label) says so."""
     quote = value.citation.quote if value.citation is not None else ""
     return bool(re.search(r"\btotal\b", quote.split("|", 1)[0] or value.label, re.IGNORECASE))
-
-
-def _names_reported_total(question: str) -> bool:
-    """'What was the total capital in 2008?': a total the filing reports, to be looked up, not a sum of the
-    earlier answers -- unless the turn also says sum, combined, both or all, or names two periods."""
-    return (
-        bool(_NAMED_TOTAL_RE.search(question))
-        and not _OTHER_SUM_RE.search(question)
-        and len({p.norm for p in find_periods(question)}) <= 1
-    )
 
 
 def _order_by_question(values: list[CitedValue], question: str) -> list[CitedValue]:
