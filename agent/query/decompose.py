@@ -44,6 +44,7 @@ from agent.query.cues import (
 from agent.query.definitions import DEFINITION_CLAUSE_RE
 from agent.query.dialogue import DialogueSlots
 from agent.query.intent import extract_intent, match_company
+from agent.query.operations import guess_operation
 from agent.query.plan import Combination, QueryPlan, SubQuery
 from agent.query.scope import terms_for, unique_terms
 from agent.schemas import QueryIntent, Relation, TemporalScope
@@ -119,6 +120,22 @@ def _outside_metrics(text: str, pattern: re.Pattern[str]) -> bool:
     """True when ``pattern`` matches outside every metric name ('total' in 'total revenue' does not count)."""
     spans = [(m.start, m.end) for m in find_metrics(text)]
     return any(not any(s <= m.start() < e for s, e in spans) for m in pattern.finditer(text))
+
+
+# The operations over a metric's periods; a share or ratio is read across metrics, beside them.
+_PERIOD_OPERATIONS = ("change", "percent_change", "average", "sum", "cagr")
+
+
+def _period_operation(question: str) -> str:
+    """The arithmetic a question asks of a metric's periods (:meth:`OperationGuess.among` the lexicon's words)."""
+    named = {
+        "change": bool(CHANGE_RE.search(question)),
+        "percent_change": bool(CHANGE_RE.search(question)),
+        "cagr": bool(CAGR_RE.search(question)),
+        "average": bool(AVERAGE_RE.search(question)) and _outside_metrics(question, AVERAGE_RE),
+        "sum": bool(SUM_RE.search(question)) and _outside_metrics(question, SUM_RE),
+    }
+    return guess_operation(question).among(_PERIOD_OPERATIONS, [op for op, said in named.items() if said])
 
 
 def _metrics_in(text: str) -> list[str]:
@@ -267,18 +284,12 @@ def _operations(
         ops.append("share")
     elif ratio:
         ops.append("ratio")
-    # 'The change in the average of investments', 'the difference in total expense', 'how much did the weighted
-    # average price increase': a change word names the operation; 'average' and 'total' then name the metric.
-    changes = bool(CHANGE_RE.search(q))
+    asked = _period_operation(q)
     if n_periods >= 2:
-        if CAGR_RE.search(q):
-            ops.append("cagr")
-        elif not changes and AVERAGE_RE.search(q) and _outside_metrics(q, AVERAGE_RE):
-            ops.append("average")
-        elif not changes and SUM_RE.search(q) and _outside_metrics(q, SUM_RE):
-            ops.append("sum")
+        if asked in {"cagr", "average", "sum"}:
+            ops.append(asked)
         elif (
-            changes
+            asked in {"change", "percent_change"}
             or intent.relation is Relation.TREND
             or (
                 n_periods == 2
@@ -290,7 +301,7 @@ def _operations(
             if percent_metric or share:
                 ops.extend(["percent_change"] if _RELATIVE_PERCENT_RE.search(q) else ["change"])
             else:
-                percent = PERCENT_RE.search(q)
+                percent = asked == "percent_change" or bool(PERCENT_RE.search(q))
                 ops.extend(["percent_change"] if percent else ["change", "percent_change"])
     across_companies = n_companies >= 2 and bool(
         COMPARE_RE.search(q) or intent.relation is Relation.COMPARISON or CHANGE_RE.search(q)

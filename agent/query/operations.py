@@ -13,7 +13,7 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -65,6 +65,17 @@ class OperationGuess(BaseModel):
         if not computed or sum(computed.values()) < MIN_PROBABILITY:
             return ""
         return max(computed, key=computed.__getitem__)
+
+    def among(self, allowed: Collection[str], named: Iterable[str] = ()) -> str:
+        """The operation of ``allowed`` the question asks for: the model's when it is one of them; else, of the
+        ``named`` ones (those a word of the lexicon's classes names: a change word, 'average' ...), the one the
+        model holds likeliest; '' when neither. The word classes keep a wording the training data lacks from
+        being read as a lookup; the model settles which of several named classes is meant ('the change in the
+        average price')."""
+        if self.computed in allowed:
+            return self.computed
+        candidates = [op for op in named if op in allowed]
+        return max(candidates, key=lambda op: self.scores.get(op, 0.0)) if candidates else ""
 
 
 def _token(word: str) -> str:
