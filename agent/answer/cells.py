@@ -38,6 +38,7 @@ from agent.finance.numbers import is_name_number
 from agent.finance.periods import find_periods, normalise_period, sort_key
 from agent.query.cues import PART_OF_RE, asks_percent
 from agent.query.definitions import asked_part
+from agent.query.operations import guess_operation
 from agent.query.plan import SubQuery
 from agent.query.scope import STOP_WORDS
 from agent.schemas import NumericValue
@@ -677,13 +678,15 @@ def _cell_combination(
     """'What was the change in X from 2016 to 2017?': both cells read from one row, the arithmetic in code."""
     q = sub_query.question
     percent = asks_percent(q, _CELL_PERCENT_RE)
-    if _CELL_RATIO_RE.search(q) and not _CELL_CHANGE_RE.search(q):
-        operation = "ratio"  # 'the ratio of the 2016 hedged gallons to 2017': in the order asked
-    elif _CELL_CHANGE_RE.search(q):
-        operation = "percent_change" if percent else "change"
-    elif _CELL_SUM_RE.search(q) and not percent:
-        operation = "sum"
-    else:
+    changes = bool(_CELL_CHANGE_RE.search(q))
+    named = {"ratio": bool(_CELL_RATIO_RE.search(q)), "change": changes, "percent_change": changes,
+             "sum": bool(_CELL_SUM_RE.search(q))}
+    # a row's two cells are combined only when a word says how; the model settles which, where words disagree
+    asked = [op for op, said in named.items() if said]
+    operation = guess_operation(q).among(asked, asked)
+    if operation == "change" and percent:
+        operation = "percent_change"  # the unit asked composes with the operation
+    if not operation or (operation == "sum" and percent):
         return None
     values: list[CitedValue] = []
     sureness: list[float] = []
