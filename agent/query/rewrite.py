@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
@@ -199,266 +200,338 @@ def rewrite(
     ('hello', 'thanks') and generic definitions (:func:`asks_definition`: 'what is EBITDA?', 'what does free
     cash flow mean?') are returned as asked, marked ``standalone``, and inherit nothing; a question that names
     its own company keeps it.
-    """
-    known_companies = as_registry(known_companies)  # one registry for every reading below
-    question = " ".join(question.split())
-    intent = extract_intent(question, known_companies)
-    own = slots_from_intent(intent, known_companies)
-    has_history = bool(history) or bool(slots.metrics or slots.company or slots.last_values)
-    if has_history and slots.last_refused and computes_with_last(question, slots, bool(intent.metrics)):
-        return _unresolved(question, intent, slots)
-    constant = _constant_rewrite(question, slots) or _convert_rewrite(question, slots)
-    if constant is not None:  # 'what is that divided by 1000?': arithmetic with a typed number, in code
-        constant.slots = slots.model_copy(deep=True) if has_history else own
-        constant.intent = extract_intent(constant.question, known_companies)
-        constant.intent.requires_numeric = True
-        return constant
-    including = (
-        _including_rewrite(question, slots) or _operate_rewrite(question, slots) or _change_since_rewrite(question, slots)
-    )
-    if including is not None:  # 'including 2015, what becomes this total?': a new figure plus the last total
-        including.slots = slots.model_copy(deep=True)
-        including.intent = extract_intent(including.question, known_companies)
-        including.intent.requires_numeric = True
-        return including
-    kind = _standalone_kind(question, intent, slots)
-    if kind:
-        return _standalone(question, intent, slots if has_history else own, kind)
-    q_companies = own.companies
-    q_metrics = list(intent.metrics)
-    q_periods = own.periods or _relative_period(question, slots)
-    if not has_history:
-        return _finish(question, question, [], own, intent, known_companies)
-    carried: list[str] = []
-    referring = bool(_REFERENCE_RE.search(question))
 
-    # 1. Arithmetic on earlier answers ("what was the change?", "what is that as a %?").
+    The steps run in order and the first that recognises the turn rewrites it: :data:`_TURN_STEPS` read the
+    turn alone, :data:`_CARRY_STEPS` also what it inherits; :func:`_fill_missing` takes every other turn.
+    """
+    turn = _Turn.read(question, history, slots, as_registry(known_companies))
+    for step in _TURN_STEPS:
+        if (done := step(turn)) is not None:
+            return done
+    carry = _Carry.of(turn)
+    for carry_step in _CARRY_STEPS:
+        if (done := carry_step(turn, carry)) is not None:
+            return done
+    return _fill_missing(turn, carry)
+
+
+@dataclass(frozen=True)
+class _Turn:
+    """One turn as read once: its words, its own slots and the conversation's."""
+
+    question: str
+    slots: DialogueSlots
+    known: EntityRegistry
+    intent: QueryIntent
+    own: DialogueSlots
+    has_history: bool
+    periods: list[str]  # the periods it names, or a relative one ('the year prior') resolved on the slots
+    referring: bool  # it points back ('its', 'that', 'the same')
+
+    @classmethod
+    def read(cls, question: str, history: Sequence[Turn], slots: DialogueSlots, known: EntityRegistry) -> _Turn:
+        question = " ".join(question.split())
+        intent = extract_intent(question, known)
+        own = slots_from_intent(intent, known)
+        return cls(
+            question=question, slots=slots, known=known, intent=intent, own=own,
+            has_history=bool(history) or bool(slots.metrics or slots.company or slots.last_values),
+            periods=own.periods or _relative_period(question, slots),
+            referring=bool(_REFERENCE_RE.search(question)),
+        )
+
+    def finish(self, text: str, carried: list[str], new_slots: DialogueSlots) -> Rewrite:
+        return _finish(self.question, text, carried, new_slots, self.intent, self.known)
+
+    def computed(self, rewritten: Rewrite, slots: DialogueSlots) -> Rewrite:
+        """A rewrite that computes: its slots, its question's own intent, a figure required."""
+        rewritten.slots = slots
+        rewritten.intent = extract_intent(rewritten.question, self.known)
+        rewritten.intent.requires_numeric = True
+        return rewritten
+
+
+@dataclass(frozen=True)
+class _Carry:
+    """What a follow-up inherits: the companies, metrics and periods it will ask about and the slots it took."""
+
+    metrics_named: list[str]  # the turn's own metrics ('and its margin?' names the last metric's margin)
+    companies: list[str]
+    metrics: list[str]
+    carried: list[str]  # 'slot: value' taken from the conversation
+    hint: str  # the scale the turn asks in
+
+    @classmethod
+    def of(cls, turn: _Turn) -> _Carry:
+        slots, own = turn.slots, turn.own
+        named, carried = list(turn.intent.metrics), []
+        # 'and its margin?': the margin of the previous metric (EBITDA -> EBITDA margin), from the lexicon.
+        if not named and not own.companies and slots.metrics and _BARE_MARGIN_RE.search(turn.question):
+            margin = margin_metric(slots.metrics[0])
+            if margin:
+                named = [margin]
+                carried.append(f"metric: {slots.metrics[0]}")
+        if own.companies and not named:
+            carried += [f"metric: {m}" for m in slots.metrics]
+        if not own.companies and slots.company:
+            carried.append(f"company: {slots.company}")
+        if not named and slots.metrics and not own.companies:
+            carried += [f"metric: {m}" for m in slots.metrics]
+        return cls(
+            metrics_named=named,
+            companies=own.companies or ([slots.company] if slots.company else []),
+            metrics=named or list(slots.metrics),
+            carried=carried,
+            hint=scale_hint(turn.question),
+        )
+
+    def slots_for(self, turn: _Turn, metrics: list[str], periods: list[str], companies: list[str] | None = None
+                  ) -> DialogueSlots:
+        """The turn's own slots with the companies, metrics and periods it asks about."""
+        chosen = self.companies if companies is None else companies
+        return turn.own.model_copy(
+            update={"company": chosen[0] if chosen else "", "companies": chosen, "metrics": metrics,
+                    "periods": periods}
+        )
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Steps that read the turn alone
+# ---------------------------------------------------------------------------------------------------------
+def _refers_to_nothing(turn: _Turn) -> Rewrite | None:
+    """'what is that divided by 100?' after an answer that stated no figure: nothing to compute with."""
+    slots = turn.slots
+    if turn.has_history and slots.last_refused and computes_with_last(turn.question, slots, bool(turn.intent.metrics)):
+        return _unresolved(turn.question, turn.intent, slots)
+    return None
+
+
+def _with_typed_number(turn: _Turn) -> Rewrite | None:
+    """'what is that divided by 1000?', 'what is that in millions?': arithmetic with a typed number, in code."""
+    done = _constant_rewrite(turn.question, turn.slots) or _convert_rewrite(turn.question, turn.slots)
+    if done is None:
+        return None
+    return turn.computed(done, turn.slots.model_copy(deep=True) if turn.has_history else turn.own)
+
+
+def _with_new_figure(turn: _Turn) -> Rewrite | None:
+    """'including 2015, what becomes this total?', 'that less the 2008 value', 'the change since 2010': a new
+    figure with the last result."""
+    q, slots = turn.question, turn.slots
+    done = _including_rewrite(q, slots) or _operate_rewrite(q, slots) or _change_since_rewrite(q, slots)
+    return None if done is None else turn.computed(done, slots.model_copy(deep=True))
+
+
+def _standalone_turn(turn: _Turn) -> Rewrite | None:
+    """Small talk and generic definitions inherit nothing."""
+    kind = _standalone_kind(turn.question, turn.intent, turn.slots)
+    if not kind:
+        return None
+    return _standalone(turn.question, turn.intent, turn.slots if turn.has_history else turn.own, kind)
+
+
+def _first_turn(turn: _Turn) -> Rewrite | None:
+    """Nothing to inherit: the question as asked."""
+    return None if turn.has_history else turn.finish(turn.question, [], turn.own)
+
+
+def _on_earlier_answers(turn: _Turn) -> Rewrite | None:
+    """Arithmetic on earlier answers ('what was the change?', 'what is that as a %?'), when the turn names no
+    company and either no metric or only the ones those answers read."""
+    q, slots, metrics = turn.question, turn.slots, list(turn.intent.metrics)
+    if turn.own.companies:
+        return None
+    known = bool(metrics) and set(metrics) <= set(slots.metrics)
     # 'the total pension service cost in the two years' re-names the metric the earlier answers read.
-    over_earlier = bool(q_metrics) and set(q_metrics) <= set(slots.metrics) and bool(_SPAN_COUNT_RE.search(question))
+    over_earlier = known and bool(_SPAN_COUNT_RE.search(q))
     # 'what is that divided by the 2007 net revenues?' after a change: the change over its own base year.
     over_base = (
-        bool(q_metrics)
-        and set(q_metrics) <= set(slots.metrics)
+        known
         and slots.last_computation is not None
         and slots.last_computation.operation in {"change", "difference"}
-        and bool(_RESULT_RE.search(question) and _OVER_BASE_RE.search(question))
+        and bool(_RESULT_RE.search(q) and _OVER_BASE_RE.search(q))
     )
     # 'how much does the 2011 total revenue represent in relation to the 2010 one?': both figures were answered.
+    named_periods = find_periods(q)
     over_remembered = (
-        bool(q_metrics)
-        and set(q_metrics) <= set(slots.metrics)
-        and len({p.norm for p in find_periods(question)}) >= 2
-        and all(any(v.value.period == p.norm and not v.computed for v in slots.last_values)
-                for p in find_periods(question))
+        known
+        and len({p.norm for p in named_periods}) >= 2
+        and all(any(v.value.period == p.norm and not v.computed for v in slots.last_values) for p in named_periods)
     )
     # 'what was that amount as a portion of this adjusted cash flow?': both operands are earlier answers.
-    over_demonstrative = (
-        bool(q_metrics) and set(q_metrics) <= set(slots.metrics) and bool(_WHOLE_RE.search(question))
-        and len(slots.answers) >= 2
-    )
-    if (
-        not q_metrics or over_earlier or over_base or over_remembered or over_demonstrative
-        or _THIS_CHANGE_RE.search(question) or _BOTH_ANSWERS_RE.search(question)
-    ) and not q_companies:
-        operation = _value_operation(question, slots)
-        if operation and (slots.last_values or slots.last_computation):
-            ref = _reference_rewrite(question, slots, operation)
-            if ref is not None:
-                ref.slots = slots.model_copy(deep=True)
-                ref.intent = extract_intent(ref.question, known_companies)
-                ref.intent.requires_numeric = True
-                return ref
+    over_demonstrative = known and bool(_WHOLE_RE.search(q)) and len(slots.answers) >= 2
+    if not (
+        not metrics or over_earlier or over_base or over_remembered or over_demonstrative
+        or _THIS_CHANGE_RE.search(q) or _BOTH_ANSWERS_RE.search(q)
+    ):
+        return None
+    operation = _value_operation(q, slots)
+    if not operation or not (slots.last_values or slots.last_computation):
+        return None
+    done = _reference_rewrite(q, slots, operation)
+    return None if done is None else turn.computed(done, slots.model_copy(deep=True))
 
-    # 'and its margin?': the margin of the previous metric (EBITDA -> EBITDA margin), from the lexicon.
-    margin = (
-        margin_metric(slots.metrics[0])
-        if not q_metrics and not q_companies and slots.metrics and _BARE_MARGIN_RE.search(question)
-        else ""
-    )
-    if margin:
-        q_metrics = [margin]
-        carried.append(f"metric: {slots.metrics[0]}")
-    companies = q_companies or ([slots.company] if slots.company else [])
-    if q_companies and not q_metrics:
-        carried += [f"metric: {m}" for m in slots.metrics]
-    if not q_companies and slots.company:
+
+_TURN_STEPS = (_refers_to_nothing, _with_typed_number, _with_new_figure, _standalone_turn, _first_turn,
+               _on_earlier_answers)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Steps that read what the turn inherits
+# ---------------------------------------------------------------------------------------------------------
+def _company_added(turn: _Turn, carry: _Carry) -> Rewrite | None:
+    """A new company next to the previous one ('and Microsoft?'): a comparison when the turn says so, else a
+    switch; the metric and periods carry over."""
+    slots, q_companies = turn.slots, turn.own.companies
+    if not (q_companies and not carry.metrics_named and slots.metrics and slots.company
+            and slots.company not in q_companies):
+        return None
+    carried = list(carry.carried)
+    periods = turn.periods or list(slots.periods)
+    if not turn.periods:
+        carried += [f"period: {p}" for p in slots.periods]
+    if COMPARE_RE.search(turn.question):
+        both = list(dict.fromkeys([slots.company, *q_companies]))
+        text = (
+            f"Compare {_join([possessive(c) for c in both])} "
+            f"{_join([metric_label(m) for m in slots.metrics])}"
+            f"{' in ' + _join(periods) if periods else ''}."
+        )
         carried.append(f"company: {slots.company}")
-    metrics = q_metrics or list(slots.metrics)
-    if not q_metrics and slots.metrics and not q_companies:
-        carried += [f"metric: {m}" for m in slots.metrics]
-    periods = q_periods
-    hint = scale_hint(question)
+        return turn.finish(text, carried, carry.slots_for(turn, list(slots.metrics), periods, both))
+    text = lookup_question(q_companies[0], slots.metrics, periods, carry.hint)
+    return turn.finish(text, carried, turn.own.model_copy(update={"metrics": list(slots.metrics), "periods": periods}))
 
-    # 2. A new company next to the previous one: a comparison when the turn says so, else a switch.
-    if q_companies and not q_metrics and slots.metrics and slots.company and slots.company not in q_companies:
-        periods = q_periods or list(slots.periods)
-        if not q_periods:
-            carried += [f"period: {p}" for p in slots.periods]
-        if COMPARE_RE.search(question):
-            both = list(dict.fromkeys([slots.company, *q_companies]))
-            text = (
-                f"Compare {_join([possessive(c) for c in both])} "
-                f"{_join([metric_label(m) for m in slots.metrics])}"
-                f"{' in ' + _join(periods) if periods else ''}."
-            )
-            carried.append(f"company: {slots.company}")
-            new_slots = own.model_copy(
-                update={
-                    "company": both[0],
-                    "companies": both,
-                    "metrics": list(slots.metrics),
-                    "periods": periods,
-                }
-            )
-            return _finish(question, text, carried, new_slots, intent, known_companies)
-        text = lookup_question(q_companies[0], slots.metrics, periods, hint)
-        new_slots = own.model_copy(update={"metrics": list(slots.metrics), "periods": periods})
-        return _finish(question, text, carried, new_slots, intent, known_companies)
 
-    # 3. "and as a percentage of revenue?": the previous metric over the named one, same company and period.
-    share = SHARE_RE.search(question)
-    part_of = PART_OF_RE.search(question)
-    if (
-        q_metrics
+def _share_of_named_metric(turn: _Turn, carry: _Carry) -> Rewrite | None:
+    """'and as a percentage of revenue?': the previous metric over the named one, same company and period."""
+    q, slots = turn.question, turn.slots
+    share, part_of = SHARE_RE.search(q), PART_OF_RE.search(q)
+    if not (
+        carry.metrics_named
         and share
         and slots.metrics
-        and not find_metrics(question[: share.start()])
+        and not find_metrics(q[: share.start()])
         and (part_of is None or _whole_is_earlier(part_of.group("b"), slots))
     ):
-        base = slots.metrics[0]
-        periods = q_periods or list(slots.periods)
-        if not q_periods:
-            carried += [f"period: {p}" for p in slots.periods]
-        carried.append(f"metric: {base}")
-        who = possessive(companies[0]) + " " if companies else "the "
-        when = f" in {_join(periods)}" if periods else ""
-        part, whole = metric_label(base), _join([metric_label(m) for m in q_metrics])
-        if part_of is not None:  # 'what percentage of this price was dedicated to goodwill?': goodwill is the part
-            part, whole = whole, part
-        text = f"What was {who}{part} as a percentage of {whole}{when}?"
-        new_slots = own.model_copy(
-            update={
-                "company": companies[0] if companies else "",
-                "companies": companies,
-                "metrics": [base, *q_metrics],
-                "periods": periods,
-            }
-        )
-        return _finish(question, text, carried, new_slots, intent, known_companies)
+        return None
+    base = slots.metrics[0]
+    carried = list(carry.carried)
+    periods = turn.periods or list(slots.periods)
+    if not turn.periods:
+        carried += [f"period: {p}" for p in slots.periods]
+    carried.append(f"metric: {base}")
+    who = possessive(carry.companies[0]) + " " if carry.companies else "the "
+    when = f" in {_join(periods)}" if periods else ""
+    part, whole = metric_label(base), _join([metric_label(m) for m in carry.metrics_named])
+    if part_of is not None:  # 'what percentage of this price was dedicated to goodwill?': goodwill is the part
+        part, whole = whole, part
+    text = f"What was {who}{part} as a percentage of {whole}{when}?"
+    return turn.finish(text, carried, carry.slots_for(turn, [base, *carry.metrics_named], periods))
 
-    # 4. Only a new period ("what about 2022?"): company and metric carry over.
-    if q_periods and not q_metrics and slots.metrics:
-        if len(slots.companies) > 1 and not q_companies:
-            names = _join([metric_label(m) for m in slots.metrics])
-            text = f"Compare {_join([possessive(c) for c in slots.companies])} {names} in {_join(q_periods)}."
-            companies = list(slots.companies)
-            carried.append(f"company: {', '.join(slots.companies[1:])}")
-        else:
-            text = (
-                _own_subject_question(question, slots, q_periods)
-                or _with_period(slots.last_question, question, q_periods)
-                or _subject_question(slots.subject, question, q_periods)
-                or lookup_question(companies[0] if companies else "", metrics, q_periods, hint)
-            )
-        new_slots = own.model_copy(
-            update={
-                "company": companies[0] if companies else "",
-                "companies": companies,
-                "metrics": metrics,
-                "periods": q_periods,
-            }
-        )
-        return _finish(question, text, carried, new_slots, intent, known_companies)
 
-    # 4b. Only a new period after a question about something the lexicon does not name ('what was the equipment
-    # rents payable in 2008?' then 'and in 2007?'): the last question, its period swapped.
-    if q_periods and not q_metrics and not q_companies and not slots.metrics and _bare_follow_up(question):
+def _new_period(turn: _Turn, carry: _Carry) -> Rewrite | None:
+    """Only a new period ('what about 2022?'): company and metric carry over."""
+    slots, periods = turn.slots, turn.periods
+    if not (periods and not carry.metrics_named and slots.metrics):
+        return None
+    carried, companies = list(carry.carried), carry.companies
+    if len(slots.companies) > 1 and not turn.own.companies:
+        names = _join([metric_label(m) for m in slots.metrics])
+        text = f"Compare {_join([possessive(c) for c in slots.companies])} {names} in {_join(periods)}."
+        companies = list(slots.companies)
+        carried.append(f"company: {', '.join(slots.companies[1:])}")
+    else:
         text = (
-            _own_subject_question(question, slots, q_periods)
-            or _with_period(slots.last_question, question, q_periods)
-            or _with_period(slots.last_lookup, question, q_periods)
-            or _subject_question(slots.subject, question, q_periods)
+            _own_subject_question(turn.question, slots, periods)
+            or _with_period(slots.last_question, turn.question, periods)
+            or _subject_question(slots.subject, turn.question, periods)
+            or lookup_question(companies[0] if companies else "", carry.metrics, periods, carry.hint)
         )
-        if text:
-            new_slots = own.model_copy(
-                update={"company": companies[0] if companies else "", "companies": companies, "periods": q_periods}
-            )
-            return _finish(question, text, [*carried, "question: the last one"], new_slots, intent, known_companies)
+    return turn.finish(text, carried, carry.slots_for(turn, carry.metrics, periods, companies))
 
-    # 4c. New periods for the arithmetic just done on something the lexicon does not name ('and from 2009 to
-    # 2010, what was that change?' after 'the change in rental expense from 2008 to 2009'): the subject carries.
-    if (
-        q_periods
-        and not q_metrics
-        and not q_companies
-        and slots.subject
-        and not _own_words(question)
-        and (op := _CHANGE_OR_TOTAL_RE.search(question))
-    ):
-        named = next(
-            (d for d in _DEMONSTRATIVE_RE.finditer(question) if d.group(0).split()[-1].lower() not in OPERATION_WORDS),
-            None,
-        )
-        if named is not None:  # 'the change in that performance price': the subject in its place
-            text = f"{question[: named.start()]}the {slots.subject}{question[named.end():]}"
-        else:
-            text = f"{question[: op.end()]} in {slots.subject}{question[op.end():]}"
-        new_slots = own.model_copy(
-            update={"company": companies[0] if companies else "", "companies": companies, "periods": q_periods}
-        )
-        return _finish(question, text, [*carried, f"subject: {slots.subject}"], new_slots, intent, known_companies)
 
-    # 5. Only a new metric ("and net income?", "what about its margin?"): company and period carry over.
-    follow_up = referring or bool(_FOLLOW_UP_OPENER_RE.match(question)) or len(question.split()) <= 6
-    if (
-        q_metrics
-        and not q_companies
-        and not q_periods
-        and follow_up
-        and intent.relation not in NON_NUMERIC_RELATIONS
-    ):
-        periods = list(slots.periods)
-        carried += [f"period: {p}" for p in periods]
-        text = lookup_question(companies[0] if companies else "", q_metrics, periods, hint, subject_phrase(question))
-        new_slots = own.model_copy(
-            update={
-                "company": companies[0] if companies else "",
-                "companies": companies,
-                "metrics": q_metrics,
-                "periods": periods,
-            }
-        )
-        return _finish(question, text, carried, new_slots, intent, known_companies)
+def _new_period_of_unnamed_subject(turn: _Turn, carry: _Carry) -> Rewrite | None:
+    """Only a new period after a question about something the lexicon does not name ('what was the equipment
+    rents payable in 2008?' then 'and in 2007?'): the last question, its period swapped."""
+    q, slots, periods = turn.question, turn.slots, turn.periods
+    if not (periods and not carry.metrics_named and not turn.own.companies and not slots.metrics
+            and _bare_follow_up(q)):
+        return None
+    text = (
+        _own_subject_question(q, slots, periods)
+        or _with_period(slots.last_question, q, periods)
+        or _with_period(slots.last_lookup, q, periods)
+        or _subject_question(slots.subject, q, periods)
+    )
+    if not text:
+        return None
+    new_slots = turn.own.model_copy(update={"company": carry.companies[0] if carry.companies else "",
+                                            "companies": carry.companies, "periods": periods})
+    return turn.finish(text, [*carry.carried, "question: the last one"], new_slots)
 
-    # 6. Otherwise fill only what is missing: the company when the turn refers to it or names none.
-    text = question
-    if not q_companies and slots.company and (referring or intent.relation not in {Relation.DEFINITION}):
+
+def _new_periods_of_last_arithmetic(turn: _Turn, carry: _Carry) -> Rewrite | None:
+    """New periods for the arithmetic just done on something the lexicon does not name ('and from 2009 to 2010,
+    what was that change?' after 'the change in rental expense from 2008 to 2009'): the subject carries."""
+    q, slots = turn.question, turn.slots
+    if not (turn.periods and not carry.metrics_named and not turn.own.companies and slots.subject
+            and not _own_words(q)):
+        return None
+    op = _CHANGE_OR_TOTAL_RE.search(q)
+    if op is None:
+        return None
+    named = next(
+        (d for d in _DEMONSTRATIVE_RE.finditer(q) if d.group(0).split()[-1].lower() not in OPERATION_WORDS), None
+    )
+    if named is not None:  # 'the change in that performance price': the subject in its place
+        text = f"{q[: named.start()]}the {slots.subject}{q[named.end():]}"
+    else:
+        text = f"{q[: op.end()]} in {slots.subject}{q[op.end():]}"
+    new_slots = turn.own.model_copy(update={"company": carry.companies[0] if carry.companies else "",
+                                            "companies": carry.companies, "periods": turn.periods})
+    return turn.finish(text, [*carry.carried, f"subject: {slots.subject}"], new_slots)
+
+
+def _new_metric(turn: _Turn, carry: _Carry) -> Rewrite | None:
+    """Only a new metric ('and net income?', 'what about its margin?'): company and period carry over."""
+    q = turn.question
+    follow_up = turn.referring or bool(_FOLLOW_UP_OPENER_RE.match(q)) or len(q.split()) <= 6
+    if not (carry.metrics_named and not turn.own.companies and not turn.periods and follow_up
+            and turn.intent.relation not in NON_NUMERIC_RELATIONS):
+        return None
+    periods = list(turn.slots.periods)
+    carried = [*carry.carried, *(f"period: {p}" for p in periods)]
+    text = lookup_question(carry.companies[0] if carry.companies else "", carry.metrics_named, periods, carry.hint,
+                           subject_phrase(q))
+    return turn.finish(text, carried, carry.slots_for(turn, carry.metrics_named, periods))
+
+
+_CARRY_STEPS = (_company_added, _share_of_named_metric, _new_period, _new_period_of_unnamed_subject,
+                _new_periods_of_last_arithmetic, _new_metric)
+
+
+def _fill_missing(turn: _Turn, carry: _Carry) -> Rewrite:
+    """Any other follow-up: only what is missing is filled -- the company when the turn refers to it or names
+    none, the periods when it refers back and asks for a figure."""
+    q, slots = turn.question, turn.slots
+    text, carried, periods = q, list(carry.carried), turn.periods
+    if not turn.own.companies and slots.company and (turn.referring or turn.intent.relation not in {Relation.DEFINITION}):
         replaced = _COMPANY_PRONOUN_RE.sub(
-            lambda m: (
-                possessive(slots.company)
-                if m.group(0).lower().endswith(("its", "their", "'s"))
-                else slots.company
-            ),
-            question,
+            lambda m: possessive(slots.company) if m.group(0).lower().endswith(("its", "their", "'s")) else slots.company,
+            q,
             count=1,
         )
-        text = replaced if replaced != question else f"{question.rstrip(' ?.')} for {slots.company}?"
+        text = replaced if replaced != q else f"{q.rstrip(' ?.')} for {slots.company}?"
     else:
         carried = [c for c in carried if not c.startswith("company:")]
-    if not q_periods and slots.periods and referring and intent.requires_numeric:
+    if not turn.periods and slots.periods and turn.referring and turn.intent.requires_numeric:
         text = f"{text.rstrip(' ?.')} in {_join(slots.periods)}?"
         carried += [f"period: {p}" for p in slots.periods]
         periods = list(slots.periods)
-    carried = [c for c in carried if not c.startswith("metric:") or not q_metrics]
-    new_slots = own.model_copy(
-        update={
-            "company": companies[0] if companies else "",
-            "companies": companies or own.companies,
-            "metrics": metrics,
-            "periods": periods or own.periods,
-        }
-    )
-    return _finish(question, text, carried, new_slots, intent, known_companies)
+    carried = [c for c in carried if not c.startswith("metric:") or not carry.metrics_named]
+    new_slots = carry.slots_for(turn, carry.metrics, periods or turn.own.periods, carry.companies or turn.own.companies)
+    return turn.finish(text, carried, new_slots)
 
 
 def _unresolved(question: str, intent: QueryIntent, slots: DialogueSlots) -> Rewrite:
