@@ -99,3 +99,24 @@ def test_a_period_before_reads_in_either_order(words: str) -> None:
 @pytest.mark.parametrize("words", ["the year after", "the following year", "a year later", "the next fiscal year"])
 def test_a_period_after_reads_in_either_order(words: str) -> None:
     assert NEXT_YEAR_RE.search(f"and {words}?") and not PRIOR_YEAR_RE.search(f"and {words}?")
+
+
+# A follow-up naming only a part of the last figure: the part narrows the metric, company and year carry over.
+ACME_PART_THREADS = [
+    ("What were Acme's net sales in 2024?", "and in Europe?", "what share of the total is that?"),
+    ("What were Acme's net sales in 2024?", "what about Europe?", "what is that as a percentage of the total?"),
+    ("What was Acme's revenue in 2024?", "and for Europe?", "so europe was what percent of the total?"),
+]
+
+
+@pytest.mark.parametrize("turns", ACME_PART_THREADS, ids=[t[1] for t in ACME_PART_THREADS])
+def test_a_part_named_alone_narrows_the_last_figure(turns: tuple[str, ...], acme: Settings) -> None:
+    whole, part, share = _thread(acme, turns)
+    assert "$5,245 million" in whole and "FY2024" in whole, whole
+    assert "$1,100 million" in part and "Europe" in part and "FY2024" in part, part
+    assert "20.97%" in share and "1,100 / 5,245" in share, share
+
+
+def test_a_word_that_names_no_part_is_not_made_one(acme: Settings) -> None:
+    _, then = _thread(acme, ("What were Acme's net sales in 2024?", "and why?"))
+    assert "$1,100" not in then and "Europe" not in then

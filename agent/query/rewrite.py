@@ -71,6 +71,7 @@ from agent.query.references import (
     _value_operation,
     computes_with_last,
 )
+from agent.query.scope import scope_terms
 from agent.schemas import QueryIntent, Relation
 
 _FOLLOW_UP_OPENER_RE = re.compile(r"^\s*(?:and|so|also|what about|how about|what of|then)\b", re.IGNORECASE)
@@ -507,8 +508,28 @@ def _new_metric(turn: _Turn, carry: _Carry) -> Rewrite | None:
     return turn.finish(text, carried, carry.slots_for(turn, carry.metrics_named, periods))
 
 
+def _new_part(turn: _Turn, carry: _Carry) -> Rewrite | None:
+    """Only a new part of the last figure ('and in Europe?', 'what about the aerospace segment?'): company,
+    metric and periods carry over and the part narrows the metric -- when the scope reader reads it as a part of
+    that metric (a name the question capitalises may leave out its preposition: 'and the Americas?')."""
+    slots = turn.slots
+    if carry.metrics_named or turn.own.companies or turn.periods or len(slots.metrics) != 1:
+        return None
+    part = _FOLLOW_UP_OPENER_RE.sub("", turn.question, count=1).strip(" ?.!,")
+    metric = metric_label(slots.metrics[0])
+    phrases = [part, f"in {part}"] if turn.intent.entities else [part]
+    phrase = next((p for p in phrases if p and scope_terms(f"What was {metric} {p}?", slots.company)), "")
+    if not phrase:
+        return None
+    who = f"{possessive(slots.company)} " if slots.company else "the "
+    when = f" in {_join(slots.periods)}" if slots.periods else ""
+    carried = [*carry.carried, *(f"period: {p}" for p in slots.periods)]
+    text = f"What was {who}{metric} {phrase}{when}?"
+    return turn.finish(text, carried, carry.slots_for(turn, list(slots.metrics), list(slots.periods)))
+
+
 _CARRY_STEPS = (_company_added, _share_of_named_metric, _new_period, _new_period_of_unnamed_subject,
-                _new_periods_of_last_arithmetic, _new_metric)
+                _new_periods_of_last_arithmetic, _new_metric, _new_part)
 
 
 def _fill_missing(turn: _Turn, carry: _Carry) -> Rewrite:
