@@ -277,6 +277,11 @@ def _decimals(unit: str, value: float) -> int:
         if 0 < abs(value) < 1:  # 0.0939x, not 0.09x: a small ratio keeps its significant digits
             return max(RATIO_DECIMALS, RATIO_SIGNIFICANT_DIGITS - 1 - math.floor(math.log10(abs(value))))
         return RATIO_DECIMALS
+    return _amount_decimals(value)
+
+
+def _amount_decimals(value: float) -> int:
+    """An amount shows the decimals it has (none for a whole number), at most MONEY_DECIMALS_MAX."""
     if float(value).is_integer():
         return 0
     return min(MONEY_DECIMALS_MAX, max(1, len(f"{value:.6f}".rstrip("0").split(".")[1])))
@@ -287,6 +292,10 @@ def display(value: float, unit: str, scale: float = 1.0) -> str:
     decimals = _decimals(unit, value)
     if unit == "days":
         return f"{format_number(value, '', 1.0, decimals)} days"
+    if unit == "" and scale > 1.0:
+        # an amount in a stated scale ('(in millions)') from a table that names no currency: '84 million', never
+        # a bare '84.00' that reads as a ratio and loses the scale
+        return format_number(value, "", scale, _amount_decimals(value))
     if unit == "":
         return format_number(value, "", 1.0, decimals)
     return format_number(value, unit, scale, decimals)
