@@ -20,7 +20,7 @@ the model sees only the evidence, does arithmetic through the calculator tool, a
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from agent.answer.cells import _cell_answer, share_asked
 from agent.answer.gate import (
@@ -68,6 +68,7 @@ from agent.finance.periods import find_periods, period_year
 from agent.query.cues import NON_NUMERIC_RELATIONS, TYPED_NUMBER, metric_label, possessive
 from agent.query.dialogue import Rewrite
 from agent.query.intent import relation_of
+from agent.query.operations import guess_operation
 from agent.query.plan import Combination, QueryPlan, SubQuery
 from agent.query.scope import terms_for
 from agent.schemas import Citation, NumericValue
@@ -574,11 +575,15 @@ def compose_answer(
     not_found: Sequence[str] = (),
     evidence: Sequence[Evidence] | None = None,
     labels: Sequence[str] = (),
+    operands: Collection[str] = (),
 ) -> FinalAnswer:
     """Merge sub-answers and computations into one answer; every figure carries ``[doc, p. N]``.
 
     The computed results lead (they answer comparisons and trends directly), then each sub-answer, then what
-    was not found. With ``evidence`` the text is also run through :func:`agent.answer.verify.verify_answer`.
+    was not found. One answer per question: a sub-answer whose figure is an operand of a stated computation
+    (``operands``: sub-query ids) gets no line of its own -- the computation's formula states and cites it --
+    and stays among the answer's records, for follow-ups and the trace. With ``evidence`` the text is also run
+    through :func:`agent.answer.verify.verify_answer`.
     """
     sub_answers = _one_figure_per_period(sub_answers)
     picking = sorted(operations_asked(question) & {CHOICE, THRESHOLD})
@@ -608,6 +613,8 @@ def compose_answer(
     for sa in sub_answers:
         if sa.status == "not_found":
             missing.append(sa.missing or sa.question)
+            continue
+        if computations and sa.sub_query_id in operands:
             continue
         lines.append(sa.answer)
         for c in sa.citations:
@@ -713,10 +720,21 @@ def compose_plan(plan: QueryPlan, sub_answers: Sequence[SubAnswer], evidence: Se
             combined.failed + plan.notes,
             evidence=evidence or None,
             labels=[combined.labels[done[i].id] for i in order],
+            operands=_operands_not_asked(plan, done),
         )
     if not final.text.strip():
         final = final.model_copy(update={"text": f"{NOT_FOUND}: {plan.question}."})
     return final
+
+
+def _operands_not_asked(plan: QueryPlan, done: Sequence[Combination]) -> set[str]:
+    """The sub-queries whose figures only feed the arithmetic the question asks for ('what was the change in
+    revenue from 2023 to 2024?' asks the change, stated with its formula); none when the question asks for the
+    figures themselves ('compare revenue in 2023 and 2024', 'how did capex change?'): the operation model reads
+    no arithmetic in it."""
+    if not done or not guess_operation(plan.question).computed:
+        return set()
+    return {op for c in done for op in c.operands}
 
 
 def _answer_with_reference(plan: QueryPlan, evidence: Sequence[Evidence], rewrite: Rewrite) -> FinalAnswer:
