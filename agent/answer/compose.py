@@ -384,7 +384,10 @@ def answer_references(rewrite: Rewrite) -> Computation | None:
 # ---------------------------------------------------------------------------------------------------------
 # Composing the final answer
 # ---------------------------------------------------------------------------------------------------------
-def _computation_sentence(comp: Computation, label: str) -> tuple[str, Figure]:
+def _computation_sentence(comp: Computation, label: str, with_inputs: bool = False) -> tuple[str, Figure]:
+    """One computed result as a sentence: what it is, the result, the formula and the sources; ``with_inputs``
+    also states a change's two figures with their units and periods ('from 24.6% in FY2021 to 21.61% in
+    FY2022'), when they get no line of their own."""
     cites = comp.citations()
     tail = f" {' '.join(c.label() for c in cites)}" if cites else ""
     head = _capital(label) if label else _capital(comp.metric or comp.operation)
@@ -393,8 +396,21 @@ def _computation_sentence(comp: Computation, label: str) -> tuple[str, Figure]:
         shown = f"{_plain_period(comp.result.period)} ({comp.result.text})"
     if comp.operation in {"change", "difference"} and comp.result.unit == "%":
         shown = shown.removesuffix("%") + " pp"  # a difference of percentages is in percentage points
-    sentence = f"{head}: {shown} ({comp.formula}){tail}."
+    span = _inputs_span(comp) if with_inputs else ""
+    sentence = f"{head}: {shown}{span} ({comp.formula}){tail}."
     return sentence, Figure(text=shown, value=comp.result, citations=cites, computed=True, formula=comp.formula)
+
+
+def _inputs_span(comp: Computation) -> str:
+    """', from 24.60% in FY2021 to 21.61% in FY2022' for a change over two periods; '' for other arithmetic."""
+    if comp.operation not in {"change", "percent_change"} or len(comp.inputs) != 2:
+        return ""
+    old, new = comp.inputs
+    if not (old.value.period and new.value.period):
+        return ""
+    def shown(v: CitedValue) -> str:
+        return arithmetic.display(v.value.value, v.value.unit, v.value.scale)
+    return f", from {shown(old)} in {old.value.period} to {shown(new)} in {new.value.period}"
 
 
 def _plain_period(period: str) -> str:
@@ -604,7 +620,7 @@ def compose_answer(
     citations: dict[tuple[str, int, str], Citation] = {}
     for i, comp in enumerate(computations):
         label = labels[i] if i < len(labels) else ""
-        sentence, figure = _computation_sentence(comp, label)
+        sentence, figure = _computation_sentence(comp, label, with_inputs=bool(operands))
         lines.append(sentence)
         figures.append(figure)
         for c in figure.citations:
