@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import Settings
 from agent.query.operations import (
     MODEL_ENV,
     PACKAGED_MODEL,
@@ -196,15 +195,7 @@ def test_folds_never_split_a_company_and_report_mean_and_spread() -> None:
         cross_validate(examples, folds=1)
 
 
-# --- the data, when it is here: the shipped model is the one the data gives -----------------------------------
-@pytest.fixture(scope="module")
-def findata() -> Path:
-    data = Settings.from_env().data_dir
-    if data is None or not (data / "convfinqa" / "conversations.jsonl").is_file():
-        pytest.skip("FINRAG_DATA_DIR (../shared/findata) is not here: the shipped model cannot be rebuilt")
-    return data
-
-
+# --- the data, when it is here (conftest's findata fixture skips otherwise): the shipped model is the one it gives
 def test_the_packaged_model_is_rebuilt_from_the_data(findata: Path) -> None:
     examples = labelled_questions(findata)
     rebuilt = train(examples)
