@@ -386,7 +386,7 @@ def answer_references(rewrite: Rewrite) -> Computation | None:
 # ---------------------------------------------------------------------------------------------------------
 def _computation_sentence(comp: Computation, label: str, with_inputs: bool = False) -> tuple[str, Figure]:
     """One computed result as a sentence: what it is, the result, the formula and the sources; ``with_inputs``
-    also states a change's two figures with their units and periods ('from 24.6% in FY2021 to 21.61% in
+    also states a change's two figures with their units and periods ('from 24.60% in FY2021 to 21.61% in
     FY2022'), when they get no line of their own."""
     cites = comp.citations()
     tail = f" {' '.join(c.label() for c in cites)}" if cites else ""
