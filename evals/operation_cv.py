@@ -12,13 +12,13 @@ import statistics
 import tempfile
 import zlib
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from agent.config import Settings
-from agent.query.operations import MODEL_ENV, LabelledQuestion, OperationModel, train
+from agent.query.operations import MODEL_ENV, LabelledQuestion, train
 
 DEFAULT_FOLDS = 5  # five folds of ~9 ConvFinQA companies and ~70 TAT-QA filings each
 
@@ -63,18 +63,10 @@ class CvReport(BaseModel):
     folds: list[FoldScore]
     mean: float
     spread: float
-    baseline: str = Field(default="", description="what the folds were compared with, if anything")
 
 
 def _source(example: LabelledQuestion) -> str:
     return example.group.split(":", 1)[0]
-
-
-Guesser = Callable[[OperationModel, LabelledQuestion], str]
-
-
-def _model_guess(model: OperationModel, example: LabelledQuestion) -> str:
-    return model.guess(example.question, example.context).operation
 
 
 def _held_out(examples: Sequence[LabelledQuestion], folds: int, k: int) -> tuple[list[LabelledQuestion], list[LabelledQuestion]]:
@@ -85,9 +77,9 @@ def _held_out(examples: Sequence[LabelledQuestion], folds: int, k: int) -> tuple
 
 
 def cross_validate(
-    examples: Sequence[LabelledQuestion], folds: int = DEFAULT_FOLDS, guesser: Guesser = _model_guess
+    examples: Sequence[LabelledQuestion], folds: int = DEFAULT_FOLDS
 ) -> CvReport:
-    """Train on K-1 folds, score the held-out one, for each fold; ``guesser`` reads a question with a model."""
+    """Train on K-1 folds, score the held-out one, for each fold."""
     if folds < 2:
         raise ValueError("cross-validation needs at least 2 folds")
     scores: list[FoldScore] = []
@@ -100,7 +92,7 @@ def cross_validate(
         confusions: Counter[str] = Counter()
         correct = 0
         for example in held:
-            guess = guesser(model, example)
+            guess = model.guess(example.question, example.context).operation
             hit = guess == example.operation
             correct += hit
             tally = by_source.setdefault(_source(example), [0, 0])
