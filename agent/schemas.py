@@ -109,6 +109,8 @@ class Chunk(BaseModel):
     text: str = Field(description="indexed text; for tables, the linearised rows")
     is_table: bool = False
     section_summary: str = ""
+    part: str = Field(default="", description="the part of the company (segment, region) all the table's figures "
+                      "are of: its title, where sibling tables repeat its rows under other titles")
 
 
 # ---------------------------------------------------------------------------------------------------------

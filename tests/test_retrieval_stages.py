@@ -39,7 +39,7 @@ from agent.retrieval.screening import (
     round_robin_groups,
     screen,
 )
-from agent.retrieval.select import estimate_tokens, select_evidence
+from agent.retrieval.select import estimate_tokens, repeats, select_evidence
 from agent.retrieval.statements import target_statements
 from agent.schemas import (
     Chunk,
@@ -335,3 +335,17 @@ def test_select_evidence_dedupes_budgets_and_orders_by_document() -> None:
     assert [x.chunk_id for x in result.selected] == ["b", "a"]  # document order; c repeats a; d is too long
     assert result.duplicates == {"c": "a"} and result.over_budget == ["d"]
     assert result.tokens == 2 * estimate_tokens("x" * 400) == 200
+
+
+def test_sibling_tables_that_read_alike_are_not_duplicates() -> None:
+    # Two segments' tables embed alike row for row; their figures differ, so each is evidence of its own.
+    # A table printed twice with the same figures is a duplicate.
+    space = cand("space", ordinal=2, text="Space | Net sales | 2024: 1,900 | Operating profit | 2024: 150")
+    aero = cand("aero", ordinal=1, text="Aeronautics | Net sales | 2024: 3,100 | Operating profit | 2024: 310")
+    again = cand("again", ordinal=4, text="Aeronautics (continued) | Net sales | 2024: 3,100 | Operating profit | 2024: 310")
+    result = select_evidence([aero, space, again], lambda x: np.asarray([1.0, 0.0]), max_chunks=5,
+                             token_budget=3000, dedupe_cosine=0.9)
+    assert [x.chunk_id for x in result.selected] == ["aero", "space"]
+    assert result.duplicates == {"again": "aero"}
+    assert repeats("Net sales 3,100 and 310", "Net sales | 3,100 | 310 | 2,900")
+    assert not repeats("Net sales 1,900", "Net sales 3,100")

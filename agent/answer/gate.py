@@ -38,6 +38,7 @@ from agent.answer.words import (
     _content_words,
     asked_qualifiers,
     counted_noun,
+    unasked_part,
     unnamed_modifiers,
 )
 from agent.entities import EntityRegistry, as_registry
@@ -501,6 +502,14 @@ def check_scope(
             whose = f" for {answer.company}" if answer.company else ""
             return Check(name="scope", passed=False,
                          detail=f"the filing gives {answer.metric or 'this figure'}{whose}, not for {name}")
+    asked = " ".join([question, answer.company, *(t.text for t in scope)])
+    for ev in (reader.evidence if reader else []):
+        part = unasked_part(ev, asked) if ev.chunk_id in cited else ""
+        if part:
+            whose = f"{possessive(answer.company)} " if answer.company else "the company's "
+            return Check(name="scope", passed=False, detail=(
+                f"the filing gives {answer.metric or 'this figure'} part by part; the figure found is {part}'s, "
+                f"not {whose}as a whole"))
     return Check(name="scope", passed=True, detail="every part the question names is the figure's own")
 
 
@@ -614,6 +623,8 @@ def _closest(answer: SubAnswer, reader: EvidenceReader) -> str:
     ev = next((e for e in reader.evidence if e.chunk_id == answer.citation.chunk_id), None)
     row = answer.named.split(" | ")[0].strip() if answer.named else ""
     under = " > ".join(ev.section_path[-CLOSEST_HEADINGS:]) if ev is not None and ev.section_path else ""
+    if ev is not None and ev.part:
+        who = f"{possessive(owner)} {ev.part} " if owner else f"{ev.part}: "
     said = ", ".join(part for part in (f"row '{row}'" if row else "", f"under {under}" if under else "") if part)
     return f"{who}{what}{when}: {shown}{f' ({said})' if said else ''} {answer.citation.label()}"
 

@@ -111,6 +111,7 @@ class Evidence(BaseModel):
     filing_period: str = Field(default="", description="the document's own fiscal period (FY2022, FY2023Q2)")
     fy_end_month: int = Field(default=0, description="month the filer's fiscal year ends; 0 when unknown")
     section_path: list[str] = Field(default_factory=list)
+    part: str = Field(default="", description="the segment or region all the chunk's table figures are of")
 
     def page_at(self, offset: int) -> int:
         """0-based page of a character offset in the text (chunks that cross pages keep form feeds)."""
@@ -137,6 +138,7 @@ class Evidence(BaseModel):
             filing_period=filing_period,
             fy_end_month=fy_end_month,
             section_path=list(hit.chunk.section_path),
+            part=hit.chunk.part,
         )
 
 

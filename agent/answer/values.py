@@ -41,6 +41,7 @@ from agent.answer.words import (
     asked_qualifiers,
     clip_words,
     filing_owner,
+    unasked_part,
     unnamed_modifiers,
 )
 from agent.finance import arithmetic
@@ -250,6 +251,8 @@ def _candidates(
     preferred = _TOPIC_STATEMENT.get(METRICS[metric].topic, "") if metric in METRICS else ""
     asked = set(_WORD_RE.findall(question.lower()))
     intent_metrics = {m.canonical for m in find_metrics(question)}
+    whole = METRICS[metric].part_of if metric in METRICS else ""
+    asked_part = " ".join([question, *terms])
     out: list[_Candidate] = []
     for seg in reader.segments:
         if seg.ev not in allowed:
@@ -259,6 +262,11 @@ def _candidates(
             f"{'exact' if exact else 'partial'} metric match: {metric} ~ "
             f"{seg.label or _mention_surface(seg, metric)}"
         ]
+        part = reader.evidence[seg.ev].part
+        if quality <= 0 and whole and part and not unasked_part(reader.evidence[seg.ev], asked_part):
+            # The part's own table names its figure with the whole's words ('Net sales' under 'Space').
+            quality, exact = _label_quality(seg, whole)
+            reasons = [f"{whole} of {part}, the part asked: {seg.label or _mention_surface(seg, whole)}"]
         if quality <= 0 and _segment_row(seg, metric, terms):
             quality = PARTIAL_LABEL
             heading = next(m.surface for m in seg.heading if m.canonical == metric)
@@ -365,6 +373,11 @@ def _find(
         # The evidence shows the segment or region asked ('APAC | $479,987 | ...') but no figure of it in the
         # period: the company's total is no answer for it. (The company itself is the gate's company check.)
         return None
+    # A figure of a segment's or region's table answers only for that part: the company's own figure, where the
+    # evidence has one, is the answer; where it has none, the gate says the figure found is a part's.
+    asked = " ".join([question, *scope])
+    whole = [c for c in cands if not unasked_part(reader.evidence[c.seg.ev], asked)]
+    cands = whole or cands
     if metric_modifiers(question, metric, company):
         # 'Contract manufacturing net sales': the rows (or sentences) whose own words or table title say so.
         named = [c for c in cands if not unnamed_modifiers(question, metric, _naming(reader, c), company)]

@@ -107,6 +107,16 @@ def _content_words(text: str) -> set[str]:
     return words | {num for word, nums in _numbered_names(rest).items() if word in words for num in nums}
 
 
+def unasked_part(ev: Evidence, asked: str) -> str:
+    """The part of the company (segment, region) the evidence's table figures are all of, when the words
+    ``asked`` (a question and the scope it was read with) do not name it; '' otherwise. A segment's backlog is
+    no answer for the company's."""
+    if not ev.part:
+        return ""
+    asked = re.sub(r"['’]s\b", "", asked)  # "Space's operating income" names Space
+    return "" if _content_words(ev.part) <= _content_words(asked) else ev.part
+
+
 def _asks_figure(sub_query: SubQuery) -> bool:
     """A question after a figure though the lexicon names no metric: it names a period or asks 'how much'."""
     if sub_query.intent.relation in _NON_FIGURE_RELATIONS:

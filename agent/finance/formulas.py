@@ -161,6 +161,8 @@ class MetricDef(BaseModel):
     related: list[str] = Field(default_factory=list, description="close metrics that earn partial credit")
     formula: Formula | None = None
     kind: str = Field(default="metric", description="metric | statement (a financial statement's name)")
+    part_of: str = Field(default="", description="the company-wide metric this is of one part of (segment revenue "
+                         "is a segment's revenue): a part's own table names it with the whole's words ('Net sales')")
 
     @property
     def derived(self) -> bool:
@@ -224,6 +226,7 @@ def _m(
     related: list[str] | None = None,
     formula: Formula | None = None,
     kind: str = "metric",
+    part_of: str = "",
 ) -> MetricDef:
     return MetricDef(
         canonical=canonical,
@@ -233,4 +236,5 @@ def _m(
         related=related or [],
         formula=formula,
         kind=kind,
+        part_of=part_of,
     )

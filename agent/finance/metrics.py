@@ -42,12 +42,12 @@ _DEFS: list[MetricDef] = [
         "segment revenue", "segment sales", "segment net sales", "revenue by segment", "net sales by segment",
         "sales by segment", "revenue by reportable segment", "net revenue by segment", "division revenue",
         "sales by business segment",
-    ], related=["revenue", "segment operating income"]),
+    ], related=["revenue", "segment operating income"], part_of="revenue"),
     _m("geographic revenue", _REV, [
         "revenue by geography", "revenue by geographic area", "net sales by geographic area",
         "revenue by region", "sales by region", "international revenue", "international sales",
         "domestic revenue", "geographic revenue", "sales by geographic area", "revenue by country",
-    ], related=["revenue", "segment revenue"]),
+    ], related=["revenue", "segment revenue"], part_of="revenue"),
     _m("revenue growth", _REV, [
         "revenue growth", "sales growth", "net sales growth", "growth in revenue", "growth in net sales",
         "topline growth", "top line growth", "revenue change",
@@ -201,7 +201,7 @@ _DEFS: list[MetricDef] = [
         "segment operating income", "segment operating profit", "segment profit", "segment income",
         "operating income by segment", "operating profit by segment", "segment operating margin",
         "division operating profit", "segment earnings", "segment results",
-    ], related=["operating income", "segment revenue"]),
+    ], related=["operating income", "segment revenue"], part_of="operating income"),
     _m("ebit", _PROF, [
         "earnings before interest and taxes", "earnings before interest and income taxes", "adjusted ebit",
     ], abbreviations=["EBIT"], related=["operating income", "ebitda"],

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from agent.config import Settings
 from agent.ingest.hostile import is_instruction_like
+from agent.ingest.parts import table_parts
 from agent.ingest.structure import RUNNING_ZONE_LINES, line_key, running_lines
 from agent.ingest.tables import TableBlock, find_tables, linearise_row, table_header_line
 from agent.schemas import PAGE_SEPARATOR, Chunk, Page, Section, chunk_id_for
@@ -62,6 +63,7 @@ class _Piece:
     is_table: bool
     section: Section
     header: str = ""
+    part: str = ""
 
 
 @dataclass
@@ -234,7 +236,7 @@ def _prose_pieces(
 # Table chunks
 # -------------------------------------------------------------------------------------------------------
 def _table_pieces(
-    table: TableBlock, offset: int, clip_start: int, clip_end: int, section: Section, settings: Settings
+    table: TableBlock, offset: int, clip_start: int, clip_end: int, section: Section, settings: Settings, part: str = ""
 ) -> list[_Piece]:
     """One or more chunks for a table (clipped to its section), each repeating the section path and header."""
     rows = [r for r in table.rows if offset + r.char_start >= clip_start and offset + r.char_end <= clip_end]
@@ -255,7 +257,7 @@ def _table_pieces(
         line = linearise_row(table, row)
         n = len(line.split())
         if group and words + n > budget:
-            pieces.append(_Piece(group_start, group_end, lead + "\n" + "\n".join(group), True, section, header))
+            pieces.append(_Piece(group_start, group_end, lead + "\n" + "\n".join(group), True, section, header, part))
             group, words, group_start = [], 0, offset + row.char_start
             if subheading and row.cells:
                 # A continuation chunk repeats the header and the sub-heading its first rows are under.
@@ -266,7 +268,7 @@ def _table_pieces(
         words += n
         group_end = offset + row.char_end
     if group:
-        pieces.append(_Piece(group_start, group_end, lead + "\n" + "\n".join(group), True, section, header))
+        pieces.append(_Piece(group_start, group_end, lead + "\n" + "\n".join(group), True, section, header, part))
     return pieces
 
 
@@ -314,6 +316,13 @@ def chunk_document(doc_id: str, pages: list[Page], sections: list[Section], sett
         (page.char_start, table) for page in pages for table in find_tables(page.text)
     ]
     table_starts = [offset + t.char_start for offset, t in tables]
+    section_starts = [s.char_start for s in sections]
+
+    def in_statement(start: int) -> bool:
+        at = bisect.bisect_right(section_starts, start) - 1
+        return at >= 0 and sections[at].kind == "statement"
+
+    parts = table_parts([t for _, t in tables], [in_statement(start) for start in table_starts])
     pieces: list[_Piece] = []
     for section in sections:
         s_start, s_end = section.char_start, section.char_end
@@ -321,14 +330,14 @@ def chunk_document(doc_id: str, pages: list[Page], sections: list[Section], sett
         prose_text: list[str] = []
         pos = s_start
         first = max(0, bisect.bisect_right(table_starts, s_start) - 1)
-        for offset, table in tables[first:]:
+        for (offset, table), part in zip(tables[first:], parts[first:], strict=True):
             t_start, t_end = offset + table.char_start, offset + table.char_end
             if t_start >= s_end:
                 break
             if t_end <= s_start or t_start < pos and t_end <= pos:
                 continue
             clip_start, clip_end = max(t_start, s_start, pos), min(t_end, s_end)
-            table_pieces = _table_pieces(table, offset, clip_start, clip_end, section, settings)
+            table_pieces = _table_pieces(table, offset, clip_start, clip_end, section, settings, part)
             if not table_pieces:
                 continue
             gap_end = table_pieces[0].start
@@ -368,6 +377,7 @@ def chunk_document(doc_id: str, pages: list[Page], sections: list[Section], sett
                 text=piece.text,
                 is_table=piece.is_table,
                 section_summary=piece.section.summary,
+                part=piece.part,
             )
         )
     return chunks

@@ -194,6 +194,12 @@ def _structural(line: str, next_line: str) -> tuple[int, str, str, str] | None:
     return None
 
 
+def is_statement_title(text: str) -> bool:
+    """Whether a line titles a primary statement ('Consolidated Statements of Earnings', 'BALANCE SHEETS')."""
+    line = _despace(text)
+    return bool(_SHORT_STATEMENT_RE.match(line) or _STATEMENT_RE.match(line))
+
+
 def _capitalised_share(words: list[str]) -> float:
     significant = [w for w in words if w.lower() not in _SMALL_WORDS and w[0].isalpha()]
     return sum(w[0].isupper() for w in significant) / len(significant) if significant else 0.0

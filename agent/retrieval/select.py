@@ -1,7 +1,8 @@
 """Final evidence selection: best first within a token budget, near-duplicates dropped, in document order.
 
 Walking the final ranking, a chunk is taken unless it is a near-duplicate of one already taken (embedding
-cosine above ``dedupe_cosine``: repeated tables, restated paragraphs) or it would overflow the token budget;
+cosine above ``dedupe_cosine`` and no figure the other does not state: repeated tables, restated paragraphs) or
+it would overflow the token budget;
 selection stops at ``evidence_max_chunks`` (or the caller's k). The chosen chunks are then put back in document
 order (document as routed, then reading order), which is how an analyst reads evidence and how the answer
 step cites it.
@@ -15,6 +16,7 @@ from collections.abc import Callable
 import numpy as np
 from pydantic import BaseModel, Field
 
+from agent.finance.numbers import find_numbers
 from agent.llm.models import CHARS_PER_TOKEN
 from agent.retrieval.candidates import Candidate
 
@@ -31,6 +33,16 @@ class SelectionResult(BaseModel):
 def estimate_tokens(text: str) -> int:
     """Tokens of a text by the characters-per-token rule (no tokenizer download)."""
     return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def _figures(text: str) -> frozenset[float]:
+    return frozenset(round(n.value, 6) for n in find_numbers(text))
+
+
+def repeats(text: str, other: str) -> bool:
+    """``text`` states no figure ``other`` does not. Sibling tables (a segment's, a region's, a quarter's) read
+    alike to an embedding, row for row, but their figures differ: each is evidence of its own."""
+    return _figures(text) <= _figures(other)
 
 
 def select_evidence(
@@ -51,7 +63,8 @@ def select_evidence(
         if len(taken) >= max_chunks:
             break
         vec = vector_of(cand)
-        twin = next((t for t, v in zip(taken, vectors, strict=True) if float(np.dot(vec, v)) > dedupe_cosine), None)
+        twin = next((t for t, v in zip(taken, vectors, strict=True)
+                     if float(np.dot(vec, v)) > dedupe_cosine and repeats(cand.chunk.text, t.chunk.text)), None)
         if twin is not None:
             duplicates[cand.chunk_id] = twin.chunk_id
             continue

@@ -1,0 +1,80 @@
+"""Tables of a part of the company: a segment's, a region's, a product line's.
+
+A 10-K's segment discussion prints one table per segment, each under the segment's name, with the same rows
+('Net sales', 'Operating profit', 'Backlog at year-end') and the same columns. Such a family is read from the
+document's own layout, not from a list of segment or region names: tables outside the primary statements that
+share their period columns and at least ``MIN_SHARED_ROWS`` row labels, state other figures in those rows and
+carry different titles. Each member's title names the part all its figures are of, so a figure of it answers
+only a question that names the part; the company's own figure is elsewhere (or not in the filing).
+
+A part's title is a name: a few words, no sentence ('The following table summarizes ...:'), no period ('Fourth
+Quarter', 'Fiscal 2024': the same rows a period apart), no metric ('Net Sales' over rows by segment: the parts are
+then the rows); and the filing names the part elsewhere as a row (the segment note's 'Aeronautics | 3,100'),
+which tells a segment's heading from a topic's ('Fair Value' over an option roll-forward). The rows the siblings
+share include a metric: a part's figures are the company's metrics, counted for the part.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from agent.finance.lexicon import canonical, find_metrics
+from agent.finance.periods import find_periods
+from agent.ingest.structure import is_statement_title
+from agent.ingest.tables import TableBlock
+
+MIN_SHARED_ROWS = 2  # one shared label ('Total') is a coincidence; two shared rows are a repeated layout
+MAX_PART_WORDS = 6  # 'Europe, Middle East & Africa' is a name; a longer title is a caption or a sentence
+
+# A title that dates its table: the siblings are periods of one thing, not parts of the company.
+_PERIOD_WORD_RE = re.compile(r"\b(?:quarters?|months?|weeks?|years?|fiscal|half|ended|as\s+of)\b", re.IGNORECASE)
+# A name's words: letters (with '&', '.', ',', "'" and '-' inside names such as 'U.S.' or 'Europe, Middle East').
+_NAME_WORD_RE = re.compile(r"[A-Za-z][A-Za-z.'’&-]*,?|&")
+_SEGMENT_SUFFIX_RE = re.compile(r"\s+(?:segments?|business(?:es)?|division)$")
+
+
+def _key(label: str) -> str:
+    return " ".join(label.lower().split()).strip(" :")
+
+
+def _rows(table: TableBlock) -> dict[str, tuple[str, ...]]:
+    return {_key(r.label): tuple(r.cells) for r in table.data_rows if _key(r.label)}
+
+
+def _names_part(title: str, labels: set[str]) -> bool:
+    """A title that can name a part (see the module docstring); ``labels`` are the filing's row labels."""
+    words = title.split()
+    if not words or len(words) > MAX_PART_WORDS or title.rstrip().endswith((":", ".")):
+        return False
+    if not all(_NAME_WORD_RE.fullmatch(w) for w in words) or max(len(w) for w in words) < 2:
+        return False
+    if is_statement_title(title) or _PERIOD_WORD_RE.search(title) or find_periods(title) or find_metrics(title):
+        return False
+    name = _SEGMENT_SUFFIX_RE.sub("", _key(title))
+    return any(label == name or label.startswith(f"{name} ") for label in labels)
+
+
+def _siblings(a: TableBlock, b: TableBlock, rows_a: dict[str, tuple[str, ...]], rows_b: dict[str, tuple[str, ...]]) -> bool:
+    """Two tables of one layout under different titles, stating different figures."""
+    if _key(a.title) == _key(b.title) or a.columns != b.columns:
+        return False
+    shared = rows_a.keys() & rows_b.keys()
+    return (len(shared) >= MIN_SHARED_ROWS and any(rows_a[k] != rows_b[k] for k in shared)
+            and any(canonical(k) is not None for k in shared))
+
+
+def table_parts(tables: Sequence[TableBlock], in_statement: Sequence[bool]) -> list[str]:
+    """For each table, the part of the company its title names ('' when it is no part's): see the module
+    docstring. ``in_statement[i]`` says table i sits in a primary statement's section (never a part's)."""
+    rows = [_rows(t) for t in tables]
+    labels = {label for r in rows for label in r}
+    eligible = [not stated and _names_part(t.title, labels) for t, stated in zip(tables, in_statement, strict=True)]
+    parts = [""] * len(tables)
+    for i, a in enumerate(tables):
+        if not eligible[i]:
+            continue
+        for j in range(i + 1, len(tables)):
+            if eligible[j] and _siblings(a, tables[j], rows[i], rows[j]):
+                parts[i], parts[j] = a.title, tables[j].title
+    return parts
