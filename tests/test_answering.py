@@ -233,6 +233,13 @@ def test_growth_cagr_and_basic_operations() -> None:
         growth.formula == "(4,812 - 3,978) / 3,978 × 100 = 20.97%"
         and growth.result.period == "FY2022 to FY2024"
     )
+    # An allowance printed in parentheses both years grew by a quarter, whatever its sign; a loss turning into
+    # a profit keeps the signed reading.
+    allowance = arithmetic.percent_change(cited("va 2018", "valuation allowance", -15916, "FY2018", text="(15,916)"),
+                                          cited("va 2019", "valuation allowance", -19911, "FY2019", text="(19,911)"))
+    assert allowance.result.text == "25.10%" and "of their size" in allowance.explanation
+    turned = arithmetic.percent_change(cited("l", "net income", -200, "FY2023"), cited("p", "net income", 100, "FY2024"))
+    assert turned.result.text == "150.00%"
     cagr = arithmetic.cagr(old, new, arithmetic.years_between("FY2022", "FY2024"), "revenue")
     assert cagr.result.text == "9.98%" and cagr.result.value == pytest.approx(9.9842, abs=1e-4)
     change = arithmetic.change(

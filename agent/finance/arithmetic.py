@@ -346,12 +346,18 @@ def change(old: CitedValue, new: CitedValue, metric: str = "") -> Computation:
 
 
 def percent_change(old: CitedValue, new: CitedValue, metric: str = "") -> Computation:
-    """Growth from ``old`` to ``new`` in percent: (new - old) / |old| x 100."""
+    """Growth from ``old`` to ``new`` in percent: (new - old) / |old| x 100; when both are negative (a deduction,
+    an allowance or a loss printed in parentheses both years) the growth of their size, (|new| - |old|) / |old|."""
     _common_unit([old, new], "compare")
     scale = _common_scale([old, new])
     x, y = _operand(old, scale), _operand(new, scale)
     if x == 0:
         raise ArithmeticRefusal(f"cannot compute a percent change: {old.label} is zero")
+    note = _magnitude_note([old, new])
+    if x < 0 and y < 0:
+        # A valuation allowance of (15,916) then (19,911) grew by a quarter; (new - old) / |old| would say -25%.
+        x, y = -x, -y
+        note = " ".join([note, "Both figures are negative as printed; the percent change is of their size."]).strip()
     r = (y - x) / abs(x) * PERCENT
     result = _result(r, "%", 1.0, _period_span([old, new]))
     return Computation(
@@ -360,7 +366,7 @@ def percent_change(old: CitedValue, new: CitedValue, metric: str = "") -> Comput
         inputs=[old, new],
         formula=f"({_num(y)} - {_num(x)}) / {_num(abs(x))} × 100 = {result.text}",
         result=result,
-        explanation=_magnitude_note([old, new]),
+        explanation=note,
     )
 
 
