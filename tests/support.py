@@ -20,6 +20,14 @@ def ingested_typeset(folder: Path, name: str, text: str) -> Settings:
     return settings
 
 
+def ask_once(settings: Settings, question: str) -> str:
+    """The answer to ``question`` on a new thread of a fresh assistant over ``settings``' index."""
+    from graphs.service import Assistant
+
+    with Assistant(settings) as assistant:
+        return assistant.ask(question, assistant.new_thread()).answer
+
+
 def ingested_sample(home: Path) -> Settings:
     """Settings for ``home`` with the sample filing ingested (one index shared by a test module)."""
     settings = Settings.from_env(home=home)

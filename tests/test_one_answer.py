@@ -4,10 +4,9 @@ get no line of their own; a question asking for the figures themselves still get
 from __future__ import annotations
 
 import pytest
-from support import ingested_typeset
+from support import ask_once, ingested_typeset
 
 from agent.config import Settings
-from graphs.service import Assistant
 
 pytestmark = pytest.mark.usefixtures("no_yfinance")
 
@@ -35,13 +34,8 @@ def fabrikam(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     return ingested_typeset(tmp_path_factory.mktemp("fabrikam"), "FABRIKAM_2024_10K.md", FILING)
 
 
-def _ask(settings: Settings, question: str) -> str:
-    with Assistant(settings) as assistant:
-        return assistant.ask(question, assistant.new_thread()).answer
-
-
 def test_a_change_asked_is_the_answer_and_its_operands_stay_in_its_formula(fabrikam: Settings) -> None:
-    answer = _ask(fabrikam, "What was the change in Fabrikam's operating income from 2023 to 2024?")
+    answer = ask_once(fabrikam, "What was the change in Fabrikam's operating income from 2023 to 2024?")
     lines = answer.splitlines()
     # the table names no currency: the change keeps the scale it states, never a bare "84.00"
     assert lines[0].startswith("Change in") and "84 million" in lines[0] and "(396 - 312 = 84)" in lines[0], answer
@@ -49,5 +43,5 @@ def test_a_change_asked_is_the_answer_and_its_operands_stay_in_its_formula(fabri
 
 
 def test_a_comparison_asks_for_the_figures_themselves(fabrikam: Settings) -> None:
-    answer = _ask(fabrikam, "Compare Fabrikam's net sales in 2023 and 2024")
+    answer = ask_once(fabrikam, "Compare Fabrikam's net sales in 2023 and 2024")
     assert "$2,400 million" in answer and "$2,640 million" in answer, answer

@@ -8,13 +8,12 @@ whose income statement gives the company's totals, and whose segment note lists 
 from __future__ import annotations
 
 import pytest
-from support import ingested_typeset
+from support import ask_once, ingested_typeset
 
 from agent.config import Settings
 from agent.index.store import Store
 from agent.ingest.parts import table_parts
 from agent.ingest.tables import find_tables
-from graphs.service import Assistant
 
 FILING = """# Tailspin Aerospace Corporation
 
@@ -76,11 +75,6 @@ def tailspin(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     return ingested_typeset(tmp_path_factory.mktemp("tailspin"), "TAILSPIN_2024_10K.md", FILING)
 
 
-def _ask(settings: Settings, question: str) -> str:
-    with Assistant(settings) as assistant:
-        return assistant.ask(question).answer
-
-
 def test_ingest_marks_each_segment_table_with_its_part(tailspin: Settings) -> None:
     with Store.open(tailspin) as store:
         chunks = [c for c in store.chunks() if c.is_table]
@@ -123,14 +117,14 @@ def test_only_a_family_of_differently_titled_tables_with_other_figures_makes_par
 
 
 def test_a_segments_figure_is_never_stated_as_the_companys(tailspin: Settings) -> None:
-    answer = _ask(tailspin, "What was Tailspin's backlog at year-end 2024?")
+    answer = ask_once(tailspin, "What was Tailspin's backlog at year-end 2024?")
     assert answer.startswith("Not found") and "9,800" not in answer.split("Closest evidence")[0]
     assert "part by part" in answer and "Aeronautics" in answer
 
 
 def test_the_company_figure_comes_from_its_statement_not_a_segment(tailspin: Settings) -> None:
-    assert "$5,000 million" in _ask(tailspin, "What were Tailspin's net sales in 2024?")
-    assert "$390 million" in _ask(tailspin, "What was Tailspin's operating profit in 2023?")
+    assert "$5,000 million" in ask_once(tailspin, "What were Tailspin's net sales in 2024?")
+    assert "$390 million" in ask_once(tailspin, "What was Tailspin's operating profit in 2023?")
 
 
 @pytest.mark.parametrize(("question", "figure"), [
@@ -139,10 +133,10 @@ def test_the_company_figure_comes_from_its_statement_not_a_segment(tailspin: Set
     ("Space segment net sales in 2023?", "$1,750 million"),
 ])
 def test_a_question_naming_the_segment_gets_its_figure(tailspin: Settings, question: str, figure: str) -> None:
-    answer = _ask(tailspin, question)
+    answer = ask_once(tailspin, question)
     assert figure in answer and not answer.startswith("Not found")
 
 
 def test_a_change_in_one_segment_reads_both_years_from_its_table(tailspin: Settings) -> None:
-    answer = _ask(tailspin, "How did Space operating profit change from 2023 to 2024?")
+    answer = ask_once(tailspin, "How did Space operating profit change from 2023 to 2024?")
     assert "150 - 140" in answer and "420" not in answer and "310" not in answer

@@ -4,10 +4,9 @@
 from __future__ import annotations
 
 import pytest
-from support import ingested_typeset
+from support import ask_once, ingested_typeset
 
 from agent.config import Settings
-from graphs.service import Assistant
 
 FILING = """# Fabrikam Holdings, Inc.
 
@@ -40,5 +39,4 @@ def fabrikam(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     ("What were Fabrikam's total other operating expenses in 2024?", "$166.3 million"),
 ])
 def test_the_line_asked_not_the_total_that_lists_it(fabrikam: Settings, question: str, figure: str) -> None:
-    with Assistant(fabrikam) as assistant:
-        assert figure in assistant.ask(question).answer
+    assert figure in ask_once(fabrikam, question)

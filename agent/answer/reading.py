@@ -268,6 +268,11 @@ def only_periods(text: str) -> bool:
     return not re.search(r"\d", rest) and len(re.findall(r"[A-Za-z]{3,}", rest)) <= 2
 
 
+def line_key(label: str) -> str:
+    """A row label as a key: lower case, spaces collapsed, without a trailing note ('Other assets (1)')."""
+    return " ".join(re.sub(r"\s*\(.*?\)\s*$", "", label).lower().split()).strip(" :")
+
+
 def _clean_label(label: str) -> str:
     """A row label without dot leaders, a dangling '$' or a note reference: 'Total assets.......... $'."""
     label = _DOT_LEADER_RE.sub("", label)
@@ -627,3 +632,8 @@ class EvidenceReader:
             self.segments.extend(_segments(i, ev, inherited))
         top = max((ev.score for ev in self.evidence), default=0.0)
         self.rel_score = [ev.score / top if top > 0 else 0.0 for ev in self.evidence]
+        # Per evidence, the keys of the rows that carry figures ('other operating expenses').
+        self.lines: dict[int, set[str]] = {}
+        for seg in self.segments:
+            if seg.kind == "row" and seg.numbers:
+                self.lines.setdefault(seg.ev, set()).add(line_key(seg.label))

@@ -17,6 +17,7 @@ from agent.answer.reading import (
     Segment,
     clause_at,
     is_statement,
+    line_key,
     measured_unit,
     naming_context,
     statement_kind,
@@ -177,24 +178,16 @@ def _scope_terms(reader: EvidenceReader, names: Sequence[str]) -> list[str]:
     return [n for n in dict.fromkeys(names) if n and not any(_about(ev, n) for ev in reader.evidence)]
 
 
-_TOTAL_WORD_RE = re.compile(r"\btotal\b", re.IGNORECASE)
-
-
-def _line_key(label: str) -> str:
-    return " ".join(re.sub(r"\s*\(.*?\)\s*$", "", label).lower().split()).strip(" :")
-
-
 def _totals_listed_line(seg: Segment, lines: set[str]) -> bool:
     """A 'Total X' row of a table that also lists an 'X' row of its own."""
-    key = _line_key(seg.label)
-    return key.startswith("total ") and key.removeprefix("total ").strip() in lines
+    key = line_key(seg.label)
+    return key.startswith("total ") and key.removeprefix("total ") in lines
 
 
 def _label_quality(seg: Segment, metric: str) -> tuple[float, bool]:
     """(score, exact) of a row label or sentence for ``metric``; (0, False) when it does not name it."""
     if seg.kind == "row":
-        label = re.sub(r"\s*\(.*?\)\s*$", "", seg.label).strip(" :")
-        if canonical(label) == metric or canonical(seg.label) == metric:
+        if canonical(line_key(seg.label)) == metric or canonical(seg.label) == metric:
             return EXACT_LABEL, True
         if any(m.canonical == metric for m in seg.mentions):
             bonus = TOTAL_BONUS if _TOTAL_RE.match(seg.label) else 0.0
@@ -265,11 +258,6 @@ def _candidates(
     asked = set(_WORD_RE.findall(question.lower()))
     intent_metrics = {m.canonical for m in find_metrics(question)}
     whole = METRICS[metric].part_of if metric in METRICS else ""
-    says_total = bool(_TOTAL_WORD_RE.search(question))
-    lines: dict[int, set[str]] = {}
-    for seg in reader.segments:
-        if seg.kind == "row" and seg.ev in allowed and seg.numbers:
-            lines.setdefault(seg.ev, set()).add(_line_key(seg.label))
     asked_part = " ".join([question, *terms])
     out: list[_Candidate] = []
     for seg in reader.segments:
@@ -291,7 +279,7 @@ def _candidates(
             reasons = [f"segment row: {seg.label}, under the sub-heading {heading} ({metric})"]
         if quality <= 0 or (seg.kind == "row" and _names_other_number(seg.label, question)):
             continue
-        if seg.kind == "row" and not says_total and _totals_listed_line(seg, lines.get(seg.ev, set())):
+        if seg.kind == "row" and "total" not in asked and _totals_listed_line(seg, reader.lines.get(seg.ev, set())):
             # 'Total other operating expenses' sums the 'Other operating expenses' line it lists: a question
             # naming the line without 'total' asks for the line.
             quality -= 2 * TOTAL_BONUS
