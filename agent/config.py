@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass, field, fields
+from functools import cache
 from pathlib import Path
 from typing import Any, get_type_hints
 
@@ -37,6 +38,12 @@ def _default_data_dir() -> Path | None:
         if candidate.is_dir():
             return candidate
     return None
+
+
+@cache
+def _field_types(cls: type) -> dict[str, Any]:
+    """A settings class's field types, resolved once (from_env runs on every operation guess)."""
+    return get_type_hints(cls)
 
 
 @dataclass(kw_only=True)
@@ -198,7 +205,7 @@ class Settings:
     def from_env(cls, env: dict[str, str] | None = None, **overrides: Any) -> Settings:
         """Defaults, then environment variables, then keyword overrides (highest precedence)."""
         env = dict(os.environ if env is None else env)
-        hints = get_type_hints(cls)
+        hints = _field_types(cls)
         values: dict[str, Any] = {}
         for f in fields(cls):
             names = _ENV_ALIASES.get(f.name, ()) + (f"FINRAG_{f.name.upper()}",)
