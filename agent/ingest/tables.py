@@ -115,6 +115,8 @@ class TableBlock(BaseModel):
     caption: str = Field(default="", description="the header lines above the rows, joined")
     columns: list[str] = Field(default_factory=list, description="period labels of the value columns")
     period_caption: str = Field(default="", description="the header's period phrase, e.g. 'Years ended December 31'")
+    stub: str = Field(default="", description="what the period header's first cell says the rows are "
+                      "('OPERATING REVENUES | Q4 2024 | Q4 2023'); empty when it is blank, a scale or a period")
     scale: float = 1.0
     scale_label: str = Field(default="", description="e.g. '(in millions)'; empty when unscaled")
     rows: list[TableRow] = Field(default_factory=list, description="body rows; label-only rows are sub-headings")
@@ -491,6 +493,14 @@ def _names_line(row: _Row, body: list[_Row]) -> bool:
     )
 
 
+def _stub(row: _Row) -> str:
+    """The first cell of a period header line ('OPERATING REVENUES | Q4 2024 | Q4 2023'), when it says what the
+    rows are rather than a scale or a period."""
+    parts = [p.strip() for p in row.label.split("|")]
+    first = parts[0] if len(parts) > 1 or row.is_header else ""
+    return first if first and not _is_meta_line(first) and not _PERIOD_RE.search(first) else ""
+
+
 def _subheadings_start(group: list[_Row], first_data: int) -> int:
     """Where the body starts when sub-headings sit between a period header of plain lines and the first values
     ('12 Weeks Ended' / '3/25/2023' / '3/19/2022' / 'Net Revenue' / 'Frito-Lay North America | 5,583 | 4,839'):
@@ -560,6 +570,7 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
          and (_DURATION_RE.search(r.label) or re.match(r"^(?:as of|at)\b", r.label, re.IGNORECASE))),
         "",
     )
+    stub = next((stub for r in reversed(group[col_start:body_start]) if (stub := _stub(r))), "")
     scale = header_scale(header_text)
     if scale == 1.0:
         before = [ln for ln in lines if ln.end <= start and ln.kind != "blank"][-SCALE_LOOKBACK_LINES:]
@@ -575,6 +586,7 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
         caption=header_text,
         columns=columns,
         period_caption=period_caption,
+        stub=stub,
         scale=scale,
         scale_label=_scale_label(scale, header_text),
         rows=[
@@ -594,7 +606,10 @@ def find_tables(page_text: str) -> list[TableBlock]:
     """Statement-like tables in one page's text, in reading order, with spans relative to the page."""
     lines = _lines(page_text)
     tables = [_build(group, page_text, lines) for group in _groups(_rows(lines))]
-    return [t if t.title else t.model_copy(update={"title": _introduction(lines, t.char_start)}) for t in tables]
+    out = [t if t.title else t.model_copy(update={"title": _introduction(lines, t.char_start)}) for t in tables]
+    # The header's own first cell names the rows more closely than a heading above the table can.
+    return [t.model_copy(update={"title": f"{t.title}: {t.stub}" if t.title else t.stub})
+            if t.stub and t.stub.lower() not in t.title.lower() else t for t in out]
 
 
 def _introduction(lines: list[_Line], start: int) -> str:
