@@ -508,7 +508,7 @@ def check_scope(
         if part:
             whose = f"{possessive(answer.company)} " if answer.company else "the company's "
             return Check(name="scope", passed=False, detail=(
-                f"the filing gives {answer.metric or 'this figure'} part by part; the figure found is {part}'s, "
+                f"the filing gives {answer.metric or 'this figure'} part by part; the figure found is {possessive(part)}, "
                 f"not {whose}as a whole"))
     return Check(name="scope", passed=True, detail="every part the question names is the figure's own")
 
