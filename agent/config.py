@@ -183,6 +183,13 @@ class Settings:
                           "packaged agent/query/operations.json. `finrag train operations` rebuilds it."},
     )
 
+    answer_kind_model: Path | None = field(
+        default=None,
+        metadata={"help": "The model that tells a question after an amount from one after words "
+                          "(FINRAG_ANSWER_KIND_MODEL); empty: the packaged agent/query/answer_kinds.json. "
+                          "`finrag train answer-kinds` rebuilds it."},
+    )
+
     # --- EDGAR (finrag fetch) ----------------------------------------------------------------------------
     sec_user_agent: str = field(
         default="",

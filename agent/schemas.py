@@ -242,6 +242,8 @@ class QueryIntent(BaseModel):
     relation: Relation = Relation.LOOKUP
     temporal_scope: TemporalScope = Field(default_factory=TemporalScope)
     requires_numeric: bool = False
+    asks_words: bool = Field(default=False, description="the answer-kind model reads the question as asking for "
+                             "words (a description, names), not an amount: no figure answers it")
     keywords: list[str] = Field(default_factory=list)
     scope: list[ScopeTerm] = Field(default_factory=list, description="the parts the question narrows a metric to")
     company: str = Field(default="", description="company the question is about, for document routing")

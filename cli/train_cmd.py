@@ -7,13 +7,14 @@ import time
 from pathlib import Path
 
 from agent.config import Settings
+from agent.query.operations import LabelledQuestion
 from cli.common import data_dir_of
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "train",
-        help="rebuild a learned model from FINRAG_DATA_DIR (the operation model)",
+        help="rebuild a learned model from FINRAG_DATA_DIR (operations, answer-kinds)",
         description="Train a learned part of finrag on the benchmark data in the findata layout and write it where "
         "finrag reads it. The same data gives the same file, so the shipped model can be checked and rebuilt.",
     )
@@ -32,17 +33,42 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ops.add_argument("--out", type=Path, default=None,
                      help="where to write the model (default: the packaged agent/query/operations.json)")
     ops.set_defaults(func=run_operations)
+    kinds = actions.add_parser(
+        "answer-kinds",
+        help="whether a question asks for an amount or for words (a description, names)",
+        description="Label every ConvFinQA turn as asking for a figure and every TAT-QA question by its gold answer "
+        "(an amount, or one computed, counted or picked from figures: a figure; else words); fit the answer-kind "
+        "model (the operation model's features and fit); write it as JSON. A question it reads as asking for words "
+        "is answered from sentences, never with a figure. Check it with `finrag eval cv --model answer-kinds`.",
+        epilog="example: finrag train answer-kinds --data ../shared/findata   (writes agent/query/answer_kinds.json)",
+    )
+    kinds.add_argument("--data", type=Path, default=None, help="data in the findata layout (default: FINRAG_DATA_DIR)")
+    kinds.add_argument("--out", type=Path, default=None,
+                       help="where to write the model (default: the packaged agent/query/answer_kinds.json)")
+    kinds.set_defaults(func=run_answer_kinds)
 
 
 def run_operations(args: argparse.Namespace, settings: Settings) -> int:
-    from agent.query.operations import PACKAGED_MODEL, train
+    from agent.query.operations import PACKAGED_MODEL
     from evals.operation_labels import labelled_questions
 
+    return _train(labelled_questions(data_dir_of(args, settings)), args.out or PACKAGED_MODEL)
+
+
+def run_answer_kinds(args: argparse.Namespace, settings: Settings) -> int:
+    from agent.query.operations import PACKAGED_KIND_MODEL
+    from evals.operation_labels import answer_kind_questions
+
+    return _train(answer_kind_questions(data_dir_of(args, settings)), args.out or PACKAGED_KIND_MODEL)
+
+
+def _train(examples: list[LabelledQuestion], out: Path) -> int:
+    """Fit a model on labelled questions and write it to ``out``."""
+    from agent.query.operations import train
+
     started = time.perf_counter()
-    examples = labelled_questions(data_dir_of(args, settings))
     groups = len({e.group for e in examples})
     model = train(examples, trained_on=f"{len(examples)} questions of {groups} companies and filings")
-    out = args.out or PACKAGED_MODEL
     out.parent.mkdir(parents=True, exist_ok=True)
     model.save(out)
     print(f"trained on {len(examples)} questions ({groups} companies and filings) in "

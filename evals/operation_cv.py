@@ -1,4 +1,4 @@
-"""Company-disjoint cross-validation of the operation model.
+"""Company-disjoint cross-validation of the learned readers (the operation and answer-kind models).
 
 The labelled questions are split into K folds by company (ConvFinQA) or filing (TAT-QA): a company's questions
 all sit in one fold, so a fold's score says how the model reads wording from companies it never saw. Each fold
@@ -85,8 +85,8 @@ def cross_validate(
     scores: list[FoldScore] = []
     for k in range(folds):
         held, kept = _held_out(examples, folds, k)
-        if not held or not kept:
-            continue
+        if not held or len({e.operation for e in kept}) < 2:
+            continue  # nothing to hold out, or nothing to learn from without it
         model = train(kept, trained_on=f"fold {k} of {folds} held out")
         by_source: dict[str, list[int]] = {}
         confusions: Counter[str] = Counter()
@@ -150,10 +150,10 @@ def answer_folds(
     return report
 
 
-def render(report: CvReport) -> str:
+def render(report: CvReport, title: str = "Operation model") -> str:
     """The report as Markdown: a row per fold, then mean and spread, then the commonest confusions."""
     lines = [
-        "# Operation model: company-disjoint cross-validation",
+        f"# {title}: company-disjoint cross-validation",
         "",
         "Each fold's companies (ConvFinQA) and filings (TAT-QA) are unseen by the model that reads them.",
         "",

@@ -1,4 +1,7 @@
-"""Labelled questions for the operation model, read off the datasets' own gold arithmetic.
+"""Labelled questions for the learned readers, read off the datasets' own gold answers.
+
+The operation model's labels come from the gold arithmetic; the answer-kind model's from what the gold answer is
+(an amount, or words: a description, names, years).
 
 ConvFinQA writes each turn's answer as a program (``subtract(60.94, 25.14), divide(#0, 25.14)``) that repeats the
 earlier turns' steps; a turn's operation is what its *new* steps do. TAT-QA writes a derivation
@@ -13,7 +16,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from agent.query.operations import LabelledQuestion, OperationContext
+from agent.query.operations import ANSWER_FIGURE, ANSWER_WORDS, LabelledQuestion, OperationContext
 from evals.datasets import ConvTurn, TatQAQuestion, load_convfinqa, load_tatqa
 
 _STEP_RE = re.compile(r"(\w+)\(([^()]*)\)")
@@ -177,3 +180,28 @@ def tatqa_questions(data_dir: Path) -> Iterator[LabelledQuestion]:
 def labelled_questions(data_dir: Path) -> list[LabelledQuestion]:
     """All labelled questions of the findata layout (ConvFinQA turns, then TAT-QA questions)."""
     return [*convfinqa_questions(data_dir), *tatqa_questions(data_dir)]
+
+
+# A gold answer that is an amount and nothing else ('$2.5 million', '27,728', '23%', '(494)'); a bare year is no
+# amount, and a sentence with a number in it ('within 30 days of recognition') is words.
+_AMOUNT_RE = re.compile(r"\W*[$€£]?\s*\(?-?\s*(?!(?:19|20)\d\d\W*$)\d[\d,]*(?:\.\d+)?\)?\s*"
+                        r"(?:%|percent|per\s+cent|million|billion|thousand|m|bn|k)?\W*", re.IGNORECASE)
+
+
+def answer_kind(question: TatQAQuestion) -> str:
+    """Whether a TAT-QA question asks for an amount ('figure') or for words ('words': a description, names), from
+    its gold answer: one computed, counted or picked from figures (a derivation says how) is a figure's."""
+    if question.answer_type in {"arithmetic", "count"} or question.derivation.strip():
+        return ANSWER_FIGURE  # computed, counted, or picked by comparing figures ('which years exceed $5 million')
+    answers = question.answer if isinstance(question.answer, list) else [question.answer]
+    return ANSWER_FIGURE if any(_AMOUNT_RE.fullmatch(str(a).strip()) for a in answers) else ANSWER_WORDS
+
+
+def answer_kind_questions(data_dir: Path) -> list[LabelledQuestion]:
+    """Every ConvFinQA turn (each asks for a figure) and every TAT-QA question, labelled with its answer kind."""
+    turns = [q.model_copy(update={"operation": ANSWER_FIGURE}) for q in convfinqa_questions(data_dir)]
+    tatqa = [
+        LabelledQuestion(question=q.question, operation=answer_kind(q), group=f"tatqa:{q.doc_name}", source=q.id)
+        for q in load_tatqa(data_dir).questions
+    ]
+    return [*turns, *tatqa]

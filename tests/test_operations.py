@@ -10,12 +10,18 @@ from pathlib import Path
 
 import pytest
 
+from agent.errors import FinragError
 from agent.query.operations import (
+    ANSWER_FIGURE,
+    ANSWER_WORDS,
+    KIND_MODEL_ENV,
     MODEL_ENV,
+    PACKAGED_KIND_MODEL,
     PACKAGED_MODEL,
     LabelledQuestion,
     OperationContext,
     OperationGuess,
+    asks_words,
     features,
     guess_operation,
     load_model,
@@ -23,7 +29,13 @@ from agent.query.operations import (
 )
 from evals.datasets import TatQAQuestion
 from evals.operation_cv import cross_validate, fold_of, render
-from evals.operation_labels import derivation_operation, labelled_questions, program_operation
+from evals.operation_labels import (
+    answer_kind,
+    answer_kind_questions,
+    derivation_operation,
+    labelled_questions,
+    program_operation,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -71,6 +83,28 @@ def test_a_tatqa_question_is_labelled_by_its_derivation(
 ) -> None:
     q = TatQAQuestion(id="q", question="-", answer="1", answer_type=answer_type, derivation=derivation, scale=scale)
     assert derivation_operation(q) == operation
+
+
+@pytest.mark.parametrize(
+    ("answer_type", "answer", "derivation", "kind"),
+    [
+        ("span", ["$2.5 million"], "", ANSWER_FIGURE),
+        ("span", ["(494)"], "", ANSWER_FIGURE),
+        ("multi-span", ["23%", "77%"], "", ANSWER_FIGURE),
+        ("arithmetic", 1580, "3,901-2,321", ANSWER_FIGURE),
+        ("count", 2, "2019##2018", ANSWER_FIGURE),
+        ("multi-span", ["2019", "2018"], "(2019:6.8),(2018:8.1)", ANSWER_FIGURE),  # picked by comparing figures
+        ("span", ["at cost, net of accumulated depreciation"], "", ANSWER_WORDS),
+        ("span", ["within 30 days of recognition."], "", ANSWER_WORDS),  # a number inside words is no amount
+        ("multi-span", ["UK", "USA", "Germany"], "", ANSWER_WORDS),
+        ("span", ["2019"], "", ANSWER_WORDS),  # a year alone is no amount
+    ],
+)
+def test_a_tatqa_question_is_labelled_by_what_its_gold_answer_is(
+    answer_type: str, answer: object, derivation: str, kind: str
+) -> None:
+    q = TatQAQuestion(id="q", question="-", answer=answer, answer_type=answer_type, derivation=derivation)
+    assert answer_kind(q) == kind
 
 
 # --- features and the model --------------------------------------------------------------------------------
@@ -121,9 +155,12 @@ def test_a_guess_computes_only_what_the_answer_step_does() -> None:
     assert product.computed == ""  # a product is arithmetic the answer step does not do: never guessed as another
 
 
-def test_an_unreadable_model_file_is_one_clear_error(tmp_path: Path) -> None:
-    from agent.errors import FinragError
+def test_training_on_one_kind_of_question_is_one_clear_error() -> None:
+    with pytest.raises(FinragError, match="at least two kinds"):
+        train([LabelledQuestion(question="what was the change?", operation="change", group="g")] * 3)
 
+
+def test_an_unreadable_model_file_is_one_clear_error(tmp_path: Path) -> None:
     bad = tmp_path / "broken.json"
     bad.write_text("{not json")
     with pytest.raises(FinragError, match="finrag train operations"):
@@ -180,6 +217,45 @@ def test_the_model_named_in_the_environment_is_the_one_read(tmp_path: Path, monk
     assert guess_operation("what was the change?", AFTER_TWO).operation == "change"
 
 
+# Descriptions asked in our own words: the packaged answer-kind model reads them as asking for words, and
+# amounts (and questions that pick periods by their figures) as asking for figures.
+WORDS_ASKED = [
+    "How are the company's inventories valued?",
+    "What does the allowance for credit losses consist of?",
+    "Why did selling expenses rise in 2024?",
+    "What is included in other accrued liabilities?",
+]
+FIGURES_ASKED = [
+    "What was the valuation allowance in 2024?",
+    "How much did selling expenses rise in 2024?",
+    "What is the average inventory for 2023 and 2024?",
+    "and what about in 2023?",
+]
+
+
+@pytest.mark.parametrize("question", WORDS_ASKED)
+def test_the_packaged_answer_kind_model_reads_descriptions_as_words(question: str) -> None:
+    assert asks_words(question)
+
+
+@pytest.mark.parametrize("question", FIGURES_ASKED)
+def test_the_packaged_answer_kind_model_reads_amounts_as_figures(question: str) -> None:
+    assert not asks_words(question)
+
+
+def test_the_answer_kind_model_named_in_the_environment_is_the_one_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = train([LabelledQuestion(question=q, operation=ANSWER_WORDS, group="g") for q in FIGURES_ASKED] +
+                  [LabelledQuestion(question="hello", operation=ANSWER_FIGURE, group="g")])
+    path = tmp_path / "kinds.json"
+    model.save(path)
+    monkeypatch.setenv(KIND_MODEL_ENV, str(path))
+    assert asks_words(FIGURES_ASKED[0])
+    monkeypatch.delenv(KIND_MODEL_ENV)
+    assert not asks_words(FIGURES_ASKED[0])
+
+
 # --- folds ---------------------------------------------------------------------------------------------------
 def test_folds_never_split_a_company_and_report_mean_and_spread() -> None:
     examples = _toy_examples()
@@ -203,6 +279,14 @@ def test_the_packaged_model_is_rebuilt_from_the_data(findata: Path) -> None:
     same = sum(rebuilt.guess(e.question, e.context).operation == shipped.guess(e.question, e.context).operation
                for e in examples)
     assert same == len(examples), f"{len(examples) - same} questions read differently: run `finrag train operations`"
+
+
+def test_the_packaged_answer_kind_model_is_rebuilt_from_the_data(findata: Path) -> None:
+    examples = answer_kind_questions(findata)
+    rebuilt = train(examples)
+    shipped = load_model(PACKAGED_KIND_MODEL)
+    same = sum(rebuilt.guess(e.question).operation == shipped.guess(e.question).operation for e in examples)
+    assert same == len(examples), f"{len(examples) - same} questions read differently: run `finrag train answer-kinds`"
 
 
 # --- the commands ----------------------------------------------------------------------------------------------
@@ -239,7 +323,9 @@ def _tiny_findata(root: Path) -> Path:
     (root / "tatqa" / "contexts.jsonl").write_text(json.dumps({"doc_id": "ctx-1", "table_markdown": "| a |"}) + "\n")
     (root / "tatqa" / "questions.jsonl").write_text(json.dumps(
         {"id": "tq-1", "question": "What was the change in revenue from 2023 to 2024?", "answer": 10,
-         "answer_type": "arithmetic", "scale": "million", "derivation": "60-50", "doc_name": "ctx-1"}) + "\n")
+         "answer_type": "arithmetic", "scale": "million", "derivation": "60-50", "doc_name": "ctx-1"}) + "\n" +
+        json.dumps({"id": "tq-2", "question": "How are inventories valued?", "answer": ["at the lower of cost"],
+                    "answer_type": "span", "doc_name": "ctx-1"}) + "\n")
     return root
 
 
@@ -248,8 +334,8 @@ def test_train_and_cv_commands_on_a_small_layout(tmp_path: Path) -> None:
     out = tmp_path / "ops.json"
     trained = _finrag("train", "operations", "--data", str(data), "--out", str(out), home=tmp_path / "home")
     assert trained.returncode == 0, trained.stderr
-    assert "trained on 25 questions" in trained.stdout and out.is_file()
-    assert load_model(out).trained_on.startswith("25 questions")
+    assert "trained on 26 questions" in trained.stdout and out.is_file()
+    assert load_model(out).trained_on.startswith("26 questions")
 
     cv = _finrag("eval", "cv", "--data", str(data), "--folds", "2", "--answers", "--out", str(tmp_path / "cv"),
                  home=tmp_path / "home")
@@ -258,6 +344,14 @@ def test_train_and_cv_commands_on_a_small_layout(tmp_path: Path) -> None:
     report = json.loads((tmp_path / "cv" / "cv.json").read_text())[0]
     answered = [f["answers"] for f in report["folds"] if f["answers"]]
     assert sum(a["turns"] for a in answered) == 24  # every conversation answered once, by its fold's model
+
+    kinds_out = tmp_path / "kinds.json"
+    kinds = _finrag("train", "answer-kinds", "--data", str(data), "--out", str(kinds_out), home=tmp_path / "home")
+    assert kinds.returncode == 0, kinds.stderr
+    assert set(load_model(kinds_out).operations) == {ANSWER_FIGURE, ANSWER_WORDS}
+    kinds_cv = _finrag("eval", "cv", "--model", "answer-kinds", "--data", str(data), "--folds", "2",
+                       home=tmp_path / "home")
+    assert kinds_cv.returncode == 0 and "Answer-kind model" in kinds_cv.stdout, kinds_cv.stderr
 
     missing = _finrag("train", "operations", "--data", str(tmp_path / "nowhere"), home=tmp_path / "home")
     assert missing.returncode != 0 and "Traceback" not in missing.stderr

@@ -27,6 +27,7 @@ from agent.answer.gate import (
     CHOICE,
     COMPARATIVE,
     LOWEST,
+    PERIODS_MEETING,
     THRESHOLD,
     gate,
     operation_description,
@@ -35,6 +36,7 @@ from agent.answer.gate import (
     operations_asked,
     part_refusal,
     sanity_failure,
+    threshold_asked,
     unmet_operation,
 )
 from agent.answer.judgement import verdict
@@ -68,7 +70,7 @@ from agent.finance.periods import find_periods, period_year
 from agent.query.cues import NON_NUMERIC_RELATIONS, TYPED_NUMBER, metric_label, possessive
 from agent.query.dialogue import Rewrite
 from agent.query.intent import relation_of
-from agent.query.operations import guess_operation
+from agent.query.operations import asks_words, guess_operation
 from agent.query.plan import Combination, QueryPlan, SubQuery
 from agent.query.scope import terms_for
 from agent.schemas import Citation, NumericValue
@@ -80,7 +82,7 @@ _OPERATION_WORDS = frozenset(_content_words(
     "average mean change difference increase decrease growth decline which what has have had does did year years "
     "fiscal fy period periods quarter amount value larger largest higher highest greater greatest more most smaller "
     "smallest lower lowest less least exceed table information provide provided calculated reported shown presented "
-    "recorded"
+    "recorded many exceeded exceeds exceeding above below over under negative positive thousand million billion"
 ))
 CELL_OVER_PROSE_CONFIDENCE = 0.75  # a table cell naming (nearly) every question word beats a prose restatement
 
@@ -113,12 +115,23 @@ def answer_sub_query(
     is the question the sub-query was split from (a name it uses must hold for every part).
     """
     reader = reader or EvidenceReader(evidence)
-    sub_query = in_filer_calendar(sub_query, reader)
+    sub_query = in_filer_calendar(_read_answer_kind(sub_query), reader)
     answer = _answer_sub_query(sub_query, evidence, reader)
     typed = _TYPED_OP_RE.search(sub_query.question)
     if typed is not None and answer.value is not None and answer.status in {"found", "text"}:
         answer = _with_typed_number(answer, typed, sub_query.question)
     return gate(answer, sub_query, reader, indexed_companies, turn_question)
+
+
+def _read_answer_kind(sub_query: SubQuery) -> SubQuery:
+    """The sub-query marked as asking for words when the answer-kind model is sure it does ('How are inventories
+    stated?', 'What program was initiated during fiscal 2019?'): a figure of its metric answers another question.
+    A question that picks periods or items by their figures ('which years exceed $5 million') asks for figures."""
+    question = sub_query.question
+    if sub_query.intent.asks_words or operations_asked(question) or not asks_words(question):
+        return sub_query
+    intent = sub_query.intent.model_copy(update={"asks_words": True, "requires_numeric": False})
+    return sub_query.model_copy(update={"intent": intent})
 
 
 def in_filer_calendar(sub_query: SubQuery, reader: EvidenceReader) -> SubQuery:
@@ -455,8 +468,8 @@ def _asked_operations(
         comp = _over_row_periods(sa, question, kind, row, reader) if row is not None else None
         if comp is not None:
             computations.append(comp)
-            labels.append(_operation_label(comp, sa.company))
-            if kind == "extreme":
+            labels.append(_operation_label(comp, sa.company, question))
+            if kind in {"extreme", PERIODS_MEETING}:
                 continue  # the one read value is no part of the answer ('2024' is; its figure shows in the comparison)
         kept.append(operation_refusal(sa, what) if what and comp is None else sa)
     return computations, labels, kept
@@ -495,8 +508,12 @@ def _one_figure_per_period(sub_answers: Sequence[SubAnswer]) -> list[SubAnswer]:
     return out
 
 
-def _operation_label(comp: Computation, company: str) -> str:
+def _operation_label(comp: Computation, company: str, question: str = "") -> str:
     subject = f"{company} {comp.metric}".strip()
+    test = threshold_asked(question) if comp.operation == "threshold" else None
+    if test is not None:
+        comparison, bound = test
+        return f"periods with {subject} {arithmetic.COMPARISON_WORDS[comparison]} {bound.text.strip()}"
     if comp.operation == "average":
         return f"average {subject} over {comp.result.period}"
     if comp.operation in {"highest", "lowest"}:
@@ -557,11 +574,11 @@ def _over_row_periods(
     sa: SubAnswer, question: str, kind: str, row: Segment, reader: EvidenceReader | None
 ) -> Computation | None:
     """The asked average, change or highest/lowest period over the fiscal-year columns of the read row."""
-    if reader is None or kind not in {"average", "change", "extreme"} or sa.value is None:
+    if reader is None or kind not in {"average", "change", "extreme", PERIODS_MEETING} or sa.value is None:
         return None
     by_year = _row_years(sa, row)
     asked = sorted({y for p in find_periods(question) if (y := period_year(p.norm)) is not None})
-    if len(asked) == 1 and kind != "extreme":
+    if len(asked) == 1 and kind not in {"extreme", PERIODS_MEETING}:
         asked = [asked[0] - 1, asked[0]]  # 'the 2019 average' / 'the change in 2019': that year and the one before
     years = [y for y in (asked or sorted(by_year)) if y in by_year]
     if kind == "change":
@@ -573,7 +590,12 @@ def _over_row_periods(
     metric = sa.metric or row.label
     values = [CitedValue(label=f"{metric} FY{y}", metric=sa.metric, value=by_year[y], citation=cite) for y in years]
     try:
-        if kind == "extreme":
+        if kind == PERIODS_MEETING:
+            test = threshold_asked(question)
+            if test is None:
+                return None
+            comp = arithmetic.meeting(values, test[1], test[0], metric=metric)
+        elif kind == "extreme":
             comparison = re.search(rf"\b{COMPARATIVE}", question.split("which", 1)[-1], re.I)
             comp = arithmetic.extreme(values, lowest=bool(comparison and LOWEST.match(comparison.group(0))),
                                       metric=metric)

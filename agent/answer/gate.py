@@ -54,13 +54,13 @@ from agent.entities.names import (
 from agent.finance.arithmetic import Computation
 from agent.finance.lexicon import canonical, find_metrics
 from agent.finance.metrics import METRICS
-from agent.finance.numbers import SCALE_NAMES
+from agent.finance.numbers import SCALE_NAMES, parse_number
 from agent.finance.periods import find_periods, period_year, sort_key
 from agent.query.cues import NON_NUMERIC_RELATIONS, possessive
 from agent.query.definitions import asked_part
 from agent.query.plan import SubQuery
 from agent.query.scope import terms_for
-from agent.schemas import ScopeTerm
+from agent.schemas import NumericValue, ScopeTerm
 
 SHARE_BOUND = 100.0  # a part of a whole (a share, a mix) lies within +-100 % of it
 MARGIN_MAX = 100.0  # profit never exceeds the revenue it is a margin of
@@ -276,7 +276,14 @@ ITEM_KINDS = (r"(?:liabilit(?:y|ies)|assets?|expenses?|costs?|items?|line\s+item
               r"customers?|components?|sources?|categor(?:y|ies)|business(?:es)?|markets?|countr(?:y|ies)|drivers?|"
               r"contributors?|risks?|brands?|subsidiar(?:y|ies)|divisions?|geograph(?:y|ies))")
 CHOICE = "choice"  # the operation kind of a question asking which item (region, segment) is highest or lowest
-THRESHOLD = "threshold"  # the kind of a question asking which periods or items pass a threshold
+THRESHOLD = "threshold"  # the kind of a question asking which items pass a threshold
+PERIODS_MEETING = "periods_meeting"  # the kind of a question asking which (or how many) periods pass a threshold
+# A test against a bound: a comparative with 'than', or a verb or preposition that compares ('exceed $5 million',
+# 'above 20%', 'at least 1,000'), followed by the bound; or a sign ('negative').
+_BOUND = r"(?:[$£€]\s*)?\(?-?\d[\d,]*(?:\.\d+)?"
+_TEST = (rf"(?:\b{COMPARATIVE}\s+than|\bexceed(?:ed|s|ing)?|\babove|\bbelow|\bover|\bunder|\bat\s+least|"
+         rf"\bat\s+most)\s+(?P<bound>{_BOUND})")
+_SIGN_TEST = r"\b(?:negative|positive)\b"
 LOWEST = re.compile(r"(?:small|low|least|less|fewer|worse|worst|minimum)", re.I)
 
 
@@ -296,8 +303,17 @@ _OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str]], ...] = (
         # figure is it (the never-matching pattern: no row's name carries the comparison).
         "extreme",
         "the period with the highest or lowest value",
-        re.compile(rf"\b(?:which|what)\s+(?:fiscal\s+)?(?:year|period|quarter|fy)\b(?=.*\b{COMPARATIVE}(?!\s+than\b))",
-                   re.I),
+        re.compile(rf"\b(?:which|what)\s+(?:fiscal\s+)?(?:year|period|quarter|fy)\b"
+                   rf"(?!.*{_TEST})(?=.*\b{COMPARATIVE}(?!\s+than\b))", re.I),
+        re.compile(r"(?!)"),
+    ),
+    (
+        # 'How many years did X exceed $3,000 thousand?', 'In which year was X negative?': the periods of the row
+        # that pass the test, counted; computed in code over the read row's columns.
+        PERIODS_MEETING,
+        "the periods meeting a threshold",
+        re.compile(rf"\b(?:which|what|how\s+many)\s+(?:fiscal\s+)?(?:years?|periods?|quarters?)\b"
+                   rf".*(?:{_TEST}|{_SIGN_TEST})", re.I),
         re.compile(r"(?!)"),
     ),
     (
@@ -319,17 +335,16 @@ _OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str]], ...] = (
         # not computed: the threshold's scale against the table's is a guess).
         THRESHOLD,
         "the periods or items meeting a threshold",
-        re.compile(rf"\b(?:which|what|how\s+many)\s+(?:fiscal\s+)?(?:years?|periods?)\b.*\b{COMPARATIVE}\s+than\s+\$?\d"
-                   # 'Are there any product categories that represent more than 20% of revenue?'
-                   rf"|\b(?:are|were|is|was)\s+there\s+any\b.*\b(?:{COMPARATIVE}\s+than|over|above|below|under|"
-                   rf"at\s+least|exceeding)\s+\$?\d", re.I),
+        # 'Are there any product categories that represent more than 20% of revenue?'
+        re.compile(rf"\b(?:are|were|is|was)\s+there\s+any\b.*{_TEST}", re.I),
         re.compile(r"(?!)"),
     ),
     (
         # 'In which years was operating income calculated?': the periods the table gives the row for.
         "periods",
         "the periods reported",
-        re.compile(rf"\b(?:which|what)\s+(?:fiscal\s+)?(?:years|periods)\b(?!.*\b{COMPARATIVE})", re.I),
+        re.compile(rf"\b(?:which|what)\s+(?:fiscal\s+)?(?:years|periods)\b(?!.*\b{COMPARATIVE})(?!.*{_TEST})(?!.*{_SIGN_TEST})",
+                   re.I),
         re.compile(r"(?!)"),
     ),
     (
@@ -340,6 +355,26 @@ _OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str]], ...] = (
         re.compile(r"\b(?:ratio|proportion|portion|fraction|percent\w*|share|margin|rate|yield)\b|%", re.I),
     ),
 )
+
+
+_TEST_RE = re.compile(rf"{_TEST}|{_SIGN_TEST}", re.I)
+_LOWER_RE = re.compile(r"\b(?:small|low|less|fewer|below|under|negative|at\s+most)", re.I)
+
+
+def threshold_asked(question: str) -> tuple[str, NumericValue] | None:
+    """The comparison ('>', '>=', '<', '<=') and bound of a question asking which periods pass a test
+    ('exceed $3,000 thousand': '>' $3,000 thousand; 'negative': '<' 0); None when it asks none."""
+    m = _TEST_RE.search(question)
+    if m is None:
+        return None
+    words = m.group(0)
+    lower = bool(_LOWER_RE.match(words))
+    inclusive = words.lower().startswith("at ")
+    comparison = ("<" if lower else ">") + ("=" if inclusive else "")
+    if re.fullmatch(_SIGN_TEST, words, re.I):
+        return comparison, NumericValue(text="0", value=0.0)
+    bound = parse_number(question[m.start("bound") :].split("?")[0])
+    return (comparison, bound) if bound is not None else None
 
 
 def asked_operation(question: str, naming: str) -> str:

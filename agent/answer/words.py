@@ -119,7 +119,7 @@ def unasked_part(ev: Evidence, asked: str) -> str:
 
 def _asks_figure(sub_query: SubQuery) -> bool:
     """A question after a figure though the lexicon names no metric: it names a period or asks 'how much'."""
-    if sub_query.intent.relation in _NON_FIGURE_RELATIONS:
+    if sub_query.intent.relation in _NON_FIGURE_RELATIONS or sub_query.intent.asks_words:
         return False
     q = sub_query.question
     return bool(find_periods(q)) or bool(_HOW_MUCH_RE.search(q)) or sub_query.intent.requires_numeric

@@ -499,6 +499,45 @@ def extreme(values: Sequence[CitedValue], lowest: bool = False, metric: str = ""
     )
 
 
+COMPARISON_WORDS = {">": "above", ">=": "at least", "<": "below", "<=": "at most"}
+
+
+def meeting(values: Sequence[CitedValue], bound: NumericValue, comparison: str, metric: str = "") -> Computation:
+    """The periods among ``values`` whose figure is ``comparison`` ('>', '>=', '<', '<=') ``bound`` ('how many
+    years did X exceed $3,000 thousand?', 'in which year was X negative?'); the result is how many do.
+
+    The bound is compared in absolute terms when the values state their scale; a table that states none is read
+    in the scale the question writes (the question's author read that table), and the answer says so.
+    """
+    if len(values) < 2:
+        raise ArithmeticRefusal("a threshold over periods needs at least two periods")
+    if comparison not in COMPARISON_WORDS:
+        raise ArithmeticRefusal(f"unknown comparison {comparison!r}")
+    units = {v.value.unit for v in values} - {""}
+    if bound.unit == "%" and units != {"%"} or bound.unit != "%" and "%" in units or len(units) > 1:
+        raise ArithmeticRefusal("the threshold and the figures are in different units")
+    unscaled = all((v.value.scale or 1.0) == 1.0 for v in values) and (bound.scale or 1.0) > 1.0
+    limit = bound.value if unscaled or bound.unit == "%" else bound.value * (bound.scale or 1.0)
+    def level(v: CitedValue) -> float:
+        return v.value.value if unscaled or bound.unit == "%" else v.value.value * (v.value.scale or 1.0)
+    test = {">": limit.__lt__, ">=": limit.__le__, "<": limit.__gt__, "<=": limit.__ge__}[comparison]
+    passed = [v for v in values if test(level(v))]
+    negation = {">": "<=", ">=": "<", "<": ">=", "<=": ">"}[comparison]
+    formula = "; ".join(
+        f"{v.value.period or v.label} {v.value.text.strip()} {comparison if v in passed else negation} "
+        f"{bound.text.strip()}" for v in values
+    )
+    note = (f"The table states no scale; its figures are read in the question's ({bound.text.strip()})."
+            if unscaled else "")
+    def named(v: CitedValue) -> str:
+        return re.sub(r"^FY(\d{4})$", r"\1", v.value.period) or v.label  # 'in which year': 2019, as asked
+    listing = " and ".join(named(v) for v in passed) if passed else "none"
+    text = f"{len(passed)} ({listing}) of {_period_span(values)}"  # the count, then which: both ways it is asked
+    result = NumericValue(text=text, value=float(len(passed)), unit="", scale=1.0, period=_period_span(values))
+    return Computation(operation="threshold", metric=metric, inputs=list(values), formula=formula, result=result,
+                       explanation=note)
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Derived metrics from the lexicon's formulas
 # ---------------------------------------------------------------------------------------------------------

@@ -37,6 +37,13 @@ COMPUTED: frozenset[str] = frozenset(OPERATIONS) - {"lookup", "other"}
 
 PACKAGED_MODEL = Path(__file__).with_name("operations.json")
 
+# What the answer-kind model names: an amount (or what figures decide: the years that pass a test), or words (a
+# description, a policy, names). Trained like the operation model, on what each dev question's gold answer is (``finrag train answer-kinds``).
+ANSWER_FIGURE, ANSWER_WORDS = "figure", "words"
+PACKAGED_KIND_MODEL = Path(__file__).with_name("answer_kinds.json")
+KIND_MODEL_ENV = "FINRAG_ANSWER_KIND_MODEL"  # Settings.answer_kind_model
+WORDS_MIN_PROBABILITY = 0.8  # a question is read as asking for words only when the model is this sure
+
 MODEL_ENV = "FINRAG_OPERATIONS_MODEL"  # Settings.operations_model: how a fold's model reaches the graph
 
 MIN_PROBABILITY = 0.5  # arithmetic is computed only when the model holds it likelier than a lookup or other
@@ -169,11 +176,12 @@ class OperationModel(BaseModel):
 
 
 class LabelledQuestion(BaseModel):
-    """One training example: a question, its conversation context, the operation its gold program performs."""
+    """One training example: a question, its conversation context, and its label: the operation its gold program
+    performs, or (for the answer-kind model) what its gold answer is."""
 
     question: str
     context: OperationContext = Field(default_factory=OperationContext)
-    operation: str
+    operation: str = Field(description="the label: an operation, or an answer kind")
     group: str = Field(description="the company (or filing) it is about: folds never split a group")
     source: str = ""
 
@@ -192,6 +200,10 @@ def train(examples: Sequence[LabelledQuestion], trained_on: str = "") -> Operati
     from sklearn.feature_extraction import DictVectorizer  # training only: never imported by `finrag ask`
     from sklearn.linear_model import LogisticRegression
 
+    labels = sorted({e.operation for e in examples})
+    if len(labels) < 2:
+        raise FinragError(f"cannot train on {len(examples)} questions that all read {labels or ['nothing']}: "
+                          "a model needs questions of at least two kinds")
     counts = Counter(f for e in examples for f in set(features(e.question, e.context)))
     rows = [{f: 1.0 for f in features(e.question, e.context) if counts[f] >= MIN_FEATURE_COUNT} for e in examples]
     vectoriser = DictVectorizer()
@@ -223,3 +235,11 @@ def guess_operation(question: str, context: OperationContext | None = None) -> O
     """The operation ``question`` asks for, by the configured model (``Settings.operations_model``, else the
     packaged one)."""
     return load_model(Settings.from_env().operations_model or PACKAGED_MODEL).guess(question, context)
+
+
+def asks_words(question: str) -> bool:
+    """Whether ``question`` asks for words (a description, names, periods) rather than an amount, by the configured
+    answer-kind model (``Settings.answer_kind_model``, else the packaged one), when it is sure
+    (:data:`WORDS_MIN_PROBABILITY`): a figure read for such a question answers something else."""
+    model = load_model(Settings.from_env().answer_kind_model or PACKAGED_KIND_MODEL)
+    return model.guess(question).scores.get(ANSWER_WORDS, 0.0) >= WORDS_MIN_PROBABILITY

@@ -1,0 +1,101 @@
+"""What a question asks for decides what answers it: the periods a row passes a test in are counted in code, and a
+question after a description gets the filing's sentence, never a figure of the metric it names.
+
+The filing is typeset here: a 10-K note with a three-year table of other income and a policy paragraph.
+"""
+
+from __future__ import annotations
+
+import pytest
+from support import ask_once, ingested_typeset
+
+from agent.answer.gate import PERIODS_MEETING, operations_asked, threshold_asked
+from agent.config import Settings
+from agent.finance import arithmetic
+from agent.finance.arithmetic import ArithmeticRefusal, CitedValue
+from agent.schemas import NumericValue
+
+FILING = """# Fabrikam Devices Inc.
+
+ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934
+For the fiscal year ended December 31, 2024
+
+## Item 8. Financial Statements
+
+### Note 6. Other Income
+
+Other income (in thousands)
+
+| | 2024 | 2023 | 2022 |
+|---|---|---|---|
+| Servicing fees | 3,901 | 2,321 | 3,120 |
+| Royalty income | 1,200 | 1,450 | 990 |
+
+### Note 2. Inventories
+
+Inventories are stated at the lower of cost, determined on a first-in, first-out basis, or net realizable value.
+Inventories were $48,200 thousand at December 31, 2024, up from $41,000 thousand a year earlier.
+"""
+
+
+@pytest.fixture(scope="module")
+def fabrikam(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return ingested_typeset(tmp_path_factory.mktemp("fabrikam"), "FABRIKAM_2024_10K.md", FILING)
+
+
+@pytest.mark.parametrize(
+    ("question", "comparison", "bound"),
+    [
+        ("How many years did servicing fees exceed $3,000 thousand?", ">", 3_000_000.0),
+        ("In which years was royalty income below $1 million?", "<", 1_000_000.0),
+        ("Which years had a margin of at least 2.5%?", ">=", 2.5),
+        ("In which year was other income negative?", "<", 0.0),
+    ],
+)
+def test_a_test_against_a_bound_is_read_with_its_scale(question: str, comparison: str, bound: float) -> None:
+    assert operations_asked(question) == {PERIODS_MEETING}
+    found = threshold_asked(question)
+    assert found is not None
+    assert found[0] == comparison and found[1].value * found[1].scale == bound
+
+
+@pytest.mark.parametrize("question", ["In which year was revenue the largest?", "What was revenue in 2024?",
+                                      "Which years are shown in the table?"])
+def test_other_questions_ask_no_threshold(question: str) -> None:
+    assert PERIODS_MEETING not in operations_asked(question)
+
+
+def _value(period: str, value: float, scale: float = 1e3, unit: str = "") -> CitedValue:
+    return CitedValue(label=f"fees {period}", value=NumericValue(text=f"{value:,.0f}", value=value, scale=scale,
+                                                                unit=unit, period=period))
+
+
+def test_meeting_counts_the_periods_in_code() -> None:
+    values = [_value("FY2022", 3120), _value("FY2023", 2321), _value("FY2024", 3901)]
+    bound = NumericValue(text="$3 million", value=3.0, scale=1e6, unit="USD")
+    comp = arithmetic.meeting(values, bound, ">", metric="servicing fees")
+    assert comp.result.value == 2 and comp.result.text.startswith("2 (2022 and 2024)")
+    assert "FY2023 2,321 <= $3 million" in comp.formula
+    # A table that states no scale is read in the question's, and the answer says so.
+    plain = [v.model_copy(update={"value": v.value.model_copy(update={"scale": 1.0})}) for v in values]
+    thousands = NumericValue(text="$3,000 thousand", value=3000.0, scale=1e3, unit="USD")
+    unscaled = arithmetic.meeting(plain, thousands, ">")
+    assert unscaled.result.value == 2 and "states no scale" in unscaled.explanation
+    with pytest.raises(ArithmeticRefusal):  # a percentage bound never meets amounts
+        arithmetic.meeting(values, NumericValue(text="5%", value=5.0, unit="%"), ">")
+
+
+def test_the_periods_passing_a_test_are_counted_from_the_row(fabrikam: Settings) -> None:
+    answer = ask_once(fabrikam, "How many years did servicing fees exceed $3,000 thousand?")
+    assert "2 (2022 and 2024)" in answer and "FABRIKAM_2024_10K, p." in answer
+    assert "FY2023 2,321 <= $3,000 thousand" in answer
+    below = ask_once(fabrikam, "In which years was royalty income below $1,000 thousand?")
+    assert "1 (2022)" in below
+
+
+def test_a_description_asked_gets_the_filings_sentence_not_a_figure(fabrikam: Settings) -> None:
+    answer = ask_once(fabrikam, "How are Fabrikam's inventories stated?")
+    assert "lower of cost" in answer
+    assert "48,200" not in answer and "41,000" not in answer
+    # The amount asked of the same metric is still the figure.
+    assert "48,200" in ask_once(fabrikam, "What were Fabrikam's inventories at December 31, 2024?")
