@@ -198,8 +198,11 @@ def answer_kind(question: TatQAQuestion) -> str:
 
 
 def answer_kind_questions(data_dir: Path) -> list[LabelledQuestion]:
-    """Every ConvFinQA turn (each asks for a figure) and every TAT-QA question, labelled with its answer kind."""
-    turns = [q.model_copy(update={"operation": ANSWER_FIGURE}) for q in convfinqa_questions(data_dir)]
+    """Every ConvFinQA turn (each asks for a figure) and every TAT-QA question, labelled with its answer kind.
+    Read without their conversation: only ConvFinQA has follow-ups, so a model that saw the context would learn that
+    a first question asks for words, not what the words ask."""
+    turns = [LabelledQuestion(question=q.question, operation=ANSWER_FIGURE, group=q.group, source=q.source)
+             for q in convfinqa_questions(data_dir)]
     tatqa = [
         LabelledQuestion(question=q.question, operation=answer_kind(q), group=f"tatqa:{q.doc_name}", source=q.id)
         for q in load_tatqa(data_dir).questions

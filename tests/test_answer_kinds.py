@@ -1,7 +1,9 @@
-"""What a question asks for decides what answers it: the periods a row passes a test in are counted in code, and a
-question after a description gets the filing's sentence, never a figure of the metric it names.
+"""What a question asks for decides what answers it: the periods a row passes a test in are counted in code; a
+question after a description gets the filing's sentence, never a figure of the metric it names; a sum or a share
+asked in words no list holds is never answered by one read figure; a sentence that introduces a table answers nothing.
 
-The filing is typeset here: a 10-K note with a three-year table of other income and a policy paragraph.
+The filing is typeset here: a 10-K's notes with a three-year table of other income, a policy paragraph, franchise
+revenues and contractual obligations.
 """
 
 from __future__ import annotations
@@ -35,6 +37,41 @@ Other income (in thousands)
 
 Inventories are stated at the lower of cost, determined on a first-in, first-out basis, or net realizable value.
 Inventories were $48,200 thousand at December 31, 2024, up from $41,000 thousand a year earlier.
+The components of inventories are as follows:
+
+| | 2024 | 2023 |
+|---|---|---|
+| Raw materials | 30,100 | 25,500 |
+| Finished goods | 18,100 | 15,500 |
+| Total inventories | 48,200 | 41,000 |
+
+### Note 9. Franchise Revenues
+
+Franchise revenues (in thousands)
+
+| | 2024 | 2023 |
+|---|---|---|
+| Franchise royalty revenues | 340,485 | 321,100 |
+| Franchise rental revenues | 272,815 | 259,400 |
+| Total franchise revenues | 613,300 | 580,500 |
+
+### Note 10. Restructuring
+
+The following table summarizes expected, incurred and remaining charges for the fiscal 2024 program by segment:
+
+| | Expected | Incurred | Remaining |
+|---|---|---|---|
+| Devices | 40 | 25 | 15 |
+| Services | 12 | 9 | 3 |
+
+### Note 11. Commitments
+
+Contractual obligations (in thousands)
+
+| | Less than 1 year | 1-3 years | 3-5 years |
+|---|---|---|---|
+| Operating leases | 15,363 | 22,919 | 9,492 |
+| Purchase obligations | 199,097 | 8,996 | – |
 """
 
 
@@ -99,3 +136,27 @@ def test_a_description_asked_gets_the_filings_sentence_not_a_figure(fabrikam: Se
     assert "48,200" not in answer and "41,000" not in answer
     # The amount asked of the same metric is still the figure.
     assert "48,200" in ask_once(fabrikam, "What were Fabrikam's inventories at December 31, 2024?")
+
+
+@pytest.mark.parametrize(
+    ("question", "read"),
+    [
+        # The operation model reads a share and a sum here; no word list of the gate's names them.
+        ("What is the percentage constitution of franchise rental revenues among the total franchise revenues in "
+         "2024?", "272,815"),
+        ("What is the total operating leases due within 3 years?", "Operating leases"),
+    ],
+)
+def test_arithmetic_the_model_reads_is_never_answered_by_one_read_figure(
+    fabrikam: Settings, question: str, read: str
+) -> None:
+    answer = ask_once(fabrikam, question)
+    assert answer.startswith("Not found in the filings")
+    assert "ratio or share" in answer or "a sum" in answer
+    assert read in answer.split("Closest evidence", 1)[-1]  # shown only as the closest evidence
+
+
+def test_a_sentence_introducing_a_table_is_no_answer(fabrikam: Settings) -> None:
+    answer = ask_once(fabrikam, "What are the segments for which the expected, incurred and remaining charges for the "
+                                "fiscal 2024 program are recorded?")
+    assert "The following table summarizes" not in answer.split("Closest evidence", 1)[0]

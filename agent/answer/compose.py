@@ -30,6 +30,7 @@ from agent.answer.gate import (
     PERIODS_MEETING,
     THRESHOLD,
     gate,
+    operation_asked,
     operation_description,
     operation_kind,
     operation_refusal,
@@ -39,7 +40,7 @@ from agent.answer.gate import (
     threshold_asked,
     unmet_operation,
 )
-from agent.answer.judgement import verdict
+from agent.answer.judgement import is_yes_no, verdict
 from agent.answer.reading import (
     DECEMBER,
     Evidence,
@@ -126,9 +127,10 @@ def answer_sub_query(
 def _read_answer_kind(sub_query: SubQuery) -> SubQuery:
     """The sub-query marked as asking for words when the answer-kind model is sure it does ('How are inventories
     stated?', 'What program was initiated during fiscal 2019?'): a figure of its metric answers another question.
-    A question that picks periods or items by their figures ('which years exceed $5 million') asks for figures."""
+    A question that picks periods or items by their figures ('which years exceed $5 million'), and a yes-or-no
+    question (the model learned from questions that ask what, not whether), ask for figures."""
     question = sub_query.question
-    if sub_query.intent.asks_words or operations_asked(question) or not asks_words(question):
+    if sub_query.intent.asks_words or operations_asked(question) or is_yes_no(question) or not asks_words(question):
         return sub_query
     intent = sub_query.intent.model_copy(update={"asks_words": True, "requires_numeric": False})
     return sub_query.model_copy(update={"intent": intent})
@@ -447,7 +449,7 @@ def _asked_operations(
     computations: list[Computation] = []
     labels: list[str] = []
     kept: list[SubAnswer] = []
-    if not operations_asked(question):  # the common case: nothing to check, no evidence to parse
+    if not operation_asked(question):  # the common case: a lookup asked
         return computations, labels, list(sub_answers)
     reader = EvidenceReader(evidence) if evidence else None
     captions = {e.chunk_id: _caption(e.text) for e in evidence or ()}
@@ -456,8 +458,7 @@ def _asked_operations(
         if sa.status == "text" and computing:
             # 'What is the difference between the two rates?' answered by a sentence about the rates: no figure
             # at all is no answer to a computation; the sentence stays as the closest evidence.
-            kept.append(operation_refusal(sa, operation_description(min(operations_asked(question))),
-                                          "no figure to compute it from was found"))
+            kept.append(operation_refusal(sa, operation_asked(question), "no figure to compute it from was found"))
             continue
         what = unmet_operation(sa, question, captions.get(sa.citation.chunk_id, "") if sa.citation else "")
         kind = operation_kind(what)

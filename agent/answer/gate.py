@@ -58,6 +58,7 @@ from agent.finance.numbers import SCALE_NAMES, parse_number
 from agent.finance.periods import find_periods, period_year, sort_key
 from agent.query.cues import NON_NUMERIC_RELATIONS, possessive
 from agent.query.definitions import asked_part
+from agent.query.operations import guess_operation
 from agent.query.plan import SubQuery
 from agent.query.scope import terms_for
 from agent.schemas import NumericValue, ScopeTerm
@@ -725,13 +726,47 @@ def _refused(answer: SubAnswer, missing: str, closest: str, checks: list[Check])
     )
 
 
+# The arithmetic the operation model reads, as the answer names it, and the words by which a read figure already is
+# that result ('Total operating leases' is a sum; 'Gross margin %' a ratio).
+_CARRIED = {kind: carried for kind, _, _, carried in _OPERATIONS}
+_MODEL_OPERATIONS: dict[str, tuple[str, re.Pattern[str]]] = {
+    "sum": ("a sum", re.compile(r"\b(?:total\w*|sum|combined|aggregate)\b", re.I)),
+    "ratio": ("a ratio or share", _CARRIED["ratio"]),
+    "average": ("an average", _CARRIED["average"]),
+    "change": ("a change between periods", _CARRIED["change"]),
+    "percent_change": ("a percentage change", _CARRIED["change"]),
+    "cagr": ("a compound annual growth rate", re.compile(r"\bcagr\b|\bcompound", re.I)),
+}
+
+
+def model_operation(question: str) -> str:
+    """The arithmetic the operation model reads in ``question`` (sum, ratio, change, ...), when it holds arithmetic
+    likelier than a lookup; '' otherwise."""
+    return guess_operation(question).computed
+
+
+def operation_asked(question: str) -> str:
+    """How the answer names the arithmetic ``question`` asks for: by its words, else by the operation model; ''
+    for a lookup."""
+    named = operations_asked(question)
+    if named:
+        return operation_description(min(named))
+    return _MODEL_OPERATIONS.get(model_operation(question), ("", None))[0]
+
+
 def unmet_operation(answer: SubAnswer, question: str, caption: str = "") -> str:
-    """For a figure read as it stands: the average, change or ratio the question asks for that the figure is
+    """For a figure read as it stands: the average, change, sum or ratio the question asks for that the figure is
     not (its row, sentence and table ``caption`` do not say it is one, as "Average selling price" does); ''
-    when the figure answers as it is."""
+    when the figure answers as it is. The question's words name the operation, or else the operation model reads
+    one: 'the percentage constitution of X among Y' asks a share in words no list holds."""
     if answer.status != "found" or answer.value is None:
         return ""
-    return asked_operation(question, f"{_naming_words(answer)} {answer.metric} {caption}")
+    naming = f"{_naming_words(answer)} {answer.metric} {caption}"
+    named = asked_operation(question, naming)
+    if named or operations_asked(question):
+        return named
+    what, carried = _MODEL_OPERATIONS.get(model_operation(question), ("", None))
+    return what if carried is not None and not carried.search(naming) else ""
 
 
 def operation_refusal(

@@ -35,6 +35,11 @@ _CHANGE_OPERATIONS = frozenset({"change", "difference", "percent_change", "cagr"
 _LOWER_IS_BETTER_TOPICS = frozenset({"Costs/Expenses", "Leverage"})  # 'improving' debt or costs means falling
 
 
+def is_yes_no(question: str) -> bool:
+    """A polar question ('Is X capital-intensive?', 'Has X paid dividends?'): figures decide its yes or no."""
+    return bool(_YES_NO_RE.match(question))
+
+
 def _lower_is_better(metric: str) -> bool | None:
     info = METRICS.get(metric)
     if info is None:

@@ -116,6 +116,9 @@ def _passages_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReade
         if len(seg.text.split()) < PASSAGE_MIN_WORDS:
             heading = seg  # "Currency exchange rates." titles the sentence after it
             continue
+        if seg.text.rstrip().endswith(":"):
+            heading = None  # 'The components of inventories are as follows:' introduces a table; it answers nothing
+            continue
         context = heading if heading is not None and heading.ev == seg.ev else None
         heading = None
         body = f"{context.text} {seg.text}" if context is not None else seg.text
