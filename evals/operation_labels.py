@@ -17,7 +17,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from agent.query.operations import ANSWER_FIGURE, ANSWER_WORDS, LabelledQuestion, OperationContext
-from evals.datasets import ConvTurn, TatQAQuestion, load_convfinqa, load_tatqa
+from evals.datasets import (
+    ConvTurn,
+    FinanceBenchQuestion,
+    TatQAQuestion,
+    load_convfinqa,
+    load_financebench,
+    load_tatqa,
+)
 
 _STEP_RE = re.compile(r"(\w+)\(([^()]*)\)")
 
@@ -197,14 +204,37 @@ def answer_kind(question: TatQAQuestion) -> str:
     return ANSWER_FIGURE if any(_AMOUNT_RE.fullmatch(str(a).strip()) for a in answers) else ANSWER_WORDS
 
 
+_YES_NO_ANSWER_RE = re.compile(r"^\W*(?:yes|no)\b", re.IGNORECASE)
+
+
+def financebench_kind(question: FinanceBenchQuestion) -> str:
+    """A FinanceBench question's answer kind: a figure when its gold answer is an amount or it was generated from a
+    metric; '' for a yes-or-no question (figures decide those; the answer step reads them apart); else words."""
+    if question.question_type == "metrics-generated" or _AMOUNT_RE.fullmatch(question.answer.strip()):
+        return ANSWER_FIGURE
+    return "" if _YES_NO_ANSWER_RE.match(question.answer) else ANSWER_WORDS
+
+
 def answer_kind_questions(data_dir: Path) -> list[LabelledQuestion]:
-    """Every ConvFinQA turn (each asks for a figure) and every TAT-QA question, labelled with its answer kind.
-    Read without their conversation: only ConvFinQA has follow-ups, so a model that saw the context would learn that
-    a first question asks for words, not what the words ask."""
+    """Every ConvFinQA turn (each asks for a figure), every TAT-QA question and every FinanceBench question that is
+    not a yes-or-no one, labelled with its answer kind. Read without their conversation: only ConvFinQA has
+    follow-ups, so a model that saw the context would learn that a first question asks for words, not what the words
+    ask."""
     turns = [LabelledQuestion(question=q.question, operation=ANSWER_FIGURE, group=q.group, source=q.source)
              for q in convfinqa_questions(data_dir)]
     tatqa = [
         LabelledQuestion(question=q.question, operation=answer_kind(q), group=f"tatqa:{q.doc_name}", source=q.id)
         for q in load_tatqa(data_dir).questions
     ]
-    return [*turns, *tatqa]
+    financebench = [
+        LabelledQuestion(question=q.question, operation=kind, group=f"financebench:{q.company}", source=q.id)
+        for q in _financebench_questions(data_dir) if (kind := financebench_kind(q))
+    ]
+    return [*turns, *tatqa, *financebench]
+
+
+def _financebench_questions(data_dir: Path) -> list[FinanceBenchQuestion]:
+    """FinanceBench's questions, or none when the layout has no FinanceBench folder (a smaller data set)."""
+    if not (Path(data_dir) / "financebench").is_dir():
+        return []
+    return load_financebench(data_dir).questions

@@ -123,7 +123,7 @@ def test_an_average_or_change_of_one_named_row_is_computed_from_its_columns(sett
          "Year with Northwind Instruments, Inc.'s lowest revenue: 2022 ($3,978 million)"),
         ("In which years was Northwind's revenue reported?", "Revenue is reported for 2024, 2023 and 2022 [NORTHWIND_2024_10K, p. 5]."),
         ("In which years was Northwind's revenue more than $4,000 million?",
-         "Not found in the filings: the periods or items meeting a threshold of revenue"),
+         "Periods with Northwind Instruments, Inc. revenue above $4,000 million: 2 (2023 and 2024) of FY2022 to FY2024"),
         ("Are there any segments of Northwind that represent more than 20% of its revenue in 2024?",
          "Not found in the filings: the periods or items meeting a threshold"),
         ("What was the largest liability on Northwind's balance sheet in 2024?",
@@ -137,8 +137,8 @@ def test_a_which_year_question_is_answered_with_the_year_or_refused(
 ) -> None:
     """'In which year was X the largest?' is answered by comparing the named row's years in code (the year
     leads; no single year's figure is stated as the answer); 'which years' lists the row's years; a threshold
-    ('more than $4,000 million') and a choice between items ('which segment') are refused rather than answered
-    with one figure."""
+    ('more than $4,000 million') is counted over the row's years in code, and a choice between items ('which
+    segment') is refused rather than answered with one figure."""
     out = ask(settings, question, capsys)
     assert out.startswith(expected), out
     assert "revenue in FY2024 was $4,812 million" not in out.split("Sources:")[0] or out.startswith("Not found")

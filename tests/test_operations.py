@@ -27,12 +27,13 @@ from agent.query.operations import (
     load_model,
     train,
 )
-from evals.datasets import TatQAQuestion
+from evals.datasets import FinanceBenchQuestion, TatQAQuestion
 from evals.operation_cv import cross_validate, fold_of, render
 from evals.operation_labels import (
     answer_kind,
     answer_kind_questions,
     derivation_operation,
+    financebench_kind,
     labelled_questions,
     program_operation,
 )
@@ -105,6 +106,20 @@ def test_a_tatqa_question_is_labelled_by_what_its_gold_answer_is(
 ) -> None:
     q = TatQAQuestion(id="q", question="-", answer=answer, answer_type=answer_type, derivation=derivation)
     assert answer_kind(q) == kind
+
+
+@pytest.mark.parametrize(
+    ("question_type", "answer", "kind"),
+    [
+        ("metrics-generated", "$1577.00", ANSWER_FIGURE),
+        ("novel-generated", "65.4%", ANSWER_FIGURE),
+        ("domain-relevant", "Operating margin decreased by 1.7% primarily due to higher costs.", ANSWER_WORDS),
+        ("domain-relevant", "No, the company manages its capex efficiently.", ""),  # yes-or-no: figures decide it
+    ],
+)
+def test_a_financebench_question_is_labelled_by_its_gold_answer(question_type: str, answer: str, kind: str) -> None:
+    q = FinanceBenchQuestion(id="q", question="-", answer=answer, doc_name="X", question_type=question_type)
+    assert financebench_kind(q) == kind
 
 
 # --- features and the model --------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from agent.answer.reading import (
 from agent.answer.records import SubAnswer, _capital, _computed_answer, question_scale
 from agent.answer.words import (
     _TOTAL_RE,
+    EQUITY_WORDS,
     RETRIEVAL_WEIGHT,
     TOTAL_BONUS,
     _about,
@@ -47,11 +48,6 @@ CELL_MIN_SCORE = 0.5  # a table cell must name at least half the question's word
 
 
 CELL_PRECISION_WEIGHT = 0.3  # among cells naming the question equally, the label that says least else wins
-
-
-_EQUITY_WORDS = frozenset(
-    ("common", "stock", "share", "price", "performance", "value", "return", "cumulative", "investment")
-)  # words that say 'the stock of' a company or index a performance table names by its name alone
 
 
 _SCHEDULE_CUE_RE = re.compile(r"\b(?:due|matur\w*|payable\s+in|expir\w*|scheduled)\b", re.IGNORECASE)
@@ -394,7 +390,7 @@ def _best_of(
             continue
         # 'the value of pmi common stock' in a performance table: the row or column naming the company (or
         # index) is the stock; 'common stock', 'price' and 'value' then name nothing more.
-        rest = words - _EQUITY_WORDS
+        rest = words - EQUITY_WORDS
         needed = rest if rest and rest != words and rest <= hits else words
         recall = len(hits & needed) / len(needed)
         precision = len(words & label_words) / max(1, len(label_words))

@@ -83,7 +83,7 @@ _OPERATION_WORDS = frozenset(_content_words(
     "average mean change difference increase decrease growth decline which what has have had does did year years "
     "fiscal fy period periods quarter amount value larger largest higher highest greater greatest more most smaller "
     "smallest lower lowest less least exceed table information provide provided calculated reported shown presented "
-    "recorded many exceeded exceeds exceeding above below over under negative positive thousand million billion"
+    "recorded many exceeded exceeds exceeding above below over under than negative positive thousand million billion"
 ))
 CELL_OVER_PROSE_CONFIDENCE = 0.75  # a table cell naming (nearly) every question word beats a prose restatement
 

@@ -29,11 +29,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from agent.answer.reading import Evidence, EvidenceReader, clause_at, naming_context
+from agent.answer.reading import Evidence, EvidenceReader, clause_at, naming_context, only_periods
 from agent.answer.records import NOT_FOUND, Check, SubAnswer, _capital
 from agent.answer.words import (
     _QUALIFIERS,
     _WIDE,
+    EQUITY_WORDS,
     OUTLOOK,
     _content_words,
     asked_qualifiers,
@@ -507,6 +508,43 @@ def _covers(provenance: str, name: str) -> bool:
     return any(abbreviates(letters, words[i : i + len(letters)]) for i in range(len(words) - len(letters) + 1))
 
 
+ROOT_CHARS = 6  # letters two forms of a word share ('operat-ed', 'franch-isees'); 'curren-t/-cy' is the price
+MIN_ROOT_CHARS = 4  # shorter words are compared whole
+# Words of a question that ask how, when, how much or which rather than what: no table needs to name them.
+_ASKING_WORDS = frozenset(_content_words(
+    "average mean change difference increase decrease growth decline which what has have had does did year years "
+    "fiscal fy period periods quarter amount value reported recorded shown presented disclosed stated table company "
+    "group end beginning balance respective respectively based larger largest higher highest greater greatest "
+    "smaller smallest lower lowest more most less least exceed exceeded exceeds above below over under negative "
+    "positive thousand thousands million millions billion billions percent percentage"
+))
+
+
+def _uncovered_words(answer: SubAnswer, question: str, provenance: str, table: str) -> list[str]:
+    """For a figure read from a table cell because its row and column share words with the question (no lexicon
+    metric vouches for it): the question's words that neither the figure's provenance nor its table (``table``: its
+    title, header and rows: a word it prints elsewhere may be a heading the row sits under) names; a metric the
+    question names is named by the table when the table names that metric in any of the lexicon's words. 'Long-term
+    deferred revenue' is not the 'Revenue' row of a table that never says deferred."""
+    if not answer.named or answer.exact_label or only_periods(answer.named):
+        return []  # a schedule's year row ('2015 | 1,110') is the asked metric's by the schedule's own reading
+    question = re.sub(r"['’]s\b", "", asked_part(question))
+    printed = f"{provenance} {table}"
+    metrics = {m.canonical for m in find_metrics(printed)}
+    vouched = " ".join(m.surface for m in find_metrics(question) if m.canonical in metrics)
+    company = set(_content_words(answer.company)) if answer.company else set()
+    asked = _content_words(question) - company - _ASKING_WORDS - EQUITY_WORDS - _content_words(vouched)
+    own = _content_words(printed)
+    return sorted(w for w in asked - own if not any(_same_root(w, o) for o in own))
+
+
+def _same_root(a: str, b: str) -> bool:
+    """Two forms of one word ('operate' and 'operated', 'franchise' and 'franchisees'): they share their first
+    :data:`ROOT_CHARS` letters, or the shorter whole."""
+    n = min(ROOT_CHARS, len(a), len(b))
+    return n >= MIN_ROOT_CHARS and a[:n] == b[:n] and (n == ROOT_CHARS or n == min(len(a), len(b)))
+
+
 def check_scope(
     answer: SubAnswer,
     question: str,
@@ -538,6 +576,11 @@ def check_scope(
             whose = f" for {answer.company}" if answer.company else ""
             return Check(name="scope", passed=False,
                          detail=f"the filing gives {answer.metric or 'this figure'}{whose}, not for {name}")
+    table = _chunk_text(reader, answer.citation.chunk_id) if reader is not None and answer.citation else ""
+    uncovered = _uncovered_words(answer, question, provenance, table)
+    if uncovered:
+        return Check(name="scope", passed=False, detail=(
+            f"the figure found is {answer.named!r}; its row, column and table do not say {' '.join(uncovered)}"))
     asked = " ".join([question, answer.company, *(t.text for t in scope)])
     for ev in (reader.evidence if reader else []):
         part = unasked_part(ev, asked) if ev.chunk_id in cited else ""

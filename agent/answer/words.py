@@ -86,6 +86,11 @@ def _names_other_number(label: str, question: str) -> bool:
     return any(word in row and not (nums & row[word]) for word, nums in asked.items())
 
 
+EQUITY_WORDS = frozenset(
+    ("common", "stock", "share", "price", "performance", "value", "return", "cumulative", "investment")
+)  # words that say 'the stock of' a company or index a performance table names by its name alone
+
+
 def _stem(word: str) -> str:
     """A crude singular so 'losses' meets 'loss' and 'costs' meets 'cost'."""
     if len(word) > CELL_STEM_MIN_CHARS and word.endswith("es") and word[-3] in "sxz":
