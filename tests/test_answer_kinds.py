@@ -111,7 +111,7 @@ def test_meeting_counts_the_periods_in_code() -> None:
     values = [_value("FY2022", 3120), _value("FY2023", 2321), _value("FY2024", 3901)]
     bound = NumericValue(text="$3 million", value=3.0, scale=1e6, unit="USD")
     comp = arithmetic.meeting(values, bound, ">", metric="servicing fees")
-    assert comp.result.value == 2 and comp.result.text.startswith("2 (2022 and 2024)")
+    assert comp.result.value == 2 and comp.result.text.startswith("2022 and 2024: 2 of 3")
     assert "FY2023 2,321 <= $3 million" in comp.formula
     # A table that states no scale is read in the question's, and the answer says so.
     plain = [v.model_copy(update={"value": v.value.model_copy(update={"scale": 1.0})}) for v in values]
@@ -124,10 +124,10 @@ def test_meeting_counts_the_periods_in_code() -> None:
 
 def test_the_periods_passing_a_test_are_counted_from_the_row(fabrikam: Settings) -> None:
     answer = ask_once(fabrikam, "How many years did servicing fees exceed $3,000 thousand?")
-    assert "2 (2022 and 2024)" in answer and "FABRIKAM_2024_10K, p." in answer
+    assert "2022 and 2024: 2 of 3" in answer and "FABRIKAM_2024_10K, p." in answer
     assert "FY2023 2,321 <= $3,000 thousand" in answer
     below = ask_once(fabrikam, "In which years was royalty income below $1,000 thousand?")
-    assert "1 (2022)" in below
+    assert "2022: 1 of 3" in below
 
 
 def test_a_description_asked_gets_the_filings_sentence_not_a_figure(fabrikam: Settings) -> None:

@@ -532,7 +532,8 @@ def meeting(values: Sequence[CitedValue], bound: NumericValue, comparison: str, 
     def named(v: CitedValue) -> str:
         return re.sub(r"^FY(\d{4})$", r"\1", v.value.period) or v.label  # 'in which year': 2019, as asked
     listing = " and ".join(named(v) for v in passed) if passed else "none"
-    text = f"{len(passed)} ({listing}) of {_period_span(values)}"  # the count, then which: both ways it is asked
+    # Which, then how many: both ways it is asked; no parentheses, which a financial reader takes for a negative.
+    text = f"{listing}: {len(passed)} of {len(values)}, {_period_span(values)}"
     result = NumericValue(text=text, value=float(len(passed)), unit="", scale=1.0, period=_period_span(values))
     return Computation(operation="threshold", metric=metric, inputs=list(values), formula=formula, result=result,
                        explanation=note)
