@@ -1,6 +1,6 @@
 """Closed world for figures read from a table cell by the words they share with the question: every word the
-question asks with must be printed by the figure's row, column or table (or name a metric the table names in the
-lexicon's words); otherwise the answer says what the filing gives instead.
+question asks with must be printed on the figure's page -- its row, column, table, or the sentences beside it -- (or
+name a metric the page names in the lexicon's words); otherwise the answer says what the filing gives instead.
 
 The filing is typeset here: a software company's revenue table that never says 'deferred'.
 """

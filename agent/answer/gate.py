@@ -107,6 +107,17 @@ def _chunk_text(reader: EvidenceReader, chunk_id: str) -> str:
     return " ".join(ev.text for ev in reader.evidence if ev.chunk_id == chunk_id)
 
 
+def _page_text(reader: EvidenceReader | None, answer: SubAnswer) -> str:
+    """The text of every evidence item on the figure's page: its table, and the sentences around it that say what
+    the table is ('Revenue by geographic area was as follows')."""
+    if reader is None or answer.citation is None:
+        return ""
+    cited = next((ev for ev in reader.evidence if ev.chunk_id == answer.citation.chunk_id), None)
+    if cited is None:
+        return ""
+    return " ".join(ev.text for ev in reader.evidence if ev.doc_name == cited.doc_name and ev.page == cited.page)
+
+
 def owned_by(doc: str, owner: str, company: str, registry: EntityRegistry | None = None) -> bool:
     """The document belongs to ``company``: its recorded company agrees, or (none recorded) its name does."""
     if owner:
@@ -522,10 +533,11 @@ _ASKING_WORDS = frozenset(_content_words(
 
 def _uncovered_words(answer: SubAnswer, question: str, provenance: str, table: str) -> list[str]:
     """For a figure read from a table cell because its row and column share words with the question (no lexicon
-    metric vouches for it): the question's words that neither the figure's provenance nor its table (``table``: its
-    title, header and rows: a word it prints elsewhere may be a heading the row sits under) names; a metric the
-    question names is named by the table when the table names that metric in any of the lexicon's words. 'Long-term
-    deferred revenue' is not the 'Revenue' row of a table that never says deferred."""
+    metric vouches for it): the question's words that neither the figure's provenance nor its page (``table``: the
+    table's title, header and rows and the sentences beside it: a word printed there may be a heading the row sits
+    under, or the table's subject) names; a metric the question names is named by the page when the page names that
+    metric in any of the lexicon's words. 'Long-term deferred revenue' is not the 'Revenue' row of a page that never
+    says deferred."""
     if not answer.named or answer.exact_label or only_periods(answer.named):
         return []  # a schedule's year row ('2015 | 1,110') is the asked metric's by the schedule's own reading
     question = re.sub(r"['’]s\b", "", asked_part(question))
@@ -576,8 +588,7 @@ def check_scope(
             whose = f" for {answer.company}" if answer.company else ""
             return Check(name="scope", passed=False,
                          detail=f"the filing gives {answer.metric or 'this figure'}{whose}, not for {name}")
-    table = _chunk_text(reader, answer.citation.chunk_id) if reader is not None and answer.citation else ""
-    uncovered = _uncovered_words(answer, question, provenance, table)
+    uncovered = _uncovered_words(answer, question, provenance, _page_text(reader, answer))
     if uncovered:
         return Check(name="scope", passed=False, detail=(
             f"the figure found is {answer.named!r}; its row, column and table do not say {' '.join(uncovered)}"))
