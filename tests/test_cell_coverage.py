@@ -29,6 +29,15 @@ Consolidated (US$000)
 | Subscription and maintenance revenue | 64,955 | 56,996 |
 | Interest income | 933 | 192 |
 | Revenue | 172,752 | 140,368 |
+
+### Note 5. Geographic Information
+
+Income before income taxes by jurisdiction was as follows (US$000):
+
+| | 2024 | 2023 |
+|---|---|---|
+| Domestic | (20,597) | 12,404 |
+| Foreign | 87,791 | 150,051 |
 """
 
 
@@ -54,3 +63,9 @@ def test_a_word_the_table_never_prints_refuses_the_cell(litware: Settings) -> No
 def test_a_cell_whose_table_prints_every_word_is_answered(litware: Settings, question: str, figure: str) -> None:
     answer = ask_once(litware, question)
     assert figure in answer and not answer.startswith("Not found")
+
+
+def test_the_sentence_above_a_table_says_what_its_rows_are(litware: Settings) -> None:
+    # 'Foreign' alone does not say income before income taxes; the sentence introducing its table does.
+    answer = ask_once(litware, "What was the foreign income before income taxes in 2023?")
+    assert "150,051" in answer and not answer.startswith("Not found"), answer
