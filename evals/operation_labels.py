@@ -209,10 +209,14 @@ _YES_NO_ANSWER_RE = re.compile(r"^\W*(?:yes|no)\b", re.IGNORECASE)
 
 def financebench_kind(question: FinanceBenchQuestion) -> str:
     """A FinanceBench question's answer kind: a figure when its gold answer is an amount or it was generated from a
-    metric; '' for a yes-or-no question (figures decide those; the answer step reads them apart); else words."""
+    metric; words when the answer states no number at all; '' (left out) for a yes-or-no question (figures decide
+    those; the answer step reads them apart) and for an analyst's sentence with figures in it ('Total amount PepsiCo
+    may borrow ... = $8,400,000,000', 'margin decreased by 1.7% due to ...'), which may ask either."""
     if question.question_type == "metrics-generated" or _AMOUNT_RE.fullmatch(question.answer.strip()):
         return ANSWER_FIGURE
-    return "" if _YES_NO_ANSWER_RE.match(question.answer) else ANSWER_WORDS
+    if _YES_NO_ANSWER_RE.match(question.answer) or re.search(r"\d", question.answer):
+        return ""
+    return ANSWER_WORDS
 
 
 def answer_kind_questions(data_dir: Path) -> list[LabelledQuestion]:

@@ -113,7 +113,8 @@ def test_a_tatqa_question_is_labelled_by_what_its_gold_answer_is(
     [
         ("metrics-generated", "$1577.00", ANSWER_FIGURE),
         ("novel-generated", "65.4%", ANSWER_FIGURE),
-        ("domain-relevant", "Operating margin decreased by 1.7% primarily due to higher costs.", ANSWER_WORDS),
+        ("domain-relevant", "Operating margin decreased by 1.7% primarily due to higher costs.", ""),  # either
+        ("domain-relevant", "The consumer segment dragged growth down.", ANSWER_WORDS),
         ("domain-relevant", "No, the company manages its capex efficiently.", ""),  # yes-or-no: figures decide it
     ],
 )
