@@ -29,23 +29,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "not seen with `finrag eval cv`.",
         epilog="example: finrag train operations --data ../shared/findata   (writes agent/query/operations.json)",
     )
-    ops.add_argument("--data", type=Path, default=None, help="data in the findata layout (default: FINRAG_DATA_DIR)")
-    ops.add_argument("--out", type=Path, default=None,
-                     help="where to write the model (default: the packaged agent/query/operations.json)")
+    _data_and_out(ops, "operations.json")
     ops.set_defaults(func=run_operations)
     kinds = actions.add_parser(
         "answer-kinds",
         help="whether a question asks for an amount or for words (a description, names)",
-        description="Label every ConvFinQA turn as asking for a figure and every TAT-QA question by its gold answer "
-        "(an amount, or one computed, counted or picked from figures: a figure; else words); fit the answer-kind "
+        description="Label every ConvFinQA turn as asking for a figure, and every TAT-QA and FinanceBench question by "
+        "its gold answer (an amount, or one computed, counted or picked from figures: a figure; else words); fit the answer-kind "
         "model (the operation model's features and fit); write it as JSON. A question it reads as asking for words "
         "is answered from sentences, never with a figure. Check it with `finrag eval cv --model answer-kinds`.",
         epilog="example: finrag train answer-kinds --data ../shared/findata   (writes agent/query/answer_kinds.json)",
     )
-    kinds.add_argument("--data", type=Path, default=None, help="data in the findata layout (default: FINRAG_DATA_DIR)")
-    kinds.add_argument("--out", type=Path, default=None,
-                       help="where to write the model (default: the packaged agent/query/answer_kinds.json)")
+    _data_and_out(kinds, "answer_kinds.json")
     kinds.set_defaults(func=run_answer_kinds)
+
+
+def _data_and_out(parser: argparse.ArgumentParser, packaged: str) -> None:
+    """The options every model's training takes: where the data is, where the model goes."""
+    parser.add_argument("--data", type=Path, default=None, help="data in the findata layout (default: FINRAG_DATA_DIR)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help=f"where to write the model (default: the packaged agent/query/{packaged})")
 
 
 def run_operations(args: argparse.Namespace, settings: Settings) -> int:
