@@ -11,10 +11,10 @@ from __future__ import annotations
 import pytest
 from support import ask_once, ingested_typeset
 
-from agent.answer.gate import PERIODS_MEETING, operations_asked, threshold_asked
 from agent.config import Settings
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue
+from agent.query.asked import PERIODS_MEETING, operations_asked, threshold_asked
 from agent.schemas import NumericValue
 
 FILING = """# Fabrikam Devices Inc.

@@ -263,8 +263,8 @@ def test_a_read_value_is_no_answer_to_an_average_change_or_ratio_question() -> N
     """'What is the average revenue?' answered with one year's revenue is a wrong number: refused, with that
     figure shown as the closest evidence; a figure that is itself an average ('Average selling price') answers."""
     from agent.answer.compose import compose_answer
-    from agent.answer.gate import asked_operation
     from agent.answer.records import SubAnswer
+    from agent.query.asked import asked_operation
     from agent.schemas import Citation, NumericValue
 
     cite = Citation(doc="NORTHWIND_2024_10K", page=5, quote="Revenue | 2024: $4,812 | 2023: $4,305 | (in millions)")

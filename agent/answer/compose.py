@@ -24,20 +24,10 @@ from collections.abc import Collection, Sequence
 
 from agent.answer.cells import _cell_answer, share_asked
 from agent.answer.gate import (
-    CHOICE,
-    COMPARATIVE,
-    LOWEST,
-    PERIODS_MEETING,
-    THRESHOLD,
     gate,
-    operation_asked,
-    operation_description,
-    operation_kind,
     operation_refusal,
-    operations_asked,
     part_refusal,
     sanity_failure,
-    threshold_asked,
     unmet_operation,
 )
 from agent.answer.judgement import is_yes_no, verdict
@@ -68,6 +58,18 @@ from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation,
 from agent.finance.formulas import FormulaKind
 from agent.finance.metrics import METRICS
 from agent.finance.periods import find_periods, period_year
+from agent.query.asked import (
+    CHOICE,
+    COMPARATIVE,
+    LOWEST,
+    PERIODS_MEETING,
+    THRESHOLD,
+    operation_asked,
+    operation_description,
+    operation_kind,
+    operations_asked,
+    threshold_asked,
+)
 from agent.query.cues import NON_NUMERIC_RELATIONS, TYPED_NUMBER, metric_label, possessive
 from agent.query.dialogue import Rewrite
 from agent.query.intent import relation_of

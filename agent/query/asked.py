@@ -1,0 +1,188 @@
+"""What arithmetic a question asks of its figures, read once for the planner, the reader and the gate.
+
+The question's words name an operation (an average, a change, the period with the highest value, the periods
+passing a threshold, the item ranking first, a ratio); where no word list holds the wording, the operation model
+(:mod:`agent.query.operations`) reads one. Each kind comes with the words by which a figure read as it stands
+already is that result ("Average selling price" is an average), so the gate can tell a lookup from a computation.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.finance.numbers import parse_number
+from agent.query.operations import guess_operation
+from agent.schemas import NumericValue
+
+# Comparison words: the first in a 'which year' question says whether the highest or the lowest is asked.
+COMPARATIVE = (r"(?:larg(?:er|est)|high(?:er|est)|great(?:er|est)|most|more|exceed(?:ed|s)?|better|best|maximum|"
+               r"small(?:er|est)|low(?:er|est)|least|less|fewer|worse|worst|minimum)\b")
+# Words that rank items against each other ('less' and 'more' are left out: 'EBITDA less capex' is arithmetic).
+SUPERLATIVE = (r"(?:larg(?:er|est)|high(?:er|est)|great(?:er|est)|most|best|top|biggest|bigger|small(?:er|est)|"
+               r"low(?:er|est)|least|fewest|worse|worst)")
+# Kinds of item a statement or a business is made of: 'the largest liability' names one of them, not a figure.
+ITEM_KINDS = (r"(?:liabilit(?:y|ies)|assets?|expenses?|costs?|items?|line\s+items?|segments?|regions?|products?|"
+              r"customers?|components?|sources?|categor(?:y|ies)|business(?:es)?|markets?|countr(?:y|ies)|drivers?|"
+              r"contributors?|risks?|brands?|subsidiar(?:y|ies)|divisions?|geograph(?:y|ies))")
+CHOICE = "choice"  # the operation kind of a question asking which item (region, segment) is highest or lowest
+THRESHOLD = "threshold"  # the kind of a question asking which items pass a threshold
+PERIODS_MEETING = "periods_meeting"  # the kind of a question asking which (or how many) periods pass a threshold
+# A test against a bound: a comparative with 'than', or a verb or preposition that compares ('exceed $5 million',
+# 'above 20%', 'at least 1,000'), followed by the bound; or a sign ('negative').
+_BOUND = r"(?:[$£€]\s*)?\(?-?\d[\d,]*(?:\.\d+)?"
+_TEST = (rf"(?:\b{COMPARATIVE}\s+than|\bexceed(?:ed|s|ing)?|\babove|\bbelow|\bover|\bunder|\bat\s+least|"
+         rf"\bat\s+most)\s+(?P<bound>{_BOUND})")
+_SIGN_TEST = r"\b(?:negative|positive)\b"
+LOWEST = re.compile(r"(?:small|low|least|less|fewer|worse|worst|minimum)", re.I)
+
+
+# What a question asks to be done with a metric, and the words by which a figure already is that result: a
+# figure read as it stands answers "the average X" only when it is itself an average ("Average selling price").
+_OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str]], ...] = (
+    ("average", "an average", re.compile(r"\b(?:average|mean)\b", re.I), re.compile(r"\b(?:average|avg|mean)\b", re.I)),
+    (
+        "change",
+        "a change between periods",
+        re.compile(r"\b(?:change|difference|increase|decrease|growth|grew|decline)\b", re.I),
+        re.compile(r"\b(?:chang\w*|differen\w*|increas\w*|decreas\w*|growth|grow\w*|declin\w*|variance|%|percent\w*)",
+                   re.I),
+    ),
+    (
+        # 'In which year was X the largest?', 'Which FY has a higher EBITDA?': a period is the answer, and no single
+        # figure is it (the never-matching pattern: no row's name carries the comparison).
+        "extreme",
+        "the period with the highest or lowest value",
+        re.compile(rf"\b(?:which|what)\s+(?:fiscal\s+)?(?:year|period|quarter|fy)\b"
+                   rf"(?!.*{_TEST})(?=.*\b{COMPARATIVE}(?!\s+than\b))", re.I),
+        re.compile(r"(?!)"),
+    ),
+    (
+        # 'How many years did X exceed $3,000 thousand?', 'In which year was X negative?': the periods of the row
+        # that pass the test, counted; computed in code over the read row's columns.
+        PERIODS_MEETING,
+        "the periods meeting a threshold",
+        re.compile(rf"\b(?:which|what|how\s+many)\s+(?:fiscal\s+)?(?:years?|periods?|quarters?)\b"
+                   rf".*(?:{_TEST}|{_SIGN_TEST})", re.I),
+        re.compile(r"(?!)"),
+    ),
+    (
+        # 'Which region had the worst topline performance?', 'Among operations, investing and financing, which
+        # brought in the most cash?': a name is the answer (a region, a segment, an activity); one figure never is.
+        CHOICE,
+        "the item with the highest or lowest value",
+        re.compile(rf"(?:\bwhich|\bwhat\s+(?!(?:is|was|are|were)\b)[\w-]+)"
+                   rf"(?:\s+(?!(?:fiscal\s+)?(?:years?|periods?|quarters?|fy)\b)[\w-]+){{0,4}}?\s+"
+                   rf"(?:had|has|have|was|were|is|are|did|does|brought|made|showed|saw|experienced|contributed|"
+                   rf"generated|recorded|reported)\b(?=.*\b{SUPERLATIVE}\b)"
+                   # 'What was the largest liability on the balance sheet?': the superlative of a kind of item
+                   rf"|\bwhat\s+(?:is|was|are|were)\s+(?:the\s+)?(?:company's\s+|its\s+)?{SUPERLATIVE}\s+"
+                   rf"(?:[\w-]+\s+){{0,2}}?{ITEM_KINDS}\b", re.I),
+        re.compile(r"(?!)"),
+    ),
+    (
+        # 'In which years was X less than 800 million?': the periods meeting a threshold, never one figure (and
+        # not computed: the threshold's scale against the table's is a guess).
+        THRESHOLD,
+        "the periods or items meeting a threshold",
+        # 'Are there any product categories that represent more than 20% of revenue?'
+        re.compile(rf"\b(?:are|were|is|was)\s+there\s+any\b.*{_TEST}", re.I),
+        re.compile(r"(?!)"),
+    ),
+    (
+        # 'In which years was operating income calculated?': the periods the table gives the row for.
+        "periods",
+        "the periods reported",
+        re.compile(rf"\b(?:which|what)\s+(?:fiscal\s+)?(?:years|periods)\b(?!.*\b{COMPARATIVE})(?!.*{_TEST})(?!.*{_SIGN_TEST})",
+                   re.I),
+        re.compile(r"(?!)"),
+    ),
+    (
+        "ratio",
+        "a ratio or share",
+        re.compile(r"\b(?:proportion|ratio|portion|fraction)\b|\b(?:percentage|percent|share) of\b|%\s*of\b|"
+                   r"\bas an? (?:percentage|percent|share|proportion|fraction)\b", re.I),
+        re.compile(r"\b(?:ratio|proportion|portion|fraction|percent\w*|share|margin|rate|yield)\b|%", re.I),
+    ),
+)
+
+
+_TEST_RE = re.compile(rf"{_TEST}|{_SIGN_TEST}", re.I)
+_LOWER_RE = re.compile(r"\b(?:small|low|less|fewer|below|under|negative|at\s+most)", re.I)
+
+
+def threshold_asked(question: str) -> tuple[str, NumericValue] | None:
+    """The comparison ('>', '>=', '<', '<=') and bound of a question asking which periods pass a test
+    ('exceed $3,000 thousand': '>' $3,000 thousand; 'negative': '<' 0); None when it asks none."""
+    m = _TEST_RE.search(question)
+    if m is None:
+        return None
+    words = m.group(0)
+    lower = bool(_LOWER_RE.match(words))
+    inclusive = words.lower().startswith("at ")
+    comparison = ("<" if lower else ">") + ("=" if inclusive else "")
+    if re.fullmatch(_SIGN_TEST, words, re.I):
+        return comparison, NumericValue(text="0", value=0.0)
+    bound = parse_number(question[m.start("bound") :].split("?")[0])
+    return (comparison, bound) if bound is not None else None
+
+
+def asked_operation(question: str, naming: str) -> str:
+    """The operation the question asks for that a figure named ``naming`` is not the result of, or ''."""
+    for _, what, asked, carried in _OPERATIONS:
+        if asked.search(question) and not carried.search(naming):
+            return what
+    return ""
+
+
+def operations_asked(question: str) -> set[str]:
+    """Every operation kind ('average', 'change', 'extreme', 'periods', 'ratio') the question's words ask for."""
+    return {kind for kind, _, asked, _ in _OPERATIONS if asked.search(question)}
+
+
+def operation_description(kind: str) -> str:
+    """How an answer names an operation kind ('choice' -> 'the item with the highest or lowest value')."""
+    return next((described for k, described, _, _ in _OPERATIONS if k == kind), kind)
+
+
+def operation_kind(what: str) -> str:
+    """The operation kind for a description :func:`asked_operation` returns ('' for '')."""
+    return next((kind for kind, described, _, _ in _OPERATIONS if described == what), "")
+
+
+# The arithmetic the operation model reads, as the answer names it, and the words by which a read figure already is
+# that result ('Total operating leases' is a sum; 'Gross margin %' a ratio).
+_CARRIED = {kind: carried for kind, _, _, carried in _OPERATIONS}
+_MODEL_OPERATIONS: dict[str, tuple[str, re.Pattern[str]]] = {
+    "sum": ("a sum", re.compile(r"\b(?:total\w*|sum|combined|aggregate)\b", re.I)),
+    "ratio": ("a ratio or share", _CARRIED["ratio"]),
+    "average": ("an average", _CARRIED["average"]),
+    "change": ("a change between periods", _CARRIED["change"]),
+    "percent_change": ("a percentage change", _CARRIED["change"]),
+    "cagr": ("a compound annual growth rate", re.compile(r"\bcagr\b|\bcompound", re.I)),
+}
+
+
+def model_operation(question: str) -> str:
+    """The arithmetic the operation model reads in ``question`` (sum, ratio, change, ...), when it holds arithmetic
+    likelier than a lookup; '' otherwise."""
+    return guess_operation(question).computed
+
+
+def operation_asked(question: str) -> str:
+    """How the answer names the arithmetic ``question`` asks for: by its words, else by the operation model; ''
+    for a lookup."""
+    named = operations_asked(question)
+    if named:
+        return operation_description(min(named))
+    return _MODEL_OPERATIONS.get(model_operation(question), ("", None))[0]
+
+
+def operation_unmet_by(question: str, naming: str) -> str:
+    """The arithmetic ``question`` asks for that a figure named by the words ``naming`` is not the result of, by
+    the question's words or else by the operation model ('the percentage constitution of X among Y' asks a share
+    in words no list holds); '' when such a figure answers as it is."""
+    named = asked_operation(question, naming)
+    if named or operations_asked(question):
+        return named
+    what, carried = _MODEL_OPERATIONS.get(model_operation(question), ("", None))
+    return what if carried is not None and not carried.search(naming) else ""
