@@ -36,8 +36,8 @@ from agent.answer.words import (
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue
 from agent.finance.numbers import is_name_number
-from agent.finance.periods import find_periods, normalise_period, sort_key
-from agent.query.cues import PART_OF_RE, asks_percent
+from agent.finance.periods import expand_range, find_periods, normalise_period, sort_key
+from agent.query.cues import AVERAGE_RE, PART_OF_RE, asks_percent, spans_range
 from agent.query.definitions import asked_part
 from agent.query.operations import guess_operation
 from agent.query.plan import SubQuery
@@ -143,6 +143,12 @@ _SIGNED_LABEL_RE = re.compile(
 
 
 _CELL_SUM_RE = re.compile(r"\bsum\b|\bcombined\b|\baltogether\b|\btogether\b|\bin\s+aggregate\b", re.IGNORECASE)
+
+
+# The operations over every period a question names (a change or a ratio takes two).
+_OVER_ALL_PERIODS = frozenset({"sum", "average"})
+# A row or column that is itself an average: its figures are what 'the average X in 2018 and 2019' asks for.
+_AVERAGE_NAME_RE = re.compile(r"\b(?:average|avg|mean)\b", re.IGNORECASE)
 
 
 _TOTAL_WORD_RE = re.compile(r"\btotal\b", re.IGNORECASE)
@@ -482,7 +488,7 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
         return None
     named = list(dict.fromkeys(p.norm for p in find_periods(sub_query.question)))
     if len(named) >= 2:
-        return _cell_combination(base, sub_query, reader, words, named[:2])
+        return _cell_combination(base, sub_query, reader, words, named)
     asked = set(named) | ({base.period} if base.period else set())
     share = _share_asked(sub_query.question)
     if share is not None:
@@ -671,27 +677,36 @@ def _total_cell(reader: EvidenceReader, part: _Cell, words: set[str]) -> tuple[f
 def _cell_combination(
     base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader, words: set[str], periods: list[str]
 ) -> SubAnswer | None:
-    """'What was the change in X from 2016 to 2017?': both cells read from one row, the arithmetic in code."""
+    """'What was the change in X from 2016 to 2017?', 'the average X for 2018 and 2019': every cell read from one
+    row, the arithmetic in code. A change or ratio takes the first two periods named; an average or a sum takes
+    them all, and every year between the ends of a span ('from 2017 to 2019')."""
     q = sub_query.question
     percent = asks_percent(q, _CELL_PERCENT_RE)
     changes = bool(_CELL_CHANGE_RE.search(q))
     named = {"ratio": bool(_CELL_RATIO_RE.search(q)), "change": changes, "percent_change": changes,
-             "sum": bool(_CELL_SUM_RE.search(q))}
-    # a row's two cells are combined only when a word says how; the model settles which, where words disagree
+             "sum": bool(_CELL_SUM_RE.search(q)), "average": bool(AVERAGE_RE.search(q))}
+    # a row's cells are combined only when a word says how; the model settles which, where words disagree
     asked = [op for op, said in named.items() if said]
     operation = guess_operation(q).among(asked, asked)
     if operation == "change" and percent:
         operation = "percent_change"  # the unit asked composes with the operation
     if not operation or (operation == "sum" and percent):
         return None
+    if operation in _OVER_ALL_PERIODS:
+        ends = sorted(periods, key=sort_key)
+        periods = expand_range(ends[0], ends[-1]) if len(ends) == 2 and spans_range(q) else ends
+    else:
+        periods = periods[:2] if operation == "ratio" else sorted(periods[:2], key=sort_key)
     values: list[CitedValue] = []
     sureness: list[float] = []
     row = ""
-    for period in periods if operation == "ratio" else sorted(periods, key=sort_key):
+    for period in periods:
         found = _best_cell(reader, words, {period}, base.company, same_row=row, question=q)
         if found is None:
             return None
         score, cell = found
+        if operation == "average" and _AVERAGE_NAME_RE.search(_cell_name(cell)):
+            return None  # 'the average price in 2018 and 2019' over an 'Average price' row asks for its figures
         row = row or cell.label
         ev = reader.evidence[cell.seg.ev]
         citation = ev.citation(cell.seg.text, cell.seg.start)
@@ -707,6 +722,8 @@ def _cell_combination(
     try:
         if operation == "sum":
             comp = arithmetic.total(values, base.metric)
+        elif operation == "average":
+            comp = arithmetic.average(values, base.metric)
         elif operation == "ratio":
             comp = arithmetic.ratio(values[0], values[1], base.metric, as_percent=percent)
         elif operation == "percent_change":
@@ -718,9 +735,11 @@ def _cell_combination(
     kind = "percent" if comp.result.unit == "%" else ("ratio" if operation == "ratio" else "money")
     answer = _computed_answer(base, comp, kind, question_scale(q), min(sureness))
     name = values[0].label.rsplit(" ", 1)[0]
-    first, second = values[0].value.period, values[1].value.period
+    first, second = values[0].value.period, values[-1].value.period
+    listed = ", ".join(v.value.period for v in values[:-1]) + f" and {second}"
     what = {
-        "sum": f"Total of {name} in {first} and {second}",
+        "sum": f"Total of {name} in {listed}",
+        "average": f"Average of {name} over {listed}",
         "ratio": f"{_capital(name)} in {first} relative to {second}",
         "percent_change": f"Percentage change in {name} from {first} to {second}",
         "change": f"Change in {name} from {first} to {second}",

@@ -139,6 +139,19 @@ CHANGE_RE = re.compile(
 
 
 # "Weighted average" names a metric (weighted average exercise price), never an average to compute.
+_YEARS_WINDOW_RE = re.compile(r"\b(?:\d+|two|three|four|five)[- ]year\b", re.IGNORECASE)
+# 'from 2017 to 2019', 'between 2017 and 2019', '2017 through 2019', '2017 - 2019', '2017-2019': every year between.
+_RANGE_RE = re.compile(
+    r"\bfrom\b.*\bto\b|\bbetween\b.*\band\b|\bthrough\b|\s-\s|–|\b(?:19|20)\d{2}-(?:19|20)\d{2}\b", re.IGNORECASE
+)
+
+
+def spans_range(question: str) -> bool:
+    """The question's periods are the ends of a span ('from 2017 to 2019', 'the three-year average'), not a list:
+    an average or a sum over them takes every period between."""
+    return bool(_YEARS_WINDOW_RE.search(question) or _RANGE_RE.search(question))
+
+
 AVERAGE_RE = re.compile(r"(?<!weighted )\baverage\b|\bmean\b", re.IGNORECASE)
 
 
@@ -209,6 +222,31 @@ def _join(items: Sequence[str]) -> str:
     if len(items) <= 1:
         return "".join(items)
     return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+# What may stand between the periods of one list ('2019, 2018 and 2017', 'fiscal 2018 and 2019').
+_PERIOD_JOIN_RE = re.compile(r"(?:\s*(?:,|\band\b|&|\bor\b)\s*)*", re.IGNORECASE)
+# The words that lead into a list of periods, dropped with it ('for the years ended ...', 'as of ...').
+_PERIOD_LEAD_RE = re.compile(
+    r"\b(?:in|for|of|at|during|as\s+(?:of|at))(?:\s+the)?(?:\s+(?:fiscal\s+)?(?:years?|periods?))?\s*$", re.IGNORECASE
+)
+# 'respective' / 'respectively' pair a list's figures with its periods; one period asked has no pairing.
+_RESPECTIVE_RE = re.compile(r",?\s*\brespectively\b|\brespective\b", re.IGNORECASE)
+
+
+def one_period_question(question: str, period: str) -> str:
+    """The question as asked of one period of the list it names ('What was X in 2019 and 2018 respectively?' ->
+    'What was X in FY2019?'); '' when its periods are no single list (scattered, or one period)."""
+    found = find_periods(question)
+    if len(found) < 2:
+        return ""
+    if not all(_PERIOD_JOIN_RE.fullmatch(question[a.end : b.start]) for a, b in zip(found, found[1:], strict=False)):
+        return ""
+    if spans_range(question):
+        return ""  # 'between 2018 and 2019' names the ends of a span, not a list
+    head = _PERIOD_LEAD_RE.sub("", question[: found[0].start].rstrip()).rstrip()
+    text = _RESPECTIVE_RE.sub(" ", f"{head} in {period}{question[found[-1].end :]}")
+    return re.sub(r"\s+([?.,])", r"\1", " ".join(text.split()))
 
 
 def lookup_question(

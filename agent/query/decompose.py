@@ -17,6 +17,7 @@ from agent.finance.periods import expand_range, find_periods, normalise_period, 
 from agent.llm import schemas as llm_schemas
 from agent.llm.models import UsageLog, structured_call
 from agent.llm.prompts import MAX_SUB_QUERIES, decompose_messages
+from agent.query.asked import operation_asked
 from agent.query.cues import (
     AVERAGE_RE,
     CAGR_RE,
@@ -38,13 +39,15 @@ from agent.query.cues import (
     intent_companies,
     lookup_question,
     metric_label,
+    one_period_question,
     scale_hint,
+    spans_range,
     subject_phrase,
 )
 from agent.query.definitions import DEFINITION_CLAUSE_RE
 from agent.query.dialogue import DialogueSlots
 from agent.query.intent import extract_intent, match_company
-from agent.query.operations import guess_operation
+from agent.query.operations import asks_words, guess_operation
 from agent.query.plan import Combination, QueryPlan, SubQuery
 from agent.query.scope import terms_for, unique_terms
 from agent.schemas import QueryIntent, Relation, TemporalScope
@@ -75,12 +78,6 @@ _MARGIN_AFTER_RE = re.compile(r"\s*(?:\([^)]{0,60}\)\s*)?(?:%|percent(?:age)?)?\
 
 
 MARGIN_BASE = "revenue"  # a margin is a share of revenue
-
-
-_YEARS_WINDOW_RE = re.compile(r"\b(?:\d+|two|three|four|five)[- ]year\b", re.IGNORECASE)
-
-
-_RANGE_RE = re.compile(r"\bfrom\b.*\bto\b|\bbetween\b.*\band\b|\bthrough\b|\s-\s|–", re.IGNORECASE)
 
 
 _PROCEDURE_RE = re.compile(
@@ -240,7 +237,7 @@ def _plan_periods(
     if (
         len(periods) == 2
         and ("average" in operations or "sum" in operations)
-        and (_YEARS_WINDOW_RE.search(question) or _RANGE_RE.search(question))
+        and spans_range(question)
     ):
         periods = expand_range(periods[0], periods[-1])
     # 'ROA ... average total assets between FY2016 and FY2017': the prior period only feeds the average.
@@ -341,6 +338,20 @@ def _sub_intent(base: QueryIntent, question: str, company: str, metric: str, per
     )
 
 
+def _lists_periods(question: str, intent: QueryIntent, companies: Sequence[str], periods: Sequence[str]) -> bool:
+    """A question after the figures of one thing in each period of a list it names, and nothing computed from them
+    ('What was X in 2019 and 2018 respectively?'); not a span ('from 2017 to 2019'), nor a question after words."""
+    return (
+        len(companies) == 1
+        and len(periods) >= 2
+        and intent.relation not in NON_NUMERIC_RELATIONS
+        and not spans_range(question)
+        and not operation_asked(question)
+        and not asks_words(question)
+        and bool(one_period_question(question, periods[0]))
+    )
+
+
 def decompose(question: str, intent: QueryIntent, known_companies: EntityRegistry | Sequence[str] = ()) -> QueryPlan:
     """Offline twin: split by company x metric x period and add the combinations the question needs.
 
@@ -369,6 +380,17 @@ def decompose(question: str, intent: QueryIntent, known_companies: EntityRegistr
         ops = ["share", *[op for op in ops if op not in {"share", "ratio", "difference"}]]
     hint = scale_hint(question)
     plan = QueryPlan(question=question, intent=intent)
+    if not metrics and _lists_periods(asked, intent, companies, periods):
+        # 'What were X in 2019 and 2018, respectively?' over a row the lexicon does not name: one lookup a period,
+        # each read and checked on its own, as a metric's periods are.
+        named = [p.norm for p in find_periods(question) if p.norm in periods]
+        for period in dict.fromkeys(named or periods):  # in the order asked: 'respectively' pairs them so
+            text = one_period_question(question, period)
+            plan.sub_queries.append(
+                SubQuery(id=_sub_query_id(companies[0], "", period), question=text, company=companies[0],
+                         period=period, intent=_sub_intent(intent, text, companies[0], "", period))
+            )
+        return plan
     if not metrics:
         for company in companies:
             text = question if len(companies) == 1 else f"{question.rstrip(' ?.')} (for {company})?"
@@ -401,6 +423,8 @@ def decompose(question: str, intent: QueryIntent, known_companies: EntityRegistr
     for company, metric, period in grid:
         if single:
             text = question
+        elif subject and period and not ops and (listed := one_period_question(question, period)):
+            text = listed  # the question as asked, of one period of its list: every word that narrows it stays
         elif subject and period:
             text = f"What was the {subject} in {period}{f' ({hint})' if hint else ''}?"
         else:
@@ -482,9 +506,7 @@ def plan_combinations(
     finals: dict[str, str] = {}
     # 'Is the margin improving as of FY2022?': one year named and no span asked; the years the filing adds are
     # context, and the direction is the latest year's against the one before.
-    latest_only = len({p.norm for p in find_periods(question)}) == 1 and not (
-        _YEARS_WINDOW_RE.search(question) or _RANGE_RE.search(question)
-    )
+    latest_only = len({p.norm for p in find_periods(question)}) == 1 and not spans_range(question)
     for company, items in series.items():
         who = f"{company} " if company else ""
         if len(items) >= 2:

@@ -1,0 +1,107 @@
+"""A question over several periods of one table row the lexicon has no name for: the figures of each period it
+lists ('in 2024 and 2023, respectively'), or the average or sum over them, read from that one row and computed in
+code. The filing is typeset here: a tool maker's property note and a price table whose row is itself an average.
+"""
+
+from __future__ import annotations
+
+import pytest
+from support import ask_once, ingested_typeset
+
+from agent.config import Settings
+from agent.query.cues import one_period_question, spans_range
+
+FILING = """# Tailspin Tooling Inc.
+
+ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934
+For the fiscal year ended December 31, 2024
+
+## Item 8. Financial Statements
+
+### Note 6. Property and Equipment
+
+Property and equipment consisted of the following (in thousands):
+
+| | 2024 | 2023 | 2022 |
+|---|---|---|---|
+| Furniture and fixtures | 4,120 | 3,880 | 3,500 |
+| Tooling deposits | 1,250 | 950 | 700 |
+| Leasehold improvements | 2,600 | 2,400 | 2,000 |
+
+### Note 7. Selling Prices
+
+| | 2024 | 2023 |
+|---|---|---|
+| Average selling price per press | 41.5 | 39.0 |
+| Presses shipped | 812 | 760 |
+"""
+
+
+@pytest.fixture(scope="module")
+def tailspin(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return ingested_typeset(tmp_path_factory.mktemp("tailspin"), "TAILSPIN_2024_10K.md", FILING)
+
+
+def _stated(answer: str) -> str:
+    """The answer without its closest evidence (figures shown there are not stated)."""
+    return answer.split("Closest evidence", 1)[0]
+
+
+def test_an_average_over_the_periods_named_is_computed_from_one_row(tailspin: Settings) -> None:
+    answer = ask_once(tailspin, "What was the average tooling deposits for 2023 and 2024?")
+    assert "1,100" in answer and "(950 + 1,250) / 2" in answer, answer
+    assert "[TAILSPIN_2024_10K" in answer or "p. 1]" in answer
+
+
+def test_an_average_over_a_span_takes_every_year_between(tailspin: Settings) -> None:
+    answer = ask_once(tailspin, "What was the average leasehold improvements from 2022 to 2024?")
+    assert "(2,000 + 2,400 + 2,600) / 3" in answer, answer
+    assert "2,333.33" in answer
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "second"),
+    [
+        ("What were the furniture and fixtures in 2024 and 2023, respectively?", "4,120", "3,880"),
+        ("What are the respective furniture and fixtures in 2023 and 2024?", "3,880", "4,120"),
+    ],
+)
+def test_a_list_of_periods_gets_each_periods_figure_in_the_order_asked(
+    tailspin: Settings, question: str, first: str, second: str
+) -> None:
+    answer = _stated(ask_once(tailspin, question))
+    assert not answer.startswith("Not found"), answer
+    assert first in answer and second in answer and answer.index(first) < answer.index(second), answer
+    assert "3,500" not in answer  # 2022 was not asked
+
+
+def test_a_row_that_is_itself_an_average_is_not_averaged_again(tailspin: Settings) -> None:
+    # 'the average selling price in 2023 and 2024' over an 'Average selling price' row asks for its figures (which
+    # one answer cannot list yet); the mean of the two averages is what the row does not report.
+    answer = _stated(ask_once(tailspin, "What was the average selling price per press in 2023 and 2024?"))
+    assert "40.25" not in answer, answer
+
+
+def test_one_period_of_a_listed_question_keeps_every_other_word() -> None:
+    question = "What was the income tax expense of the Nordic segment in 2019, 2018 and 2017 respectively?"
+    assert one_period_question(question, "FY2018") == "What was the income tax expense of the Nordic segment in FY2018?"
+    assert one_period_question("What are the values of X for the years ended December 31, 2019 and 2018?",
+                               "FY2019") == "What are the values of X in FY2019?"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What was the change in tooling deposits between 2023 and 2024?",  # the ends of a span
+        "What was tooling deposits in 2024 compared with the 2022 figure?",  # periods apart: no single list
+        "What was tooling deposits in 2024?",  # one period
+    ],
+)
+def test_a_span_or_scattered_periods_is_no_list(question: str) -> None:
+    assert one_period_question(question, "FY2024") == ""
+
+
+def test_spans() -> None:
+    assert spans_range("the average for 2017-2019")
+    assert spans_range("from 2017 to 2019") and spans_range("over the three-year period")
+    assert not spans_range("in 2018 and 2019")
