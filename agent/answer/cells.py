@@ -37,6 +37,7 @@ from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue
 from agent.finance.numbers import is_name_number
 from agent.finance.periods import expand_range, find_periods, normalise_period, sort_key
+from agent.query.asked import PERIODS_MEETING, operations_asked
 from agent.query.cues import AVERAGE_RE, PART_OF_RE, asks_percent, spans_range
 from agent.query.definitions import asked_part
 from agent.query.operations import guess_operation
@@ -48,6 +49,7 @@ CELL_MIN_SCORE = 0.5  # a table cell must name at least half the question's word
 
 
 CELL_PRECISION_WEIGHT = 0.3  # among cells naming the question equally, the label that says least else wins
+PARENT_PRECISION_WEIGHT = 0.05  # a tie-break: the sub-heading that says least beyond the question (Revenue, not Cost of revenue)
 
 
 _SCHEDULE_CUE_RE = re.compile(r"\b(?:due|matur\w*|payable\s+in|expir\w*|scheduled)\b", re.IGNORECASE)
@@ -145,6 +147,9 @@ _SIGNED_LABEL_RE = re.compile(
 _CELL_SUM_RE = re.compile(r"\bsum\b|\bcombined\b|\baltogether\b|\btogether\b|\bin\s+aggregate\b", re.IGNORECASE)
 
 
+# Questions answered over a row's periods once one of its cells is read (the period with the highest value, the
+# periods passing a threshold): the answer step compares the row's columns.
+_ROW_OPERATIONS = frozenset({"extreme", PERIODS_MEETING})
 # The operations over every period a question names (a change or a ratio takes two).
 _OVER_ALL_PERIODS = frozenset({"sum", "average"})
 # A row or column that is itself an average: its figures are what 'the average X in 2018 and 2019' asks for.
@@ -163,6 +168,7 @@ class _Cell(BaseModel):
     seg: Segment
     label: str = Field(description="the row label ('equipment rents payable', or a schedule row's year)")
     header: str
+    parent: str = Field(default="", description="the sub-heading the row sits under ('Service revenue')")
     value: NumericValue
     periods: set[str] = Field(default_factory=set, description="periods the value's column or label name")
     prose: bool = Field(default=False, description="read from a sentence: the label is the words before it")
@@ -208,7 +214,7 @@ def _table_cells(reader: EvidenceReader, allowed: set[int]) -> list[_Cell]:
             periods = set(label_periods) | _label_periods(header, fy_end)
             if n.period:
                 periods.add(n.period)
-            out.append(_Cell(seg=seg, label=label, header=header, value=n, periods=periods))
+            out.append(_Cell(seg=seg, label=label, header=header, parent=seg.parent, value=n, periods=periods))
     return out
 
 
@@ -391,7 +397,7 @@ def _best_of(
             if (words & _content_words(" ".join(_PARENTHESES_RE.findall(cell.label)))) - outside:
                 continue
         label_words = _content_words(cell.label)
-        hits = words & (label_words | _content_words(cell.header))
+        hits = words & (label_words | _content_words(f"{cell.header} {cell.parent}"))
         if not hits:
             continue
         # 'the value of pmi common stock' in a performance table: the row or column naming the company (or
@@ -400,9 +406,12 @@ def _best_of(
         needed = rest if rest and rest != words and rest <= hits else words
         recall = len(hits & needed) / len(needed)
         precision = len(words & label_words) / max(1, len(label_words))
+        parent_words = _content_words(cell.parent)
         score = (
             recall
             + CELL_PRECISION_WEIGHT * precision
+            # 'Software maintenance revenue' under 'Revenue', not the same row under 'Cost of revenue'
+            + PARENT_PRECISION_WEIGHT * len(words & parent_words) / max(1, len(parent_words))
             + RETRIEVAL_WEIGHT * reader.rel_score[cell.seg.ev]
             + (CELL_SAME_ROW_BONUS if same_row and cell.label == same_row else 0.0)
             # 'the total capital' is the 'Total capital' row, not a component row naming as many words
@@ -473,6 +482,13 @@ def _cell_name(cell: _Cell) -> str:
     return " ".join(x for x in (cell.label, header) if x).strip()
 
 
+def _shown_name(cell: _Cell) -> str:
+    """What the figure is, as the answer says it: under its sub-heading ('Cost of revenue: Services'). The gate
+    reads :func:`_cell_name` (the row's own words): a sub-heading is a whole the row is part of, not a qualifier."""
+    name = _cell_name(cell)
+    return f"{cell.parent}: {name}" if cell.parent and not only_periods(cell.label) else name
+
+
 def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -> SubAnswer | None:
     """The table figure whose row label and column header best name what the question asks, in its period.
 
@@ -488,7 +504,10 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
         return None
     named = list(dict.fromkeys(p.norm for p in find_periods(sub_query.question)))
     if len(named) >= 2:
-        return _cell_combination(base, sub_query, reader, words, named)
+        combined = _cell_combination(base, sub_query, reader, words, named)
+        if combined is not None or not operations_asked(sub_query.question) & _ROW_OPERATIONS:
+            return combined
+        # 'Between 2023 and 2024, which year had higher X?': one cell finds the row; the answer compares its periods
     asked = set(named) | ({base.period} if base.period else set())
     share = _share_asked(sub_query.question)
     if share is not None:
@@ -506,7 +525,7 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     period = value.period
     shown = value.text.strip()
     when = f" in {period}" if period else ""
-    name = _cell_name(cell)
+    name = _shown_name(cell)
     if only_periods(name):  # a schedule row is named by its year: the figure is the asked metric's
         name = base.metric or (f"{base.company}'s {cell.counts}" if cell.counts and base.company else "the amount")
     return base.model_copy(
@@ -708,11 +727,12 @@ def _cell_combination(
         if operation == "average" and _AVERAGE_NAME_RE.search(_cell_name(cell)):
             return None  # 'the average price in 2018 and 2019' over an 'Average price' row asks for its figures
         row = row or cell.label
+        named_row = _cell_name(cell)
         ev = reader.evidence[cell.seg.ev]
         citation = ev.citation(cell.seg.text, cell.seg.start)
         values.append(
             CitedValue(
-                label=f"{_cell_name(cell)} {period}",
+                label=f"{_shown_name(cell)} {period}",
                 metric=base.metric,
                 value=_cell_value(cell, {period}, period),
                 citation=citation,
@@ -734,6 +754,7 @@ def _cell_combination(
         return None
     kind = "percent" if comp.result.unit == "%" else ("ratio" if operation == "ratio" else "money")
     answer = _computed_answer(base, comp, kind, question_scale(q), min(sureness))
+    answer.named = named_row  # what every operand is, for the gate's closed world
     name = values[0].label.rsplit(" ", 1)[0]
     first, second = values[0].value.period, values[-1].value.period
     listed = ", ".join(v.value.period for v in values[:-1]) + f" and {second}"

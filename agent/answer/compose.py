@@ -51,7 +51,7 @@ from agent.answer.records import (
 )
 from agent.answer.values import _lexicon_answer
 from agent.answer.verify import verify_answer
-from agent.answer.words import _about, _asks_figure, _content_words, filing_owner
+from agent.answer.words import ASKING_WORDS, _about, _asks_figure, _content_words, filing_owner
 from agent.entities.names import name_key
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation, period_tie, reported_cell
@@ -71,6 +71,7 @@ from agent.query.asked import (
     threshold_asked,
 )
 from agent.query.cues import NON_NUMERIC_RELATIONS, TYPED_NUMBER, metric_label, possessive
+from agent.query.definitions import asked_part
 from agent.query.dialogue import Rewrite
 from agent.query.intent import relation_of
 from agent.query.operations import asks_words, guess_operation
@@ -79,14 +80,7 @@ from agent.query.scope import terms_for
 from agent.schemas import Citation, NumericValue
 
 CAPTION_LINES = 3  # lines above a table's first row that title it
-# Words a question uses to ask for an average, a change, the highest period or the periods of a row (besides the
-# row's own words).
-_OPERATION_WORDS = frozenset(_content_words(
-    "average mean change difference increase decrease growth decline which what has have had does did year years "
-    "fiscal fy period periods quarter amount value larger largest higher highest greater greatest more most smaller "
-    "smallest lower lowest less least exceed table information provide provided calculated reported shown presented "
-    "recorded many exceeded exceeds exceeding above below over under than negative positive thousand million billion"
-))
+TABLE_WORDS_NAMED = 0.5  # the share of a question's words a table must print to be the one it asks the years of
 CELL_OVER_PROSE_CONFIDENCE = 0.75  # a table cell naming (nearly) every question word beats a prose restatement
 
 
@@ -123,6 +117,8 @@ def answer_sub_query(
     typed = _TYPED_OP_RE.search(sub_query.question)
     if typed is not None and answer.value is not None and answer.status in {"found", "text"}:
         answer = _with_typed_number(answer, typed, sub_query.question)
+        # 'less an initial investment of $100' is arithmetic the user typed, no word the figure's row must print
+        sub_query = sub_query.model_copy(update={"question": sub_query.question[: typed.start()].rstrip() + "?"})
     return gate(answer, sub_query, reader, indexed_companies, turn_question)
 
 
@@ -456,7 +452,15 @@ def _asked_operations(
     reader = EvidenceReader(evidence) if evidence else None
     captions = {e.chunk_id: _caption(e.text) for e in evidence or ()}
     computing = relation_of(question) not in NON_NUMERIC_RELATIONS  # 'what caused the increase?' asks words
+    periods_asked = "periods" in operations_asked(question)
     for sa in sub_answers:
+        if periods_asked and reader is not None:
+            row = _read_row(sa, question, reader) if sa.status == "found" else None
+            listed = _periods_answer(sa, row, reader) if row is not None else None
+            listed = listed or _table_periods(sa, question, reader)
+            if listed is not None:
+                kept.append(listed)
+                continue
         if sa.status == "text" and computing:
             # 'What is the difference between the two rates?' answered by a sentence about the rates: no figure
             # at all is no answer to a computation; the sentence stays as the closest evidence.
@@ -465,10 +469,11 @@ def _asked_operations(
         what = unmet_operation(sa, question, captions.get(sa.citation.chunk_id, "") if sa.citation else "")
         kind = operation_kind(what)
         row = _read_row(sa, question, reader) if what else None
-        if kind == "periods" and row is not None:
-            kept.append(_periods_answer(sa, row, reader))
-            continue
         comp = _over_row_periods(sa, question, kind, row, reader) if row is not None else None
+        if comp is not None and kind in {"extreme", PERIODS_MEETING} and any(
+            c.formula == comp.formula for c in computations
+        ):
+            continue  # each year's lookup read the same row: its comparison is stated once
         if comp is not None:
             computations.append(comp)
             labels.append(_operation_label(comp, sa.company, question))
@@ -541,7 +546,7 @@ def _read_row(sa: SubAnswer, question: str, reader: EvidenceReader | None) -> Se
         return None
     # Only a question that names this row and nothing else ('the 2019 average defined benefit schemes'): any
     # other word ('duration', another row's name) asks for something these columns do not hold.
-    named = _content_words(f"{row.label} {sa.metric} {sa.company}") | _OPERATION_WORDS
+    named = _content_words(f"{row.label} {sa.metric} {sa.company}") | ASKING_WORDS
     if _content_words(re.sub(r"['’]s\b", "", question)) - named:  # "Northwind's" is the company's name
         return None
     return row
@@ -562,15 +567,53 @@ def _row_years(sa: SubAnswer, row: Segment) -> dict[int, NumericValue]:
     return by_year
 
 
-def _periods_answer(sa: SubAnswer, row: Segment, reader: EvidenceReader | None) -> SubAnswer:
-    """'In which years was X reported?': the fiscal years the row gives, cited; no figure is stated."""
+def _periods_answer(sa: SubAnswer, row: Segment, reader: EvidenceReader) -> SubAnswer | None:
+    """'In which years was X reported?': the fiscal years the row gives, cited; no figure is stated. None when
+    the row's columns name no years."""
     years = sorted(_row_years(sa, row), reverse=True)
-    if not years or reader is None:
-        return operation_refusal(sa, "the periods reported")
+    if not years:
+        return None
     cite = reader.evidence[row.ev].citation(row.text, row.start)
     listing = ", ".join(str(y) for y in years[:-1]) + (" and " if len(years) > 1 else "") + str(years[-1])
     text = f"{_capital(sa.metric or row.label)} is reported for {listing} {cite.label()}."
     return sa.model_copy(update={"answer": text, "value": None, "display": "", "citations": [cite]})
+
+
+def _table_periods(sa: SubAnswer, question: str, reader: EvidenceReader) -> SubAnswer | None:
+    """'Which years does the table provide information for X?' with no one row read: the fiscal years of the
+    table whose words name most of what the question asks about (the best-ranked table when it names nothing),
+    cited; None when no table names it, or when the figure was refused for another company."""
+    if any(c.name == "company" and not c.passed for c in sa.checks):
+        return None
+    words = _content_words(asked_part(question)) - ASKING_WORDS
+    tables = [i for i, ev in enumerate(reader.evidence) if "|" in ev.text]
+
+    def named(i: int) -> int:
+        return len(words & _content_words(reader.evidence[i].text))
+
+    best = max(tables, key=lambda i: (named(i), reader.rel_score[i]), default=None)
+    if best is None or (words and named(best) < len(words) * TABLE_WORDS_NAMED):
+        return None
+    rows = [seg for seg in reader.segments if seg.ev == best and seg.kind == "row" and seg.numbers]
+    periods = {n.period for seg in rows for n in seg.numbers if n.period}
+    if not periods:  # years set as sub-headings ('December 31, 2019' over one block, 'December 31, 2018' over the next)
+        periods = {p.norm for line in _table_lines(reader.evidence[best].text) for p in find_periods(line)}
+    years = sorted({y for p in periods if "Q" not in p and (y := period_year(p)) is not None}, reverse=True)
+    if not years or not rows:
+        return None
+    cite = reader.evidence[best].citation(rows[0].text, rows[0].start)
+    listing = ", ".join(str(y) for y in years[:-1]) + (" and " if len(years) > 1 else "") + str(years[-1])
+    text = f"The table gives figures for {listing} {cite.label()}."
+    return sa.model_copy(update={"status": "text", "answer": text, "value": None, "display": "", "missing": "",
+                                 "closest": "", "citation": cite, "citations": [cite]})
+
+
+def _table_lines(text: str) -> list[str]:
+    """A table chunk's header line and the label-only lines among its rows (its sub-headings), not the title lines
+    above it: the periods they print are the table's own."""
+    lines = text.splitlines()
+    first = next((i for i, line in enumerate(lines) if "|" in line), len(lines))
+    return [line for i, line in enumerate(lines) if i == first or (i > first and "|" not in line)]
 
 
 def _over_row_periods(
@@ -747,8 +790,9 @@ def compose_plan(plan: QueryPlan, sub_answers: Sequence[SubAnswer], evidence: Se
     steps = {c.id for c in plan.combinations}
     unbuilt = [c for c in plan.combinations
                if c.id not in consumed and c.id not in combined.labels and steps & set(c.operands)]
-    if unbuilt:
-        whole = unbuilt[0].label or unbuilt[0].operation
+    share_unplanned = _share_unplanned(plan, combined.computations)
+    if unbuilt or share_unplanned:
+        whole = share_unplanned or unbuilt[0].label or unbuilt[0].operation
         refused = [part_refusal(sa, whole) if sa.status != "not_found" else sa for sa in sub_answers]
         final = compose_answer(plan.question, refused, (), combined.failed + plan.notes, evidence=evidence or None)
     else:
@@ -766,6 +810,19 @@ def compose_plan(plan: QueryPlan, sub_answers: Sequence[SubAnswer], evidence: Se
     if not final.text.strip():
         final = final.model_copy(update={"text": f"{NOT_FOUND}: {plan.question}."})
     return final
+
+
+def _share_unplanned(plan: QueryPlan, computations: Sequence[Computation]) -> str:
+    """'The average % of net revenue for cost of net revenue': a question asking a share or ratio whose plan
+    computed none, over amounts (not percentages), would state an average of amounts as the share; what it asks for
+    then, else ''."""
+    if "ratio" not in operations_asked(plan.question) or not computations:
+        return ""
+    if any(c.operation in {"share", "ratio"} for c in plan.combinations):
+        return ""
+    if all(c.result.unit == "%" for c in computations):
+        return ""  # the figures are percentages already (a '% of revenue' column)
+    return operation_description("ratio")
 
 
 def _operands_not_asked(plan: QueryPlan, done: Sequence[Combination]) -> set[str]:

@@ -34,6 +34,7 @@ from agent.answer.records import NOT_FOUND, Check, SubAnswer, _capital
 from agent.answer.words import (
     _QUALIFIERS,
     _WIDE,
+    ASKING_WORDS,
     EQUITY_WORDS,
     OUTLOOK,
     _content_words,
@@ -44,6 +45,7 @@ from agent.answer.words import (
 )
 from agent.entities import EntityRegistry, as_registry
 from agent.entities.names import (
+    FILER_WORDS,
     NOT_NAMES,
     abbreviates,
     name_key,
@@ -142,6 +144,8 @@ def question_names(question: str) -> list[str]:
         name = " ".join(words).strip(" .,-")
         if len(name_key(name)) < MIN_NAME_KEY or find_periods(name) or canonical(name) is not None:
             continue
+        if name_key(name) in FILER_WORDS:
+            continue  # 'the Group's revenue': the filer's own
         if all(canonical(w) is not None or find_periods(w) for w in words):
             continue
         out.append(name)
@@ -151,10 +155,12 @@ def question_names(question: str) -> list[str]:
 def _unknown_name(
     question: str, answer: SubAnswer, reader: EvidenceReader, registry: EntityRegistry | None
 ) -> str:
-    """A name the question uses that is neither an indexed company nor mentioned by the cited evidence, or ''."""
+    """A name the question uses that is neither an indexed company nor mentioned on the cited pages, or ''. A
+    segment's or product's name is often printed as the heading of the figure's page, not in its table."""
     cites = answer.citations or ([answer.citation] if answer.citation else [])
     chunks = {c.chunk_id for c in cites}
-    cited = [ev for ev in reader.evidence if ev.chunk_id in chunks]
+    pages = {(ev.doc_name, ev.page) for ev in reader.evidence if ev.chunk_id in chunks}
+    cited = [ev for ev in reader.evidence if (ev.doc_name, ev.page) in pages]
     seen = " ".join([answer.quote, *(f"{ev.doc_name.replace('_', ' ')} {ev.company} {ev.text}" for ev in cited)])
     for name in question_names(question):
         if registry is not None and registry.knows(name):
@@ -388,14 +394,9 @@ def _covers(provenance: str, name: str) -> bool:
 
 ROOT_CHARS = 6  # letters two forms of a word share ('operat-ed', 'franch-isees'); 'curren-t/-cy' is the price
 MIN_ROOT_CHARS = 4  # shorter words are compared whole
-# Words of a question that ask how, when, how much or which rather than what: no table needs to name them.
-_ASKING_WORDS = frozenset(_content_words(
-    "average mean change difference increase decrease growth decline which what has have had does did year years "
-    "fiscal fy period periods quarter amount value reported recorded shown presented disclosed stated table company "
-    "group end beginning balance respective respectively based larger largest higher highest greater greatest "
-    "smaller smallest lower lowest more most less least exceed exceeded exceeds above below over under negative "
-    "positive thousand thousands million millions billion billions percent percentage"
-))
+
+
+_NET_CHANGE_RE = re.compile(r"\bnet(?=\s+(?:chang|increas|decreas|differen)\w*)", re.IGNORECASE)
 
 
 def _uncovered_words(answer: SubAnswer, question: str, provenance: str, table: str) -> list[str]:
@@ -408,11 +409,12 @@ def _uncovered_words(answer: SubAnswer, question: str, provenance: str, table: s
     if not answer.named or answer.exact_label or only_periods(answer.named):
         return []  # a schedule's year row ('2015 | 1,110') is the asked metric's by the schedule's own reading
     question = re.sub(r"['’]s\b", "", asked_part(question))
+    question = _NET_CHANGE_RE.sub(" ", question)  # 'the net change in X' asks X's change, not a 'net' X
     printed = f"{provenance} {table}"
     metrics = {m.canonical for m in find_metrics(printed)}
     vouched = " ".join(m.surface for m in find_metrics(question) if m.canonical in metrics)
     company = set(_content_words(answer.company)) if answer.company else set()
-    asked = _content_words(question) - company - _ASKING_WORDS - EQUITY_WORDS - _content_words(vouched)
+    asked = _content_words(question) - company - ASKING_WORDS - EQUITY_WORDS - _content_words(vouched)
     own = _content_words(printed)
     return sorted(w for w in asked - own if not any(_same_root(w, o) for o in own))
 
@@ -435,7 +437,10 @@ def check_scope(
     company (a segment, a region, a product, a counterparty), and every part its plan reads after the metric
     ('revenue from software maintenance'), must be named by the figure's own provenance; a company's total never
     answers for a part the filing gives no figure of."""
-    if answer.status != "found" or answer.value is None:
+    # A figure computed from one table row's cells (a change, an average over its years) is that row's as much as
+    # a read one: the same closed world holds for it.
+    from_cells = answer.status == "computed" and bool(answer.named)
+    if (answer.status != "found" and not from_cells) or answer.value is None:
         return Check(name="scope", passed=True, detail="no figure")
     provenance = _provenance(answer, reader)
     cited = {c.chunk_id for c in (answer.citations or ([answer.citation] if answer.citation else []))}

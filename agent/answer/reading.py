@@ -43,6 +43,7 @@ MONTH_BEFORE_RE = re.compile(
 SUBHEADING_MAX_WORDS = 6  # a table's sub-heading line ('Operating Profit/(Loss)'); longer lines are prose
 _RESPECTIVELY_RE = re.compile(r"\brespectively\b", re.IGNORECASE)
 _BY_BREAKDOWN_RE = re.compile(r"\s+by\s+(?=[a-z])", re.IGNORECASE)
+_TOTAL_ROW_RE = re.compile(r"^\s*total\b", re.IGNORECASE)
 _COLUMNS_RE = re.compile(r"\bcolumns:\s*(?P<cols>[^|\n]+)")
 _CELL_HEADER_RE = re.compile(r"^\s*(?P<hdr>[^:|]{1,60}?)\s*:\s*(?P<val>[^:]*\d[^:]*)$", re.S)
 CELL_HEADER_ITER_RE = re.compile(r"\|\s*(?P<hdr>[^:|\n]{1,60}?)\s*:\s*[^|\n]*\d")
@@ -156,6 +157,11 @@ class Segment(BaseModel):
     heading: list[MetricMention] = Field(
         default_factory=list,
         description="a table row's metrics named by the sub-heading above it ('Operating Profit' over segment rows)",
+    )
+    parent: str = Field(
+        default="",
+        description="a table row's sub-heading: the label-only line above it ('Service revenue:' over 'Americas', "
+        "'EMEA' and 'Total'), until a total row closes its block",
     )
 
     @property
@@ -357,6 +363,7 @@ def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> 
     columns = [periods_of[c] for c in own] if own else list(inherited.columns)
     out: list[Segment] = []
     heading: list[MetricMention] = []  # the metric a table's latest sub-heading line names
+    parent = ""  # the table's latest sub-heading line: what the rows under it are parts of
     for start, end in split_sentences(text):
         piece = text[start:end]
         if "|" in piece:
@@ -369,6 +376,7 @@ def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> 
                 # A breakdown's title ('Net sales by region') names its rows' metric before the 'by'.
                 titled = find_metrics(_BY_BREAKDOWN_RE.split(label, maxsplit=1)[0])
                 heading = titled if len({m.canonical for m in titled}) == 1 else []
+                parent = ""  # a table's header line: the lines above it are its titles, not a row's sub-heading
             out.append(
                 Segment(
                     ev=ev_index,
@@ -380,8 +388,14 @@ def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> 
                     numbers=nums,
                     mentions=find_metrics(label),
                     heading=heading,
+                    # a row repeating its sub-heading ('Other intangible assets | 21.4') is that block's sum
+                    parent=parent if nums and not _same_label(label, parent) else "",
                 )
             )
+            if _TOTAL_ROW_RE.match(label) or (parent and _same_label(label, parent)):
+                parent = ""  # the total closes its block: the rows after it are no parts of it
+            elif not nums and 0 < len(label.split()) <= SUBHEADING_MAX_WORDS and not _names_period(label):
+                parent = label.rstrip(":").strip()  # 'Revenue: | (in thousands)': a sub-heading set as a row
         else:
             if is_instruction_like(piece):
                 continue
@@ -389,6 +403,8 @@ def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> 
             if is_table:
                 short = not nums and len(piece.split()) <= SUBHEADING_MAX_WORDS
                 heading = find_metrics(piece) if short else []
+                # a period line ('For the Years Ended December 31,') heads columns, not rows
+                parent = piece.strip().rstrip(":").strip() if short and not _names_period(piece) else ""
             out.append(
                 Segment(
                     ev=ev_index,
@@ -403,6 +419,19 @@ def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> 
     if is_table:
         out.extend(s for s in _loose_rows(ev_index, text, chunk_scale, columns, money) if not is_hostile_row(s.label))
     return out
+
+
+def _names_period(text: str) -> bool:
+    """A line that names a period or heads period columns ('December 31, 2019', 'For the Years Ended')."""
+    return bool(find_periods(text)) or bool(_PERIOD_HEADING_RE.search(text))
+
+
+_PERIOD_HEADING_RE = re.compile(r"\b(?:years?|months?|weeks?|quarters?|periods?)\s+ended\b|\bas\s+(?:of|at)\b", re.I)
+
+
+def _same_label(a: str, b: str) -> bool:
+    """Two labels that say the same words ('Other intangible assets' and 'Other intangible assets:')."""
+    return a.lower().strip(" :") == b.lower().strip(" :")
 
 
 def _value_only(line: str) -> bool:

@@ -112,6 +112,19 @@ def _content_words(text: str) -> set[str]:
     return words | {num for word, nums in _numbered_names(rest).items() if word in words for num in nums}
 
 
+# Words by which a question asks how much, when, which or what of a figure (its arithmetic, its periods, its
+# place in a table) rather than what the figure is: no row, column or table needs to print them.
+ASKING_WORDS = frozenset(_content_words(
+    "average mean change difference increase decrease growth decline which what has have had does did year years "
+    "fiscal fy period periods quarter amount value reported recorded shown presented disclosed stated table company "
+    "group end beginning balance respective respectively based larger largest higher highest greater greatest "
+    "smaller smallest lower lowest more most less least exceed exceeded exceeds exceeding above below over under "
+    "than negative positive thousand thousands million millions billion billions percent percentage many "
+    "information provide provided calculated show shows include included includes listed highlighted contain "
+    "contains"
+))
+
+
 def unasked_part(ev: Evidence, asked: str) -> str:
     """The part of the company (segment, region) the evidence's table figures are all of, when the words
     ``asked`` (a question and the scope it was read with) do not name it; '' otherwise. A segment's backlog is

@@ -30,8 +30,18 @@ NOT_NAMES = frozenset(
         "ebit", "ebitda", "ebitdar", "eps", "roa", "roe", "roic", "capex", "ppne", "pp&e", "opex", "sg&a", "cogs",
         "dpo", "dso", "dio", "ccc", "fcf", "yoy", "qoq", "us", "usa", "u.s", "llm", "ai", "january", "february",
         "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
+        # prepositions that open a question ('Between 2018 and 2019, ...') and the words of a period's name
+        # ('Fiscal Year Ended April 27, 2019'): capitalised by their place, never names
+        "between", "during", "over", "under", "after", "before", "since", "excluding", "including", "within",
+        "across", "following", "compared", "versus", "fiscal", "year", "years", "ended", "ending", "quarter",
+        "quarters", "months", "period", "periods",
     )
 )  # fmt: skip
+# How a filing names its own filer ('the Company's investments', 'the Group's revenue'): the filer, never another
+# company. A name made of one of these words alone is the document's own company.
+FILER_WORDS = frozenset(
+    ("company", "group", "bank", "firm", "partnership", "trust", "fund", "corporation", "registrant", "issuer")
+)
 # A word at least this frequent in English (wordfreq's Zipf scale: 4 = once per 100,000 words) is an ordinary
 # word first: 'regions', 'state', 'best', 'johnson' (4.7), 'target'. Such a word names a company only when it is
 # written as a name (capitalised, not opening the sentence), and alone it is never a short form of a longer name.

@@ -17,7 +17,7 @@ from agent.finance.periods import expand_range, find_periods, normalise_period, 
 from agent.llm import schemas as llm_schemas
 from agent.llm.models import UsageLog, structured_call
 from agent.llm.prompts import MAX_SUB_QUERIES, decompose_messages
-from agent.query.asked import operation_asked
+from agent.query.asked import PERIODS_MEETING, operation_asked, operations_asked
 from agent.query.cues import (
     AVERAGE_RE,
     CAGR_RE,
@@ -272,6 +272,8 @@ def _operations(
     """
     q = question
     ops: list[str] = []
+    if operations_asked(q) & {"extreme", PERIODS_MEETING}:
+        return ops  # 'which year had higher X?': the answer step compares the row's periods; no change is asked
     share = bool(SHARE_RE.search(q)) and n_metrics >= 2
     ratio = (
         bool(re.search(r"\bratio\s+of\b|\bdivided\s+by\b|\bto\s+\w+(?:\s+\w+){0,3}\s+ratio\b", q, re.I))

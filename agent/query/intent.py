@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from agent.entities import EntityRegistry, as_registry
-from agent.entities.names import name_tokens
+from agent.entities.names import FILER_WORDS, name_tokens
 from agent.finance.lexicon import canonical, find_metrics, topic_from_cues, topic_of
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import name_numbers
@@ -179,7 +179,7 @@ def guess_company(question: str) -> str:
         while words and words[-1].lower() in _NOT_COMPANY:
             words = words[:-1]
         name = " ".join(words)
-        if not name or name.lower() in _NOT_COMPANY or canonical(name) is not None or find_periods(name):
+        if not name or name.lower() in _NOT_COMPANY | FILER_WORDS or canonical(name) is not None or find_periods(name):
             continue
         return name
     return ""

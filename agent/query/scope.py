@@ -52,7 +52,7 @@ _NO_PART = frozenset((
 FILLER_WORDS = frozenset(
     (
         *("value", "values", "amount", "amounts", "figure", "number", "total", "much", "many", "then"),
-        *("again", "specific", "year", "years", "fiscal", "during", "period", "respectively"),
+        *("again", "specific", "year", "years", "fiscal", "during", "period", "respectively", "respective"),
     )
 )  # question words that never name a row ('what was the value of ...', 'how much ...')
 
@@ -60,7 +60,7 @@ FILLER_WORDS = frozenset(
 STOP_WORDS = frozenset((
     "the", "a", "an", "of", "in", "on", "for", "to", "and", "or", "is", "was", "were", "are", "be", "what", "how",
     "why", "which", "does", "did", "do", "its", "it", "their", "this", "that", "with", "by", "from", "as", "at",
-    "company", "company's",
+    "company", "company's", "between",
 ))  # function words that never name a row or a part
 
 
