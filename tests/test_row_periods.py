@@ -140,3 +140,10 @@ def test_an_average_of_amounts_is_no_answer_to_an_average_share() -> None:
 def test_the_years_a_table_gives_are_listed_from_its_columns(tailspin: Settings) -> None:
     answer = ask_once(tailspin, "Which years does the table provide information for leasehold improvements?")
     assert "2024, 2023 and 2022" in answer and not answer.startswith("Not found"), answer
+
+
+def test_the_value_read_for_an_average_gets_no_line_of_its_own(tailspin: Settings) -> None:
+    # 'the 2024 average' is over 2023 and 2024 of the row read; the 2024 figure is an operand, stated by the formula.
+    answer = ask_once(tailspin, "What was the average tooling deposits in 2024?")
+    assert answer.startswith("Average") and "(950 + 1,250) / 2" in answer, answer
+    assert "was 1,250" not in answer and len(answer.strip().splitlines()) == 1, answer

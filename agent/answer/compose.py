@@ -440,15 +440,17 @@ def _caption(text: str) -> str:
 
 def _asked_operations(
     question: str, sub_answers: Sequence[SubAnswer], evidence: Sequence[Evidence] | None
-) -> tuple[list[Computation], list[str], list[SubAnswer]]:
+) -> tuple[list[Computation], list[str], list[SubAnswer], set[str]]:
     """For a question asking an average or a change that no plan step computed: the operation over the read
     row's own period columns (the years the question names, else every year for an average and the latest two
-    for a change), in code and cited; a read value that cannot be turned into what was asked is refused."""
+    for a change), in code and cited; a read value that cannot be turned into what was asked is refused. Also
+    the sub-queries whose read value became an operand (stated by the formula, not on a line of its own)."""
     computations: list[Computation] = []
     labels: list[str] = []
     kept: list[SubAnswer] = []
+    consumed: set[str] = set()
     if not operation_asked(question):  # the common case: a lookup asked
-        return computations, labels, list(sub_answers)
+        return computations, labels, list(sub_answers), consumed
     reader = EvidenceReader(evidence) if evidence else None
     captions = {e.chunk_id: _caption(e.text) for e in evidence or ()}
     computing = relation_of(question) not in NON_NUMERIC_RELATIONS  # 'what caused the increase?' asks words
@@ -479,8 +481,9 @@ def _asked_operations(
             labels.append(_operation_label(comp, sa.company, question))
             if kind in {"extreme", PERIODS_MEETING}:
                 continue  # the one read value is no part of the answer ('2024' is; its figure shows in the comparison)
+            consumed.add(sa.sub_query_id)  # the read value is an operand: its formula states it
         kept.append(operation_refusal(sa, what) if what and comp is None else sa)
-    return computations, labels, kept
+    return computations, labels, kept, consumed
 
 
 def _one_figure_per_period(sub_answers: Sequence[SubAnswer]) -> list[SubAnswer]:
@@ -682,7 +685,8 @@ def compose_answer(
             for sa in sub_answers
         ]
     elif not computations:  # nothing computed the average or change asked: one read value is no answer
-        computations, labels, sub_answers = _asked_operations(question, sub_answers, evidence)
+        computations, labels, sub_answers, consumed = _asked_operations(question, sub_answers, evidence)
+        operands = {*operands, *consumed}
     lines: list[str] = []
     figures: list[Figure] = []
     citations: dict[tuple[str, int, str], Citation] = {}
