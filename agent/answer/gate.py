@@ -426,12 +426,38 @@ def _same_root(a: str, b: str) -> bool:
     return n >= MIN_ROOT_CHARS and a[:n] == b[:n] and (n == ROOT_CHARS or n == min(len(a), len(b)))
 
 
+_TOTAL_ASKED_RE = re.compile(r"\btotal\b", re.IGNORECASE)
+_DATED_TAIL_RE = re.compile(r"\s+(?:as\s+(?:of|at)|at|for)\b.*$", re.IGNORECASE)
+
+
+def _total_not_read(answer: SubAnswer, question: str, reader: EvidenceReader | None) -> str:
+    """'The total accrued liabilities' answered from a row that is no total ('Accrued compensation') while the
+    figure's own table has a total row naming what the question asks ('Total accrued liabilities'), or only one
+    bare 'Total' row: that row's label, else ''. A component is never stated as the total its table prints."""
+    if reader is None or answer.citation is None or not _TOTAL_ASKED_RE.search(question):
+        return ""
+    row = _naming_words(answer)
+    if not row or _TOTAL_ASKED_RE.search(row):
+        return ""
+    asked = _content_words(question)
+    totals = [seg for seg in reader.segments
+              if seg.kind == "row" and seg.numbers and _TOTAL_ASKED_RE.match(seg.label.strip())
+              and reader.evidence[seg.ev].chunk_id == answer.citation.chunk_id]
+    for seg in totals:
+        named = _content_words(_DATED_TAIL_RE.sub("", seg.label.strip()))  # 'Total as of December 31,': a bare total
+        # a named total of what is asked; or the table's one bare 'Total' ('Total as of December 31,')
+        if (named and named <= asked and named != _content_words(row)) or (not named and len(totals) == 1):
+            return seg.label.strip()
+    return ""
+
+
 def check_scope(
     answer: SubAnswer,
     question: str,
     reader: EvidenceReader | None,
     registry: EntityRegistry | None,
     scope: Sequence[ScopeTerm] = (),
+    turn_question: str = "",
 ) -> Check:
     """Closed world for what the question narrows its figure to: every proper name it uses that is no indexed
     company (a segment, a region, a product, a counterparty), and every part its plan reads after the metric
@@ -464,6 +490,14 @@ def check_scope(
     if uncovered:
         return Check(name="scope", passed=False, detail=(
             f"the figure found is {answer.named!r}; its row, column and table do not say {' '.join(uncovered)}"))
+    # 'the average total X in 2018 and 2019' is split into lookups of X: the turn's 'total' holds for each, when the
+    # turn names one metric only
+    one_metric = len({m.canonical for m in find_metrics(turn_question)}) <= 1
+    total = _total_not_read(answer, f"{question} {turn_question}" if one_metric else question, reader)
+    if total:
+        return Check(name="scope", passed=False, detail=(
+            f"the question asks for the total; the figure's row is {_naming_words(answer)!r}, and its table's total "
+            f"row is {total!r}"))
     asked = " ".join([question, answer.company, *(t.text for t in scope)])
     for ev in (reader.evidence if reader else []):
         part = unasked_part(ev, asked) if ev.chunk_id in cited else ""
@@ -616,7 +650,7 @@ def gate(
         checks += [
             check_period(answer, asked_period, reader),
             check_metric(answer, sub_query.question, reader, turn_question),
-            check_scope(answer, sub_query.question, reader, registry, sub_query.intent.scope),
+            check_scope(answer, sub_query.question, reader, registry, sub_query.intent.scope, turn_question),
             check_scale(answer),
             check_sanity(answer),
         ]
