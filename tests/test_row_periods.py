@@ -147,3 +147,8 @@ def test_the_value_read_for_an_average_gets_no_line_of_its_own(tailspin: Setting
     answer = ask_once(tailspin, "What was the average tooling deposits in 2024?")
     assert answer.startswith("Average") and "(950 + 1,250) / 2" in answer, answer
     assert "was 1,250" not in answer and len(answer.strip().splitlines()) == 1, answer
+
+
+def test_a_percentage_change_over_a_rows_latest_years_is_relative(tailspin: Settings) -> None:
+    answer = ask_once(tailspin, "What was the percentage change in tooling deposits?")
+    assert "31.58%" in answer and "(1,250 - 950) / 950" in answer, answer

@@ -405,3 +405,35 @@ def test_a_hyphenated_quarter_caption_names_the_column_once() -> None:
     # 'First-Quarter 2023 Results' above a 'First-Quarter' column: one column, the quarter, never the year.
     assert detect_columns("Reported (GAAP) First-Quarter 2023 Results First-Quarter") == ["First-Quarter 2023"]
     assert normalise_period(detect_columns("First-Quarter 2023")[0]) == "FY2023Q1"
+
+
+def test_a_change_column_headed_by_two_years_is_no_period_column() -> None:
+    # '2019 vs 2018' heads the % change column: the years are the first three columns, in order.
+    page = (
+        "Years ended December 31, | 2019 vs 2018 | 2018 vs 2017\n"
+        "2019 | 2018 | 2017 | % Change | % Change\n"
+        "(in thousands, except percentages)\n"
+        "Sales and marketing | $ 472,841 | $ 350,069 | $ 225,694 | 35.1 % | 55.1 %\n"
+        "Percentage of total revenues | 30.0 % | 32.6 % | 33.5 %\n"
+    )
+    (table,) = find_tables(page)
+    assert table.columns == ["2019", "2018", "2017"]
+    assert linearise(table)[0].startswith("Sales and marketing | 2019: $472,841 | 2018: $350,069 | 2017: $225,694 | 35.1%")
+
+
+def test_periods_over_groups_of_named_columns_head_each_group() -> None:
+    # '2019 | 2018' over 'Amount | % | Amount | %': the second value of a row is 2019's share, not 2018's amount.
+    page = (
+        "Revenue by segment\n"
+        "2019 | 2018\n"
+        "Amount | % | Amount | %\n"
+        "Americas | 1,200 | 60% | 1,000 | 55%\n"
+        "Europe | 800 | 40% | 820 | 45%\n"
+    )
+    (table,) = find_tables(page)
+    assert table.columns == ["2019 Amount", "2019 %", "2018 Amount", "2018 %"]
+    assert linearise(table) == [
+        "Americas | 2019 Amount: 1,200 | 2019 %: 60% | 2018 Amount: 1,000 | 2018 %: 55%",
+        "Europe | 2019 Amount: 800 | 2019 %: 40% | 2018 Amount: 820 | 2018 %: 45%",
+    ]
+    assert normalise_period("2019 Amount") == "FY2019" and normalise_period("2019 %") == ""

@@ -70,7 +70,7 @@ from agent.query.asked import (
     operations_asked,
     threshold_asked,
 )
-from agent.query.cues import NON_NUMERIC_RELATIONS, TYPED_NUMBER, metric_label, possessive
+from agent.query.cues import NON_NUMERIC_RELATIONS, TYPED_NUMBER, asks_percent, metric_label, possessive
 from agent.query.definitions import asked_part
 from agent.query.dialogue import Rewrite
 from agent.query.intent import relation_of
@@ -530,7 +530,8 @@ def _operation_label(comp: Computation, company: str, question: str = "") -> str
     if comp.operation in {"highest", "lowest"}:
         unit = "year" if re.fullmatch(r"FY\d{4}", comp.result.period) else "period"
         return f"{unit} with {possessive(company) + ' ' if company else 'the '}{comp.operation} {comp.metric}"
-    return f"change in {subject} from {comp.result.period}"
+    kind = "percentage change" if comp.operation == "percent_change" else "change"
+    return f"{kind} in {subject} from {comp.result.period}"
 
 
 def _read_row(sa: SubAnswer, question: str, reader: EvidenceReader | None) -> Segment | None:
@@ -649,7 +650,12 @@ def _over_row_periods(
             comp = arithmetic.extreme(values, lowest=bool(comparison and LOWEST.match(comparison.group(0))),
                                       metric=metric)
         else:
-            comp = arithmetic.average(values, metric) if kind == "average" else arithmetic.change(*values, metric)
+            if kind == "average":
+                comp = arithmetic.average(values, metric)
+            elif asks_percent(question) and not all(v.value.unit == "%" for v in values):
+                comp = arithmetic.percent_change(*values, metric)  # 'the percentage change in X' of amounts
+            else:
+                comp = arithmetic.change(*values, metric)
     except ArithmeticRefusal:
         return None
     return None if sanity_failure(comp) else comp
@@ -816,16 +822,23 @@ def compose_plan(plan: QueryPlan, sub_answers: Sequence[SubAnswer], evidence: Se
     return final
 
 
+# 'the % of net revenue', 'as a percentage of sales', 'the proportion of': a part of a whole asked.
+_SHARE_OF_RE = re.compile(
+    r"%\s*of\b|\b(?:percentage|percent|proportion|share)\s+of\b|\bas\s+an?\s+(?:percentage|percent|share|proportion)\b",
+    re.IGNORECASE,
+)
+
+
 def _share_unplanned(plan: QueryPlan, computations: Sequence[Computation]) -> str:
     """'The average % of net revenue for cost of net revenue': a question asking a share or ratio whose plan
     computed none, over amounts (not percentages), would state an average of amounts as the share; what it asks for
     then, else ''."""
-    if "ratio" not in operations_asked(plan.question) or not computations:
+    if not _SHARE_OF_RE.search(plan.question) or not computations:
         return ""
     if any(c.operation in {"share", "ratio"} for c in plan.combinations):
         return ""
-    if all(c.result.unit == "%" for c in computations):
-        return ""  # the figures are percentages already (a '% of revenue' column)
+    if not all(c.result.unit in arithmetic.MONEY_UNITS or not c.result.unit for c in computations):
+        return ""  # the figures are percentages or ratios already (a '% of revenue' column, a current ratio)
     return operation_description("ratio")
 
 

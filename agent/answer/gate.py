@@ -496,7 +496,7 @@ def check_scope(
     total = _total_not_read(answer, f"{question} {turn_question}" if one_metric else question, reader)
     if total:
         return Check(name="scope", passed=False, detail=(
-            f"the question asks for the total; the figure's row is {_naming_words(answer)!r}, and its table's total "
+            f"the question asks for the total; the figure's row is {_naming_words(answer).strip()!r}, and its table's total "
             f"row is {total!r}"))
     asked = " ".join([question, answer.company, *(t.text for t in scope)])
     for ev in (reader.evidence if reader else []):

@@ -121,7 +121,7 @@ ASKING_WORDS = frozenset(_content_words(
     "smaller smallest lower lowest more most less least exceed exceeded exceeds exceeding above below over under "
     "than negative positive thousand thousands million millions billion billions percent percentage many "
     "information provide provided calculated show shows include included includes listed highlighted contain "
-    "contains"
+    "contains ended ending across"
 ))
 
 

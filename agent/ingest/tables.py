@@ -9,6 +9,7 @@ per line (label, then ``$``, ``5,363``, ... each on its own line, as other PDF e
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -62,6 +63,9 @@ _INTRODUCES_RE = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE_END_RE = re.compile(r"[.!?][\"”’)]?$")
+_COMPARISON_HEADER_RE = re.compile(
+    r"\b(?:19|20)\d{2}\s*(?:vs\.?|versus|v\.|compared\s+(?:to|with)|over)\s*(?:19|20)\d{2}\b", re.IGNORECASE
+)
 _CHANGE_COLUMN_RE = re.compile(r"\bchange\b|%|\bvariance\b|\bvs\.?\b|\bincrease\b|\bdecrease\b", re.IGNORECASE)
 
 _MONTH_RE = (
@@ -405,6 +409,8 @@ def detect_columns(header_text: str, expected: int | None = None) -> list[str]:
     header (a stray date in a caption) are then dropped.
     """
     mentions: list[tuple[str, str]] = []
+    # '2019 vs 2018' heads a change column: its years are no period columns of their own
+    header_text = _COMPARISON_HEADER_RE.sub(" change ", header_text)
     for m in _PERIOD_RE.finditer(header_text):
         kind = m.lastgroup or ""
         mentions.append((kind, re.sub(r"\s+", " ", m.group(0)).strip().rstrip(",")))
@@ -579,6 +585,9 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
     named = group[body_start - 1].cells if body_start > 0 and _names_periods(group[body_start - 1].cells) else []
     if named and {len(r.cells) for r in body if r.cells} == {len(named)}:
         columns = list(named)  # 'total', 'thereafter' are columns too: the k-th value is under the k-th name
+    columns, names_row = _grouped_columns(columns, group[col_start:body_start], body)
+    if names_row is not None:
+        body = [r for r in body if r is not names_row]  # the columns' names row heads them; it is no sub-heading
     return TableBlock(
         char_start=start,
         char_end=body[-1].end,
@@ -600,6 +609,26 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
             for r in body
         ],
     )
+
+
+def _grouped_columns(columns: list[str], header: list[_Row], body: list[_Row]) -> tuple[list[str], _Row | None]:
+    """'2019 | 2018' over 'Amount | % | Amount | %': each period heads a group of named columns, so the k-th value
+    of a row is under its period and its name ('2019 Amount', '2019 %'). Also the row that names the group's
+    columns when it sits among the body rows (it then heads them). ``columns`` as they are otherwise."""
+    widths = {len(r.cells) for r in body if r.cells}
+    if not columns or len(widths) != 1:
+        return columns, None
+    width = widths.pop()
+    if width <= len(columns) or width % len(columns):
+        return columns, None
+    per = width // len(columns)
+    leading = list(itertools.takewhile(lambda r: not r.cells, body))
+    for row in [*reversed(header), *leading]:
+        names = [c.strip() for c in row.label.split(" | ")] if not row.cells else [row.label, *row.cells]
+        names = [n for n in names if n]
+        if len(names) == width and all(names[i] == names[i % per] for i in range(width)) and len(set(names)) == per:
+            return [f"{columns[i // per]} {names[i]}" for i in range(width)], row
+    return columns, None
 
 
 def find_tables(page_text: str) -> list[TableBlock]:

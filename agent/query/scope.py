@@ -51,7 +51,7 @@ _NO_PART = frozenset((
 ))
 FILLER_WORDS = frozenset(
     (
-        *("value", "values", "amount", "amounts", "figure", "number", "total", "much", "many", "then"),
+        *("value", "values", "amount", "amounts", "figure", "figures", "number", "total", "much", "many", "then"),
         *("again", "specific", "year", "years", "fiscal", "during", "period", "respectively", "respective"),
     )
 )  # question words that never name a row ('what was the value of ...', 'how much ...')
