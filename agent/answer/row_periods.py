@@ -1,0 +1,149 @@
+"""Answers over one table row's periods: the years it gives, the average or change over its year columns, the year
+with the highest value, the years passing a threshold; and the years a whole table gives. Computed in code from
+the row the figure was read from, cited.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.answer.gate import sanity_failure
+from agent.answer.reading import EvidenceReader, Segment
+from agent.answer.records import SubAnswer, _capital
+from agent.answer.words import ASKING_WORDS, _content_words
+from agent.finance import arithmetic
+from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation
+from agent.finance.periods import find_periods, period_year
+from agent.query.asked import COMPARATIVE, LOWEST, PERIODS_MEETING, operations_asked, threshold_asked
+from agent.query.cues import asks_percent
+from agent.query.definitions import asked_part
+from agent.schemas import NumericValue
+
+TABLE_WORDS_NAMED = 0.5  # the share of a question's words a table must print to be the one it asks the years of
+
+
+def read_row(sa: SubAnswer, question: str, reader: EvidenceReader | None) -> Segment | None:
+    """The table row the figure was read from, when the question names that row and nothing else."""
+    if reader is None or sa.citation is None or sa.value is None:
+        return None
+    if len(operations_asked(question)) > 1:
+        return None  # 'the change in the average ...' asks two steps; one row's columns answer neither alone
+    row = next(
+        (seg for seg in reader.segments
+         if seg.kind == "row" and reader.evidence[seg.ev].chunk_id == sa.citation.chunk_id
+         and seg.start <= sa.value.start < seg.end),
+        None,
+    )
+    if row is None:
+        return None
+    # Only a question that names this row and nothing else ('the 2019 average defined benefit schemes'): any
+    # other word ('duration', another row's name) asks for something these columns do not hold.
+    named = _content_words(f"{row.label} {sa.metric} {sa.company}") | ASKING_WORDS
+    if _content_words(re.sub(r"['’]s\b", "", question)) - named:  # "Northwind's" is the company's name
+        return None
+    return row
+
+
+def _row_years(sa: SubAnswer, row: Segment) -> dict[int, NumericValue]:
+    """The row's fiscal-year values in the read figure's unit and scale, by year."""
+    by_year: dict[int, NumericValue] = {}
+    if sa.value is None:
+        return by_year
+    unit = sa.value.unit
+    for n in row.numbers:
+        year = period_year(n.period) if n.period and "Q" not in n.period else None
+        # A money row printed without a sign: the read figure was given its currency; its neighbours share it.
+        same_unit = n.unit == unit or (not n.unit and unit in arithmetic.MONEY_UNITS)
+        if year is not None and same_unit and n.scale == sa.value.scale:
+            by_year.setdefault(year, n.model_copy(update={"unit": unit}))
+    return by_year
+
+
+def periods_answer(sa: SubAnswer, row: Segment, reader: EvidenceReader) -> SubAnswer | None:
+    """'In which years was X reported?': the fiscal years the row gives, cited; no figure is stated. None when
+    the row's columns name no years."""
+    years = sorted(_row_years(sa, row), reverse=True)
+    if not years:
+        return None
+    cite = reader.evidence[row.ev].citation(row.text, row.start)
+    listing = ", ".join(str(y) for y in years[:-1]) + (" and " if len(years) > 1 else "") + str(years[-1])
+    text = f"{_capital(sa.metric or row.label)} is reported for {listing} {cite.label()}."
+    return sa.model_copy(update={"answer": text, "value": None, "display": "", "citations": [cite]})
+
+
+def table_periods(sa: SubAnswer, question: str, reader: EvidenceReader) -> SubAnswer | None:
+    """'Which years does the table provide information for X?' with no one row read: the fiscal years of the
+    table whose words name most of what the question asks about (the best-ranked table when it names nothing),
+    cited; None when no table names it, or when the figure was refused for another company."""
+    if any(c.name == "company" and not c.passed for c in sa.checks):
+        return None
+    words = _content_words(asked_part(question)) - ASKING_WORDS
+    tables = [i for i, ev in enumerate(reader.evidence) if "|" in ev.text]
+
+    def named(i: int) -> int:
+        return len(words & _content_words(reader.evidence[i].text))
+
+    best = max(tables, key=lambda i: (named(i), reader.rel_score[i]), default=None)
+    if best is None or (words and named(best) < len(words) * TABLE_WORDS_NAMED):
+        return None
+    rows = [seg for seg in reader.segments if seg.ev == best and seg.kind == "row" and seg.numbers]
+    periods = {n.period for seg in rows for n in seg.numbers if n.period}
+    if not periods:  # years set as sub-headings ('December 31, 2019' over one block, 'December 31, 2018' over the next)
+        periods = {p.norm for line in _table_lines(reader.evidence[best].text) for p in find_periods(line)}
+    years = sorted({y for p in periods if "Q" not in p and (y := period_year(p)) is not None}, reverse=True)
+    if not years or not rows:
+        return None
+    cite = reader.evidence[best].citation(rows[0].text, rows[0].start)
+    listing = ", ".join(str(y) for y in years[:-1]) + (" and " if len(years) > 1 else "") + str(years[-1])
+    text = f"The table gives figures for {listing} {cite.label()}."
+    return sa.model_copy(update={"status": "text", "answer": text, "value": None, "display": "", "missing": "",
+                                 "closest": "", "citation": cite, "citations": [cite]})
+
+
+def _table_lines(text: str) -> list[str]:
+    """A table chunk's header line and the label-only lines among its rows (its sub-headings), not the title lines
+    above it: the periods they print are the table's own."""
+    lines = text.splitlines()
+    first = next((i for i, line in enumerate(lines) if "|" in line), len(lines))
+    return [line for i, line in enumerate(lines) if i == first or (i > first and "|" not in line)]
+
+
+def over_row_periods(
+    sa: SubAnswer, question: str, kind: str, row: Segment, reader: EvidenceReader | None
+) -> Computation | None:
+    """The asked average, change or highest/lowest period over the fiscal-year columns of the read row."""
+    if reader is None or kind not in {"average", "change", "extreme", PERIODS_MEETING} or sa.value is None:
+        return None
+    by_year = _row_years(sa, row)
+    asked = sorted({y for p in find_periods(question) if (y := period_year(p.norm)) is not None})
+    if len(asked) == 1 and kind not in {"extreme", PERIODS_MEETING}:
+        asked = [asked[0] - 1, asked[0]]  # 'the 2019 average' / 'the change in 2019': that year and the one before
+    years = [y for y in (asked or sorted(by_year)) if y in by_year]
+    if kind == "change":
+        years = years[-2:]
+    if len(years) < 2 or (asked and len(years) < len(asked)):
+        return None
+    ev = reader.evidence[row.ev]
+    cite = ev.citation(row.text, row.start)
+    metric = sa.metric or row.label
+    values = [CitedValue(label=f"{metric} FY{y}", metric=sa.metric, value=by_year[y], citation=cite) for y in years]
+    try:
+        if kind == PERIODS_MEETING:
+            test = threshold_asked(question)
+            if test is None:
+                return None
+            comp = arithmetic.meeting(values, test[1], test[0], metric=metric)
+        elif kind == "extreme":
+            comparison = re.search(rf"\b{COMPARATIVE}", question.split("which", 1)[-1], re.I)
+            comp = arithmetic.extreme(values, lowest=bool(comparison and LOWEST.match(comparison.group(0))),
+                                      metric=metric)
+        else:
+            if kind == "average":
+                comp = arithmetic.average(values, metric)
+            elif asks_percent(question) and not all(v.value.unit == "%" for v in values):
+                comp = arithmetic.percent_change(*values, metric)  # 'the percentage change in X' of amounts
+            else:
+                comp = arithmetic.change(*values, metric)
+    except ArithmeticRefusal:
+        return None
+    return None if sanity_failure(comp) else comp
