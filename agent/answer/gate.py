@@ -427,6 +427,7 @@ def _same_root(a: str, b: str) -> bool:
 
 
 _TOTAL_ASKED_RE = re.compile(r"\btotal\b", re.IGNORECASE)
+_PERIOD_COLUMN_RE = re.compile(r"\b(?:19|20)\d{2}\s*:")  # '2019: 11,569': a linearised cell under a year column
 _DATED_TAIL_RE = re.compile(r"\s+(?:as\s+(?:of|at)|at|for)\b.*$", re.IGNORECASE)
 
 
@@ -439,14 +440,19 @@ def _total_not_read(answer: SubAnswer, question: str, reader: EvidenceReader | N
     row = _naming_words(answer)
     if not row or _TOTAL_ASKED_RE.search(row):
         return ""
+    shown = answer.value.text.strip() if answer.value is not None else ""
+    if shown and re.search(rf"\btotal\b[^|:]*:\s*{re.escape(shown)}", answer.quote, re.IGNORECASE):
+        return ""  # the figure is in the table's 'Total' column: the row's own total ('total operating leases due')
     asked = _content_words(question)
     totals = [seg for seg in reader.segments
               if seg.kind == "row" and seg.numbers and _TOTAL_ASKED_RE.match(seg.label.strip())
               and reader.evidence[seg.ev].chunk_id == answer.citation.chunk_id]
     for seg in totals:
         named = _content_words(_DATED_TAIL_RE.sub("", seg.label.strip()))  # 'Total as of December 31,': a bare total
-        # a named total of what is asked; or the table's one bare 'Total' ('Total as of December 31,')
-        if (named and named <= asked and named != _content_words(row)) or (not named and len(totals) == 1):
+        # a named total of what is asked; or the one bare 'Total' ('Total as of December 31,') of a table whose
+        # columns are periods (in a schedule by maturity, 'total X due' is the row's own 'Total' column)
+        bare = not named and len(totals) == 1 and bool(_PERIOD_COLUMN_RE.search(answer.quote))
+        if (named and named <= asked and named != _content_words(row)) or bare:
             return seg.label.strip()
     return ""
 

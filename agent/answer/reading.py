@@ -403,8 +403,7 @@ def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> 
             if is_table:
                 short = not nums and len(piece.split()) <= SUBHEADING_MAX_WORDS
                 heading = find_metrics(piece) if short else []
-                # a period line ('For the Years Ended December 31,') heads columns, not rows
-                parent = piece.strip().rstrip(":").strip() if short and not _names_period(piece) else ""
+                parent = _sub_heading(piece, after_rows=any(seg.kind == "row" for seg in out)) if short else ""
             out.append(
                 Segment(
                     ev=ev_index,
@@ -419,6 +418,19 @@ def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> 
     if is_table:
         out.extend(s for s in _loose_rows(ev_index, text, chunk_scale, columns, money) if not is_hostile_row(s.label))
     return out
+
+
+def _sub_heading(piece: str, after_rows: bool) -> str:
+    """The sub-heading a label-only line of a table sets for the rows below it, or ''. Above a table's first row
+    only a line ending in ':' is one ('Revenue:'); the lines there are its section path and title otherwise. A
+    period line ('For the Years Ended December 31,') heads columns and a scale line ('(in thousands)') states
+    units: neither is a sub-heading."""
+    line = piece.strip().splitlines()[-1].strip() if piece.strip() else ""
+    if not line or _names_period(line) or header_scale(line) != 1.0 or line.startswith("("):
+        return ""
+    if not after_rows and not line.endswith(":"):
+        return ""
+    return line.rstrip(":").strip()
 
 
 def _names_period(text: str) -> bool:

@@ -409,8 +409,6 @@ def detect_columns(header_text: str, expected: int | None = None) -> list[str]:
     header (a stray date in a caption) are then dropped.
     """
     mentions: list[tuple[str, str]] = []
-    # '2019 vs 2018' heads a change column: its years are no period columns of their own
-    header_text = _COMPARISON_HEADER_RE.sub(" change ", header_text)
     for m in _PERIOD_RE.finditer(header_text):
         kind = m.lastgroup or ""
         mentions.append((kind, re.sub(r"\s+", " ", m.group(0)).strip().rstrip(",")))
@@ -581,7 +579,10 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
     if scale == 1.0:
         before = [ln for ln in lines if ln.end <= start and ln.kind != "blank"][-SCALE_LOOKBACK_LINES:]
         scale = header_scale(" ".join(ln.text for ln in before))
-    columns = detect_columns(column_text, expected=sum(len(r.cells) for r in group[col_start:body_start]) or None)
+    expected = sum(len(r.cells) for r in group[col_start:body_start]) or None
+    # '2019 vs 2018' heads a change column: its years are no period columns of their own
+    compared = _COMPARISON_HEADER_RE.sub(" change ", column_text)
+    columns = (compared != column_text and detect_columns(compared, expected)) or detect_columns(column_text, expected)
     named = group[body_start - 1].cells if body_start > 0 and _names_periods(group[body_start - 1].cells) else []
     if named and {len(r.cells) for r in body if r.cells} == {len(named)}:
         columns = list(named)  # 'total', 'thereafter' are columns too: the k-th value is under the k-th name
