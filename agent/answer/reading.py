@@ -394,8 +394,8 @@ def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> 
             )
             if _TOTAL_ROW_RE.match(label) or (parent and _same_label(label, parent)):
                 parent = ""  # the total closes its block: the rows after it are no parts of it
-            elif not nums and 0 < len(label.split()) <= SUBHEADING_MAX_WORDS and not _names_period(label):
-                parent = label.rstrip(":").strip()  # 'Revenue: | (in thousands)': a sub-heading set as a row
+            elif not nums and not _COLUMNS_RE.search(piece) and 0 < len(label.split()) <= SUBHEADING_MAX_WORDS:
+                parent = _sub_heading(label, after_rows=True)  # 'Revenue: | (in thousands)': a sub-heading set as a row
         else:
             if is_instruction_like(piece):
                 continue

@@ -246,6 +246,8 @@ def _computation_numbers(computations: Sequence[Computation]) -> list[tuple[Nume
             out.append((step.result, step.formula))
             out.extend((i.value, step.formula) for i in step.inputs)
             out.extend((n, step.formula) for n in find_numbers(step.formula))
+            # a result written in words by the code that computed it ('2018 and 2019: 2 of 3, FY2017 to FY2019')
+            out.extend((n, step.formula) for n in find_numbers(step.result.text))
     return out
 
 

@@ -92,8 +92,8 @@ EQUITY_WORDS = frozenset(
 
 
 def _stem(word: str) -> str:
-    """A crude singular so 'losses' meets 'loss' and 'costs' meets 'cost'."""
-    if len(word) > CELL_STEM_MIN_CHARS and word.endswith("es") and word[-3] in "sxz":
+    """A crude singular so 'losses' meets 'loss', 'costs' meets 'cost' and 'expenses' meets 'expense'."""
+    if len(word) > CELL_STEM_MIN_CHARS and word.endswith(("sses", "xes", "ches", "shes")):
         return word[:-2]
     if len(word) > CELL_STEM_MIN_CHARS and word.endswith("s") and not word.endswith("ss"):
         return word[:-1]

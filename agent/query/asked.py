@@ -52,7 +52,7 @@ _OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str]], ...] = (
         # figure is it (the never-matching pattern: no row's name carries the comparison).
         "extreme",
         "the period with the highest or lowest value",
-        re.compile(rf"\b(?:which|what)\s+(?:fiscal\s+)?(?:year|period|quarter|fy)\b"
+        re.compile(rf"\b(?:which|what)\s+(?:of\s+the\s+)?(?:fiscal\s+)?(?:year|period|quarter|fy)\b"
                    rf"(?!.*{_TEST})(?=.*\b{COMPARATIVE}(?!\s+than\b))", re.I),
         re.compile(r"(?!)"),
     ),
@@ -61,7 +61,7 @@ _OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str]], ...] = (
         # that pass the test, counted; computed in code over the read row's columns.
         PERIODS_MEETING,
         "the periods meeting a threshold",
-        re.compile(rf"\b(?:which|what|how\s+many)\s+(?:fiscal\s+)?(?:years?|periods?|quarters?)\b"
+        re.compile(rf"\b(?:which|what|how\s+many)\s+(?:of\s+the\s+)?(?:fiscal\s+)?(?:years?|periods?|quarters?)\b"
                    rf".*(?:{_TEST}|{_SIGN_TEST})", re.I),
         re.compile(r"(?!)"),
     ),
@@ -92,7 +92,7 @@ _OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str]], ...] = (
         # 'In which years was operating income calculated?': the periods the table gives the row for.
         "periods",
         "the periods reported",
-        re.compile(rf"\b(?:which|what)\s+(?:fiscal\s+)?(?:years|periods)\b(?!.*\b{COMPARATIVE})(?!.*{_TEST})(?!.*{_SIGN_TEST})",
+        re.compile(rf"\b(?:which|what)\s+(?:of\s+the\s+)?(?:fiscal\s+)?(?:years|periods)\b(?!.*\b{COMPARATIVE})(?!.*{_TEST})(?!.*{_SIGN_TEST})",
                    re.I),
         re.compile(r"(?!)"),
     ),
