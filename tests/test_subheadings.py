@@ -84,3 +84,16 @@ def test_a_component_is_never_stated_as_the_total_its_table_prints(fabrikam: Set
     assert "9,465.5" not in answer.split("Closest evidence", 1)[0], answer
     # a component asked by its own name is answered
     assert "11,569" in ask_once(fabrikam, "What were the accrued expenses in 2024?")
+
+
+def test_non_current_never_names_current() -> None:
+    from agent.answer.words import _content_words
+
+    assert "current" not in _content_words("Monetary assets, non-current")
+    assert _content_words("long-term debt") == _content_words("long term debt")
+
+
+def test_the_total_of_a_part_the_question_names_is_that_parts_row(fabrikam: Settings) -> None:
+    # 'the total clinical delivery and upkeep of onsite projects': the question narrows to a part; its row answers.
+    answer = ask_once(fabrikam, "What was the total clinical delivery and upkeep of onsite projects in 2023?")
+    assert "1,044" in answer.split("Closest evidence", 1)[0], answer

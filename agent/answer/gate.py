@@ -443,7 +443,9 @@ def _total_not_read(answer: SubAnswer, question: str, reader: EvidenceReader | N
     shown = answer.value.text.strip() if answer.value is not None else ""
     if shown and re.search(rf"\btotal\b[^|:]*:\s*{re.escape(shown)}", answer.quote, re.IGNORECASE):
         return ""  # the figure is in the table's 'Total' column: the row's own total ('total operating leases due')
-    asked = _content_words(question)
+    # what the question names beyond how it asks: a total row answers only when it names all of it ('total revenue
+    # from risk solutions' is the risk solutions row, not the table's 'total revenue')
+    asked = _content_words(question) - ASKING_WORDS - _content_words(answer.company)
     totals = [seg for seg in reader.segments
               if seg.kind == "row" and seg.numbers and _TOTAL_ASKED_RE.match(seg.label.strip())
               and reader.evidence[seg.ev].chunk_id == answer.citation.chunk_id]
@@ -451,8 +453,11 @@ def _total_not_read(answer: SubAnswer, question: str, reader: EvidenceReader | N
         named = _content_words(_DATED_TAIL_RE.sub("", seg.label.strip()))  # 'Total as of December 31,': a bare total
         # a named total of what is asked; or the one bare 'Total' ('Total as of December 31,') of a table whose
         # columns are periods (in a schedule by maturity, 'total X due' is the row's own 'Total' column)
-        bare = not named and len(totals) == 1 and bool(_PERIOD_COLUMN_RE.search(answer.quote))
-        if (named and named <= asked and named != _content_words(row)) or bare:
+        # ... and only when the figure's row names no part the question narrows its metric to (the row is then that
+        # part's own figure: 'Risk Solutions' for 'the total revenue from risk solutions')
+        part = (asked - _content_words(answer.metric)) & _content_words(row)
+        bare = not named and not part and len(totals) == 1 and bool(_PERIOD_COLUMN_RE.search(answer.quote))
+        if (named and asked <= named and named != _content_words(row)) or bare:
             return seg.label.strip()
     return ""
 

@@ -100,10 +100,14 @@ def _stem(word: str) -> str:
     return word
 
 
+_NEGATED_RE = re.compile(r"\bnon[-\s]+(?=[a-z])")
+
+
 def _content_words(text: str) -> set[str]:
     """Words that name what a figure is: no stop words, no periods, no question filler; a number that is part
     of a name counts ('500' of 's&p 500' tells it from 's&p retail index')."""
-    rest = without_periods(re.sub(r"[-/]", " ", text.lower()))  # 'long-term' meets 'long term'
+    # 'long-term' meets 'long term'; 'non-current' is one word: it never names what 'current' does
+    rest = without_periods(re.sub(r"[-/]", " ", _NEGATED_RE.sub("non", text.lower())))
     words = {
         _stem(w)
         for w in _WORD_RE.findall(rest)
