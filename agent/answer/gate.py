@@ -449,15 +449,25 @@ def _total_not_read(answer: SubAnswer, question: str, reader: EvidenceReader | N
     totals = [seg for seg in reader.segments
               if seg.kind == "row" and seg.numbers and _TOTAL_ASKED_RE.match(seg.label.strip())
               and reader.evidence[seg.ev].chunk_id == answer.citation.chunk_id]
+    # the figure's row is named with the sub-heading it sits under ('Onsite projects' under 'Clinical delivery:')
+    own = next((seg for seg in reader.segments if seg.kind == "row" and answer.value is not None
+                and answer.status == "found"
+                and reader.evidence[seg.ev].chunk_id == answer.citation.chunk_id
+                and seg.start <= answer.value.start < seg.end), None)
+    row = f"{row} {own.parent}" if own is not None else row
     for seg in totals:
         named = _content_words(_DATED_TAIL_RE.sub("", seg.label.strip()))  # 'Total as of December 31,': a bare total
         # a named total of what is asked; or the one bare 'Total' ('Total as of December 31,') of a table whose
         # columns are periods (in a schedule by maturity, 'total X due' is the row's own 'Total' column)
         # ... and only when the figure's row names no part the question narrows its metric to (the row is then that
         # part's own figure: 'Risk Solutions' for 'the total revenue from risk solutions')
-        part = (asked - _content_words(answer.metric)) & _content_words(row)
-        bare = not named and not part and len(totals) == 1 and bool(_PERIOD_COLUMN_RE.search(answer.quote))
-        if (named and asked <= named and named != _content_words(row)) or bare:
+        extra = asked - _content_words(answer.metric)
+        own_part = bool(extra) and extra <= _content_words(row)
+        bare = not named and not own_part and len(totals) == 1 and bool(_PERIOD_COLUMN_RE.search(answer.quote))
+        # a named total whose words the question uses and the figure's row (with its metric) lacks ('Total current
+        # provision' for a 'Provision for income taxes' row)
+        lacking = named - _content_words(row) - _content_words(answer.metric)
+        if (named and named <= asked and lacking) or bare:
             return seg.label.strip()
     return ""
 
