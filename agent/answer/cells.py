@@ -397,7 +397,10 @@ def _best_of(
             if (words & _content_words(" ".join(_PARENTHESES_RE.findall(cell.label)))) - outside:
                 continue
         label_words = _content_words(cell.label)
-        hits = words & (label_words | _content_words(f"{cell.header} {cell.parent}"))
+        hits = words & (label_words | _content_words(cell.header))
+        parent_words = _content_words(cell.parent)
+        if hits - parent_words:  # the row names something of its own; then its sub-heading says what it is part of
+            hits |= words & parent_words
         if not hits:
             continue
         # 'the value of pmi common stock' in a performance table: the row or column naming the company (or
@@ -406,7 +409,6 @@ def _best_of(
         needed = rest if rest and rest != words and rest <= hits else words
         recall = len(hits & needed) / len(needed)
         precision = len(words & label_words) / max(1, len(label_words))
-        parent_words = _content_words(cell.parent)
         score = (
             recall
             + CELL_PRECISION_WEIGHT * precision
