@@ -54,6 +54,7 @@ def test_a_company_that_is_indexed_nowhere_is_still_refused(wingtip: Settings) -
 def test_filer_words_and_period_words_are_no_names() -> None:
     assert guess_company("How is the Group's revenue diversified?") == ""
     assert guess_company("What does the Company's investments consist of?") == ""
+    assert guess_company("What was the average net actuarial loss for 2017-2019?") == ""  # a span of years
     assert question_names("What is the change in Net Sales from Fiscal Year Ended April 28, 2018 to Fiscal Year "
                           "Ended April 27, 2019?") == []
     assert question_names("Between 2018 and 2019, which year had higher revenue in Canada?") == ["Canada"]

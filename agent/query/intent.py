@@ -132,6 +132,7 @@ _NOT_COMPANY_TEXT = """what which who how why when where does did is the a an in
     q3 q4 h1 h2 by assume round calculate define respond here using taking basing our they their has have
     was were ceo cfo agm ppne net total"""
 _NOT_COMPANY = frozenset(_NOT_COMPANY_TEXT.split())
+_YEAR_SPAN_RE = re.compile(r"(?:19|20)\d{2}\s*[-–]\s*(?:(?:19|20)\d{2}|\d{2})")
 _STOPWORDS_TEXT = """a about above after again against all am an and any are as at be because been before
     being below between both but by can could did do does doing down during each few for from further had
     has have having he her here hers him his how i if in into is it its itself just me more most my no
@@ -181,6 +182,8 @@ def guess_company(question: str) -> str:
         name = " ".join(words)
         if not name or name.lower() in _NOT_COMPANY | FILER_WORDS or canonical(name) is not None or find_periods(name):
             continue
+        if _YEAR_SPAN_RE.fullmatch(name):
+            continue  # 'for 2017-2019?': a span of years, no company
         return name
     return ""
 
