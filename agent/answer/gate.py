@@ -59,9 +59,7 @@ from agent.finance.lexicon import canonical, find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import SCALE_NAMES
 from agent.finance.periods import find_periods, period_year, sort_key
-from agent.query.asked import (
-    operation_unmet_by,
-)
+from agent.query.asked import operation_unmet_by
 from agent.query.cues import NON_NUMERIC_RELATIONS, possessive
 from agent.query.definitions import asked_part
 from agent.query.plan import SubQuery
@@ -443,9 +441,7 @@ def _total_not_read(answer: SubAnswer, question: str, reader: EvidenceReader | N
     shown = answer.value.text.strip() if answer.value is not None else ""
     if shown and re.search(rf"\btotal\b[^|:]*:\s*{re.escape(shown)}", answer.quote, re.IGNORECASE):
         return ""  # the figure is in the table's 'Total' column: the row's own total ('total operating leases due')
-    # what the question names beyond how it asks: a total row answers only when it names all of it ('total revenue
-    # from risk solutions' is the risk solutions row, not the table's 'total revenue')
-    asked = _content_words(question) - ASKING_WORDS - _content_words(answer.company)
+    asked = _content_words(question) - ASKING_WORDS - _content_words(answer.company)  # what it names, not how it asks
     totals = [seg for seg in reader.segments
               if seg.kind == "row" and seg.numbers and _TOTAL_ASKED_RE.match(seg.label.strip())
               and reader.evidence[seg.ev].chunk_id == answer.citation.chunk_id]
@@ -455,18 +451,17 @@ def _total_not_read(answer: SubAnswer, question: str, reader: EvidenceReader | N
                 and reader.evidence[seg.ev].chunk_id == answer.citation.chunk_id
                 and seg.start <= answer.value.start < seg.end), None)
     row = f"{row} {own.parent}" if own is not None else row
+    # A question narrowing its metric to a part the figure's row names ('the total revenue from risk solutions') is
+    # answered by that part's row.
+    extra = asked - _content_words(answer.metric)
+    own_part = bool(extra) and extra <= _content_words(row)
     for seg in totals:
-        named = _content_words(_DATED_TAIL_RE.sub("", seg.label.strip()))  # 'Total as of December 31,': a bare total
-        # a named total of what is asked; or the one bare 'Total' ('Total as of December 31,') of a table whose
-        # columns are periods (in a schedule by maturity, 'total X due' is the row's own 'Total' column)
-        # ... and only when the figure's row names no part the question narrows its metric to (the row is then that
-        # part's own figure: 'Risk Solutions' for 'the total revenue from risk solutions')
-        extra = asked - _content_words(answer.metric)
-        own_part = bool(extra) and extra <= _content_words(row)
-        bare = not named and not own_part and len(totals) == 1 and bool(_PERIOD_COLUMN_RE.search(answer.quote))
-        # a named total whose words the question uses and the figure's row (with its metric) lacks ('Total current
-        # provision' for a 'Provision for income taxes' row)
+        named = _content_words(_DATED_TAIL_RE.sub("", seg.label.strip()))  # 'Total as of December 31,' is bare
+        # A named total the question's words name and the figure's row (with its metric) does not ('Total current
+        # provision' for a 'Provision for income taxes' row); or the one bare 'Total' of a table whose columns are
+        # periods (in a schedule by maturity, 'the total X due' is the row's own 'Total' column).
         lacking = named - _content_words(row) - _content_words(answer.metric)
+        bare = not named and not own_part and len(totals) == 1 and bool(_PERIOD_COLUMN_RE.search(answer.quote))
         if (named and named <= asked and lacking) or bare:
             return seg.label.strip()
     return ""
