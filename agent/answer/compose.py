@@ -52,6 +52,7 @@ from agent.answer.row_periods import (
     over_row_periods,
     periods_answer,
     read_row,
+    table_items,
     table_periods,
 )
 from agent.answer.values import _lexicon_answer
@@ -65,6 +66,7 @@ from agent.finance.metrics import METRICS
 from agent.finance.periods import find_periods
 from agent.query.asked import (
     CHOICE,
+    ITEMS,
     PERIODS_MEETING,
     THRESHOLD,
     operation_asked,
@@ -456,7 +458,13 @@ def _asked_operations(
     captions = {e.chunk_id: _caption(e.text) for e in evidence or ()}
     computing = relation_of(question) not in NON_NUMERIC_RELATIONS  # 'what caused the increase?' asks words
     periods_asked = "periods" in operations_asked(question)
+    items_asked = ITEMS in operations_asked(question)
     for sa in sub_answers:
+        if items_asked and reader is not None:
+            items = table_items(sa, question, reader)
+            if items is not None:
+                kept.append(items)
+                continue
         if periods_asked and reader is not None:
             row = read_row(sa, question, reader) if sa.status == "found" else None
             listed = periods_answer(sa, row, reader) if row is not None else None

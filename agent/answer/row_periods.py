@@ -1,6 +1,6 @@
-"""Answers over one table row's periods: the years it gives, the average or change over its year columns, the year
-with the highest value, the years passing a threshold; and the years a whole table gives. Computed in code from
-the row the figure was read from, cited.
+"""Answers read from a table's layout: over one row's periods (the years it gives, the average or change over its
+year columns, the year with the highest value, the years passing a threshold), the years a whole table gives, and
+the rows a table lists under a heading. Computed in code from the rows read, cited.
 """
 
 from __future__ import annotations
@@ -147,3 +147,60 @@ def over_row_periods(
     except ArithmeticRefusal:
         return None
     return None if sanity_failure(comp) else comp
+
+
+# Words that ask for a table's rows rather than name them ('the components of', 'the types of ... in the table').
+_ITEM_WORDS = frozenset(_content_words("components component types type items item categories kinds elements "
+                                       "making make made up factored listed shown"))
+_TOTAL_LABEL_RE = re.compile(r"^\s*total\b", re.IGNORECASE)
+
+
+def table_items(sa: SubAnswer, question: str, reader: EvidenceReader) -> SubAnswer | None:
+    """'What are the components of inventories?': the labels of the rows a table lists under the sub-heading (else
+    the table title) that prints at least half of what the question names, totals left out, cited; None when no
+    heading names it, or when the figure was refused for another company."""
+    if any(c.name == "company" and not c.passed for c in sa.checks):
+        return None
+    words = _content_words(asked_part(question)) - ASKING_WORDS - _ITEM_WORDS
+    if not words:
+        return None
+    blocks: dict[tuple[int, str], list[Segment]] = {}
+    for seg in reader.segments:
+        if seg.kind == "row" and seg.numbers and seg.label and "|" in reader.evidence[seg.ev].text:
+            blocks.setdefault((seg.ev, seg.parent), []).append(seg)
+            if seg.parent:  # the whole table holds the rows of every block
+                blocks.setdefault((seg.ev, ""), []).append(seg)
+
+    def named(key: tuple[int, str]) -> float:
+        ev, parent = key
+        return len(words & _heading_words(parent, reader.evidence[ev].text, blocks[key])) / len(words)
+
+    best = max(blocks, key=lambda k: (named(k), bool(k[1]), reader.rel_score[k[0]]), default=None)
+    if best is None or named(best) < TABLE_WORDS_NAMED:
+        return None
+    rows = [seg for seg in blocks[best] if not _TOTAL_LABEL_RE.match(seg.label)
+            and seg.label.strip().lower() != best[1].strip().lower()]
+    labels = list(dict.fromkeys(seg.label.strip() for seg in rows))
+    if len(labels) < 2:
+        return None
+    cite = reader.evidence[best[0]].citation(rows[0].text, rows[0].start)
+    listing = ", ".join(labels[:-1]) + f" and {labels[-1]}"
+    what = best[1] or "The table"
+    text = f"{_capital(what)} lists {listing} {cite.label()}."
+    return sa.model_copy(update={"status": "text", "answer": text, "value": None, "display": "", "missing": "",
+                                 "closest": "", "citation": cite, "citations": [cite]})
+
+
+def _heading_words(parent: str, text: str, rows: list[Segment]) -> set[str]:
+    """What names a block of rows: its sub-heading; a whole table is named by its title lines, its total row ('Total
+    inventories') and the words most of its rows share ('... revenue')."""
+    if parent:
+        return _content_words(parent)
+    words = _content_words(" ".join(text.splitlines()[:2]))
+    words |= _content_words(" ".join(seg.label for seg in rows if _TOTAL_LABEL_RE.match(seg.label)))
+    shared = [_content_words(seg.label) for seg in rows]
+    counts: dict[str, int] = {}
+    for label_words in shared:
+        for w in label_words:
+            counts[w] = counts.get(w, 0) + 1
+    return words | {w for w, n in counts.items() if 2 * n >= len(shared) >= 2}

@@ -26,6 +26,7 @@ ITEM_KINDS = (r"(?:liabilit(?:y|ies)|assets?|expenses?|costs?|items?|line\s+item
               r"contributors?|risks?|brands?|subsidiar(?:y|ies)|divisions?|geograph(?:y|ies))")
 CHOICE = "choice"  # the operation kind of a question asking which item (region, segment) is highest or lowest
 THRESHOLD = "threshold"  # the kind of a question asking which items pass a threshold
+ITEMS = "items"  # the kind of a question asking which rows a table lists under a heading
 PERIODS_MEETING = "periods_meeting"  # the kind of a question asking which (or how many) periods pass a threshold
 # A test against a bound: a comparative with 'than', or a verb or preposition that compares ('exceed $5 million',
 # 'above 20%', 'at least 1,000'), followed by the bound; or a sign ('negative').
@@ -94,6 +95,15 @@ _OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str]], ...] = (
         "the periods reported",
         re.compile(rf"\b(?:which|what)\s+(?:of\s+the\s+)?(?:fiscal\s+)?(?:years|periods)\b(?!.*\b{COMPARATIVE})(?!.*{_TEST})(?!.*{_SIGN_TEST})",
                    re.I),
+        re.compile(r"(?!)"),
+    ),
+    (
+        # 'What are the components of inventories?', 'What are the types of deferred income in the table?': the
+        # rows a table lists under a heading are the answer, never one figure.
+        ITEMS,
+        "the items a table lists",
+        re.compile(r"^\s*(?:what|which)\s+(?:are|were)\s+the\s+(?:\w+\s+){0,2}?"
+                   r"(?:components|types|items|categories|kinds|elements)\b(?!.*\b(?:19|20)\d{2}\b)", re.I),
         re.compile(r"(?!)"),
     ),
     (
