@@ -97,3 +97,14 @@ def test_the_total_of_a_part_the_question_names_is_that_parts_row(fabrikam: Sett
     # 'the total clinical delivery and upkeep of onsite projects': the question narrows to a part; its row answers.
     answer = ask_once(fabrikam, "What was the total clinical delivery and upkeep of onsite projects in 2023?")
     assert "1,044" in answer.split("Closest evidence", 1)[0], answer
+
+
+def test_the_components_of_a_heading_are_the_rows_under_it(fabrikam: Settings) -> None:
+    answer = ask_once(fabrikam, "What are the components of the cost of clinical delivery and upkeep?")
+    assert "Licensed installations and Onsite projects" in answer, answer
+    assert "Tooling rebates" not in answer and "Total" not in answer.split("[", 1)[0], answer
+
+
+def test_the_components_of_a_table_named_by_its_rows(fabrikam: Settings) -> None:
+    answer = ask_once(fabrikam, "What are the components of accrued liabilities in the table?")
+    assert "Accrued interest and Accrued expenses" in answer, answer
