@@ -14,6 +14,7 @@ from agent.answer.reading import (
     CELL_HEADER_ITER_RE,
     DECEMBER,
     FOOTNOTE_RE,
+    TOTAL_ROW_RE,
     Evidence,
     EvidenceReader,
     Segment,
@@ -23,7 +24,6 @@ from agent.answer.reading import (
 )
 from agent.answer.records import SubAnswer, _capital, _computed_answer, question_scale
 from agent.answer.words import (
-    _TOTAL_RE,
     EQUITY_WORDS,
     RETRIEVAL_WEIGHT,
     TOTAL_BONUS,
@@ -391,7 +391,7 @@ def _best_of(
                 continue  # 'how many employees': '1 million hours' of their training counts hours, not them
         if question and _names_other_number(f"{cell.label} {cell.header}", question):
             continue
-        if not wants_total and _TOTAL_RE.match(cell.label):
+        if not wants_total and TOTAL_ROW_RE.match(cell.label):
             # 'total capital ( tier 1 and tier 2 )' is the sum of the parts it lists: no answer for one part
             outside = _content_words(_PARENTHESES_RE.sub(" ", cell.label))
             if (words & _content_words(" ".join(_PARENTHESES_RE.findall(cell.label)))) - outside:
@@ -417,7 +417,7 @@ def _best_of(
             + RETRIEVAL_WEIGHT * reader.rel_score[cell.seg.ev]
             + (CELL_SAME_ROW_BONUS if same_row and cell.label == same_row else 0.0)
             # 'the total capital' is the 'Total capital' row, not a component row naming as many words
-            + (TOTAL_BONUS if wants_total and _TOTAL_RE.match(cell.label) else 0.0)
+            + (TOTAL_BONUS if wants_total and TOTAL_ROW_RE.match(cell.label) else 0.0)
             + (HEADER_NAMED_BONUS if _names_header(question, cell.header) else 0.0)
         )
         if best is None or score > best[0]:
@@ -631,11 +631,11 @@ def _cell_share(
             # 'what portion of the purchase price was allocated to goodwill': the part is its own row
             # ('goodwill') of the table whose total is the whole, not a row naming both
             found, same_table = _best_cell(reader, _content_words(part), asked, base.company, question=part), True
-        if found is not None and i == 1 and not _content_words(found[1].label) & words and not _TOTAL_RE.match(
+        if found is not None and i == 1 and not _content_words(found[1].label) & words and not TOTAL_ROW_RE.match(
             found[1].label
         ):
             found = None  # 'the revised purchase price' is no 'receivables' row that only its column ('revised') names
-        if found is not None and i == 1 and _TOTAL_WORD_RE.search(part) and not _TOTAL_RE.match(found[1].label):
+        if found is not None and i == 1 and _TOTAL_WORD_RE.search(part) and not TOTAL_ROW_RE.match(found[1].label):
             found = None  # 'the total liabilities' is a total row, not one of the items ('other liabilities')
         if found is None and i == 1 and _TOTAL_WORD_RE.search(part):
             found = _total_cell(reader, cells[0], words)  # 'the total investments amount': the part's 'Total' row
@@ -685,7 +685,7 @@ def _total_cell(reader: EvidenceReader, part: _Cell, words: set[str]) -> tuple[f
     question's whole does not ('total' for 'the total investments amount')."""
     for cell in _table_cells(reader, {part.seg.ev}):
         if (
-            _TOTAL_RE.match(cell.label)
+            TOTAL_ROW_RE.match(cell.label)
             and _content_words(cell.label) <= words
             and cell.header == part.header
             and cell.periods == part.periods

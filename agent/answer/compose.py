@@ -454,18 +454,17 @@ def _asked_operations(
     consumed: set[str] = set()
     if not operation_asked(question):  # the common case: a lookup asked
         return computations, labels, list(sub_answers), consumed
+    kinds = operations_asked(question)
     reader = EvidenceReader(evidence) if evidence else None
     captions = {e.chunk_id: _caption(e.text) for e in evidence or ()}
     computing = relation_of(question) not in NON_NUMERIC_RELATIONS  # 'what caused the increase?' asks words
-    periods_asked = "periods" in operations_asked(question)
-    items_asked = ITEMS in operations_asked(question)
     for sa in sub_answers:
-        if items_asked and reader is not None:
+        if ITEMS in kinds and reader is not None:
             items = table_items(sa, question, reader)
             if items is not None:
                 kept.append(items)
                 continue
-        if periods_asked and reader is not None:
+        if "periods" in kinds and reader is not None:
             row = read_row(sa, question, reader) if sa.status == "found" else None
             listed = periods_answer(sa, row, reader) if row is not None else None
             listed = listed or table_periods(sa, question, reader)

@@ -29,7 +29,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from agent.answer.reading import Evidence, EvidenceReader, clause_at, naming_context, only_periods
+from agent.answer.reading import (
+    TOTAL_ROW_RE,
+    Evidence,
+    EvidenceReader,
+    clause_at,
+    naming_context,
+    only_periods,
+)
 from agent.answer.records import NOT_FOUND, Check, SubAnswer, _capital
 from agent.answer.words import (
     _QUALIFIERS,
@@ -443,13 +450,11 @@ def _total_not_read(answer: SubAnswer, question: str, reader: EvidenceReader | N
         return ""  # the figure is in the table's 'Total' column: the row's own total ('total operating leases due')
     asked = _content_words(question) - ASKING_WORDS - _content_words(answer.company)  # what it names, not how it asks
     totals = [seg for seg in reader.segments
-              if seg.kind == "row" and seg.numbers and _TOTAL_ASKED_RE.match(seg.label.strip())
+              if seg.kind == "row" and seg.numbers and TOTAL_ROW_RE.match(seg.label)
               and reader.evidence[seg.ev].chunk_id == answer.citation.chunk_id]
     # the figure's row is named with the sub-heading it sits under ('Onsite projects' under 'Clinical delivery:')
-    own = next((seg for seg in reader.segments if seg.kind == "row" and answer.value is not None
-                and answer.status == "found"
-                and reader.evidence[seg.ev].chunk_id == answer.citation.chunk_id
-                and seg.start <= answer.value.start < seg.end), None)
+    own = (reader.row_at(answer.citation.chunk_id, answer.value.start)
+           if answer.value is not None and answer.status == "found" else None)
     row = f"{row} {own.parent}" if own is not None else row
     # A question narrowing its metric to a part the figure's row names ('the total revenue from risk solutions') is
     # answered by that part's row.

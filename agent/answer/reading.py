@@ -43,7 +43,7 @@ MONTH_BEFORE_RE = re.compile(
 SUBHEADING_MAX_WORDS = 6  # a table's sub-heading line ('Operating Profit/(Loss)'); longer lines are prose
 _RESPECTIVELY_RE = re.compile(r"\brespectively\b", re.IGNORECASE)
 _BY_BREAKDOWN_RE = re.compile(r"\s+by\s+(?=[a-z])", re.IGNORECASE)
-_TOTAL_ROW_RE = re.compile(r"^\s*total\b", re.IGNORECASE)
+TOTAL_ROW_RE = re.compile(r"^\s*total\b", re.IGNORECASE)  # a row label that sums the rows above it
 _COLUMNS_RE = re.compile(r"\bcolumns:\s*(?P<cols>[^|\n]+)")
 _CELL_HEADER_RE = re.compile(r"^\s*(?P<hdr>[^:|]{1,60}?)\s*:\s*(?P<val>[^:]*\d[^:]*)$", re.S)
 CELL_HEADER_ITER_RE = re.compile(r"\|\s*(?P<hdr>[^:|\n]{1,60}?)\s*:\s*[^|\n]*\d")
@@ -392,7 +392,7 @@ def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> 
                     parent=parent if nums and not _same_label(label, parent) else "",
                 )
             )
-            if _TOTAL_ROW_RE.match(label) or (parent and _same_label(label, parent)):
+            if TOTAL_ROW_RE.match(label) or (parent and _same_label(label, parent)):
                 parent = ""  # the total closes its block: the rows after it are no parts of it
             elif not nums and not _COLUMNS_RE.search(piece) and 0 < len(label.split()) <= SUBHEADING_MAX_WORDS:
                 parent = _sub_heading(label, after_rows=True)  # 'Revenue: | (in thousands)': a sub-heading set as a row
@@ -678,3 +678,8 @@ class EvidenceReader:
         for seg in self.segments:
             if seg.kind == "row" and seg.numbers:
                 self.lines.setdefault(seg.ev, set()).add(line_key(seg.label))
+
+    def row_at(self, chunk_id: str, offset: int) -> Segment | None:
+        """The table row of the evidence item ``chunk_id`` whose text holds ``offset`` (a read figure's start)."""
+        return next((seg for seg in self.segments if seg.kind == "row" and seg.start <= offset < seg.end
+                     and self.evidence[seg.ev].chunk_id == chunk_id), None)

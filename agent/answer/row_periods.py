@@ -8,16 +8,16 @@ from __future__ import annotations
 import re
 
 from agent.answer.gate import sanity_failure
-from agent.answer.reading import EvidenceReader, Segment
+from agent.answer.reading import TOTAL_ROW_RE, EvidenceReader, Segment
 from agent.answer.records import SubAnswer, _capital
 from agent.answer.words import ASKING_WORDS, _content_words
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation
 from agent.finance.periods import find_periods, period_year
 from agent.query.asked import COMPARATIVE, LOWEST, PERIODS_MEETING, operations_asked, threshold_asked
-from agent.query.cues import asks_percent
+from agent.query.cues import and_list, asks_percent
 from agent.query.definitions import asked_part
-from agent.schemas import NumericValue
+from agent.schemas import Citation, NumericValue
 
 TABLE_WORDS_NAMED = 0.5  # the share of a question's words a table must print to be the one it asks the years of
 
@@ -28,12 +28,7 @@ def read_row(sa: SubAnswer, question: str, reader: EvidenceReader | None) -> Seg
         return None
     if len(operations_asked(question)) > 1:
         return None  # 'the change in the average ...' asks two steps; one row's columns answer neither alone
-    row = next(
-        (seg for seg in reader.segments
-         if seg.kind == "row" and reader.evidence[seg.ev].chunk_id == sa.citation.chunk_id
-         and seg.start <= sa.value.start < seg.end),
-        None,
-    )
+    row = reader.row_at(sa.citation.chunk_id, sa.value.start)
     if row is None:
         return None
     # Only a question that names this row and nothing else ('the 2019 average defined benefit schemes'): any
@@ -66,8 +61,7 @@ def periods_answer(sa: SubAnswer, row: Segment, reader: EvidenceReader) -> SubAn
     if not years:
         return None
     cite = reader.evidence[row.ev].citation(row.text, row.start)
-    listing = ", ".join(str(y) for y in years[:-1]) + (" and " if len(years) > 1 else "") + str(years[-1])
-    text = f"{_capital(sa.metric or row.label)} is reported for {listing} {cite.label()}."
+    text = f"{_capital(sa.metric or row.label)} is reported for {and_list([str(y) for y in years])} {cite.label()}."
     return sa.model_copy(update={"answer": text, "value": None, "display": "", "citations": [cite]})
 
 
@@ -75,7 +69,7 @@ def table_periods(sa: SubAnswer, question: str, reader: EvidenceReader) -> SubAn
     """'Which years does the table provide information for X?' with no one row read: the fiscal years of the
     table whose words name most of what the question asks about (the best-ranked table when it names nothing),
     cited; None when no table names it, or when the figure was refused for another company."""
-    if any(c.name == "company" and not c.passed for c in sa.checks):
+    if _refused_for_company(sa):
         return None
     words = _content_words(asked_part(question)) - ASKING_WORDS
     tables = [i for i, ev in enumerate(reader.evidence) if "|" in ev.text]
@@ -94,10 +88,7 @@ def table_periods(sa: SubAnswer, question: str, reader: EvidenceReader) -> SubAn
     if not years or not rows:
         return None
     cite = reader.evidence[best].citation(rows[0].text, rows[0].start)
-    listing = ", ".join(str(y) for y in years[:-1]) + (" and " if len(years) > 1 else "") + str(years[-1])
-    text = f"The table gives figures for {listing} {cite.label()}."
-    return sa.model_copy(update={"status": "text", "answer": text, "value": None, "display": "", "missing": "",
-                                 "closest": "", "citation": cite, "citations": [cite]})
+    return _listed(sa, f"The table gives figures for {and_list([str(y) for y in years])} {cite.label()}.", cite)
 
 
 def _table_lines(text: str) -> list[str]:
@@ -152,14 +143,13 @@ def over_row_periods(
 # Words that ask for a table's rows rather than name them ('the components of', 'the types of ... in the table').
 _ITEM_WORDS = frozenset(_content_words("components component types type items item categories kinds elements "
                                        "making make made up factored listed shown"))
-_TOTAL_LABEL_RE = re.compile(r"^\s*total\b", re.IGNORECASE)
 
 
 def table_items(sa: SubAnswer, question: str, reader: EvidenceReader) -> SubAnswer | None:
     """'What are the components of inventories?': the labels of the rows a table lists under the sub-heading (else
     the table title) that prints at least half of what the question names, totals left out, cited; None when no
     heading names it, or when the figure was refused for another company."""
-    if any(c.name == "company" and not c.passed for c in sa.checks):
+    if _refused_for_company(sa):
         return None
     words = _content_words(asked_part(question)) - ASKING_WORDS - _ITEM_WORDS
     if not words:
@@ -178,17 +168,13 @@ def table_items(sa: SubAnswer, question: str, reader: EvidenceReader) -> SubAnsw
     best = max(blocks, key=lambda k: (named(k), bool(k[1]), reader.rel_score[k[0]]), default=None)
     if best is None or named(best) < TABLE_WORDS_NAMED:
         return None
-    rows = [seg for seg in blocks[best] if not _TOTAL_LABEL_RE.match(seg.label)
+    rows = [seg for seg in blocks[best] if not TOTAL_ROW_RE.match(seg.label)
             and seg.label.strip().lower() != best[1].strip().lower()]
     labels = list(dict.fromkeys(seg.label.strip() for seg in rows))
     if len(labels) < 2:
         return None
     cite = reader.evidence[best[0]].citation(rows[0].text, rows[0].start)
-    listing = ", ".join(labels[:-1]) + f" and {labels[-1]}"
-    what = best[1] or "The table"
-    text = f"{_capital(what)} lists {listing} {cite.label()}."
-    return sa.model_copy(update={"status": "text", "answer": text, "value": None, "display": "", "missing": "",
-                                 "closest": "", "citation": cite, "citations": [cite]})
+    return _listed(sa, f"{_capital(best[1] or 'The table')} lists {and_list(labels)} {cite.label()}.", cite)
 
 
 def _heading_words(parent: str, text: str, rows: list[Segment]) -> set[str]:
@@ -197,10 +183,21 @@ def _heading_words(parent: str, text: str, rows: list[Segment]) -> set[str]:
     if parent:
         return _content_words(parent)
     words = _content_words(" ".join(text.splitlines()[:2]))
-    words |= _content_words(" ".join(seg.label for seg in rows if _TOTAL_LABEL_RE.match(seg.label)))
+    words |= _content_words(" ".join(seg.label for seg in rows if TOTAL_ROW_RE.match(seg.label)))
     shared = [_content_words(seg.label) for seg in rows]
     counts: dict[str, int] = {}
     for label_words in shared:
         for w in label_words:
             counts[w] = counts.get(w, 0) + 1
     return words | {w for w, n in counts.items() if 2 * n >= len(shared) >= 2}
+
+
+def _refused_for_company(sa: SubAnswer) -> bool:
+    """The read figure was refused as another company's: nothing of its table answers for the asked one."""
+    return any(c.name == "company" and not c.passed for c in sa.checks)
+
+
+def _listed(sa: SubAnswer, text: str, cite: Citation) -> SubAnswer:
+    """``sa`` answered in words read from a table's layout (its years, its rows), cited; no figure is stated."""
+    return sa.model_copy(update={"status": "text", "answer": text, "value": None, "display": "", "missing": "",
+                                 "closest": "", "citation": cite, "citations": [cite]})

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 
 from agent.answer.passages import PASSAGE_MAX_CHARS, _passages_answer
 from agent.answer.reading import (
+    TOTAL_ROW_RE,
     EvidenceReader,
     Segment,
     clause_at,
@@ -32,7 +33,6 @@ from agent.answer.records import (
     question_scale,
 )
 from agent.answer.words import (
-    _TOTAL_RE,
     _WORD_RE,
     RETRIEVAL_WEIGHT,
     TOTAL_BONUS,
@@ -190,7 +190,7 @@ def _label_quality(seg: Segment, metric: str) -> tuple[float, bool]:
         if canonical(line_key(seg.label)) == metric or canonical(seg.label) == metric:
             return EXACT_LABEL, True
         if any(m.canonical == metric for m in seg.mentions):
-            bonus = TOTAL_BONUS if _TOTAL_RE.match(seg.label) else 0.0
+            bonus = TOTAL_BONUS if TOTAL_ROW_RE.match(seg.label) else 0.0
             return PARTIAL_LABEL + bonus, False
         return 0.0, False
     if any(m.canonical == metric for m in seg.mentions):

@@ -37,7 +37,6 @@ _NON_FIGURE_RELATIONS = frozenset({Relation.EXPLANATION, Relation.DEFINITION, Re
 _HOW_MUCH_RE = re.compile(r"\bhow\s+(?:much|many)\b|\bwhat\s+(?:was|were|is|are)\s+the\b", re.IGNORECASE)
 
 
-_TOTAL_RE = re.compile(r"^\s*total\b", re.IGNORECASE)
 
 
 _WORD_RE = re.compile(r"[a-z][a-z0-9&'-]+")

@@ -34,6 +34,9 @@ _BOUND = r"(?:[$£€]\s*)?\(?-?\d[\d,]*(?:\.\d+)?"
 _TEST = (rf"(?:\b{COMPARATIVE}\s+than|\bexceed(?:ed|s|ing)?|\babove|\bbelow|\bover|\bunder|\bat\s+least|"
          rf"\bat\s+most)\s+(?P<bound>{_BOUND})")
 _SIGN_TEST = r"\b(?:negative|positive)\b"
+# 'which (of the) (fiscal) ...', 'how many ...': the words that ask for periods rather than a figure
+_WHICH = r"\b(?:which|what)\s+(?:of\s+the\s+)?(?:fiscal\s+)?"
+_WHICH_OR_HOW_MANY = r"\b(?:which|what|how\s+many)\s+(?:of\s+the\s+)?(?:fiscal\s+)?"
 LOWEST = re.compile(r"(?:small|low|least|less|fewer|worse|worst|minimum)", re.I)
 
 
@@ -53,7 +56,7 @@ _OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str]], ...] = (
         # figure is it (the never-matching pattern: no row's name carries the comparison).
         "extreme",
         "the period with the highest or lowest value",
-        re.compile(rf"\b(?:which|what)\s+(?:of\s+the\s+)?(?:fiscal\s+)?(?:year|period|quarter|fy)\b"
+        re.compile(rf"{_WHICH}(?:year|period|quarter|fy)\b"
                    rf"(?!.*{_TEST})(?=.*\b{COMPARATIVE}(?!\s+than\b))", re.I),
         re.compile(r"(?!)"),
     ),
@@ -62,7 +65,7 @@ _OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str]], ...] = (
         # that pass the test, counted; computed in code over the read row's columns.
         PERIODS_MEETING,
         "the periods meeting a threshold",
-        re.compile(rf"\b(?:which|what|how\s+many)\s+(?:of\s+the\s+)?(?:fiscal\s+)?(?:years?|periods?|quarters?)\b"
+        re.compile(rf"{_WHICH_OR_HOW_MANY}(?:years?|periods?|quarters?)\b"
                    rf".*(?:{_TEST}|{_SIGN_TEST})", re.I),
         re.compile(r"(?!)"),
     ),
@@ -93,7 +96,7 @@ _OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str]], ...] = (
         # 'In which years was operating income calculated?': the periods the table gives the row for.
         "periods",
         "the periods reported",
-        re.compile(rf"\b(?:which|what)\s+(?:of\s+the\s+)?(?:fiscal\s+)?(?:years|periods)\b(?!.*\b{COMPARATIVE})(?!.*{_TEST})(?!.*{_SIGN_TEST})",
+        re.compile(rf"{_WHICH}(?:years|periods)\b(?!.*\b{COMPARATIVE})(?!.*{_TEST})(?!.*{_SIGN_TEST})",
                    re.I),
         re.compile(r"(?!)"),
     ),

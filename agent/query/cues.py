@@ -217,7 +217,8 @@ def possessive(company: str) -> str:
     return f"{company}'" if company.endswith("s") else f"{company}'s"
 
 
-def _join(items: Sequence[str]) -> str:
+def and_list(items: Sequence[str]) -> str:
+    """'a, b and c': the non-empty items as a sentence lists them."""
     items = [i for i in items if i]
     if len(items) <= 1:
         return "".join(items)
@@ -260,8 +261,8 @@ def lookup_question(
     named = set(re.findall(r"[a-z&]{2,}", " ".join(names).lower()))
     if len(metrics) == 1 and said > named:
         names = [re.sub(r"^(?:the|its|their)\s+", "", wording.strip(), flags=re.IGNORECASE)]
-    subject = f"{possessive(company)} {_join(names)}" if company else f"the {_join(names)}"
-    when = f" in {_join(periods)}" if periods else ""
+    subject = f"{possessive(company)} {and_list(names)}" if company else f"the {and_list(names)}"
+    when = f" in {and_list(periods)}" if periods else ""
     verb = "was" if periods else "is"
     tail = f" ({hint})" if hint else ""
     return f"What {verb} {subject}{when}{tail}?"

@@ -13,9 +13,9 @@ from agent.query.cues import (
     _RESULT_RE,
     SHARE_RE,
     TYPED_NUMBER,
-    _join,
     _own_words,
     _subject_question,
+    and_list,
     asks_percent,
     metric_label,
     possessive,
@@ -341,7 +341,7 @@ def _reference_rewrite(question: str, slots: DialogueSlots, operation: str) -> R
         )
     elif operation == "average" and last is not None and last.operation == "sum" and not named:
         refs = list(last.inputs)  # 'the total for the three years', then 'the average during this period'
-        periods = _join([r.value.period for r in refs if r.value.period])
+        periods = and_list([r.value.period for r in refs if r.value.period])
         text = f"What is the average of {who}{metric}" + (f" in {periods}?" if periods else "?")
     else:  # sum / average of the remembered figures ('the total for these three years': the last three read)
         count = _operand_count(question)
@@ -349,7 +349,7 @@ def _reference_rewrite(question: str, slots: DialogueSlots, operation: str) -> R
         if count > len(pool):
             return None
         refs = reported[-count:] if len(reported) >= count > 2 else pool[-count:]
-        periods = _join([r.value.period for r in refs if r.value.period])
+        periods = and_list([r.value.period for r in refs if r.value.period])
         text = f"What is the {'total' if operation == 'sum' else 'average'} of {who}{metric}" + (
             f" in {periods}?" if periods else " over the last two answers?"
         )

@@ -43,9 +43,9 @@ from agent.query.cues import (
     PART_OF_RE,
     PRIOR_YEAR_RE,
     SHARE_RE,
-    _join,
     _own_words,
     _subject_question,
+    and_list,
     asks_percent,
     lookup_question,
     margin_metric,
@@ -394,9 +394,9 @@ def _company_added(turn: _Turn, carry: _Carry) -> Rewrite | None:
     if COMPARE_RE.search(turn.question):
         both = list(dict.fromkeys([slots.company, *q_companies]))
         text = (
-            f"Compare {_join([possessive(c) for c in both])} "
-            f"{_join([metric_label(m) for m in slots.metrics])}"
-            f"{' in ' + _join(periods) if periods else ''}."
+            f"Compare {and_list([possessive(c) for c in both])} "
+            f"{and_list([metric_label(m) for m in slots.metrics])}"
+            f"{' in ' + and_list(periods) if periods else ''}."
         )
         carried.append(f"company: {slots.company}")
         return turn.finish(text, carried, carry.slots_for(turn, list(slots.metrics), periods, both))
@@ -423,8 +423,8 @@ def _share_of_named_metric(turn: _Turn, carry: _Carry) -> Rewrite | None:
         carried += [f"period: {p}" for p in slots.periods]
     carried.append(f"metric: {base}")
     who = possessive(carry.companies[0]) + " " if carry.companies else "the "
-    when = f" in {_join(periods)}" if periods else ""
-    part, whole = metric_label(base), _join([metric_label(m) for m in carry.metrics_named])
+    when = f" in {and_list(periods)}" if periods else ""
+    part, whole = metric_label(base), and_list([metric_label(m) for m in carry.metrics_named])
     if part_of is not None:  # 'what percentage of this price was dedicated to goodwill?': goodwill is the part
         part, whole = whole, part
     text = f"What was {who}{part} as a percentage of {whole}{when}?"
@@ -438,8 +438,8 @@ def _new_period(turn: _Turn, carry: _Carry) -> Rewrite | None:
         return None
     carried, companies = list(carry.carried), carry.companies
     if len(slots.companies) > 1 and not turn.own.companies:
-        names = _join([metric_label(m) for m in slots.metrics])
-        text = f"Compare {_join([possessive(c) for c in slots.companies])} {names} in {_join(periods)}."
+        names = and_list([metric_label(m) for m in slots.metrics])
+        text = f"Compare {and_list([possessive(c) for c in slots.companies])} {names} in {and_list(periods)}."
         companies = list(slots.companies)
         carried.append(f"company: {', '.join(slots.companies[1:])}")
     else:
@@ -522,7 +522,7 @@ def _new_part(turn: _Turn, carry: _Carry) -> Rewrite | None:
     if not phrase:
         return None
     who = f"{possessive(slots.company)} " if slots.company else "the "
-    when = f" in {_join(slots.periods)}" if slots.periods else ""
+    when = f" in {and_list(slots.periods)}" if slots.periods else ""
     carried = [*carry.carried, *(f"period: {p}" for p in slots.periods)]
     text = f"What was {who}{metric} {phrase}{when}?"
     return turn.finish(text, carried, carry.slots_for(turn, list(slots.metrics), list(slots.periods)))
@@ -547,7 +547,7 @@ def _fill_missing(turn: _Turn, carry: _Carry) -> Rewrite:
     else:
         carried = [c for c in carried if not c.startswith("company:")]
     if not turn.periods and slots.periods and turn.referring and turn.intent.requires_numeric:
-        text = f"{text.rstrip(' ?.')} in {_join(slots.periods)}?"
+        text = f"{text.rstrip(' ?.')} in {and_list(slots.periods)}?"
         carried += [f"period: {p}" for p in slots.periods]
         periods = list(slots.periods)
     carried = [c for c in carried if not c.startswith("metric:") or not carry.metrics_named]
