@@ -35,6 +35,7 @@ from agent.answer.words import (
 )
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue
+from agent.finance.direction import in_direction, restated_as, turned
 from agent.finance.numbers import is_name_number
 from agent.finance.periods import expand_range, find_periods, normalise_period, sort_key
 from agent.query.asked import PERIODS_MEETING, operations_asked
@@ -457,24 +458,28 @@ def _schedule_cell(reader: EvidenceReader, asked: set[str], company: str) -> tup
     return CELL_MIN_SCORE, cells[0]
 
 
-def _cell_value(cell: _Cell, asked: set[str], fallback_period: str) -> NumericValue:
+def _cell_value(cell: _Cell, asked: set[str], fallback_period: str, question: str = "") -> NumericValue:
     """The cell's figure with the period it answers: the asked one it states, else its own.
 
-    A row that names an amount of something subtracted ('accumulated other comprehensive losses', 'debt
-    assumed', 'issuance costs') printed as a negative is that amount: its magnitude, as the filing's words
-    say it and as a change between two years of it must be computed. A row whose sign flips between columns
-    keeps its signs: there the sign means something."""
+    A row read in a direction the question names ('the net loss' of 'Net income (loss) | (6,557)') is that
+    direction's figure (:mod:`agent.finance.direction`). Otherwise a row that names an amount of something
+    subtracted ('accumulated other comprehensive losses', 'debt assumed', 'issuance costs') printed as a negative
+    is that amount: its magnitude, as the filing's words say it and as a change between two years of it must be
+    computed. A row whose sign flips between columns keeps its signs: there the sign means something."""
     common = sorted(asked & cell.periods)
     period = common[0] if common else (cell.value.period or fallback_period)
     value = cell.value
-    printed_negative = all(n.value <= 0 for n in cell.seg.numbers)
-    if (
+    signs = {n.value < 0 for n in cell.seg.numbers if n.value}
+    directed = in_direction(value.value, cell.label, question, len(signs) > 1) if question else None
+    if directed is not None:
+        value = turned(value, directed)
+    elif (
         value.value < 0
-        and printed_negative
+        and signs == {True}
         and _DEDUCTION_LABEL_RE.search(cell.label)
         and not _SIGNED_LABEL_RE.search(cell.label)
     ):
-        value = value.model_copy(update={"value": -value.value, "text": value.text.lstrip("-(").rstrip(")")})
+        value = turned(value, -value.value)
     return value.model_copy(update={"period": period})
 
 
@@ -484,11 +489,14 @@ def _cell_name(cell: _Cell) -> str:
     return " ".join(x for x in (cell.label, header) if x).strip()
 
 
-def _shown_name(cell: _Cell) -> str:
-    """What the figure is, as the answer says it: under its sub-heading ('Cost of revenue: Services'). The gate
-    reads :func:`_cell_name` (the row's own words): a sub-heading is a whole the row is part of, not a qualifier."""
+def _shown_name(cell: _Cell, question: str = "") -> str:
+    """What the figure is, as the answer says it: under its sub-heading ('Cost of revenue: Services'), and in the
+    direction the question asks when its row prints the other ('Net income (loss), as a loss'). The gate reads
+    :func:`_cell_name` (the row's own words): a sub-heading is a whole the row is part of, not a qualifier."""
     name = _cell_name(cell)
-    return f"{cell.parent}: {name}" if cell.parent and not only_periods(cell.label) else name
+    name = f"{cell.parent}: {name}" if cell.parent and not only_periods(cell.label) else name
+    restated = restated_as(cell.label, question)
+    return f"{name}, as a {restated}," if restated else name
 
 
 def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -> SubAnswer | None:
@@ -523,11 +531,11 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     ev = reader.evidence[cell.seg.ev]
     quote = cell.seg.text
     citation = ev.citation(quote, cell.seg.start)
-    value = _cell_value(cell, asked, base.period)
+    value = _cell_value(cell, asked, base.period, sub_query.question)
     period = value.period
     shown = value.text.strip()
     when = f" in {period}" if period else ""
-    name = _shown_name(cell)
+    name = _shown_name(cell, sub_query.question)
     if only_periods(name):  # a schedule row is named by its year: the figure is the asked metric's
         name = base.metric or (f"{base.company}'s {cell.counts}" if cell.counts and base.company else "the amount")
     return base.model_copy(
@@ -646,7 +654,7 @@ def _cell_share(
         score, cell = found
         cells.append(cell)
         citation = reader.evidence[cell.seg.ev].citation(cell.seg.text, cell.seg.start)
-        value = _cell_value(cell, asked, "")
+        value = _cell_value(cell, asked, "", part)
         if asked and value.period not in asked:
             # an undated row counts for the asked period only when its table names it: never labelled so
             table_periods = {p.norm for p in find_periods(reader.evidence[cell.seg.ev].text)}
@@ -734,9 +742,9 @@ def _cell_combination(
         citation = ev.citation(cell.seg.text, cell.seg.start)
         values.append(
             CitedValue(
-                label=f"{_shown_name(cell)} {period}",
+                label=f"{_shown_name(cell, q)} {period}",
                 metric=base.metric,
-                value=_cell_value(cell, {period}, period),
+                value=_cell_value(cell, {period}, period, q),
                 citation=citation,
             )
         )

@@ -61,6 +61,7 @@ from agent.answer.words import _about, _asks_figure, _content_words, filing_owne
 from agent.entities.names import name_key
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation, period_tie, reported_cell
+from agent.finance.direction import shown_name
 from agent.finance.formulas import FormulaKind
 from agent.finance.metrics import METRICS
 from agent.finance.periods import find_periods
@@ -528,7 +529,8 @@ def _one_figure_per_period(sub_answers: Sequence[SubAnswer]) -> list[SubAnswer]:
 
 
 def _operation_label(comp: Computation, company: str, question: str = "") -> str:
-    subject = f"{company} {comp.metric}".strip()
+    metric = shown_name(question, comp.metric) if comp.metric else ""
+    subject = f"{company} {metric}".strip()
     test = threshold_asked(question) if comp.operation == "threshold" else None
     if test is not None:
         comparison, bound = test
@@ -537,7 +539,7 @@ def _operation_label(comp: Computation, company: str, question: str = "") -> str
         return f"average {subject} over {comp.result.period}"
     if comp.operation in {"highest", "lowest"}:
         unit = "year" if re.fullmatch(r"FY\d{4}", comp.result.period) else "period"
-        return f"{unit} with {possessive(company) + ' ' if company else 'the '}{comp.operation} {comp.metric}"
+        return f"{unit} with {possessive(company) + ' ' if company else 'the '}{comp.operation} {metric}"
     kind = "percentage change" if comp.operation == "percent_change" else "change"
     return f"{kind} in {subject} from {comp.result.period}"
 

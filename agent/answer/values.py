@@ -47,6 +47,7 @@ from agent.answer.words import (
 )
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation, formula_components
+from agent.finance.direction import asked_name, asks_contrary, in_direction, shown_name, turned
 from agent.finance.formulas import Formula, FormulaKind
 from agent.finance.lexicon import canonical, find_metrics
 from agent.finance.metrics import METRICS
@@ -86,6 +87,7 @@ OTHER_METRIC_PENALTY = (
 QUALIFIER_WEIGHT = 0.1  # share of a row label's words the question uses: "net PP&E" picks the "... net" row
 
 
+NAMING_WORDS = 6  # words before a sentence's figure that say what it is ('we reported a net loss of')
 MAX_SCORE = EXACT_LABEL + TABLE_BONUS + STATEMENT_BONUS  # an exact statement row; retrieval only breaks ties
 
 
@@ -361,6 +363,23 @@ class _Found(BaseModel):
     kind: Literal["row", "sentence"]
     reasons: list[str] = Field(default_factory=list)
     company: str = Field(default="", description="whose filing the figure is from")
+    named_by: str = Field(default="", description="the words naming the figure: its row label, or the words "
+                          "before it in its sentence")
+    mixed_signs: bool = Field(default=False, description="its row prints both positive and negative figures")
+
+    def read_as(self, asked: str) -> NumericValue:
+        """The figure in the direction ``asked`` names ('net loss' of a 'Net income (loss) | (6,557)' row is
+        6,557); as printed when neither names a direction."""
+        turned_to = in_direction(self.value.value, self.named_by, asked, self.mixed_signs)
+        return self.value if turned_to is None else turned(self.value, turned_to)
+
+
+def _named_by(cand: _Candidate) -> str:
+    """A row's label; of a sentence, the few words before the figure ('a net loss of')."""
+    if cand.seg.kind == "row":
+        return cand.seg.label
+    before = cand.seg.raw[: max(0, cand.value.start - cand.seg.start)]
+    return " ".join(before.split()[-NAMING_WORDS:])
 
 
 def _find(
@@ -431,6 +450,8 @@ def _find(
         kind=best.seg.kind,
         reasons=reasons,
         company=ev.company,
+        named_by=_named_by(best),
+        mixed_signs=best.seg.kind == "row" and len({n.value < 0 for n in best.seg.numbers if n.value}) > 1,
     )
 
 
@@ -501,8 +522,14 @@ def _lexicon_answer(
 
 
 def _found_answer(base: SubAnswer, found: _Found, kind: str, target_scale: float | None) -> SubAnswer:
-    outflow = base.metric in arithmetic.SPENDING_METRICS and found.value.value < 0
-    shown_value = found.value.model_copy(update={"value": abs(found.value.value)}) if outflow else found.value
+    read = found.read_as(asked_name(base.question, base.metric) or base.metric)
+    name = shown_name(base.question, base.metric)
+    outflow = base.metric in arithmetic.SPENDING_METRICS and read.value < 0
+    shown_value = read.model_copy(update={"value": abs(read.value)}) if outflow else read
+    if name != base.metric and read.value < 0:
+        # 'the income tax benefit' of a year with a tax provision: the provision is said, not a negative benefit
+        name = f"{base.metric} (not a {asks_contrary(name)})"
+        shown_value = turned(read, -read.value)
     if kind == "money" and not shown_value.unit:
         # A lexicon money metric read from a statement that writes no currency sign: SEC filings report in USD.
         shown_value = shown_value.model_copy(update={"unit": "USD"})
@@ -510,10 +537,10 @@ def _found_answer(base: SubAnswer, found: _Found, kind: str, target_scale: float
     period = found.value.period or base.period
     # A question that names no company still gets a figure that says whose it is.
     sentence = (
-        f"{_capital(_subject(base.company or found.company, base.metric, period, base.scope))} was {shown} "
+        f"{_capital(_subject(base.company or found.company, name, period, base.scope))} was {shown} "
         f"{found.citation.label()}."
     )
-    value = found.value.model_copy(update={"period": period})
+    value = read.model_copy(update={"period": period})
     return base.model_copy(
         update={
             "status": "found",
@@ -608,7 +635,7 @@ def _latest_component_period(
 
 
 def _cited(metric: str, found: _Found, period: str) -> CitedValue:
-    value = _coerce(_expected_kind(metric), found.value)
+    value = _coerce(_expected_kind(metric), found.read_as(metric))
     return CitedValue(
         label=f"{metric} {period}".strip(),
         metric=metric,

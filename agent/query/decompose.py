@@ -10,6 +10,7 @@ from langchain_core.language_models import BaseChatModel
 from agent.entities import EntityRegistry, as_registry
 from agent.entities.names import name_key
 from agent.finance.arithmetic import needs_prior_period
+from agent.finance.direction import shown_name
 from agent.finance.formulas import FormulaKind
 from agent.finance.lexicon import canonical, components, find_metrics
 from agent.finance.metrics import METRICS
@@ -430,7 +431,8 @@ def decompose(question: str, intent: QueryIntent, known_companies: EntityRegistr
         elif subject and period:
             text = f"What was the {subject} in {period}{f' ({hint})' if hint else ''}?"
         else:
-            text = lookup_question(company, [metric], [period] if period else [], hint)
+            # the question's own direction ('the income tax benefit') stays with its figure's lookup
+            text = lookup_question(company, [shown_name(question, metric)], [period] if period else [], hint)
         sq = SubQuery(
             id=_sub_query_id(company, metric, period),
             question=text,
@@ -472,6 +474,7 @@ def plan_combinations(
     # Per-period ratio/share of the first metric over the second (per company).
     series: dict[str, list[tuple[str, str]]] = {}  # company -> [(period, id)] of the quantity being tracked
     tracked_metric = metrics[0]
+    tracked_name = shown_name(question, tracked_metric)  # 'net loss' when the question asks a loss
     for company in companies:
         if ("share" in operations or "ratio" in operations) and len(metrics) >= 2:
             op = "share" if "share" in operations else "ratio"
@@ -490,7 +493,7 @@ def plan_combinations(
                         op,
                         [a, b],
                         tracked_metric,
-                        f"{company + ' ' if company else ''}{tracked_metric}"
+                        f"{company + ' ' if company else ''}{tracked_name}"
                         f"{' ' + period if period else ''}".strip(),
                     )
                     series.setdefault(company, []).append((period, cid))
@@ -519,29 +522,29 @@ def plan_combinations(
                     "change",
                     [first[1], last[1]],
                     tracked_metric,
-                    f"change in {who}{tracked_metric} from {span}{in_points}",
+                    f"change in {who}{tracked_name} from {span}{in_points}",
                 )
             if "percent_change" in operations:
                 finals[company] = add(
                     "percent_change",
                     [first[1], last[1]],
                     tracked_metric,
-                    f"growth in {who}{tracked_metric} from {span}",
+                    f"growth in {who}{tracked_name} from {span}",
                 )
             if "cagr" in operations:
                 finals[company] = add(
-                    "cagr", [first[1], last[1]], tracked_metric, f"CAGR of {who}{tracked_metric} from {span}"
+                    "cagr", [first[1], last[1]], tracked_metric, f"CAGR of {who}{tracked_name} from {span}"
                 )
             if "average" in operations:
                 finals[company] = add(
                     "average",
                     [i for _, i in items],
                     tracked_metric,
-                    f"average {who}{tracked_metric} over {span}",
+                    f"average {who}{tracked_name} over {span}",
                 )
             if "sum" in operations:
                 finals[company] = add(
-                    "sum", [i for _, i in items], tracked_metric, f"total {who}{tracked_metric} over {span}"
+                    "sum", [i for _, i in items], tracked_metric, f"total {who}{tracked_name} over {span}"
                 )
         elif items:
             finals[company] = items[0][1]
@@ -552,7 +555,7 @@ def plan_combinations(
             "difference",
             [finals[a], finals[b]],
             tracked_metric,
-            f"{a} minus {b}: {tracked_metric}{in_points}",
+            f"{a} minus {b}: {tracked_name}{in_points}",
         )
     elif "difference" in operations and len(metrics) >= 2 and len(companies) == 1 and len(periods) <= 1:
         p = periods[0] if periods else ""
