@@ -51,6 +51,10 @@ _EXPLANATION = re.compile(
     # 'When did the board approve the plan?', 'Where can the discussion be found?': a date or place in words.
     r"^\W*(?:when|where)\b|\bwhy\b|\bwhat\s+(?:drove|drives|driven|caused|causes|contributed|explains|led\s+to)\b|\bdrivers?\b|"
     r"\breasons?\b|\bexplain\b|\bwhat\s+factors\b|\bdue\s+to\s+what\b|\bhow\s+did\b.{0,60}\bimpact\b|"
+    # a reason asked by what produced something: 'what accounts for', 'what could result in', 'the cause of',
+    # '... driven by?'
+    r"\bwhat\s+(?:could\s+|would\s+|may\s+)?(?:accounts?\s+for|results?\s+in|resulted\s+in)\b|\bcauses?\s+of\b|"
+    r"\b(?:driven|caused)\s+by\s*\?|"
     r"\bwhat\s+(?:is|was)\s+(?:the\s+)?(?:impact|effect)\b",
     re.I,
 )
@@ -77,11 +81,12 @@ _NUMERIC = re.compile(
     re.I,
 )
 _AMOUNT = re.compile(r"\bhow\s+(?:much|many)\b|\bamount\b|\bvalue\s+of\b|\bnumber\s+of\b|%|\bpercent", re.I)
+_HOW_MUCH = re.compile(r"\bhow\s+(?:much|many)\b", re.I)
 _ASKS_VALUE = re.compile(r"\b(?:what|how)\s+(?:is|was|did|has|much|many)\b", re.I)
 # Formula kinds whose result is a number by nature (a ratio is asked for its value); sums and differences
 # such as total debt or free cash flow are amounts that may be asked about qualitatively.
 _NUMERIC_KINDS = frozenset({"ratio", "margin", "days", "turnover", "growth"})
-_QUESTION_SENTENCE = re.compile(r"[^?.!]*\?")
+_QUESTION_SENTENCE = re.compile(r"(?:[^?.!]|(?<=\d)\.(?=\d))*\?")  # a decimal point ends no sentence
 _LATEST = re.compile(
     r"\b(?:latest|most\s+recent|current|this)\s+(?:fiscal\s+)?(?P<g1>quarter|year|period|fiscal\s+year)\b|"
     r"\b(?:last|previous|prior|past|recent)\s+(?:fiscal\s+)?(?P<g2>quarter|year)\b|"
@@ -237,6 +242,8 @@ def relation_of(question: str) -> Relation:
 def _requires_numeric(question: str, relation: Relation, metrics: list[str]) -> bool:
     if relation is Relation.DEFINITION and not _AMOUNT.search(question):
         return False  # 'how is X calculated?' asks the method, not the figure
+    if relation is Relation.EXPLANATION and not _HOW_MUCH.search(question):
+        return False  # 'what caused the decrease in revenue?' asks the cause, not the decrease
     if _NUMERIC.search(question):
         return True
     if relation in (Relation.DEFINITION, Relation.POLICY, Relation.EXPLANATION):
