@@ -437,3 +437,25 @@ def test_periods_over_groups_of_named_columns_head_each_group() -> None:
         "Europe | 2019 Amount: 800 | 2019 %: 40% | 2018 Amount: 820 | 2018 %: 45%",
     ]
     assert normalise_period("2019 Amount") == "FY2019" and normalise_period("2019 %") == ""
+
+
+def test_named_columns_over_a_period_head_every_value() -> None:
+    # 'USD denominated | Non-USD denominated' over 'As at 31 December 2019': each value is under its column's
+    # name; the period heads the table, and the next block's period line heads that block's rows.
+    page = (
+        "USD denominated | Non-USD denominated\n"
+        "As at 31 December 2019\n"
+        "Monetary assets, current | 27,728 | 2,899\n"
+        "Monetary assets, non-current | 373 | –\n"
+        "As at 31 December 2018\n"
+        "Monetary assets, current | 18,041 | 1,994\n"
+    )
+    (table,) = find_tables(page)
+    assert table.columns == ["USD denominated", "Non-USD denominated"]
+    assert table.period_caption == "As at 31 December 2019"
+    assert linearise(table) == [
+        "Monetary assets, current | USD denominated: 27,728 | Non-USD denominated: 2,899",
+        "Monetary assets, non-current | USD denominated: 373 | Non-USD denominated: –",
+        "As at 31 December 2018",
+        "Monetary assets, current | USD denominated: 18,041 | Non-USD denominated: 1,994",
+    ]

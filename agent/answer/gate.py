@@ -47,6 +47,7 @@ from agent.answer.words import (
     _content_words,
     asked_qualifiers,
     counted_noun,
+    negated_words,
     unasked_part,
     unnamed_modifiers,
 )
@@ -297,7 +298,9 @@ def _figure_context(answer: SubAnswer, reader: EvidenceReader | None) -> str:
     at = answer.value.start if answer.value is not None else -1
     if not text or not 0 <= at < len(text):
         return _row_label(answer) or answer.quote
-    return naming_context(text, at, _row_label(answer))
+    row = reader.row_at(answer.citation.chunk_id, at) if reader is not None and answer.citation else None
+    parent = row.parent if row is not None else ""  # the sub-heading the row sits under ('Cost of revenue:')
+    return " ".join(x for x in (naming_context(text, at, _row_label(answer)), parent) if x)
 
 
 def _own_clause(answer: SubAnswer, reader: EvidenceReader | None) -> str:
@@ -355,6 +358,10 @@ def check_metric(
             if kind not in own_kinds:
                 return Check(name="metric", passed=False,
                              detail=f"the question asks about '{term}' ({kind}); the figure's own words do not say so")
+    other = _other_kind_of_metric(answer.metric, words, question)
+    if other:
+        return Check(name="metric", passed=False,
+                     detail=f"the figure's row is {other} ({METRICS[other].topic}), not {answer.metric}")
     asked_kinds = {kind for kind, _ in [*asked_qualifiers(question), *turn_outlook]}
     for kind, pattern in _QUALIFIERS:
         # A restricting qualifier of the question's own ('U.S. revenue') allows the figure's; 'worldwide' does not.
@@ -367,6 +374,21 @@ def check_metric(
                 name="metric", passed=False, detail=f"the figure is qualified '{term}' ({kind}); the question is not"
             )
     return Check(name="metric", passed=True, detail=f"metric matched: {answer.metric or 'as asked'}")
+
+
+def _other_kind_of_metric(metric: str, naming: str, question: str) -> str:
+    """The lexicon metric the figure's own words name when it is another kind of quantity than the one asked (a
+    balance for an expense: 'Accumulated depreciation' for depreciation; 'Revenue' for deferred revenue): its
+    topic differs and its words name nothing of the asked topic, nor does the question name it. '' otherwise."""
+    if metric not in METRICS:
+        return ""
+    named = {m.canonical for m in find_metrics(naming)} - {metric}
+    if not named or any(METRICS[m].topic == METRICS[metric].topic for m in named):
+        return ""
+    if metric in {m.canonical for m in find_metrics(naming)}:
+        return ""
+    asked = {m.canonical for m in find_metrics(question)}
+    return next((m for m in sorted(named) if m not in asked), "")
 
 
 PASSAGE_FIGURE_COVER = 0.6  # a figure question answered in words: the words must name most of what it asks
@@ -507,6 +529,13 @@ def check_scope(
             whose = f" for {answer.company}" if answer.company else ""
             return Check(name="scope", passed=False,
                          detail=f"the filing gives {answer.metric or 'this figure'}{whose}, not for {name}")
+    row = (reader.row_at(answer.citation.chunk_id, answer.value.start)
+           if reader is not None and answer.citation is not None else None)
+    own = " ".join(x for x in (row.parent if row is not None else "", _naming_words(answer)) if x)
+    negated = negated_words(asked_part(question), own)
+    if negated:
+        return Check(name="scope", passed=False, detail=(
+            f"the figure found is {own!r}, the opposite of the {' '.join(negated)} asked"))
     uncovered = _uncovered_words(answer, question, provenance, _page_text(reader, answer))
     if uncovered:
         return Check(name="scope", passed=False, detail=(

@@ -340,6 +340,22 @@ def _row(
     return label, values
 
 
+_PERIOD_FILLER = frozenset({"as", "at", "of", "for", "the", "year", "years", "ended", "ending", "fiscal", "period"})
+
+
+def _one_period(text: str, fy_end_month: int, alone: bool = False) -> str:
+    """The one period ``text`` names (normalised; '' when it names none or several); ``alone``: the text is
+    nothing but that period ('As at 31 December 2018'), not a title that also names one ('Fiscal 2019 results')."""
+    mentions = find_periods(text)
+    if len({m.norm for m in mentions}) != 1:
+        return ""
+    if alone:
+        rest = text[: mentions[0].start] + " " + text[mentions[-1].end :]
+        if any(w not in _PERIOD_FILLER for w in re.findall(r"[a-z]+", rest.lower())):
+            return ""
+    return _column_periods([mentions[0].surface], fy_end_month)[0]
+
+
 class _Layout(BaseModel):
     """A table chunk's period columns and scale, which a continuation chunk without a header inherits."""
 
@@ -364,13 +380,19 @@ def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> 
     out: list[Segment] = []
     heading: list[MetricMention] = []  # the metric a table's latest sub-heading line names
     parent = ""  # the table's latest sub-heading line: what the rows under it are parts of
+    # The period a block of rows is under when the columns are names, not periods ('USD denominated | Non-USD
+    # denominated' with 'As at 31 December 2018' above the block): the header's one period, then each period line.
+    block = ""
     for start, end in split_sentences(text):
         piece = text[start:end]
         if "|" in piece:
             label, nums = _row(piece, start, chunk_scale, columns, periods_of, money)
             if is_hostile_row(piece.split("|", 1)[0]):
                 continue
+            if block and nums and not any(n.period for n in nums) and not _one_period(label, ev.fy_end_month, True):
+                nums = [n.model_copy(update={"period": block}) for n in nums]
             if _COLUMNS_RE.search(piece):
+                block = "" if any(columns) else _one_period(_COLUMNS_RE.sub(" ", piece), ev.fy_end_month)
                 # The table's own header line: a title naming one metric ('Net sales by region') names it
                 # for the rows below, as a sub-heading does ('Europe | 1,100' is Europe's net sales).
                 # A breakdown's title ('Net sales by region') names its rows' metric before the 'by'.
@@ -400,6 +422,8 @@ def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> 
             if is_instruction_like(piece):
                 continue
             nums = _sentence_numbers(piece, start)
+            if is_table and not any(columns) and _one_period(piece, ev.fy_end_month, alone=True):
+                block = _one_period(piece, ev.fy_end_month, alone=True)  # 'As at 31 December 2018'
             if is_table:
                 short = not nums and len(piece.split()) <= SUBHEADING_MAX_WORDS
                 heading = find_metrics(piece) if short else []
@@ -641,8 +665,11 @@ def naming_context(text: str, at: int, label: str = "") -> str:
         end = min((i for i in (text.find(". ", at), text.find("\n", at)) if i >= 0), default=len(text))
         return text[start:end]
     above = text[: text.rfind("\n", 0, at) + 1].split("\n")[:-1]
-    block = 0  # table lines right above the row
-    while block < len(above) and "|" in above[-1 - block]:
+    block = 0  # table lines right above the row, and the sub-headings between them ('Deferred tax expense:')
+    while block < len(above) and (
+        "|" in above[-1 - block]
+        or (block + 1 < len(above) and "|" in above[-2 - block] and len(above[-1 - block]) <= HEADING_MAX_CHARS)
+    ):
         block += 1
     # The line above the table (its title) and the table's first line (its header), or the first line alone.
     titles = above[len(above) - block - 1 :][:2] if block < len(above) else above[:1]

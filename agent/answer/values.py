@@ -347,7 +347,9 @@ def _provenance(reader: EvidenceReader, cand: _Candidate) -> str:
 
 def _naming(reader: EvidenceReader, cand: _Candidate) -> str:
     """The words that say what a candidate figure is: its row label with its table's title, or its sentence."""
-    return naming_context(reader.evidence[cand.seg.ev].text, cand.value.start, cand.seg.label if cand.seg.kind == "row" else "")
+    context = naming_context(reader.evidence[cand.seg.ev].text, cand.value.start,
+                             cand.seg.label if cand.seg.kind == "row" else "")
+    return f"{context} {cand.seg.parent}" if cand.seg.parent else context  # the row's sub-heading is its own
 
 
 def _mention_surface(seg: Segment, metric: str) -> str:

@@ -115,6 +115,13 @@ def _content_words(text: str) -> set[str]:
     return words | {num for word, nums in _numbered_names(rest).items() if word in words for num in nums}
 
 
+def negated_words(asked: str, own: str) -> list[str]:
+    """The words ``asked`` uses that the figure's ``own`` words negate ('current' of a 'Monetary assets,
+    non-current' row) while ``asked`` does not: the figure is the opposite of what was asked."""
+    asked_words, own_words = _content_words(asked), _content_words(own)
+    return sorted(w for w in asked_words if f"non{w}" in own_words and f"non{w}" not in asked_words)
+
+
 # Words by which a question asks how much, when, which or what of a figure (its arithmetic, its periods, its
 # place in a table) rather than what the figure is: no row, column or table needs to print them.
 ASKING_WORDS = frozenset(_content_words(

@@ -26,12 +26,13 @@ from agent.errors import FinragError
 from agent.finance.formulas import Formula, FormulaKind, FormulaTerm
 from agent.finance.lexicon import metric_info
 from agent.finance.metrics import METRICS
-from agent.finance.numbers import SCALE_NAMES, format_number
+from agent.finance.numbers import SCALE_NAMES, find_numbers, format_number
 from agent.finance.periods import period_year, quarters_of
 from agent.schemas import Citation, NumericValue
 
-# Metrics whose figures are amounts spent: filings print them as negatives (cash-flow outflows) or positives
-# (expense lines) depending on the statement; every formula means the amount spent, so the magnitude is used.
+# Metrics whose figures are amounts spent or written off: filings print them as negatives (cash-flow outflows, the
+# contra-asset 'Less accumulated depreciation') or positives (expense lines) depending on the statement; every
+# formula means the amount itself, so the magnitude is used.
 SPENDING_METRICS: frozenset[str] = frozenset(
     {
         "capital expenditure",
@@ -48,6 +49,7 @@ SPENDING_METRICS: frozenset[str] = frozenset(
         "interest expense",
         "depreciation and amortization",
         "depreciation",
+        "accumulated depreciation",
         "amortization of intangible assets",
         "restructuring costs",
     }
@@ -238,7 +240,10 @@ def _is_spending(v: CitedValue) -> bool:
     other_sign = DEDUCTION_ROWS.get(v.metric)
     if other_sign is None or v.value.value >= 0 or v.citation is None or "|" not in v.citation.quote:
         return False
-    return not other_sign.search(v.citation.quote.split("|", 1)[0])  # the table row names an expense only
+    label, cells = v.citation.quote.split("|", 1)
+    if len({n.value < 0 for n in find_numbers(cells) if n.value}) > 1:
+        return False  # 'Federal | 3 | (13) | 26' under 'Deferred tax expense (benefit)': the sign flips, so it means
+    return not other_sign.search(label)  # the table row names an expense only
 
 
 def _magnitude_note(values: Sequence[CitedValue]) -> str:

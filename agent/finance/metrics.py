@@ -121,8 +121,14 @@ _DEFS: list[MetricDef] = [
     ], abbreviations=["D&A", "DD&A"],
         related=["depreciation", "amortization of intangible assets", "ebitda"]),
     _m("depreciation", _COST, [
-        "depreciation", "depreciation expense", "accumulated depreciation",
-    ], related=["depreciation and amortization"]),
+        "depreciation", "depreciation expense",
+    ], related=["depreciation and amortization", "accumulated depreciation"]),
+    # A balance (what has been written off so far), not the year's expense: its own metric, so that neither is
+    # read for the other.
+    _m("accumulated depreciation", _BS, [
+        "accumulated depreciation", "accumulated depreciation and amortization",
+        "accumulated depreciation depletion and amortization", "less accumulated depreciation",
+    ], related=["depreciation", "property plant and equipment"]),
     _m("amortization of intangible assets", _COST, [
         "amortization of intangible assets", "amortization of intangibles", "intangible asset amortization",
         "amortization of acquired intangible assets", "amortization of purchased intangibles",

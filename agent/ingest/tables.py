@@ -361,7 +361,7 @@ def _groups(rows: list[_Row]) -> list[list[_Row]]:
             current = []
             continue
         has_data = any(r.is_data for r in current)
-        if row.is_header and has_data:
+        if (row.is_header or _names_columns(row)) and has_data:
             # The label-only lines just before a new header are that table's title, not the old table's tail.
             tail: list[_Row] = []
             while current and not current[-1].cells:
@@ -381,6 +381,15 @@ def _groups(rows: list[_Row]) -> list[list[_Row]]:
         current.append(row)
     groups.append(current)
     return [g for g in groups if sum(r.is_data for r in g) >= MIN_DATA_ROWS]
+
+
+def _names_columns(row: _Row) -> bool:
+    """A header row of column names ('USD denominated | Non-USD denominated', a Markdown or HTML table's first
+    row): two names at least, no figures, no scale or period matter. After data it starts a new table."""
+    names = [c.strip() for c in row.label.split(" | ")] if not row.cells else []
+    return len(names) >= 2 and all(
+        re.search(r"[A-Za-z]{3}", n) and not re.search(r"\d", n) and not _is_meta_line(n) for n in names
+    )
 
 
 def _is_meta_line(text: str) -> bool:
@@ -549,10 +558,12 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
     while col_start > max(0, body_start - HEADER_MAX_LINES) and _is_column_line(group[col_start - 1]):
         col_start -= 1
     title, zone_start = "", col_start
+    names: list[str] = []  # the columns' names, when a line above the header gives one per value
     for i in range(col_start - 1, max(-1, col_start - 1 - TITLE_LOOKBACK_LINES), -1):
         row = group[i]
         if i == col_start - 1 and _names_line(row, group[body_start:last_data + 1]):
             title, zone_start = row.label, i  # 'total cost | number of shares | average price': the columns' names
+            names = [c.strip() for c in row.label.split("|")]
             break
         if row.cells or len(row.label.split()) > TITLE_MAX_WORDS:
             break
@@ -571,7 +582,7 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
     period_caption = next(
         (r.label for r in group[col_start:body_start]
          if not r.cells and len(r.label.split()) <= TITLE_MAX_WORDS
-         and (_DURATION_RE.search(r.label) or re.match(r"^(?:as of|at)\b", r.label, re.IGNORECASE))),
+         and (_DURATION_RE.search(r.label) or re.match(r"^(?:as (?:of|at)|at)\b", r.label, re.IGNORECASE))),
         "",
     )
     stub = next((stub for r in reversed(group[col_start:body_start]) if (stub := _stub(r))), "")
@@ -586,6 +597,15 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
     named = group[body_start - 1].cells if body_start > 0 and _names_periods(group[body_start - 1].cells) else []
     if named and {len(r.cells) for r in body if r.cells} == {len(named)}:
         columns = list(named)  # 'total', 'thereafter' are columns too: the k-th value is under the k-th name
+    year_rows = any(not r.label and r.cells and _YEAR_CELL_RE.match(r.cells[0]) for r in body)
+    if names and len(columns) < len(names) and not year_rows:
+        # 'USD denominated | Non-USD denominated' over 'December 31, 2019': the period heads the table (or a block
+        # of its rows), each value is under its column's name. (Rows labelled by their year keep the names as the
+        # table's title: there the row is the period.)
+        columns = names
+        period_caption = period_caption or next(
+            (r.label for r in group[col_start:body_start] if not r.cells and _PERIOD_RE.search(r.label)), ""
+        )
     columns, names_row = _grouped_columns(columns, group[col_start:body_start], body)
     if names_row is not None:
         body = [r for r in body if r is not names_row]  # the columns' names row heads them; it is no sub-heading

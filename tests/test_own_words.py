@@ -1,0 +1,136 @@
+"""What a figure is comes from its own words: the table's title and header sit above the whole table, never a
+sub-heading inside it; a row naming another kind of quantity (a balance for an expense) is no answer; a row
+whose words negate the question's ('non-current' for 'current') is the opposite of
+what was asked; a tax component whose sign flips between years keeps its signs in a sum; a question asking what
+caused a change asks words, not the change. The filing is typeset here: a memory maker's tax note, currency note
+and results discussion. The currency note names its columns and gives its periods as blocks of rows.
+"""
+
+from __future__ import annotations
+
+import pytest
+from support import ask_once, ingested_typeset
+
+from agent.answer.reading import naming_context
+from agent.answer.words import negated_words
+from agent.config import Settings
+from agent.query.intent import asking_part, extract_intent
+
+FILING = """# Contoso Memory Ltd.
+
+ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934
+For the fiscal year ended December 31, 2024
+
+## Item 7. Management's Discussion and Analysis
+
+Total revenue decreased to $23,406 thousand in 2024 from $30,391 thousand in 2023. The decrease in total revenue
+was due to pricing declines resulting from the challenging memory market environment in 2024.
+
+## Item 8. Financial Statements
+
+### Note 12. Income Taxes
+
+The components of the provision for income taxes are as follows (in thousands):
+
+| | 2024 | 2023 | 2022 |
+|---|---|---|---|
+| Current provision for income taxes: | | | |
+| State | 49 | 44 | 48 |
+| Foreign | 1,716 | 953 | 1,023 |
+| Total current | 1,765 | 997 | 1,071 |
+| Deferred tax expense (benefit): | | | |
+| Federal | 3 | (13) | 26 |
+| Foreign | (361) | 98 | 109 |
+| Total deferred | (358) | 85 | 135 |
+| Provision for income taxes | 1,407 | 1,082 | 1,206 |
+
+### Note 6. Property and Equipment
+
+Property and equipment consisted of the following (in thousands):
+
+| | 2024 | 2023 |
+|---|---|---|
+| Property and equipment, gross | 30,000 | 28,000 |
+| Accumulated depreciation and amortization | (20,188) | (16,050) |
+| Property and equipment, net | 9,812 | 11,950 |
+
+### Note 20. Currency Risk
+
+Monetary assets by currency (in thousands):
+
+| | USD denominated | Non-USD denominated |
+|---|---|---|
+| As at December 31, 2024 | | |
+| Monetary assets, current | 27,728 | 2,899 |
+| Monetary assets, non-current | 373 | – |
+| As at December 31, 2023 | | |
+| Monetary assets, current | 18,041 | 1,994 |
+| Monetary assets, non-current | 2,642 | – |
+"""
+
+
+@pytest.fixture(scope="module")
+def contoso(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return ingested_typeset(tmp_path_factory.mktemp("contoso"), "CONTOSO_2024_10K.md", FILING)
+
+
+def _stated(answer: str) -> str:
+    """The answer without its closest evidence (figures shown there are not stated)."""
+    return answer.split("Closest evidence", 1)[0]
+
+
+def test_a_sub_heading_inside_a_table_is_not_its_title() -> None:
+    text = (
+        "Taxes\n| | 2024: | 2023: |\nCurrent:\nState | 2024: 49 | 2023: 44\nDeferred (benefit):\n"
+        "Federal | 2024: 3 | 2023: (13)\nProvision for income taxes | 2024: 1,407 | 2023: 1,082\n"
+    )
+    context = naming_context(text, text.index("1,407"), "Provision for income taxes")
+    assert "Federal" not in context and "Taxes" in context, context
+
+
+def test_a_row_negating_the_question_s_word_is_its_opposite() -> None:
+    assert negated_words("the current monetary assets", "Monetary assets, non-current") == ["current"]
+    assert negated_words("the non-current monetary assets", "Monetary assets, non-current") == []
+    assert negated_words("total revenue", "Revenue") == []
+
+
+def test_a_reason_asked_is_no_figure() -> None:
+    for question in (
+        "What caused the decrease of total revenue from 2023 to 2024?",
+        "What accounts for the change in interest expense from 2023 to 2024?",
+        "What was the increase in free cash flow from 2023 to 2024 driven by?",
+        "What could result in the 2024 operating income increasing or decreasing by approximately $6.5 million?",
+    ):
+        assert not extract_intent(question).requires_numeric, question
+    assert extract_intent("How much of the increase in revenue was caused by acquisitions?").requires_numeric
+
+
+def test_a_decimal_point_ends_no_sentence() -> None:
+    question = "What could result in operating income changing by approximately $6.5 million?"
+    assert asking_part(question) == question
+
+
+def test_a_sum_of_a_component_keeps_its_signs(contoso: Settings) -> None:
+    answer = _stated(ask_once(contoso, "What is the total federal tax expense from 2022 to 2024?"))
+    assert "3,695" not in answer, answer  # never the provisions' sum: the question asks the federal row
+    assert "16" in answer and "(13)" in answer, answer
+
+
+def test_named_columns_and_period_blocks_give_each_cell_its_name_and_period(contoso: Settings) -> None:
+    answer = _stated(ask_once(contoso, "What was the amount of USD denominated current monetary assets in 2024?"))
+    assert "27,728" in answer and "373" not in answer, answer
+    earlier = _stated(ask_once(contoso, "What was the amount of non-USD denominated current monetary assets in 2023?"))
+    assert "1,994" in earlier, earlier
+
+
+def test_a_balance_is_no_answer_for_the_year_s_expense(contoso: Settings) -> None:
+    answer = _stated(ask_once(contoso, "What was the depreciation amount in 2024?"))
+    assert "20,188" not in answer, answer  # accumulated depreciation is what was written off so far
+    balance = _stated(ask_once(contoso, "What was the accumulated depreciation and amortization in 2024?"))
+    assert "20,188" in balance, balance
+
+
+def test_a_cause_asked_is_answered_with_the_cause(contoso: Settings) -> None:
+    answer = _stated(ask_once(contoso, "What caused the decrease of total revenue from 2023 to 2024?"))
+    assert "pricing declines" in answer, answer
+    assert "computed" not in answer and "6,985" not in answer, answer
