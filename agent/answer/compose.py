@@ -496,17 +496,29 @@ def _asked_operations(
 
 
 def _one_figure_per_period(sub_answers: Sequence[SubAnswer]) -> list[SubAnswer]:
-    """Sub-answers for different periods that read one and the same figure (same quote, same place) are all
-    refused: 'Total debt in FY2007 was 1,181' and 'in FY2008 was 1,181' from one cell is right at most once."""
+    """Sub-answers for different periods, or different items of one metric, that read one and the same figure (same
+    quote, same place) are all refused: 'Total debt in FY2007 was 1,181' and 'in FY2008 was 1,181' from one cell
+    is right at most once."""
     def cell(sa: SubAnswer) -> tuple[str, int, str, int] | None:
         cited = sa.cited_value() if sa.status != "not_found" else None
         return reported_cell(cited) if cited is not None else None
 
     periods: dict[tuple[str, int, str, int], set[str]] = {}
+    def figure(sa: SubAnswer) -> tuple[str, int, str, str] | None:
+        """Where and how a figure was read, located or not: two asks reading it read the same figure."""
+        if sa.status == "not_found" or sa.value is None or sa.citation is None:
+            return None
+        return sa.citation.doc, sa.citation.page, sa.citation.quote, f"{sa.value.start}:{sa.value.text}"
+
+    periods: dict[tuple[str, int, str, int], set[str]] = {}
+    asks: dict[tuple[tuple[str, int, str, str], str, str], set[str]] = {}  # (figure, period, metric) -> sub-queries
     for sa in sub_answers:
         key = cell(sa)
         if key is not None:
             periods.setdefault(key, set()).add(sa.value.period if sa.value else "")
+        read = figure(sa)
+        if read is not None and sa.value is not None:
+            asks.setdefault((read, sa.value.period, sa.metric), set()).add(sa.sub_query_id)
     cited = [sa.cited_value() if sa.status != "not_found" else None for sa in sub_answers]
     out: list[SubAnswer] = []
     for i, sa in enumerate(sub_answers):
@@ -519,6 +531,14 @@ def _one_figure_per_period(sub_answers: Sequence[SubAnswer]) -> list[SubAnswer]:
             sa = operation_refusal(sa, f"the {sa.value.period or 'asked'} figure",
                                    f"the same figure ({sa.value.text} {sa.citation.label()}) was read for {others} "
                                    "too, so it belongs to one of them at most")
+        elif (read := figure(sa)) is not None and sa.value is not None and sa.citation is not None and len(
+            asks.get((read, sa.value.period, sa.metric), set())
+        ) > 1:
+            # two items of one metric ('the International and Foodservice segment') read as one figure were not
+            # told apart: it is right for one of them at most
+            sa = operation_refusal(sa, "a figure of its own for each item",
+                                   f"the same figure ({sa.value.text} {sa.citation.label()}) was read for another "
+                                   "item asked too, so it belongs to one of them at most")
         elif ties and sa.value is not None:
             others = ", ".join(sorted({c.value.period for c in ties}))
             sa = operation_refusal(sa, f"the {sa.value.period or 'asked'} figure",

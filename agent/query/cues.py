@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from agent.entities import EntityRegistry, as_registry
 from agent.finance.formulas import FormulaKind
+from agent.finance.lexicon import find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.periods import find_periods, sort_key, without_periods
 from agent.schemas import QueryIntent, Relation
@@ -248,6 +249,78 @@ def one_period_question(question: str, period: str) -> str:
     head = _PERIOD_LEAD_RE.sub("", question[: found[0].start].rstrip()).rstrip()
     text = _RESPECTIVE_RE.sub(" ", f"{head} in {period}{question[found[-1].end :]}")
     return re.sub(r"\s+([?.,])", r"\1", " ".join(text.split()))
+
+
+# Words that bound a listed item: what stands before the list ('the', 'of', a verb) and after it ('for 2017').
+_ITEM_BOUNDARY = frozenset({
+    "the", "a", "an", "of", "for", "in", "at", "on", "from", "by", "to", "during", "as", "with", "under", "between",
+    "is", "are", "was", "were", "what", "how", "much", "many", "did", "does", "do", "has", "have", "had", "its",
+    "their", "company", "company's", "group's", "values", "value", "amounts", "amount", "balances", "balance",
+    "respective", "respectively", "each", "both",
+})
+_ITEM_TOKEN_RE = re.compile(r"[\w'’&$.%-]+|,|\S")
+
+
+def item_questions(question: str) -> list[str]:
+    """The question as asked of each item of the list it names, when it asks for them respectively ('What are the
+    respective sales and purchases for 2017?' -> 'What are the sales for 2017?', 'What are the purchases for
+    2017?'). Items that share a head are given it ('municipal and corporate bonds' -> 'municipal bonds',
+    'corporate bonds'); a plural or a name stands alone ('inventories and other accrued liabilities'). [] when the
+    question lists no items this way: no 'respective(ly)', a list of periods, or an 'and' inside a metric's name
+    ('research and development')."""
+    if not _RESPECTIVE_RE.search(question):
+        return []
+    text = " ".join(_RESPECTIVE_RE.sub(" ", question).split())
+    tokens = [(m.group(0), m.start(), m.end()) for m in _ITEM_TOKEN_RE.finditer(text)]
+    joins = [i for i, (t, _, _) in enumerate(tokens) if t.lower() == "and"]
+    inside_names = [(m.start, m.end) for m in find_metrics(text)]
+    periods = [(p.start, p.end) for p in find_periods(text)]
+    for j in joins:
+        at = tokens[j][1]
+        if any(a < at < b for a, b in inside_names):
+            continue  # 'depreciation and amortization' is one name
+        if j + 1 >= len(tokens) or j == 0 or any(a <= tokens[j + 1][1] < b or a <= tokens[j - 1][1] < b
+                                                 for a, b in periods):
+            continue  # a list of periods is one_period_question's
+        right: list[int] = []
+        k = j + 1
+        while k < len(tokens) and tokens[k][0].lower() not in _ITEM_BOUNDARY and re.match(r"\w", tokens[k][0]):
+            right.append(k)
+            k += 1
+        left_items: list[list[int]] = [[]]
+        k = j - 1
+        while k >= 0:
+            word = tokens[k][0]
+            if word == ",":
+                left_items.insert(0, [])
+            elif word.lower() in _ITEM_BOUNDARY or not re.match(r"\w", word):
+                break
+            else:
+                left_items[0].insert(0, k)
+            k -= 1
+        left_items = [item for item in left_items if item]
+        if not right or not left_items:
+            continue
+        first = left_items[0]
+        words = lambda ids: " ".join(tokens[i][0] for i in ids)  # noqa: E731
+        last_left = tokens[left_items[-1][-1]][0]
+        head = right[1:]
+        shared = (
+            bool(head)
+            and len(left_items[-1]) == 1
+            and not last_left.lower().endswith("s")
+            and tokens[right[-1]][0][:1].islower()
+        )
+        if shared:
+            prefix = first[:-1] if len(left_items) == 1 else []
+            conjuncts = [[item[-1]] for item in left_items] + [[right[0]]]
+            items = [words(prefix + c + head) for c in conjuncts]
+        else:
+            items = [words(item) for item in left_items] + [words(right)]
+        start, end = tokens[first[0]][1], tokens[right[-1]][2]
+        out = [re.sub(r"\s+([?.,])", r"\1", f"{text[:start]}{item}{text[end:]}") for item in items]
+        return out if len(out) >= 2 else []
+    return []
 
 
 def lookup_question(

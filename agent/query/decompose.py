@@ -38,6 +38,7 @@ from agent.query.cues import (
     chronological,
     companies_in,
     intent_companies,
+    item_questions,
     lookup_question,
     metric_label,
     one_period_question,
@@ -355,6 +356,27 @@ def _lists_periods(question: str, intent: QueryIntent, companies: Sequence[str],
     )
 
 
+def _listed_items(
+    question: str, intent: QueryIntent, companies: Sequence[str], periods: Sequence[str]
+) -> list[tuple[str, str]]:
+    """Each item a question lists 'respectively' with the metric it names ('' for a row the lexicon does not
+    name), when the company-metric grid would not read them one by one: an item names no metric, or two name
+    the same one (the 'International and Foodservice' segments' net sales). [] otherwise."""
+    if len(companies) != 1 or len(periods) > 1 or intent.relation in NON_NUMERIC_RELATIONS:
+        return []
+    if operation_asked(question) or asks_words(question):
+        return []
+    texts = item_questions(question)
+    items = []
+    for text in texts:
+        named = list(dict.fromkeys(m.canonical for m in find_metrics(text)))
+        items.append((text, named[0] if len(named) == 1 else ""))
+    metrics = [m for _, m in items]
+    if not items or ("" not in metrics and len(set(metrics)) == len(metrics)):
+        return []
+    return items
+
+
 def decompose(question: str, intent: QueryIntent, known_companies: EntityRegistry | Sequence[str] = ()) -> QueryPlan:
     """Offline twin: split by company x metric x period and add the combinations the question needs.
 
@@ -383,6 +405,22 @@ def decompose(question: str, intent: QueryIntent, known_companies: EntityRegistr
         ops = ["share", *[op for op in ops if op not in {"share", "ratio", "difference"}]]
     hint = scale_hint(question)
     plan = QueryPlan(question=question, intent=intent)
+    items = _listed_items(asked, intent, companies, periods)
+    if items:
+        # 'What are the respective sales and purchases for 2017?': one lookup an item, in the order asked, each
+        # read and checked on its own (a metric's lookup where the item names one, else its row by its words)
+        for text, metric in items:
+            period = periods[0] if periods else ""
+            item_intent = _sub_intent(intent, text, companies[0], metric, period)
+            item_intent.metrics = [metric] if metric else []  # an item naming no metric is read by its own words
+            # the parts the whole question names belong to the item that names them ('International', not
+            # 'Foodservice', for the first of 'the International and Foodservice segment')
+            item_intent.scope = [t for t in item_intent.scope if t.text.lower() in text.lower()]
+            plan.sub_queries.append(
+                SubQuery(id=_sub_query_id(companies[0], f"{metric} {text}", period), question=text,
+                         company=companies[0], metric=metric, period=period, intent=item_intent)
+            )
+        return plan
     if not metrics and _lists_periods(asked, intent, companies, periods):
         # 'What were X in 2019 and 2018, respectively?' over a row the lexicon does not name: one lookup a period,
         # each read and checked on its own, as a metric's periods are.
