@@ -106,6 +106,9 @@ def test_a_question_naming_both_directions_asks_the_figure_as_printed() -> None:
     question = "What was the change in recognized net actuarial (gain) loss from 2018 to 2019?"
     assert in_direction(470, "Recognized net actuarial (gain) loss", question) is None
     assert in_direction(-64, "Losses recognized in other income (expense), net", "the losses in other income") is None
+    # a one-direction row read for a question naming both: in the direction the question names first
+    assert in_direction(8.3, "recognized an income tax benefit of", "provision for (benefit from) income taxes") == -8.3
+    assert in_direction(-5, "Net loss", "the net income (loss)") == -5
     named = asked_name("What was the Net (loss) income attributable to common stock in 2019?", "net income")
     assert named == "Net (loss) income"  # the name runs past its parentheses: both directions, no restating
 

@@ -54,6 +54,24 @@ Property and equipment consisted of the following (in thousands):
 | Accumulated depreciation and amortization | (20,188) | (16,050) |
 | Property and equipment, net | 9,812 | 11,950 |
 
+### Note 5. Accounts Receivable
+
+| | 2024 | 2023 |
+|---|---|---|
+| Accounts receivable | 1,215 | 1,108 |
+| Less: allowance for doubtful accounts | (15) | (16) |
+| Accounts receivable, net | 1,200 | 1,092 |
+
+### Note 7. Service Revenue by Region
+
+| | 2024 | 2023 |
+|---|---|---|
+| Americas | 8,173 | 7,982 |
+| Percentage of service revenue | 63.4% | 63.3% |
+| EMEA | 4,726 | 4,639 |
+| Percentage of service revenue | 36.6% | 36.7% |
+| Total service revenue | 12,899 | 12,621 |
+
 ### Note 20. Currency Risk
 
 Monetary assets by currency (in thousands):
@@ -103,6 +121,9 @@ def test_a_reason_asked_is_no_figure() -> None:
     ):
         assert not extract_intent(question).requires_numeric, question
     assert extract_intent("How much of the increase in revenue was caused by acquisitions?").requires_numeric
+    # a 'when' opening sets a condition; the question still asks a figure
+    assert extract_intent("When primarily referencing the income statement, what is the FY2021 inventory turnover "
+                          "ratio for Nike?").requires_numeric
 
 
 def test_a_decimal_point_ends_no_sentence() -> None:
@@ -130,7 +151,40 @@ def test_a_balance_is_no_answer_for_the_year_s_expense(contoso: Settings) -> Non
     assert "20,188" in balance, balance
 
 
+def test_a_contra_asset_is_averaged_as_the_amount_set_aside(contoso: Settings) -> None:
+    answer = _stated(ask_once(contoso, "What is the average allowance for doubtful accounts in 2023 and 2024?"))
+    assert "15.5" in answer and "-15.5" not in answer, answer
+
+
+def test_a_share_printed_beside_the_amounts_is_not_the_amount(contoso: Settings) -> None:
+    answer = _stated(ask_once(contoso, "What was the percentage change in total service revenue from 2023 to 2024?"))
+    assert "63.4" not in answer and "63.3" not in answer, answer
+
+
 def test_a_cause_asked_is_answered_with_the_cause(contoso: Settings) -> None:
     answer = _stated(ask_once(contoso, "What caused the decrease of total revenue from 2023 to 2024?"))
     assert "pricing declines" in answer, answer
     assert "computed" not in answer and "6,985" not in answer, answer
+
+
+def test_a_change_of_an_amount_is_never_computed_over_its_shares() -> None:
+    from agent.answer.compose import combine
+    from agent.answer.records import SubAnswer
+    from agent.query.plan import Combination, QueryPlan, SubQuery
+    from agent.schemas import Citation, NumericValue
+
+    cite = Citation(doc="CONTOSO_2024_10K", page=2, quote="Percentage of service revenue | 2024: 63.4% | 2023: 63.3%")
+    plan = QueryPlan(
+        question="What was the percentage change in total service revenue from 2023 to 2024?",
+        sub_queries=[SubQuery(id=f"any:revenue:FY{y}", question=f"What was the revenue in FY{y}?", metric="revenue",
+                              period=f"FY{y}") for y in (2023, 2024)],
+        combinations=[Combination(id="c1", operation="percent_change", operands=["any:revenue:FY2023",
+                                                                                "any:revenue:FY2024"],
+                                  metric="revenue", label="growth in revenue from FY2023 to FY2024")],
+    )
+    reads = [SubAnswer(sub_query_id=f"any:revenue:FY{y}", question="", status="found", answer="", metric="revenue",
+                       value=NumericValue(text=f"{v}%", value=v, unit="%", period=f"FY{y}"), citation=cite)
+             for y, v in ((2023, 63.3), (2024, 63.4))]
+    result = combine(plan, reads)
+    assert not result.computations and "is a percentage" in result.failed[0]
+    assert set(result.misread) == {"any:revenue:FY2023", "any:revenue:FY2024"}

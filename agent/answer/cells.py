@@ -589,7 +589,8 @@ def _share_asked(question: str) -> _Share | None:
         and _content_words(difference.group("b"))
         and not _ITEM_OPERATION_RE.search(difference.group(0))  # 'the 2019 average X and the 2019 average Y'
     ):
-        return _Share(part=difference.group("a"), whole=difference.group("b"), percent=False, subtract=True)
+        return _Share(part=difference.group("a"), whole=difference.group("b"), subtract=True,
+                      percent=asks_percent(question, _CELL_PERCENT_RE))
     share = next((m for r in _CELL_SHARE_RES if (m := r.search(question))), None)
     if share and _content_words(share.group("a")) and _content_words(share.group("b")):
         return _Share(part=share.group("a"), whole=share.group("b"),
@@ -624,6 +625,8 @@ def _cell_share(
     ``share.part_names_whole``: the part is worded as a subset of the whole ('what percentage of acres were in
     the US'), so its cell is the one naming the whole's words and the part's together."""
     items, percent, part_names_whole = (share.part, share.whole), share.percent, share.part_names_whole
+    if share.subtract and percent:
+        return None  # 'the percentage difference between A and B': relative to which of them, the words do not say
     values: list[CitedValue] = []
     sureness: list[float] = []
     cells: list[_Cell] = []

@@ -63,6 +63,7 @@ from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation, period_tie, reported_cell
 from agent.finance.direction import shown_name
 from agent.finance.formulas import FormulaKind
+from agent.finance.lexicon import figure_kind
 from agent.finance.metrics import METRICS
 from agent.finance.periods import find_periods
 from agent.query.asked import (
@@ -305,6 +306,14 @@ def combine(
                 for sq in [by_id.get(op)]
             ]
             out.failed.append(f"{combo.label or combo.operation}: {', '.join(dict.fromkeys(named))} not found")
+            continue
+        shares = [values[op] for op in combo.operands if values[op].value.unit == "%"]
+        if shares and combo.metric and figure_kind(combo.metric) == "money":
+            # 'the percentage change in total service revenue' over the 'Percentage of service revenue' row: a
+            # share printed beside the amounts is not the amount the metric is
+            out.failed.append(f"{combo.label or combo.operation}: {shares[0].label} is a percentage "
+                              f"({shares[0].value.text}), not the amount {combo.metric} is")
+            out.misread.update({op: combo.label or combo.operation for op in combo.operands if op in by_id})
             continue
         mixed = _mixed_filings(combo, values, asked, evidence)
         if mixed:
@@ -699,6 +708,8 @@ def compose_plan(plan: QueryPlan, sub_answers: Sequence[SubAnswer], evidence: Se
     other step consumes lead. When such a result is built from other steps (the 3-year average of a ratio) and
     cannot be computed, the parts that could be are its closest evidence, never the answer."""
     combined = combine(plan, sub_answers, evidence)
+    sub_answers = [part_refusal(sa, combined.misread[sa.sub_query_id])
+                   if sa.sub_query_id in combined.misread and sa.status != "not_found" else sa for sa in sub_answers]
     consumed = {op for c in plan.combinations for op in c.operands}
     steps = {c.id for c in plan.combinations}
     unbuilt = [c for c in plan.combinations

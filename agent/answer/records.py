@@ -150,6 +150,10 @@ class CombinationResult(BaseModel):
         default_factory=dict, description="computation metric/label by combination id"
     )
     failed: list[str] = Field(default_factory=list)
+    misread: dict[str, str] = Field(
+        default_factory=dict, description="sub-query id -> the combination its figure was not fit for (a share "
+        "read for an amount): the figure is closest evidence, never stated"
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------

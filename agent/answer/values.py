@@ -49,7 +49,7 @@ from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation, formula_components
 from agent.finance.direction import asked_name, asks_contrary, in_direction, shown_name, turned
 from agent.finance.formulas import Formula, FormulaKind
-from agent.finance.lexicon import canonical, find_metrics
+from agent.finance.lexicon import canonical, figure_kind, find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.periods import shift_period, sort_key
 from agent.query.definitions import question_formulas
@@ -137,24 +137,6 @@ COMPONENT_FALLBACKS: dict[str, tuple[str, str]] = {
 # ---------------------------------------------------------------------------------------------------------
 # Metric kinds and value fit
 # ---------------------------------------------------------------------------------------------------------
-def _expected_kind(metric: str) -> str:
-    """What a metric's figure looks like: money | percent | ratio | days | per_share | count."""
-    info = METRICS.get(metric)
-    if info is None:
-        return "money"
-    if info.formula is not None:
-        return {"%": "percent", "x": "ratio", "days": "days"}.get(info.formula.unit, "money")
-    if metric in {"shares outstanding", "employees"}:
-        return "count"
-    if metric in {"dividend yield", "comparable sales", "organic growth"}:
-        return "percent"
-    if metric == "price to earnings ratio":
-        return "ratio"
-    if info.topic == "Per Share":
-        return "per_share"
-    return "money"
-
-
 def _fits(kind: str, n: NumericValue) -> bool:
     if kind == "money":
         return n.unit in {"USD", "EUR", "GBP", ""} and not (
@@ -213,7 +195,7 @@ _NOT_DESCRIBING = frozenset(["increase", "decrease", "decline", "drop", "rise", 
 
 def _written_before(gap: str, n: NumericValue, metric: str) -> bool:
     """The figure ``n`` names ``metric`` written right after it ('315,000 employees', '8% organic growth')."""
-    kind = _expected_kind(metric)
+    kind = figure_kind(metric)
     if kind not in {"count", "percent"} or (kind == "percent" and n.unit != "%"):
         return False
     words = {w.lower() for w in gap.split()}
@@ -254,7 +236,7 @@ def _candidates(
     """Figures of ``metric`` in ``period`` from the rows and sentences of the ``allowed`` evidence; ``terms`` are
     the (lower-case) segment, region or product names the question scopes to: a row labelled by one of them
     under a sub-heading naming the metric ('Operating Profit' / 'Frito-Lay North America | 1,599') is one."""
-    kind = _expected_kind(metric)
+    kind = figure_kind(metric)
     wants_adjusted = bool(_ADJUSTED_RE.search(question))
     preferred = _TOPIC_STATEMENT.get(METRICS[metric].topic, "") if metric in METRICS else ""
     asked = set(_WORD_RE.findall(question.lower()))
@@ -476,7 +458,7 @@ def _lexicon_answer(
         return _not_found(base, f"'{metric}' is not a metric finrag knows")
     info = METRICS[metric]
     target_scale = question_scale(sub_query.question)
-    kind = _expected_kind(metric)
+    kind = figure_kind(metric)
     # The question's own restriction ('in the United States') scopes the figure like a segment name does.
     scope = [company, *intent.entities, *(term for _, term in asked_qualifiers(sub_query.question)), *base.scope]
     direct = _find(reader, metric, period, company, sub_query.question, scope)
@@ -637,7 +619,7 @@ def _latest_component_period(
 
 
 def _cited(metric: str, found: _Found, period: str) -> CitedValue:
-    value = _coerce(_expected_kind(metric), found.read_as(metric))
+    value = _coerce(figure_kind(metric), found.read_as(metric))
     return CitedValue(
         label=f"{metric} {period}".strip(),
         metric=metric,

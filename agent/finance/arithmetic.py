@@ -31,7 +31,7 @@ from agent.finance.periods import period_year, quarters_of
 from agent.schemas import Citation, NumericValue
 
 # Metrics whose figures are amounts spent or written off: filings print them as negatives (cash-flow outflows, the
-# contra-asset 'Less accumulated depreciation') or positives (expense lines) depending on the statement; every
+# contra-assets 'Less accumulated depreciation', 'Allowance for doubtful accounts') or positives (expense lines) depending on the statement; every
 # formula means the amount itself, so the magnitude is used.
 SPENDING_METRICS: frozenset[str] = frozenset(
     {
@@ -50,6 +50,7 @@ SPENDING_METRICS: frozenset[str] = frozenset(
         "depreciation and amortization",
         "depreciation",
         "accumulated depreciation",
+        "allowance for credit losses",
         "amortization of intangible assets",
         "restructuring costs",
     }

@@ -13,6 +13,9 @@ The reading of a row, by what its label names outside parentheses (else inside):
 - one direction only ('Net loss', 'Net income'): a primary row's sign is meaningful (a negative income is a
   loss); a contrary row's parentheses are presentation, the figure is its magnitude, unless the row prints both
   signs (then a plain figure is the other direction).
+
+A question naming both directions ('provision for (benefit from) income taxes') asks the signed figure: as a row
+naming both prints it, else in the direction the question names first.
 """
 
 from __future__ import annotations
@@ -115,12 +118,18 @@ def in_direction(value: float, label: str, asked: str, mixed_signs: bool = False
     ``mixed_signs``: the row prints both positive and negative figures. None when the label or the question
     names neither direction of a pair (the value is read as printed)."""
     contrary = _pair(asked, label)
-    if not contrary or _names_both(_words(asked, contrary), contrary):
-        return None  # a question naming both directions ('net (loss) income') asks the figure as printed
+    if not contrary:
+        return None
     want = asked_direction(asked, contrary)
     printed, signed = label_direction(label, contrary)
     if not want or not printed:
         return None
+    if _names_both(_words(asked, contrary), contrary):
+        # A question naming both directions ('provision for (benefit from) income taxes') asks the signed figure:
+        # as a row naming both prints it, else in the direction the question names first
+        if _names_both(_words(label, contrary), contrary):
+            return None
+        want = label_direction(asked, contrary)[0]
     if printed == "contrary" and not (signed or _signed_by_parentheses(label)):
         value = -value if mixed_signs else abs(value)  # a loss row's parentheses are presentation
     return value if printed == want else (-value if value else 0.0)

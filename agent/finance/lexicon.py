@@ -309,3 +309,21 @@ _TOPIC_CUE_RES: dict[str, re.Pattern[str]] = {
     topic: re.compile(r"\b(?:" + "|".join(re.escape(c) for c in cues) + ")", re.I)
     for topic, cues in TOPIC_CUES.items()
 }
+
+
+def figure_kind(metric: str) -> str:
+    """What a metric's figure looks like: money | percent | ratio | days | per_share | count."""
+    info = METRICS.get(metric)
+    if info is None:
+        return "money"
+    if info.formula is not None:
+        return {"%": "percent", "x": "ratio", "days": "days"}.get(info.formula.unit, "money")
+    if metric in {"shares outstanding", "employees"}:
+        return "count"
+    if metric in {"dividend yield", "comparable sales", "organic growth"}:
+        return "percent"
+    if metric == "price to earnings ratio":
+        return "ratio"
+    if info.topic == "Per Share":
+        return "per_share"
+    return "money"

@@ -174,9 +174,14 @@ _DEFS: list[MetricDef] = [
     ], abbreviations=["NII"], related=["interest income", "interest expense"]),
     _m("provision for credit losses", _RISK, [
         "provision for credit losses", "provision for loan losses", "provisions for credit losses",
-        "allowance for credit losses", "credit loss reserve", "allowance for doubtful accounts",
         "net write off rate", "net write offs",
-    ], related=["accounts receivable"]),
+    ], related=["accounts receivable", "allowance for credit losses"]),
+    # The balance set aside (a contra-asset), not the year's provision: its own metric, so neither is read for
+    # the other.
+    _m("allowance for credit losses", _BS, [
+        "allowance for credit losses", "credit loss reserve", "allowance for doubtful accounts",
+        "allowance for loan losses", "allowance for uncollectible accounts", "allowance for bad debts",
+    ], related=["accounts receivable", "provision for credit losses"]),
     # --- Profitability ----------------------------------------------------------------------------------
     _m("gross profit", _PROF, [
         "gross profit", "gross income", "gross profit dollars",

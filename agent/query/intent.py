@@ -239,10 +239,17 @@ def relation_of(question: str) -> Relation:
     return Relation.LOOKUP
 
 
+def _asks_cause(question: str) -> bool:
+    """An explanation asked by its cause ('what caused', 'why', '... driven by?'), not a 'when' or 'where'
+    opening ('When primarily referencing the income statement, what is ...?' asks a figure)."""
+    return any(not re.match(r"\W*(?:when|where)\b", m.group(0), re.I)
+               for m in _EXPLANATION.finditer(asking_part(question)))
+
+
 def _requires_numeric(question: str, relation: Relation, metrics: list[str]) -> bool:
     if relation is Relation.DEFINITION and not _AMOUNT.search(question):
         return False  # 'how is X calculated?' asks the method, not the figure
-    if relation is Relation.EXPLANATION and not _HOW_MUCH.search(question):
+    if relation is Relation.EXPLANATION and not _HOW_MUCH.search(question) and _asks_cause(question):
         return False  # 'what caused the decrease in revenue?' asks the cause, not the decrease
     if _NUMERIC.search(question):
         return True
