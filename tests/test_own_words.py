@@ -121,7 +121,8 @@ def test_a_reason_asked_is_no_figure() -> None:
     ):
         assert not extract_intent(question).requires_numeric, question
     assert extract_intent("How much of the increase in revenue was caused by acquisitions?").requires_numeric
-    # a 'when' opening sets a condition; the question still asks a figure
+    assert not extract_intent("When did the board approve the 2024 repurchase program?").requires_numeric
+    # a 'when' clause that sets a condition before the question: it still asks a figure
     assert extract_intent("When primarily referencing the income statement, what is the FY2021 inventory turnover "
                           "ratio for Nike?").requires_numeric
 

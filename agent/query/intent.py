@@ -82,6 +82,7 @@ _NUMERIC = re.compile(
 )
 _AMOUNT = re.compile(r"\bhow\s+(?:much|many)\b|\bamount\b|\bvalue\s+of\b|\bnumber\s+of\b|%|\bpercent", re.I)
 _HOW_MUCH = re.compile(r"\bhow\s+(?:much|many)\b", re.I)
+_CONDITION_OPENING_RE = re.compile(r"\W*(?:when|where)\b[^?]*,\s*(?:what|how|which)\b", re.I)
 _ASKS_VALUE = re.compile(r"\b(?:what|how)\s+(?:is|was|did|has|much|many)\b", re.I)
 # Formula kinds whose result is a number by nature (a ratio is asked for its value); sums and differences
 # such as total debt or free cash flow are amounts that may be asked about qualitatively.
@@ -240,10 +241,13 @@ def relation_of(question: str) -> Relation:
 
 
 def _asks_cause(question: str) -> bool:
-    """An explanation asked by its cause ('what caused', 'why', '... driven by?'), not a 'when' or 'where'
-    opening ('When primarily referencing the income statement, what is ...?' asks a figure)."""
-    return any(not re.match(r"\W*(?:when|where)\b", m.group(0), re.I)
-               for m in _EXPLANATION.finditer(asking_part(question)))
+    """An explanation asked in words ('what caused', 'why', '... driven by?', 'when did ...'), not a 'when' or
+    'where' clause that sets a condition before the question ('When primarily referencing the income statement,
+    what is ...?' asks a figure)."""
+    asked = asking_part(question)
+    conditional = _CONDITION_OPENING_RE.match(asked) is not None
+    return any(not (conditional and re.match(r"\W*(?:when|where)\b", m.group(0), re.I))
+               for m in _EXPLANATION.finditer(asked))
 
 
 def _requires_numeric(question: str, relation: Relation, metrics: list[str]) -> bool:
