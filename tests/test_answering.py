@@ -503,7 +503,7 @@ def test_combine_reports_refusals_instead_of_raising() -> None:
         value=NumericValue(text="$4,812", value=4812, unit="USD", scale=1e6),
     )
     result = combine(plan, [revenue, margin])
-    assert result.computations == [] and "different units" in result.failed[0]
+    assert result.computations == [] and "is a percentage (44%), not the amount revenue is" in result.failed[0]
 
 
 def test_compose_answer_lists_figures_with_citations() -> None:

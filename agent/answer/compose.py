@@ -307,10 +307,10 @@ def combine(
             ]
             out.failed.append(f"{combo.label or combo.operation}: {', '.join(dict.fromkeys(named))} not found")
             continue
-        shares = [values[op] for op in combo.operands if values[op].value.unit == "%" and not values[op].computed]
-        if shares and len(shares) == len(combo.operands) and combo.metric and figure_kind(combo.metric) == "money":
-            # 'the percentage change in total service revenue' over the 'Percentage of service revenue' row: shares
-            # printed beside the amounts are not the amount the metric is (mixed units are the arithmetic's refusal)
+        shares = [values[op] for op in combo.operands if op in by_id and values[op].value.unit == "%"]
+        if shares and combo.metric and figure_kind(combo.metric) == "money":
+            # 'the percentage change in total service revenue' over the 'Percentage of service revenue' row: a share
+            # read for an amount is not the amount the metric is (a ratio the plan computed is its own arithmetic)
             out.failed.append(f"{combo.label or combo.operation}: {shares[0].label} is a percentage "
                               f"({shares[0].value.text}), not the amount {combo.metric} is")
             out.misread.update({op: combo.label or combo.operation for op in combo.operands if op in by_id})
