@@ -162,6 +162,11 @@ def test_a_share_printed_beside_the_amounts_is_not_the_amount(contoso: Settings)
     assert "63.4" not in answer and "63.3" not in answer, answer
 
 
+def test_a_share_row_is_no_amount(contoso: Settings) -> None:
+    amount = _stated(ask_once(contoso, "How much service revenue was from EMEA in 2024?"))
+    assert "36.6%" not in amount, amount
+
+
 def test_a_cause_asked_is_answered_with_the_cause(contoso: Settings) -> None:
     answer = _stated(ask_once(contoso, "What caused the decrease of total revenue from 2023 to 2024?"))
     assert "pricing declines" in answer, answer

@@ -36,6 +36,8 @@ from agent.answer.words import (
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue
 from agent.finance.direction import in_direction, restated_as, turned
+from agent.finance.lexicon import figure_kind
+from agent.finance.metrics import METRICS
 from agent.finance.numbers import is_name_number
 from agent.finance.periods import expand_range, find_periods, normalise_period, sort_key
 from agent.query.asked import PERIODS_MEETING, operations_asked
@@ -95,6 +97,10 @@ _CELL_CHANGE_RE = re.compile(
 _CELL_PERCENT_RE = re.compile(r"%|\bpercent(?:age)?\b|\bgrowth\s+rate\b|\brate\s+of\b", re.IGNORECASE)
 
 
+# A question whose figure is itself a percentage ('the expected loss rate', 'the portion of depreciation ...').
+_PERCENT_FIGURE_RE = re.compile(
+    r"%|\bpercent(?:age)?\b|\brates?\b|\bportion\b|\bproportion\b|\bshare\b|\bmargin\b", re.IGNORECASE
+)
 _CELL_RATIO_RE = re.compile(
     r"\bratio\b|\bdivided\s+by\b|\bin\s+relation\s+to\b|\brepresent\b|\bquotient\b", re.IGNORECASE
 )
@@ -532,6 +538,9 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     quote = cell.seg.text
     citation = ev.citation(quote, cell.seg.start)
     value = _cell_value(cell, asked, base.period, sub_query.question)
+    if (base.metric in METRICS and figure_kind(base.metric) == "money" and value.unit == "%"
+            and not _PERCENT_FIGURE_RE.search(sub_query.question)):
+        return None  # a share printed beside the amounts ('Percentage of service revenue') is not the amount asked
     period = value.period
     shown = value.text.strip()
     when = f" in {period}" if period else ""
