@@ -1,7 +1,7 @@
 """What a figure is comes from its own words: the table's title and header sit above the whole table, never a
-sub-heading inside it; a row naming another kind of quantity (a balance for an expense) is no answer; a row
-whose words negate the question's ('non-current' for 'current') is the opposite of
-what was asked; a tax component whose sign flips between years keeps its signs in a sum; a question asking what
+sub-heading inside it; a row naming another kind of quantity (a balance for an expense), or a roll-forward's
+movement read for its balance, is no answer; a row whose words negate the question's ('non-current' for 'current')
+is the opposite of what was asked; a tax component whose sign flips between years keeps its signs in a sum; a question asking what
 caused a change asks words, not the change. The filing is typeset here: a memory maker's tax note, currency note
 and results discussion. The currency note names its columns and gives its periods as blocks of rows.
 """
@@ -71,6 +71,15 @@ Property and equipment consisted of the following (in thousands):
 | EMEA | 4,726 | 4,639 |
 | Percentage of service revenue | 36.6% | 36.7% |
 | Total service revenue | 12,899 | 12,621 |
+
+### Note 8. Accumulated Depreciation
+
+| | Amount |
+|---|---|
+| Balance December 31, 2022 | 450,697 |
+| Additions during period: depreciation and amortization expense | 83,656 |
+| Deductions during period: disposition and retirements of property | (15,244) |
+| Balance December 31, 2023 | 519,109 |
 
 ### Note 20. Currency Risk
 
@@ -165,6 +174,30 @@ def test_a_share_printed_beside_the_amounts_is_not_the_amount(contoso: Settings)
 def test_a_share_row_is_no_amount(contoso: Settings) -> None:
     amount = _stated(ask_once(contoso, "How much service revenue was from EMEA in 2024?"))
     assert "36.6%" not in amount, amount
+
+
+def test_a_roll_forward_movement_is_no_balance(contoso: Settings) -> None:
+    from agent.answer.gate import check_metric
+    from agent.answer.reading import Evidence, EvidenceReader
+    from agent.answer.records import SubAnswer
+    from agent.schemas import Citation, NumericValue
+
+    text = ("Table\nbalance december 31 2004 | 595338000\nadditions during period depreciation and amortization "
+            "expense | 83656000\nbalance december 31 2005 | 663750000\n")
+    reader = EvidenceReader([Evidence(chunk_id="c1", doc_name="FRT_2005", text=text, score=1.0)])
+
+    def read(figure: str) -> SubAnswer:
+        at = text.index(figure)
+        cite = Citation(doc="FRT_2005", page=1, quote=text.splitlines()[text[:at].count("\n")], chunk_id="c1")
+        return SubAnswer(question="What is the accumulated depreciation at the end of 2005?", status="found",
+                         answer="", metric="accumulated depreciation", citation=cite,
+                         value=NumericValue(text=figure, value=float(figure), start=at, end=at + len(figure)))
+
+    movement = check_metric(read("83656000"), "What is the accumulated depreciation at the end of 2005?", reader)
+    assert not movement.passed and "roll-forward" in movement.detail
+    assert check_metric(read("663750000"), "What is the accumulated depreciation at the end of 2005?", reader).passed
+    answer = _stated(ask_once(contoso, "What was the accumulated depreciation balance at the end of 2023?"))
+    assert "83,656" not in answer and "15,244" not in answer, answer
 
 
 def test_a_cause_asked_is_answered_with_the_cause(contoso: Settings) -> None:

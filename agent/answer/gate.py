@@ -362,6 +362,11 @@ def check_metric(
     if other:
         return Check(name="metric", passed=False,
                      detail=f"the figure's row is {other} ({METRICS[other].topic}), not {answer.metric}")
+    movement = _movement_row(answer, reader, f"{question} {turn_question}")
+    if movement:
+        return Check(name="metric", passed=False, detail=(
+            f"the figure's row {movement!r} is a movement of its table's roll-forward, not the {answer.metric} "
+            "balance (its beginning and ending rows are)"))
     asked_kinds = {kind for kind, _ in [*asked_qualifiers(question), *turn_outlook]}
     for kind, pattern in _QUALIFIERS:
         # A restricting qualifier of the question's own ('U.S. revenue') allows the figure's; 'worldwide' does not.
@@ -389,6 +394,26 @@ def _other_kind_of_metric(metric: str, naming: str, question: str) -> str:
         return ""
     asked = {m.canonical for m in find_metrics(question)}
     return next((m for m in sorted(named) if m not in asked), "")
+
+
+# A roll-forward's balance rows ('Balance, beginning of period', 'Ending balance', 'Balance December 31, 2005').
+_BALANCE_ROW_RE = re.compile(r"\b(?:balances?|beginning|end|ending|opening|closing)\b", re.IGNORECASE)
+
+
+def _movement_row(answer: SubAnswer, reader: EvidenceReader | None, question: str) -> str:
+    """The label of the figure's row when a balance metric was read from a movement of a roll-forward (a table
+    printing two balance rows or more, its beginning and ending ones: 'Additions during period' of accumulated
+    depreciation), else ''. A question naming the movement's own words asks the movement ('the net decrease in
+    cash and cash equivalents')."""
+    if (reader is None or answer.citation is None or answer.value is None or answer.metric not in METRICS
+            or METRICS[answer.metric].topic != "Balance Sheet"):
+        return ""
+    row = reader.row_at(answer.citation.chunk_id, answer.value.start)
+    if row is None or _BALANCE_ROW_RE.search(row.label) or _content_words(row.label) <= _content_words(question):
+        return ""
+    balances = [seg.label for seg in reader.segments if seg.kind == "row" and seg.numbers
+                and reader.evidence[seg.ev].chunk_id == answer.citation.chunk_id and _BALANCE_ROW_RE.search(seg.label)]
+    return row.label if len(balances) >= 2 else ""
 
 
 PASSAGE_FIGURE_COVER = 0.6  # a figure question answered in words: the words must name most of what it asks
