@@ -28,6 +28,11 @@ def ask_once(settings: Settings, question: str) -> str:
         return assistant.ask(question, assistant.new_thread()).answer
 
 
+def stated(answer: str) -> str:
+    """The answer without its closest evidence: figures shown there are evidence, not stated."""
+    return answer.split("Closest evidence", 1)[0]
+
+
 def ingested_sample(home: Path) -> Settings:
     """Settings for ``home`` with the sample filing ingested (one index shared by a test module)."""
     settings = Settings.from_env(home=home)

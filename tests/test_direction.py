@@ -7,7 +7,7 @@ The filings are typeset here: a statement of operations that prints losses both 
 from __future__ import annotations
 
 import pytest
-from support import ask_once, ingested_typeset
+from support import ask_once, ingested_typeset, stated
 
 from agent.config import Settings
 from agent.finance.direction import asked_name, asks_contrary, in_direction, shown_name
@@ -62,11 +62,6 @@ def fabrikam(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 @pytest.fixture(scope="module")
 def litware(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     return ingested_typeset(tmp_path_factory.mktemp("litware"), "LITWARE_2024_10K.md", LETTER)
-
-
-def _stated(answer: str) -> str:
-    """The answer without its closest evidence (figures shown there are not stated)."""
-    return answer.split("Closest evidence", 1)[0]
 
 
 @pytest.mark.parametrize(
@@ -125,37 +120,37 @@ def test_the_name_shown_is_the_question_s_own() -> None:
 
 
 def test_the_net_loss_of_a_signed_row_is_the_loss(fabrikam: Settings) -> None:
-    answer = _stated(ask_once(fabrikam, "What was the net loss in 2024?"))
+    answer = stated(ask_once(fabrikam, "What was the net loss in 2024?"))
     assert "2,690" in answer and "-2,690" not in answer and "-$2,690" not in answer, answer
     assert "loss" in answer.lower()
 
 
 def test_net_income_keeps_the_printed_sign(fabrikam: Settings) -> None:
-    answer = _stated(ask_once(fabrikam, "What was the net income in 2024?"))
+    answer = stated(ask_once(fabrikam, "What was the net income in 2024?"))
     assert "-$2,690" in answer or "-2,690" in answer or "(2,690)" in answer, answer
 
 
 def test_an_average_and_a_change_of_a_loss_are_computed_on_the_losses(fabrikam: Settings) -> None:
-    average = _stated(ask_once(fabrikam, "What was the average net loss in 2023 and 2024?"))
+    average = stated(ask_once(fabrikam, "What was the average net loss in 2023 and 2024?"))
     assert "2,435" in average and "-2,435" not in average, average
-    change = _stated(ask_once(fabrikam, "What was the change in net loss from 2023 to 2024?"))
+    change = stated(ask_once(fabrikam, "What was the change in net loss from 2023 to 2024?"))
     assert "510" in change and "-510" not in change and "(510)" not in change, change
 
 
 def test_a_tax_benefit_is_stated_as_a_benefit(fabrikam: Settings) -> None:
-    answer = _stated(ask_once(fabrikam, "What was the income tax benefit in 2024?"))
+    answer = stated(ask_once(fabrikam, "What was the income tax benefit in 2024?"))
     assert "410" in answer and "-410" not in answer and "-$410" not in answer, answer
 
 
 def test_a_loss_in_prose_is_a_negative_income(litware: Settings) -> None:
-    loss = _stated(ask_once(litware, "What was Litware's net loss in 2024?"))
+    loss = stated(ask_once(litware, "What was Litware's net loss in 2024?"))
     assert "4.2" in loss and "-$4.2" not in loss, loss
-    income = _stated(ask_once(litware, "What was Litware's net income in 2024?"))
+    income = stated(ask_once(litware, "What was Litware's net income in 2024?"))
     assert "-$4.2" in income, income
 
 
 def test_a_year_of_the_other_direction_says_so(litware: Settings) -> None:
-    answer = _stated(ask_once(litware, "What was Litware's income tax benefit in 2023?"))
+    answer = stated(ask_once(litware, "What was Litware's income tax benefit in 2023?"))
     assert "2.3" in answer and "not a benefit" in answer and "-$2.3" not in answer, answer
-    benefit = _stated(ask_once(litware, "What was Litware's income tax benefit in 2024?"))
+    benefit = stated(ask_once(litware, "What was Litware's income tax benefit in 2024?"))
     assert "1.1" in benefit and "-$1.1" not in benefit and "not a benefit" not in benefit, benefit

@@ -7,7 +7,7 @@ its segment table.
 from __future__ import annotations
 
 import pytest
-from support import ask_once, ingested_typeset
+from support import ask_once, ingested_typeset, stated
 
 from agent.config import Settings
 from agent.query.cues import item_questions
@@ -43,11 +43,6 @@ Available-for-sale investments at December 31, 2024 (in thousands):
 @pytest.fixture(scope="module")
 def woodgrove(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     return ingested_typeset(tmp_path_factory.mktemp("woodgrove"), "WOODGROVE_2024_10K.md", FILING)
-
-
-def _stated(answer: str) -> str:
-    """The answer without its closest evidence (figures shown there are not stated)."""
-    return answer.split("Closest evidence", 1)[0]
 
 
 @pytest.mark.parametrize(
@@ -92,13 +87,13 @@ def test_no_item_list_is_read_where_none_is_asked(question: str) -> None:
 
 
 def test_both_items_are_answered_in_order(woodgrove: Settings) -> None:
-    answer = _stated(ask_once(woodgrove, "What are the respective sales and purchases for 2024?"))
+    answer = stated(ask_once(woodgrove, "What are the respective sales and purchases for 2024?"))
     assert "30,303" in answer and "303,793" in answer, answer
     assert answer.index("30,303") < answer.index("303,793")
 
 
 def test_items_sharing_a_head_are_each_read(woodgrove: Settings) -> None:
-    answer = _stated(ask_once(woodgrove, "What are the respective fair values of the municipal and corporate bonds?"))
+    answer = stated(ask_once(woodgrove, "What are the respective fair values of the municipal and corporate bonds?"))
     assert "44,705" in answer and "48,296" in answer, answer
 
 

@@ -9,7 +9,7 @@ and results discussion. The currency note names its columns and gives its period
 from __future__ import annotations
 
 import pytest
-from support import ask_once, ingested_typeset
+from support import ask_once, ingested_typeset, stated
 
 from agent.answer.reading import naming_context
 from agent.answer.words import negated_words
@@ -101,11 +101,6 @@ def contoso(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     return ingested_typeset(tmp_path_factory.mktemp("contoso"), "CONTOSO_2024_10K.md", FILING)
 
 
-def _stated(answer: str) -> str:
-    """The answer without its closest evidence (figures shown there are not stated)."""
-    return answer.split("Closest evidence", 1)[0]
-
-
 def test_a_sub_heading_inside_a_table_is_not_its_title() -> None:
     text = (
         "Taxes\n| | 2024: | 2023: |\nCurrent:\nState | 2024: 49 | 2023: 44\nDeferred (benefit):\n"
@@ -142,37 +137,37 @@ def test_a_decimal_point_ends_no_sentence() -> None:
 
 
 def test_a_sum_of_a_component_keeps_its_signs(contoso: Settings) -> None:
-    answer = _stated(ask_once(contoso, "What is the total federal tax expense from 2022 to 2024?"))
+    answer = stated(ask_once(contoso, "What is the total federal tax expense from 2022 to 2024?"))
     assert "3,695" not in answer, answer  # never the provisions' sum: the question asks the federal row
     assert "16" in answer and "(13)" in answer, answer
 
 
 def test_named_columns_and_period_blocks_give_each_cell_its_name_and_period(contoso: Settings) -> None:
-    answer = _stated(ask_once(contoso, "What was the amount of USD denominated current monetary assets in 2024?"))
+    answer = stated(ask_once(contoso, "What was the amount of USD denominated current monetary assets in 2024?"))
     assert "27,728" in answer and "373" not in answer, answer
-    earlier = _stated(ask_once(contoso, "What was the amount of non-USD denominated current monetary assets in 2023?"))
+    earlier = stated(ask_once(contoso, "What was the amount of non-USD denominated current monetary assets in 2023?"))
     assert "1,994" in earlier, earlier
 
 
 def test_a_balance_is_no_answer_for_the_year_s_expense(contoso: Settings) -> None:
-    answer = _stated(ask_once(contoso, "What was the depreciation amount in 2024?"))
+    answer = stated(ask_once(contoso, "What was the depreciation amount in 2024?"))
     assert "20,188" not in answer, answer  # accumulated depreciation is what was written off so far
-    balance = _stated(ask_once(contoso, "What was the accumulated depreciation and amortization in 2024?"))
+    balance = stated(ask_once(contoso, "What was the accumulated depreciation and amortization in 2024?"))
     assert "20,188" in balance, balance
 
 
 def test_a_contra_asset_is_averaged_as_the_amount_set_aside(contoso: Settings) -> None:
-    answer = _stated(ask_once(contoso, "What is the average allowance for doubtful accounts in 2023 and 2024?"))
+    answer = stated(ask_once(contoso, "What is the average allowance for doubtful accounts in 2023 and 2024?"))
     assert "15.5" in answer and "-15.5" not in answer, answer
 
 
 def test_a_share_printed_beside_the_amounts_is_not_the_amount(contoso: Settings) -> None:
-    answer = _stated(ask_once(contoso, "What was the percentage change in total service revenue from 2023 to 2024?"))
+    answer = stated(ask_once(contoso, "What was the percentage change in total service revenue from 2023 to 2024?"))
     assert "63.4" not in answer and "63.3" not in answer, answer
 
 
 def test_a_share_row_is_no_amount(contoso: Settings) -> None:
-    amount = _stated(ask_once(contoso, "How much service revenue was from EMEA in 2024?"))
+    amount = stated(ask_once(contoso, "How much service revenue was from EMEA in 2024?"))
     assert "36.6%" not in amount, amount
 
 
@@ -196,12 +191,12 @@ def test_a_roll_forward_movement_is_no_balance(contoso: Settings) -> None:
     movement = check_metric(read("83656000"), "What is the accumulated depreciation at the end of 2005?", reader)
     assert not movement.passed and "roll-forward" in movement.detail
     assert check_metric(read("663750000"), "What is the accumulated depreciation at the end of 2005?", reader).passed
-    answer = _stated(ask_once(contoso, "What was the accumulated depreciation balance at the end of 2023?"))
+    answer = stated(ask_once(contoso, "What was the accumulated depreciation balance at the end of 2023?"))
     assert "83,656" not in answer and "15,244" not in answer, answer
 
 
 def test_a_cause_asked_is_answered_with_the_cause(contoso: Settings) -> None:
-    answer = _stated(ask_once(contoso, "What caused the decrease of total revenue from 2023 to 2024?"))
+    answer = stated(ask_once(contoso, "What caused the decrease of total revenue from 2023 to 2024?"))
     assert "pricing declines" in answer, answer
     assert "computed" not in answer and "6,985" not in answer, answer
 

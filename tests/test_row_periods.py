@@ -6,7 +6,7 @@ code. The filing is typeset here: a tool maker's property note and a price table
 from __future__ import annotations
 
 import pytest
-from support import ask_once, ingested_typeset
+from support import ask_once, ingested_typeset, stated
 
 from agent.answer.compose import _share_unplanned
 from agent.config import Settings
@@ -55,11 +55,6 @@ def tailspin(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     return ingested_typeset(tmp_path_factory.mktemp("tailspin"), "TAILSPIN_2024_10K.md", FILING)
 
 
-def _stated(answer: str) -> str:
-    """The answer without its closest evidence (figures shown there are not stated)."""
-    return answer.split("Closest evidence", 1)[0]
-
-
 def test_an_average_over_the_periods_named_is_computed_from_one_row(tailspin: Settings) -> None:
     answer = ask_once(tailspin, "What was the average tooling deposits for 2023 and 2024?")
     assert "1,100" in answer and "(950 + 1,250) / 2" in answer, answer
@@ -82,7 +77,7 @@ def test_an_average_over_a_span_takes_every_year_between(tailspin: Settings) -> 
 def test_a_list_of_periods_gets_each_periods_figure_in_the_order_asked(
     tailspin: Settings, question: str, first: str, second: str
 ) -> None:
-    answer = _stated(ask_once(tailspin, question))
+    answer = stated(ask_once(tailspin, question))
     assert not answer.startswith("Not found"), answer
     assert first in answer and second in answer and answer.index(first) < answer.index(second), answer
     assert "3,500" not in answer  # 2022 was not asked
@@ -91,7 +86,7 @@ def test_a_list_of_periods_gets_each_periods_figure_in_the_order_asked(
 def test_a_row_that_is_itself_an_average_is_not_averaged_again(tailspin: Settings) -> None:
     # 'the average selling price in 2023 and 2024' over an 'Average selling price' row asks for its figures (which
     # one answer cannot list yet); the mean of the two averages is what the row does not report.
-    answer = _stated(ask_once(tailspin, "What was the average selling price per press in 2023 and 2024?"))
+    answer = stated(ask_once(tailspin, "What was the average selling price per press in 2023 and 2024?"))
     assert "40.25" not in answer, answer
 
 
@@ -123,7 +118,7 @@ def test_spans() -> None:
 def test_a_word_the_row_does_not_print_refuses_the_computed_figure_too(tailspin: Settings) -> None:
     # The closed world holds for a figure computed from one row's cells as for one read: no 'deferred' on the page.
     answer = ask_once(tailspin, "What was the average deferred tooling deposits for 2023 and 2024?")
-    assert answer.startswith("Not found") and "1,100" not in answer.split("Closest evidence", 1)[0], answer
+    assert answer.startswith("Not found") and "1,100" not in stated(answer), answer
 
 
 def test_an_average_of_amounts_is_no_answer_to_an_average_share() -> None:

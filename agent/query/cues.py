@@ -261,6 +261,10 @@ _ITEM_BOUNDARY = frozenset({
 _ITEM_TOKEN_RE = re.compile(r"[\w'’&$.%-]+|,|\S")
 
 
+def _joined(tokens: Sequence[tuple[str, int, int]], ids: Sequence[int]) -> str:
+    return " ".join(tokens[i][0] for i in ids)
+
+
 def item_questions(question: str) -> list[str]:
     """The question as asked of each item of the list it names, when it asks for them respectively ('What are the
     respective sales and purchases for 2017?' -> 'What are the sales for 2017?', 'What are the purchases for
@@ -302,7 +306,6 @@ def item_questions(question: str) -> list[str]:
         if not right or not left_items:
             continue
         first = left_items[0]
-        words = lambda ids: " ".join(tokens[i][0] for i in ids)  # noqa: E731
         last_left = tokens[left_items[-1][-1]][0]
         head = right[1:]
         shared = (
@@ -314,9 +317,9 @@ def item_questions(question: str) -> list[str]:
         if shared:
             prefix = first[:-1] if len(left_items) == 1 else []
             conjuncts = [[item[-1]] for item in left_items] + [[right[0]]]
-            items = [words(prefix + c + head) for c in conjuncts]
+            items = [_joined(tokens, prefix + c + head) for c in conjuncts]
         else:
-            items = [words(item) for item in left_items] + [words(right)]
+            items = [_joined(tokens, item) for item in left_items] + [_joined(tokens, right)]
         start, end = tokens[first[0]][1], tokens[right[-1]][2]
         out = [re.sub(r"\s+([?.,])", r"\1", f"{text[:start]}{item}{text[end:]}") for item in items]
         return out if len(out) >= 2 else []
