@@ -7,8 +7,9 @@ chunk's source span and any quote can be located again.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from enum import StrEnum
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -94,6 +95,77 @@ def chunk_id_for(doc_id: str, ordinal: int) -> str:
     return f"{doc_id[:12]}:{ordinal}"
 
 
+# ---------------------------------------------------------------------------------------------------------
+# Typed tables: what a table's headings say about each figure, kept from ingest to answer
+# ---------------------------------------------------------------------------------------------------------
+TableKind = Literal["statement", "segment", "per_share", "note", "mdna", "schedule"]
+ColumnKind = Literal["period", "change", "span", "name"]
+
+
+class TableColumn(BaseModel):
+    """One value column of a table: its label as printed and, for a period column, the period it covers."""
+
+    label: str = Field(description="as printed, header lines joined ('Three Months Ended July 29, 2023')")
+    kind: ColumnKind = Field(description="period | change ('2019 vs 2018', '% Change') | span ('2025 and "
+                             "thereafter') | name ('USD denominated', 'Total')")
+    period: str = Field(default="", description="normalised fiscal period (FY2023, FY2023Q2, FY2023H1, FY2023M9)")
+    end_date: date | None = Field(default=None, description="the date the column ends on, when the label gives it")
+    months: int = Field(default=0, description="duration: 12, 9, 6 or 3; 0 for a point in time or unknown")
+
+
+class TableCell(BaseModel):
+    """One value cell as printed, with the column it sits under."""
+
+    text: str
+    column: int = Field(description="index into the table's columns; -1 when the row has more cells than columns")
+    value: float | None = Field(default=None, description="signed value as printed (parentheses negative); "
+                                "None for a dash or a word")
+    notes: list[str] = Field(default_factory=list, description="footnote marks printed with the value ('(1)', '*')")
+
+
+class TableLine(BaseModel):
+    """One body row of a table: its label, what it sits under, and its cells."""
+
+    label: str = ""
+    parent: str = Field(default="", description="the sub-heading the row sits under ('Cost of revenue' over "
+                        "'Client services'), until a total closes its block; '' for a top-level row")
+    total: bool = Field(default=False, description="the row sums the rows above it ('Total', 'Net sales')")
+    heading: bool = Field(default=False, description="a label-only line: a sub-heading of the rows below")
+    period: str = Field(default="", description="the period a block of rows is under when the columns are names "
+                        "('As at 31 December 2018' over 'USD denominated | Non-USD denominated')")
+    cells: list[TableCell] = Field(default_factory=list)
+    char_start: int = Field(default=0, description="offset of the row in the document text")
+    char_end: int = 0
+    chunk_line: int = Field(default=-1, description="the row's line in its chunk's text; -1 when not in one")
+
+
+class TableRecord(BaseModel):
+    """A table as its headings type it: title, where it sits, kind, typed columns and rows. A chunk holds the
+    record of its own rows (``first_row`` of ``n_rows``); the linearised chunk text stays for search and quotes."""
+
+    table_id: str = Field(description="'<doc_id[:12]>:t<k>', k the table's place in the document")
+    page: int = Field(default=0, description="0-based page the table starts on")
+    title: str = ""
+    section_path: list[str] = Field(default_factory=list, description="the section and heading it sits under")
+    kind: TableKind = "schedule"
+    statement: str = Field(default="", description="income | balance | cashflow | equity for a primary statement")
+    part: str = Field(default="", description="the segment or region all its figures are of ('' = the company)")
+    period_caption: str = Field(default="", description="'Years ended December 31', 'As at 31 December 2019'")
+    scale: float = 1.0
+    scale_label: str = ""
+    currency: str = Field(default="", description="ISO code when the table prints a currency sign ('USD')")
+    columns: list[TableColumn] = Field(default_factory=list)
+    rows: list[TableLine] = Field(default_factory=list)
+    first_row: int = Field(default=0, description="index of rows[0] among the whole table's rows")
+    n_rows: int = Field(default=0, description="rows of the whole table")
+    char_start: int = 0
+    char_end: int = 0
+
+    def row_at_line(self, line: int) -> TableLine | None:
+        """The row printed on ``line`` of its chunk's text, if any."""
+        return next((r for r in self.rows if r.chunk_line == line), None)
+
+
 class Chunk(BaseModel):
     """A retrievable span of a document, inside one section."""
 
@@ -111,6 +183,7 @@ class Chunk(BaseModel):
     section_summary: str = ""
     part: str = Field(default="", description="the part of the company (segment, region) all the table's figures "
                       "are of: its title, where sibling tables repeat its rows under other titles")
+    table: TableRecord | None = Field(default=None, description="a table chunk's typed record (its own rows)")
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -12,13 +12,11 @@ from pydantic import BaseModel, Field
 
 from agent.answer.reading import (
     CELL_HEADER_ITER_RE,
-    DECEMBER,
     FOOTNOTE_RE,
     TOTAL_ROW_RE,
     Evidence,
     EvidenceReader,
     Segment,
-    is_span_label,
     measured_unit,
     only_periods,
 )
@@ -39,7 +37,14 @@ from agent.finance.direction import in_direction, restated_as, turned
 from agent.finance.lexicon import figure_kind
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import is_name_number
-from agent.finance.periods import expand_range, find_periods, normalise_period, sort_key
+from agent.finance.periods import (
+    CALENDAR_FY_END,
+    expand_range,
+    find_periods,
+    is_span_label,
+    normalise_period,
+    sort_key,
+)
 from agent.query.asked import PERIODS_MEETING, operations_asked
 from agent.query.cues import AVERAGE_RE, PART_OF_RE, asks_percent, spans_range
 from agent.query.definitions import asked_part
@@ -201,7 +206,7 @@ def _table_cells(reader: EvidenceReader, allowed: set[int]) -> list[_Cell]:
             label = first
             numbers = [n for n in numbers if n.start >= seg.start + seg.raw.index("|")]
         text = reader.evidence[seg.ev].text
-        fy_end = reader.evidence[seg.ev].fy_end_month or DECEMBER
+        fy_end = reader.evidence[seg.ev].fy_end_month or CALENDAR_FY_END
         label_periods = _label_periods(label, fy_end)
         undated = _undated_columns(reader.evidence[seg.ev], seg, label_periods)
         names = _column_names(text, seg.start)
@@ -245,7 +250,7 @@ def _column_names(text: str, start: int) -> list[str]:
     return []
 
 
-def _label_periods(text: str, fy_end_month: int = DECEMBER) -> set[str]:
+def _label_periods(text: str, fy_end_month: int = CALENDAR_FY_END) -> set[str]:
     """Periods a row label or column header names, numeric dates included ('12/09' is FY2009: a date in a
     year closes that year's fiscal period, as the filing's own year columns do). A span ('2010 - 2011',
     '2013 and thereafter') names no one period."""

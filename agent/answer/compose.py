@@ -32,7 +32,6 @@ from agent.answer.gate import (
 )
 from agent.answer.judgement import is_yes_no, verdict
 from agent.answer.reading import (
-    DECEMBER,
     Evidence,
     EvidenceReader,
 )
@@ -65,7 +64,7 @@ from agent.finance.direction import shown_name
 from agent.finance.formulas import FormulaKind
 from agent.finance.lexicon import figure_kind
 from agent.finance.metrics import METRICS
-from agent.finance.periods import find_periods
+from agent.finance.periods import CALENDAR_FY_END, find_periods
 from agent.query.asked import (
     CHOICE,
     ITEMS,
@@ -145,7 +144,7 @@ def in_filer_calendar(sub_query: SubQuery, reader: EvidenceReader) -> SubQuery:
     January, not the third. Periods named by label ('Q3 2023') are the question's own and stay as asked."""
     calendars = {ev.fy_end_month for ev in reader.evidence if ev.fy_end_month and ev.source == "filing"
                  and (not sub_query.company or _about(ev, sub_query.company))}
-    if len(calendars) != 1 or calendars == {DECEMBER}:
+    if len(calendars) != 1 or calendars == {CALENDAR_FY_END}:
         return sub_query
     fy_end = calendars.pop()
     dated = [p for p in find_periods(sub_query.question) if p.date]

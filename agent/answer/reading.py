@@ -11,9 +11,9 @@ once for every sub-query of a turn.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
-from datetime import date
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -23,27 +23,31 @@ from agent.finance.lexicon import MetricMention, find_metrics
 from agent.finance.numbers import find_numbers, header_scale, name_numbers
 from agent.finance.periods import (
     PeriodMention,
+    column_periods,
     find_periods,
-    infer_fy_end_month,
     normalise_period,
-    parse_date,
+    single_period,
 )
 from agent.ingest.hostile import is_hostile_row, is_instruction_like
-from agent.schemas import ChunkCard, Citation, NumericValue, SearchHit
+from agent.ingest.typed_tables import (
+    MDNA_RE,
+    SUBHEADING_MAX_WORDS,
+    TOTAL_ROW_RE,
+    same_label,
+    statement_of,
+    sub_heading,
+)
+from agent.schemas import ChunkCard, Citation, NumericValue, SearchHit, TableLine, TableRecord
 
 # Masks keep offsets; "#" cannot join a neighbouring number the way a blank could.
 MASK_CHAR = "#"
 LOOSE_LABEL_MAX_WORDS = 12  # a row label on its own line is short; longer text is a heading or prose
 COLUMN_LINE_MAX_WORDS = 5  # a header line naming one period column ('Fiscal Year 2020', 'May 26, 2019')
-DECEMBER = 12  # calendar fiscal years unless the columns say otherwise
-WEEK_YEAR_SNAP_DAYS = 7  # 52/53-week years ending in a month's first week close the month before
 MONTH_BEFORE_RE = re.compile(
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s*$", re.IGNORECASE
 )  # 'december 31': the day of a date, not a figure
-SUBHEADING_MAX_WORDS = 6  # a table's sub-heading line ('Operating Profit/(Loss)'); longer lines are prose
 _RESPECTIVELY_RE = re.compile(r"\brespectively\b", re.IGNORECASE)
 _BY_BREAKDOWN_RE = re.compile(r"\s+by\s+(?=[a-z])", re.IGNORECASE)
-TOTAL_ROW_RE = re.compile(r"^\s*total\b", re.IGNORECASE)  # a row label that sums the rows above it
 _COLUMNS_RE = re.compile(r"\bcolumns:\s*(?P<cols>[^|\n]+)")
 _CELL_HEADER_RE = re.compile(r"^\s*(?P<hdr>[^:|]{1,60}?)\s*:\s*(?P<val>[^:]*\d[^:]*)$", re.S)
 CELL_HEADER_ITER_RE = re.compile(r"\|\s*(?P<hdr>[^:|\n]{1,60}?)\s*:\s*[^|\n]*\d")
@@ -51,12 +55,7 @@ CELL_HEADER_ITER_RE = re.compile(r"\|\s*(?P<hdr>[^:|\n]{1,60}?)\s*:\s*[^|\n]*\d"
 _MONTH_DAY_END_RE = re.compile(
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}$", re.IGNORECASE
 )
-# A column of several years or an open end ('2009 - 2010', '2021 -22', '2025 and thereafter') is no one period.
-_SPAN_LABEL_RE = re.compile(
-    r"\b(?:19|20)\d{2}\s*[-–]\s*\d{2,4}\b|\bthereafter\b|\bbeyond\b|\band\s+(?:later|after)\b", re.IGNORECASE
-)
 _DASH_CODE_RE = re.compile(r"\$?\s*20(?:13|14)")
-_DURATION_HEADER_RE = re.compile(r"\bmonths?\b|\bweeks?\b|\bquarters?\b", re.IGNORECASE)
 # Rows whose figures are never "in millions": per-share amounts, percentages, ratios, days, counts.
 _UNSCALED_ROW_RE = re.compile(
     r"per\s+(?:common\s+|diluted\s+|basic\s+)?share|\bEPS\b|%|\bpercent|\bratios?\b|\brates?\b|\bmargins?\b|\bdays\b|"
@@ -65,37 +64,9 @@ _UNSCALED_ROW_RE = re.compile(
 )
 _SCALE_CELL_RE = re.compile(r"\((?:in|amounts\s+in|dollars\s+in)\s[^)]*\)|\$|\|", re.IGNORECASE)
 _DOT_LEADER_RE = re.compile(r"\s*\.{2,}[\s.$]*$|\s*\.{3,}")
-_STATEMENT_RES: dict[str, re.Pattern[str]] = {
-    "balance": re.compile(
-        r"balance\s+sheets?|financial\s+position|financial\s+condition\b(?!.*discussion)", re.I
-    ),
-    "cashflow": re.compile(r"cash\s+flows?\b", re.I),
-    "income": re.compile(
-        r"statements?\s+of\s+(?:consolidated\s+)?(?:operations|income|earnings)|income\s+statements?"
-        r"|statements?\s+of\s+comprehensive\s+income|profit\s+and\s+loss",
-        re.I,
-    ),
-}
-# Rows that only one statement has, for table chunks whose title was lost (checked in this order).
-_STATEMENT_ROWS: dict[str, re.Pattern[str]] = {
-    "cashflow": re.compile(
-        r"^.*(?:net\s+cash\s+(?:provided|used|from)|operating\s+activities|investing\s+activities)"
-        r".*\|",
-        re.I | re.M,
-    ),
-    "balance": re.compile(
-        r"^\s*total\s+(?:assets|liabilities|current\s+assets|current\s+liabilities)\b.*\|", re.I | re.M
-    ),
-    "income": re.compile(
-        r"^\s*(?:gross\s+profit|operating\s+income|income\s+before\s+income\s+taxes|"
-        r"(?:diluted\s+)?earnings\s+per\s+share)\b.*\|",
-        re.I | re.M,
-    ),
-}
 _STATEMENT_ANY_RE = re.compile(
     r"consolidated|statements?\s+of|balance\s+sheets?|item\s+8\b|financial\s+statements", re.I
 )
-_MDNA_RE = re.compile(r"management.s\s+discussion|item\s+7\b|md&a|results\s+of\s+operations|overview", re.I)
 
 
 class Evidence(BaseModel):
@@ -113,6 +84,7 @@ class Evidence(BaseModel):
     fy_end_month: int = Field(default=0, description="month the filer's fiscal year ends; 0 when unknown")
     section_path: list[str] = Field(default_factory=list)
     part: str = Field(default="", description="the segment or region all the chunk's table figures are of")
+    table: TableRecord | None = Field(default=None, description="a table chunk's typed record (its own rows)")
 
     def page_at(self, offset: int) -> int:
         """0-based page of a character offset in the text (chunks that cross pages keep form feeds)."""
@@ -140,6 +112,7 @@ class Evidence(BaseModel):
             fy_end_month=fy_end_month,
             section_path=list(hit.chunk.section_path),
             part=hit.chunk.part,
+            table=hit.chunk.table,
         )
 
 
@@ -171,58 +144,19 @@ class Segment(BaseModel):
 
 
 def statement_kind(ev: Evidence) -> str:
-    """'balance' | 'cashflow' | 'income' | '' from the section path, the chunk's first lines, or its rows."""
+    """'balance' | 'cashflow' | 'income' | '': the typed table's statement, else from the section path, the
+    chunk's first lines, or its rows."""
+    if ev.table is not None:
+        return ev.table.statement
     path = " > ".join(ev.section_path or (ev.card.section_path if ev.card else []))
-    head = "\n".join(ev.text.splitlines()[:3])
-    for text in (path, head):
-        for kind, rx in _STATEMENT_RES.items():
-            if rx.search(text):
-                return kind
-    if "|" in ev.text:
-        for kind, rx in _STATEMENT_ROWS.items():
-            if rx.search(ev.text):
-                return kind
-    return ""
+    return statement_of(path, "\n".join(ev.text.splitlines()[:3]), rows=ev.text)
 
 
 def is_statement(ev: Evidence) -> bool:
     path = " > ".join(ev.section_path or (ev.card.section_path if ev.card else []))
-    if _MDNA_RE.search(path):
+    if MDNA_RE.search(path):
         return False
     return bool(_STATEMENT_ANY_RE.search(path) or statement_kind(ev))
-
-
-def _column_periods(labels: Sequence[str], fy_end_month: int = 0) -> list[str]:
-    """Normalised periods of a table's column labels ('' where a label is no period), in a fiscal year ending in
-    ``fy_end_month`` (the filer's, when known).
-
-    A half or nine-month column says when the fiscal year starts ('Six Months Ended July 29, 2023': early
-    February), so its 'Three Months Ended July 29, 2023' is the second quarter, not the third. Point-in-time
-    columns of one month in different years ('May 31, 2020', 'May 26, 2019') are fiscal year ends, so that month
-    ends the fiscal year: both are whole fiscal years (FY2020, FY2019), not quarters.
-    """
-    dated = [(label, parse_date(label)) for label in labels]
-    points = [d for label, d in dated if d is not None and not _DURATION_HEADER_RE.search(label)]
-    # The table's own labels decide first; the filer's calendar only where they say nothing of it.
-    own = infer_fy_end_month(" | ".join(labels), 0)
-    if not own and len(points) >= 2 and len({d.year for d in points}) == len(points):
-        months = {_closing_month(d) for d in points}
-        own = months.pop() if len(months) == 1 else 0
-    fy_end = own or fy_end_month or DECEMBER
-    return [normalise_period(label, fy_end) if label and not is_span_label(label) else "" for label in labels]
-
-
-def is_span_label(label: str) -> bool:
-    """'2009 - 2010', '2021 -22', '2025 and thereafter': a column or row of several years, no one period."""
-    return _SPAN_LABEL_RE.search(label) is not None
-
-
-def _closing_month(d: date) -> int:
-    """The month a period ending on ``d`` closes (52/53-week years ending in a month's first week close the
-    month before)."""
-    if d.day <= WEEK_YEAR_SNAP_DAYS:
-        return 12 if d.month == 1 else d.month - 1
-    return d.month
 
 
 def _chunk_columns(text: str) -> list[str]:
@@ -340,20 +274,37 @@ def _row(
     return label, values
 
 
-_PERIOD_FILLER = frozenset({"as", "at", "of", "for", "the", "year", "years", "ended", "ending", "fiscal", "period"})
-
-
-def _one_period(text: str, fy_end_month: int, alone: bool = False) -> str:
-    """The one period ``text`` names (normalised; '' when it names none or several); ``alone``: the text is
-    nothing but that period ('As at 31 December 2018'), not a title that also names one ('Fiscal 2019 results')."""
-    mentions = find_periods(text)
-    if len({m.norm for m in mentions}) != 1:
-        return ""
-    if alone:
-        rest = text[: mentions[0].start] + " " + text[mentions[-1].end :]
-        if any(w not in _PERIOD_FILLER for w in re.findall(r"[a-z]+", rest.lower())):
-            return ""
-    return _column_periods([mentions[0].surface], fy_end_month)[0]
+def _record_row(
+    piece: str, start: int, row: TableLine, record: TableRecord, money: bool
+) -> tuple[str, list[NumericValue]]:
+    """A row's label and values from its typed record: each cell's figures under the period of the column the
+    record puts the cell in, located in the linearised ``piece`` (at ``start`` of the chunk text) for quoting."""
+    label = _clean_label(row.label)
+    own_scale = header_scale(label)
+    scale = own_scale if own_scale != 1.0 else record.scale
+    unscaled = bool(_UNSCALED_ROW_RE.search(label))
+    values: list[NumericValue] = []
+    pos = piece.find(row.label) + len(row.label) if row.label and row.label in piece else 0
+    for cell in row.cells:
+        at = piece.find(cell.text, pos)
+        if at < 0:
+            continue
+        pos = at + len(cell.text)
+        column = record.columns[cell.column] if 0 <= cell.column < len(record.columns) else None
+        # A cell under its column's name is a value even when it reads like a year ('2008: 1953' millions); a
+        # bare '2013' or '2014' there is a dash whose code point the text extraction printed (U+2013, U+2014).
+        years = column is not None and not _DASH_CODE_RE.fullmatch(cell.text.strip())
+        for n in find_numbers(cell.text, scale, include_years=years):
+            if unscaled or n.unit in {"%", "bps", "x"}:
+                n = n.model_copy(update={"scale": 1.0})
+            if money and n.unit == "" and n.scale > 1.0:
+                n = n.model_copy(update={"unit": "USD"})
+            values.append(n.model_copy(update={
+                "start": start + at + n.start, "end": start + at + n.end, "period": column.period if column else "",
+            }))
+    if not any(v.period for v in values) and len(record.columns) == len(values):
+        values = [v.model_copy(update={"period": c.period}) for v, c in zip(values, record.columns, strict=True)]
+    return label, values
 
 
 class _Layout(BaseModel):
@@ -372,11 +323,20 @@ def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> 
     chunk_scale = header_scale(text) if is_table else 1.0
     if chunk_scale == 1.0:
         chunk_scale = inherited.scale
-    own = _chunk_columns(text) if is_table else []
-    headers = [m.group("hdr").strip() for m in CELL_HEADER_ITER_RE.finditer(text)] if is_table else []
-    labels = list(dict.fromkeys([*own, *headers]))
-    periods_of = dict(zip(labels, _column_periods(labels, ev.fy_end_month), strict=True))
-    columns = [periods_of[c] for c in own] if own else list(inherited.columns)
+    record = ev.table if ev.table is not None and ev.table.columns else None
+    if record is not None:
+        # The typed record's columns and scale, as ingest read them from the table's header.
+        periods_of = {c.label: c.period for c in record.columns}
+        columns = [c.period for c in record.columns]
+        chunk_scale = record.scale
+        money = money or bool(record.currency)
+    else:
+        own = _chunk_columns(text) if is_table else []
+        headers = [m.group("hdr").strip() for m in CELL_HEADER_ITER_RE.finditer(text)] if is_table else []
+        labels = list(dict.fromkeys([*own, *headers]))
+        periods_of = dict(zip(labels, column_periods(labels, ev.fy_end_month), strict=True))
+        columns = [periods_of[c] for c in own] if own else list(inherited.columns)
+    line_starts = [m.end() for m in re.finditer("\n", text)] if record is not None else []
     out: list[Segment] = []
     heading: list[MetricMention] = []  # the metric a table's latest sub-heading line names
     parent = ""  # the table's latest sub-heading line: what the rows under it are parts of
@@ -386,13 +346,19 @@ def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> 
     for start, end in split_sentences(text):
         piece = text[start:end]
         if "|" in piece:
-            label, nums = _row(piece, start, chunk_scale, columns, periods_of, money)
+            row = record.row_at_line(bisect.bisect_right(line_starts, start)) if record is not None else None
+            row = row if row is not None and row.cells else None  # a line the table parser kept whole
+            if row is not None:
+                label, nums = _record_row(piece, start, row, record, money)  # type: ignore[arg-type]
+                block = row.period
+            else:
+                label, nums = _row(piece, start, chunk_scale, columns, periods_of, money)
             if is_hostile_row(piece.split("|", 1)[0]):
                 continue
-            if block and nums and not any(n.period for n in nums) and not _one_period(label, ev.fy_end_month, True):
+            if block and nums and not any(n.period for n in nums) and not single_period(label, ev.fy_end_month, True):
                 nums = [n.model_copy(update={"period": block}) for n in nums]
             if _COLUMNS_RE.search(piece):
-                block = "" if any(columns) else _one_period(_COLUMNS_RE.sub(" ", piece), ev.fy_end_month)
+                block = "" if any(columns) else single_period(_COLUMNS_RE.sub(" ", piece), ev.fy_end_month)
                 # The table's own header line: a title naming one metric ('Net sales by region') names it
                 # for the rows below, as a sub-heading does ('Europe | 1,100' is Europe's net sales).
                 # A breakdown's title ('Net sales by region') names its rows' metric before the 'by'.
@@ -411,23 +377,24 @@ def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> 
                     mentions=find_metrics(label),
                     heading=heading,
                     # a row repeating its sub-heading ('Other intangible assets | 21.4') is that block's sum
-                    parent=parent if nums and not _same_label(label, parent) else "",
+                    parent=(row.parent if row is not None else parent if not same_label(label, parent) else "")
+                    if nums else "",
                 )
             )
-            if TOTAL_ROW_RE.match(label) or (parent and _same_label(label, parent)):
+            if TOTAL_ROW_RE.match(label) or (parent and same_label(label, parent)):
                 parent = ""  # the total closes its block: the rows after it are no parts of it
             elif not nums and not _COLUMNS_RE.search(piece) and 0 < len(label.split()) <= SUBHEADING_MAX_WORDS:
-                parent = _sub_heading(label, after_rows=True)  # 'Revenue: | (in thousands)': a sub-heading set as a row
+                parent = sub_heading(label, after_rows=True)  # 'Revenue: | (in thousands)': a sub-heading set as a row
         else:
             if is_instruction_like(piece):
                 continue
             nums = _sentence_numbers(piece, start)
-            if is_table and not any(columns) and _one_period(piece, ev.fy_end_month, alone=True):
-                block = _one_period(piece, ev.fy_end_month, alone=True)  # 'As at 31 December 2018'
+            if is_table and not any(columns) and single_period(piece, ev.fy_end_month, alone=True):
+                block = single_period(piece, ev.fy_end_month, alone=True)  # 'As at 31 December 2018'
             if is_table:
                 short = not nums and len(piece.split()) <= SUBHEADING_MAX_WORDS
                 heading = find_metrics(piece) if short else []
-                parent = _sub_heading(piece, after_rows=any(seg.kind == "row" for seg in out)) if short else ""
+                parent = sub_heading(piece, after_rows=any(seg.kind == "row" for seg in out)) if short else ""
             out.append(
                 Segment(
                     ev=ev_index,
@@ -442,32 +409,6 @@ def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> 
     if is_table:
         out.extend(s for s in _loose_rows(ev_index, text, chunk_scale, columns, money) if not is_hostile_row(s.label))
     return out
-
-
-def _sub_heading(piece: str, after_rows: bool) -> str:
-    """The sub-heading a label-only line of a table sets for the rows below it, or ''. Above a table's first row
-    only a line ending in ':' is one ('Revenue:'); the lines there are its section path and title otherwise. A
-    period line ('For the Years Ended December 31,') heads columns and a scale line ('(in thousands)') states
-    units: neither is a sub-heading."""
-    line = piece.strip().splitlines()[-1].strip() if piece.strip() else ""
-    if not line or _names_period(line) or header_scale(line) != 1.0 or line.startswith("("):
-        return ""
-    if not after_rows and not line.endswith(":"):
-        return ""
-    return line.rstrip(":").strip()
-
-
-def _names_period(text: str) -> bool:
-    """A line that names a period or heads period columns ('December 31, 2019', 'For the Years Ended')."""
-    return bool(find_periods(text)) or bool(_PERIOD_HEADING_RE.search(text))
-
-
-_PERIOD_HEADING_RE = re.compile(r"\b(?:years?|months?|weeks?|quarters?|periods?)\s+ended\b|\bas\s+(?:of|at)\b", re.I)
-
-
-def _same_label(a: str, b: str) -> bool:
-    """Two labels that say the same words ('Other intangible assets' and 'Other intangible assets:')."""
-    return a.lower().strip(" :") == b.lower().strip(" :")
 
 
 def _value_only(line: str) -> bool:
@@ -688,12 +629,17 @@ class EvidenceReader:
         self.segments: list[Segment] = []
         layouts: dict[tuple[str, int], _Layout] = {}
         for i, ev in enumerate(self.evidence):
-            own = _chunk_columns(ev.text)
             key = (ev.doc_name, ev.page)
             inherited = layouts.get(key)
-            if own:
+            if ev.table is not None and ev.table.columns:
                 layouts[key] = _Layout(
-                    columns=_column_periods(own, ev.fy_end_month),
+                    columns=[c.period for c in ev.table.columns],
+                    scale=ev.table.scale,
+                    money="$" in ev.text or "dollar" in ev.text.lower() or bool(ev.table.currency),
+                )
+            elif own := _chunk_columns(ev.text):
+                layouts[key] = _Layout(
+                    columns=column_periods(own, ev.fy_end_month),
                     scale=header_scale(ev.text),
                     money="$" in ev.text or "dollar" in ev.text.lower(),
                 )

@@ -21,7 +21,8 @@ from agent.ingest.hostile import is_instruction_like
 from agent.ingest.parts import table_parts
 from agent.ingest.structure import RUNNING_ZONE_LINES, line_key, running_lines
 from agent.ingest.tables import TableBlock, find_tables, linearise_row, table_header_line
-from agent.schemas import PAGE_SEPARATOR, Chunk, Page, Section, chunk_id_for
+from agent.ingest.typed_tables import same_label, table_record
+from agent.schemas import PAGE_SEPARATOR, Chunk, Page, Section, TableRecord, chunk_id_for
 
 # A prose piece with fewer words than this (a page number, a lone caption) is not worth a chunk.
 MIN_CHUNK_WORDS = 4
@@ -64,6 +65,7 @@ class _Piece:
     section: Section
     header: str = ""
     part: str = ""
+    table: TableRecord | None = None
 
 
 @dataclass
@@ -236,40 +238,60 @@ def _prose_pieces(
 # Table chunks
 # -------------------------------------------------------------------------------------------------------
 def _table_pieces(
-    table: TableBlock, offset: int, clip_start: int, clip_end: int, section: Section, settings: Settings, part: str = ""
+    table: TableBlock, record: TableRecord, clip_start: int, clip_end: int, section: Section, settings: Settings
 ) -> list[_Piece]:
-    """One or more chunks for a table (clipped to its section), each repeating the section path and header."""
-    rows = [r for r in table.rows if offset + r.char_start >= clip_start and offset + r.char_end <= clip_end]
-    if not any(r.cells for r in rows):
+    """One or more chunks for a table (clipped to its section), each repeating the section path and header, each
+    with the typed record of the rows it holds."""
+    offset = record.char_start - table.char_start
+    kept = [i for i, r in enumerate(table.rows) if offset + r.char_start >= clip_start and offset + r.char_end <= clip_end]
+    if not any(table.rows[i].cells for i in kept):
         return []
     header = table_header_line(table)
     path = " > ".join(section.path)
     lead = f"{path}\n{header}" if path and path != header else header
     lead_words = len(lead.split())
+    lead_lines = lead.count("\n") + 1
     budget = max(1, settings.chunk_words - lead_words)
     pieces: list[_Piece] = []
-    group: list[str] = []
+    group: list[tuple[str, int]] = []  # (line, row index in the table)
     group_start = max(offset + table.char_start, clip_start)
     group_end = group_start
     words = 0
-    subheading = ""  # the sub-heading the rows below it belong to ('Operating Profit' over segment rows)
-    for row in rows:
+
+    def close() -> None:
+        lines = [line for line, _ in group]
+        rows = [record.rows[i].model_copy(update={"chunk_line": lead_lines + n}) for n, (_, i) in enumerate(group)]
+        typed = record.model_copy(update={"rows": rows, "first_row": group[0][1], "section_path": list(section.path)})
+        pieces.append(_Piece(group_start, group_end, lead + "\n" + "\n".join(lines), True, section, header,
+                             record.part, typed))
+
+    for i in kept:
+        row = table.rows[i]
         line = linearise_row(table, row)
         n = len(line.split())
         if group and words + n > budget:
-            pieces.append(_Piece(group_start, group_end, lead + "\n" + "\n".join(group), True, section, header, part))
+            close()
             group, words, group_start = [], 0, offset + row.char_start
-            if subheading and row.cells:
+            subheading = _heading_of(record, i) if row.cells else -1
+            if subheading >= 0:
                 # A continuation chunk repeats the header and the sub-heading its first rows are under.
-                group, words = [subheading], len(subheading.split())
-        if not row.cells:
-            subheading = line
-        group.append(line)
+                sub = linearise_row(table, table.rows[subheading])
+                group, words = [(sub, subheading)], len(sub.split())
+        group.append((line, i))
         words += n
         group_end = offset + row.char_end
     if group:
-        pieces.append(_Piece(group_start, group_end, lead + "\n" + "\n".join(group), True, section, header, part))
+        close()
     return pieces
+
+
+def _heading_of(record: TableRecord, i: int) -> int:
+    """The index of the sub-heading row the ``i``-th row sits under (-1: none; a total closed its block)."""
+    parent = record.rows[i].parent
+    if not parent:
+        return -1
+    return next((j for j in range(i - 1, -1, -1) if record.rows[j].heading and same_label(record.rows[j].label, parent)),
+                -1)
 
 
 # -------------------------------------------------------------------------------------------------------
@@ -307,14 +329,19 @@ def drop_near_duplicates(texts: list[str], threshold: float) -> list[int]:
 # -------------------------------------------------------------------------------------------------------
 # Entry point
 # -------------------------------------------------------------------------------------------------------
-def chunk_document(doc_id: str, pages: list[Page], sections: list[Section], settings: Settings) -> list[Chunk]:
-    """Chunks of a document in reading order. Also fills ``Section.summary`` on the sections passed in."""
+def chunk_document(
+    doc_id: str, pages: list[Page], sections: list[Section], settings: Settings, fy_end_month: int = 0
+) -> list[Chunk]:
+    """Chunks of a document in reading order, each table chunk with the typed record of its rows (periods in a
+    fiscal year ending in ``fy_end_month``, the filer's; 0 when unknown). Also fills ``Section.summary`` on the
+    sections passed in."""
     doc_text = PAGE_SEPARATOR.join(p.text for p in pages)
     page_starts = [p.char_start for p in pages]
     skip = _boilerplate_lines(pages)
     tables: list[tuple[int, TableBlock]] = [
         (page.char_start, table) for page in pages for table in find_tables(page.text)
     ]
+    table_pages = [max(0, bisect.bisect_right(page_starts, offset) - 1) for offset, _ in tables]
     table_starts = [offset + t.char_start for offset, t in tables]
     section_starts = [s.char_start for s in sections]
 
@@ -330,14 +357,16 @@ def chunk_document(doc_id: str, pages: list[Page], sections: list[Section], sett
         prose_text: list[str] = []
         pos = s_start
         first = max(0, bisect.bisect_right(table_starts, s_start) - 1)
-        for (offset, table), part in zip(tables[first:], parts[first:], strict=True):
+        for k, ((offset, table), part) in enumerate(zip(tables[first:], parts[first:], strict=True), start=first):
             t_start, t_end = offset + table.char_start, offset + table.char_end
             if t_start >= s_end:
                 break
             if t_end <= s_start or t_start < pos and t_end <= pos:
                 continue
             clip_start, clip_end = max(t_start, s_start, pos), min(t_end, s_end)
-            table_pieces = _table_pieces(table, offset, clip_start, clip_end, section, settings, part)
+            record = table_record(table, table_id=f"{doc_id[:12]}:t{k}", page=table_pages[k], offset=offset,
+                                  section=section, part=part, fy_end_month=fy_end_month)
+            table_pieces = _table_pieces(table, record, clip_start, clip_end, section, settings)
             if not table_pieces:
                 continue
             gap_end = table_pieces[0].start
@@ -378,6 +407,7 @@ def chunk_document(doc_id: str, pages: list[Page], sections: list[Section], sett
                 is_table=piece.is_table,
                 section_summary=piece.section.summary,
                 part=piece.part,
+                table=piece.table,
             )
         )
     return chunks

@@ -38,7 +38,7 @@ from agent.schemas import Chunk, DocumentMeta, IngestReport
 
 # Bump when parsing, sectioning, tables, chunking, cards or embedding text change what is stored: a document
 # ingested by another version is ingested again on the next run instead of being reported unchanged.
-PIPELINE_VERSION = "19"
+PIPELINE_VERSION = "20"
 # Embedding batches between two progress reports: often enough to see movement on a 500-page filing.
 EMBED_BATCHES_PER_REPORT = 2
 # What an ingest reports as it goes: (stage, done, total), stage "read" (pages) or "embed" (chunk texts),
@@ -210,10 +210,6 @@ class Ingestor:
         filing_facts = self._facts(path, parsed, report) if parsed.inline_xbrl else None
         with _timed(stages, "sections"):
             sections = detect_sections(parsed.pages)
-        with _timed(stages, "chunks"):
-            chunks = chunk_document(doc_id, parsed.pages, sections, self.settings)
-        if not chunks:
-            raise IngestError(str(path), "no text could be extracted into chunks")
         # The same bytes again (a newer pipeline, a moved data directory) keep the name they are cited by.
         name = previous.name if previous is not None else self.store.name_for(
             display_path(path.resolve()), document_name(path))
@@ -223,6 +219,11 @@ class Ingestor:
             for field in (*_KEPT_ON_REINGEST, "ingested_at"):
                 if getattr(previous, field):  # a value a newer pipeline now detects fills an empty one
                     setattr(meta, field, getattr(previous, field))
+        with _timed(stages, "chunks"):
+            # Table columns are typed in the filer's fiscal calendar, so the cover is read first.
+            chunks = chunk_document(doc_id, parsed.pages, sections, self.settings, meta.fy_end_month)
+        if not chunks:
+            raise IngestError(str(path), "no text could be extracted into chunks")
         meta.n_chunks = len(chunks)
         meta.pipeline_version = PIPELINE_VERSION
         with _timed(stages, "cards"):

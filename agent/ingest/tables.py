@@ -45,7 +45,7 @@ SUBHEADINGS_MAX = 2
 _NUMBER_CELL_RE = re.compile(
     r"^[($]*(?:US\$|\$|€|£)?[-−–]?[($]*(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)%?\)?%?\)?$"
 )
-_NIL_CELL_RE = re.compile(r"^(?:[—–-]{1,3}|n/?a|nm|n\.m\.?)$", re.IGNORECASE)
+_NIL_CELL_RE = re.compile(r"^(?:[—–-]{1,3}|n/?a|nm|n\.m\.?)%?$", re.IGNORECASE)  # '—%': no change to show
 _PREFIX_TOKENS = {"$", "(", "($", "US$", "€", "£"}
 _SUFFIX_TOKENS = {")", "%", ")%", "%)"}
 _YEAR_CELL_RE = re.compile(r"^(?:19|20)\d{2}$")
@@ -595,8 +595,18 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
     compared = _COMPARISON_HEADER_RE.sub(" change ", column_text)
     columns = (compared != column_text and detect_columns(compared, expected)) or detect_columns(column_text, expected)
     named = group[body_start - 1].cells if body_start > 0 and _names_periods(group[body_start - 1].cells) else []
-    if named and {len(r.cells) for r in body if r.cells} == {len(named)}:
-        columns = list(named)  # 'total', 'thereafter' are columns too: the k-th value is under the k-th name
+    widths = {len(r.cells) for r in body if r.cells}
+    if named and not group[body_start - 1].label and widths == {len(named) - 1}:
+        named = named[1:]  # '(in thousands) | July 29, 2023 | ... | % Change': the first cell heads the labels
+    if named and widths == {len(named)}:
+        # 'total', 'thereafter', 'Change' are columns too: the k-th value is under the k-th name; a period cell
+        # keeps the duration the line above gives it ('Six Months Ended' over 'March 29, 2025 | ... | Change').
+        dated = [c for c in named if _PERIOD_RE.search(c)]
+        if len(dated) == len(columns) and all(c in label for c, label in zip(dated, columns, strict=True)):
+            labels = iter(columns)
+            columns = [next(labels) if _PERIOD_RE.search(c) else c for c in named]
+        else:
+            columns = list(named)
     year_rows = any(not r.label and r.cells and _YEAR_CELL_RE.match(r.cells[0]) for r in body)
     if names and len(columns) < len(names) and not year_rows:
         # 'USD denominated | Non-USD denominated' over 'December 31, 2019': the period heads the table (or a block
@@ -681,13 +691,20 @@ def _introduction(lines: list[_Line], start: int) -> str:
 # -------------------------------------------------------------------------------------------------------
 # Linearisation
 # -------------------------------------------------------------------------------------------------------
-def _labelled_cells(table: TableBlock, cells: list[str]) -> list[str]:
+def labelled_columns(table: TableBlock, cells: Sequence[str]) -> list[int]:
+    """The column each cell of a row sits under (-1: none). Cells are under the columns in order when the row
+    has one per column, or more where the header prints a change column the periods leave unnamed."""
     cols = table.columns
     if cols and (
         len(cells) == len(cols) or (len(cells) > len(cols) and _CHANGE_COLUMN_RE.search(table.caption or ""))
     ):
-        return [f"{cols[i]}: {cell}" if i < len(cols) else cell for i, cell in enumerate(cells)]
-    return list(cells)
+        return [i if i < len(cols) else -1 for i in range(len(cells))]
+    return [-1] * len(cells)
+
+
+def _labelled_cells(table: TableBlock, cells: list[str]) -> list[str]:
+    return [f"{table.columns[k]}: {cell}" if k >= 0 else cell
+            for cell, k in zip(cells, labelled_columns(table, cells), strict=True)]
 
 
 def linearise_row(table: TableBlock, row: TableRow) -> str:

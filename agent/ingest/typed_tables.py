@@ -1,0 +1,240 @@
+"""A table's typed record, built once at ingest: its columns as periods (end date, duration, fiscal label), its
+rows with the sub-heading they sit under and whether they total, the block period of rows under a period line,
+its kind (primary statement, segment table, per-share table, note, MD&A schedule) and where it sits.
+
+The reader and the gate read these fields instead of rebuilding them from a chunk's linearised text; the text
+stays for search and quotes. The rules for sub-headings and totals live here, once: the reader reads evidence
+that has no record (a memory note, a tool's table) with the same functions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from agent.finance.numbers import find_numbers, header_scale
+from agent.finance.periods import (
+    column_periods,
+    find_periods,
+    is_duration_label,
+    is_span_label,
+    parse_date,
+    single_period,
+)
+from agent.ingest.tables import TableBlock, TableRow, labelled_columns
+from agent.schemas import ColumnKind, Section, TableCell, TableColumn, TableKind, TableLine, TableRecord
+
+SUBHEADING_MAX_WORDS = 6  # a table's sub-heading line ('Operating Profit/(Loss)'); longer lines are prose
+TOTAL_ROW_RE = re.compile(r"^\s*total\b", re.IGNORECASE)  # a row label that sums the rows above it
+_PERIOD_HEADING_RE = re.compile(r"\b(?:years?|months?|weeks?|quarters?|periods?)\s+ended\b|\bas\s+(?:of|at)\b", re.I)
+_POINT_CAPTION_RE = re.compile(r"^\s*(?:as\s+(?:of|at)|at)\b", re.IGNORECASE)
+_CHANGE_LABEL_RE = re.compile(r"\bchange\b|\bvariance\b|\bvs\.?\b|\bversus\b|\bincrease\b|\bdecrease\b|^%", re.I)
+# A footnote mark printed after a value ('1,234 (1)', '56*'): never a second figure of the cell.
+_NOTE_MARK_RE = re.compile(r"\(\s*(?:\d{1,2}|[a-z])\s*\)|\*+")
+_CURRENCY_SIGNS = (("US$", "USD"), ("$", "USD"), ("€", "EUR"), ("£", "GBP"), ("¥", "JPY"))
+_SUB_PERIOD_MONTHS = {"Q": 3, "H": 6, "M": 9}
+
+# A primary statement by its title or section path, then (for a table whose title was lost) by rows only it has.
+STATEMENT_TITLES: dict[str, re.Pattern[str]] = {
+    "balance": re.compile(r"balance\s+sheets?|financial\s+position|financial\s+condition\b(?!.*discussion)", re.I),
+    "cashflow": re.compile(r"cash\s+flows?\b", re.I),
+    "income": re.compile(
+        r"statements?\s+of\s+(?:consolidated\s+)?(?:operations|income|earnings)|income\s+statements?"
+        r"|statements?\s+of\s+comprehensive\s+income|profit\s+and\s+loss",
+        re.I,
+    ),
+}
+STATEMENT_ROWS: dict[str, re.Pattern[str]] = {
+    "cashflow": re.compile(
+        r"^.*(?:net\s+cash\s+(?:provided|used|from)|operating\s+activities|investing\s+activities).*\|", re.I | re.M
+    ),
+    "balance": re.compile(
+        r"^\s*total\s+(?:assets|liabilities|current\s+assets|current\s+liabilities)\b.*\|", re.I | re.M
+    ),
+    "income": re.compile(
+        r"^\s*(?:gross\s+profit|operating\s+income|income\s+before\s+income\s+taxes|"
+        r"(?:diluted\s+)?earnings\s+per\s+share)\b.*\|",
+        re.I | re.M,
+    ),
+}
+MDNA_RE = re.compile(r"management.s\s+discussion|item\s+7\b|md&a|results\s+of\s+operations|overview", re.I)
+_PER_SHARE_TITLE_RE = re.compile(r"\bper\s+(?:common\s+)?share\b|\bearnings\s+per\b", re.IGNORECASE)
+
+
+def same_label(a: str, b: str) -> bool:
+    """Two labels that say the same words ('Other intangible assets' and 'Other intangible assets:')."""
+    return a.lower().strip(" :") == b.lower().strip(" :")
+
+
+def names_period(text: str) -> bool:
+    """A line that names a period or heads period columns ('December 31, 2019', 'For the Years Ended')."""
+    return bool(find_periods(text)) or bool(_PERIOD_HEADING_RE.search(text))
+
+
+def sub_heading(piece: str, after_rows: bool) -> str:
+    """The sub-heading a label-only line of a table sets for the rows below it, or ''. Above a table's first row
+    only a line ending in ':' is one ('Revenue:'); the lines there are its section path and title otherwise. A
+    period line ('For the Years Ended December 31,') heads columns and a scale line ('(in thousands)') states
+    units: neither is a sub-heading."""
+    line = piece.strip().splitlines()[-1].strip() if piece.strip() else ""
+    if not line or names_period(line) or header_scale(line) != 1.0 or line.startswith("("):
+        return ""
+    if not after_rows and not line.endswith(":"):
+        return ""
+    return line.rstrip(":").strip()
+
+
+def statement_of(*texts: str, rows: str = "") -> str:
+    """'balance' | 'cashflow' | 'income' | '': the primary statement the texts (section path, title) name, else
+    the one whose rows only it prints (``rows``: linearised rows)."""
+    for text in texts:
+        for kind, rx in STATEMENT_TITLES.items():
+            if rx.search(text):
+                return kind
+    if "|" in rows:
+        for kind, rx in STATEMENT_ROWS.items():
+            if rx.search(rows):
+                return kind
+    return ""
+
+
+# -------------------------------------------------------------------------------------------------------
+# Columns
+# -------------------------------------------------------------------------------------------------------
+def _months(period: str, label: str, caption: str) -> int:
+    """A column's duration in months: 3, 6 or 9 for a quarter, half or nine months, 12 for a year, 0 for a
+    point in time ('December 31, 2019' under 'As of', or a bare date with no duration words)."""
+    if not period:
+        return 0
+    sub = period[6:7]
+    if sub in _SUB_PERIOD_MONTHS:
+        return _SUB_PERIOD_MONTHS[sub]
+    if is_duration_label(label) or is_duration_label(caption) or re.search(r"\byears?\s+ended\b", caption, re.I):
+        return 12
+    if _POINT_CAPTION_RE.search(caption) or parse_date(label) is not None:
+        return 0
+    return 12
+
+
+def _column_kind(label: str, period: str) -> ColumnKind:
+    if is_span_label(label):
+        return "span"
+    if _CHANGE_LABEL_RE.search(label):
+        return "change"
+    return "period" if period else "name"
+
+
+def typed_columns(table: TableBlock, fy_end_month: int) -> list[TableColumn]:
+    """The table's value columns, each with its kind and, for a period, its fiscal label, end date and months."""
+    periods = column_periods(table.columns, fy_end_month)
+    caption = table.period_caption
+    return [
+        TableColumn(
+            label=label,
+            kind=_column_kind(label, period),
+            period=period,
+            end_date=parse_date(label),
+            months=_months(period, label, caption),
+        )
+        for label, period in zip(table.columns, periods, strict=True)
+    ]
+
+
+# -------------------------------------------------------------------------------------------------------
+# Rows
+# -------------------------------------------------------------------------------------------------------
+def _cell(text: str, column: int) -> TableCell:
+    numbers = find_numbers(text, include_years=True)
+    notes = [m.group(0) for m in _NOTE_MARK_RE.finditer(text) if numbers and m.start() >= numbers[0].end]
+    return TableCell(text=text, column=column, value=numbers[0].value if numbers else None, notes=notes)
+
+
+def _lines(table: TableBlock, offset: int, fy_end_month: int, block: str) -> list[TableLine]:
+    """The body rows typed: cells under their columns, each row's sub-heading (closed by a total or a row
+    repeating it), and the period of a block of rows under a period line when the columns are names."""
+    named = not any(column_periods(table.columns, fy_end_month))
+    out: list[TableLine] = []
+    parent = ""
+    for row in table.rows:
+        label = row.label
+        if not row.cells:
+            short = len(label.split()) <= SUBHEADING_MAX_WORDS and not find_numbers(label)
+            parent = sub_heading(label, after_rows=True) if short else ""
+            if named and single_period(label, fy_end_month, alone=True):
+                block = single_period(label, fy_end_month, alone=True)  # 'As at 31 December 2018'
+            out.append(_line(row, offset, heading=True))
+            continue
+        repeats = bool(parent) and same_label(label, parent)
+        period = block if block and not single_period(label, fy_end_month, alone=True) else ""
+        out.append(_line(row, offset, parent="" if repeats else parent, total=bool(TOTAL_ROW_RE.match(label)) or repeats,
+                         period=period, columns=labelled_columns(table, row.cells)))
+        if TOTAL_ROW_RE.match(label) or repeats:
+            parent = ""  # the total closes its block: the rows after it are no parts of it
+    return out
+
+
+def _line(row: TableRow, offset: int, *, parent: str = "", total: bool = False, heading: bool = False,
+          period: str = "", columns: Sequence[int] = ()) -> TableLine:
+    return TableLine(
+        label=row.label,
+        parent=parent,
+        total=total,
+        heading=heading,
+        period=period,
+        cells=[_cell(text, k) for text, k in zip(row.cells, columns, strict=True)],
+        char_start=offset + row.char_start,
+        char_end=offset + row.char_end,
+    )
+
+
+# -------------------------------------------------------------------------------------------------------
+# The record
+# -------------------------------------------------------------------------------------------------------
+def _kind(section: Section, statement: str, title: str, part: str) -> TableKind:
+    if part:
+        return "segment"
+    if _PER_SHARE_TITLE_RE.search(title):
+        return "per_share"
+    if section.kind == "statement" or statement and section.kind not in {"note", "mdna"}:
+        return "statement"
+    if section.kind == "note":
+        return "note"
+    if section.kind == "mdna" or MDNA_RE.search(" > ".join([section.title, *section.path])):
+        return "mdna"
+    return "schedule"
+
+
+def _currency(text: str) -> str:
+    return next((code for sign, code in _CURRENCY_SIGNS if sign in text), "")
+
+
+def table_record(
+    table: TableBlock, *, table_id: str, page: int, offset: int, section: Section, part: str = "",
+    fy_end_month: int = 0,
+) -> TableRecord:
+    """The typed record of a table found at ``offset`` (its page's start) in the document text."""
+    columns = typed_columns(table, fy_end_month)
+    header = " | ".join(p for p in (table.title, table.period_caption) if p)
+    # Rows of a table whose columns are names are of the one period their header names ('As at 31 December 2019').
+    block = "" if any(c.period for c in columns) else single_period(header, fy_end_month)
+    rows = _lines(table, offset, fy_end_month, block)
+    body = "\n".join(" | ".join([r.label, *(c.text for c in r.cells)]) for r in rows if r.cells)
+    statement = statement_of(" > ".join(section.path), table.title, rows=body)
+    return TableRecord(
+        table_id=table_id,
+        page=page,
+        title=table.title,
+        section_path=list(section.path),
+        kind=_kind(section, statement, table.title, part),
+        statement=statement,
+        part=part,
+        period_caption=table.period_caption,
+        scale=table.scale,
+        scale_label=table.scale_label,
+        currency=_currency(table.caption + " " + " ".join(c for r in table.rows for c in r.cells)),
+        columns=columns,
+        rows=rows,
+        n_rows=len(rows),
+        char_start=offset + table.char_start,
+        char_end=offset + table.char_end,
+    )

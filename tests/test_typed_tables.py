@@ -1,0 +1,177 @@
+"""Typed tables (issue 29, item 1): every table is stored as a record from ingest (title, section, kind, columns
+typed as periods with end date and duration in the filer's fiscal calendar, rows with their sub-heading and total
+flag, cells under their columns), and the reader reads the record instead of rebuilding columns from the chunk's
+linearised text. The filing is typeset here: a retailer whose fiscal year ends in early February, its 10-Q for
+the quarter ended July 29, 2023 (the second quarter of fiscal 2024).
+"""
+
+from __future__ import annotations
+
+import pytest
+from support import ask_once, ingested_typeset, stated
+
+from agent.answer.reading import Evidence, EvidenceReader
+from agent.config import Settings
+from agent.index.store import Store
+from agent.ingest.tables import find_tables
+from agent.ingest.typed_tables import table_record
+from agent.schemas import Chunk, Section, TableColumn, TableRecord
+
+FILING = """# Tailspin Outfitters, Inc.
+
+QUARTERLY REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934
+For the quarterly period ended July 29, 2023
+Fiscal year ending February 3, 2024
+
+## Item 1. Financial Statements
+
+### Condensed Consolidated Statements of Operations
+
+(in thousands, except per share data)
+
+| | Three Months Ended | | Six Months Ended | |
+|---|---|---|---|---|
+| | July 29, 2023 | July 30, 2022 | July 29, 2023 | July 30, 2022 |
+| Net sales | $ 412,300 | $ 398,150 | $ 801,900 | $ 770,420 |
+| Cost of sales: | | | | |
+| Merchandise | 190,200 | 181,000 | 371,500 | 352,600 |
+| Occupancy | 41,100 | 40,200 | 82,000 | 80,100 |
+| Total cost of sales | 231,300 | 221,200 | 453,500 | 432,700 |
+| Operating income | 52,750 | 49,900 | 99,800 | 95,300 |
+
+## Item 2. Management's Discussion and Analysis
+
+### Net sales by channel
+
+| (in thousands) | July 29, 2023 | July 30, 2022 | % Change |
+|---|---|---|---|
+| Stores | 301,000 | 296,500 | 2% |
+| Digital | 111,300 | 101,650 | —% |
+"""
+
+
+@pytest.fixture(scope="module")
+def tailspin(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return ingested_typeset(tmp_path_factory.mktemp("tailspin"), "TAILSPIN_2023Q2_10Q.md", FILING)
+
+
+def _records(settings: Settings) -> list[TableRecord]:
+    with Store(settings) as store:
+        return [c.table for c in store.chunks() if c.table is not None]
+
+
+def test_every_table_chunk_is_stored_with_its_typed_record(tailspin: Settings) -> None:
+    with Store(tailspin) as store:
+        chunks = [c for c in store.chunks() if c.is_table]
+    assert chunks and all(c.table is not None and c.table.rows for c in chunks)
+    for chunk in chunks:
+        lines = chunk.text.split("\n")
+        # each row names the line of the chunk text it is printed on, so a quote is found again
+        assert all(lines[r.chunk_line].startswith(r.label) for r in chunk.table.rows if r.label)  # type: ignore[union-attr]
+
+
+def test_columns_of_a_january_year_end_are_its_quarter_and_half(tailspin: Settings) -> None:
+    statement = next(r for r in _records(tailspin) if "Operations" in " ".join([r.title, *r.section_path]))
+    assert statement.kind == "statement" and statement.statement == "income"
+    assert [(c.period, c.months, str(c.end_date)) for c in statement.columns] == [
+        ("FY2024Q2", 3, "2023-07-29"), ("FY2023Q2", 3, "2022-07-30"),
+        ("FY2024H1", 6, "2023-07-29"), ("FY2023H1", 6, "2022-07-30"),
+    ]
+    assert statement.scale == 1000 and statement.currency == "USD"
+
+
+def test_rows_keep_their_sub_heading_and_totals(tailspin: Settings) -> None:
+    # the statement is split over chunks: each holds the record of its own rows
+    rows = {r.label: r for record in _records(tailspin) if record.statement == "income" for r in record.rows}
+    assert rows["Cost of sales:"].heading
+    assert rows["Occupancy"].parent == "Cost of sales" and not rows["Occupancy"].total
+    assert rows["Total cost of sales"].total and rows["Operating income"].parent == ""
+    assert [(c.text, c.column, c.value) for c in rows["Net sales"].cells][:2] == [
+        ("$412,300", 0, 412300.0), ("$398,150", 1, 398150.0)]
+
+
+def test_a_continuation_chunk_repeats_a_sub_heading_only_over_rows_it_heads(tailspin: Settings) -> None:
+    with Store(tailspin) as store:
+        texts = [c.text for c in store.chunks() if c.table is not None and c.table.statement == "income"]
+    # 'Total cost of sales' closed the block, so 'Operating income' is printed under no 'Cost of sales:' line
+    last = next(t for t in texts if "Operating income" in t).split("\n")
+    at = next(i for i, line in enumerate(last) if line.startswith("Operating income"))
+    assert not last[at - 1].startswith("Cost of sales"), last
+
+
+def test_a_change_column_is_typed_as_one_and_a_dash_percent_is_an_empty_cell(tailspin: Settings) -> None:
+    channel = next(r for r in _records(tailspin) if any(row.label == "Digital" for row in r.rows))
+    assert channel.kind == "mdna"
+    assert [c.kind for c in channel.columns] == ["period", "period", "change"]
+    digital = next(row for row in channel.rows if row.label == "Digital")
+    assert [c.column for c in digital.cells] == [0, 1, 2] and digital.cells[2].value is None
+
+
+@pytest.mark.parametrize(("question", "figure", "other"), [
+    ("What were Tailspin's net sales for the six months ended July 29, 2023?", "801,900", "412,300"),
+    ("What were Tailspin's net sales in the second quarter of fiscal 2024?", "412,300", "801,900"),
+])
+def test_the_quarter_and_the_half_are_answered_apart(
+    tailspin: Settings, question: str, figure: str, other: str
+) -> None:
+    answer = stated(ask_once(tailspin, question))
+    assert figure in answer and other not in answer, answer
+
+
+def test_a_fiscal_year_the_quarterly_report_lacks_is_refused(tailspin: Settings) -> None:
+    answer = ask_once(tailspin, "What were Tailspin's net sales in fiscal 2024?")
+    assert answer.startswith("Not found") and "412,300" not in stated(answer), answer
+
+
+# -------------------------------------------------------------------------------------------------------
+# The reader reads the record
+# -------------------------------------------------------------------------------------------------------
+PAGE = """Segment results
+(in millions)
+2024 2023
+Revenue 1,200 1,100
+Operating profit 300 280
+"""
+
+
+def _chunk_record() -> tuple[str, TableRecord]:
+    table = find_tables(PAGE)[0]
+    section = Section(section_id=0, title="Note 9", path=["Note 9. Segments"], kind="note")
+    record = table_record(table, table_id="x:t0", page=0, offset=0, section=section)
+    text = "Note 9. Segments\nSegment results | columns: 2024, 2023 | (in millions)\n" + "\n".join(
+        f"{r.label} | 2024: {r.cells[0].text} | 2023: {r.cells[1].text} | (in millions)" for r in record.rows)
+    rows = [r.model_copy(update={"chunk_line": 2 + i}) for i, r in enumerate(record.rows)]
+    return text, record.model_copy(update={"rows": rows})
+
+
+def test_the_reader_takes_periods_from_the_record_not_the_chunk_text() -> None:
+    text, record = _chunk_record()
+    # A record whose columns say more than the linearised text ('Fiscal years ended in early February'): the
+    # record is the one reading of the table's header.
+    record = record.model_copy(update={"columns": [
+        TableColumn(label="2024", kind="period", period="FY2025", months=12),
+        TableColumn(label="2023", kind="period", period="FY2024", months=12),
+    ]})
+    reader = EvidenceReader([Evidence(chunk_id="x:1", doc_name="X", text=text, table=record)])
+    revenue = next(s for s in reader.segments if s.label == "Revenue")
+    assert [(n.text, n.period, n.scale) for n in revenue.numbers] == [("1,200", "FY2025", 1e6), ("1,100", "FY2024", 1e6)]
+    # without a record the text is read as before
+    plain = EvidenceReader([Evidence(chunk_id="x:1", doc_name="X", text=text)])
+    assert [n.period for n in next(s for s in plain.segments if s.label == "Revenue").numbers] == ["FY2024", "FY2023"]
+
+
+def test_the_reader_takes_a_row_s_sub_heading_from_the_record() -> None:
+    text, record = _chunk_record()
+    rows = [r.model_copy(update={"parent": "Aerospace"}) if r.label == "Revenue" else r for r in record.rows]
+    reader = EvidenceReader([Evidence(chunk_id="x:1", doc_name="X", text=text,
+                                      table=record.model_copy(update={"rows": rows}))])
+    assert next(s for s in reader.segments if s.label == "Revenue").parent == "Aerospace"
+    assert next(s for s in reader.segments if s.label == "Operating profit").parent == ""
+
+
+def test_a_chunk_round_trips_its_record_through_the_schema() -> None:
+    text, record = _chunk_record()
+    chunk = Chunk(chunk_id="x:1", doc_id="x", ordinal=1, section_id=0, page=0, page_end=0, char_start=0,
+                  char_end=len(PAGE), text=text, is_table=True, table=record)
+    assert Chunk.model_validate_json(chunk.model_dump_json()).table == record
+    assert record.kind == "note" and record.row_at_line(2) is not None and record.row_at_line(2).label == "Revenue"
