@@ -197,6 +197,7 @@ class NumericValue(BaseModel):
     scale: float = Field(default=1.0, description="multiplier: 1, 1e3, 1e6, 1e9")
     unit: str = Field(default="", description="USD | % | shares | x | bps | '' (plain number)")
     period: str = Field(default="", description="normalised period the number belongs to, if known")
+    column: str = Field(default="", description="the header of the table column the figure sits under, as printed")
     start: int = Field(default=-1, description="offset in the chunk text, -1 when not located")
     end: int = -1
 

@@ -175,3 +175,67 @@ def test_a_chunk_round_trips_its_record_through_the_schema() -> None:
                   char_end=len(PAGE), text=text, is_table=True, table=record)
     assert Chunk.model_validate_json(chunk.model_dump_json()).table == record
     assert record.kind == "note" and record.row_at_line(2) is not None and record.row_at_line(2).label == "Revenue"
+
+
+# -------------------------------------------------------------------------------------------------------
+# Named columns: a figure's own column is part of what it is, the other columns are not
+# -------------------------------------------------------------------------------------------------------
+NAMED = """# Contoso Freight Corp.
+
+ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934
+For the fiscal year ended December 31, 2019
+
+## Item 8. Financial Statements
+
+### Note 11. Fair Value of Financial Instruments
+
+The carrying amounts and fair values of our debt were as follows (in millions):
+
+| | Carrying Value | Fair Value |
+|---|---|---|
+| As of December 31, 2019 | | |
+| Senior notes due 2027 | 1,250 | 1,312 |
+| Term loan | 480 | 476 |
+| As of December 31, 2018 | | |
+| Senior notes due 2027 | 1,248 | 1,190 |
+| Term loan | 520 | 515 |
+
+### Note 12. Revenue by Region
+
+| (in millions) | Americas | Europe |
+|---|---|---|
+| As of December 31, 2019 | | |
+| Freight revenue | 3,100 | 1,450 |
+| Storage revenue | 410 | 220 |
+"""
+
+
+@pytest.fixture(scope="module")
+def contoso(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return ingested_typeset(tmp_path_factory.mktemp("contoso"), "CONTOSO_2019_10K.md", NAMED)
+
+
+def test_a_header_of_names_after_a_scale_stub_starts_its_own_table(contoso: Settings) -> None:
+    region = next(r for r in _records(contoso) if any(row.label == "Freight revenue" for row in r.rows))
+    # '(in millions) | Americas | Europe' heads a new table (it had merged into the fair-value table above)
+    assert [(c.label, c.kind) for c in region.columns] == [("Americas", "name"), ("Europe", "name")]
+    assert region.scale == 1e6 and {r.period for r in region.rows} == {"FY2019"}
+
+
+@pytest.mark.parametrize(("question", "figure", "other"), [
+    ("What was Contoso's freight revenue in Europe in 2019?", "1,450", "3,100"),
+    ("What was the fair value of Contoso's term loan as of December 31, 2018?", "515", "520"),
+])
+def test_the_column_the_question_names_is_the_one_read(contoso: Settings, question: str, figure: str,
+                                                       other: str) -> None:
+    answer = stated(ask_once(contoso, question))
+    assert figure in answer and other not in answer, answer
+
+
+@pytest.mark.parametrize("question", [
+    "What was Contoso's freight revenue in 2019?",  # Americas and Europe only: no company total printed
+    "What was Contoso's term loan as of December 31, 2018?",  # carrying value or fair value?
+])
+def test_a_figure_under_a_column_the_question_does_not_name_is_refused(contoso: Settings, question: str) -> None:
+    answer = ask_once(contoso, question)
+    assert answer.startswith("Not found") and "column by column" in answer, answer

@@ -36,6 +36,7 @@ from agent.answer.reading import (
     clause_at,
     naming_context,
     only_periods,
+    record_naming,
 )
 from agent.answer.records import NOT_FOUND, Check, SubAnswer, _capital
 from agent.answer.words import (
@@ -48,6 +49,7 @@ from agent.answer.words import (
     asked_qualifiers,
     counted_noun,
     negated_words,
+    unasked_column,
     unasked_part,
     unnamed_modifiers,
 )
@@ -299,6 +301,10 @@ def _figure_context(answer: SubAnswer, reader: EvidenceReader | None) -> str:
     if not text or not 0 <= at < len(text):
         return _row_label(answer) or answer.quote
     row = reader.row_at(answer.citation.chunk_id, at) if reader is not None and answer.citation else None
+    if row is not None and answer.value is not None and reader is not None:
+        own = record_naming(reader.evidence[row.ev], row, answer.value, _row_label(answer))
+        if own is not None:
+            return own
     parent = row.parent if row is not None else ""  # the sub-heading the row sits under ('Cost of revenue:')
     return " ".join(x for x in (naming_context(text, at, _row_label(answer)), parent) if x)
 
@@ -417,6 +423,14 @@ def _movement_row(answer: SubAnswer, reader: EvidenceReader | None, question: st
 
 
 PASSAGE_FIGURE_COVER = 0.6  # a figure question answered in words: the words must name most of what it asks
+
+
+def _unasked_column(answer: SubAnswer, reader: EvidenceReader | None, asked: str) -> str:
+    """The named column of a read table figure the question does not name (see :func:`unasked_column`)."""
+    if reader is None or answer.citation is None or answer.value is None or answer.status != "found":
+        return ""
+    ev = next((e for e in reader.evidence if e.chunk_id == answer.citation.chunk_id), None)
+    return unasked_column(ev, answer.value, asked) if ev is not None else ""
 
 
 def _provenance(answer: SubAnswer, reader: EvidenceReader | None) -> str:
@@ -574,6 +588,11 @@ def check_scope(
             f"the question asks for the total; the figure's row is {_naming_words(answer).strip()!r}, and its table's total "
             f"row is {total!r}"))
     asked = " ".join([question, answer.company, *(t.text for t in scope)])
+    column = _unasked_column(answer, reader, asked)
+    if column:
+        return Check(name="scope", passed=False, detail=(
+            f"the filing gives {answer.metric or 'this figure'} column by column; the figure found is under "
+            f"{column!r}, which the question does not name"))
     for ev in (reader.evidence if reader else []):
         part = unasked_part(ev, asked) if ev.chunk_id in cited else ""
         if part:

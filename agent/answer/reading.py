@@ -266,7 +266,7 @@ def _row(
             headers.append(header)
     if any(headers):
         values = [
-            v.model_copy(update={"period": periods_of.get(h, "")})
+            v.model_copy(update={"period": periods_of.get(h, ""), "column": h})
             for v, h in zip(values, headers, strict=True)
         ]
     elif columns and len(columns) == len(values):
@@ -284,13 +284,18 @@ def _record_row(
     scale = own_scale if own_scale != 1.0 else record.scale
     unscaled = bool(_UNSCALED_ROW_RE.search(label))
     values: list[NumericValue] = []
-    pos = piece.find(row.label) + len(row.label) if row.label and row.label in piece else 0
+    # The chunk prints the row as 'label | 2019: 1,234 | 2018: 987 | (in millions)' (no label: no first bar).
+    pos = piece.find(row.label) + len(row.label) if row.label and row.label in piece else -len(" | ")
     for cell in row.cells:
-        at = piece.find(cell.text, pos)
-        if at < 0:
-            continue
-        pos = at + len(cell.text)
         column = record.columns[cell.column] if 0 <= cell.column < len(record.columns) else None
+        printed = f"{column.label}: " if column is not None else ""
+        at = pos + len(" | ") + len(printed)
+        if piece[at:at + len(cell.text)] != cell.text:
+            found = piece.find(f"| {printed}{cell.text}", max(pos, 0))
+            if found < 0:
+                continue
+            at = found + len("| ") + len(printed)
+        pos = at + len(cell.text)
         # A cell under its column's name is a value even when it reads like a year ('2008: 1953' millions); a
         # bare '2013' or '2014' there is a dash whose code point the text extraction printed (U+2013, U+2014).
         years = column is not None and not _DASH_CODE_RE.fullmatch(cell.text.strip())
@@ -301,6 +306,7 @@ def _record_row(
                 n = n.model_copy(update={"unit": "USD"})
             values.append(n.model_copy(update={
                 "start": start + at + n.start, "end": start + at + n.end, "period": column.period if column else "",
+                "column": column.label if column else "",
             }))
     if not any(v.period for v in values) and len(record.columns) == len(values):
         values = [v.model_copy(update={"period": c.period}) for v, c in zip(values, record.columns, strict=True)]
@@ -353,6 +359,8 @@ def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> 
                 block = row.period
             else:
                 label, nums = _row(piece, start, chunk_scale, columns, periods_of, money)
+                if record is not None and _COLUMNS_RE.search(piece):
+                    nums = []  # the typed table's header line: its dates ('As of December 31, 2019') are no figures
             if is_hostile_row(piece.split("|", 1)[0]):
                 continue
             if block and nums and not any(n.period for n in nums) and not single_period(label, ev.fy_end_month, True):
@@ -596,6 +604,17 @@ def clause_at(text: str, start: int, end: int) -> str:
     before = [m.end() for m in _CLAUSE_BREAK_RE.finditer(text, lo, start)]
     after = _CLAUSE_BREAK_RE.search(text, end, hi)
     return text[(before[-1] if before else lo) : (after.start() if after else hi)]
+
+
+def record_naming(ev: Evidence, row: Segment, value: NumericValue, label: str = "") -> str | None:
+    """A table figure's own words from its chunk's typed record: the row's label and sub-heading, the header of
+    the figure's own column (never the other columns'), the table's title and period caption, and the sections
+    it sits under. None when the evidence has no record."""
+    if ev.table is None or row.kind != "row":
+        return None
+    parts = [label or row.label, row.parent, value.column, ev.table.title, ev.table.period_caption,
+             " > ".join(ev.section_path)]
+    return " ".join(p for p in parts if p)
 
 
 def naming_context(text: str, at: int, label: str = "") -> str:

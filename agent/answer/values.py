@@ -21,6 +21,7 @@ from agent.answer.reading import (
     line_key,
     measured_unit,
     naming_context,
+    record_naming,
     statement_kind,
 )
 from agent.answer.records import (
@@ -42,6 +43,7 @@ from agent.answer.words import (
     asked_qualifiers,
     clip_words,
     filing_owner,
+    unasked_column,
     unasked_part,
     unnamed_modifiers,
 )
@@ -323,12 +325,18 @@ def _provenance(reader: EvidenceReader, cand: _Candidate) -> str:
     other figures'), a row's label with its table's title and header, and the section headings its chunk sits
     under (the trust gate reads the same words)."""
     ev = reader.evidence[cand.seg.ev]
+    own = record_naming(ev, cand.seg, cand.value)
+    if own is not None:
+        return own.lower()  # a typed row: its own column's header, never the other columns' (the row prints all)
     table = _naming(reader, cand) if cand.seg.kind == "row" else ""
     return " ".join([_clause(cand), table, *ev.section_path]).lower()
 
 
 def _naming(reader: EvidenceReader, cand: _Candidate) -> str:
     """The words that say what a candidate figure is: its row label with its table's title, or its sentence."""
+    own = record_naming(reader.evidence[cand.seg.ev], cand.seg, cand.value)
+    if own is not None:
+        return own
     context = naming_context(reader.evidence[cand.seg.ev].text, cand.value.start,
                              cand.seg.label if cand.seg.kind == "row" else "")
     return f"{context} {cand.seg.parent}" if cand.seg.parent else context  # the row's sub-heading is its own
@@ -378,7 +386,10 @@ def _find(
     # A segment, region or product named in the question scopes the figure: keep the rows that name it, and
     # of a sentence the figures whose own clause names it ('..., including approximately 132,000 people within
     # the United States' answers the U.S. count, not the worldwide one before it).
-    scoped = [c for c in cands if any(t in _provenance(reader, c) for t in terms)] or [
+    # The figures whose own words name the most of the parts asked ('freight' and 'Europe': the Europe column).
+    covered = [sum(t in _provenance(reader, c) for t in terms) for c in cands]
+    most = max(covered, default=0)
+    scoped = [c for c, n in zip(cands, covered, strict=True) if n == most and most > 0] or [
         c for c in cands if any(t in c.seg.text.lower() for t in terms)
     ]
     if scoped:
@@ -390,7 +401,8 @@ def _find(
     # A figure of a segment's or region's table answers only for that part: the company's own figure, where the
     # evidence has one, is the answer; where it has none, the gate says the figure found is a part's.
     asked = " ".join([question, *scope])
-    whole = [c for c in cands if not unasked_part(reader.evidence[c.seg.ev], asked)]
+    whole = [c for c in cands if not unasked_part(reader.evidence[c.seg.ev], asked)
+             and not unasked_column(reader.evidence[c.seg.ev], c.value, asked)]
     cands = whole or cands
     if metric_modifiers(question, metric, company):
         # 'Contract manufacturing net sales': the rows (or sentences) whose own words or table title say so.

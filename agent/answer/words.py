@@ -14,9 +14,10 @@ from agent.answer.reading import (
 from agent.entities.names import name_key, names_company, same_name
 from agent.finance.numbers import name_numbers
 from agent.finance.periods import find_periods, without_periods
+from agent.ingest.typed_tables import without_units
 from agent.query.plan import SubQuery
 from agent.query.scope import FILLER_WORDS, STOP_WORDS, metric_modifiers
-from agent.schemas import Relation
+from agent.schemas import NumericValue, Relation
 
 TOTAL_BONUS = 0.1  # among partial labels, a "Total ..." row is the total, not a sub-item
 
@@ -144,6 +145,23 @@ def unasked_part(ev: Evidence, asked: str) -> str:
         return ""
     asked = re.sub(r"['’]s\b", "", asked)  # "Space's operating income" names Space
     return "" if _content_words(ev.part) <= _content_words(asked) else ev.part
+
+
+_WHOLE_COLUMN_RE = re.compile(r"^\s*(?:total|consolidated|combined|all)\b", re.IGNORECASE)
+
+
+def unasked_column(ev: Evidence, value: NumericValue, asked: str) -> str:
+    """The named column a table figure sits under ('Americas', 'Fair Value') when its table prints the row under
+    two named columns or more and the words ``asked`` do not name this one; '' otherwise. A total column
+    ('Total', 'Consolidated') is the whole, and a period column names no part."""
+    if ev.table is None or not value.column:
+        return ""
+    named = [c for c in ev.table.columns if c.kind == "name"]
+    own = next((c for c in named if c.label == value.column), None)
+    if own is None or len(named) < 2 or _WHOLE_COLUMN_RE.match(own.label):
+        return ""
+    asked = re.sub(r"['’]s\b", "", asked)
+    return "" if _content_words(without_units(own.label)) <= _content_words(asked) else own.label
 
 
 def _asks_figure(sub_query: SubQuery) -> bool:

@@ -386,7 +386,7 @@ def _groups(rows: list[_Row]) -> list[list[_Row]]:
 def _names_columns(row: _Row) -> bool:
     """A header row of column names ('USD denominated | Non-USD denominated', a Markdown or HTML table's first
     row): two names at least, no figures, no scale or period matter. After data it starts a new table."""
-    names = [c.strip() for c in row.label.split(" | ")] if not row.cells else []
+    names = _column_names(row)
     return len(names) >= 2 and all(
         re.search(r"[A-Za-z]{3}", n) and not re.search(r"\d", n) and not _is_meta_line(n) for n in names
     )
@@ -493,11 +493,18 @@ def _is_column_line(row: _Row) -> bool:
     return _is_meta_line(row.label) or bool(_PERIOD_RE.search(row.label))
 
 
+def _column_names(row: _Row) -> list[str]:
+    """The names a label-only row of cells gives its columns; a first cell that states the scale or is blank
+    ('(in millions) | Americas | Europe') heads the row labels, not a column."""
+    names = [c.strip() for c in row.label.split("|")] if not row.cells else []
+    return names[1:] if names and _is_meta_line(names[0]) else names
+
+
 def _names_line(row: _Row, body: list[_Row]) -> bool:
     """A line of column names above rows labelled by their period ('total cost of shares purchased | total number
     of shares purchased | average price paid per share' over '2012 | 971883 | 14087.8 | 68.99'): as many names
     as the rows have values, and no figures."""
-    names = [c.strip() for c in row.label.split("|")] if not row.cells else []
+    names = _column_names(row)
     widths = {len(r.cells) - (1 if not r.label and _YEAR_CELL_RE.match(r.cells[0]) else 0) for r in body if r.cells}
     return (
         len(names) >= 2
@@ -562,8 +569,8 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
     for i in range(col_start - 1, max(-1, col_start - 1 - TITLE_LOOKBACK_LINES), -1):
         row = group[i]
         if i == col_start - 1 and _names_line(row, group[body_start:last_data + 1]):
-            title, zone_start = row.label, i  # 'total cost | number of shares | average price': the columns' names
-            names = [c.strip() for c in row.label.split("|")]
+            names = _column_names(row)  # 'total cost | number of shares | average price': the columns' names
+            title, zone_start = " | ".join(names), i
             break
         if row.cells or len(row.label.split()) > TITLE_MAX_WORDS:
             break
@@ -574,6 +581,10 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
             title, zone_start = row.label, i
         if not _ENTITY_LINE_RE.search(title):
             break
+    if not names:
+        # A names line inside the column header ('(in millions) | Americas | Europe' over 'As of December 31, 2019')
+        names = next((_column_names(r) for r in group[col_start:body_start]
+                      if _names_line(r, group[body_start:last_data + 1])), [])
     header_rows = group[zone_start:body_start]
     body = group[body_start:last_data + 1]
     start = header_rows[0].start if header_rows else body[0].start

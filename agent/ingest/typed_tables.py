@@ -33,6 +33,10 @@ _CHANGE_LABEL_RE = re.compile(r"\bchange\b|\bvariance\b|\bvs\.?\b|\bversus\b|\bi
 _NOTE_MARK_RE = re.compile(r"\(\s*(?:\d{1,2}|[a-z])\s*\)|\*+")
 _CURRENCY_SIGNS = (("US$", "USD"), ("$", "USD"), ("€", "EUR"), ("£", "GBP"), ("¥", "JPY"))
 _SUB_PERIOD_MONTHS = {"Q": 3, "H": 6, "M": 9}
+_SCALE_WORDS = frozenset({"thousand", "thousands", "million", "millions", "mil", "mn", "m", "billion", "billions", "bn",
+                          "k"})
+UNIT_WORDS = frozenset({"thousand", "thousands", "million", "millions", "mil", "mn", "m", "billion", "billions", "bn",
+                         "usd", "us", "rmb", "eur", "gbp", "s", "in", "amounts", "dollars", "k"})
 
 # A primary statement by its title or section path, then (for a table whose title was lost) by rows only it has.
 STATEMENT_TITLES: dict[str, re.Pattern[str]] = {
@@ -77,11 +81,29 @@ def sub_heading(piece: str, after_rows: bool) -> str:
     period line ('For the Years Ended December 31,') heads columns and a scale line ('(in thousands)') states
     units: neither is a sub-heading."""
     line = piece.strip().splitlines()[-1].strip() if piece.strip() else ""
-    if not line or names_period(line) or header_scale(line) != 1.0 or line.startswith("("):
+    if not line or names_period(line) or header_scale(line) != 1.0 or line.startswith("(") or _units_only(line):
         return ""
     if not after_rows and not line.endswith(":"):
         return ""
     return line.rstrip(":").strip()
+
+
+def _units_only(line: str) -> bool:
+    """'$ million', 'S$ Mil', '£000': a line stating the figures' currency and scale, naming nothing."""
+    words = re.findall(r"[a-z]+", line.lower())
+    return all(w in UNIT_WORDS for w in words)
+
+
+def without_units(label: str) -> str:
+    """A column or row label without the currency and scale it states ('USD denominated RMB’Million' -> 'USD
+    denominated'): what the label names, not how its figures are stated."""
+    kept = []
+    for token in label.split():
+        pieces = {p.lower() for p in re.findall(r"[A-Za-z]+", token)}
+        if pieces & _SCALE_WORDS and pieces <= UNIT_WORDS or not pieces and re.fullmatch(r"[$€£¥'’()0-9]+", token):
+            continue  # 'RMB’Million', '$’000', "S$'000": a scale with its currency
+        kept.append(token)
+    return " ".join(kept)
 
 
 def statement_of(*texts: str, rows: str = "") -> str:
@@ -157,9 +179,13 @@ def _lines(table: TableBlock, offset: int, fy_end_month: int, block: str) -> lis
     parent = ""
     for row in table.rows:
         label = row.label
+        if not row.cells and " | " in label and find_numbers(label.split(" | ", 1)[1]):
+            out.append(_line(row, offset, parent=parent))  # a row of figures the cell parser could not split
+            continue
         if not row.cells:
-            short = len(label.split()) <= SUBHEADING_MAX_WORDS and not find_numbers(label)
-            parent = sub_heading(label, after_rows=True) if short else ""
+            head = label.split(" | ", 1)[0]  # 'Deferred tax assets | S$ Mil | S$ Mil': units printed per column
+            short = len(head.split()) <= SUBHEADING_MAX_WORDS and not find_numbers(_NOTE_MARK_RE.sub(" ", head))
+            parent = sub_heading(head, after_rows=True) if short else ""
             if named and single_period(label, fy_end_month, alone=True):
                 block = single_period(label, fy_end_month, alone=True)  # 'As at 31 December 2018'
             out.append(_line(row, offset, heading=True))
@@ -219,6 +245,9 @@ def table_record(
     block = "" if any(c.period for c in columns) else single_period(header, fy_end_month)
     rows = _lines(table, offset, fy_end_month, block)
     body = "\n".join(" | ".join([r.label, *(c.text for c in r.cells)]) for r in rows if r.cells)
+    # A scale printed among the rows ('(RMB in millions, unless specified)' under the column header) is the table's.
+    scale = table.scale if table.scale != 1.0 else header_scale(
+        " ".join([table.title, table.caption, *(r.label for r in table.rows if not r.cells)]))
     statement = statement_of(" > ".join(section.path), table.title, rows=body)
     return TableRecord(
         table_id=table_id,
@@ -229,7 +258,7 @@ def table_record(
         statement=statement,
         part=part,
         period_caption=table.period_caption,
-        scale=table.scale,
+        scale=scale,
         scale_label=table.scale_label,
         currency=_currency(table.caption + " " + " ".join(c for r in table.rows for c in r.cells)),
         columns=columns,
