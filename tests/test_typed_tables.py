@@ -239,3 +239,59 @@ def test_the_column_the_question_names_is_the_one_read(contoso: Settings, questi
 def test_a_figure_under_a_column_the_question_does_not_name_is_refused(contoso: Settings, question: str) -> None:
     answer = ask_once(contoso, question)
     assert answer.startswith("Not found") and "column by column" in answer, answer
+
+
+# -------------------------------------------------------------------------------------------------------
+# The statement of record (issue 29, item 4)
+# -------------------------------------------------------------------------------------------------------
+RECORD = """# Woodgrove Instruments Inc.
+
+ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934
+For the fiscal year ended December 31, 2024
+
+## Item 8. Financial Statements and Supplementary Data
+
+### Consolidated Statements of Operations
+
+| (in millions) | 2024 | 2023 |
+|---|---|---|
+| Total net revenues | 5,240 | 4,905 |
+| Cost of revenues | 3,100 | 2,950 |
+| Gross profit | 2,140 | 1,955 |
+| Operating income | 610 | 540 |
+
+### Notes to Consolidated Financial Statements
+
+### Note 4. Revenue Recognized from Contract Liabilities
+
+Revenue recognized from the contract liability balance at the beginning of the year was as follows:
+
+| (in millions) | 2024 | 2023 |
+|---|---|---|
+| Revenue | 212 | 198 |
+| Deferred revenue, end of year | 305 | 290 |
+"""
+
+
+@pytest.fixture(scope="module")
+def woodgrove(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return ingested_typeset(tmp_path_factory.mktemp("woodgrove"), "WOODGROVE_2024_10K.md", RECORD)
+
+
+def test_tables_are_typed_as_statement_or_note(woodgrove: Settings) -> None:
+    kinds = {(r.kind, r.statement, r.section_path[-1]) for r in _records(woodgrove)}
+    assert kinds == {("statement", "income", "Consolidated Statements of Operations"),
+                     ("note", "", "Note 4. Revenue Recognized from Contract Liabilities")}
+
+
+@pytest.mark.parametrize("question", ["What was Woodgrove's revenue in 2024?",
+                                      "How much revenue did Woodgrove report for 2024?"])
+def test_a_company_figure_is_read_from_the_statement_not_a_note(woodgrove: Settings, question: str) -> None:
+    # the note's row is labelled 'Revenue' exactly; the income statement's 'Total net revenues' is the revenue
+    answer = stated(ask_once(woodgrove, question))
+    assert "5,240" in answer and "212" not in answer, answer
+
+
+def test_a_note_answers_what_no_statement_prints(woodgrove: Settings) -> None:
+    answer = stated(ask_once(woodgrove, "What was Woodgrove's deferred revenue at the end of 2024?"))
+    assert "305" in answer, answer

@@ -153,6 +153,10 @@ def statement_kind(ev: Evidence) -> str:
 
 
 def is_statement(ev: Evidence) -> bool:
+    """The evidence is a primary financial statement: its typed table's kind, else its section path or rows
+    (a note's table under 'Item 8' is no statement of record)."""
+    if ev.table is not None:
+        return ev.table.kind == "statement"
     path = " > ".join(ev.section_path or (ev.card.section_path if ev.card else []))
     if MDNA_RE.search(path):
         return False

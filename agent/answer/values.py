@@ -404,6 +404,11 @@ def _find(
     whole = [c for c in cands if not unasked_part(reader.evidence[c.seg.ev], asked)
              and not unasked_column(reader.evidence[c.seg.ev], c.value, asked)]
     cands = whole or cands
+    if not any(t != own for t in terms):
+        # The statement of record: a company-level figure a primary statement prints is read there, never from a
+        # note's, MD&A's or schedule's table (a note's 'Revenue' of contract liabilities is no annual revenue).
+        of_record = [c for c in cands if c.seg.kind == "row" and is_statement(reader.evidence[c.seg.ev])]
+        cands = of_record or cands
     if metric_modifiers(question, metric, company):
         # 'Contract manufacturing net sales': the rows (or sentences) whose own words or table title say so.
         named = [c for c in cands if not unnamed_modifiers(question, metric, _naming(reader, c), company)]
