@@ -111,6 +111,8 @@ class TableColumn(BaseModel):
     period: str = Field(default="", description="normalised fiscal period (FY2023, FY2023Q2, FY2023H1, FY2023M9)")
     end_date: date | None = Field(default=None, description="the date the column ends on, when the label gives it")
     months: int = Field(default=0, description="duration: 12, 9, 6 or 3; 0 for a point in time or unknown")
+    unit: str = Field(default="", description="'%' when the header says its figures are percentages "
+                      "('Change (%)', '% of revenue'); '' when the table's unit holds")
 
 
 class TableCell(BaseModel):

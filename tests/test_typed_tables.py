@@ -295,3 +295,68 @@ def test_a_company_figure_is_read_from_the_statement_not_a_note(woodgrove: Setti
 def test_a_note_answers_what_no_statement_prints(woodgrove: Settings) -> None:
     answer = stated(ask_once(woodgrove, "What was Woodgrove's deferred revenue at the end of 2024?"))
     assert "305" in answer, answer
+
+
+# -------------------------------------------------------------------------------------------------------
+# A column's unit: 'Change (%)' holds percentages, never the change in the row's amounts
+# -------------------------------------------------------------------------------------------------------
+HIGHLIGHTS = """# Littlefield Systems plc
+
+Annual Report 2019
+
+## Financial highlights
+
+| £m | 2019 | 2018 | Change (%) |
+|---|---|---|---|
+| Revenue | 503.6 | 476.9 | 5.6 |
+| Reported operating profit | 88.6 | 57.5 | 54.1 |
+| Closing cash | 183.2 | 121.6 | 50.7 |
+"""
+
+
+@pytest.fixture(scope="module")
+def littlefield(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return ingested_typeset(tmp_path_factory.mktemp("littlefield"), "LITTLEFIELD_2019_AR.md", HIGHLIGHTS)
+
+
+def test_a_currency_stub_heads_the_labels_and_a_percent_header_types_its_column(littlefield: Settings) -> None:
+    record = next(r for r in _records(littlefield) if any(row.label == "Closing cash" for row in r.rows))
+    assert [(c.label, c.kind, c.period, c.unit) for c in record.columns] == [
+        ("2019", "period", "FY2019", ""), ("2018", "period", "FY2018", ""), ("Change (%)", "change", "", "%")]
+
+
+@pytest.fixture(scope="module")
+def untitled(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    # a table opening the document with no title: its column header ('Change (%)') is all that is said before
+    # the rows, and no caption of what the rows are
+    text = (
+        "| $ million | 2019 | 2018 | Change (%) |\n|---|---|---|---|\n| Revenue | 503.6 | 476.9 | 5.6 |\n"
+        "| Closing cash | 183.2 | 121.6 | 50.7 |\n\nNotes\n\n1. Closing cash is cash net of overdrafts.\n"
+    )
+    return ingested_typeset(tmp_path_factory.mktemp("untitled"), "LITTLEFIELD_2019_AR.md", text)
+
+
+@pytest.mark.parametrize("home", ["littlefield", "untitled"])
+def test_the_change_asked_is_computed_from_the_amounts_not_read_from_the_percent_column(
+    home: str, request: pytest.FixtureRequest
+) -> None:
+    settings = request.getfixturevalue(home)
+    answer = stated(ask_once(settings, "What was the change in closing cash?"))
+    assert "61.6" in answer and "50.7" not in answer, answer
+    answer = stated(ask_once(settings, "What was the percentage change in closing cash?"))
+    assert "50.7%" in answer, answer
+
+
+def test_a_footnote_mark_after_a_figure_is_kept_as_a_note_not_read_as_a_figure() -> None:
+    page = "Results of operations\n(in thousands)\n2019 2018\nNet income $285,501 $1,025,659(1)\nRevenue 1,200 1,100\n"
+    record = table_record(find_tables(page)[0], table_id="x:t0", page=0, offset=0,
+                          section=Section(section_id=0, title="Note 21", path=["Note 21"], kind="note"))
+    income = next(r for r in record.rows if r.label == "Net income")
+    assert [(c.value, c.notes) for c in income.cells] == [(285501.0, []), (1025659.0, ["(1)"])]
+    text = "Note 21\nResults of operations | columns: 2019, 2018 | (in thousands)\n" + "\n".join(
+        f"{r.label} | 2019: {r.cells[0].text} | 2018: {r.cells[1].text} | (in thousands)" for r in record.rows)
+    rows = [r.model_copy(update={"chunk_line": 2 + i}) for i, r in enumerate(record.rows)]
+    reader = EvidenceReader([Evidence(chunk_id="x:1", doc_name="X", text=text,
+                                      table=record.model_copy(update={"rows": rows}))])
+    seg = next(s for s in reader.segments if s.label == "Net income")
+    assert [(n.text, n.period) for n in seg.numbers] == [("$285,501", "FY2019"), ("$1,025,659", "FY2018")]

@@ -309,6 +309,10 @@ def _best_cell(
     if company and not any(_about(reader.evidence[i], company) for i in allowed):
         return None  # no table of this company's filings: another company's row is no answer
     cells = _table_cells(reader, allowed)
+    if question and not _PERCENT_FIGURE_RE.search(question):
+        # A share or a percentage change printed beside a row's amounts ('Change (%) | 50.7' after '183.2 | 121.6')
+        # is not what a question after an amount asks.
+        cells = [c for c in cells if c.value.unit != "%" or all(n.unit == "%" for n in c.seg.numbers)]
     if not asked:  # a schedule's year rows ('2004 | 925005') answer only a question naming the year
         cells = [c for c in cells if not only_periods(c.label)]
     found = _best_of(cells, reader, words, asked, same_row, question)
@@ -548,6 +552,8 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
         return None  # a share printed beside the amounts ('Percentage of service revenue') is not the amount asked
     period = value.period
     shown = value.text.strip()
+    if value.unit == "%" and "%" not in shown:
+        shown += "%"  # 'Change (%) | 50.7': the column's header gives the unit, the answer keeps it
     when = f" in {period}" if period else ""
     name = _shown_name(cell, sub_query.question)
     if only_periods(name):  # a schedule row is named by its year: the figure is the asked metric's

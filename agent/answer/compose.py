@@ -444,7 +444,8 @@ def _plain_period(period: str) -> str:
 
 
 def _caption(text: str) -> str:
-    """A table chunk's title lines (before its first row): "Benchmark prices (averages)" says what every row is."""
+    """A table chunk's title lines (before its first row): "Benchmark prices (averages)" says what every row is.
+    Read so only for evidence without a typed record, whose title says it."""
     lines = text.splitlines()
     first_row = next((i for i, line in enumerate(lines) if "|" in line), None)
     return " ".join(lines[max(0, first_row - CAPTION_LINES) : first_row]) if first_row else ""
@@ -465,7 +466,11 @@ def _asked_operations(
         return computations, labels, list(sub_answers), consumed
     kinds = operations_asked(question)
     reader = EvidenceReader(evidence) if evidence else None
-    captions = {e.chunk_id: _caption(e.text) for e in evidence or ()}
+    # A typed table's titles, never its column headers ('Change (%)', 'Fiscal Year | Variance in')
+    captions = {e.chunk_id: _caption(e.text) if e.table is None
+                else " ".join(t for t in (" > ".join(e.section_path), e.table.title, e.table.period_caption)
+                              if "|" not in t)
+                for e in evidence or ()}
     computing = relation_of(question) not in NON_NUMERIC_RELATIONS  # 'what caused the increase?' asks words
     for sa in sub_answers:
         if ITEMS in kinds and reader is not None:

@@ -303,7 +303,13 @@ def _record_row(
         # A cell under its column's name is a value even when it reads like a year ('2008: 1953' millions); a
         # bare '2013' or '2014' there is a dash whose code point the text extraction printed (U+2013, U+2014).
         years = column is not None and not _DASH_CODE_RE.fullmatch(cell.text.strip())
-        for n in find_numbers(cell.text, scale, include_years=years):
+        body = cell.text
+        for note in cell.notes:  # '1,025,659(1)': the footnote mark is no second figure
+            at_note = body.rfind(note)
+            body = body[:at_note] + " " * len(note) + body[at_note + len(note):]
+        for n in find_numbers(body, scale, include_years=years):
+            if column is not None and column.unit == "%" and n.unit == "":
+                n = n.model_copy(update={"unit": "%"})  # 'Change (%) | 50.7': the header says it is a percentage
             if unscaled or n.unit in {"%", "bps", "x"}:
                 n = n.model_copy(update={"scale": 1.0})
             if money and n.unit == "" and n.scale > 1.0:

@@ -12,9 +12,8 @@ from agent.answer.reading import (
     EvidenceReader,
 )
 from agent.entities.names import name_key, names_company, same_name
-from agent.finance.numbers import name_numbers
+from agent.finance.numbers import name_numbers, without_units
 from agent.finance.periods import find_periods, without_periods
-from agent.ingest.typed_tables import without_units
 from agent.query.plan import SubQuery
 from agent.query.scope import FILLER_WORDS, STOP_WORDS, metric_modifiers
 from agent.schemas import NumericValue, Relation

@@ -198,3 +198,31 @@ def format_number(value: float, unit: str = "", scale: float = 1.0, decimals: in
     suffix = f" {scale_name}" if scale_name else ""
     tail = " shares" if unit == "shares" else ""
     return f"{sign}{prefix}{body}{suffix}{tail}"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Units stated in headers
+# ---------------------------------------------------------------------------------------------------------
+_SCALE_WORDS = frozenset({"thousand", "thousands", "million", "millions", "mil", "mn", "m", "billion", "billions", "bn",
+                          "k"})
+_UNIT_WORDS = _SCALE_WORDS | {"usd", "us", "rmb", "eur", "gbp", "s", "in", "amounts", "dollars"}
+
+
+def units_only(text: str) -> bool:
+    """'$ million', 'S$ Mil', '£m', "$'000", '(in millions)': text stating the figures' currency and scale and
+    naming nothing else."""
+    words = re.findall(r"[a-z]+", text.lower())
+    rest = re.sub(r"[a-z$€£¥'’().,\s0]", "", text.lower())  # the zeros of '000
+    return bool(words or re.search(r"[$€£¥]", text)) and not rest and all(w in _UNIT_WORDS for w in words)
+
+
+def without_units(label: str) -> str:
+    """A column or row label without the currency and scale it states ('USD denominated RMB’Million' -> 'USD
+    denominated'): what the label names, not how its figures are stated."""
+    kept = []
+    for token in label.split():
+        pieces = {p.lower() for p in re.findall(r"[A-Za-z]+", token)}
+        if pieces & _SCALE_WORDS and pieces <= _UNIT_WORDS or not pieces and re.fullmatch(r"[$€£¥'’()0-9]+", token):
+            continue  # 'RMB’Million', '$’000', "S$'000": a scale with its currency
+        kept.append(token)
+    return " ".join(kept)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
-from agent.finance.numbers import SCALE_NAMES, header_scale
+from agent.finance.numbers import SCALE_NAMES, header_scale, units_only
 
 # A table needs at least this many rows of numbers; one line ending in a number is just a sentence.
 MIN_DATA_ROWS = 2
@@ -42,8 +42,10 @@ COLUMN_NAME_MAX_WORDS = 4
 # values: a segment table names its first metric there; more plain lines than this are prose or a new title.
 SUBHEADINGS_MAX = 2
 
+# A figure as printed, with a footnote mark after it ('1,025,659(1)', '56*') kept in the cell.
 _NUMBER_CELL_RE = re.compile(
-    r"^[($]*(?:US\$|\$|€|£)?[-−–]?[($]*(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)%?\)?%?\)?$"
+    r"^[($]*(?:US\$|\$|€|£)?[-−–]?[($]*(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)%?\)?%?\)?"
+    r"(?:\(\d{1,2}\)|\*{1,3})?$"
 )
 _NIL_CELL_RE = re.compile(r"^(?:[—–-]{1,3}|n/?a|nm|n\.m\.?)%?$", re.IGNORECASE)  # '—%': no change to show
 _PREFIX_TOKENS = {"$", "(", "($", "US$", "€", "£"}
@@ -155,13 +157,18 @@ class _Row:
 
     @property
     def is_header(self) -> bool:
-        return bool(self.cells) and (
-            all(_period_cell(c) for c in self.cells) or _names_periods(self.cells)
-        )
+        cells = _header_cells(self.cells)
+        return bool(cells) and (all(_period_cell(c) for c in cells) or _names_periods(cells))
 
     @property
     def is_data(self) -> bool:
         return bool(self.cells) and not self.is_header
+
+
+def _header_cells(cells: list[str]) -> list[str]:
+    """A header row's cells that head value columns: a first cell stating the currency and scale ('£m | 2019 |
+    2018 | Change (%)') heads the row labels."""
+    return cells[1:] if cells and units_only(cells[0]) else cells
 
 
 def _period_cell(cell: str) -> bool:
@@ -266,8 +273,9 @@ def _classify(text: str, start: int) -> _Line:
         parts = [p.strip() for p in stripped.split(" | ") if p.strip()]
         if len(parts) >= 2 and all(_DATE_CELL_RE.match(p) for p in parts):
             return _Line("cells", stripped, start, end, cells=parts)  # '12/09 | 12/10 | ...': a date header
-        if _names_periods(parts):
-            return _Line("cells", stripped, start, end, cells=parts)  # '2008 | 2009 | thereafter'
+        heads = _header_cells(parts)
+        if _names_periods(heads) or len(heads) >= 2 and len(heads) < len(parts) and all(_period_cell(p) for p in heads):
+            return _Line("cells", stripped, start, end, cells=parts)  # '2008 | 2009 | thereafter', '£m | 2019 | 2018'
         first_label, first_cells = split_cells(parts[0])
         label = parts[0] if first_label else ""
         value_parts = parts[1:] if label else parts
@@ -553,7 +561,8 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
     # A header of years and names heads the body only when it names every value column; otherwise ('2019 | 2018
     # | Change' over 'Amount | % | Amount | % | $ | %') it is one line of the column header.
     headers = [i for i in range(first_data)
-               if group[i].is_header and (not _names_periods(group[i].cells) or width == {len(group[i].cells)})]
+               if group[i].is_header and (not _names_periods(_header_cells(group[i].cells))
+                                          or width == {len(_header_cells(group[i].cells))})]
     if headers:
         body_start = headers[-1] + 1
         while body_start < first_data and _is_meta_line(group[body_start].label):
@@ -605,7 +614,8 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
     # '2019 vs 2018' heads a change column: its years are no period columns of their own
     compared = _COMPARISON_HEADER_RE.sub(" change ", column_text)
     columns = (compared != column_text and detect_columns(compared, expected)) or detect_columns(column_text, expected)
-    named = group[body_start - 1].cells if body_start > 0 and _names_periods(group[body_start - 1].cells) else []
+    heads = _header_cells(group[body_start - 1].cells) if body_start > 0 else []
+    named = heads if _names_periods(heads) else []
     widths = {len(r.cells) for r in body if r.cells}
     if named and not group[body_start - 1].label and widths == {len(named) - 1}:
         named = named[1:]  # '(in thousands) | July 29, 2023 | ... | % Change': the first cell heads the labels

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from agent.finance.numbers import find_numbers, header_scale
+from agent.finance.numbers import find_numbers, header_scale, units_only
 from agent.finance.periods import (
     column_periods,
     find_periods,
@@ -30,13 +30,10 @@ _PERIOD_HEADING_RE = re.compile(r"\b(?:years?|months?|weeks?|quarters?|periods?)
 _POINT_CAPTION_RE = re.compile(r"^\s*(?:as\s+(?:of|at)|at)\b", re.IGNORECASE)
 _CHANGE_LABEL_RE = re.compile(r"\bchange\b|\bvariance\b|\bvs\.?\b|\bversus\b|\bincrease\b|\bdecrease\b|^%", re.I)
 # A footnote mark printed after a value ('1,234 (1)', '56*'): never a second figure of the cell.
+_PERCENT_LABEL_RE = re.compile(r"%|\bper\s*cent\b|\bpercent(?:age)?\b", re.IGNORECASE)  # 'Change (%)', '% of sales'
 _NOTE_MARK_RE = re.compile(r"\(\s*(?:\d{1,2}|[a-z])\s*\)|\*+")
 _CURRENCY_SIGNS = (("US$", "USD"), ("$", "USD"), ("€", "EUR"), ("£", "GBP"), ("¥", "JPY"))
 _SUB_PERIOD_MONTHS = {"Q": 3, "H": 6, "M": 9}
-_SCALE_WORDS = frozenset({"thousand", "thousands", "million", "millions", "mil", "mn", "m", "billion", "billions", "bn",
-                          "k"})
-UNIT_WORDS = frozenset({"thousand", "thousands", "million", "millions", "mil", "mn", "m", "billion", "billions", "bn",
-                         "usd", "us", "rmb", "eur", "gbp", "s", "in", "amounts", "dollars", "k"})
 
 # A primary statement by its title or section path, then (for a table whose title was lost) by rows only it has.
 STATEMENT_TITLES: dict[str, re.Pattern[str]] = {
@@ -81,29 +78,11 @@ def sub_heading(piece: str, after_rows: bool) -> str:
     period line ('For the Years Ended December 31,') heads columns and a scale line ('(in thousands)') states
     units: neither is a sub-heading."""
     line = piece.strip().splitlines()[-1].strip() if piece.strip() else ""
-    if not line or names_period(line) or header_scale(line) != 1.0 or line.startswith("(") or _units_only(line):
+    if not line or names_period(line) or header_scale(line) != 1.0 or line.startswith("(") or units_only(line):
         return ""
     if not after_rows and not line.endswith(":"):
         return ""
     return line.rstrip(":").strip()
-
-
-def _units_only(line: str) -> bool:
-    """'$ million', 'S$ Mil', '£000': a line stating the figures' currency and scale, naming nothing."""
-    words = re.findall(r"[a-z]+", line.lower())
-    return all(w in UNIT_WORDS for w in words)
-
-
-def without_units(label: str) -> str:
-    """A column or row label without the currency and scale it states ('USD denominated RMB’Million' -> 'USD
-    denominated'): what the label names, not how its figures are stated."""
-    kept = []
-    for token in label.split():
-        pieces = {p.lower() for p in re.findall(r"[A-Za-z]+", token)}
-        if pieces & _SCALE_WORDS and pieces <= UNIT_WORDS or not pieces and re.fullmatch(r"[$€£¥'’()0-9]+", token):
-            continue  # 'RMB’Million', '$’000', "S$'000": a scale with its currency
-        kept.append(token)
-    return " ".join(kept)
 
 
 def statement_of(*texts: str, rows: str = "") -> str:
@@ -157,6 +136,7 @@ def typed_columns(table: TableBlock, fy_end_month: int) -> list[TableColumn]:
             period=period,
             end_date=parse_date(label),
             months=_months(period, label, caption),
+            unit="%" if _PERCENT_LABEL_RE.search(label) else "",
         )
         for label, period in zip(table.columns, periods, strict=True)
     ]
