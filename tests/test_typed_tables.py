@@ -360,3 +360,9 @@ def test_a_footnote_mark_after_a_figure_is_kept_as_a_note_not_read_as_a_figure()
                                       table=record.model_copy(update={"rows": rows}))])
     seg = next(s for s in reader.segments if s.label == "Net income")
     assert [(n.text, n.period) for n in seg.numbers] == [("$285,501", "FY2019"), ("$1,025,659", "FY2018")]
+
+
+def test_a_year_heading_a_column_keeps_its_footnote_mark_out_of_the_figures() -> None:
+    page = "December 31,\n(In millions) | 2019 | 2018(1)\nLand and improvements | $ 50.7 | $ 41.2\nBuildings | 747.0 | 728.6\n"
+    table = find_tables(page)[0]
+    assert table.columns == ["2019", "2018"] and [r.label for r in table.rows] == ["Land and improvements", "Buildings"]

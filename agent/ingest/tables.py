@@ -43,9 +43,10 @@ COLUMN_NAME_MAX_WORDS = 4
 SUBHEADINGS_MAX = 2
 
 # A figure as printed, with a footnote mark after it ('1,025,659(1)', '56*') kept in the cell.
+_CELL_NOTE_RE = re.compile(r"(?:\(\d{1,2}\)|\*{1,3})$")
 _NUMBER_CELL_RE = re.compile(
     r"^[($]*(?:US\$|\$|€|£)?[-−–]?[($]*(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)%?\)?%?\)?"
-    r"(?:\(\d{1,2}\)|\*{1,3})?$"
+    rf"(?:{_CELL_NOTE_RE.pattern[:-1]})?$"
 )
 _NIL_CELL_RE = re.compile(r"^(?:[—–-]{1,3}|n/?a|nm|n\.m\.?)%?$", re.IGNORECASE)  # '—%': no change to show
 _PREFIX_TOKENS = {"$", "(", "($", "US$", "€", "£"}
@@ -172,6 +173,7 @@ def _header_cells(cells: list[str]) -> list[str]:
 
 
 def _period_cell(cell: str) -> bool:
+    cell = _CELL_NOTE_RE.sub("", cell)  # '2018(1)': a year heading a column, with its footnote mark
     return bool(_YEAR_CELL_RE.match(cell) or _DATE_CELL_RE.match(cell))
 
 
