@@ -223,6 +223,16 @@ def _clean_label(label: str) -> str:
     return label.strip(" $:").strip()
 
 
+def _stated_unit(n: NumericValue, unscaled: bool, money: bool) -> NumericValue:
+    """A table figure with the unit and scale its row states: a per-share, percentage or ratio row is never
+    'in millions'; a scaled plain figure of a table in dollars is dollars."""
+    if unscaled or n.unit in {"%", "bps", "x"}:
+        n = n.model_copy(update={"scale": 1.0})
+    if money and n.unit == "" and n.scale > 1.0:
+        n = n.model_copy(update={"unit": "USD"})
+    return n
+
+
 def _row(
     piece: str,
     start: int,
@@ -261,10 +271,7 @@ def _row(
             body.strip()
         )
         for n in find_numbers(body, scale, include_years=years):
-            if unscaled or n.unit in {"%", "bps", "x"}:
-                n = n.model_copy(update={"scale": 1.0})
-            if money and n.unit == "" and n.scale > 1.0:
-                n = n.model_copy(update={"unit": "USD"})
+            n = _stated_unit(n, unscaled, money)
             at = start + offset + body_at + n.start
             values.append(n.model_copy(update={"start": at, "end": at + (n.end - n.start)}))
             headers.append(header)
@@ -310,10 +317,7 @@ def _record_row(
         for n in find_numbers(body, scale, include_years=years):
             if column is not None and column.unit == "%" and n.unit == "":
                 n = n.model_copy(update={"unit": "%"})  # 'Change (%) | 50.7': the header says it is a percentage
-            if unscaled or n.unit in {"%", "bps", "x"}:
-                n = n.model_copy(update={"scale": 1.0})
-            if money and n.unit == "" and n.scale > 1.0:
-                n = n.model_copy(update={"unit": "USD"})
+            n = _stated_unit(n, unscaled, money)
             values.append(n.model_copy(update={
                 "start": start + at + n.start, "end": start + at + n.end, "period": column.period if column else "",
                 "column": column.label if column else "",

@@ -151,10 +151,9 @@ def _cell(text: str, column: int) -> TableCell:
     return TableCell(text=text, column=column, value=numbers[0].value if numbers else None, notes=notes)
 
 
-def _lines(table: TableBlock, offset: int, fy_end_month: int, block: str) -> list[TableLine]:
+def _lines(table: TableBlock, offset: int, fy_end_month: int, block: str, named: bool) -> list[TableLine]:
     """The body rows typed: cells under their columns, each row's sub-heading (closed by a total or a row
-    repeating it), and the period of a block of rows under a period line when the columns are names."""
-    named = not any(column_periods(table.columns, fy_end_month))
+    repeating it), and the period of a block of rows under a period line when the columns are ``named``."""
     out: list[TableLine] = []
     parent = ""
     for row in table.rows:
@@ -166,8 +165,8 @@ def _lines(table: TableBlock, offset: int, fy_end_month: int, block: str) -> lis
             head = label.split(" | ", 1)[0]  # 'Deferred tax assets | S$ Mil | S$ Mil': units printed per column
             short = len(head.split()) <= SUBHEADING_MAX_WORDS and not find_numbers(_NOTE_MARK_RE.sub(" ", head))
             parent = sub_heading(head, after_rows=True) if short else ""
-            if named and single_period(label, fy_end_month, alone=True):
-                block = single_period(label, fy_end_month, alone=True)  # 'As at 31 December 2018'
+            if named:
+                block = single_period(label, fy_end_month, alone=True) or block  # 'As at 31 December 2018'
             out.append(_line(row, offset, heading=True))
             continue
         repeats = bool(parent) and same_label(label, parent)
@@ -223,7 +222,7 @@ def table_record(
     header = " | ".join(p for p in (table.title, table.period_caption) if p)
     # Rows of a table whose columns are names are of the one period their header names ('As at 31 December 2019').
     block = "" if any(c.period for c in columns) else single_period(header, fy_end_month)
-    rows = _lines(table, offset, fy_end_month, block)
+    rows = _lines(table, offset, fy_end_month, block, named=not any(c.period for c in columns))
     body = "\n".join(" | ".join([r.label, *(c.text for c in r.cells)]) for r in rows if r.cells)
     # A scale printed among the rows ('(RMB in millions, unless specified)' under the column header) is the table's.
     scale = table.scale if table.scale != 1.0 else header_scale(
