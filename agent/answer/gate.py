@@ -67,7 +67,7 @@ from agent.entities.names import (
 from agent.finance.arithmetic import Computation
 from agent.finance.lexicon import canonical, find_metrics
 from agent.finance.metrics import METRICS
-from agent.finance.numbers import SCALE_NAMES
+from agent.finance.numbers import MONEY_UNITS, SCALE_NAMES, find_numbers
 from agent.finance.periods import find_periods, period_year, sort_key
 from agent.query.asked import operation_unmet_by
 from agent.query.cues import NON_NUMERIC_RELATIONS, possessive
@@ -622,7 +622,7 @@ def check_words_answer(answer: SubAnswer, sub_query: SubQuery) -> Check:
 def check_scale(answer: SubAnswer) -> Check:
     """The figure's scale is known (or the figure is no amount of money)."""
     v = answer.value
-    if v is None or v.unit not in {"USD", ""} or answer.status != "found" or not _row_label(answer):
+    if v is None or (v.unit and v.unit not in MONEY_UNITS) or answer.status != "found" or not _row_label(answer):
         return Check(name="scale", passed=True, detail="scale as stated")
     definition = METRICS.get(answer.metric)
     per_unit = (definition is not None and definition.topic == PER_SHARE_TOPIC) or _PER_UNIT_RE.search(
@@ -630,7 +630,7 @@ def check_scale(answer: SubAnswer) -> Check:
     )
     if per_unit:  # '$3.00' per share is dollars as written: 'in millions, except per share amounts'
         return Check(name="scale", passed=True, detail="a per-share amount, in units")
-    if v.scale == 1.0 and v.unit == "USD" and 0 < abs(v.value) < UNSCALED_MONEY_MAX:
+    if v.scale == 1.0 and v.unit in MONEY_UNITS and 0 < abs(v.value) < UNSCALED_MONEY_MAX:
         return Check(name="scale", passed=False, detail="the table states no scale: shown as written")
     return Check(name="scale", passed=True, detail=f"in {SCALE_NAMES[v.scale]}s" if v.scale in SCALE_NAMES else "in units")
 
@@ -666,7 +666,7 @@ def _spread(comp: Computation) -> str:
 def _unreconciled(comp: Computation) -> str:
     """Why amounts of money cannot be combined: one states its scale ('$13 million') and another is a small
     figure from a table that states none ('587'), so which scale it is in is a guess; else ''."""
-    money = [i.value for i in comp.inputs if not i.computed and i.value.unit == "USD"]
+    money = [i.value for i in comp.inputs if not i.computed and i.value.unit in MONEY_UNITS]
     unscaled = [v for v in money if v.scale == 1.0 and 0 < abs(v.value) < UNSCALED_MONEY_MAX]
     scaled = [v for v in money if v.scale > 1.0]
     if unscaled and scaled:
@@ -787,7 +787,18 @@ def unmet_operation(answer: SubAnswer, question: str, caption: str = "") -> str:
     one: 'the percentage constitution of X among Y' asks a share in words no list holds."""
     if answer.status != "found" or answer.value is None:
         return ""
-    return operation_unmet_by(question, f"{_naming_words(answer)} {answer.metric} {caption}")
+    return operation_unmet_by(question, f"{_operation_words(answer)} {answer.metric} {caption}")
+
+
+def _operation_words(answer: SubAnswer) -> str:
+    """The words that may say a read figure already is a result (an average, a change): its row label, or in a
+    sentence the words before it back to the figure before it. In 'revenue increased by 13% to RMB200 billion' the
+    increase is the 13%'s; the 200 billion is the level it rose to."""
+    naming = _naming_words(answer)
+    if answer.named or _row_label(answer):
+        return naming
+    before = find_numbers(naming)
+    return naming[before[-1].end :] if before else naming
 
 
 def operation_refusal(

@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from agent.answer.verify import split_sentences
 from agent.finance.lexicon import MetricMention, find_metrics
-from agent.finance.numbers import find_numbers, header_scale, name_numbers
+from agent.finance.numbers import currency_of, find_numbers, header_scale, name_numbers
 from agent.finance.periods import (
     PeriodMention,
     column_periods,
@@ -223,13 +223,13 @@ def _clean_label(label: str) -> str:
     return label.strip(" $:").strip()
 
 
-def _stated_unit(n: NumericValue, unscaled: bool, money: bool) -> NumericValue:
+def _stated_unit(n: NumericValue, unscaled: bool, currency: str) -> NumericValue:
     """A table figure with the unit and scale its row states: a per-share, percentage or ratio row is never
-    'in millions'; a scaled plain figure of a table in dollars is dollars."""
+    'in millions'; a scaled plain figure of a table in a ``currency`` ('USD', 'CNY') is in it."""
     if unscaled or n.unit in {"%", "bps", "x"}:
         n = n.model_copy(update={"scale": 1.0})
-    if money and n.unit == "" and n.scale > 1.0:
-        n = n.model_copy(update={"unit": "USD"})
+    if currency and n.unit == "" and n.scale > 1.0:
+        n = n.model_copy(update={"unit": currency})
     return n
 
 
@@ -239,7 +239,7 @@ def _row(
     chunk_scale: float,
     columns: Sequence[str],
     periods_of: dict[str, str],
-    money: bool,
+    currency: str,
 ) -> tuple[str, list[NumericValue]]:
     """A linearised row's label and values, each value with its period and scale."""
     cells: list[tuple[int, str]] = []
@@ -271,7 +271,7 @@ def _row(
             body.strip()
         )
         for n in find_numbers(body, scale, include_years=years):
-            n = _stated_unit(n, unscaled, money)
+            n = _stated_unit(n, unscaled, currency)
             at = start + offset + body_at + n.start
             values.append(n.model_copy(update={"start": at, "end": at + (n.end - n.start)}))
             headers.append(header)
@@ -286,7 +286,7 @@ def _row(
 
 
 def _record_row(
-    piece: str, start: int, row: TableLine, record: TableRecord, money: bool
+    piece: str, start: int, row: TableLine, record: TableRecord, currency: str
 ) -> tuple[str, list[NumericValue]]:
     """A row's label and values from its typed record: each cell's figures under the period of the column the
     record puts the cell in, located in the linearised ``piece`` (at ``start`` of the chunk text) for quoting."""
@@ -317,7 +317,7 @@ def _record_row(
         for n in find_numbers(body, scale, include_years=years):
             if column is not None and column.unit == "%" and n.unit == "":
                 n = n.model_copy(update={"unit": "%"})  # 'Change (%) | 50.7': the header says it is a percentage
-            n = _stated_unit(n, unscaled, money)
+            n = _stated_unit(n, unscaled, currency)
             values.append(n.model_copy(update={
                 "start": start + at + n.start, "end": start + at + n.end, "period": column.period if column else "",
                 "column": column.label if column else "",
@@ -332,14 +332,14 @@ class _Layout(BaseModel):
 
     columns: list[str] = Field(default_factory=list)
     scale: float = 1.0
-    money: bool = False
+    currency: str = Field(default="", description="ISO code of the figures' currency; '' for none stated")
 
 
 def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> list[Segment]:
     text = ev.text
     is_table = "|" in text
     inherited = inherited or _Layout()
-    money = "$" in text or "dollar" in text.lower() or inherited.money
+    currency = currency_of(text) or inherited.currency
     chunk_scale = header_scale(text) if is_table else 1.0
     if chunk_scale == 1.0:
         chunk_scale = inherited.scale
@@ -349,7 +349,7 @@ def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> 
         periods_of = {c.label: c.period for c in record.columns}
         columns = [c.period for c in record.columns]
         chunk_scale = record.scale
-        money = money or bool(record.currency)
+        currency = record.currency or currency
     else:
         own = _chunk_columns(text) if is_table else []
         headers = [m.group("hdr").strip() for m in CELL_HEADER_ITER_RE.finditer(text)] if is_table else []
@@ -369,10 +369,10 @@ def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> 
             row = record.row_at_line(bisect.bisect_right(line_starts, start)) if record is not None else None
             row = row if row is not None and row.cells else None  # a line the table parser kept whole
             if row is not None:
-                label, nums = _record_row(piece, start, row, record, money)  # type: ignore[arg-type]
+                label, nums = _record_row(piece, start, row, record, currency)  # type: ignore[arg-type]
                 block = row.period
             else:
-                label, nums = _row(piece, start, chunk_scale, columns, periods_of, money)
+                label, nums = _row(piece, start, chunk_scale, columns, periods_of, currency)
                 if record is not None and _COLUMNS_RE.search(piece):
                     nums = []  # the typed table's header line: its dates ('As of December 31, 2019') are no figures
             if is_hostile_row(piece.split("|", 1)[0]):
@@ -429,7 +429,7 @@ def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> 
                 )
             )
     if is_table:
-        out.extend(s for s in _loose_rows(ev_index, text, chunk_scale, columns, money) if not is_hostile_row(s.label))
+        out.extend(s for s in _loose_rows(ev_index, text, chunk_scale, columns, currency) if not is_hostile_row(s.label))
     return out
 
 
@@ -439,18 +439,18 @@ def _value_only(line: str) -> bool:
     return bool(find_numbers(rest)) and not re.search(r"[A-Za-z]{2,}", rest)
 
 
-def _line_values(line: str, at: int, body: str, scale: float, money: bool) -> list[NumericValue]:
+def _line_values(line: str, at: int, body: str, scale: float, currency: str) -> list[NumericValue]:
     """Values of a value-only stretch of text starting at offset ``at`` (table punctuation ignored)."""
     masked = _SCALE_CELL_RE.sub(lambda m: MASK_CHAR * len(m.group(0)), body)
     out: list[NumericValue] = []
     for n in find_numbers(masked, scale):
-        unit = "USD" if money and n.unit == "" else n.unit
+        unit = n.unit or currency
         out.append(n.model_copy(update={"unit": unit, "start": at + n.start, "end": at + n.end}))
     return out
 
 
 def _loose_rows(
-    ev_index: int, text: str, scale: float, columns: Sequence[str], money: bool
+    ev_index: int, text: str, scale: float, columns: Sequence[str], currency: str
 ) -> list[Segment]:
     """Rows whose label sits on its own line and whose values follow on the next lines (a layout some PDF
     extractions leave inside table chunks, typically a statement's first row: 'Net Revenue' / '86,392  $' /
@@ -476,7 +476,7 @@ def _loose_rows(
                 start + len(line) - len(line.lstrip()) + len(line.strip().split("|")[0]),
                 line.strip()[len(line.strip().split("|")[0]) :],
                 scale,
-                money,
+                currency,
             )
             if len(values) >= len(columns):
                 continue
@@ -490,7 +490,7 @@ def _loose_rows(
                 continue
             if not _value_only(nxt) or (columns and len(values) >= len(columns)):
                 break
-            values.extend(_line_values(nxt, at, nxt, scale, money))
+            values.extend(_line_values(nxt, at, nxt, scale, currency))
             end = at + len(nxt)
         if not values:
             continue
@@ -668,13 +668,13 @@ class EvidenceReader:
                 layouts[key] = _Layout(
                     columns=[c.period for c in ev.table.columns],
                     scale=ev.table.scale,
-                    money="$" in ev.text or "dollar" in ev.text.lower() or bool(ev.table.currency),
+                    currency=ev.table.currency or currency_of(ev.text),
                 )
             elif own := _chunk_columns(ev.text):
                 layouts[key] = _Layout(
                     columns=column_periods(own, ev.fy_end_month),
                     scale=header_scale(ev.text),
-                    money="$" in ev.text or "dollar" in ev.text.lower(),
+                    currency=currency_of(ev.text),
                 )
             self.segments.extend(_segments(i, ev, inherited))
         top = max((ev.score for ev in self.evidence), default=0.0)

@@ -141,7 +141,7 @@ COMPONENT_FALLBACKS: dict[str, tuple[str, str]] = {
 # ---------------------------------------------------------------------------------------------------------
 def _fits(kind: str, n: NumericValue) -> bool:
     if kind == "money":
-        return n.unit in {"USD", "EUR", "GBP", ""} and not (
+        return (n.unit in arithmetic.MONEY_UNITS or n.unit == "") and not (
             n.unit == "" and n.scale == 1.0 and abs(n.value) < 1
         )
     if kind == "percent":
@@ -149,7 +149,7 @@ def _fits(kind: str, n: NumericValue) -> bool:
     if kind in {"ratio", "days"}:
         return n.unit in {"x", ""} and n.scale == 1.0
     if kind == "per_share":
-        return n.unit in {"USD", "EUR", "GBP", ""}
+        return n.unit in arithmetic.MONEY_UNITS or n.unit == ""
     return n.unit in {"", "shares"}
 
 

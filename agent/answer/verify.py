@@ -21,7 +21,7 @@ from typing import Literal, Protocol
 from pydantic import BaseModel, Field
 
 from agent.finance.arithmetic import Computation
-from agent.finance.numbers import decimals_of, find_numbers, header_scale
+from agent.finance.numbers import MONEY_UNITS, decimals_of, find_numbers, header_scale
 from agent.ingest.hostile import is_instruction_like
 from agent.schemas import NumericValue
 
@@ -213,8 +213,7 @@ def _compatible(figure: NumericValue, candidate: NumericValue) -> bool:
     percentish = {"%", "bps"}
     if kinds & percentish and not kinds <= percentish | {""}:
         return False
-    money = {"USD", "EUR", "GBP"}
-    return not (figure.unit in money and candidate.unit in money and figure.unit != candidate.unit)
+    return not (figure.unit in MONEY_UNITS and candidate.unit in MONEY_UNITS and figure.unit != candidate.unit)
 
 
 def numbers_match(figure: NumericValue, candidate: NumericValue) -> bool:

@@ -26,7 +26,7 @@ from agent.errors import FinragError
 from agent.finance.formulas import Formula, FormulaKind, FormulaTerm
 from agent.finance.lexicon import metric_info
 from agent.finance.metrics import METRICS
-from agent.finance.numbers import SCALE_NAMES, find_numbers, format_number
+from agent.finance.numbers import CURRENCIES, MONEY_UNITS, SCALE_NAMES, find_numbers, format_number
 from agent.finance.periods import period_year, quarters_of
 from agent.schemas import Citation, NumericValue
 
@@ -55,7 +55,6 @@ SPENDING_METRICS: frozenset[str] = frozenset(
         "restructuring costs",
     }
 )
-MONEY_UNITS: frozenset[str] = frozenset({"USD", "EUR", "GBP"})
 UNSCALED_UNITS: frozenset[str] = frozenset({"%", "bps", "x", "days"})
 PERCENT = 100.0  # percentages are stored as percent (12.5), never as fractions (0.125)
 # Display precision of results (the value itself keeps full precision; the verifier rounds to what is shown).
@@ -122,7 +121,7 @@ class Computation(BaseModel):
         if len(units) != 1:
             return ""
         unit, scale = units.pop()
-        symbol = {"USD": "$", "EUR": "€", "GBP": "£"}.get(unit, "")
+        symbol = CURRENCIES.get(unit, "").strip()
         name = SCALE_NAMES.get(scale, "")
         return f"{symbol} in {name}s" if symbol and name else ""
 

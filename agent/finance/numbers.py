@@ -30,6 +30,25 @@ SCALE_WORDS: dict[str, float] = {
 }
 SCALE_NAMES: dict[float, str] = {1e3: "thousand", 1e6: "million", 1e9: "billion", 1e12: "trillion"}
 
+# Currencies by ISO code, with how a figure in each is written before its digits: one table for reading a figure's
+# currency, typing a table's and showing an answer's. A figure with no sign of its own takes its table's.
+CURRENCIES: dict[str, str] = {
+    "USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "CNY": "RMB ", "HKD": "HK$", "SGD": "S$", "AUD": "A$",
+    "CAD": "C$", "NZD": "NZ$", "TWD": "NT$", "BRL": "R$", "INR": "₹", "KRW": "₩", "CHF": "CHF ",
+}
+MONEY_UNITS: frozenset[str] = frozenset(CURRENCIES)
+# What a country's letters before '$' make of it ('HK$', 'S$'); the ISO codes and signs written before a figure
+# ('RMB200 billion', '¥3,000').
+_DOLLARS = {"US": "USD", "HK": "HKD", "S": "SGD", "SG": "SGD", "A": "AUD", "AU": "AUD", "C": "CAD", "CA": "CAD",
+            "NZ": "NZD", "NT": "TWD", "R": "BRL"}
+_CODES = {**{code: code for code in CURRENCIES}, "RMB": "CNY", "¥": "JPY", "₹": "INR", "₩": "KRW", "€": "EUR",
+          "£": "GBP"}
+_DOLLAR_PREFIX_RE = re.compile(r"(?<![A-Za-z])(" + "|".join(sorted(_DOLLARS, key=len, reverse=True)) + r")\$")
+_CODE_BEFORE_RE = re.compile(r"(?<![A-Za-z])(" + "|".join(sorted(_CODES, key=len, reverse=True)) + r")\s?$")
+# A code is a word of its own ('RMB', not the 'eur' of 'Europe'); a sign is one wherever it stands ('£m').
+_CODE_RE = re.compile("|".join([*(rf"(?<![A-Za-z])({c})(?![A-Za-z])" for c in sorted(_CODES, key=len, reverse=True)
+                                   if c.isalpha()), *(f"({re.escape(c)})" for c in _CODES if not c.isalpha())]))
+_CODE_REACH = 4  # characters before a figure searched for its currency code ('RMB ')
 _CURRENCY = r"(?P<cur>US\$|\$|USD|€|EUR|£|GBP)?"
 _NUMBER = r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
 # Whitespace between a number's parts is bounded: unbounded runs next to optional groups backtrack
@@ -93,12 +112,62 @@ def is_name_number(text: str, start: int, end: int) -> bool:
 
 
 def header_scale(text: str) -> float:
-    """The scale a table header or caption declares: '(in millions)', '(Millions)', '$ in thousands' -> 1e6 ..."""
+    """The scale a table header or caption declares: '(in millions)', '(Millions)', '$ in thousands' -> 1e6 ...,
+    or a cell stating a currency with its scale and nothing else ('$ million', '£m', "RMB'000", 'S$ Mil')."""
     m = _HEADER_SCALE_RE.search(text)
     if m:
         return SCALE_WORDS[m.group(1).lower()]
     m = re.search(r"\((thousands|millions|billions)\b", text, re.IGNORECASE)
-    return SCALE_WORDS[m.group(1).lower()] if m else 1.0
+    if m:
+        return SCALE_WORDS[m.group(1).lower()]
+    return next((scale for piece in re.split(r"[|\n]", text) if (scale := _stub_scale(piece.strip()))), 1.0)
+
+
+_STUB_SCALES = {"mil": 1e6, "'000": 1e3, "’000": 1e3}
+_STUB_MAX_CHARS = 16  # '(US$ millions)': a units stub is a few characters, never a label
+
+
+def _stub_scale(piece: str) -> float:
+    """The scale a currency-and-scale stub states ('£m' 1e6, "$'000" 1e3), 0.0 for any other text."""
+    if not piece or len(piece) > _STUB_MAX_CHARS or not units_only(piece) or not currency_of(piece):
+        return 0.0
+    words = re.findall(r"[a-z]+|['’]000", piece.lower())
+    return next((SCALE_WORDS.get(w) or _STUB_SCALES[w] for w in words if w in SCALE_WORDS or w in _STUB_SCALES), 0.0)
+
+
+def currency_of(text: str) -> str:
+    """The ISO code of the first currency ``text`` states by sign or code ('HK$'000' -> 'HKD', '(RMB in millions)'
+    -> 'CNY', '$' -> 'USD'), 'USD' for dollars in words; '' for none."""
+    found = [(m.start(), _DOLLARS[m.group(1)]) for m in _DOLLAR_PREFIX_RE.finditer(text)][:1]
+    codes = _CODE_RE.search(text)
+    if codes:
+        found.append((codes.start(), _CODES[next(g for g in codes.groups() if g)]))
+    dollar = text.find("$")
+    if dollar >= 0:
+        found.append((dollar + 1, "USD"))  # after a 'HK$' at the same place
+    if found:
+        return min(found)[1]
+    return "USD" if re.search(r"\bdollars?\b", text, re.IGNORECASE) else ""
+
+
+def _written_currency(m: re.Match[str]) -> tuple[str, bool]:
+    """The currency a number's own prefix names: letters before its '$' ('HK$5 million'), or a code or sign just
+    before it ('RMB200 billion', '¥3,000'); '' for none beyond the matched sign. With it, whether a parenthesis
+    opens before the prefix ('(HK$1,234)' is negative)."""
+    cur = m.group("cur")
+    if cur == "$":
+        at = m.start("cur")
+        prefix = _DOLLAR_PREFIX_RE.search(m.string, max(0, at - 2), at + 1)
+        if prefix is None or prefix.end() != at + 1:
+            return "", False
+        return _DOLLARS[prefix.group(1)], m.string[: prefix.start()].rstrip().endswith("(")
+    if cur:
+        return "", False
+    start = max(0, m.start() - _CODE_REACH)
+    before = _CODE_BEFORE_RE.search(m.string[start : m.start()])
+    if before is None:
+        return "", False
+    return _CODES[before.group(1)], m.string[: start + before.start()].rstrip().endswith("(")
 
 
 def _unit_of(cur: str | None, unit: str | None) -> str:
@@ -122,13 +191,15 @@ def _from_match(m: re.Match[str], default_scale: float, offset: int = 0) -> Nume
     value = float(num.replace(",", ""))
     scale_word = (m.group("scale") or "").lower()
     cur, unit = m.group("cur"), m.group("unit")
+    unit_name = _unit_of(cur, unit)
+    written, opened = _written_currency(m) if unit_name in {"", "USD"} else ("", False)
+    unit_name = written or unit_name
     # A bare single letter (m, b, k) only counts as a scale right after a currency amount: "5 m" is ambiguous.
-    if scale_word in {"m", "b", "k"} and not cur:
+    if scale_word in {"m", "b", "k"} and not cur and not written:
         scale_word = ""
     scale = SCALE_WORDS.get(scale_word, 0.0)
-    parenthesised = bool(m.group("open")) and bool(m.group("close"))
+    parenthesised = (bool(m.group("open")) or opened) and bool(m.group("close"))
     negative = parenthesised or bool(m.group("neg")) or bool(m.group("neg2"))
-    unit_name = _unit_of(cur, unit)
     if not scale:
         # Percentages, ratios and per-share figures are never scaled by a table's "(in millions)".
         scale = 1.0 if unit_name in {"%", "bps", "x"} else default_scale
@@ -194,7 +265,7 @@ def format_number(value: float, unit: str = "", scale: float = 1.0, decimals: in
         return f"{sign}{body}x"
     if unit == "bps":
         return f"{sign}{body} bps"
-    prefix = {"USD": "$", "EUR": "€", "GBP": "£"}.get(unit, "")
+    prefix = CURRENCIES.get(unit, "")
     suffix = f" {scale_name}" if scale_name else ""
     tail = " shares" if unit == "shares" else ""
     return f"{sign}{prefix}{body}{suffix}{tail}"
@@ -205,15 +276,16 @@ def format_number(value: float, unit: str = "", scale: float = 1.0, decimals: in
 # ---------------------------------------------------------------------------------------------------------
 _SCALE_WORDS = frozenset({"thousand", "thousands", "million", "millions", "mil", "mn", "m", "billion", "billions", "bn",
                           "k"})
-_UNIT_WORDS = _SCALE_WORDS | {"usd", "us", "rmb", "eur", "gbp", "s", "in", "amounts", "dollars"}
+_UNIT_WORDS = _SCALE_WORDS | {"us", "in", "amounts", "dollars"} | {c.lower() for c in _CODES if c.isalpha()}
 
 
 def units_only(text: str) -> bool:
     """'$ million', 'S$ Mil', '£m', "$'000", '(in millions)': text stating the figures' currency and scale and
     naming nothing else."""
+    text = _DOLLAR_PREFIX_RE.sub("$", text)  # 'HK$', 'S$': a dollar
     words = re.findall(r"[a-z]+", text.lower())
-    rest = re.sub(r"[a-z$€£¥'’().,\s0]", "", text.lower())  # the zeros of '000
-    return bool(words or re.search(r"[$€£¥]", text)) and not rest and all(w in _UNIT_WORDS for w in words)
+    rest = re.sub(r"[a-z$€£¥₹₩'’().,\s0]", "", text.lower())  # the zeros of '000
+    return bool(words or re.search(r"[$€£¥₹₩]", text)) and not rest and all(w in _UNIT_WORDS for w in words)
 
 
 def without_units(label: str) -> str:

@@ -10,9 +10,10 @@ that has no record (a memory note, a tool's table) with the same functions.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 
-from agent.finance.numbers import find_numbers, header_scale, units_only
+from agent.finance.numbers import MONEY_UNITS, currency_of, find_numbers, header_scale, units_only
 from agent.finance.periods import (
     column_periods,
     find_periods,
@@ -32,7 +33,6 @@ _CHANGE_LABEL_RE = re.compile(r"\bchange\b|\bvariance\b|\bvs\.?\b|\bversus\b|\bi
 # A footnote mark printed after a value ('1,234 (1)', '56*'): never a second figure of the cell.
 _PERCENT_LABEL_RE = re.compile(r"%|\bper\s*cent\b|\bpercent(?:age)?\b", re.IGNORECASE)  # 'Change (%)', '% of sales'
 _NOTE_MARK_RE = re.compile(r"\(\s*(?:\d{1,2}|[a-z])\s*\)|\*+")
-_CURRENCY_SIGNS = (("US$", "USD"), ("$", "USD"), ("€", "EUR"), ("£", "GBP"), ("¥", "JPY"))
 _SUB_PERIOD_MONTHS = {"Q": 3, "H": 6, "M": 9}
 
 # A primary statement by its title or section path, then (for a table whose title was lost) by rows only it has.
@@ -195,6 +195,18 @@ def _line(row: TableRow, offset: int, *, parent: str = "", total: bool = False, 
 # -------------------------------------------------------------------------------------------------------
 # The record
 # -------------------------------------------------------------------------------------------------------
+def _currency(table: TableBlock) -> str:
+    """The currency the table's figures are in: the one its header states ('(RMB in millions)', 'HK$'000', '$'),
+    else the one most of its figures are written in; '' for none (a row label naming a currency says nothing of
+    the figures)."""
+    pieces = [table.scale_label, table.stub, *table.caption.split("|"), *(r.label for r in table.rows if not r.cells)]
+    stated = currency_of(" ".join(p for p in pieces if units_only(p) or header_scale(p) != 1.0))
+    if stated:
+        return stated
+    written = Counter(n.unit for r in table.rows for c in r.cells for n in find_numbers(c) if n.unit in MONEY_UNITS)
+    return written.most_common(1)[0][0] if written else ""
+
+
 def _kind(section: Section, statement: str, title: str, part: str) -> TableKind:
     if part:
         return "segment"
@@ -207,10 +219,6 @@ def _kind(section: Section, statement: str, title: str, part: str) -> TableKind:
     if section.kind == "mdna" or MDNA_RE.search(" > ".join([section.title, *section.path])):
         return "mdna"
     return "schedule"
-
-
-def _currency(text: str) -> str:
-    return next((code for sign, code in _CURRENCY_SIGNS if sign in text), "")
 
 
 def table_record(
@@ -239,7 +247,7 @@ def table_record(
         period_caption=table.period_caption,
         scale=scale,
         scale_label=table.scale_label,
-        currency=_currency(table.caption + " " + " ".join(c for r in table.rows for c in r.cells)),
+        currency=_currency(table),
         columns=columns,
         rows=rows,
         n_rows=len(rows),
