@@ -147,3 +147,47 @@ def test_the_value_read_for_an_average_gets_no_line_of_its_own(tailspin: Setting
 def test_a_percentage_change_over_a_rows_latest_years_is_relative(tailspin: Settings) -> None:
     answer = ask_once(tailspin, "What was the percentage change in tooling deposits?")
     assert "31.58%" in answer and "(1,250 - 950) / 950" in answer, answer
+
+
+DEFERRED = """# Fabrikam Utilities plc
+
+ANNUAL REPORT 2024
+For the year ended 31 December 2024
+
+## Notes to the Financial Statements
+
+### 19. Deferred income
+
+Deferred income is recognised when customers pay ahead of the service.
+
+| $ million | 2024 | 2023 |
+|---|---|---|
+| Current | 53.2 | 55.2 |
+| Non-current | 13.6 | 14.4 |
+| | 66.8 | 69.6 |
+
+### 20. Provisions
+
+| $ million | 2024 | 2023 |
+|---|---|---|
+| Restoration | 12.0 | 10.5 |
+| Onerous contracts | 3.1 | 4.0 |
+"""
+
+
+@pytest.fixture(scope="module")
+def fabrikam(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return ingested_typeset(tmp_path_factory.mktemp("fabrikam"), "FABRIKAM_2024_AR.md", DEFERRED)
+
+
+def test_a_change_over_a_row_named_by_the_sentence_above_its_table_is_computed(fabrikam: Settings) -> None:
+    # 'Current' is current deferred income by the note's words above the table; its two years give the change, in
+    # the currency and scale the table's stub states ('$ million')
+    answer = stated(ask_once(fabrikam, "What was the change in current deferred income?"))
+    assert "(53.2 - 55.2" in answer and "-$2 million" in answer, answer
+
+
+def test_a_word_naming_another_row_keeps_the_row_from_answering(fabrikam: Settings) -> None:
+    # 'restoration' names a row of another table on the page: the 'Current' row's years answer no question about it
+    answer = stated(ask_once(fabrikam, "What was the change in current restoration deferred income?"))
+    assert "(53.2 - 55.2" not in answer and "(12 - 10.5" not in answer, answer

@@ -31,12 +31,25 @@ def read_row(sa: SubAnswer, question: str, reader: EvidenceReader | None) -> Seg
     row = reader.row_at(sa.citation.chunk_id, sa.value.start)
     if row is None:
         return None
-    # Only a question that names this row and nothing else ('the 2019 average defined benefit schemes'): any
-    # other word ('duration', another row's name) asks for something these columns do not hold.
-    named = _content_words(f"{row.label} {sa.metric} {sa.company}") | ASKING_WORDS
-    if _content_words(re.sub(r"['’]s\b", "", question)) - named:  # "Northwind's" is the company's name
-        return None
-    return row
+    # Only a question that names this row and what its table is about ('the change in current deferred income' of
+    # a 'Current' row under a sentence about deferred income): a word that names another row or column of the page
+    # ('duration', another row's name), or that the page never prints, asks for something these columns do not hold.
+    named = _content_words(f"{row.label} {row.parent} {sa.metric} {sa.company}") | ASKING_WORDS
+    extra = _content_words(re.sub(r"['’]s\b", "", question)) - named  # "Northwind's" is the company's name
+    if not extra:
+        return row
+    ev = reader.evidence[row.ev]
+    page = [e for e in reader.evidence if e.doc_name == ev.doc_name and e.page == ev.page]
+    others = {w for seg in reader.segments if seg.kind == "row" and seg is not row and reader.evidence[seg.ev] in page
+              for w in _content_words(seg.label)}
+    headers = _content_words(" ".join(c.label for e in page if e.table is not None for c in e.table.columns))
+    subject = _content_words(" ".join(e.text for e in page)) - others - headers
+    if "average" in operations_asked(question) and subject & _AVERAGE_WORDS:
+        return None  # 'weighted-average assumptions': the table's figures already are the averages asked
+    return row if extra <= subject else None
+
+
+_AVERAGE_WORDS = frozenset({"average", "mean"})
 
 
 def _row_years(sa: SubAnswer, row: Segment) -> dict[int, NumericValue]:
