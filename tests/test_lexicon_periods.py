@@ -325,3 +325,15 @@ def test_a_duration_in_weeks_or_twelve_months_normalises_to_its_own_length() -> 
     assert normalise_period("52 Weeks Ended 12/31/2022") == "FY2022"
     assert normalise_period("12 months ended December 31, 2022") == "FY2022"  # a year, not its fourth quarter
     assert normalise_period("Six Months Ended June 30, 2023") == "FY2023H1"
+
+
+@pytest.mark.parametrize(("text", "norm"), [
+    ("revenue in the fiscal 2024 third quarter", "FY2024Q3"),
+    ("the fiscal 2019 second quarter", "FY2019Q2"),
+    ("2024 fourth-quarter revenue", "FY2024Q4"),
+    ("FY2023 first quarter sales", "FY2023Q1"),
+    ("the third quarter of fiscal 2024", "FY2024Q3"),
+])
+def test_a_quarter_is_read_with_its_year_written_before_or_after(text: str, norm: str) -> None:
+    # 'the fiscal 2019 second quarter' is a quarter: read as the year, the year's figure was stated for it
+    assert [p.norm for p in find_periods(text)] == [norm]

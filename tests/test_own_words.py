@@ -222,3 +222,61 @@ def test_a_change_of_an_amount_is_never_computed_over_its_shares() -> None:
     result = combine(plan, reads)
     assert not result.computations and "is a percentage" in result.failed[0]
     assert set(result.misread) == {"any:revenue:FY2023", "any:revenue:FY2024"}
+
+
+QUARTERS = """# Contoso Telematics Inc.
+
+ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934
+For the fiscal year ended November 30, 2024
+
+## Item 8. Financial Statements
+
+### Note 21. Quarterly Results (unaudited)
+
+These unaudited quarterly results should be read with the financial statements and notes included in this report.
+
+| (in thousands) | First | Second | Third | Fourth |
+|---|---|---|---|---|
+| Revenue | 101,230 | 98,114 | 104,020 | 109,236 |
+| Gross profit | 41,530 | 40,100 | 43,210 | 45,660 |
+
+The net income in the fiscal 2024 first, third and fourth quarter included a gain from legal settlement of $13.3
+million, $2.5 million and $2.5 million, respectively. Revenue for fiscal 2024 was $412.6 million, compared with
+$398.1 million for fiscal 2023.
+"""
+
+
+@pytest.fixture(scope="module")
+def telematics(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return ingested_typeset(tmp_path_factory.mktemp("telematics"), "CONTOSO_2024_10K.md", QUARTERS)
+
+
+def test_a_sentence_about_another_metric_gives_no_figure_of_the_one_asked(telematics: Settings) -> None:
+    # 'the fiscal 2024 third quarter' is a quarter (the year written first): neither the year's revenue nor the
+    # settlement gain of net income's sentence answers it
+    answer = ask_once(telematics, "What was Contoso's revenue in the fiscal 2024 third quarter?")
+    assert "412.6" not in stated(answer) and "13.3" not in stated(answer), answer
+    # a sentence naming the metric still answers, its second figure included
+    answer = stated(ask_once(telematics, "What was Contoso's revenue in fiscal 2023?"))
+    assert "398.1" in answer, answer
+
+
+def test_a_sentence_names_what_its_figure_is() -> None:
+    from agent.answer.gate import check_metric
+    from agent.answer.reading import Evidence, EvidenceReader
+    from agent.answer.records import SubAnswer
+    from agent.schemas import Citation, NumericValue
+
+    text = ("Revenue rose in every quarter. The net income in the fiscal 2024 third quarter included a gain from legal "
+            "settlement of $13.3 million. Revenue for fiscal 2024 was $412.6 million.")
+    reader = EvidenceReader([Evidence(chunk_id="c1", doc_name="X_2024", text=text, score=1.0)])
+
+    def read(figure: str) -> SubAnswer:
+        at = text.index(figure)
+        return SubAnswer(question="What was revenue in 2024?", status="found", answer="", metric="revenue",
+                         citation=Citation(doc="X_2024", page=1, quote=text, chunk_id="c1"),
+                         value=NumericValue(text=figure, value=1.0, start=at, end=at + len(figure)))
+
+    gain = check_metric(read("$13.3 million"), "What was revenue in 2024?", reader)
+    assert not gain.passed and "net income" in gain.detail
+    assert check_metric(read("$412.6 million"), "What was revenue in 2024?", reader).passed

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import takewhile
 
 from agent.answer.reading import (
     TOTAL_ROW_RE,
@@ -73,7 +74,7 @@ from agent.query.asked import operation_unmet_by
 from agent.query.cues import NON_NUMERIC_RELATIONS, possessive
 from agent.query.definitions import asked_part
 from agent.query.plan import SubQuery
-from agent.query.scope import terms_for
+from agent.query.scope import STOP_WORDS, terms_for
 from agent.schemas import ScopeTerm
 
 SHARE_BOUND = 100.0  # a part of a whole (a share, a mix) lies within +-100 % of it
@@ -368,6 +369,10 @@ def check_metric(
     if other:
         return Check(name="metric", passed=False,
                      detail=f"the figure's row is {other} ({METRICS[other].topic}), not {answer.metric}")
+    spoken = _sentence_metric(answer, reader)
+    if spoken:
+        return Check(name="metric", passed=False,
+                     detail=f"the figure's sentence is about {spoken}; it never names {answer.metric}")
     movement = _movement_row(answer, reader, f"{question} {turn_question}")
     if movement:
         return Check(name="metric", passed=False, detail=(
@@ -385,6 +390,18 @@ def check_metric(
                 name="metric", passed=False, detail=f"the figure is qualified '{term}' ({kind}); the question is not"
             )
     return Check(name="metric", passed=True, detail=f"metric matched: {answer.metric or 'as asked'}")
+
+
+def _sentence_metric(answer: SubAnswer, reader: EvidenceReader | None) -> str:
+    """For a figure read from a sentence: the metric the sentence names when it names metrics of the lexicon but
+    never the one asked ('The net income in the third quarter included a gain from legal settlement of $13.3
+    million' is no revenue figure); '' otherwise. A sentence is a figure's row: it must say what the figure is."""
+    if reader is None or _row_label(answer) or answer.metric not in METRICS or answer.citation is None:
+        return ""
+    if answer.value is None or reader.row_at(answer.citation.chunk_id, answer.value.start) is not None:
+        return ""  # a table row's figure: its row, column and headings say what it is
+    named = {m.canonical for m in find_metrics(_figure_context(answer, reader))}
+    return "" if not named or answer.metric in named else sorted(named)[0]
 
 
 def _other_kind_of_metric(metric: str, naming: str, question: str) -> str:
@@ -485,6 +502,40 @@ def _uncovered_words(answer: SubAnswer, question: str, provenance: str, table: s
     return sorted(w for w in asked - own if not any(_same_root(w, o) for o in own))
 
 
+# 'per basic share', 'per common stock share', 'per employee', 'per barrel': the words after 'per' up to a function
+# or asking word ('per share the lowest', 'per barrel of oil'); the last of them is what the amount is divided by.
+_RATE_RE = re.compile(r"\bper\s+((?:[a-z]+\s*){1,3})", re.IGNORECASE)
+_TIME_UNITS = frozenset({"year", "annum", "cent", "month", "quarter", "week", "day", "hour"})  # averages, not rates
+_SHARE_WORDS = frozenset({"share", "unit", "ads", "unitholder"})  # what a per-share metric divides by
+
+
+def _unmet_rate(answer: SubAnswer, question: str, provenance: str) -> str:
+    """What the question divides its amount by ('per share', 'per employee') when the figure's own words (row,
+    column, title, clause, metric) never say it: a total is no answer to a per-share question ('dividends paid
+    $41 million' for 'the cash dividend paid per common share'); '' when the figure is such a rate, or none is
+    asked."""
+    m = _RATE_RE.search(asked_part(question))
+    if m is None:
+        return ""
+    words = list(takewhile(lambda w: w.lower() not in STOP_WORDS and _stem_word(w) not in ASKING_WORDS,
+                           m.group(1).split()))
+    unit = _stem_word(words[-1]) if words else ""
+    if not unit or unit in _TIME_UNITS:
+        return ""
+    definition = METRICS.get(answer.metric)
+    if unit in _SHARE_WORDS and definition is not None and definition.topic == PER_SHARE_TOPIC:
+        return ""
+    own = _content_words(f"{provenance} {answer.metric}")
+    if unit in own or (unit in _SHARE_WORDS and ({"eps", "ep", *_SHARE_WORDS} & own)):
+        return ""
+    return unit
+
+
+def _stem_word(word: str) -> str:
+    """``word`` as :func:`_content_words` spells it ('shares' -> 'share')."""
+    return next(iter(_content_words(word)), word.lower())
+
+
 def _same_root(a: str, b: str) -> bool:
     """Two forms of one word ('operate' and 'operated', 'franchise' and 'franchisees'): they share their first
     :data:`ROOT_CHARS` letters, or the shorter whole."""
@@ -575,6 +626,11 @@ def check_scope(
     if negated:
         return Check(name="scope", passed=False, detail=(
             f"the figure found is {own!r}, the opposite of the {' '.join(negated)} asked"))
+    rate = _unmet_rate(answer, question, provenance)
+    if rate:
+        return Check(name="scope", passed=False, detail=(
+            f"the question asks for an amount per {rate}; the figure found is {_naming_words(answer).strip()!r}, "
+            f"whose words say no per {rate}"))
     uncovered = _uncovered_words(answer, question, provenance, _page_text(reader, answer))
     if uncovered:
         return Check(name="scope", passed=False, detail=(

@@ -158,6 +158,11 @@ _P_QUARTER = [
         rf"(?:of\s+|in\s+)?(?:the\s+)?{_FY_YEAR}",
         re.I,
     ),
+    # the year before the quarter: 'the fiscal 2019 second quarter', '2024 fourth-quarter revenue'
+    re.compile(
+        rf"{_FY_YEAR}[\s-]+(?P<ord>first|second|third|fourth|1st|2nd|3rd|4th)[\s-]+(?:fiscal\s+)?quarters?\b",
+        re.I,
+    ),
 ]
 _P_HALF = [
     re.compile(rf"\b(?P<ord>first|second|1st|2nd)\s+half\s+(?:of\s+)?(?:the\s+)?{_FY_YEAR}", re.I),
@@ -204,7 +209,7 @@ _LC_HALF = [_lower_twin(p) for p in _P_HALF]
 _LC_FY = [_lower_twin(p) for p in _P_FY]
 # Substrings one of which must occur (lower-cased) before each pattern is run, in pattern order.
 _Q_DIGIT = ("q1", "q2", "q3", "q4")
-_QUARTER_TRIGGERS = (_Q_DIGIT, ("1q", "2q", "3q", "4q"), _Q_DIGIT, _Q_DIGIT, ("quarter",))
+_QUARTER_TRIGGERS = (_Q_DIGIT, ("1q", "2q", "3q", "4q"), _Q_DIGIT, _Q_DIGIT, ("quarter",), ("quarter",))
 _HALF_TRIGGERS = (("half",), ("h1", "h2"), ("1h", "2h"), ("h1", "h2"))
 _FY_TRIGGERS = (("fy", "f/y"), ("fiscal", "calendar"), ("cy1", "cy2", "cy 1", "cy 2"))
 _FY_END_HINT = re.compile(
