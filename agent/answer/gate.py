@@ -394,14 +394,18 @@ def check_metric(
 
 def _sentence_metric(answer: SubAnswer, reader: EvidenceReader | None) -> str:
     """For a figure read from a sentence: the metric the sentence names when it names metrics of the lexicon but
-    never the one asked ('The net income in the third quarter included a gain from legal settlement of $13.3
-    million' is no revenue figure); '' otherwise. A sentence is a figure's row: it must say what the figure is."""
+    never the one asked nor one of its kind ('The net income in the third quarter included a gain from legal
+    settlement of $13.3 million' is no revenue figure); '' otherwise. A sentence is a figure's row: it must say
+    what the figure is."""
     if reader is None or _row_label(answer) or answer.metric not in METRICS or answer.citation is None:
         return ""
     if answer.value is None or reader.row_at(answer.citation.chunk_id, answer.value.start) is not None:
         return ""  # a table row's figure: its row, column and headings say what it is
     named = {m.canonical for m in find_metrics(_figure_context(answer, reader))}
-    return "" if not named or answer.metric in named else sorted(named)[0]
+    # a metric of the asked one's kind names it loosely ('cash flow provided by operations' for operating cash flow)
+    if not named or answer.metric in named or any(METRICS[m].topic == METRICS[answer.metric].topic for m in named):
+        return ""
+    return sorted(named)[0]
 
 
 def _other_kind_of_metric(metric: str, naming: str, question: str) -> str:

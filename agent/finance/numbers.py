@@ -112,27 +112,12 @@ def is_name_number(text: str, start: int, end: int) -> bool:
 
 
 def header_scale(text: str) -> float:
-    """The scale a table header or caption declares: '(in millions)', '(Millions)', '$ in thousands' -> 1e6 ...,
-    or a cell stating a currency with its scale and nothing else ('$ million', '£m', "RMB'000", 'S$ Mil')."""
+    """The scale a table header or caption declares: '(in millions)', '(Millions)', '$ in thousands' -> 1e6 ..."""
     m = _HEADER_SCALE_RE.search(text)
     if m:
         return SCALE_WORDS[m.group(1).lower()]
     m = re.search(r"\((thousands|millions|billions)\b", text, re.IGNORECASE)
-    if m:
-        return SCALE_WORDS[m.group(1).lower()]
-    return next((scale for piece in re.split(r"[|\n]", text) if (scale := _stub_scale(piece.strip()))), 1.0)
-
-
-_STUB_SCALES = {"mil": 1e6, "'000": 1e3, "’000": 1e3}
-_STUB_MAX_CHARS = 16  # '(US$ millions)': a units stub is a few characters, never a label
-
-
-def _stub_scale(piece: str) -> float:
-    """The scale a currency-and-scale stub states ('£m' 1e6, "$'000" 1e3), 0.0 for any other text."""
-    if not piece or len(piece) > _STUB_MAX_CHARS or not units_only(piece) or not currency_of(piece):
-        return 0.0
-    words = re.findall(r"[a-z]+|['’]000", piece.lower())
-    return next((SCALE_WORDS.get(w) or _STUB_SCALES[w] for w in words if w in SCALE_WORDS or w in _STUB_SCALES), 0.0)
+    return SCALE_WORDS[m.group(1).lower()] if m else 1.0
 
 
 def currency_of(text: str) -> str:
