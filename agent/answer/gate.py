@@ -530,7 +530,7 @@ def _unmet_rate(answer: SubAnswer, question: str, provenance: str) -> str:
     if unit in _SHARE_WORDS and definition is not None and definition.topic == PER_SHARE_TOPIC:
         return ""
     own = _content_words(f"{provenance} {answer.metric}")
-    if unit in own or (unit in _SHARE_WORDS and ({"eps", "ep", *_SHARE_WORDS} & own)):
+    if unit in own or (unit in _SHARE_WORDS and ({"eps", *_SHARE_WORDS} & own)):
         return ""
     return unit
 
