@@ -39,8 +39,9 @@ def read_row(sa: SubAnswer, question: str, reader: EvidenceReader | None) -> Seg
     if not extra:
         return row
     ev = reader.evidence[row.ev]
-    page = [e for e in reader.evidence if e.doc_name == ev.doc_name and e.page == ev.page]
-    others = {w for seg in reader.segments if seg.kind == "row" and seg is not row and reader.evidence[seg.ev] in page
+    on_page = {i for i, e in enumerate(reader.evidence) if e.doc_name == ev.doc_name and e.page == ev.page}
+    page = [reader.evidence[i] for i in sorted(on_page)]
+    others = {w for seg in reader.segments if seg.kind == "row" and seg is not row and seg.ev in on_page
               for w in _content_words(seg.label)}
     headers = _content_words(" ".join(c.label for e in page if e.table is not None for c in e.table.columns))
     subject = _content_words(" ".join(e.text for e in page)) - others - headers
