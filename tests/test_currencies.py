@@ -71,6 +71,7 @@ def test_a_word_before_a_dollar_sign_names_no_currency() -> None:
     n = parse_number("payable FOR$5")  # letters of a word, not a country's prefix
     assert n is not None and n.unit == "USD"
     assert currency_of("CLASS A shares") == "" and currency_of("(in US dollars)") == "USD"
+    assert currency_of("CAD/CAM systems for $5") == "USD"  # an acronym, not Canadian dollars
 
 
 def test_a_tables_currency_is_the_one_its_header_states(lantern: Settings) -> None:

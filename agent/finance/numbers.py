@@ -45,8 +45,9 @@ _CODES = {**{code: code for code in CURRENCIES}, "RMB": "CNY", "¥": "JPY", "₹
           "£": "GBP"}
 _DOLLAR_PREFIX_RE = re.compile(r"(?<![A-Za-z])(" + "|".join(sorted(_DOLLARS, key=len, reverse=True)) + r")\$")
 _CODE_BEFORE_RE = re.compile(r"(?<![A-Za-z])(" + "|".join(sorted(_CODES, key=len, reverse=True)) + r")\s?$")
-# A code is a word of its own ('RMB', not the 'eur' of 'Europe'); a sign is one wherever it stands ('£m').
-_CODE_RE = re.compile("|".join([*(rf"(?<![A-Za-z])({c})(?![A-Za-z])" for c in sorted(_CODES, key=len, reverse=True)
+# A code is a word of its own ('RMB', not the 'eur' of 'Europe'; not the 'CAD' of 'CAD/CAM'); a sign is one wherever
+# it stands ('£m').
+_CODE_RE = re.compile("|".join([*(rf"(?<![A-Za-z/-])({c})(?![A-Za-z/-])" for c in sorted(_CODES, key=len, reverse=True)
                                    if c.isalpha()), *(f"({re.escape(c)})" for c in _CODES if not c.isalpha())]))
 _CODE_REACH = 4  # characters before a figure searched for its currency code ('RMB ')
 _CURRENCY = r"(?P<cur>US\$|\$|USD|€|EUR|£|GBP)?"
