@@ -64,6 +64,7 @@ from agent.finance.direction import shown_name
 from agent.finance.formulas import FormulaKind
 from agent.finance.lexicon import figure_kind
 from agent.finance.metrics import METRICS
+from agent.finance.numbers import MONEY_UNITS
 from agent.finance.periods import CALENDAR_FY_END, find_periods
 from agent.query.asked import (
     CHOICE,
@@ -755,7 +756,7 @@ def _share_unplanned(plan: QueryPlan, computations: Sequence[Computation]) -> st
         return ""
     if any(c.operation in {"share", "ratio"} for c in plan.combinations):
         return ""
-    if not all(c.result.unit in arithmetic.MONEY_UNITS or not c.result.unit for c in computations):
+    if not all(c.result.unit in MONEY_UNITS or not c.result.unit for c in computations):
         return ""  # the figures are percentages or ratios already (a '% of revenue' column, a current ratio)
     return operation_description("ratio")
 

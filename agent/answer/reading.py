@@ -335,11 +335,11 @@ class _Layout(BaseModel):
     currency: str = Field(default="", description="ISO code of the figures' currency; '' for none stated")
 
 
-def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> list[Segment]:
+def _segments(ev_index: int, ev: Evidence, own_currency: str, inherited: _Layout | None = None) -> list[Segment]:
     text = ev.text
     is_table = "|" in text
     inherited = inherited or _Layout()
-    currency = currency_of(text) or inherited.currency
+    currency = own_currency or inherited.currency
     chunk_scale = header_scale(text) if is_table else 1.0
     if chunk_scale == 1.0:
         chunk_scale = inherited.scale
@@ -349,7 +349,6 @@ def _segments(ev_index: int, ev: Evidence, inherited: _Layout | None = None) -> 
         periods_of = {c.label: c.period for c in record.columns}
         columns = [c.period for c in record.columns]
         chunk_scale = record.scale
-        currency = record.currency or currency
     else:
         own = _chunk_columns(text) if is_table else []
         headers = [m.group("hdr").strip() for m in CELL_HEADER_ITER_RE.finditer(text)] if is_table else []
@@ -664,19 +663,22 @@ class EvidenceReader:
         for i, ev in enumerate(self.evidence):
             key = (ev.doc_name, ev.page)
             inherited = layouts.get(key)
-            if ev.table is not None and ev.table.columns:
+            typed = ev.table if ev.table is not None and ev.table.columns else None
+            # the figures' currency: the typed table's, else the first the chunk states (read once per chunk)
+            currency = (typed.currency if typed is not None else "") or currency_of(ev.text)
+            if typed is not None:
                 layouts[key] = _Layout(
-                    columns=[c.period for c in ev.table.columns],
-                    scale=ev.table.scale,
-                    currency=ev.table.currency or currency_of(ev.text),
+                    columns=[c.period for c in typed.columns],
+                    scale=typed.scale,
+                    currency=currency,
                 )
             elif own := _chunk_columns(ev.text):
                 layouts[key] = _Layout(
                     columns=column_periods(own, ev.fy_end_month),
                     scale=header_scale(ev.text),
-                    currency=currency_of(ev.text),
+                    currency=currency,
                 )
-            self.segments.extend(_segments(i, ev, inherited))
+            self.segments.extend(_segments(i, ev, currency, inherited))
         top = max((ev.score for ev in self.evidence), default=0.0)
         self.rel_score = [ev.score / top if top > 0 else 0.0 for ev in self.evidence]
         # Per evidence, the keys of the rows that carry figures ('other operating expenses').

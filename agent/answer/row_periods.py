@@ -13,6 +13,7 @@ from agent.answer.records import SubAnswer, _capital
 from agent.answer.words import ASKING_WORDS, _content_words
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation
+from agent.finance.numbers import MONEY_UNITS
 from agent.finance.periods import find_periods, period_year
 from agent.query.asked import COMPARATIVE, LOWEST, PERIODS_MEETING, operations_asked, threshold_asked
 from agent.query.cues import and_list, asks_percent
@@ -62,7 +63,7 @@ def _row_years(sa: SubAnswer, row: Segment) -> dict[int, NumericValue]:
     for n in row.numbers:
         year = period_year(n.period) if n.period and "Q" not in n.period else None
         # A money row printed without a sign: the read figure was given its currency; its neighbours share it.
-        same_unit = n.unit == unit or (not n.unit and unit in arithmetic.MONEY_UNITS)
+        same_unit = n.unit == unit or (not n.unit and unit in MONEY_UNITS)
         if year is not None and same_unit and n.scale == sa.value.scale:
             by_year.setdefault(year, n.model_copy(update={"unit": unit}))
     return by_year

@@ -53,6 +53,7 @@ from agent.finance.direction import asked_name, asks_contrary, in_direction, sho
 from agent.finance.formulas import Formula, FormulaKind
 from agent.finance.lexicon import canonical, figure_kind, find_metrics
 from agent.finance.metrics import METRICS
+from agent.finance.numbers import MONEY_UNITS
 from agent.finance.periods import shift_period, sort_key
 from agent.query.definitions import question_formulas
 from agent.query.plan import SubQuery
@@ -141,7 +142,7 @@ COMPONENT_FALLBACKS: dict[str, tuple[str, str]] = {
 # ---------------------------------------------------------------------------------------------------------
 def _fits(kind: str, n: NumericValue) -> bool:
     if kind == "money":
-        return (n.unit in arithmetic.MONEY_UNITS or n.unit == "") and not (
+        return (n.unit in MONEY_UNITS or n.unit == "") and not (
             n.unit == "" and n.scale == 1.0 and abs(n.value) < 1
         )
     if kind == "percent":
@@ -149,7 +150,7 @@ def _fits(kind: str, n: NumericValue) -> bool:
     if kind in {"ratio", "days"}:
         return n.unit in {"x", ""} and n.scale == 1.0
     if kind == "per_share":
-        return n.unit in arithmetic.MONEY_UNITS or n.unit == ""
+        return n.unit in MONEY_UNITS or n.unit == ""
     return n.unit in {"", "shares"}
 
 

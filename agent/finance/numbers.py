@@ -124,7 +124,8 @@ def header_scale(text: str) -> float:
 def currency_of(text: str) -> str:
     """The ISO code of the first currency ``text`` states by sign or code ('HK$'000' -> 'HKD', '(RMB in millions)'
     -> 'CNY', '$' -> 'USD'), 'USD' for dollars in words; '' for none."""
-    found = [(m.start(), _DOLLARS[m.group(1)]) for m in _DOLLAR_PREFIX_RE.finditer(text)][:1]
+    prefixed = _DOLLAR_PREFIX_RE.search(text)
+    found = [(prefixed.start(), _DOLLARS[prefixed.group(1)])] if prefixed else []
     codes = _CODE_RE.search(text)
     if codes:
         found.append((codes.start(), _CODES[next(g for g in codes.groups() if g)]))

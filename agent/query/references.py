@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from agent.finance.arithmetic import MONEY_UNITS, CitedValue
+from agent.finance.arithmetic import CitedValue
+from agent.finance.numbers import MONEY_UNITS
 from agent.finance.periods import find_periods, normalise_period, sort_key
 from agent.query.cues import (
     _RESULT_RE,
