@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from support import ask_once, ingested_typeset, stated
 
-from agent.answer.gate import question_names
+from agent.answer.companies import question_names
 from agent.config import Settings
 from agent.query.intent import guess_company
 

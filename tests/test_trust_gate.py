@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from agent.answer.companies import same_company
 from agent.answer.compose import answer_sub_query
-from agent.answer.gate import check_sanity, same_company
+from agent.answer.gate import check_sanity
 from agent.answer.reading import Evidence, EvidenceReader
 from agent.answer.records import SubAnswer
 from agent.config import Settings

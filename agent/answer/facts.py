@@ -17,7 +17,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
-from agent.answer.gate import question_names, same_company
+from agent.answer.companies import question_names, same_company
 from agent.answer.reading import Evidence
 from agent.answer.records import (
     NOT_FOUND,

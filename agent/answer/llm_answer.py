@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from langchain_core.language_models import BaseChatModel
 
-from agent.answer.gate import owned_by
+from agent.answer.companies import owned_by
 from agent.answer.reading import (
     Evidence,
     EvidenceReader,

@@ -1,0 +1,224 @@
+"""The closed world of the trust gate's scope check: every part a question narrows its figure to (a segment, a
+region, a product, a counterparty, a rate, a total, a named column) must be named by the figure's own provenance
+(row label and its sub-heading, column header, table title, section headings); a company's total never answers
+for a part the filing gives no figure of.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from itertools import takewhile
+
+from agent.answer.companies import question_names, same_company
+from agent.answer.provenance import covers, figure_provenance, mentioned, naming_words, page_text
+from agent.answer.reading import TOTAL_ROW_RE, EvidenceReader, only_periods
+from agent.answer.records import Check, SubAnswer
+from agent.answer.words import (
+    ASKING_WORDS,
+    EQUITY_WORDS,
+    _content_words,
+    negated_words,
+    unasked_column,
+    unasked_part,
+)
+from agent.entities import EntityRegistry
+from agent.entities.names import names_company
+from agent.finance.lexicon import find_metrics
+from agent.finance.metrics import METRICS
+from agent.query.cues import possessive
+from agent.query.definitions import asked_part
+from agent.query.scope import STOP_WORDS, terms_for
+from agent.schemas import ScopeTerm
+
+PER_SHARE_TOPIC = "Per Share"  # the lexicon's topic of per-share metrics (EPS, dividends per share)
+
+
+def _unasked_column(answer: SubAnswer, reader: EvidenceReader | None, asked: str) -> str:
+    """The named column of a read table figure the question does not name (see :func:`unasked_column`)."""
+    if reader is None or answer.citation is None or answer.value is None or answer.status != "found":
+        return ""
+    ev = next((e for e in reader.evidence if e.chunk_id == answer.citation.chunk_id), None)
+    return unasked_column(ev, answer.value, asked) if ev is not None else ""
+
+
+ROOT_CHARS = 6  # letters two forms of a word share ('operat-ed', 'franch-isees'); 'curren-t/-cy' is the price
+MIN_ROOT_CHARS = 4  # shorter words are compared whole
+_NET_CHANGE_RE = re.compile(r"\bnet(?=\s+(?:chang|increas|decreas|differen)\w*)", re.IGNORECASE)
+
+
+def _uncovered_words(answer: SubAnswer, question: str, provenance: str, table: str) -> list[str]:
+    """For a figure read from a table cell because its row and column share words with the question (no lexicon
+    metric vouches for it): the question's words that neither the figure's provenance nor its page (``table``: the
+    table's title, header and rows and the sentences beside it: a word printed there may be a heading the row sits
+    under, or the table's subject) names; a metric the question names is named by the page when the page names that
+    metric in any of the lexicon's words. 'Long-term deferred revenue' is not the 'Revenue' row of a page that never
+    says deferred."""
+    if not answer.named or answer.exact_label or only_periods(answer.named):
+        return []  # a schedule's year row ('2015 | 1,110') is the asked metric's by the schedule's own reading
+    question = re.sub(r"['’]s\b", "", asked_part(question))
+    question = _NET_CHANGE_RE.sub(" ", question)  # 'the net change in X' asks X's change, not a 'net' X
+    printed = f"{provenance} {table}"
+    metrics = {m.canonical for m in find_metrics(printed)}
+    vouched = " ".join(m.surface for m in find_metrics(question) if m.canonical in metrics)
+    company = set(_content_words(answer.company)) if answer.company else set()
+    asked = _content_words(question) - company - ASKING_WORDS - EQUITY_WORDS - _content_words(vouched)
+    own = _content_words(printed)
+    return sorted(w for w in asked - own if not any(_same_root(w, o) for o in own))
+
+
+# 'per basic share', 'per common stock share', 'per employee', 'per barrel': the words after 'per' up to a function
+# or asking word ('per share the lowest', 'per barrel of oil'); the last of them is what the amount is divided by.
+_RATE_RE = re.compile(r"\bper\s+((?:[a-z]+\s*){1,3})", re.IGNORECASE)
+_TIME_UNITS = frozenset({"year", "annum", "cent", "month", "quarter", "week", "day", "hour"})  # averages, not rates
+_SHARE_WORDS = frozenset({"share", "unit", "ads", "unitholder"})  # what a per-share metric divides by
+
+
+def _unmet_rate(answer: SubAnswer, question: str, provenance: str) -> str:
+    """What the question divides its amount by ('per share', 'per employee') when the figure's own words (row,
+    column, title, clause, metric) never say it: a total is no answer to a per-share question ('dividends paid
+    $41 million' for 'the cash dividend paid per common share'); '' when the figure is such a rate, or none is
+    asked."""
+    m = _RATE_RE.search(asked_part(question))
+    if m is None:
+        return ""
+    words = list(takewhile(lambda w: w.lower() not in STOP_WORDS and _stem_word(w) not in ASKING_WORDS,
+                           m.group(1).split()))
+    unit = _stem_word(words[-1]) if words else ""
+    if not unit or unit in _TIME_UNITS:
+        return ""
+    definition = METRICS.get(answer.metric)
+    if unit in _SHARE_WORDS and definition is not None and definition.topic == PER_SHARE_TOPIC:
+        return ""
+    own = _content_words(f"{provenance} {answer.metric}")
+    if unit in own or (unit in _SHARE_WORDS and ({"eps", *_SHARE_WORDS} & own)):
+        return ""
+    return unit
+
+
+def _stem_word(word: str) -> str:
+    """``word`` as :func:`_content_words` spells it ('shares' -> 'share')."""
+    return next(iter(_content_words(word)), word.lower())
+
+
+def _same_root(a: str, b: str) -> bool:
+    """Two forms of one word ('operate' and 'operated', 'franchise' and 'franchisees'): they share their first
+    :data:`ROOT_CHARS` letters, or the shorter whole."""
+    n = min(ROOT_CHARS, len(a), len(b))
+    return n >= MIN_ROOT_CHARS and a[:n] == b[:n] and (n == ROOT_CHARS or n == min(len(a), len(b)))
+
+
+_TOTAL_ASKED_RE = re.compile(r"\btotal\b", re.IGNORECASE)
+_PERIOD_COLUMN_RE = re.compile(r"\b(?:19|20)\d{2}\s*:")  # '2019: 11,569': a linearised cell under a year column
+_DATED_TAIL_RE = re.compile(r"\s+(?:as\s+(?:of|at)|at|for)\b.*$", re.IGNORECASE)
+
+
+def _total_not_read(answer: SubAnswer, question: str, reader: EvidenceReader | None) -> str:
+    """'The total accrued liabilities' answered from a row that is no total ('Accrued compensation') while the
+    figure's own table has a total row naming what the question asks ('Total accrued liabilities'), or only one
+    bare 'Total' row: that row's label, else ''. A component is never stated as the total its table prints."""
+    if reader is None or answer.citation is None or not _TOTAL_ASKED_RE.search(question):
+        return ""
+    row = naming_words(answer)
+    if not row or _TOTAL_ASKED_RE.search(row):
+        return ""
+    shown = answer.value.text.strip() if answer.value is not None else ""
+    if shown and re.search(rf"\btotal\b[^|:]*:\s*{re.escape(shown)}", answer.quote, re.IGNORECASE):
+        return ""  # the figure is in the table's 'Total' column: the row's own total ('total operating leases due')
+    asked = _content_words(question) - ASKING_WORDS - _content_words(answer.company)  # what it names, not how it asks
+    totals = [seg for seg in reader.segments
+              if seg.kind == "row" and seg.numbers and TOTAL_ROW_RE.match(seg.label)
+              and reader.evidence[seg.ev].chunk_id == answer.citation.chunk_id]
+    # the figure's row is named with the sub-heading it sits under ('Onsite projects' under 'Clinical delivery:')
+    own = (reader.row_at(answer.citation.chunk_id, answer.value.start)
+           if answer.value is not None and answer.status == "found" else None)
+    row = f"{row} {own.parent}" if own is not None else row
+    # A question narrowing its metric to a part the figure's row names ('the total revenue from risk solutions') is
+    # answered by that part's row.
+    extra = asked - _content_words(answer.metric)
+    own_part = bool(extra) and extra <= _content_words(row)
+    for seg in totals:
+        named = _content_words(_DATED_TAIL_RE.sub("", seg.label.strip()))  # 'Total as of December 31,' is bare
+        # A named total the question's words name and the figure's row (with its metric) does not ('Total current
+        # provision' for a 'Provision for income taxes' row); or the one bare 'Total' of a table whose columns are
+        # periods (in a schedule by maturity, 'the total X due' is the row's own 'Total' column).
+        lacking = named - _content_words(row) - _content_words(answer.metric)
+        bare = not named and not own_part and len(totals) == 1 and bool(_PERIOD_COLUMN_RE.search(answer.quote))
+        if (named and named <= asked and lacking) or bare:
+            return seg.label.strip()
+    return ""
+
+
+def check_scope(
+    answer: SubAnswer,
+    question: str,
+    reader: EvidenceReader | None,
+    registry: EntityRegistry | None,
+    scope: Sequence[ScopeTerm] = (),
+    turn_question: str = "",
+) -> Check:
+    """Closed world for what the question narrows its figure to: every proper name it uses that is no indexed
+    company (a segment, a region, a product, a counterparty), and every part its plan reads after the metric
+    ('revenue from software maintenance'), must be named by the figure's own provenance; a company's total never
+    answers for a part the filing gives no figure of."""
+    # A figure computed from one table row's cells (a change, an average over its years) is that row's as much as
+    # a read one: the same closed world holds for it.
+    from_cells = answer.status == "computed" and bool(answer.named)
+    if (answer.status != "found" and not from_cells) or answer.value is None:
+        return Check(name="scope", passed=True, detail="no figure")
+    provenance = figure_provenance(answer, reader)
+    cited = {c.chunk_id for c in (answer.citations or ([answer.citation] if answer.citation else []))}
+    filers = " ".join(f"{ev.doc_name.replace('_', ' ')} {ev.company}" for ev in (reader.evidence if reader else [])
+                      if ev.chunk_id in cited)
+    named = _content_words(provenance)
+    parts = [t.text for t in terms_for(scope, answer.metric)]
+    for name in dict.fromkeys([*question_names(question), *parts]):
+        if answer.company and (same_company(name, answer.company, registry) or names_company(answer.company, name)):
+            continue
+        if mentioned(filers, name):
+            continue  # the company whose filing the figure is from (named by the filing, not by the figure)
+        if registry is not None and registry.knows(name):
+            continue  # a company: the company check's
+        proper = name[:1].isupper()
+        if (proper and not covers(provenance, name)) or (not proper and not _content_words(name) <= named):
+            whose = f" for {answer.company}" if answer.company else ""
+            return Check(name="scope", passed=False,
+                         detail=f"the filing gives {answer.metric or 'this figure'}{whose}, not for {name}")
+    row = (reader.row_at(answer.citation.chunk_id, answer.value.start)
+           if reader is not None and answer.citation is not None else None)
+    own = " ".join(x for x in (row.parent if row is not None else "", naming_words(answer)) if x)
+    negated = negated_words(asked_part(question), own)
+    if negated:
+        return Check(name="scope", passed=False, detail=(
+            f"the figure found is {own!r}, the opposite of the {' '.join(negated)} asked"))
+    rate = _unmet_rate(answer, question, provenance)
+    if rate:
+        return Check(name="scope", passed=False, detail=(
+            f"the question asks for an amount per {rate}; the figure found is {naming_words(answer).strip()!r}, "
+            f"whose words say no per {rate}"))
+    uncovered = _uncovered_words(answer, question, provenance, page_text(reader, answer))
+    if uncovered:
+        return Check(name="scope", passed=False, detail=(
+            f"the figure found is {answer.named!r}; its row, column and table do not say {' '.join(uncovered)}"))
+    # 'the average total X in 2018 and 2019' is split into lookups of X: the turn's 'total' holds for each, when the
+    # turn names one metric only
+    one_metric = len({m.canonical for m in find_metrics(turn_question)}) <= 1
+    total = _total_not_read(answer, f"{question} {turn_question}" if one_metric else question, reader)
+    if total:
+        return Check(name="scope", passed=False, detail=(
+            f"the question asks for the total; the figure's row is {naming_words(answer).strip()!r}, and its table's total "
+            f"row is {total!r}"))
+    asked = " ".join([question, answer.company, *(t.text for t in scope)])
+    column = _unasked_column(answer, reader, asked)
+    if column:
+        return Check(name="scope", passed=False, detail=(
+            f"the filing gives {answer.metric or 'this figure'} column by column; the figure found is under "
+            f"{column!r}, which the question does not name"))
+    for ev in (reader.evidence if reader else []):
+        part = unasked_part(ev, asked) if ev.chunk_id in cited else ""
+        if part:
+            whose = f"{possessive(answer.company)} " if answer.company else "the company's "
+            return Check(name="scope", passed=False, detail=(
+                f"the filing gives {answer.metric or 'this figure'} part by part; the figure found is {possessive(part)}, "
+                f"not {whose}as a whole"))
+    return Check(name="scope", passed=True, detail="every part the question names is the figure's own")

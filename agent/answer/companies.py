@@ -1,0 +1,122 @@
+"""The company check of the trust gate: every document a figure cites belongs to the asked company (one entity
+of the company registry, :mod:`agent.entities`), and a name a question uses that no indexed filing is must be the
+figure's own (a segment or subsidiary line the filer prints), never a competitor named in another company's prose.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from agent.answer.provenance import chunk_text, covers, figure_provenance, mentioned, row_label
+from agent.answer.reading import EvidenceReader
+from agent.answer.records import Check, SubAnswer
+from agent.entities import EntityRegistry, as_registry
+from agent.entities.names import FILER_WORDS, NOT_NAMES, name_key, names_company, opening_verbs, same_name
+from agent.finance.lexicon import canonical
+from agent.finance.periods import find_periods
+from agent.query.cues import possessive
+
+# A run of capitalised words: a name the question uses ("Home Depot", "Frito-Lay North America", "Chevron's").
+_NAME_RE = re.compile(r"(?<![\w&.-])([A-Z][\w&.-]*(?:\s+(?:&\s+)?[A-Z][\w&.-]*)*)(?:['’]s?)?")
+MIN_NAME_KEY = 3  # a 'name' of one or two letters ('Q', 'US') is no company
+
+
+def same_company(a: str, b: str, registry: EntityRegistry | None = None) -> bool:
+    """True when two company names (or a name and a document's company) denote one company: one entity of
+    the registry (any of its names or tickers), or without a registry one name key."""
+    if not a or not b:
+        return False
+    return registry.same(a, b) if registry is not None else same_name(a, b)
+
+
+def doc_company(reader: EvidenceReader, doc: str) -> str:
+    for ev in reader.evidence:
+        if ev.doc_name == doc and ev.company:
+            return ev.company
+    return ""
+
+
+def _names(text: str, company: str, registry: EntityRegistry | None = None) -> bool:
+    """``text`` names ``company`` as whole words (by any of its names, with a registry)."""
+    return registry.named_by(text, company) if registry is not None else names_company(text, company)
+
+
+def owned_by(doc: str, owner: str, company: str, registry: EntityRegistry | None = None) -> bool:
+    """The document belongs to ``company``: its recorded company agrees, or (none recorded) its name does."""
+    if owner:
+        return same_company(owner, company, registry)
+    return _names(doc.replace("_", " "), company, registry)
+
+
+def question_names(question: str) -> list[str]:
+    """Proper names a question uses ('Chevron', 'Home Depot', 'Frito-Lay North America'): capitalised runs that
+    are no question word, statement, measure, period or lexicon metric, nor a verb opening the question."""
+    out: list[str] = []
+    verbs = opening_verbs(question)
+    for m in _NAME_RE.finditer(question):
+        words = [w.group(0) for w in re.finditer(r"\S+", m.group(1))
+                 if m.start(1) + w.start() not in verbs and w.group(0).lower().strip(".,") not in NOT_NAMES]
+        name = " ".join(words).strip(" .,-")
+        if len(name_key(name)) < MIN_NAME_KEY or find_periods(name) or canonical(name) is not None:
+            continue
+        if name_key(name) in FILER_WORDS:
+            continue  # 'the Group's revenue': the filer's own
+        if all(canonical(w) is not None or find_periods(w) for w in words):
+            continue
+        out.append(name)
+    return out
+
+
+def _unknown_name(
+    question: str, answer: SubAnswer, reader: EvidenceReader, registry: EntityRegistry | None
+) -> str:
+    """A name the question uses that is neither an indexed company nor mentioned on the cited pages, or ''. A
+    segment's or product's name is often printed as the heading of the figure's page, not in its table."""
+    cites = answer.citations or ([answer.citation] if answer.citation else [])
+    chunks = {c.chunk_id for c in cites}
+    pages = {(ev.doc_name, ev.page) for ev in reader.evidence if ev.chunk_id in chunks}
+    cited = [ev for ev in reader.evidence if (ev.doc_name, ev.page) in pages]
+    seen = " ".join([answer.quote, *(f"{ev.doc_name.replace('_', ' ')} {ev.company} {ev.text}" for ev in cited)])
+    for name in question_names(question):
+        if registry is not None and registry.knows(name):
+            continue
+        if not mentioned(seen, name):
+            return name
+    return ""
+
+
+def check_company(
+    answer: SubAnswer,
+    reader: EvidenceReader,
+    indexed: EntityRegistry | Sequence[str] | None,
+    question: str = "",
+) -> Check:
+    """Every cited document belongs to the asked company; an unindexed company is said so."""
+    registry = as_registry(indexed) if indexed is not None else None
+    known = f" (indexed companies: {', '.join(registry)})" if registry else ""
+    asked = answer.company
+    if not asked:
+        stranger = _unknown_name(question, answer, reader, registry)
+        if stranger:
+            return Check(name="company", passed=False, detail=(
+                f"the question names {stranger}, which no indexed filing is and the evidence does not mention{known}"))
+        return Check(name="company", passed=True, detail="no company named")
+    if (registry is None or registry.resolve(asked) is None) and answer.value is not None and covers(
+        figure_provenance(answer, reader), asked
+    ):
+        # A name no filing is, which the figure's own row, table or section names: a segment or a subsidiary.
+        return Check(name="company", passed=True, detail=f"the figure's own row, table or section names {asked}")
+    if _names(row_label(answer), asked, registry):
+        return Check(name="company", passed=True, detail=f"the figure's row names {asked}")
+    if registry and registry.complete and registry.resolve(asked) is None:
+        return Check(name="company", passed=False, detail=f"no filing of {asked} is indexed{known}")
+    cites = answer.citations or ([answer.citation] if answer.citation else [])
+    for cite in cites:
+        owner = doc_company(reader, cite.doc)
+        if not owner and _names(chunk_text(reader, cite.chunk_id), asked, registry):
+            continue  # the filing's company is not recorded, and its own text names the asked one
+        if not owned_by(cite.doc, owner, asked, registry):
+            whose = f"{possessive(owner)} filing" if owner else f"{cite.doc}, whose company is not recorded"
+            return Check(name="company", passed=False, detail=f"the figure comes from {whose}, not {asked}'s")
+    return Check(name="company", passed=True, detail=f"cited filings are {possessive(asked)}")

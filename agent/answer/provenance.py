@@ -1,0 +1,106 @@
+"""What says what a figure is: its row label, its table's title and header, its sentence's own clause and the
+section headings its chunk sits under. The trust gate's checks (company, metric, scope) read a figure through these,
+never through the words around it on the page.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.answer.reading import EvidenceReader, clause_at, naming_context, record_naming
+from agent.answer.records import SubAnswer
+from agent.entities.names import abbreviates, name_tokens
+
+LABEL_WINDOW_WORDS = 8  # words before a figure in a sentence that say what it is
+
+
+def chunk_text(reader: EvidenceReader, chunk_id: str) -> str:
+    return " ".join(ev.text for ev in reader.evidence if ev.chunk_id == chunk_id)
+
+
+def page_text(reader: EvidenceReader | None, answer: SubAnswer) -> str:
+    """The text of every evidence item on the figure's page: its table, and the sentences around it that say what
+    the table is ('Revenue by geographic area was as follows')."""
+    if reader is None or answer.citation is None:
+        return ""
+    cited = next((ev for ev in reader.evidence if ev.chunk_id == answer.citation.chunk_id), None)
+    if cited is None:
+        return ""
+    return " ".join(ev.text for ev in reader.evidence if ev.doc_name == cited.doc_name and ev.page == cited.page)
+
+
+def row_label(answer: SubAnswer) -> str:
+    return answer.quote.split("|", 1)[0] if "|" in answer.quote else ""
+
+
+def naming_words(answer: SubAnswer) -> str:
+    """The words that say what the figure is: its row label, or the words just before it in its sentence."""
+    if answer.named:
+        return answer.named
+    label = row_label(answer)
+    if label:
+        return label
+    if answer.value is None or not answer.quote:
+        return ""
+    at = answer.quote.find(answer.value.text.strip()) if answer.value.text.strip() else -1
+    if at < 0:
+        return ""
+    return " ".join(answer.quote[:at].split()[-LABEL_WINDOW_WORDS:])
+
+
+def figure_context(answer: SubAnswer, reader: EvidenceReader | None) -> str:
+    """The words that say what the answer's figure is, wider than its label (see :func:`naming_context`)."""
+    text = chunk_text(reader, answer.citation.chunk_id) if reader is not None and answer.citation else ""
+    at = answer.value.start if answer.value is not None else -1
+    if not text or not 0 <= at < len(text):
+        return row_label(answer) or answer.quote
+    row = reader.row_at(answer.citation.chunk_id, at) if reader is not None and answer.citation else None
+    if row is not None and answer.value is not None and reader is not None:
+        own = record_naming(reader.evidence[row.ev], row, answer.value, row_label(answer))
+        if own is not None:
+            return own
+    parent = row.parent if row is not None else ""  # the sub-heading the row sits under ('Cost of revenue:')
+    return " ".join(x for x in (naming_context(text, at, row_label(answer)), parent) if x)
+
+
+def own_clause(answer: SubAnswer, reader: EvidenceReader | None) -> str:
+    """The words that are the figure's own: a row's label with its table's title and header, a sentence
+    figure's clause (see :func:`clause_at`)."""
+    if row_label(answer):
+        return figure_context(answer, reader)
+    text = chunk_text(reader, answer.citation.chunk_id) if reader is not None and answer.citation else ""
+    value = answer.value
+    if not text or value is None or not 0 <= value.start < value.end <= len(text):
+        return figure_context(answer, reader)
+    return clause_at(text, value.start, value.end)
+
+
+def figure_provenance(answer: SubAnswer, reader: EvidenceReader | None) -> str:
+    """Everything that says what the figure is: its row label with its table's title and header, its
+    sentence's own clause, and the section headings its chunk sits under."""
+    sections = ""
+    if reader is not None and answer.citation:
+        ev = next((e for e in reader.evidence if e.chunk_id == answer.citation.chunk_id), None)
+        sections = " ".join(ev.section_path) if ev is not None else ""
+    return " ".join([answer.named, naming_words(answer), figure_context(answer, reader),
+                     own_clause(answer, reader), sections])
+
+
+def mentioned(text: str, name: str) -> bool:
+    """``text`` writes ``name``, its last word perhaps as an adjective or plural ('Europe' in 'European')."""
+    words = name_tokens(name)
+    return bool(words) and re.search(r"\b" + r"\W+".join(map(re.escape, words)) + r"\w*", text, re.IGNORECASE) is not None
+
+
+def covers(provenance: str, name: str) -> bool:
+    """The figure's provenance names ``name``: its words (the last one perhaps as an adjective or plural:
+    'Europe' in 'European'), or an acronym's words ('RSUs' for 'restricted stock units')."""
+    if mentioned(provenance, name):
+        return True
+    acronym = name.rstrip("s")
+    if len(acronym) < 2 or not (acronym.isupper() and acronym.isalpha()):
+        return False
+    letters = acronym.lower()
+    words = [w for w in name_tokens(provenance) if w not in {"and", "of", "the"}]
+    # One letter per word: the acronym's initials over as many words as it has letters.
+    return any(abbreviates(letters, words[i : i + len(letters)]) for i in range(len(words) - len(letters) + 1))
