@@ -69,17 +69,17 @@ _MONTH_NUM: dict[str, int] = {
 }
 _MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sept?(?:ember)?|"
-    r"Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
+    r"Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)(?:\s?\.)?"  # 'dec . 28': a tokenizer's space before the dot
 )
 _Y4 = r"(?:19|20)\d{2}"
 _DATE = (
-    rf"\b(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+{_Y4}|\d{{1,2}}\s+{_MONTH},?\s+{_Y4}"
+    rf"\b(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\s?,?\s+{_Y4}|\d{{1,2}}\s+{_MONTH},?\s+{_Y4}"
     rf"|{_Y4}-\d{{2}}-\d{{2}}|\d{{1,2}}/\d{{1,2}}/{_Y4}|(?<![\d/])\d{{1,2}}/\d{{1,2}}/\d{{2}}(?![\d/])"
     rf"|\d{{1,2}}-{_MONTH}-(?:{_Y4}|\d{{2}})\b)"
 )
 _MORE_YEARS = rf"(?P<more>(?:\s*,?\s*(?:and\s+|&\s+)?{_Y4}\b(?!\s*%))*)"
 _DATE_PARTS = [
-    re.compile(rf"(?P<mon>{_MONTH})\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<year>{_Y4})", re.I),
+    re.compile(rf"(?P<mon>{_MONTH})\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s?,?\s+(?P<year>{_Y4})", re.I),
     re.compile(rf"(?P<day>\d{{1,2}})\s+(?P<mon>{_MONTH}),?\s+(?P<year>{_Y4})", re.I),
     re.compile(rf"(?P<year>{_Y4})-(?P<mnum>\d{{2}})-(?P<day>\d{{2}})"),
     re.compile(rf"(?P<mnum>\d{{1,2}})/(?P<day>\d{{1,2}})/(?P<year>{_Y4})"),

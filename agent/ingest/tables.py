@@ -35,6 +35,7 @@ TITLE_MAX_WORDS = 14
 SCALE_LOOKBACK_LINES = 2
 # The most words of an introducing sentence kept as an untitled table's title (its subject comes first).
 INTRODUCTION_MAX_WORDS = 24
+INTRODUCTION_MAX_LINES = 3  # a wrapped introduction: the sentence ending above a table spans a few lines
 INTRODUCTION_MIN_WORDS = 3  # "we have the following :" names nothing; "total purchase commitments are" does
 # The most words of a column's name in a header of years and names ('total | 2008 | 2009 - 2010 | thereafter').
 COLUMN_NAME_MAX_WORDS = 4
@@ -73,7 +74,7 @@ _CHANGE_COLUMN_RE = re.compile(r"\bchange\b|%|\bvariance\b|\bvs\.?\b|\bincrease\
 
 _MONTH_RE = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)(?:\s?\.)?"  # 'dec . 28': a tokenizer's space
 )
 _YEAR = r"(?:19|20)\d{2}"
 # '12/09', '12/31/10', 'december 29 2001': a column header of dates (performance graphs), never a value.
@@ -503,23 +504,29 @@ def _is_column_line(row: _Row) -> bool:
     return _is_meta_line(row.label) or bool(_PERIOD_RE.search(row.label))
 
 
-def _column_names(row: _Row) -> list[str]:
+def _column_names(row: _Row, width: int = 0) -> list[str]:
     """The names a label-only row of cells gives its columns; a first cell that states the scale or is blank
-    ('(in millions) | Americas | Europe') heads the row labels, not a column."""
+    ('(in millions) | Americas | Europe') heads the row labels, not a column, unless it names a period and the
+    rows have ``width`` values, one under each cell ('three months ended dec 28 2013 | ...')."""
     names = [c.strip() for c in row.label.split("|")] if not row.cells else []
+    if width and len(names) == width and all(names) and _PERIOD_RE.search(names[0]):
+        return names
     return names[1:] if names and _is_meta_line(names[0]) else names
 
 
-def _names_line(row: _Row, body: list[_Row]) -> bool:
+def _names_line(row: _Row, body: list[_Row], dated: bool = False) -> bool:
     """A line of column names above rows labelled by their period ('total cost of shares purchased | total number
-    of shares purchased | average price paid per share' over '2012 | 971883 | 14087.8 | 68.99'): as many names
-    as the rows have values, and no figures."""
-    names = _column_names(row)
+    of shares purchased | average price paid per share' over '2012 | 971883 | 14087.8 | 68.99', or 'three months
+    ended dec . 28 2013 | ... | change' over six values, when ``dated``: no other header line sits between it and
+    the rows): as many names as the rows have values, and no figures but, when ``dated``, the dates and periods
+    the names print."""
     widths = {len(r.cells) - (1 if not r.label and _YEAR_CELL_RE.match(r.cells[0]) else 0) for r in body if r.cells}
+    names = _column_names(row, next(iter(widths)) if len(widths) == 1 else 0)
     return (
         len(names) >= 2
         and widths == {len(names)}
-        and all(re.search(r"[A-Za-z]{3}", n) and not re.search(r"\d", n) for n in names)
+        and all(re.search(r"[A-Za-z]{3}", n) and not re.search(r"\d", _PERIOD_RE.sub(" ", n) if dated else n)
+                for n in names)
     )
 
 
@@ -579,8 +586,9 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
     names: list[str] = []  # the columns' names, when a line above the header gives one per value
     for i in range(col_start - 1, max(-1, col_start - 1 - TITLE_LOOKBACK_LINES), -1):
         row = group[i]
-        if i == col_start - 1 and _names_line(row, group[body_start:last_data + 1]):
-            names = _column_names(row)  # 'total cost | number of shares | average price': the columns' names
+        if i == col_start - 1 and _names_line(row, group[body_start:last_data + 1], dated=col_start == body_start):
+            # 'total cost | number of shares | average price': the columns' names
+            names = _column_names(row, len(group[first_data].cells))
             title, zone_start = " | ".join(names), i
             break
         if row.cells or len(row.label.split()) > TITLE_MAX_WORDS:
@@ -697,11 +705,32 @@ def find_tables(page_text: str) -> list[TableBlock]:
 
 def _introduction(lines: list[_Line], start: int) -> str:
     """The sentence that introduces an untitled table ('the annual long-term debt maturities ... for the next
-    five years are as follows :'), from the prose right above it; '' when that prose introduces nothing."""
-    before = next((ln for ln in reversed(lines) if ln.end <= start and ln.kind != "blank"), None)
-    if before is None or before.kind != "prose":
+    five years are as follows :'), from the prose right above it, its lines joined where they wrap; the table's
+    header may begin with the sentence's last line ('summarized as follows (in thousands):'). '' when that prose
+    introduces nothing."""
+    first = next((ln for ln in lines if ln.start >= start and ln.kind not in {"blank", "text", "prose"}), None)
+    for end in dict.fromkeys([start, first.start if first is not None else start]):
+        found = _introducing_sentence([ln for ln in lines if ln.end <= end], start)
+        if found:
+            return found
+    return ""
+
+
+def _introducing_sentence(above: list[_Line], start: int) -> str:
+    """The words before 'as follows' (or the like) of the last sentence of the paragraph ending ``above``."""
+    paragraph: list[_Line] = []
+    while above and len(paragraph) < INTRODUCTION_MAX_LINES:
+        line = above.pop()
+        if line.kind == "blank":
+            if paragraph and paragraph[0].start < start:
+                break  # a blank line ends the paragraph above the table
+            continue
+        if line.kind not in {"prose", "text"} or " | " in line.text:
+            break  # a header line of the table, not a line of the sentence
+        paragraph.insert(0, line)
+    if not any(ln.kind == "prose" for ln in paragraph):
         return ""
-    sentences = [s for s in _SENTENCE_SPLIT_RE.split(before.text) if s.strip()]
+    sentences = [s for s in _SENTENCE_SPLIT_RE.split(" ".join(ln.text for ln in paragraph)) if s.strip()]
     last = sentences[-1] if sentences else ""
     if not _INTRODUCES_RE.search(last):
         return ""
