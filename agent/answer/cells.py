@@ -415,8 +415,10 @@ def _best_of(
         label_words = _content_words(cell.label)
         hits = words & (label_words | _content_words(cell.header))
         parent_words = _content_words(cell.parent)
-        if hits - parent_words:  # the row names something of its own; then its sub-heading says what it is part of
-            hits |= words & parent_words
+        if hits - parent_words:
+            # the row names something of its own; then its sub-heading and its table's title say what it is part
+            # of ('ending balance' of a table titled 'changes in gross unrecognized tax benefits')
+            hits |= words & (parent_words | _title_words(reader, cell))
         if not hits:
             continue
         # 'the value of pmi common stock' in a performance table: the row or column naming the company (or
@@ -441,6 +443,16 @@ def _best_of(
     if best is None or best[0] < CELL_MIN_SCORE:
         return None
     return best
+
+
+def _title_words(reader: EvidenceReader, cell: _Cell) -> set[str]:
+    """The content words of the title of the typed table a cell is read from; empty for a sentence, text with no
+    record, or a title made of the column names ('total cost of shares purchased | average price paid per
+    share': it says what each column is, not what every cell is)."""
+    record = reader.evidence[cell.seg.ev].table
+    if record is None or cell.prose or " | " in record.title:
+        return set()
+    return _content_words(record.title)
 
 
 def _names_header(question: str, header: str) -> bool:

@@ -184,8 +184,9 @@ def check_metric(
     movement = _movement_row(answer, reader, f"{question} {turn_question}")
     if movement:
         return Check(name="metric", passed=False, detail=(
-            f"the figure's row {movement!r} is a movement of its table's roll-forward, not the {answer.metric} "
-            "balance (its beginning and ending rows are)"))
+            f"the figure's row {movement!r} is a movement of its table's roll-forward, not the "
+            f"{f'{answer.metric} balance' if answer.metric else 'balance the table is about'} (its beginning and "
+            "ending rows are)"))
     asked_kinds = {kind for kind, _ in [*asked_qualifiers(question), *turn_outlook]}
     for kind, pattern in _QUALIFIERS:
         # A restricting qualifier of the question's own ('U.S. revenue') allows the figure's; 'worldwide' does not.
@@ -236,19 +237,31 @@ _BALANCE_ROW_RE = re.compile(r"\b(?:balances?|beginning|end|ending|opening|closi
 
 
 def _movement_row(answer: SubAnswer, reader: EvidenceReader | None, question: str) -> str:
-    """The label of the figure's row when a balance metric was read from a movement of a roll-forward (a table
-    printing two balance rows or more, its beginning and ending ones: 'Additions during period' of accumulated
-    depreciation), else ''. A question naming the movement's own words asks the movement ('the net decrease in
-    cash and cash equivalents')."""
-    if (reader is None or answer.citation is None or answer.value is None or answer.metric not in METRICS
-            or METRICS[answer.metric].topic != "Balance Sheet"):
+    """The label of the figure's row when a balance was read from a movement of a roll-forward (a table printing
+    two balance rows or more, its beginning and ending ones: 'Additions during period' of accumulated
+    depreciation, 'Gross increases ... prior year tax positions' of unrecognized tax benefits), else ''. The
+    balance is a lexicon balance-sheet metric, whose movement a question asks by naming all its row's words ('the
+    net decrease in cash and cash equivalents'), or, for a figure read from cells with no lexicon metric, the
+    table's subject, whose movement a question asks by naming a word of its row that neither the table's title nor
+    its balance rows print ('the gross increases ...')."""
+    if reader is None or answer.citation is None or answer.value is None:
         return ""
+    if answer.metric in METRICS and METRICS[answer.metric].topic != "Balance Sheet":
+        return ""  # a flow (an expense, a cash flow) is a roll-forward's movement by its nature
     row = reader.row_at(answer.citation.chunk_id, answer.value.start)
-    if row is None or _BALANCE_ROW_RE.search(row.label) or _content_words(row.label) <= _content_words(question):
+    if row is None or _BALANCE_ROW_RE.search(row.label):
         return ""
     balances = [seg.label for seg in reader.segments if seg.kind == "row" and seg.numbers
                 and reader.evidence[seg.ev].chunk_id == answer.citation.chunk_id and _BALANCE_ROW_RE.search(seg.label)]
-    return row.label if len(balances) >= 2 else ""
+    if len(balances) < 2:
+        return ""
+    asked = _content_words(question)
+    if answer.metric in METRICS:
+        return "" if _content_words(row.label) <= asked else row.label
+    ev = reader.evidence[row.ev]
+    subject = _content_words(" ".join([ev.table.title if ev.table is not None else "", *balances]))
+    movement = _content_words(row.label) - subject
+    return row.label if movement and not movement & asked else ""
 
 
 PASSAGE_FIGURE_COVER = 0.6  # a figure question answered in words: the words must name most of what it asks
