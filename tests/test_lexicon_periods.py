@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from agent.errors import FinragError
@@ -30,6 +32,7 @@ from agent.finance.periods import (
     quarters_of,
     shift_period,
     sort_key,
+    without_periods,
 )
 
 
@@ -337,3 +340,19 @@ def test_a_duration_in_weeks_or_twelve_months_normalises_to_its_own_length() -> 
 def test_a_quarter_is_read_with_its_year_written_before_or_after(text: str, norm: str) -> None:
     # 'the fiscal 2019 second quarter' is a quarter: read as the year, the year's figure was stated for it
     assert [p.norm for p in find_periods(text)] == [norm]
+
+
+@pytest.mark.parametrize(("text", "left"), [
+    ("the change in additions of financial assets between 2018 year end and 2019 year end", "additions"),
+    ("sales and marketing expenses for year ended 2019 compared to year ended 2018", "sales and marketing"),
+    ("year-end 2019 headcount", "headcount"),
+])
+def test_year_end_beside_a_period_is_part_of_it(text: str, left: str) -> None:
+    """'2019 year end' dates what the text names: 'year end' names no row ('At end of the year') of its own."""
+    rest = without_periods(text)
+    assert left in rest and not re.search(r"\b(?:end|ended)\b", rest)
+
+
+def test_the_end_of_a_period_still_says_end() -> None:
+    """'the balance at the end of 2019' asks a closing balance: 'end' stays a word of the question."""
+    assert "end" in without_periods("the balance at the end of 2019")

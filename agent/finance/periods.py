@@ -500,11 +500,22 @@ def find_periods(text: str, default_fy_end_month: int = 12) -> list[PeriodMentio
 # ---------------------------------------------------------------------------------------------------------
 # Working with normalised periods
 # ---------------------------------------------------------------------------------------------------------
+# 'year end' / 'fiscal year ended' right after or before a period: words of the period, not of what it dates
+_YEAR_END_AFTER_RE = re.compile(r"[\s,]*(?:fiscal\s+)?year[\s-]*end(?:ed|ing)?\b", re.IGNORECASE)
+_YEAR_END_BEFORE_RE = re.compile(r"\b(?:fiscal\s+)?year[\s-]*end(?:ed|ing)?[\s,]*$", re.IGNORECASE)
+
+
 def without_periods(text: str) -> str:
     """``text`` with every period it names blanked out (offsets of the rest unchanged but for the spans), so
-    what is left says what the text is about ('net revenue in 2008' -> 'net revenue in  ')."""
+    what is left says what the text is about ('net revenue in 2008' -> 'net revenue in  '). A 'year end' or
+    'year ended' written beside a period is part of it ('in 2018 and 2019 year end', 'for year ended 2019')."""
     for p in reversed(find_periods(text)):
-        text = text[: p.start] + " " + text[p.end :]
+        start, end = p.start, p.end
+        after = _YEAR_END_AFTER_RE.match(text, end)
+        before = _YEAR_END_BEFORE_RE.search(text, 0, start)
+        end = after.end() if after else end
+        start = before.start() if before else start
+        text = text[:start] + " " + text[end:]
     return text
 
 
