@@ -514,20 +514,21 @@ def _column_names(row: _Row, width: int = 0) -> list[str]:
     return names[1:] if names and _is_meta_line(names[0]) else names
 
 
-def _names_line(row: _Row, body: list[_Row], dated: bool = False) -> bool:
-    """A line of column names above rows labelled by their period ('total cost of shares purchased | total number
-    of shares purchased | average price paid per share' over '2012 | 971883 | 14087.8 | 68.99', or 'three months
-    ended dec . 28 2013 | ... | change' over six values, when ``dated``: no other header line sits between it and
-    the rows): as many names as the rows have values, and no figures but, when ``dated``, the dates and periods
-    the names print."""
+def _line_names(row: _Row, body: list[_Row], dated: bool = False) -> list[str]:
+    """The names a line of column names gives the columns above rows labelled by their period ('total cost of
+    shares purchased | total number of shares purchased | average price paid per share' over '2012 | 971883 |
+    14087.8 | 68.99', or 'three months ended dec . 28 2013 | ... | change' over six values, when ``dated``: no
+    other header line sits between it and the rows): as many names as the rows have values, and no figures but,
+    when ``dated``, the dates and periods the names print. Empty when the line is no such line."""
     widths = {len(r.cells) - (1 if not r.label and _YEAR_CELL_RE.match(r.cells[0]) else 0) for r in body if r.cells}
     names = _column_names(row, next(iter(widths)) if len(widths) == 1 else 0)
-    return (
+    named = (
         len(names) >= 2
         and widths == {len(names)}
         and all(re.search(r"[A-Za-z]{3}", n) and not re.search(r"\d", _PERIOD_RE.sub(" ", n) if dated else n)
                 for n in names)
     )
+    return names if named else []
 
 
 def _stub(row: _Row) -> str:
@@ -586,9 +587,9 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
     names: list[str] = []  # the columns' names, when a line above the header gives one per value
     for i in range(col_start - 1, max(-1, col_start - 1 - TITLE_LOOKBACK_LINES), -1):
         row = group[i]
-        if i == col_start - 1 and _names_line(row, group[body_start:last_data + 1], dated=col_start == body_start):
-            # 'total cost | number of shares | average price': the columns' names
-            names = _column_names(row, len(group[first_data].cells))
+        line_names = _line_names(row, group[body_start:last_data + 1], col_start == body_start) if i == col_start - 1 else []
+        if line_names:
+            names = line_names  # 'total cost | number of shares | average price': the columns' names
             title, zone_start = " | ".join(names), i
             break
         if row.cells or len(row.label.split()) > TITLE_MAX_WORDS:
@@ -602,8 +603,8 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
             break
     if not names:
         # A names line inside the column header ('(in millions) | Americas | Europe' over 'As of December 31, 2019')
-        names = next((_column_names(r) for r in group[col_start:body_start]
-                      if _names_line(r, group[body_start:last_data + 1])), [])
+        names = next((found for r in group[col_start:body_start]
+                      if (found := _line_names(r, group[body_start:last_data + 1]))), [])
     header_rows = group[zone_start:body_start]
     body = group[body_start:last_data + 1]
     start = header_rows[0].start if header_rows else body[0].start
