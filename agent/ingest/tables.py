@@ -495,11 +495,17 @@ def _scale_label(scale: float, header_text: str) -> str:
     return f"(in {name}s{suffix})"
 
 
+# A finite verb of an introducing sentence ('... at March 31, 2024 and 2023 is as follows:', 'consisted of the
+# following'): header matter names periods and units, it never says what they are.
+_SENTENCE_VERB_RE = re.compile(r"\b(?:is|are|was|were|consist(?:s|ed)?|follows?|following)\b", re.IGNORECASE)
+
+
 def _is_column_line(row: _Row) -> bool:
-    """A line of the column header: period row, duration, date fragment, scale or other header matter."""
+    """A line of the column header: period row, duration, date fragment, scale or other header matter; not the
+    sentence introducing the table, though it names the table's dates."""
     if row.is_header:
         return True
-    if row.cells or len(row.label.split()) > TITLE_MAX_WORDS:
+    if row.cells or len(row.label.split()) > TITLE_MAX_WORDS or _SENTENCE_VERB_RE.search(row.label):
         return False
     return _is_meta_line(row.label) or bool(_PERIOD_RE.search(row.label))
 
@@ -592,8 +598,8 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
             names = line_names  # 'total cost | number of shares | average price': the columns' names
             title, zone_start = " | ".join(names), i
             break
-        if row.cells or len(row.label.split()) > TITLE_MAX_WORDS:
-            break
+        if row.cells or len(row.label.split()) > TITLE_MAX_WORDS or _SENTENCE_VERB_RE.search(row.label):
+            break  # a sentence above the table is its introduction, read whole where it wraps (see _introduction)
         if row.label.lower() == "table of contents":
             continue
         if not title or _ENTITY_LINE_RE.search(title):
@@ -729,8 +735,8 @@ def _introducing_sentence(above: list[_Line], start: int) -> str:
         if line.kind not in {"prose", "text"} or " | " in line.text:
             break  # a header line of the table, not a line of the sentence
         paragraph.insert(0, line)
-    if not any(ln.kind == "prose" for ln in paragraph):
-        return ""
+    if not any(ln.kind == "prose" or _SENTENCE_VERB_RE.search(ln.text) for ln in paragraph):
+        return ""  # headings, not a sentence
     sentences = [s for s in _SENTENCE_SPLIT_RE.split(" ".join(ln.text for ln in paragraph)) if s.strip()]
     last = sentences[-1] if sentences else ""
     if not _INTRODUCES_RE.search(last):
