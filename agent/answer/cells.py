@@ -57,6 +57,8 @@ CELL_MIN_SCORE = 0.5  # a table cell must name at least half the question's word
 
 
 CELL_PRECISION_WEIGHT = 0.3  # among cells naming the question equally, the label that says least else wins
+LABEL_RECALL_WEIGHT = 0.05  # a tie-break: the row whose own label names the question ('Net financing costs') over
+# a row that names it only with its table's title ('Financing costs' under the title 'Net financing costs')
 PARENT_PRECISION_WEIGHT = 0.05  # a tie-break: the sub-heading that says least beyond the question (Revenue, not Cost of revenue)
 
 
@@ -89,6 +91,8 @@ _PROSE_VERB_TAIL_RE = re.compile(
 )
 
 
+# What lies between a change and the level it reaches ('increased $8.6 million to $16.7 million').
+_REACHED_RE = re.compile(r"\s*(?:million|billion|thousand|percent|%)?\s*,?\s*to\s*\$?\s*", re.IGNORECASE)
 _PROSE_LEAD_RE = re.compile(r"^(?:(?:of|for|in|on|at|and|the)\s+)+", re.IGNORECASE)
 
 
@@ -321,10 +325,18 @@ def _best_cell(
         # to the next) may still carry it; cells that name another period stay out.
         undated = [c for c in cells if not c.periods and len(c.seg.numbers) == 1 and not c.seg.numbers[0].period]
         found = _best_of(undated, reader, words, set(), same_row, question)  # a dated row's 'total' is no year
-    if found is None and asked:
-        # No table names it: a sentence may state it for the period ('rental expense was $66.9 million,
-        # $57.2 million and $49.0 million in 2010, 2009 and 2008, respectively').
-        found = _best_of(_prose_cells(reader, allowed), reader, words, asked, same_row, question)
+    if asked and (found is None or not words <= _hits(reader, found[1], words)):
+        # No table names it all: a sentence may state it for the period ('rental expense was $66.9 million,
+        # $57.2 million and $49.0 million in 2010, 2009 and 2008, respectively'). A sentence naming all the
+        # question's words the best row names, and more, is the answer: 'total amortization expense on
+        # capitalized internal-use software was $2.5 million' over the 'Software' row of the table beside it.
+        # A sentence's percentage ('revenue from sales into the United States accounted for 57%') is no amount
+        # a row states for the question.
+        prose_cells = [c for c in _prose_cells(reader, allowed)
+                       if found is None or (c.value.unit == "%") == (found[1].value.unit == "%")]
+        prose = _best_of(prose_cells, reader, words, asked, same_row, question)
+        if prose is not None and (found is None or _hits(reader, prose[1], words) > _hits(reader, found[1], words)):
+            found = prose
     return found
 
 
@@ -377,6 +389,8 @@ def _prose_cells(reader: EvidenceReader, allowed: set[int]) -> list[_Cell]:
             own = _PROSE_LEAD_RE.sub("", own)
             if _content_words(own):
                 label = own
+            elif _CELL_CHANGE_RE.search(label) and _REACHED_RE.fullmatch(before):
+                continue  # 'costs increased $8.6 million to $16.7 million': the level reached, not the increase
             counted = _counted_after(text, n)
             own_label = f"{label} {counted}".strip()  # 'we operated 1,234 stores': the figure counts stores
             if not label or not n.period:
@@ -413,12 +427,8 @@ def _best_of(
             if (words & _content_words(" ".join(_PARENTHESES_RE.findall(cell.label)))) - outside:
                 continue
         label_words = _content_words(cell.label)
-        hits = words & (label_words | _content_words(cell.header))
         parent_words = _content_words(cell.parent)
-        if hits - parent_words:
-            # the row names something of its own; then its sub-heading and its table's title say what it is part
-            # of ('ending balance' of a table titled 'changes in gross unrecognized tax benefits')
-            hits |= words & (parent_words | _title_words(reader, cell))
+        hits = _hits(reader, cell, words)
         if not hits:
             continue
         # 'the value of pmi common stock' in a performance table: the row or column naming the company (or
@@ -432,6 +442,7 @@ def _best_of(
             + CELL_PRECISION_WEIGHT * precision
             # 'Software maintenance revenue' under 'Revenue', not the same row under 'Cost of revenue'
             + PARENT_PRECISION_WEIGHT * len(words & parent_words) / max(1, len(parent_words))
+            + LABEL_RECALL_WEIGHT * len(words & label_words) / len(words)
             + RETRIEVAL_WEIGHT * reader.rel_score[cell.seg.ev]
             + (CELL_SAME_ROW_BONUS if same_row and cell.label == same_row else 0.0)
             # 'the total capital' is the 'Total capital' row, not a component row naming as many words
@@ -443,6 +454,17 @@ def _best_of(
     if best is None or best[0] < CELL_MIN_SCORE:
         return None
     return best
+
+
+def _hits(reader: EvidenceReader, cell: _Cell, words: set[str]) -> set[str]:
+    """The question's ``words`` a cell's own words name: its row label and column header; once the row names
+    something of its own, its sub-heading and its table's title too, which say what it is part of ('ending
+    balance' of a table titled 'changes in gross unrecognized tax benefits')."""
+    hits = words & (_content_words(cell.label) | _content_words(cell.header))
+    parent_words = _content_words(cell.parent)
+    if hits - parent_words:
+        hits |= words & (parent_words | _title_words(reader, cell))
+    return hits
 
 
 def _title_words(reader: EvidenceReader, cell: _Cell) -> set[str]:

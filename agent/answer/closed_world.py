@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from itertools import takewhile
 
 from agent.answer.companies import question_names, same_company
-from agent.answer.provenance import covers, figure_provenance, mentioned, naming_words, page_text
+from agent.answer.provenance import covers, figure_provenance, mentioned, naming_words, page_headings
 from agent.answer.reading import TOTAL_ROW_RE, EvidenceReader, only_periods
-from agent.answer.records import Check, SubAnswer
+from agent.answer.records import QUESTION_SCALE_RE, Check, SubAnswer
 from agent.answer.words import (
     ASKING_WORDS,
     EQUITY_WORDS,
@@ -28,6 +28,7 @@ from agent.finance.lexicon import find_metrics
 from agent.finance.metrics import METRICS
 from agent.query.cues import possessive
 from agent.query.definitions import asked_part
+from agent.query.intent import asking_part
 from agent.query.scope import STOP_WORDS, terms_for
 from agent.schemas import ScopeTerm
 
@@ -47,24 +48,44 @@ MIN_ROOT_CHARS = 4  # shorter words are compared whole
 _NET_CHANGE_RE = re.compile(r"\bnet(?=\s+(?:chang|increas|decreas|differen)\w*)", re.IGNORECASE)
 
 
-def _uncovered_words(answer: SubAnswer, question: str, provenance: str, table: str) -> list[str]:
-    """For a figure read from a table cell because its row and column share words with the question (no lexicon
-    metric vouches for it): the question's words that neither the figure's provenance nor its page (``table``: the
-    table's title, header and rows and the sentences beside it: a word printed there may be a heading the row sits
-    under, or the table's subject) names; a metric the question names is named by the page when the page names that
-    metric in any of the lexicon's words. 'Long-term deferred revenue' is not the 'Revenue' row of a page that never
-    says deferred."""
-    if not answer.named or answer.exact_label or only_periods(answer.named):
+def _uncovered_words(answer: SubAnswer, question: str, provenance: str, headings: str, reader: EvidenceReader | None,
+                     whose: str = "") -> list[str]:
+    """The words of what the question asks that neither the figure's provenance nor its page's ``headings`` (the
+    headings and introductions that say what its table is, see :func:`page_headings`) name: 'long-term deferred
+    revenue' is not the 'Revenue' row of a page that never says deferred. A metric the question names is named
+    when they name that metric in any of the lexicon's words; the figure's own metric, its company (``whose``:
+    the filer's names), instructions around the question ('Answer in USD millions.') and the scale it asks are no
+    part. A figure the lexicon vouches for (its row is a name of the metric) leaves out only the words that name
+    another row of its own table: 'software in property and equipment' is the table's 'Software' row, not its net
+    total; the other words are the metric check's (modifiers) and the scope check's (parts)."""
+    if only_periods(answer.named or naming_words(answer)):
         return []  # a schedule's year row ('2015 | 1,110') is the asked metric's by the schedule's own reading
-    question = re.sub(r"['’]s\b", "", asked_part(question))
-    question = _NET_CHANGE_RE.sub(" ", question)  # 'the net change in X' asks X's change, not a 'net' X
-    printed = f"{provenance} {table}"
+    question = re.sub(r"['’]s\b", "", asking_part(asked_part(question)))
+    question = QUESTION_SCALE_RE.sub(" ", _NET_CHANGE_RE.sub(" ", question))  # 'net change in X' asks X's change
+    printed = f"{provenance} {headings}"
     metrics = {m.canonical for m in find_metrics(printed)}
+    if not answer.named:
+        metrics.add(answer.metric)  # the lexicon read the figure's row as the metric (the metric check's)
     vouched = " ".join(m.surface for m in find_metrics(question) if m.canonical in metrics)
-    company = set(_content_words(answer.company)) if answer.company else set()
+    company = _content_words(f"{answer.company} {whose}")
     asked = _content_words(question) - company - ASKING_WORDS - EQUITY_WORDS - _content_words(vouched)
     own = _content_words(printed)
-    return sorted(w for w in asked - own if not any(_same_root(w, o) for o in own))
+    # 'increased', 'decreasing': forms of words that ask how, not what
+    missing = {w for w in asked - own if not any(_same_root(w, o) for o in (*own, *ASKING_WORDS))}
+    if not answer.named:
+        missing &= _other_rows(answer, reader)
+    return sorted(missing)
+
+
+def _other_rows(answer: SubAnswer, reader: EvidenceReader | None) -> set[str]:
+    """The words of the labels of the other rows of the figure's table."""
+    if reader is None or answer.citation is None or answer.value is None:
+        return set()
+    row = reader.row_at(answer.citation.chunk_id, answer.value.start)
+    if row is None:
+        return set()
+    return {w for seg in reader.segments if seg.kind == "row" and seg.ev == row.ev and seg is not row
+            for w in _content_words(seg.label)}
 
 
 # 'per basic share', 'per common stock share', 'per employee', 'per barrel': the words after 'per' up to a function
@@ -196,10 +217,11 @@ def check_scope(
         return Check(name="scope", passed=False, detail=(
             f"the question asks for an amount per {rate}; the figure found is {naming_words(answer).strip()!r}, "
             f"whose words say no per {rate}"))
-    uncovered = _uncovered_words(answer, question, provenance, page_text(reader, answer))
+    uncovered = _uncovered_words(answer, question, provenance, page_headings(reader, answer), reader, filers)
     if uncovered:
         return Check(name="scope", passed=False, detail=(
-            f"the figure found is {answer.named!r}; its row, column and table do not say {' '.join(uncovered)}"))
+            f"the figure found is {(answer.named or naming_words(answer)).strip()!r}; its row, column and table do not "
+            f"say {' '.join(uncovered)}"))
     # 'the average total X in 2018 and 2019' is split into lookups of X: the turn's 'total' holds for each, when the
     # turn names one metric only
     one_metric = len({m.canonical for m in find_metrics(turn_question)}) <= 1

@@ -18,15 +18,44 @@ def chunk_text(reader: EvidenceReader, chunk_id: str) -> str:
     return " ".join(ev.text for ev in reader.evidence if ev.chunk_id == chunk_id)
 
 
-def page_text(reader: EvidenceReader | None, answer: SubAnswer) -> str:
-    """The text of every evidence item on the figure's page: its table, and the sentences around it that say what
-    the table is ('Revenue by geographic area was as follows')."""
+def page_headings(reader: EvidenceReader | None, answer: SubAnswer) -> str:
+    """The lines of the figure's page that can say what its table is: the tables' header lines ('Domestic |
+    International | columns: 2019, 2018, 2019, 2018.) of its own table, headings ('5. Property and Equipment, Net') and the
+    sentences that introduce a table ('Revenue by geographic area was as follows:'). Not the tables' rows, which
+    name other figures, nor the page's other sentences, which state figures of their own: 'Total amortization
+    expense on capitalized internal-use software was $2.5 million' says nothing of the table's 'Software' row."""
     if reader is None or answer.citation is None:
         return ""
     cited = next((ev for ev in reader.evidence if ev.chunk_id == answer.citation.chunk_id), None)
     if cited is None:
         return ""
-    return " ".join(ev.text for ev in reader.evidence if ev.doc_name == cited.doc_name and ev.page == cited.page)
+    lines = ((ev is cited, line.strip()) for ev in reader.evidence
+             if ev.doc_name == cited.doc_name and ev.page == cited.page for line in ev.text.split("\n"))
+    # the header lines of the figure's own table; another table's header names other figures' columns
+    return " ".join(line for own, line in lines if line and (
+        (own and _header_line(line)) if "|" in line else (line.endswith(":") or _heading(line))))
+
+
+# A linearised table cell that holds a figure ('2019: 4.00%', '$ (1,234)', '12.5 %'): its line is a row.
+_FIGURE_CELL_RE = re.compile(r"^\s*(?:[^:|]*:\s*)?[-–$€£(]*\s*\d[\d,.]*\s*(?:%|\)|[a-z]{0,3})?\s*\)?\s*$", re.IGNORECASE)
+
+
+def _header_line(line: str) -> bool:
+    """A table line that holds no figure (a header of names or periods), not a row."""
+    cells = line.split("|")[1:]
+    return not any(_FIGURE_CELL_RE.match(c) for c in cells if not c.strip().lower().startswith("columns:"))
+
+
+_SECTION_NUMBER_RE = re.compile(r"^\s*(?:(?i:note|item|part)\s+)?(?:\d+|[IVX]+)[A-Z]?[.:)]?\s+")  # 'Note 6.'
+HEADING_MAX_WORDS = 12  # 'Note 6. Property and Equipment, Net'; a wrapped line of a paragraph runs longer
+
+
+def _heading(line: str) -> bool:
+    """A line that heads what follows: short, no sentence ending in it or at its end, no figure of its own
+    (a line of a wrapped paragraph is none of these)."""
+    text = _SECTION_NUMBER_RE.sub("", line)
+    return (len(text.split()) <= HEADING_MAX_WORDS and ". " not in text and not text.endswith((".", ";", ","))
+            and not any(ch.isdigit() for ch in text))
 
 
 def row_label(answer: SubAnswer) -> str:

@@ -27,7 +27,7 @@ COMPUTED_CONFIDENCE_FLOOR = 0.5  # a computation is as sure as its least sure in
 ROUNDED_DECIMALS = {1e9: 1, 1e6: 0, 1e3: 0}  # how a converted figure is quoted: $4.6 billion, $303 million
 
 
-_QUESTION_SCALE_RE = re.compile(
+QUESTION_SCALE_RE = re.compile(  # "in USD millions": the scale a question asks its answer in
     r"\b(?:in|usd|us\$|\$)\s*(?:usd\s+|us\s*\$\s*|\$\s*|us\s+dollars?\s+|dollars\s+)?"
     r"(thousands|millions|billions)\b",
     re.IGNORECASE,
@@ -161,7 +161,7 @@ class CombinationResult(BaseModel):
 # ---------------------------------------------------------------------------------------------------------
 def question_scale(question: str) -> float | None:
     """The scale a question asks the answer in ('in USD millions' -> 1e6); None when it names none."""
-    m = _QUESTION_SCALE_RE.search(question or "")
+    m = QUESTION_SCALE_RE.search(question or "")
     return _SCALE_OF_WORD[m.group(1).lower()] if m else None
 
 
