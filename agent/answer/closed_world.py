@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from itertools import takewhile
 
 from agent.answer.companies import question_names, same_company
-from agent.answer.provenance import covers, figure_provenance, mentioned, naming_words, page_headings
+from agent.answer.provenance import covers, figure_provenance, mentioned, naming_words, page_headings, row_label
 from agent.answer.reading import TOTAL_ROW_RE, EvidenceReader, only_periods
 from agent.answer.records import QUESTION_SCALE_RE, Check, SubAnswer
 from agent.answer.words import (
@@ -58,7 +58,7 @@ def _uncovered_words(answer: SubAnswer, question: str, provenance: str, headings
     part. A figure the lexicon vouches for (its row is a name of the metric) leaves out only the words that name
     another row of its own table: 'software in property and equipment' is the table's 'Software' row, not its net
     total; the other words are the metric check's (modifiers) and the scope check's (parts)."""
-    if only_periods(answer.named or naming_words(answer)):
+    if only_periods(row_label(answer) or answer.named or naming_words(answer)):
         return []  # a schedule's year row ('2015 | 1,110') is the asked metric's by the schedule's own reading
     question = re.sub(r"['’]s\b", "", asking_part(asked_part(question)))
     question = QUESTION_SCALE_RE.sub(" ", _NET_CHANGE_RE.sub(" ", question))  # 'net change in X' asks X's change

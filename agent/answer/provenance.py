@@ -29,11 +29,38 @@ def page_headings(reader: EvidenceReader | None, answer: SubAnswer) -> str:
     cited = next((ev for ev in reader.evidence if ev.chunk_id == answer.citation.chunk_id), None)
     if cited is None:
         return ""
-    lines = ((ev is cited, line.strip()) for ev in reader.evidence
-             if ev.doc_name == cited.doc_name and ev.page == cited.page for line in ev.text.split("\n"))
-    # the header lines of the figure's own table; another table's header names other figures' columns
-    return " ".join(line for own, line in lines if line and (
-        (own and _header_line(line)) if "|" in line else (line.endswith(":") or _heading(line))))
+    # The page's lines in reading order (a chunk's paragraphs and tables are evidence items one after another).
+    lines = [(ev is cited, line.strip()) for ev in reader.evidence
+             if ev.doc_name == cited.doc_name and ev.page == cited.page for line in ev.text.split("\n")]
+    kept: list[str] = []
+    above = ""  # the last paragraph since the previous table line
+    for own, line in lines:
+        if "|" in line:
+            kept.append(_last_sentence(above))  # the sentence above a table (past its headings) introduces it
+            above = ""
+            if own and _header_line(line):
+                kept.append(line)  # its own table's header; another table's names other figures' columns
+        elif line.endswith(":") or _heading(line):
+            kept.append(line)
+        elif line.lower().startswith("columns:"):
+            kept.append(line if own else "")  # a table's header, linearised on a line of its own
+        elif _last_sentence(line):
+            above = line
+    return " ".join(x for x in kept if x)
+
+
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=\S)")
+
+
+INTRODUCTION_MIN_WORDS = 4  # 'millions of dollars 2006 2005 2004' is the table's unit line, not its introduction
+
+
+def _last_sentence(line: str) -> str:
+    """The last sentence of a paragraph line that says something ('... the following table summarizes the
+    activity in our gross unrecognized tax benefits for the years ended december 31: .'), past a unit line the
+    page glued after it ('millions of dollars 2006 2005 2004 .')."""
+    sentences = [s for s in _SENTENCE_END_RE.split(line.rstrip(" .")) if s.strip(" .")]
+    return next((s for s in reversed(sentences) if len(re.findall(r"[A-Za-z]{3,}", s)) >= INTRODUCTION_MIN_WORDS), "")
 
 
 # A linearised table cell that holds a figure ('2019: 4.00%', '$ (1,234)', '12.5 %'): its line is a row.
