@@ -11,7 +11,14 @@ from collections.abc import Sequence
 from itertools import takewhile
 
 from agent.answer.companies import question_names, same_company
-from agent.answer.provenance import covers, figure_provenance, mentioned, naming_words, page_headings, row_label
+from agent.answer.provenance import (
+    covers,
+    figure_provenance,
+    mentioned,
+    naming_words,
+    page_headings,
+    row_label,
+)
 from agent.answer.reading import TOTAL_ROW_RE, EvidenceReader, only_periods
 from agent.answer.records import QUESTION_SCALE_RE, Check, SubAnswer
 from agent.answer.words import (
