@@ -19,11 +19,12 @@ def chunk_text(reader: EvidenceReader, chunk_id: str) -> str:
 
 
 def page_headings(reader: EvidenceReader | None, answer: SubAnswer) -> str:
-    """The lines of the figure's page that can say what its table is: the tables' header lines ('Domestic |
-    International | columns: 2019, 2018, 2019, 2018.) of its own table, headings ('5. Property and Equipment, Net') and the
-    sentences that introduce a table ('Revenue by geographic area was as follows:'). Not the tables' rows, which
-    name other figures, nor the page's other sentences, which state figures of their own: 'Total amortization
-    expense on capitalized internal-use software was $2.5 million' says nothing of the table's 'Software' row."""
+    """The lines of the figure's page that can say what its table is: its own table's header lines ('Domestic |
+    International | columns: 2019, 2018, 2019, 2018'), the page's headings ('5. Property and Equipment, Net') and
+    the sentences that introduce a table ('Revenue by geographic area was as follows:', or the last sentence of the
+    paragraph above it). Not the tables' rows, which name other figures, nor the page's other sentences, which
+    state figures of their own: 'Total amortization expense on capitalized internal-use software was $2.5 million'
+    says nothing of the table's 'Software' row."""
     if reader is None or answer.citation is None:
         return ""
     cited = next((ev for ev in reader.evidence if ev.chunk_id == answer.citation.chunk_id), None)
