@@ -325,7 +325,8 @@ def _best_cell(
         # to the next) may still carry it; cells that name another period stay out.
         undated = [c for c in cells if not c.periods and len(c.seg.numbers) == 1 and not c.seg.numbers[0].period]
         found = _best_of(undated, reader, words, set(), same_row, question)  # a dated row's 'total' is no year
-    if asked and (found is None or not words <= _hits(reader, found[1], words)):
+    named = _hits(reader, found[1], words) if found is not None else set()
+    if asked and (found is None or not words <= named):
         # No table names it all: a sentence may state it for the period ('rental expense was $66.9 million,
         # $57.2 million and $49.0 million in 2010, 2009 and 2008, respectively'). A sentence naming all the
         # question's words the best row names, and more, is the answer: 'total amortization expense on
@@ -335,7 +336,7 @@ def _best_cell(
         prose_cells = [c for c in _prose_cells(reader, allowed)
                        if found is None or (c.value.unit == "%") == (found[1].value.unit == "%")]
         prose = _best_of(prose_cells, reader, words, asked, same_row, question)
-        if prose is not None and (found is None or _hits(reader, prose[1], words) > _hits(reader, found[1], words)):
+        if prose is not None and (found is None or _hits(reader, prose[1], words) > named):
             found = prose
     return found
 

@@ -34,10 +34,10 @@ def page_headings(reader: EvidenceReader | None, answer: SubAnswer) -> str:
     lines = [(ev is cited, line.strip()) for ev in reader.evidence
              if ev.doc_name == cited.doc_name and ev.page == cited.page for line in ev.text.split("\n")]
     kept: list[str] = []
-    above = ""  # the last paragraph since the previous table line
+    above = ""  # the last sentence of the last paragraph since the previous table line
     for own, line in lines:
         if "|" in line:
-            kept.append(_last_sentence(above))  # the sentence above a table (past its headings) introduces it
+            kept.append(above)  # the sentence above a table (past its headings) introduces it
             above = ""
             if own and _header_line(line):
                 kept.append(line)  # its own table's header; another table's names other figures' columns
@@ -45,8 +45,8 @@ def page_headings(reader: EvidenceReader | None, answer: SubAnswer) -> str:
             kept.append(line)
         elif line.lower().startswith("columns:"):
             kept.append(line if own else "")  # a table's header, linearised on a line of its own
-        elif _last_sentence(line):
-            above = line
+        elif sentence := _last_sentence(line):
+            above = sentence
     return " ".join(x for x in kept if x)
 
 
