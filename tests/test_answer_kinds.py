@@ -15,6 +15,7 @@ from agent.config import Settings
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue
 from agent.query.asked import PERIODS_MEETING, operations_asked, threshold_asked
+from agent.query.intent import guess_company
 from agent.schemas import NumericValue
 
 FILING = """# Fabrikam Devices Inc.
@@ -72,6 +73,15 @@ Contractual obligations (in thousands)
 |---|---|---|---|
 | Operating leases | 15,363 | 22,919 | 9,492 |
 | Purchase obligations | 199,097 | 8,996 | – |
+
+### Note 12. Other Assets
+
+Other assets consist of the following (in thousands):
+
+| | 2024 | 2023 |
+|---|---|---|
+| Deposits | 2,150 | 2,480 |
+| Other assets | 9,521 | 18,111 |
 """
 
 
@@ -159,3 +169,38 @@ def test_a_sentence_introducing_a_table_is_no_answer(fabrikam: Settings) -> None
     answer = ask_once(fabrikam, "What are the segments for which the expected, incurred and remaining charges for the "
                                 "fiscal 2024 program are recorded?")
     assert "The following table summarizes" not in answer.split("Closest evidence", 1)[0]
+
+
+@pytest.mark.parametrize(
+    ("question", "company"),
+    [
+        # A row label written in title case is no company: a metric's name that runs on past the capital ...
+        ("In which year was Operating profit larger?", ""),
+        ("How many years did Gross deferred tax assets exceed $400 million?", ""),
+        # ... or a determiner, which never opens a name.
+        ("In which year was Other assets larger?", ""),
+        # Companies keep their names, metric words in them or not.
+        ("Has Microsoft increased its debt?", "Microsoft"),
+        ("How much did Capital One pay in dividends in 2020?", "Capital One"),
+        ("How much did Sales Force earn in 2020?", "Sales Force"),
+    ],
+)
+def test_a_row_label_in_title_case_is_no_company(question: str, company: str) -> None:
+    assert guess_company(question) == company
+
+
+@pytest.mark.parametrize(
+    ("question", "year", "figures"),
+    [
+        # A row the lexicon does not name: the question says no period, but only the row's figures can answer.
+        ("In which year was Other assets larger?", "2023", "FY2023 18,111 > FY2024 9,521"),
+        # A lexicon row written in title case.
+        ("In which year was Raw materials larger?", "2024", "FY2024 30,100 > FY2023 25,500"),
+    ],
+)
+def test_which_year_of_a_title_case_row_is_computed_from_its_figures(
+    fabrikam: Settings, question: str, year: str, figures: str
+) -> None:
+    answer = ask_once(fabrikam, question)
+    assert answer.startswith("Year with the highest") and f": {year} (" in answer
+    assert figures in answer and "[FABRIKAM_2024_10K, p. " in answer

@@ -35,6 +35,8 @@ NOT_NAMES = frozenset(
         "between", "during", "over", "under", "after", "before", "since", "excluding", "including", "within",
         "across", "following", "compared", "versus", "fiscal", "year", "years", "ended", "ending", "quarter",
         "quarters", "months", "period", "periods",
+        # determiners: they open a row label written in title case ('Other assets', 'Each segment'), never a name
+        "other", "another", "each", "every", "all", "any", "some", "such", "both", "same",
     )
 )  # fmt: skip
 # How a filing names its own filer ('the Company's investments', 'the Group's revenue'): the filer, never another

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from agent.entities import EntityRegistry, as_registry
-from agent.entities.names import FILER_WORDS, name_tokens
+from agent.entities.names import FILER_WORDS, NOT_NAMES, name_tokens
 from agent.finance.lexicon import canonical, find_metrics, topic_from_cues, topic_of
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import name_numbers
@@ -26,7 +26,8 @@ from agent.finance.periods import (
     sort_key,
 )
 from agent.ingest.cards import find_scope_entities
-from agent.query.scope import scope_terms
+from agent.query.asked import PERIODS_MEETING, operations_asked
+from agent.query.scope import PLAIN_MODIFIERS, scope_terms
 from agent.schemas import QueryIntent, Relation, TemporalScope
 
 MAX_AVERAGE_YEARS = 10  # "N year average" beyond this is not a reporting-period request
@@ -160,6 +161,7 @@ _KEYWORD = re.compile(r"[a-z0-9&]+(?:[-'’][a-z0-9]+)*")
 _AS_OF_RE = re.compile(r"\b(?:as\s+of|at)\s*$", re.IGNORECASE)
 _AS_OF_LEAD_RE = re.compile(r"(?:as\s+of|at)\b", re.IGNORECASE)
 AS_OF_REACH = 8  # characters before a date searched for 'as of'
+LABEL_REACH = 80  # characters after a guessed name read for the metric it may open (a row label's length)
 _PERIOD_TOKEN = re.compile(
     r"^(?:fy)?'?\d{2,4}(?:q[1-4]|h[12])?$|^[qh][1-4](?:['’]?\d{2,4})?$|^[1-4][qh]['’]?\d{2,4}$"
 )
@@ -188,10 +190,24 @@ def guess_company(question: str) -> str:
         name = " ".join(words)
         if not name or name.lower() in _NOT_COMPANY | FILER_WORDS or canonical(name) is not None or find_periods(name):
             continue
+        if words[0].lower() in NOT_NAMES or _opens_label(question[question.find(name, m.start()):], len(name)):
+            continue  # 'In which year was Other assets larger?', 'Operating profit': a row label in title case
         if _YEAR_SPAN_RE.fullmatch(name):
             continue  # 'for 2017-2019?': a span of years, no company
         return name
     return ""
+
+
+def _opens_label(text: str, name_length: int) -> bool:
+    """Whether ``text`` opens with a metric's name that runs on past the capitalised words (its first
+    ``name_length`` characters), maybe after words that only describe it ('Operating profit larger?', 'Gross
+    deferred tax assets exceed'): a row label written in title case, not a company ('Cash America lend?' is one:
+    its metric word ends inside the name)."""
+    mentions = find_metrics(text[:LABEL_REACH])
+    if not mentions or mentions[0].end <= name_length:
+        return False
+    before = name_tokens(text[: mentions[0].start])
+    return all(w in PLAIN_MODIFIERS for w in before)
 
 
 def find_ticker(question: str) -> str:
@@ -250,12 +266,17 @@ def _asks_cause(question: str) -> bool:
                for m in _EXPLANATION.finditer(asked))
 
 
+# Operations computed over a row's figures ('In which year was X larger?', 'How many years did X exceed $5m?'):
+# their answer is a period, but only figures can give it.
+_OVER_FIGURES = frozenset(("extreme", PERIODS_MEETING))
+
+
 def _requires_numeric(question: str, relation: Relation, metrics: list[str]) -> bool:
     if relation is Relation.DEFINITION and not _AMOUNT.search(question):
         return False  # 'how is X calculated?' asks the method, not the figure
     if relation is Relation.EXPLANATION and not _HOW_MUCH.search(question) and _asks_cause(question):
         return False  # 'what caused the decrease in revenue?' asks the cause, not the decrease
-    if _NUMERIC.search(question):
+    if _NUMERIC.search(question) or operations_asked(question) & _OVER_FIGURES:
         return True
     if relation in (Relation.DEFINITION, Relation.POLICY, Relation.EXPLANATION):
         return False

@@ -66,7 +66,7 @@ STOP_WORDS = frozenset((
 
 _TOKEN_RE = re.compile(r"[A-Za-z][\w&'’.-]*|\d[\w,.&'’-]*%?|\S")  # '3M', '10-K', '1,234' are one token each
 # Words before a metric's name that widen or merely describe it ('total net revenue', 'annual capex').
-_PLAIN_MODIFIERS = frozenset(
+PLAIN_MODIFIERS = frozenset(
     ("total", "net", "gross", "annual", "yearly", "quarterly", "reported", "reporting", "consolidated", "overall",
      "aggregate", "combined", "full", "cash", "current", "actual", "basic", "diluted", "gaap", "unadjusted")
 )
@@ -122,7 +122,7 @@ def _before(question: str, start: int, company: str) -> list[str]:
             or len(mods) >= MAX_MODIFIER_WORDS
         ):
             break
-        if low not in _PLAIN_MODIFIERS:
+        if low not in PLAIN_MODIFIERS:
             mods.append(low)
     return mods[::-1]
 
