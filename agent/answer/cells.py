@@ -432,6 +432,12 @@ def _best_of(
         hits = _hits(reader, cell, words)
         if not hits:
             continue
+        if (not cell.prose and label_words and not (words & (label_words | parent_words)) - _content_words(cell.header)
+                and not TOTAL_ROW_RE.match(cell.label) and not only_periods(cell.label)):
+            # A row that names nothing its column does not, read because its column does ('the revenue of Network
+            # Solutions' over the 'Subscriber Solutions & Experience' row): the row is a part of what was asked;
+            # only a total row is it.
+            continue
         # 'the value of pmi common stock' in a performance table: the row or column naming the company (or
         # index) is the stock; 'common stock', 'price' and 'value' then name nothing more.
         rest = words - EQUITY_WORDS

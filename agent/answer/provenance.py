@@ -145,8 +145,9 @@ def figure_provenance(answer: SubAnswer, reader: EvidenceReader | None) -> str:
 
 def mentioned(text: str, name: str) -> bool:
     """``text`` writes ``name``, its last word perhaps as an adjective or plural ('Europe' in 'European')."""
-    words = name_tokens(name)
-    return bool(words) and re.search(r"\b" + r"\W+".join(map(re.escape, words)) + r"\w*", text, re.IGNORECASE) is not None
+    words = name_tokens(name)  # '&' is read as 'and': either is written
+    pattern = r"\W+".join(r"(?:and|&)" if w == "and" else re.escape(w) for w in words)
+    return bool(words) and re.search(r"(?<!\w)" + pattern + r"\w*", text, re.IGNORECASE) is not None
 
 
 def covers(provenance: str, name: str) -> bool:

@@ -326,6 +326,64 @@ def item_questions(question: str) -> list[str]:
     return []
 
 
+# An operation over two items the question names ('the difference in fair value between purchased technology and
+# trademarks', 'the sum of net bookings and in-game net bookings', 'the ratio of current to non-current deferred
+# revenue'): the words that ask it, what stands between them and the items (what both items are a figure of), and
+# the word that joins the items.
+_ITEM_OPERATIONS: tuple[tuple[str, re.Pattern[str], str], ...] = (
+    ("difference", re.compile(r"\b(?:difference|gap)\b(?P<ctx>(?:\s+(?!between\b)[\w'’&,().%-]+){0,8}?)\s+between\s+",
+                              re.I), "and"),
+    # ('the total of X and Y segment revenue' names one row: 'total' is a row's word, 'sum' an operation's)
+    ("sum", re.compile(r"\b(?:sum|combined\s+(?:value|amount))\s+of\s+(?:the\s+)?", re.I), "and"),
+    ("ratio", re.compile(r"\bratio\s+of\s+(?:the\s+)?", re.I), "to"),
+)
+# Words after the items that say when or in what they are read ('in 2019', 'as at 31 December 2019', 'for fiscal
+# 2018'): they belong to both items' questions.
+_ITEM_TAIL_RE = re.compile(r"\s+(?:in|for|as\s+(?:at|of)|at|during|on|from|of\s+fiscal|of\s+(?:fy|19|20))(?![\w-]).*$|"
+                           r"\s*[?.]\s*$", re.I)
+
+
+_LEADING_ARTICLE_RE = re.compile(r"^(?:the|its|their)\s+", re.I)
+_SUM_WORD_RE = re.compile(r"\b(?:sum|combined)\b", re.I)  # 'total X' names a row; 'the sum of' asks a step
+# An item that points back ('this value', 'the one in Jersey City') is an earlier answer's, or asks a step of its own
+# ('goodwill divided by total assets'): the references' and the operations' to read, not a row's.
+_NOT_AN_ITEM_RE = re.compile(r"\b(?:this|that|these|those|it|one|ones|divided|multiplied|times|over)\b", re.I)
+
+
+def operation_items(question: str) -> tuple[str, list[tuple[str, str]]] | None:
+    """The operation a question asks over two items it names, and each item with the question as asked of it, in
+    the order named: 'What was the difference in the gross carrying value between trade names and non-compete
+    agreements in 2019?' -> ('difference', [('trade names', 'What was the gross carrying value of trade names in
+    2019?'), ('non-compete agreements', 'What was the gross carrying value of non-compete agreements in 2019?')]). None when it names no two such items: the
+    'and' of a metric's name ('research and development'), a span of periods ('between 2018 and 2019'), or an item
+    that asks an operation of its own ('the average X')."""
+    for operation, opens, join in _ITEM_OPERATIONS:
+        m = opens.search(question)
+        if m is None:
+            continue
+        rest = question[m.end():]
+        tail = _ITEM_TAIL_RE.search(rest)
+        listed, after = (rest[: tail.start()], rest[tail.start():]) if tail else (rest, "")
+        names = [(n.start, n.end) for n in find_metrics(listed)]
+        for j in re.finditer(rf"\s+{join}\s+", listed, re.I):
+            if any(a < j.start() < b for a, b in names) or listed[: j.start()].count("(") > listed[: j.start()].count(")"):
+                continue  # 'research and development' is one name
+            items = [listed[: j.start()].strip(" ,"), listed[j.end():].strip(" ,")]
+            if not all(items) or any(find_periods(i) or re.search(r"\b(?:years?|fy|periods?)\b", i, re.I)
+                                     for i in items):
+                return None  # 'between 2018 and 2019': the ends of a span, not two items
+            if any(rx.search(i) for i in items
+                   for rx in (AVERAGE_RE, CHANGE_RE, CAGR_RE, PERCENT_RE, _SUM_WORD_RE, _NOT_AN_ITEM_RE)):
+                return None  # 'the difference between the average X and the average Y': two steps, not one
+            context = re.sub(r"^\s*(?:in|of|for)?\s*(?:the\s+)?", "", m.group("ctx") if "ctx" in m.groupdict() else "")
+            head = f"{context.strip()} of " if context.strip() else ""
+            tail_text = after.rstrip(" ?.")
+            named = [_LEADING_ARTICLE_RE.sub("", i) for i in items]
+            return operation, [(i, f"What was the {head}{i}{tail_text}?") for i in named]
+        return None
+    return None
+
+
 def lookup_question(
     company: str, metrics: Sequence[str], periods: Sequence[str], hint: str = "", wording: str = ""
 ) -> str:

@@ -42,6 +42,7 @@ from agent.query.cues import (
     lookup_question,
     metric_label,
     one_period_question,
+    operation_items,
     scale_hint,
     spans_range,
     subject_phrase,
@@ -377,6 +378,29 @@ def _listed_items(
     return items
 
 
+def _operation_over_items(
+    question: str, intent: QueryIntent, companies: Sequence[str], periods: Sequence[str]
+) -> tuple[str, list[tuple[str, str, str]]] | None:
+    """The operation a question asks over two items it names, with each item, its question and the metric it names
+    ('' for a row the lexicon does not name), when the company-metric grid would not read them one by one: an item
+    names no metric, or both name the same one ('total revenue of network solutions' and 'of services'). None
+    otherwise, and for several companies or periods."""
+    if len(companies) != 1 or len(periods) > 1 or intent.relation in NON_NUMERIC_RELATIONS:
+        return None
+    found = operation_items(question)
+    if found is None:
+        return None
+    operation, items = found
+    listed = []
+    for item, text in items:
+        named = list(dict.fromkeys(m.canonical for m in find_metrics(text)))
+        listed.append((item, text, named[0] if len(named) == 1 else ""))
+    metrics = [m for _, _, m in listed]
+    if "" not in metrics and len(set(metrics)) == len(metrics):
+        return None
+    return operation, listed
+
+
 def decompose(question: str, intent: QueryIntent, known_companies: EntityRegistry | Sequence[str] = ()) -> QueryPlan:
     """Offline twin: split by company x metric x period and add the combinations the question needs.
 
@@ -405,6 +429,25 @@ def decompose(question: str, intent: QueryIntent, known_companies: EntityRegistr
         ops = ["share", *[op for op in ops if op not in {"share", "ratio", "difference"}]]
     hint = scale_hint(question)
     plan = QueryPlan(question=question, intent=intent)
+    over_items = _operation_over_items(asked, intent, companies, periods)
+    if over_items is not None:
+        # 'The difference in fair value between purchased technology and trademarks': one lookup an item, each
+        # read and checked on its own words, and the operation over them computed in code.
+        operation, listed = over_items
+        period = periods[0] if periods else ""
+        for _, text, metric in listed:
+            item_intent = _sub_intent(intent, text, companies[0], metric, period)
+            item_intent.metrics = [metric] if metric else []
+            item_intent.scope = [t for t in item_intent.scope if t.text.lower() in text.lower()]
+            plan.sub_queries.append(
+                SubQuery(id=_sub_query_id(companies[0], f"{metric} {text}", period), question=text,
+                         company=companies[0], metric=metric, period=period, intent=item_intent)
+            )
+        (a, _, _), (b, _, _) = listed
+        label = {"difference": f"{a} minus {b}", "sum": f"total of {a} and {b}", "ratio": f"{a} to {b}"}[operation]
+        plan.combinations = [Combination(id="c1", operation=operation,  # type: ignore[arg-type]
+                                         operands=[sq.id for sq in plan.sub_queries], label=label)]
+        return plan
     items = _listed_items(asked, intent, companies, periods)
     if items:
         # 'What are the respective sales and purchases for 2017?': one lookup an item, in the order asked, each
