@@ -105,3 +105,10 @@ def test_a_row_the_question_does_not_name_is_no_answer_for_its_column(tailspin: 
     answer = ask_once(tailspin, "What was the revenue of Services & Support?")
     assert "74,835" in stated(answer)
     assert "58,894" not in stated(answer) and "8,269" not in stated(answer)
+
+
+def test_a_row_printed_part_by_part_is_read_in_its_total_column_unless_a_part_is_asked(tailspin: Settings) -> None:
+    whole = ask_once(tailspin, "What was the revenue from Access & Aggregation?")
+    assert "348,874" in stated(whole) and "289,980" not in stated(whole)
+    part = ask_once(tailspin, "What was the Network Solutions revenue from Access & Aggregation?")
+    assert "289,980" in stated(part) and "348,874" not in stated(part)

@@ -25,6 +25,7 @@ from agent.answer.words import (
     EQUITY_WORDS,
     RETRIEVAL_WEIGHT,
     TOTAL_BONUS,
+    WHOLE_COLUMN_RE,
     _about,
     _content_words,
     _for_company,
@@ -72,6 +73,8 @@ _DOC_YEAR_RE = re.compile(r"(?:^|_)((?:19|20)\d\d)(?:_|$)")
 
 
 HEADER_NAMED_BONUS = 0.3  # the question writes the cell's column header verbatim ('on 12/14')
+COLUMN_NAME_MAX_WORDS = 4  # a column's name ('Network Solutions', 'Gross carrying value'); longer is a sentence
+WHOLE_COLUMN_BONUS = 0.05  # a tie-break: the total column of a row printed part by part, when no part is asked
 
 
 HEADER_MIN_CHARS = 3  # shorter headers ('a', '%') are written by chance
@@ -432,11 +435,13 @@ def _best_of(
         hits = _hits(reader, cell, words)
         if not hits:
             continue
-        if (not cell.prose and label_words and not (words & (label_words | parent_words)) - _content_words(cell.header)
+        header_words = _content_words(cell.header)
+        if (not cell.prose and label_words and len(header_words) <= COLUMN_NAME_MAX_WORDS
+                and not (words & (label_words | parent_words)) - header_words
                 and not TOTAL_ROW_RE.match(cell.label) and not only_periods(cell.label)):
-            # A row that names nothing its column does not, read because its column does ('the revenue of Network
-            # Solutions' over the 'Subscriber Solutions & Experience' row): the row is a part of what was asked;
-            # only a total row is it.
+            # A row that names nothing its column does not, read because its column's name does ('the revenue of
+            # Network Solutions' over the 'Subscriber Solutions & Experience' row): the row is a part of what was
+            # asked; only a total row is it. (A header line of many words is a sentence, not a column's name.)
             continue
         # 'the value of pmi common stock' in a performance table: the row or column naming the company (or
         # index) is the stock; 'common stock', 'price' and 'value' then name nothing more.
@@ -455,6 +460,9 @@ def _best_of(
             # 'the total capital' is the 'Total capital' row, not a component row naming as many words
             + (TOTAL_BONUS if wants_total and TOTAL_ROW_RE.match(cell.label) else 0.0)
             + (HEADER_NAMED_BONUS if _names_header(question, cell.header) else 0.0)
+            # 'the revenue from Access & Aggregation' of a row printed by segment and in total: the total column
+            # is the whole; a column the question names wins by the words it names
+            + (WHOLE_COLUMN_BONUS if not cell.periods and WHOLE_COLUMN_RE.match(cell.header) else 0.0)
         )
         if best is None or score > best[0]:
             best = (score, cell)

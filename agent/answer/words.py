@@ -146,7 +146,7 @@ def unasked_part(ev: Evidence, asked: str) -> str:
     return "" if _content_words(ev.part) <= _content_words(asked) else ev.part
 
 
-_WHOLE_COLUMN_RE = re.compile(r"^\s*(?:total|consolidated|combined|all)\b", re.IGNORECASE)
+WHOLE_COLUMN_RE = re.compile(r"^\s*(?:total|consolidated|combined|all)\b", re.IGNORECASE)
 
 
 def unasked_column(ev: Evidence, value: NumericValue, asked: str) -> str:
@@ -157,7 +157,7 @@ def unasked_column(ev: Evidence, value: NumericValue, asked: str) -> str:
         return ""
     named = [c for c in ev.table.columns if c.kind == "name"]
     own = next((c for c in named if c.label == value.column), None)
-    if own is None or len(named) < 2 or _WHOLE_COLUMN_RE.match(own.label):
+    if own is None or len(named) < 2 or WHOLE_COLUMN_RE.match(own.label):
         return ""
     asked = re.sub(r"['’]s\b", "", asked)
     return "" if _content_words(without_units(own.label)) <= _content_words(asked) else own.label
