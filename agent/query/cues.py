@@ -354,9 +354,11 @@ def operation_items(question: str) -> tuple[str, list[tuple[str, str]]] | None:
     """The operation a question asks over two items it names, and each item with the question as asked of it, in
     the order named: 'What was the difference in the gross carrying value between trade names and non-compete
     agreements in 2019?' -> ('difference', [('trade names', 'What was the gross carrying value of trade names in
-    2019?'), ('non-compete agreements', 'What was the gross carrying value of non-compete agreements in 2019?')]). None when it names no two such items: the
-    'and' of a metric's name ('research and development'), a span of periods ('between 2018 and 2019'), or an item
-    that asks an operation of its own ('the average X')."""
+    2019?'), ('non-compete agreements', 'What was the gross carrying value of non-compete agreements in 2019?')]).
+
+    None when it names no two such items: the 'and' of a metric's name ('research and development'), a span of
+    periods ('between 2018 and 2019'), or an item that points back or asks an operation of its own ('this value',
+    'the average X')."""
     for operation, opens, join in _ITEM_OPERATIONS:
         m = opens.search(question)
         if m is None:
