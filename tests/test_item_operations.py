@@ -1,5 +1,5 @@
 """An operation over two items a question names ('the difference in fair value between purchased technology and
-trade names', 'the sum of A and B') is read one item at a time, each checked on its own
+trade names', 'the sum of A and B', 'the ratio of A to B') is read one item at a time, each checked on its own
 words, and computed in code; a row the question does not name is no answer for the column it does.
 
 The filing is typeset here: a 10-K's revenue by segment and product line (segments as columns, a total row) and
@@ -55,6 +55,8 @@ def tailspin(tmp_path_factory: pytest.TempPathFactory) -> Settings:
          "difference", ["trade names", "non-compete agreements"]),
         ("What was the sum of net bookings and in-game net bookings in 2019?", "sum",
          ["net bookings", "in-game net bookings"]),
+        ("What is the ratio of current deferred revenue to non-current deferred revenue?", "ratio",
+         ["current deferred revenue", "non-current deferred revenue"]),
     ],
 )
 def test_the_items_of_an_operation_are_read_apart(question: str, operation: str, items: list[str]) -> None:

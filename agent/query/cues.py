@@ -327,14 +327,16 @@ def item_questions(question: str) -> list[str]:
 
 
 # An operation over two items the question names ('the difference in fair value between purchased technology and
-# trademarks', 'the sum of net bookings and in-game net bookings'): the words that ask it, what stands between them and the items (what both items are a figure of), and
+# trademarks', 'the sum of net bookings and in-game net bookings', 'the ratio of current to non-current deferred
+# revenue'): the words that ask it, what stands between them and the items (what both items are a figure of), and
 # the word that joins the items.
 _ITEM_OPERATIONS: tuple[tuple[str, re.Pattern[str], str], ...] = (
     ("difference", re.compile(r"\b(?:difference|gap)\b(?P<ctx>(?:\s+(?!between\b)[\w'’&,().%-]+){0,8}?)\s+between\s+",
                               re.I), "and"),
     # ('the total of X and Y segment revenue' names one row: 'total' is a row's word, 'sum' an operation's)
     ("sum", re.compile(r"\b(?:sum|combined\s+(?:value|amount))\s+of\s+(?:the\s+)?", re.I), "and"),
-)  # (a ratio or share of two cells is the cell reader's: agent/answer/cells.py, _CELL_SHARE_RES)
+    ("ratio", re.compile(r"\bratio\s+of\s+(?:the\s+)?", re.I), "to"),
+)
 # Words after the items that say when or in what they are read ('in 2019', 'as at 31 December 2019', 'for fiscal
 # 2018'): they belong to both items' questions.
 _ITEM_TAIL_RE = re.compile(r"\s+(?:in|for|as\s+(?:at|of)|at|during|on|from|of\s+fiscal|of\s+(?:fy|19|20))(?![\w-]).*$|"

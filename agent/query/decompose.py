@@ -444,7 +444,7 @@ def decompose(question: str, intent: QueryIntent, known_companies: EntityRegistr
                          company=companies[0], metric=metric, period=period, intent=item_intent)
             )
         (a, _, _), (b, _, _) = listed
-        label = {"difference": f"{a} minus {b}", "sum": f"total of {a} and {b}"}[operation]
+        label = {"difference": f"{a} minus {b}", "sum": f"total of {a} and {b}", "ratio": f"{a} to {b}"}[operation]
         plan.combinations = [Combination(id="c1", operation=operation,  # type: ignore[arg-type]
                                          operands=[sq.id for sq in plan.sub_queries], label=label)]
         return plan
