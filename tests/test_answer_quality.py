@@ -207,10 +207,11 @@ def test_one_item_as_a_percentage_of_another_is_computed_from_two_cells() -> Non
     (walk,) = _answers("what were nuclear fuel expenses as a percentage of 2016 net revenue?", _evidence(WALK))
     assert walk.value is not None and walk.value.unit == "%"
     assert walk.value.value == pytest.approx(68 / 1542 * 100)
-    (ratio,) = _answers(
-        "what was the ratio of equipment rents payable to accrued casualty costs in 2008?", _evidence(PAYABLES)
-    )
-    assert ratio.value is not None and ratio.value.value == pytest.approx(93 / 390)
+    # 'the ratio of X to Y': one lookup an item, the ratio computed in code over the two cells
+    rw = rewrite("what was the ratio of equipment rents payable to accrued casualty costs in 2008?", [], DialogueSlots())
+    final = answer_offline(decompose(rw.question, rw.intent), _evidence(PAYABLES), rw)
+    assert [c.operation for c in final.computations] == ["ratio"]
+    assert final.computations[0].result.value == pytest.approx(93 / 390)
 
 
 # A purchase price allocation: goodwill is a lexicon metric, yet the question divides it by the total.

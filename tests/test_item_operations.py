@@ -57,6 +57,8 @@ def tailspin(tmp_path_factory: pytest.TempPathFactory) -> Settings:
          ["net bookings", "in-game net bookings"]),
         ("What is the ratio of current deferred revenue to non-current deferred revenue?", "ratio",
          ["current deferred revenue", "non-current deferred revenue"]),
+        ("What is the ratio of current deferred revenue to non-current deferred revenue?", "ratio",
+         ["current deferred revenue", "non-current deferred revenue"]),
     ],
 )
 def test_the_items_of_an_operation_are_read_apart(question: str, operation: str, items: list[str]) -> None:
