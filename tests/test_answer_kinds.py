@@ -1,9 +1,10 @@
 """What a question asks for decides what answers it: the periods a row passes a test in are counted in code; a
 question after a description gets the filing's sentence, never a figure of the metric it names; a sum or a share
-asked in words no list holds is never answered by one read figure; a sentence that introduces a table answers nothing.
+asked in words no list holds is never answered by one read figure; a sentence that introduces a table answers nothing;
+a row label written in title case is no company, and the year it is largest in is computed from its figures.
 
 The filing is typeset here: a 10-K's notes with a three-year table of other income, a policy paragraph, franchise
-revenues and contractual obligations.
+revenues, contractual obligations and other assets.
 """
 
 from __future__ import annotations
