@@ -357,6 +357,33 @@ def _lists_periods(question: str, intent: QueryIntent, companies: Sequence[str],
     )
 
 
+def _item_metrics(texts: Sequence[str]) -> list[str] | None:
+    """The metric each item's question names ('' for a row the lexicon does not name), or None when the
+    company-metric grid reads the items one by one: each names a metric of its own, none the same (or no items)."""
+    metrics = []
+    for text in texts:
+        named = list(dict.fromkeys(m.canonical for m in find_metrics(text)))
+        metrics.append(named[0] if len(named) == 1 else "")
+    if not metrics or ("" not in metrics and len(set(metrics)) == len(metrics)):
+        return None
+    return metrics
+
+
+def _item_sub_queries(intent: QueryIntent, company: str, period: str, items: Sequence[tuple[str, str]]) -> list[SubQuery]:
+    """One lookup an item (its question, the metric it names), in the order asked, each read and checked on its own:
+    a metric's lookup where the item names one, else its row by its own words."""
+    out = []
+    for text, metric in items:
+        item_intent = _sub_intent(intent, text, company, metric, period)
+        item_intent.metrics = [metric] if metric else []  # an item naming no metric is read by its own words
+        # the parts the whole question names belong to the item that names them ('International', not
+        # 'Foodservice', for the first of 'the International and Foodservice segment')
+        item_intent.scope = [t for t in item_intent.scope if t.text.lower() in text.lower()]
+        out.append(SubQuery(id=_sub_query_id(company, f"{metric} {text}", period), question=text, company=company,
+                            metric=metric, period=period, intent=item_intent))
+    return out
+
+
 def _listed_items(
     question: str, intent: QueryIntent, companies: Sequence[str], periods: Sequence[str]
 ) -> list[tuple[str, str]]:
@@ -368,22 +395,16 @@ def _listed_items(
     if operation_asked(question) or asks_words(question):
         return []
     texts = item_questions(question)
-    items = []
-    for text in texts:
-        named = list(dict.fromkeys(m.canonical for m in find_metrics(text)))
-        items.append((text, named[0] if len(named) == 1 else ""))
-    metrics = [m for _, m in items]
-    if not items or ("" not in metrics and len(set(metrics)) == len(metrics)):
-        return []
-    return items
+    metrics = _item_metrics(texts)
+    return list(zip(texts, metrics, strict=True)) if metrics is not None else []
 
 
 def _operation_over_items(
     question: str, intent: QueryIntent, companies: Sequence[str], periods: Sequence[str]
-) -> tuple[str, list[tuple[str, str, str]]] | None:
-    """The operation a question asks over two items it names, with each item, its question and the metric it names
-    ('' for a row the lexicon does not name), when the company-metric grid would not read them one by one: an item
-    names no metric, or both name the same one ('total revenue of network solutions' and 'of services'). None
+) -> tuple[str, list[str], list[tuple[str, str]]] | None:
+    """The operation a question asks over two items it names, the items, and each item's question with the metric
+    it names ('' for a row the lexicon does not name), when the company-metric grid would not read them one by one
+    (see :func:`_item_metrics`: 'total revenue of network solutions' and 'of services' name one metric). None
     otherwise, and for several companies or periods."""
     if len(companies) != 1 or len(periods) > 1 or intent.relation in NON_NUMERIC_RELATIONS:
         return None
@@ -391,14 +412,11 @@ def _operation_over_items(
     if found is None:
         return None
     operation, items = found
-    listed = []
-    for item, text in items:
-        named = list(dict.fromkeys(m.canonical for m in find_metrics(text)))
-        listed.append((item, text, named[0] if len(named) == 1 else ""))
-    metrics = [m for _, _, m in listed]
-    if "" not in metrics and len(set(metrics)) == len(metrics):
+    texts = [text for _, text in items]
+    metrics = _item_metrics(texts)
+    if metrics is None:
         return None
-    return operation, listed
+    return operation, [item for item, _ in items], list(zip(texts, metrics, strict=True))
 
 
 def decompose(question: str, intent: QueryIntent, known_companies: EntityRegistry | Sequence[str] = ()) -> QueryPlan:
@@ -429,40 +447,21 @@ def decompose(question: str, intent: QueryIntent, known_companies: EntityRegistr
         ops = ["share", *[op for op in ops if op not in {"share", "ratio", "difference"}]]
     hint = scale_hint(question)
     plan = QueryPlan(question=question, intent=intent)
+    item_period = periods[0] if periods else ""  # items are read in the one period asked
     over_items = _operation_over_items(asked, intent, companies, periods)
     if over_items is not None:
-        # 'The difference in fair value between purchased technology and trademarks': one lookup an item, each
-        # read and checked on its own words, and the operation over them computed in code.
-        operation, listed = over_items
-        period = periods[0] if periods else ""
-        for _, text, metric in listed:
-            item_intent = _sub_intent(intent, text, companies[0], metric, period)
-            item_intent.metrics = [metric] if metric else []
-            item_intent.scope = [t for t in item_intent.scope if t.text.lower() in text.lower()]
-            plan.sub_queries.append(
-                SubQuery(id=_sub_query_id(companies[0], f"{metric} {text}", period), question=text,
-                         company=companies[0], metric=metric, period=period, intent=item_intent)
-            )
-        (a, _, _), (b, _, _) = listed
+        # 'The difference in fair value between purchased technology and trademarks': one lookup an item, and the
+        # operation over them computed in code.
+        operation, (a, b), lookups = over_items
+        plan.sub_queries = _item_sub_queries(intent, companies[0], item_period, lookups)
         label = {"difference": f"{a} minus {b}", "sum": f"total of {a} and {b}", "ratio": f"{a} to {b}"}[operation]
         plan.combinations = [Combination(id="c1", operation=operation,  # type: ignore[arg-type]
                                          operands=[sq.id for sq in plan.sub_queries], label=label)]
         return plan
     items = _listed_items(asked, intent, companies, periods)
     if items:
-        # 'What are the respective sales and purchases for 2017?': one lookup an item, in the order asked, each
-        # read and checked on its own (a metric's lookup where the item names one, else its row by its words)
-        for text, metric in items:
-            period = periods[0] if periods else ""
-            item_intent = _sub_intent(intent, text, companies[0], metric, period)
-            item_intent.metrics = [metric] if metric else []  # an item naming no metric is read by its own words
-            # the parts the whole question names belong to the item that names them ('International', not
-            # 'Foodservice', for the first of 'the International and Foodservice segment')
-            item_intent.scope = [t for t in item_intent.scope if t.text.lower() in text.lower()]
-            plan.sub_queries.append(
-                SubQuery(id=_sub_query_id(companies[0], f"{metric} {text}", period), question=text,
-                         company=companies[0], metric=metric, period=period, intent=item_intent)
-            )
+        # 'What are the respective sales and purchases for 2017?': one lookup an item, in the order asked
+        plan.sub_queries = _item_sub_queries(intent, companies[0], item_period, items)
         return plan
     if not metrics and _lists_periods(asked, intent, companies, periods):
         # 'What were X in 2019 and 2018, respectively?' over a row the lexicon does not name: one lookup a period,
