@@ -691,6 +691,12 @@ def column_periods(labels: Sequence[str], fy_end_month: int = 0) -> list[str]:
 _PERIOD_FILLER = frozenset({"as", "at", "of", "for", "the", "year", "years", "ended", "ending", "fiscal", "period"})
 
 
+def names_several_periods(label: str) -> bool:
+    """A column name that prints two periods or more ('2019 and 2018', '% Change 2019 vs 2018'): a comparison
+    or a span, whose figures are none of those periods'."""
+    return len({m.norm for m in find_periods(label)}) > 1
+
+
 def single_period(text: str, fy_end_month: int, alone: bool = False) -> str:
     """The one period ``text`` names (normalised; '' when it names none or several); ``alone``: the text is
     nothing but that period ('As at 31 December 2018'), not a title that also names one ('Fiscal 2019 results')."""

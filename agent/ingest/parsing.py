@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from agent.config import Settings
 from agent.errors import IngestError
+from agent.ingest.grid import CELL_SEPARATOR, fold_header
 from agent.schemas import PAGE_SEPARATOR, Page
 
 SUPPORTED_SUFFIXES: dict[str, str] = {
@@ -40,8 +41,6 @@ LONG_LINE_CHARS = 20_000
 MIN_TEXT_CHARS_PER_PAGE = 20
 # A text file with more NUL bytes than this share is binary, not text (stray NULs in real text are dropped).
 MAX_NUL_SHARE = 0.1
-# Cells and list items joined on one line in HTML and Markdown tables.
-CELL_SEPARATOR = " | "
 SPANNING_CAPTION_MIN_WORDS = 2  # 'year ended' is a caption; one shared word ('total') may be a column's own
 SPANNING_CAPTION_MAX_WORDS = 12  # a longer shared run is a sentence-like title: split off, it would read as prose
 
@@ -533,24 +532,59 @@ def _spanning_caption(cells: list[str]) -> tuple[str, list[str]]:
     return " ".join(words[0][:n]), [" ".join(w[n:]) for w in words]
 
 
-def _markdown_line(line: str, header: bool = False) -> str | None:
-    """One Markdown line as plain text; None drops it (table rules, code fences). ``header``: the line heads a
-    table (a rule follows it)."""
-    if _MD_TABLE_RULE_RE.match(line) or line.strip().startswith("```"):
-        return None
+def _md_cells(line: str) -> list[str] | None:
+    """A Markdown table row's cells, empty ones kept (the grid says which column each sits under); None when
+    the line is no table row."""
     stripped = line.strip()
     if stripped.startswith("|") or (stripped.endswith("|") and "|" in stripped[:-1]):
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        caption, names = _spanning_caption([c for c in cells if c]) if header else ("", [])
-        line = CELL_SEPARATOR.join(_merge_symbol_cells(names or [c for c in cells if c]))
-        if caption:
-            line = f"{caption}\n{line}"
+        return [normalise_text(c) for c in stripped.strip("|").split("|")]
+    return None
+
+
+def _inline(line: str) -> str:
+    """Markdown inline and heading markup removed."""
     heading = _MD_HEADING_RE.match(line)
     if heading:
         line = heading.group(1)
     line = _MD_IMAGE_RE.sub(r"\1", line)
     line = _MD_LINK_RE.sub(r"\1", line)
     return _MD_EMPHASIS_RE.sub(r"\2", line)
+
+
+def _markdown_table(rows: list[list[str]], header: int | None) -> list[str]:
+    """A Markdown table's rows as lines of cells: its header folded into one row of column names (see
+    :func:`agent.ingest.grid.fold_header`), empty cells dropped. ``header``: the row above the table's rule."""
+    folded, at = fold_header(rows)
+    header = header if at is None else at
+    out: list[str] = []
+    for i, row in enumerate(folded):
+        cells = [c for c in row if c]
+        caption, names = _spanning_caption(cells) if i == header else ("", [])
+        line = CELL_SEPARATOR.join(_merge_symbol_cells(names or cells))
+        out.extend(_inline(part) for part in ([caption, line] if caption else [line]))
+    return out
+
+
+def _markdown_lines(page: list[str]) -> list[str]:
+    """One page of Markdown as plain lines: tables read as grids, rules and code fences dropped."""
+    out: list[str] = []
+    i = 0
+    while i < len(page):
+        if _md_cells(page[i]) is None or _MD_TABLE_RULE_RE.match(page[i]):
+            if not (_MD_TABLE_RULE_RE.match(page[i]) or page[i].strip().startswith("```")):
+                out.append(_inline(page[i]))
+            i += 1
+            continue
+        rows: list[list[str]] = []
+        header: int | None = None
+        while i < len(page) and (_MD_TABLE_RULE_RE.match(page[i]) or _md_cells(page[i]) is not None):
+            if _MD_TABLE_RULE_RE.match(page[i]):
+                header = len(rows) - 1 if rows and header is None else header
+            else:
+                rows.append(_md_cells(page[i]) or [])
+            i += 1
+        out.extend(_markdown_table(rows, header))
+    return out
 
 
 def _split_breaks(lines: list[str], is_break: Callable[[str], bool]) -> list[list[str]]:
@@ -569,12 +603,7 @@ def _markdown_pages(text: str) -> list[str]:
     lines = [_PAGE_MARK if _MD_PAGE_BREAK_RE.match(line) else line for line in text.split("\n")]
     text = _HTML_COMMENT_RE.sub("", "\n".join(lines).replace("\f", "\n" + _PAGE_MARK + "\n"))
     raw_pages = _split_breaks(text.split("\n"), lambda line: line.strip() == _PAGE_MARK)
-    pages = [
-        [out for i, line in enumerate(page)
-         if (out := _markdown_line(line, header=i + 1 < len(page) and bool(_MD_TABLE_RULE_RE.match(page[i + 1]))))
-         is not None]
-        for page in raw_pages
-    ]
+    pages = [_markdown_lines(page) for page in raw_pages]
     if len(pages) == 1:
         return _paginate_words(pages[0])
     return ["\n".join(page) for page in pages]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, Field
 
 from agent.finance.numbers import SCALE_NAMES, header_scale, units_only
+from agent.ingest.grid import CELL_SEPARATOR, is_figure
 
 # A table needs at least this many rows of numbers; one line ending in a number is just a sentence.
 MIN_DATA_ROWS = 2
@@ -396,10 +397,12 @@ def _groups(rows: list[_Row]) -> list[list[_Row]]:
 
 def _names_columns(row: _Row) -> bool:
     """A header row of column names ('USD denominated | Non-USD denominated', a Markdown or HTML table's first
-    row): two names at least, no figures, no scale or period matter. After data it starts a new table."""
+    row, a grid table's folded header '2019 Amount | 2019 % of total'): two names at least, no figures (a
+    period's digits aside), no scale or period matter. After data it starts a new table."""
     names = _column_names(row)
     return len(names) >= 2 and all(
-        re.search(r"[A-Za-z]{3}", n) and not re.search(r"\d", n) and not _is_meta_line(n) for n in names
+        re.search(r"[A-Za-z]{3}", n) and not re.search(r"\d", _PERIOD_RE.sub(" ", n)) and not _is_meta_line(n)
+        for n in names
     )
 
 
@@ -657,6 +660,17 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
     columns, names_row = _grouped_columns(columns, group[col_start:body_start], body)
     if names_row is not None:
         body = [r for r in body if r is not names_row]  # the columns' names row heads them; it is no sub-heading
+    header_row, header_names = _named_header(group[:first_data], body, page_text)
+    if header_row is not None:
+        # A grid table's header, folded at parsing into one line naming each value column ('2019 Amount | 2019
+        # % of total | ...'), names them more fully than the lines above it can, unless they already say it; a
+        # day printed over it ('December 31,', 'Three Months Ended September 30,') is each year's.
+        above = group[:group.index(header_row)]
+        caption = " ".join(r.label for r in above[-HEADER_MAX_LINES:] if not r.cells and _is_column_line(r))
+        columns = _dated_names(columns if _covers(columns, header_names) else header_names, caption)
+        body = [r for r in body if r is not header_row]
+        if title == header_row.label:
+            title = ""
     return TableBlock(
         char_start=start,
         char_end=body[-1].end,
@@ -678,6 +692,65 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
             for r in body
         ],
     )
+
+
+def _named_header(above: list[_Row], body: list[_Row], page_text: str) -> tuple[_Row | None, list[str]]:
+    """The line of a grid table's cells (HTML, Markdown: ' | ' between them) nearest above the first values (sub-headings and rows of figures the cell parser could not
+    split between) that names each value column: as many names as the widest row has values (a first one more
+    heads the row labels), no figure among them, a period in one at least ('2019 | 2018 | 2019 vs 2018 %
+    Change', '2018 Amount | 2018 % to Net Sales'). Also its names; (None, []) when there is no such line."""
+    widths = [len(r.cells) for r in body if r.cells]
+    if not widths or max(widths) < 2:
+        return None, []
+    width = max(widths)
+    for row in reversed(above):
+        if CELL_SEPARATOR not in page_text[row.start:row.end]:
+            continue
+        names = [n for n in ([p.strip() for p in row.label.split(" | ")] if not row.cells else [row.label, *row.cells])
+                 if n]
+        if any(is_figure(n) for n in names[1:]):
+            continue  # a row of values written so that it did not split into cells ('$— | $240.7')
+        if len(names) == width + 1:
+            names = names[1:]
+        if len(names) == width and any(_PERIOD_RE.search(n) for n in names):
+            return row, names
+        break
+    return None, []
+
+
+def _covers(columns: list[str], names: list[str]) -> bool:
+    """Whether the columns read from the header lines already say what a line of names says: one distinct
+    column per name, each printing the name's period and its '%' ('Three Months Ended June 30, 2023' for
+    '2023')."""
+    if len(columns) != len(names) or len(set(columns)) != len(columns):
+        return False
+    for column, name in zip(columns, names, strict=True):
+        period = _PERIOD_RE.search(name)
+        if (period and period.group(0) not in column) or ("%" in name) != ("%" in column):
+            return False
+    return True
+
+
+def _dated_names(names: list[str], caption: str) -> list[str]:
+    """Column names whose period is a bare year, dated by the one day and duration the caption over them
+    prints ('September 30,' over '2019 Amount' -> 'September 30, 2019 Amount'; 'Three Months Ended June 30,'
+    over '2025' -> 'Three Months Ended June 30, 2025'). As they are when the caption prints no such day, or
+    several, or heads whole years ('Years ended December 31,': the columns are the fiscal years)."""
+    days = {re.sub(r"\s+", " ", m.group(0)).rstrip(",") for m in _PERIOD_RE.finditer(caption) if m.lastgroup == "monthday"}
+    durations = {re.sub(r"\s+", " ", d.group(0)) for d in _DURATION_RE.finditer(caption)}
+    if len(days) != 1 or len(durations) > 1:
+        return names
+    day = days.pop()
+    duration = durations.pop() if durations else ""
+    if duration and not _SUB_ANNUAL_RE.search(duration):
+        return names  # 'Years ended December 31,' over '2023': the columns are the fiscal years
+    prefix = f"{duration} {day}" if duration else day
+    out = []
+    for name in names:
+        mentions = list(_PERIOD_RE.finditer(name))
+        bare = len(mentions) == 1 and mentions[0].lastgroup == "year"
+        out.append(f"{name[:mentions[0].start()]}{prefix}, {name[mentions[0].start():]}" if bare else name)
+    return out
 
 
 def _grouped_columns(columns: list[str], header: list[_Row], body: list[_Row]) -> tuple[list[str], _Row | None]:

@@ -19,6 +19,7 @@ from agent.finance.periods import (
     find_periods,
     is_duration_label,
     is_span_label,
+    names_several_periods,
     parse_date,
     single_period,
 )
@@ -32,6 +33,7 @@ _POINT_CAPTION_RE = re.compile(r"^\s*(?:as\s+(?:of|at)|at)\b", re.IGNORECASE)
 _CHANGE_LABEL_RE = re.compile(r"\bchange\b|\bvariance\b|\bvs\.?\b|\bversus\b|\bincrease\b|\bdecrease\b|^%", re.I)
 # A footnote mark printed after a value ('1,234 (1)', '56*'): never a second figure of the cell.
 _PERCENT_LABEL_RE = re.compile(r"%|\bper\s*cent\b|\bpercent(?:age)?\b", re.IGNORECASE)  # 'Change (%)', '% of sales'
+_PERCENT_SIGN_RE = re.compile(r"%")
 _NOTE_MARK_RE = re.compile(r"\(\s*(?:\d{1,2}|[a-z])\s*\)|\*+")
 _SUB_PERIOD_MONTHS = {"Q": 3, "H": 6, "M": 9}
 
@@ -125,15 +127,25 @@ def _column_kind(label: str, period: str) -> ColumnKind:
     return "period" if period else "name"
 
 
+def _period_text(label: str) -> str:
+    """A column's name as its period is read from: a '%' after a year is the column's unit ('2019 % of
+    total'), not the year's; a name of two periods or more ('2019 and 2018', '% Change 2019 vs 2018') is none
+    of them."""
+    if names_several_periods(label):
+        return ""
+    return _PERCENT_SIGN_RE.sub(" percent", label)
+
+
 def typed_columns(table: TableBlock, fy_end_month: int) -> list[TableColumn]:
-    """The table's value columns, each with its kind and, for a period, its fiscal label, end date and months."""
-    periods = column_periods(table.columns, fy_end_month)
+    """The table's value columns, each with its kind and, for a period, its fiscal label, end date and months.
+    A change or span column is no period's value, whatever years its name prints."""
+    periods = column_periods([_period_text(label) for label in table.columns], fy_end_month)
     caption = table.period_caption
     return [
         TableColumn(
             label=label,
             kind=_column_kind(label, period),
-            period=period,
+            period=period if _column_kind(label, period) not in {"change", "span"} else "",
             end_date=parse_date(label),
             months=_months(period, label, caption),
             unit="%" if _PERCENT_LABEL_RE.search(label) else "",

@@ -1,0 +1,190 @@
+"""A grid table's header read column by column.
+
+A Markdown table keeps its grid: every row has a cell under every column, empty or not. Its header is often
+printed over several rows, a caption spanning the columns it heads ('Fiscal years ended July 31,' over '2019 |
+2018 | Change', over 'Amount | % of revenue | Amount | % of revenue | ($) | (%)'). Written out line by line with
+the empty cells dropped, those rows lose which column each name sat over, and the table's values end up with no
+periods. Here the header rows are folded into one row of column names while the grid still says where each name
+sits: a row of captions that groups the columns evenly ('2019 | | 2018 | |') heads each group, never over a
+column the row below names as a period; a caption alone in its row heads the whole table, as a line; a caption that
+names a period without its year ('Years ended September 30,') or states the scale stays a line of its own, which
+the table reader takes as it takes such a line in any filing. A 'Note' column holds note references, not
+figures: it is dropped.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.finance.numbers import header_scale, units_only
+from agent.finance.periods import find_periods
+
+# Cells and list items joined on one line in HTML and Markdown tables.
+CELL_SEPARATOR = " | "
+# A nil marker of a value cell: a data row prints it where a figure is absent.
+_NIL_RE = re.compile(r"^(?:[—–-]{1,3}|n/?a|nm|n\.m\.?)%?$", re.IGNORECASE)
+# What may stand around a figure's digits in its cell ('$ (1,234.5)', '+3.6%', 'US$12', '€ 1.2', '(0.5)x').
+_FIGURE_RE = re.compile(r"^[+−–-]?\s*\(?\s*(?:[A-Z]{0,3}\$|[€£¥])?\s*\(?[+−–-]?\d[\d,]*(?:\.\d+)?\s*\)?\s*[%x]?\s*\)?%?$")
+_YEAR_CELL_RE = re.compile(r"^(?:FY\s*'?|fiscal\s+)?(?:19|20)\d{2}$", re.IGNORECASE)
+# A year with a footnote digit glued on by extraction ('20181' for '2018 (1)'): only in a row of years.
+_GLUED_YEAR_RE = re.compile(r"^((?:19|20)\d{2})\d$")
+# A note mark a header cell ends with: '2018 (4)', 'April 27, 2019 (1)', 'FY 2019 `', '2019*'.
+_HEADER_MARK_RE = re.compile(r"\s*(?:\(\s*(?:\d{1,2}|[a-z])\s*\)|[*†‡`´]+)$")
+_GLUED_DATE_RE = re.compile(r",(?=(?:19|20)\d{2}\b)")  # 'August 31,2019': a space lost after the day's comma
+_PERCENT_CELL_RE = re.compile(r"^\(?\s*%\s*\)?$")
+_GLUED_DAY_RE = re.compile(  # 'December31,': a space lost between the month and its day
+    r"\b((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)(\d{1,2}\b)", re.IGNORECASE
+)
+_NOTE_COLUMN_RE = re.compile(r"^(?:notes?|note\s*\(s\)|note\s+ref(?:erence)?\.?|ref\.?)$", re.IGNORECASE)
+# A caption that heads period columns without naming one of them ('Years Ended September 30,', 'December 31,',
+# 'Fiscal Year End', 'As of'): read with the years below it, as a line of its own.
+_PERIOD_CAPTION_RE = re.compile(
+    r"\b(?:ended|ending|as\s+(?:of|at)|year[\s-]*end|fiscal)\b|^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+    r"[a-z]*\.?\s+\d{1,2},?$|^\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*,?$",
+    re.IGNORECASE,
+)
+
+
+def clean_header_cell(cell: str) -> str:
+    """A header cell without the note mark after it ('2018 (4)' -> '2018') and with a glued date spaced
+    ('August 31,2019' -> 'August 31, 2019')."""
+    text = _GLUED_DAY_RE.sub(r"\1 \2", _GLUED_DATE_RE.sub(", ", cell.strip()))
+    while (stripped := _HEADER_MARK_RE.sub("", text)) != text and stripped:
+        text = stripped
+    return text
+
+
+def is_figure(cell: str) -> bool:
+    """A value cell: a number with only its sign, currency and unit around it, or a nil marker ('—')."""
+    text = cell.strip()
+    if not text:
+        return False
+    if _NIL_RE.match(text):
+        return True
+    return bool(_FIGURE_RE.match(text)) and not _YEAR_CELL_RE.match(text) and not _only_units(text)
+
+
+def _is_period(cell: str) -> bool:
+    return bool(cell) and bool(find_periods(clean_header_cell(cell)))
+
+
+def _is_line(cell: str) -> bool:
+    """A header cell that is a line of its own: a period caption without a year, or a scale statement."""
+    text = clean_header_cell(cell)
+    if not text or find_periods(text) or _only_units(text):
+        return False
+    return bool(_PERIOD_CAPTION_RE.search(text)) or header_scale(text) != 1.0 or text.startswith("(")
+
+
+def _only_units(cell: str) -> bool:
+    """A cell that states units and nothing else ('$', '%', '(%)', "$'000", '€m')."""
+    return bool(cell) and (units_only(cell) or bool(_PERCENT_CELL_RE.match(cell)))
+
+
+def _unit_name(cell: str) -> str:
+    """A header cell that only states units, as a column name's suffix: '%' -> '(%)'; a currency sign or
+    scale -> '' (the table's currency and scale are read from its caption and figures)."""
+    return "(%)" if "%" in cell or re.search(r"\bper\s*cent", cell, re.IGNORECASE) else ""
+
+
+def _is_data(row: list[str]) -> bool:
+    values = [c for c in row[1:] if c]
+    if not row[0] and values and all(_YEAR_CELL_RE.match(c) or _GLUED_YEAR_RE.match(c) for c in values):
+        return False  # '| | 2015 | 2016 | 20181 |': a row of years heads the columns
+    return any(is_figure(c) for c in row[1:])
+
+
+def _unglue_years(cells: list[str]) -> list[str]:
+    """'2017 | 20181 | 2019' -> '2017 | 2018 | 2019': in a row of years, a fifth digit is a note mark."""
+    if sum(bool(_YEAR_CELL_RE.match(c)) for c in cells) < 1:
+        return cells
+    return [m.group(1) if (m := _GLUED_YEAR_RE.match(c)) else c for c in cells]
+
+
+def _cleaned(row: list[str]) -> list[str]:
+    """A header row's cells cleaned of note marks, unless the marks were all that told two cells apart
+    ('2008 trading assets (1) | 2008 trading assets (2)')."""
+    cells = _unglue_years([clean_header_cell(c) for c in row[1:]])
+    distinct = [c for c in cells if c]
+    if len(set(distinct)) < len({c for c in row[1:] if c}):
+        return row
+    return [row[0], *cells]
+
+
+def _spans(row: list[str], lines: set[int], below: list[str] | None) -> list[str]:
+    """Each value column's caption from one header row (``lines``: the columns whose cell is a line of its own,
+    which heads no column here). A row of group captions ('2019 | | 2018 | | Change |') heads each caption's
+    own column and the empty ones right of it when the groups tile the columns to the table's edge, each as wide
+    as the others (the last may be wider), and no caption runs over a column the row ``below``
+    names as a period. A row that does not ('| | % of total | | % of total' over 'Amount | revenues | Amount |
+    revenues': a name wrapped over two lines) heads only its own cells, as does the last header row."""
+    width = len(row)
+    own = ["" if j in lines else c for j, c in enumerate(row)]
+    starts = [j for j in range(1, width) if row[j]]
+    if below is None or not starts:
+        return own
+    ends = [*starts[1:], width]
+    spans = [b - a for a, b in zip(starts, ends, strict=True)]
+    if len(set(spans[:-1])) > 1 or spans[-1] < spans[0] or max(spans) < 2:
+        return own
+    out = [row[0], *[""] * (width - 1)]
+    for a, b in zip(starts, ends, strict=True):
+        if a in lines:
+            continue
+        if any(_is_period(below[k]) for k in range(a + 1, b)):
+            return own
+        out[a:b] = [row[a]] * (b - a)
+    return out
+
+
+def fold_header(rows: list[list[str]]) -> tuple[list[list[str]], int | None]:
+    """A grid table's rows (first cell the row label) with its header rows folded into one row of column
+    names. Lines of their own (period captions, scale, titles) come out as one-cell rows above it, the cells
+    of rows below the last row of names (a scale line, the body's first sub-heading) as one-cell rows below it, the body as it is, less a 'Note'
+    column. When the header cannot be read column by column (a column that holds figures would have no name,
+    or two columns one name), the rows come back as they were, their header cells only cleaned of note marks.
+    Also the folded row's index (None when nothing was folded)."""
+    width = max((len(r) for r in rows), default=0)
+    grid = [[c.strip() for c in r] + [""] * (width - len(r)) for r in rows]
+    first_data = next((i for i, r in enumerate(grid) if _is_data(r)), None)
+    if first_data is None or width < 3:
+        return grid, None
+    cleaned = [_cleaned(r) if i < first_data else r for i, r in enumerate(grid)]
+    head, body = cleaned[:first_data], cleaned[first_data:]
+    last_name = max((i for i, r in enumerate(head) if any(c and not _is_line(c) for c in r[1:])), default=-1)
+    if last_name < 0:
+        return cleaned, None
+    above: list[list[str]] = []
+    name_rows: list[tuple[list[str], set[int]]] = []
+    stubs: list[str] = []
+    for row in head[: last_name + 1]:
+        if not any(row[1:]):
+            if row[0]:
+                above.append([row[0]])  # a title or a caption printed in the label column
+            continue
+        lines = {j for j in range(1, width) if row[j] and _is_line(row[j])}
+        cells = [j for j in range(1, width) if row[j]]
+        if len(cells) == 1 and width > 2:
+            # One caption over several columns ('Consolidated' over '2019 | 2018', 'As of February 28, 2019' over
+            # 'As reported | Adjustments | ...'): printed centred, it heads them all, as a title or period line.
+            lines.add(cells[0])
+        above.extend([row[j]] for j in sorted(lines))
+        if row[0]:
+            stubs.append(row[0])
+        if len(lines) < sum(bool(c) for c in row[1:]):
+            # '$ | $ | %' under the years: units, read as the column's ('2019 (%)'); a currency sign adds nothing
+            row = [row[0], *(_unit_name(c) if _only_units(c) else c for c in row[1:])]
+            name_rows.append((row, lines))
+    names = [""] * width
+    for k, (row, lines) in enumerate(name_rows):
+        spanned = _spans(row, lines, name_rows[k + 1][0] if k + 1 < len(name_rows) else None)
+        names = [f"{a} {b}".strip() for a, b in zip(names, spanned, strict=True)]
+    filled = [j for j in range(1, width) if any(is_figure(r[j]) for r in body)]
+    named = [names[j] for j in range(1, width) if names[j]]
+    if any(not names[j] for j in filled) or len(set(named)) != len(named):
+        return cleaned, None
+    above.extend([stub] for stub in stubs[:-1])
+    keep = [0, *(j for j in range(1, width) if not _NOTE_COLUMN_RE.match(names[j]))]
+    header = [stubs[-1] if stubs else "", *(names[j] for j in keep[1:])]
+    below = [[cell] for r in head[last_name + 1:] for cell in r if cell]  # sub-headings, a scale line
+    return [*above, header, *below, *([r[j] for j in keep] for r in body)], len(above)
