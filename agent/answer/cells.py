@@ -43,6 +43,7 @@ from agent.finance.periods import (
     expand_range,
     find_periods,
     is_span_label,
+    names_several_periods,
     normalise_period,
     sort_key,
 )
@@ -531,6 +532,8 @@ def _cell_value(cell: _Cell, asked: set[str], fallback_period: str, question: st
     is that amount: its magnitude, as the filing's words say it and as a change between two years of it must be
     computed. A row whose sign flips between columns keeps its signs: there the sign means something."""
     common = sorted(asked & cell.periods)
+    # A figure under a column of two periods ('2019 and 2018') is that comparison's: no asked year is given to it.
+    fallback_period = "" if names_several_periods(cell.value.column) else fallback_period
     period = common[0] if common else (cell.value.period or fallback_period)
     value = cell.value
     signs = {n.value < 0 for n in cell.seg.numbers if n.value}
@@ -730,7 +733,7 @@ def _cell_share(
         if asked and value.period not in asked:
             # an undated row counts for the asked period only when its table names it: never labelled so
             table_periods = {p.norm for p in find_periods(reader.evidence[cell.seg.ev].text)}
-            if value.period or not asked & table_periods:
+            if value.period or not asked & table_periods or names_several_periods(value.column):
                 return None  # another period's figure, or a row whose table is not about the asked one
             value = value.model_copy(update={"period": sorted(asked & table_periods)[0]})
         values.append(

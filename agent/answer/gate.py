@@ -52,7 +52,7 @@ from agent.finance.arithmetic import Computation
 from agent.finance.lexicon import canonical, find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import MONEY_UNITS, SCALE_NAMES, find_numbers
-from agent.finance.periods import find_periods, period_year, sort_key
+from agent.finance.periods import find_periods, names_several_periods, period_year, sort_key
 from agent.query.asked import operation_unmet_by
 from agent.query.cues import NON_NUMERIC_RELATIONS, possessive
 from agent.query.definitions import asked_part
@@ -114,6 +114,9 @@ def check_period(answer: SubAnswer, asked: str, reader: EvidenceReader) -> Check
         return Check(name="period", passed=True, detail=f"no period named; shown for {shown or 'its own period'}")
     if answer.value is None:
         return _passage_period(answer, asked, reader)
+    if answer.status != "computed" and names_several_periods(answer.value.column):
+        return Check(name="period", passed=False,
+                     detail=f"the figure is under '{answer.value.column}', a column of no single period ({asked} asked)")
     if answer.status in {"found", "text"} and not answer.period_stated:
         # A row of a walk or roll-forward table states no period of its own; its table must name the asked one.
         if asked in _chunk_periods(answer, reader):
