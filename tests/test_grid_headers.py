@@ -90,6 +90,27 @@ def test_a_year_keeps_its_footnote_mark_out_of_the_period(header: str, periods: 
     assert [period for _, period, _ in _columns(markdown)] == periods
 
 
+@pytest.mark.parametrize(("header", "periods"), [
+    ("| € million | 30/9/2018 | 30/9/2019 |", ["FY2018", "FY2019"]),  # day first: the fiscal year ends in September
+    ("| € million | 2017/2018 | 2018/2019 |", ["FY2018", "FY2019"]),  # a fiscal year over two calendar years
+    ("| £m | 2017/18 | 2018/19 |", ["FY2018", "FY2019"]),
+])
+def test_dates_and_fiscal_years_written_outside_the_us_are_periods(header: str, periods: list[str]) -> None:
+    markdown = f"{header}\n|---|---|---|\n| Provisions | 344 | 414 |\n| Financial assets | 88 | 97 |\n"
+    assert [period for _, period, _ in _columns(markdown)] == periods
+
+
+def test_a_change_printed_with_its_plus_sign_is_a_value() -> None:
+    columns = _columns("""
+| BCE retail subscribers | | | |
+|---|---|---|---|
+| (millions) | 2019 | 2018 | Change |
+| Wireless | 9.96 | 9.61 | +3.6% |
+| High-speed Internet | 3.56 | 3.41 | +4.3% |
+""")
+    assert columns == [("2019", "FY2019", "period"), ("2018", "FY2018", "period"), ("Change", "", "change")]
+
+
 def test_a_title_over_the_years_and_a_units_row_are_no_column_names() -> None:
     columns = _columns("""
 | | Consolidated | |

@@ -89,6 +89,7 @@ _DATE_PARTS = [
 ]
 # '12/09' alone (a column header of a performance graph): the month-end of that month and year.
 _MONTH_WORD_RE = re.compile(_MONTH, re.IGNORECASE)
+_SPLIT_YEAR_LABEL = re.compile(r"((?:19|20)\d{2})\s*/\s*((?:19|20)?\d{2})")  # a fiscal year over two calendars
 _MONTH_YEAR_LABEL = re.compile(r"(?P<mnum>\d{1,2})/(?P<year>\d{2}|(?:19|20)\d{2})")
 _DURATION_WORDS: dict[str, int] = {
     "three": 3, "six": 6, "nine": 9, "twelve": 12, "thirteen": 3, "twenty six": 6, "thirty nine": 9,
@@ -247,15 +248,19 @@ def _year(text: str) -> int:
 
 
 def parse_date(text: str) -> date | None:
-    """The first date written in ``text`` ('December 31, 2022', '31 Dec 2022', '2022-12-31', '12/31/2022')."""
+    """The first date written in ``text`` ('December 31, 2022', '31 Dec 2022', '2022-12-31', '12/31/2022',
+    '30/9/2022')."""
     for pat in _DATE_PARTS:
         m = pat.search(text)
         if m is None:
             continue
         gd = m.groupdict()
         month = _month_of(gd["mon"]) if gd.get("mon") else int(gd["mnum"])
+        day = int(gd["day"])
+        if gd.get("mnum") and month > 12 >= day:
+            month, day = day, month  # '30/9/2019': written day first, as outside the US
         try:
-            return date(_year(gd["year"]), month, int(gd["day"]))
+            return date(_year(gd["year"]), month, day)
         except ValueError:
             return None
     return None
@@ -551,6 +556,9 @@ def normalise_period(text: str, default_fy_end_month: int = 12) -> str:
     m = re.fullmatch(r"((?:19|20)\d{2})\s*-?\s*Q([1-4])", s, re.I)
     if m:
         return f"FY{m.group(1)}Q{m.group(2)}"
+    m = _SPLIT_YEAR_LABEL.fullmatch(s)
+    if m and _year(m.group(2)) == int(m.group(1)) + 1:
+        return f"FY{_year(m.group(2))}"  # '2018/2019', '2018/19': the fiscal year that ends in the second
     found = find_periods(s, default_fy_end_month)
     if found:
         duration = _SUB_ANNUAL_DURATION_RE.search(s)

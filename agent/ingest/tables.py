@@ -47,7 +47,7 @@ SUBHEADINGS_MAX = 2
 # A figure as printed, with a footnote mark after it ('1,025,659(1)', '56*') kept in the cell.
 _CELL_NOTE_RE = re.compile(r"(?:\(\d{1,2}\)|\*{1,3})$")
 _NUMBER_CELL_RE = re.compile(
-    r"^[($]*(?:US\$|\$|€|£)?[-−–]?[($]*(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)%?\)?%?\)?"
+    r"^[($]*(?:US\$|\$|€|£)?[-−–+]?[($]*(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)%?\)?%?\)?"
     rf"(?:{_CELL_NOTE_RE.pattern[:-1]})?$"
 )
 _NIL_CELL_RE = re.compile(r"^(?:[—–-]{1,3}|n/?a|nm|n\.m\.?)%?$", re.IGNORECASE)  # '—%': no change to show
@@ -706,8 +706,8 @@ def _named_header(above: list[_Row], body: list[_Row], page_text: str) -> tuple[
     for row in reversed(above):
         if CELL_SEPARATOR not in page_text[row.start:row.end]:
             continue
-        names = [n for n in ([p.strip() for p in row.label.split(" | ")] if not row.cells else [row.label, *row.cells])
-                 if n]
+        names = [_CELL_NOTE_RE.sub("", n).strip() for n in
+                 ([p.strip() for p in row.label.split(" | ")] if not row.cells else [row.label, *row.cells]) if n]
         if any(is_figure(n) for n in names[1:]):
             continue  # a row of values written so that it did not split into cells ('$— | $240.7')
         if len(names) == width + 1:
@@ -720,15 +720,11 @@ def _named_header(above: list[_Row], body: list[_Row], page_text: str) -> tuple[
 
 def _covers(columns: list[str], names: list[str]) -> bool:
     """Whether the columns read from the header lines already say what a line of names says: one distinct
-    column per name, each printing the name's period and its '%' ('Three Months Ended June 30, 2023' for
-    '2023')."""
+    column per name, each printing its name ('Three Months Ended June 30, 2023' for '2023'; not '2017' for
+    '2017/18', nor '2019' for '2019 United States')."""
     if len(columns) != len(names) or len(set(columns)) != len(columns):
         return False
-    for column, name in zip(columns, names, strict=True):
-        period = _PERIOD_RE.search(name)
-        if (period and period.group(0) not in column) or ("%" in name) != ("%" in column):
-            return False
-    return True
+    return all(name.lower() in column.lower() for column, name in zip(columns, names, strict=True))
 
 
 def _dated_names(names: list[str], caption: str) -> list[str]:
