@@ -9,13 +9,15 @@ The filing is typeset here; each shape is one the table reader met in filings of
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from support import ask_once, ingested_typeset, stated
 
 from agent.config import Settings
 from agent.index.store import Store
 from agent.ingest.grid import clean_header_cell, fold_header, is_figure
-from agent.ingest.parsing import _markdown_pages
+from agent.ingest.parsing import _markdown_pages, load_pages
 from agent.ingest.tables import find_tables
 from agent.ingest.typed_tables import typed_columns
 from agent.schemas import TableRecord
@@ -173,6 +175,53 @@ def test_header_cells_are_cleaned_of_marks_and_glued_dates() -> None:
     assert clean_header_cell("August 31,2019") == "August 31, 2019"
     assert clean_header_cell("December31,") == "December 31,"
     assert clean_header_cell("FY 2019 `") == "FY 2019"
+
+
+# -------------------------------------------------------------------------------------------------------
+# HTML: the grid from colspans, the symbol and spacer columns EDGAR adds removed
+# -------------------------------------------------------------------------------------------------------
+EDGAR_TABLE = """<html><body><p>Revenue</p><table>
+<tr><td></td><td colspan="9">Fiscal years ended July 31,</td></tr>
+<tr><td></td><td colspan="4">2019</td><td colspan="3">2018</td><td colspan="3">Change</td></tr>
+<tr><td></td><td colspan="2">Amount</td><td colspan="2">% of total revenue</td><td colspan="2">Amount</td>
+<td>% of total revenue</td><td colspan="2">($)</td><td>(%)</td></tr>
+<tr><td>Subscription</td><td>$</td><td>21,850</td><td>48.1</td><td>%</td><td>$</td><td>17,332</td><td>46.9</td>
+<td>$</td><td>4,518</td><td>26.1</td></tr>
+<tr><td>Professional services</td><td></td><td>23,575</td><td>51.9</td><td></td><td></td><td>19,622</td><td>53.1</td>
+<td></td><td>3,953</td><td>20.1</td></tr>
+</table></body></html>"""
+
+
+def _html_columns(tmp_path: Path, settings: Settings, html: str) -> list[tuple[str, str, str]]:
+    path = tmp_path / "filing.htm"
+    path.write_text(html, encoding="utf-8")
+    (table,) = [t for page in load_pages(path, settings).pages for t in find_tables(page.text)]
+    return [(c.label, c.period, c.kind) for c in typed_columns(table, 0)]
+
+
+def test_an_edgar_header_over_several_rows_is_read_from_its_colspans(tmp_path: Path, settings: Settings) -> None:
+    assert _html_columns(tmp_path, settings, EDGAR_TABLE) == [
+        ("2019 Amount", "FY2019", "period"), ("2019 % of total revenue", "FY2019", "period"),
+        ("2018 Amount", "FY2018", "period"), ("2018 % of total revenue", "FY2018", "period"),
+        ("Change", "", "change"), ("Change (%)", "", "change"),
+    ]
+
+
+def test_an_edgar_header_of_one_row_is_written_as_before(tmp_path: Path, settings: Settings) -> None:
+    html = """<table><tr><td></td><td colspan="3">2024</td><td colspan="3">2023</td></tr>
+<tr><td>Net sales</td><td>$</td><td>5,245</td><td></td><td>$</td><td>4,870</td><td></td></tr>
+<tr><td>Net loss</td><td>$</td><td>(120</td><td>)</td><td>$</td><td>(95</td><td>)</td></tr></table>"""
+    path = tmp_path / "one.htm"
+    path.write_text(html, encoding="utf-8")
+    text = load_pages(path, settings).pages[0].text
+    assert text.splitlines() == ["2024 | 2023", "Net sales | $5,245 | $4,870", "Net loss | $(120) | $(95)"]
+
+
+@pytest.mark.parametrize("colspan", ["abc", "-3", "100000"])
+def test_a_broken_colspan_is_read_as_one_column_or_capped(tmp_path: Path, settings: Settings, colspan: str) -> None:
+    html = EDGAR_TABLE.replace('colspan="9"', f'colspan="{colspan}"')
+    columns = _html_columns(tmp_path, settings, html)
+    assert [period for _, period, _ in columns][:4] == ["FY2019", "FY2019", "FY2018", "FY2018"]
 
 
 # -------------------------------------------------------------------------------------------------------

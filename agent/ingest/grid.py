@@ -21,6 +21,9 @@ from agent.finance.periods import find_periods
 
 # Cells and list items joined on one line in HTML and Markdown tables.
 CELL_SEPARATOR = " | "
+# Table cells that only carry a symbol of the neighbouring number (EDGAR splits "$", ")" and "%" off).
+PREFIX_CELLS = frozenset({"$", "(", "($", "$(", "US$", "€", "£"})
+SUFFIX_CELLS = frozenset({")", "%", ")%", "%)", "pts", "bps"})
 # A nil marker of a value cell: a data row prints it where a figure is absent.
 _NIL_RE = re.compile(r"^(?:[—–-]{1,3}|n/?a|nm|n\.m\.?)%?$", re.IGNORECASE)
 # What may stand around a figure's digits in its cell ('$ (1,234.5)', '+3.6%', 'US$12', '€ 1.2', '(0.5)x').
@@ -164,11 +167,13 @@ def fold_header(rows: list[list[str]]) -> tuple[list[list[str]], int | None]:
             continue
         lines = {j for j in range(1, width) if row[j] and _is_line(row[j])}
         cells = [j for j in range(1, width) if row[j]]
-        if len(cells) == 1 and width > 2:
-            # One caption over several columns ('Consolidated' over '2019 | 2018', 'As of February 28, 2019' over
-            # 'As reported | Adjustments | ...'): printed centred, it heads them all, as a title or period line.
-            lines.add(cells[0])
-        above.extend([row[j]] for j in sorted(lines))
+        repeated = len(cells) == width - 1 and len({row[j] for j in cells}) == 1 and not _only_units(row[cells[0]])
+        if width > 2 and (len(cells) == 1 or repeated):
+            # One caption over all the columns ('Consolidated' over '2019 | 2018', 'As of February 28, 2019' over
+            # 'As reported | Adjustments | ...'; one cell printed centred, or an HTML cell spanning them all): a
+            # title or period line.
+            lines.update(cells)
+        above.extend([text] for text in dict.fromkeys(row[j] for j in sorted(lines)))
         if row[0]:
             stubs.append(row[0])
         if len(lines) < sum(bool(c) for c in row[1:]):
@@ -188,3 +193,53 @@ def fold_header(rows: list[list[str]]) -> tuple[list[list[str]], int | None]:
     header = [stubs[-1] if stubs else "", *(names[j] for j in keep[1:])]
     below = [[cell] for r in head[last_name + 1:] for cell in r if cell]  # sub-headings, a scale line
     return [*above, header, *below, *([r[j] for j in keep] for r in body)], len(above)
+
+
+def spanned_grid(rows: list[list[tuple[str, int]]]) -> list[list[str]]:
+    """An HTML table's rows of (text, colspan) as a grid of the columns its figures sit in. A symbol cell
+    EDGAR splits off a figure ('$', ')', '%') joins it; columns that hold no figure's cell in any row (the
+    symbols', the spacers') go; a caption spanning columns is over each that stays."""
+    width = max((sum(max(span, 1) for _, span in row) for row in rows), default=0)
+    texts: list[list[str]] = []
+    starts: list[list[tuple[str, int, int]]] = []
+    for row in rows:
+        cells = [""] * width
+        placed: list[tuple[str, int, int]] = []
+        at = 0
+        for text, span in row:
+            span = max(span, 1)
+            if text:
+                cells[at] = text
+                placed.append((text, at, at + span))
+            at += span
+        texts.append(_joined_symbols(cells))
+        starts.append(placed)
+    kept = [0, *(j for j in range(1, width) if any(is_figure(r[j]) for r in texts))]
+    out: list[list[str]] = []
+    for row, placed in zip(texts, starts, strict=True):
+        compact = [""] * len(kept)
+        if any(is_figure(c) for c in row[1:]):
+            compact = [row[j] for j in kept]  # a row of figures: each under its column
+        else:
+            for text, start, end in placed:
+                # a header cell or label: over every kept column of its span (the label column for a label)
+                for k, j in enumerate(kept):
+                    if start <= j < end and not compact[k] and (j > 0 or start == 0):
+                        compact[k] = text
+        out.append(compact)
+    return out
+
+
+def _joined_symbols(cells: list[str]) -> list[str]:
+    """A row's symbol cells joined to the figure beside them ('$' | '1,234' | ')' -> '$1,234)')."""
+    out = list(cells)
+    for j, cell in enumerate(out):
+        if cell in PREFIX_CELLS:
+            k = next((k for k in range(j + 1, len(out)) if out[k]), None)
+            if k is not None and out[k] not in PREFIX_CELLS | SUFFIX_CELLS:
+                out[k], out[j] = cell + out[k], ""
+        elif cell in SUFFIX_CELLS:
+            k = next((k for k in range(j - 1, 0, -1) if out[k]), None)
+            if k is not None:
+                out[k], out[j] = out[k] + cell, ""
+    return out

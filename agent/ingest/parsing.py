@@ -20,7 +20,14 @@ from pydantic import BaseModel, Field
 
 from agent.config import Settings
 from agent.errors import IngestError
-from agent.ingest.grid import CELL_SEPARATOR, fold_header
+from agent.ingest.grid import (
+    CELL_SEPARATOR,
+    PREFIX_CELLS,
+    SUFFIX_CELLS,
+    fold_header,
+    is_figure,
+    spanned_grid,
+)
 from agent.schemas import PAGE_SEPARATOR, Page
 
 SUPPORTED_SUFFIXES: dict[str, str] = {
@@ -41,6 +48,7 @@ LONG_LINE_CHARS = 20_000
 MIN_TEXT_CHARS_PER_PAGE = 20
 # A text file with more NUL bytes than this share is binary, not text (stray NULs in real text are dropped).
 MAX_NUL_SHARE = 0.1
+MAX_COLSPAN = 64  # a colspan beyond any real table's width is markup damage, not a caption over 1,000 columns
 SPANNING_CAPTION_MIN_WORDS = 2  # 'year ended' is a caption; one shared word ('total') may be a column's own
 SPANNING_CAPTION_MAX_WORDS = 12  # a longer shared run is a sentence-like title: split off, it would read as prose
 
@@ -304,9 +312,6 @@ _FACT_OPEN, _FACT_SHUT = "\u27e6", "\u27e7"
 _FACT_END = f"{_FACT_OPEN}/{_FACT_SHUT}"
 _FACT_MARK_RE = re.compile(f"{_FACT_OPEN}([^{_FACT_SHUT}]*){_FACT_SHUT}")
 _FACT_ID_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,80}$")
-# Table cells that only carry a symbol of the neighbouring number (EDGAR splits "$", ")" and "%" off).
-_PREFIX_CELLS = {"$", "(", "($", "$(", "US$", "€", "£"}
-_SUFFIX_CELLS = {")", "%", ")%", "%)", "pts", "bps"}
 
 
 class _HtmlWriter:
@@ -383,12 +388,48 @@ class _HtmlWriter:
 
     def table(self, table: object) -> None:
         rows = [tr for tr in table.find_all("tr") if tr.find_parent("table") is table]  # type: ignore[attr-defined]
-        for tr in rows:
-            cells = [self.cell_text(td) for td in tr.find_all(["td", "th"]) if td.find_parent("tr") is tr]
-            merged = _merge_symbol_cells([c for c in cells if c])
-            if merged:
-                self.parts.append(CELL_SEPARATOR.join(merged))
+        spanned = [[(self.cell_text(td), _colspan(td)) for td in tr.find_all(["td", "th"]) if td.find_parent("tr") is tr]
+                   for tr in rows]
+        # A header printed over several rows is read as the grid it is (see agent.ingest.grid); otherwise, and
+        # when the grid cannot name each column, the rows are written as they are, empty cells dropped.
+        folded, at = fold_header(spanned_grid(spanned)) if _header_rows(spanned) >= 2 else ([], None)
+        lines = _grid_lines(folded, at) if at is not None else [
+            CELL_SEPARATOR.join(_merge_symbol_cells([text for text, _ in row if text])) for row in spanned
+        ]
+        for line in lines:
+            if line:
+                self.parts.append(line)
                 self.parts.append("\n")
+
+
+def _colspan(cell: object) -> int:
+    try:
+        return max(1, min(int(str(cell.get("colspan") or 1)), MAX_COLSPAN))  # type: ignore[attr-defined]
+    except ValueError:
+        return 1
+
+
+def _header_rows(rows: list[list[tuple[str, int]]]) -> int:
+    """How many rows above a table's first row of figures print something over its value columns."""
+    count = 0
+    for row in rows:
+        texts = [text for text, _ in row[1:] if text]
+        if any(is_figure(t) for t in texts):
+            break
+        count += bool(texts)
+    return count
+
+
+def _grid_lines(rows: list[list[str]], header: int | None) -> list[str]:
+    """A grid table's rows as lines of cells, empty cells dropped; the ``header`` row's caption shared by every
+    cell split off as a line of its own (see :func:`_spanning_caption`)."""
+    out: list[str] = []
+    for i, row in enumerate(rows):
+        cells = [c for c in row if c]
+        caption, names = _spanning_caption(cells) if i == header else ("", [])
+        line = CELL_SEPARATOR.join(_merge_symbol_cells(names or cells))
+        out.extend([caption, line] if caption else [line])
+    return out
 
 
 def _merge_symbol_cells(cells: list[str]) -> list[str]:
@@ -396,10 +437,10 @@ def _merge_symbol_cells(cells: list[str]) -> list[str]:
     out: list[str] = []
     prefix = ""
     for cell in cells:
-        if cell in _PREFIX_CELLS:
+        if cell in PREFIX_CELLS:
             prefix += cell
             continue
-        if cell in _SUFFIX_CELLS and out:
+        if cell in SUFFIX_CELLS and out:
             out[-1] += cell
             continue
         out.append(prefix + cell)
@@ -555,14 +596,7 @@ def _markdown_table(rows: list[list[str]], header: int | None) -> list[str]:
     """A Markdown table's rows as lines of cells: its header folded into one row of column names (see
     :func:`agent.ingest.grid.fold_header`), empty cells dropped. ``header``: the row above the table's rule."""
     folded, at = fold_header(rows)
-    header = header if at is None else at
-    out: list[str] = []
-    for i, row in enumerate(folded):
-        cells = [c for c in row if c]
-        caption, names = _spanning_caption(cells) if i == header else ("", [])
-        line = CELL_SEPARATOR.join(_merge_symbol_cells(names or cells))
-        out.extend(_inline(part) for part in ([caption, line] if caption else [line]))
-    return out
+    return [_inline(line) for line in _grid_lines(folded, header if at is None else at)]
 
 
 def _markdown_lines(page: list[str]) -> list[str]:
