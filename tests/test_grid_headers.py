@@ -217,6 +217,17 @@ def test_an_edgar_header_of_one_row_is_written_as_before(tmp_path: Path, setting
     assert text.splitlines() == ["2024 | 2023", "Net sales | $5,245 | $4,870", "Net loss | $(120) | $(95)"]
 
 
+def test_a_grid_that_would_lose_a_body_cell_is_not_used(tmp_path: Path, settings: Settings) -> None:
+    # The labels sit in a second column after an empty spacer: reading the grid would drop them; the rows are
+    # written as they are.
+    html = EDGAR_TABLE.replace("<tr><td>Subscription", "<tr><td></td><td>Subscription").replace(
+        "<tr><td>Professional", "<tr><td></td><td>Professional")
+    path = tmp_path / "spacer.htm"
+    path.write_text(html, encoding="utf-8")
+    text = load_pages(path, settings).pages[0].text
+    assert "Subscription | $21,850 | 48.1% | $17,332 | 46.9 | $4,518 | 26.1" in text.splitlines()
+
+
 @pytest.mark.parametrize("colspan", ["abc", "-3", "100000"])
 def test_a_broken_colspan_is_read_as_one_column_or_capped(tmp_path: Path, settings: Settings, colspan: str) -> None:
     html = EDGAR_TABLE.replace('colspan="9"', f'colspan="{colspan}"')

@@ -392,10 +392,12 @@ class _HtmlWriter:
                    for tr in rows]
         # A header printed over several rows is read as the grid it is (see agent.ingest.grid); otherwise, and
         # when the grid cannot name each column, the rows are written as they are, empty cells dropped.
-        folded, at = fold_header(spanned_grid(spanned)) if _header_rows(spanned) >= 2 else ([], None)
-        lines = _grid_lines(folded, at) if at is not None else [
-            CELL_SEPARATOR.join(_merge_symbol_cells([text for text, _ in row if text])) for row in spanned
-        ]
+        lines = [CELL_SEPARATOR.join(_merge_symbol_cells([text for text, _ in row if text])) for row in spanned]
+        first, heads = _header_rows(spanned)
+        folded, at = fold_header(spanned_grid(spanned)) if heads >= 2 else ([], None)
+        body = len(spanned) - first
+        if at is not None and _grid_lines(folded, at)[-body:] == lines[-body:]:
+            lines = _grid_lines(folded, at)  # the grid lost no cell of the body: its header is the better read
         for line in lines:
             if line:
                 self.parts.append(line)
@@ -409,15 +411,16 @@ def _colspan(cell: object) -> int:
         return 1
 
 
-def _header_rows(rows: list[list[tuple[str, int]]]) -> int:
-    """How many rows above a table's first row of figures print something over its value columns."""
+def _header_rows(rows: list[list[tuple[str, int]]]) -> tuple[int, int]:
+    """Where a table's first row of figures is, and how many rows above it print something over its value
+    columns."""
     count = 0
-    for row in rows:
+    for i, row in enumerate(rows):
         texts = [text for text, _ in row[1:] if text]
         if any(is_figure(t) for t in texts):
-            break
+            return i, count
         count += bool(texts)
-    return count
+    return len(rows), count
 
 
 def _grid_lines(rows: list[list[str]], header: int | None) -> list[str]:
