@@ -24,8 +24,8 @@ CELL_SEPARATOR = " | "
 # Table cells that only carry a symbol of the neighbouring number (EDGAR splits "$", ")" and "%" off).
 PREFIX_CELLS = frozenset({"$", "(", "($", "$(", "US$", "€", "£"})
 SUFFIX_CELLS = frozenset({")", "%", ")%", "%)", "pts", "bps"})
-# A nil marker of a value cell: a data row prints it where a figure is absent.
-_NIL_RE = re.compile(r"^(?:[—–-]{1,3}|n/?a|nm|n\.m\.?)%?$", re.IGNORECASE)
+# A nil marker of a value cell: a data row prints it where a figure is absent ('—%': no change to show).
+NIL_CELL_RE = re.compile(r"^(?:[—–-]{1,3}|n/?a|nm|n\.m\.?)%?$", re.IGNORECASE)
 # What may stand around a figure's digits in its cell ('$ (1,234.5)', '+3.6%', 'US$12', '€ 1.2', '(0.5)x').
 _FIGURE_RE = re.compile(r"^[+−–-]?\s*\(?\s*(?:[A-Z]{0,3}\$|[€£¥])?\s*\(?[+−–-]?\d[\d,]*(?:\.\d+)?\s*\)?\s*[%x]?\s*\)?%?$")
 _YEAR_CELL_RE = re.compile(r"^(?:FY\s*'?|fiscal\s+)?(?:19|20)\d{2}$", re.IGNORECASE)
@@ -35,15 +35,13 @@ _GLUED_YEAR_RE = re.compile(r"^((?:19|20)\d{2})\d$")
 _HEADER_MARK_RE = re.compile(r"\s*(?:\(\s*(?:\d{1,2}|[a-z])\s*\)|[*†‡`´]+)$")
 _GLUED_DATE_RE = re.compile(r",(?=(?:19|20)\d{2}\b)")  # 'August 31,2019': a space lost after the day's comma
 _PERCENT_CELL_RE = re.compile(r"^\(?\s*%\s*\)?$")
-_GLUED_DAY_RE = re.compile(  # 'December31,': a space lost between the month and its day
-    r"\b((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)(\d{1,2}\b)", re.IGNORECASE
-)
+_MONTH_WORD = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
+_GLUED_DAY_RE = re.compile(rf"\b({_MONTH_WORD})(\d{{1,2}}\b)", re.IGNORECASE)  # 'December31,': the space lost
 _NOTE_COLUMN_RE = re.compile(r"^(?:notes?|note\s*\(s\)|note\s+ref(?:erence)?\.?|ref\.?)$", re.IGNORECASE)
 # A caption that heads period columns without naming one of them ('Years Ended September 30,', 'December 31,',
 # 'Fiscal Year End', 'As of'): read with the years below it, as a line of its own.
 _PERIOD_CAPTION_RE = re.compile(
-    r"\b(?:ended|ending|as\s+(?:of|at)|year[\s-]*end|fiscal)\b|^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
-    r"[a-z]*\.?\s+\d{1,2},?$|^\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*,?$",
+    rf"\b(?:ended|ending|as\s+(?:of|at)|year[\s-]*end|fiscal)\b|^{_MONTH_WORD}\.?\s+\d{{1,2}},?$|^\d{{1,2}}\s+{_MONTH_WORD},?$",
     re.IGNORECASE,
 )
 
@@ -62,7 +60,7 @@ def is_figure(cell: str) -> bool:
     text = cell.strip()
     if not text:
         return False
-    if _NIL_RE.match(text):
+    if NIL_CELL_RE.match(text):
         return True
     return bool(_FIGURE_RE.match(text)) and not _YEAR_CELL_RE.match(text) and not _only_units(text)
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, Field
 
 from agent.finance.numbers import SCALE_NAMES, header_scale, units_only
-from agent.ingest.grid import CELL_SEPARATOR, is_figure
+from agent.ingest.grid import CELL_SEPARATOR, NIL_CELL_RE, is_figure
 
 # A table needs at least this many rows of numbers; one line ending in a number is just a sentence.
 MIN_DATA_ROWS = 2
@@ -50,7 +50,6 @@ _NUMBER_CELL_RE = re.compile(
     r"^[($]*(?:US\$|\$|€|£)?[-−–+]?[($]*(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)%?\)?%?\)?"
     rf"(?:{_CELL_NOTE_RE.pattern[:-1]})?$"
 )
-_NIL_CELL_RE = re.compile(r"^(?:[—–-]{1,3}|n/?a|nm|n\.m\.?)%?$", re.IGNORECASE)  # '—%': no change to show
 _PREFIX_TOKENS = {"$", "(", "($", "US$", "€", "£"}
 _SUFFIX_TOKENS = {")", "%", ")%", "%)"}
 _YEAR_CELL_RE = re.compile(r"^(?:19|20)\d{2}$")
@@ -196,7 +195,7 @@ def _names_periods(cells: Sequence[str]) -> bool:
 
 def _is_cell_token(token: str) -> bool:
     return bool(
-        _NUMBER_CELL_RE.match(token) or _NIL_CELL_RE.match(token) or token in _PREFIX_TOKENS or token in _SUFFIX_TOKENS
+        _NUMBER_CELL_RE.match(token) or NIL_CELL_RE.match(token) or token in _PREFIX_TOKENS or token in _SUFFIX_TOKENS
     )
 
 
@@ -218,7 +217,7 @@ def _merge_tokens(tokens: list[str]) -> list[str]:
 
 
 def _balanced(cell: str) -> bool:
-    return cell.count("(") == cell.count(")") and any(ch.isdigit() for ch in cell) or bool(_NIL_CELL_RE.match(cell))
+    return cell.count("(") == cell.count(")") and any(ch.isdigit() for ch in cell) or bool(NIL_CELL_RE.match(cell))
 
 
 # A single trailing number after these words is part of a phrase ("Page 13 of 15"), not a value cell.
