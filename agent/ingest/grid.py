@@ -41,7 +41,8 @@ _NOTE_COLUMN_RE = re.compile(r"^(?:notes?|note\s*\(s\)|note\s+ref(?:erence)?\.?|
 # A caption that heads period columns without naming one of them ('Years Ended September 30,', 'December 31,',
 # 'Fiscal Year End', 'As of'): read with the years below it, as a line of its own.
 _PERIOD_CAPTION_RE = re.compile(
-    rf"\b(?:ended|ending|as\s+(?:of|at)|year[\s-]*end|fiscal)\b|^{_MONTH_WORD}\.?\s+\d{{1,2}},?$|^\d{{1,2}}\s+{_MONTH_WORD},?$",
+    rf"\b(?:ended|ending|as\s+(?:of|at)|year[\s-]*end|fiscal)\b"
+    rf"|^{_MONTH_WORD}\.?\s+\d{{1,2}},?$|^\d{{1,2}}\s+{_MONTH_WORD},?$",
     re.IGNORECASE,
 )
 
@@ -141,10 +142,10 @@ def _spans(row: list[str], lines: set[int], below: list[str] | None) -> list[str
 def fold_header(rows: list[list[str]]) -> tuple[list[list[str]], int | None]:
     """A grid table's rows (first cell the row label) with its header rows folded into one row of column
     names. Lines of their own (period captions, scale, titles) come out as one-cell rows above it, the cells
-    of rows below the last row of names (a scale line, the body's first sub-heading) as one-cell rows below it, the body as it is, less a 'Note'
-    column. When the header cannot be read column by column (a column that holds figures would have no name,
-    or two columns one name), the rows come back as they were, their header cells only cleaned of note marks.
-    Also the folded row's index (None when nothing was folded)."""
+    of rows below the last row of names (a scale line, the body's first sub-heading) as one-cell rows below
+    it, the body as it is, less a 'Note' column. When the header cannot be read column by column (a column that
+    holds figures would have no name, or two columns one name), the rows come back as they were, their header
+    cells only cleaned of note marks. Also the folded row's index (None when nothing was folded)."""
     width = max((len(r) for r in rows), default=0)
     grid = [[c.strip() for c in r] + [""] * (width - len(r)) for r in rows]
     first_data = next((i for i, r in enumerate(grid) if _is_data(r)), None)

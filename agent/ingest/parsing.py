@@ -388,8 +388,10 @@ class _HtmlWriter:
 
     def table(self, table: object) -> None:
         rows = [tr for tr in table.find_all("tr") if tr.find_parent("table") is table]  # type: ignore[attr-defined]
-        spanned = [[(self.cell_text(td), _colspan(td)) for td in tr.find_all(["td", "th"]) if td.find_parent("tr") is tr]
-                   for tr in rows]
+        spanned = [
+            [(self.cell_text(td), _colspan(td)) for td in tr.find_all(["td", "th"]) if td.find_parent("tr") is tr]
+            for tr in rows
+        ]
         # A header printed over several rows is read as the grid it is (see agent.ingest.grid); otherwise, and
         # when the grid cannot name each column, the rows are written as they are, empty cells dropped.
         lines = [CELL_SEPARATOR.join(_merge_symbol_cells([text for text, _ in row if text])) for row in spanned]

@@ -694,10 +694,11 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
 
 
 def _named_header(above: list[_Row], body: list[_Row], page_text: str) -> tuple[_Row | None, list[str]]:
-    """The line of a grid table's cells (HTML, Markdown: ' | ' between them) nearest above the first values (sub-headings and rows of figures the cell parser could not
-    split between) that names each value column: as many names as the widest row has values (a first one more
-    heads the row labels), no figure among them, a period in one at least ('2019 | 2018 | 2019 vs 2018 %
-    Change', '2018 Amount | 2018 % to Net Sales'). Also its names; (None, []) when there is no such line."""
+    """The line of a grid table's cells (HTML, Markdown: ' | ' between them) nearest above the first values
+    (sub-headings and rows of figures the cell parser could not split between) that names each value column: as
+    many names as the widest row has values (a first one more heads the row labels), no figure among them, a
+    period in one at least ('2019 | 2018 | 2019 vs 2018 % Change', '2018 Amount | 2018 % to Net Sales'). Also
+    its names; (None, []) when there is no such line."""
     widths = [len(r.cells) for r in body if r.cells]
     if not widths or max(widths) < 2:
         return None, []
@@ -731,7 +732,8 @@ def _dated_names(names: list[str], caption: str) -> list[str]:
     prints ('September 30,' over '2019 Amount' -> 'September 30, 2019 Amount'; 'Three Months Ended June 30,'
     over '2025' -> 'Three Months Ended June 30, 2025'). As they are when the caption prints no such day, or
     several, or heads whole years ('Years ended December 31,': the columns are the fiscal years)."""
-    days = {re.sub(r"\s+", " ", m.group(0)).rstrip(",") for m in _PERIOD_RE.finditer(caption) if m.lastgroup == "monthday"}
+    days = {re.sub(r"\s+", " ", m.group(0)).rstrip(",") for m in _PERIOD_RE.finditer(caption)
+            if m.lastgroup == "monthday"}
     durations = {re.sub(r"\s+", " ", d.group(0)) for d in _DURATION_RE.finditer(caption)}
     if len(days) != 1 or len(durations) > 1:
         return names

@@ -33,7 +33,6 @@ _POINT_CAPTION_RE = re.compile(r"^\s*(?:as\s+(?:of|at)|at)\b", re.IGNORECASE)
 _CHANGE_LABEL_RE = re.compile(r"\bchange\b|\bvariance\b|\bvs\.?\b|\bversus\b|\bincrease\b|\bdecrease\b|^%", re.I)
 # A footnote mark printed after a value ('1,234 (1)', '56*'): never a second figure of the cell.
 _PERCENT_LABEL_RE = re.compile(r"%|\bper\s*cent\b|\bpercent(?:age)?\b", re.IGNORECASE)  # 'Change (%)', '% of sales'
-_PERCENT_SIGN_RE = re.compile(r"%")
 _NOTE_MARK_RE = re.compile(r"\(\s*(?:\d{1,2}|[a-z])\s*\)|\*+")
 _SUB_PERIOD_MONTHS = {"Q": 3, "H": 6, "M": 9}
 
@@ -133,7 +132,7 @@ def _period_text(label: str) -> str:
     of them."""
     if names_several_periods(label):
         return ""
-    return _PERCENT_SIGN_RE.sub(" percent", label)
+    return label.replace("%", " percent")
 
 
 def typed_columns(table: TableBlock, fy_end_month: int) -> list[TableColumn]:
@@ -141,17 +140,18 @@ def typed_columns(table: TableBlock, fy_end_month: int) -> list[TableColumn]:
     A change or span column is no period's value, whatever years its name prints."""
     periods = column_periods([_period_text(label) for label in table.columns], fy_end_month)
     caption = table.period_caption
-    return [
-        TableColumn(
+    columns: list[TableColumn] = []
+    for label, period in zip(table.columns, periods, strict=True):
+        kind = _column_kind(label, period)
+        columns.append(TableColumn(
             label=label,
-            kind=_column_kind(label, period),
-            period=period if _column_kind(label, period) not in {"change", "span"} else "",
+            kind=kind,
+            period="" if kind in {"change", "span"} else period,
             end_date=parse_date(label),
             months=_months(period, label, caption),
             unit="%" if _PERCENT_LABEL_RE.search(label) else "",
-        )
-        for label, period in zip(table.columns, periods, strict=True)
-    ]
+        ))
+    return columns
 
 
 # -------------------------------------------------------------------------------------------------------
