@@ -90,6 +90,7 @@ def _unit_name(cell: str) -> str:
 
 
 def _is_data(row: list[str]) -> bool:
+    """A row of figures: the first below a table's header."""
     values = [c for c in row[1:] if c]
     if not row[0] and values and all(_YEAR_CELL_RE.match(c) or _GLUED_YEAR_RE.match(c) for c in values):
         return False  # '| | 2015 | 2016 | 20181 |': a row of years heads the columns
@@ -98,7 +99,7 @@ def _is_data(row: list[str]) -> bool:
 
 def _unglue_years(cells: list[str]) -> list[str]:
     """'2017 | 20181 | 2019' -> '2017 | 2018 | 2019': in a row of years, a fifth digit is a note mark."""
-    if sum(bool(_YEAR_CELL_RE.match(c)) for c in cells) < 1:
+    if not any(_YEAR_CELL_RE.match(c) for c in cells):
         return cells
     return [m.group(1) if (m := _GLUED_YEAR_RE.match(c)) else c for c in cells]
 
@@ -117,8 +118,8 @@ def _spans(row: list[str], lines: set[int], below: list[str] | None) -> list[str
     """Each value column's caption from one header row (``lines``: the columns whose cell is a line of its own,
     which heads no column here). A row of group captions ('2019 | | 2018 | | Change |') heads each caption's
     own column and the empty ones right of it when the groups tile the columns to the table's edge, each as wide
-    as the others (the last may be wider), and no caption runs over a column the row ``below``
-    names as a period. A row that does not ('| | % of total | | % of total' over 'Amount | revenues | Amount |
+    as the others (the last may be wider), and no caption runs over a column the row ``below`` names as a
+    period. A row that does not ('| | % of total | | % of total' over 'Amount | revenues | Amount |
     revenues': a name wrapped over two lines) heads only its own cells, as does the last header row."""
     width = len(row)
     own = ["" if j in lines else c for j, c in enumerate(row)]
