@@ -84,9 +84,9 @@ def _only_units(cell: str) -> bool:
 
 
 def _unit_name(cell: str) -> str:
-    """A header cell that only states units, as a column name's suffix: '%' -> '(%)'; a currency sign or
-    scale -> '' (the table's currency and scale are read from its caption and figures)."""
-    return "(%)" if "%" in cell or re.search(r"\bper\s*cent", cell, re.IGNORECASE) else ""
+    """A header cell that only states units (:func:`_only_units`), as a column name's suffix: '%' -> '(%)'; a
+    currency sign or scale -> '' (the table's currency and scale are read from its caption and figures)."""
+    return "(%)" if "%" in cell else ""
 
 
 def _is_data(row: list[str]) -> bool:

@@ -398,8 +398,9 @@ class _HtmlWriter:
         first, heads = _header_rows(spanned)
         folded, at = fold_header(spanned_grid(spanned)) if heads >= 2 else ([], None)
         body = len(spanned) - first
-        if at is not None and _grid_lines(folded, at)[-body:] == lines[-body:]:
-            lines = _grid_lines(folded, at)  # the grid lost no cell of the body: its header is the better read
+        read = _grid_lines(folded, at) if at is not None else []
+        if read and read[-body:] == lines[-body:]:
+            lines = read  # the grid lost no cell of the body: its header is the better read
         for line in lines:
             if line:
                 self.parts.append(line)
