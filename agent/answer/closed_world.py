@@ -19,7 +19,7 @@ from agent.answer.provenance import (
     page_headings,
     row_label,
 )
-from agent.answer.reading import TOTAL_ROW_RE, EvidenceReader, only_periods
+from agent.answer.reading import TOTAL_ROW_RE, EvidenceReader, Segment, only_periods
 from agent.answer.records import QUESTION_SCALE_RE, Check, SubAnswer
 from agent.answer.words import (
     ASKING_WORDS,
@@ -177,6 +177,80 @@ def _total_not_read(answer: SubAnswer, question: str, reader: EvidenceReader | N
     return ""
 
 
+# Words before a row's noun that name the whole of it, not a part ('Total net revenues', 'Consolidated assets').
+WHOLE_ROW_WORDS = frozenset(("net", "consolidated", "reported", "aggregate", "overall", "combined"))
+# Where a row label's noun phrase ends: punctuation, or a word that starts what follows the noun ('Net income
+# attributable to ...', 'Impairment of goodwill', 'Operating lease liabilities, current').
+_NOUN_PHRASE_END_RE = re.compile(
+    r"[,(:;–—]|\s-\s|\b(?:of|to|for|from|in|on|and|or|attributable|per|at|by|with|as|excluding|including|less|"
+    r"before|after|due|related)\b", re.IGNORECASE)
+_LABEL_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+
+
+def _noun_phrase(label: str) -> tuple[str, list[str]]:
+    """The noun a row label names (the last word of its leading noun phrase, stemmed as :func:`_content_words`
+    stems) and the words before it that narrow it, as printed: 'Other non-current liabilities (2)' ->
+    ('liabilitie', ['Other', 'non-current']); ('', []) when the label has no words."""
+    cut = _NOUN_PHRASE_END_RE.search(label)
+    words = [w for w in _LABEL_WORD_RE.findall(label[: cut.start()] if cut else label) if _content_words(w)]
+    if not words:
+        return "", []
+    head = _stem_word(words[-1])
+    return head, [w for w in words[:-1] if not _content_words(w) <= WHOLE_ROW_WORDS | {head}]
+
+
+def _names_word(word: str, words: set[str]) -> bool:
+    """``word`` (stemmed) is one of ``words`` or another form of one."""
+    return any(word == w or _same_root(word, w) for w in words)
+
+
+def _figure_row(answer: SubAnswer, reader: EvidenceReader | None) -> Segment | None:
+    """The table row a figure was read from, or computed from (a change over its years: the row its label
+    names in the cited table)."""
+    if reader is None or answer.citation is None or answer.value is None:
+        return None
+    if answer.value.start >= 0:
+        return reader.row_at(answer.citation.chunk_id, answer.value.start)
+    named = " ".join(answer.named.split())
+    return next((seg for seg in reader.segments if seg.kind == "row" and seg.label.strip() and named
+                 and reader.evidence[seg.ev].chunk_id == answer.citation.chunk_id
+                 and (named == seg.label.strip() or named.endswith(f": {seg.label.strip()}"))), None)
+
+
+def _kind_of_asked(answer: SubAnswer, question: str, reader: EvidenceReader | None) -> tuple[str, list[str]]:
+    """A row that names a kind of what the question asks, not it: its noun is the asked one's while words before
+    it narrow it ('Other assets', 'Total deferred tax asset' for the total assets; 'Other non-current
+    liabilities' for liabilities and equity), and its table says the row is such a part: its sub-heading or
+    title names the noun as the whole ('Assets' over 'Other assets'), or another row of the table names another
+    kind of the noun ('Costs of closed restaurants' beside 'Restructuring costs'). The row's label and its
+    narrowing words the question does not say; ('', []) when the row is what is asked, or the lexicon reads it
+    as the asked metric."""
+    row = _figure_row(answer, reader)
+    if reader is None or row is None or only_periods(row.label):
+        return "", []  # a schedule's year row ('2022 | 135 | 6'): its column names the figure
+    label = row.label
+    if TOTAL_ROW_RE.match(label) and not _content_words(label) - WHOLE_ROW_WORDS and row.parent:
+        label = row.parent  # a bare 'Total' row is the total of its sub-heading
+    if answer.metric and answer.metric in {m.canonical for m in find_metrics(label)}:
+        return "", []  # the lexicon reads the row as the asked metric ('Effective income tax rate')
+    head, before = _noun_phrase(label)
+    asked = _content_words(question)
+    if not head or not _names_word(head, asked):
+        return "", []
+    narrowing = [w for w in before if not all(_names_word(s, asked) for s in _content_words(w))]
+    if not narrowing:
+        return "", []
+    ev = reader.evidence[row.ev]
+    whole = _content_words(" ".join([row.parent if label == row.label else "",
+                                     ev.table.title if ev.table is not None else ""]))
+    own = _content_words(label)
+    other_kind = any(_noun_phrase(seg.label)[0] == head and _content_words(seg.label) != own
+                     for seg in reader.segments if seg.kind == "row" and seg.ev == row.ev and seg is not row)
+    if _names_word(head, whole) or other_kind:
+        return label.strip(), narrowing
+    return "", []
+
+
 def check_scope(
     answer: SubAnswer,
     question: str,
@@ -224,6 +298,11 @@ def check_scope(
         return Check(name="scope", passed=False, detail=(
             f"the question asks for an amount per {rate}; the figure found is {naming_words(answer).strip()!r}, "
             f"whose words say no per {rate}"))
+    label, narrowing = _kind_of_asked(answer, f"{asked_part(question)} {turn_question}", reader)
+    if narrowing:
+        return Check(name="scope", passed=False, detail=(
+            f"the figure's row {label!r} is one part of what is asked; the question does not say "
+            f"{' '.join(narrowing).lower()}"))
     uncovered = _uncovered_words(answer, question, provenance, page_headings(reader, answer), reader, filers)
     if uncovered:
         return Check(name="scope", passed=False, detail=(
