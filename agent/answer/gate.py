@@ -41,6 +41,7 @@ from agent.answer.records import NOT_FOUND, Check, SubAnswer, _capital
 from agent.answer.words import (
     _QUALIFIERS,
     _WIDE,
+    ASKING_WORDS,
     OUTLOOK,
     _content_words,
     asked_qualifiers,
@@ -57,6 +58,7 @@ from agent.query.asked import operation_unmet_by
 from agent.query.cues import NON_NUMERIC_RELATIONS, possessive
 from agent.query.definitions import asked_part
 from agent.query.plan import SubQuery
+from agent.query.scope import STOP_WORDS
 
 SHARE_BOUND = 100.0  # a part of a whole (a share, a mix) lies within +-100 % of it
 MARGIN_MAX = 100.0  # profit never exceeds the revenue it is a margin of
@@ -176,6 +178,10 @@ def check_metric(
             if kind not in own_kinds:
                 return Check(name="metric", passed=False,
                              detail=f"the question asks about '{term}' ({kind}); the figure's own words do not say so")
+    governor = _governed_metric(answer.metric, words, f"{question} {turn_question}") if answer.metric else ""
+    if governor:
+        return Check(name="metric", passed=False,
+                     detail=f"the figure's words name the {governor.lower()} of {answer.metric}, not {answer.metric}")
     other = _other_kind_of_metric(answer.metric, words, question)
     if other:
         return Check(name="metric", passed=False,
@@ -218,6 +224,44 @@ def _sentence_metric(answer: SubAnswer, reader: EvidenceReader | None) -> str:
     if not named or answer.metric in named or any(METRICS[m].topic == METRICS[answer.metric].topic for m in named):
         return ""
     return sorted(named)[0]
+
+
+# Words before a preposition that say how a quantity is measured, not what it is ('the carrying amount of goodwill',
+# 'net book value of property'): the quantity is still the metric after them.
+MEASURE_WORDS = frozenset(_content_words("carrying book fair total sum level aggregate net gross principal face "
+                                         "outstanding"))
+# A preposition (with the article after it) that makes the metric after it the object of another noun: 'a loss on
+# disposal of fixed assets', 'depreciation expense related to property and equipment', 'effect ... on cash'.
+_GOVERNING_RE = re.compile(r"\s(?:of|on|in|for|from|to|related\s+to|relating\s+to)\s+(?:(?:the|our|its|their)\s+)?$",
+                           re.IGNORECASE)
+GOVERNOR_WORDS = 3  # words of the noun before the preposition ('depreciation expense', 'exchange rate changes')
+_GOVERNOR_STOP_RE = re.compile(r"[^A-Za-z'’&/-]")  # a number, a bracket or punctuation ends the noun
+
+
+def _governed_metric(metric: str, naming: str, question: str) -> str:
+    """The noun whose object the asked metric is in the words naming the figure, when those words name the
+    metric only so and the question does not ask that noun: 'we recorded a loss on disposal of fixed assets of
+    $0.01 million' is a loss, not property and equipment; 'Effect of exchange rate changes on cash' is no cash
+    balance. '' when a mention of the metric heads its own phrase, or the noun only says how it is measured."""
+    mentions = [m for m in find_metrics(naming) if m.canonical == metric]
+    if not mentions:
+        return ""
+    asked = _content_words(question) | ASKING_WORDS | MEASURE_WORDS
+    governors: list[str] = []
+    for m in mentions:
+        before = naming[: m.start]
+        prep = _GOVERNING_RE.search(f" {before}")
+        if prep is None:
+            return ""  # the metric heads its phrase
+        words: list[str] = []
+        for word in reversed(before[: max(0, prep.start() - 1)].split()):
+            if len(words) == GOVERNOR_WORDS or _GOVERNOR_STOP_RE.search(word) or word.lower() in STOP_WORDS:
+                break
+            words.insert(0, word)
+        if not _content_words(" ".join(words)) - asked:
+            return ""  # 'the increase in cash', 'the carrying amount of goodwill', or a noun the question asks
+        governors.append(" ".join(words))
+    return governors[0]
 
 
 def _other_kind_of_metric(metric: str, naming: str, question: str) -> str:

@@ -1,0 +1,63 @@
+"""A metric named as the object of another noun is that noun's figure: 'a loss on disposal of fixed assets of $0.02
+million' is a loss, not property and equipment; 'Effect of exchange rate changes on cash and cash equivalents' is no
+cash balance. The question that asks the noun gets the figure (typeset filing)."""
+
+from __future__ import annotations
+
+import pytest
+from support import ask_once, ingested_typeset
+
+from agent.config import Settings
+
+FILING = """# Wingtip Devices, Inc.
+
+ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934
+For the fiscal year ended December 31, 2024
+
+## Item 8. Financial Statements and Supplementary Data
+
+### Note 5. Property and equipment
+
+For each of the years ended December 31, 2024 and 2023, we recorded a loss on disposal of fixed assets of
+approximately $0.02 million. Depreciation expense related to property and equipment was approximately $0.05 million
+and $0.03 million in 2024 and 2023, respectively.
+
+### Consolidated Statements of Cash Flows (excerpt)
+
+(in thousands)
+
+| | 2024 | 2023 |
+|---|---|---|
+| Net cash provided by operating activities | 18,442 | 15,907 |
+| Net cash used in investing activities | (6,118) | (4,260) |
+| Effect of exchange rate changes on cash and cash equivalents | (1,204) | 388 |
+| Net increase in cash | 11,120 | 12,035 |
+"""
+
+
+@pytest.fixture(scope="module")
+def wingtip(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return ingested_typeset(tmp_path_factory.mktemp("wingtip"), "WINGTIP_2024_10K.md", FILING)
+
+
+@pytest.mark.parametrize(("question", "never"), [
+    ("What was the percentage change in Wingtip's property and equipment from 2023 to 2024?", ("0.02", "0.05")),
+    ("What were Wingtip's cash and cash equivalents in 2024?", ("1,204",)),
+])
+def test_a_metric_that_is_another_nouns_object_is_not_stated_as_the_metric(
+    wingtip: Settings, question: str, never: tuple[str, ...]
+) -> None:
+    out = ask_once(wingtip, question)
+    first = out.split("Closest evidence")[0]
+    assert out.startswith("Not found"), out
+    assert not any(figure in first for figure in never), out
+
+
+@pytest.mark.parametrize(("question", "figure"), [
+    ("What was Wingtip's effect of exchange rate changes on cash in 2024?", "1,204"),
+    ("What was Wingtip's depreciation expense related to property and equipment in 2023?", "0.03"),
+    ("What was Wingtip's net cash provided by operating activities in 2024?", "18,442"),
+])
+def test_the_noun_asked_gets_its_figure(wingtip: Settings, question: str, figure: str) -> None:
+    out = ask_once(wingtip, question)
+    assert figure in out and not out.startswith("Not found"), out
