@@ -50,7 +50,7 @@ from agent.answer.words import (
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation, formula_components
 from agent.finance.direction import asked_name, asks_contrary, in_direction, shown_name, turned
-from agent.finance.formulas import Formula, FormulaKind
+from agent.finance.formulas import Formula
 from agent.finance.lexicon import canonical, figure_kind, find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import MONEY_UNITS
@@ -460,11 +460,6 @@ def _find(
 # ---------------------------------------------------------------------------------------------------------
 # Answering one sub-query
 # ---------------------------------------------------------------------------------------------------------
-_RATIO_KINDS = frozenset(
-    {FormulaKind.RATIO, FormulaKind.MARGIN, FormulaKind.DAYS, FormulaKind.TURNOVER, FormulaKind.GROWTH}
-)
-
-
 def _lexicon_answer(
     base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader, metric: str, company: str, period: str
 ) -> SubAnswer:
@@ -499,10 +494,10 @@ def _lexicon_answer(
         return _not_found(base, f"{_subject(company, metric, period or 'any period', base.scope)} "
                                 f"({'; '.join(refused.values())})")
     computed, why, sure = _derive(reader, metric, period, company, sub_query.question, scope, formulas)
-    # A definition the question writes is computed by it; the filing's own figure may follow another one.
-    prefer_computed = bool(formulas) or info.formula.kind in _RATIO_KINDS or not (
-        direct and direct.kind == "row" and direct.exact
-    )
+    # A definition the question writes is computed by it; the filing's own figure may follow another one. Else
+    # the row printing the metric under its own name is the statement of record ('Gross margin (%) | 73.2'), a
+    # margin or ratio included: what the filing states is stated, computed only where no row prints it.
+    prefer_computed = bool(formulas) or not (direct and direct.kind == "row" and direct.exact)
     if computed is not None and (prefer_computed or direct is None):
         answer = _computed_answer(base, computed, kind, target_scale, sure)
         if formulas:
@@ -519,6 +514,8 @@ def _lexicon_answer(
         answer = _found_answer(base, direct, kind, target_scale)
         if why:
             answer.explanation += f" Not computed from components: {why}."
+        elif computed is not None:
+            answer.explanation += f" Computed from its components it is {computed.result.value:,.2f}{computed.result.unit}."
         return answer
     return _not_found(base, f"{_subject(company, metric, period or 'any period', base.scope)} ({why})")
 
