@@ -217,15 +217,33 @@ def line_key(label: str) -> str:
     return " ".join(re.sub(r"\s*\(.*?\)\s*$", "", label).lower().split()).strip(" :")
 
 
+# A footnote digit the extraction glued to the word before it ('Effective tax rate4 (%)', 'Order intake1'): one
+# digit after four lower-case letters or more; names that carry a number keep it apart or in capitals ('Tier 1').
+_GLUED_NOTE_RE = re.compile(r"\b([a-z]{4,})\d\b")
+
+
 def _clean_label(label: str) -> str:
-    """A row label without dot leaders, a dangling '$' or a note reference: 'Total assets.......... $'."""
-    label = _DOT_LEADER_RE.sub("", label)
+    """A row label without dot leaders, a dangling '$' or a note reference: 'Total assets.......... $',
+    'Adjusted operating margin3 (%)'."""
+    label = _GLUED_NOTE_RE.sub(r"\1", _DOT_LEADER_RE.sub("", label))
     return label.strip(" $:").strip()
 
 
-def _stated_unit(n: NumericValue, unscaled: bool, currency: str) -> NumericValue:
-    """A table figure with the unit and scale its row states: a per-share, percentage or ratio row is never
-    'in millions'; a scaled plain figure of a table in a ``currency`` ('USD', 'CNY') is in it."""
+_PERCENT_SIGN_RE = re.compile(r"%|\bper\s?cent\b", re.IGNORECASE)
+
+
+def _states_percent(label: str) -> bool:
+    """A row label that says its figures are percentages ('Gross margin (%)', '% of revenue', 'Percent
+    change'); not one naming an instrument by its rate ('3.5% senior notes', 'Notes, 4 percent')."""
+    return any(not label[: m.start()].rstrip().endswith(tuple("0123456789")) for m in _PERCENT_SIGN_RE.finditer(label))
+
+
+def _stated_unit(n: NumericValue, unscaled: bool, currency: str, percent: bool = False) -> NumericValue:
+    """A table figure with the unit and scale its row states: a percentage row's plain figures are percentages
+    ('Gross margin (%) | 73.2'); a per-share, percentage or ratio row is never 'in millions'; a scaled plain
+    figure of a table in a ``currency`` ('USD', 'CNY') is in it."""
+    if percent and n.unit == "":
+        n = n.model_copy(update={"unit": "%"})
     if unscaled or n.unit in {"%", "bps", "x"}:
         n = n.model_copy(update={"scale": 1.0})
     if currency and n.unit == "" and n.scale > 1.0:
@@ -254,6 +272,7 @@ def _row(
     row_scale = header_scale(piece)
     scale = row_scale if row_scale != 1.0 else chunk_scale
     unscaled = bool(_UNSCALED_ROW_RE.search(label))
+    percent = _states_percent(label)
     headers: list[str] = []
     values: list[NumericValue] = []
     for i, (offset, cell) in enumerate(cells):
@@ -271,7 +290,7 @@ def _row(
             body.strip()
         )
         for n in find_numbers(body, scale, include_years=years):
-            n = _stated_unit(n, unscaled, currency)
+            n = _stated_unit(n, unscaled, currency, percent)
             at = start + offset + body_at + n.start
             values.append(n.model_copy(update={"start": at, "end": at + (n.end - n.start)}))
             headers.append(header)
@@ -294,6 +313,7 @@ def _record_row(
     own_scale = header_scale(label)
     scale = own_scale if own_scale != 1.0 else record.scale
     unscaled = bool(_UNSCALED_ROW_RE.search(label))
+    percent = _states_percent(label)
     values: list[NumericValue] = []
     # The chunk prints the row as 'label | 2019: 1,234 | 2018: 987 | (in millions)' (no label: no first bar).
     pos = piece.find(row.label) + len(row.label) if row.label and row.label in piece else -len(" | ")
@@ -317,7 +337,7 @@ def _record_row(
         for n in find_numbers(body, scale, include_years=years):
             if column is not None and column.unit == "%" and n.unit == "":
                 n = n.model_copy(update={"unit": "%"})  # 'Change (%) | 50.7': the header says it is a percentage
-            n = _stated_unit(n, unscaled, currency)
+            n = _stated_unit(n, unscaled, currency, percent)
             values.append(n.model_copy(update={
                 "start": start + at + n.start, "end": start + at + n.end, "period": column.period if column else "",
                 "column": column.label if column else "",
