@@ -37,7 +37,7 @@ from agent.finance.arithmetic import ArithmeticRefusal, CitedValue
 from agent.finance.direction import in_direction, restated_as, turned
 from agent.finance.lexicon import figure_kind
 from agent.finance.metrics import METRICS
-from agent.finance.numbers import is_name_number
+from agent.finance.numbers import CURRENCIES, SCALE_NAMES, is_name_number
 from agent.finance.periods import (
     CALENDAR_FY_END,
     expand_range,
@@ -603,9 +603,7 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
             and not _PERCENT_FIGURE_RE.search(sub_query.question)):
         return None  # a share printed beside the amounts ('Percentage of service revenue') is not the amount asked
     period = value.period
-    shown = value.text.strip()
-    if value.unit == "%" and "%" not in shown:
-        shown += "%"  # 'Change (%) | 50.7': the column's header gives the unit, the answer keeps it
+    shown = _as_stated(value)
     when = f" in {period}" if period else ""
     name = _shown_name(cell, sub_query.question)
     if only_periods(name):  # a schedule row is named by its year: the figure is the asked metric's
@@ -682,6 +680,23 @@ def share_asked(question: str) -> bool:
     """The question asks for one figure as a share or ratio of another, naming both ('what portion of the
     purchase price was allocated to goodwill', 'X as a percentage of Y')."""
     return _share_asked(question) is not None
+
+
+_CURRENCY_WRITTEN_RE = re.compile(r"[$€£¥₹₩]|\b[A-Z]{3}\b")
+_SCALE_WRITTEN_RE = re.compile(r"\b(?:thousand|million|billion|trillion)s?\b|\d\s*(?:k|m|mn|bn)\b", re.IGNORECASE)
+
+
+def _as_stated(value: NumericValue) -> str:
+    """A cell's figure as printed, with the unit and scale its table states around it: 'Change (%) | 50.7' is
+    50.7%, '14,250' under "£'000" is £14,250 thousand."""
+    shown = value.text.strip()
+    if value.unit == "%":
+        return shown if "%" in shown else f"{shown}%"
+    if value.unit in CURRENCIES and not _CURRENCY_WRITTEN_RE.search(shown):
+        shown = f"{CURRENCIES[value.unit]}{shown}"
+    if value.scale in SCALE_NAMES and value.unit not in {"x", "bps"} and not _SCALE_WRITTEN_RE.search(shown):
+        shown = f"{shown} {SCALE_NAMES[value.scale]}"
+    return shown
 
 
 def _cell_share(

@@ -112,13 +112,29 @@ def is_name_number(text: str, start: int, end: int) -> bool:
     return False
 
 
+# A currency followed by its scale, as filings outside the US head their tables: '$ million', '£m', 'US$ million',
+# 'S$ Mil', 'RMB'000', '$'000', '€ bn' (a figure between them, '$5m', is an amount, not a heading).
+_CURRENCY_SCALE_RE = re.compile(
+    r"(?:[$€£¥₹₩]|(?<![A-Za-z])(?:usd|eur|gbp|rmb|cny|hkd|sgd|aud|cad|nzd|jpy|inr|krw|chf)(?![A-Za-z]))\s*"
+    r"(?:in\s+)?(?P<scale>['’]?\s*000s?|thousands?|millions?|mil|mn|m|billions?|bn)(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
+
+
 def header_scale(text: str) -> float:
-    """The scale a table header or caption declares: '(in millions)', '(Millions)', '$ in thousands' -> 1e6 ..."""
+    """The scale a table header or caption declares: '(in millions)', '(Millions)', '$ in thousands', '$ million',
+    '£m', "RMB'000" -> 1e6 ..."""
     m = _HEADER_SCALE_RE.search(text)
     if m:
         return SCALE_WORDS[m.group(1).lower()]
     m = re.search(r"\((thousands|millions|billions)\b", text, re.IGNORECASE)
-    return SCALE_WORDS[m.group(1).lower()] if m else 1.0
+    if m:
+        return SCALE_WORDS[m.group(1).lower()]
+    m = _CURRENCY_SCALE_RE.search(text)
+    if m is None:
+        return 1.0
+    scale = re.sub(r"['’\s]", "", m.group("scale").lower())
+    return 1e3 if scale.startswith("000") else SCALE_WORDS.get(scale, SCALE_WORDS.get(scale.rstrip("s"), 1e6))
 
 
 def currency_of(text: str) -> str:

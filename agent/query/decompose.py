@@ -52,7 +52,7 @@ from agent.query.dialogue import DialogueSlots
 from agent.query.intent import extract_intent, match_company
 from agent.query.operations import asks_words, guess_operation
 from agent.query.plan import Combination, QueryPlan, SubQuery
-from agent.query.scope import terms_for, unique_terms
+from agent.query.scope import metric_modifiers, terms_for, unique_terms
 from agent.schemas import QueryIntent, Relation, TemporalScope
 
 # Lexicon metrics without a formula that are still quoted in percent ('dividend yield', 'organic growth').
@@ -511,8 +511,10 @@ def decompose(question: str, intent: QueryIntent, known_companies: EntityRegistr
         elif subject and period:
             text = f"What was the {subject} in {period}{f' ({hint})' if hint else ''}?"
         else:
-            # the question's own direction ('the income tax benefit') stays with its figure's lookup
-            text = lookup_question(company, [shown_name(question, metric)], [period] if period else [], hint)
+            # the question's own direction ('the income tax benefit') and the words it puts before the metric
+            # ('Litware's adjusted operating margin') stay with its figure's lookup: the gate checks the lookup
+            name = " ".join([*metric_modifiers(asked, metric, company), shown_name(question, metric)])
+            text = lookup_question(company, [name], [period] if period else [], hint)
         sq = SubQuery(
             id=_sub_query_id(company, metric, period),
             question=text,
