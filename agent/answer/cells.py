@@ -37,7 +37,7 @@ from agent.finance.arithmetic import ArithmeticRefusal, CitedValue
 from agent.finance.direction import in_direction, restated_as, turned
 from agent.finance.lexicon import figure_kind
 from agent.finance.metrics import METRICS
-from agent.finance.numbers import CURRENCIES, SCALE_NAMES, is_name_number
+from agent.finance.numbers import CURRENCIES, SCALE_NAMES, currency_of, find_numbers, is_name_number
 from agent.finance.periods import (
     CALENDAR_FY_END,
     expand_range,
@@ -682,19 +682,16 @@ def share_asked(question: str) -> bool:
     return _share_asked(question) is not None
 
 
-_CURRENCY_WRITTEN_RE = re.compile(r"[$€£¥₹₩]|\b[A-Z]{3}\b")
-_SCALE_WRITTEN_RE = re.compile(r"\b(?:thousand|million|billion|trillion)s?\b|\d\s*(?:k|m|mn|bn)\b", re.IGNORECASE)
-
-
 def _as_stated(value: NumericValue) -> str:
     """A cell's figure as printed, with the unit and scale its table states around it: 'Change (%) | 50.7' is
     50.7%, '14,250' under "£'000" is £14,250 thousand."""
     shown = value.text.strip()
     if value.unit == "%":
         return shown if "%" in shown else f"{shown}%"
-    if value.unit in CURRENCIES and not _CURRENCY_WRITTEN_RE.search(shown):
+    if value.unit in CURRENCIES and not currency_of(shown):
         shown = f"{CURRENCIES[value.unit]}{shown}"
-    if value.scale in SCALE_NAMES and value.unit not in {"x", "bps"} and not _SCALE_WRITTEN_RE.search(shown):
+    scaled = any(n.scale != 1.0 for n in find_numbers(shown))  # '1.2 million', '5k': the cell writes its own
+    if value.scale in SCALE_NAMES and value.unit not in {"x", "bps"} and not scaled:
         shown = f"{shown} {SCALE_NAMES[value.scale]}"
     return shown
 
