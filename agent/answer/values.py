@@ -57,7 +57,7 @@ from agent.finance.numbers import MONEY_UNITS
 from agent.finance.periods import shift_period, sort_key
 from agent.query.definitions import question_formulas
 from agent.query.plan import SubQuery
-from agent.query.scope import STOP_WORDS, metric_modifiers
+from agent.query.scope import STOP_WORDS, basis_words, metric_modifiers
 from agent.schemas import Citation, NumericValue
 
 # Candidate scoring (relative weights; the best candidate wins, confidence is its score over the maximum).
@@ -414,6 +414,11 @@ def _find(
         # 'Contract manufacturing net sales': the rows (or sentences) whose own words or table title say so.
         named = [c for c in cands if not unnamed_modifiers(question, metric, _naming(reader, c), company)]
         cands = named or cands
+    if basis := basis_words(question, metric, company):
+        # 'total accrued liabilities', 'net property and equipment': of the rows printed for the metric, those
+        # whose own words say which one (the total, the net figure) answer; where none says it, all stay.
+        said = [c for c in cands if set(basis) <= set(_WORD_RE.findall(_named_by(c).lower()))]
+        cands = said or cands
     if not cands:
         return None
     confidence_cap = 1.0

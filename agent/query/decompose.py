@@ -52,7 +52,7 @@ from agent.query.dialogue import DialogueSlots
 from agent.query.intent import extract_intent, match_company
 from agent.query.operations import asks_words, guess_operation
 from agent.query.plan import Combination, QueryPlan, SubQuery
-from agent.query.scope import metric_modifiers, terms_for, unique_terms
+from agent.query.scope import basis_words, metric_modifiers, terms_for, unique_terms
 from agent.schemas import QueryIntent, Relation, TemporalScope
 
 # Lexicon metrics without a formula that are still quoted in percent ('dividend yield', 'organic growth').
@@ -511,10 +511,8 @@ def decompose(question: str, intent: QueryIntent, known_companies: EntityRegistr
         elif subject and period:
             text = f"What was the {subject} in {period}{f' ({hint})' if hint else ''}?"
         else:
-            # the question's own direction ('the income tax benefit') and the words it puts before the metric
-            # ('Litware's adjusted operating margin') stay with its figure's lookup: the gate checks the lookup
-            name = " ".join([*metric_modifiers(asked, metric, company), shown_name(question, metric)])
-            text = lookup_question(company, [name], [period] if period else [], hint)
+            # the metric as the question names it stays with its figure's lookup: the gate checks the lookup
+            text = lookup_question(company, [asked_name(asked, metric, company)], [period] if period else [], hint)
         sq = SubQuery(
             id=_sub_query_id(company, metric, period),
             question=text,
@@ -526,6 +524,14 @@ def decompose(question: str, intent: QueryIntent, known_companies: EntityRegistr
         plan.sub_queries.append(sq)
     plan.combinations = plan_combinations(question, plan.sub_queries, ops)
     return plan
+
+
+def asked_name(question: str, metric: str, company: str = "") -> str:
+    """The metric as the question names it: its direction ('the income tax benefit'), the words it puts before
+    the metric ('Litware's adjusted operating margin') and the words that pick its row ('total', 'net')."""
+    shown = shown_name(question, metric)
+    basis = [w for w in basis_words(question, metric, company) if w not in shown.lower().split()]
+    return " ".join([*basis, *metric_modifiers(question, metric, company), shown])
 
 
 def plan_combinations(
@@ -556,8 +562,8 @@ def plan_combinations(
     # Per-period ratio/share of the first metric over the second (per company).
     series: dict[str, list[tuple[str, str]]] = {}  # company -> [(period, id)] of the quantity being tracked
     tracked_metric = metrics[0]
-    tracked_name = shown_name(question, tracked_metric)  # 'net loss' when the question asks a loss
     for company in companies:
+        tracked_name = asked_name(question, tracked_metric, company)  # 'net loss', 'adjusted operating margin'
         if ("share" in operations or "ratio" in operations) and len(metrics) >= 2:
             op = "share" if "share" in operations else "ratio"
             top, bottom = metrics[0], metrics[1]
@@ -637,7 +643,7 @@ def plan_combinations(
             "difference",
             [finals[a], finals[b]],
             tracked_metric,
-            f"{a} minus {b}: {tracked_name}{in_points}",
+            f"{a} minus {b}: {shown_name(question, tracked_metric)}{in_points}",
         )
     elif "difference" in operations and len(metrics) >= 2 and len(companies) == 1 and len(periods) <= 1:
         p = periods[0] if periods else ""

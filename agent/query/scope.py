@@ -91,12 +91,23 @@ _OPERATION_WORD_RE = re.compile(
 _VERB_PARTICLES = frozenset(("into", "onto", "upon", "toward", "towards", "out", "up", "down", "off", "through",
                              "via"))
 MAX_MODIFIER_WORDS = 4  # a metric's own modifiers sit right before it ('north american consumer packaging net sales')
+# Words before a metric's name that pick one of the rows a table prints for it: the sum of its lines or one of
+# them, before or after deductions, per basic or per diluted share ('total accrued liabilities', 'net property
+# and equipment'). They narrow the metric to nothing a filing can lack, so the gate does not ask for them; the
+# reader prefers, of the rows it finds, those that say them.
+BASIS_WORDS = frozenset(("total", "net", "gross", "basic", "diluted"))
 
 
 def _before(question: str, start: int, company: str) -> list[str]:
     """The words right before offset ``start`` (a metric's name) that narrow it, in order."""
+    return _walk_before(question, start, company)[0]
+
+
+def _walk_before(question: str, start: int, company: str) -> tuple[list[str], list[str]]:
+    """(narrowing words, basis words) right before offset ``start`` (a metric's name), each in order."""
     owner = {w.lower() for w in name_tokens(company)} if company else set()
     mods: list[str] = []
+    basis: list[str] = []
     tokens = _TOKEN_RE.findall(question[:start])
     depth = 0
     for tok in reversed(tokens):
@@ -107,6 +118,8 @@ def _before(question: str, start: int, company: str) -> list[str]:
             depth -= tok == "("
             continue
         low = tok.lower().rstrip(".")
+        if low in BASIS_WORDS and len(mods) < MAX_MODIFIER_WORDS:
+            basis.append(low)
         if (
             not low.isalpha()
             or len(low) < 2  # a letter left of a garbled word ('segment 2019s' for "segment's")
@@ -124,7 +137,7 @@ def _before(question: str, start: int, company: str) -> list[str]:
             break
         if low not in PLAIN_MODIFIERS:
             mods.append(low)
-    return mods[::-1]
+    return mods[::-1], basis[::-1]
 
 
 def metric_modifiers(question: str, metric: str, company: str = "") -> list[str]:
@@ -134,6 +147,18 @@ def metric_modifiers(question: str, metric: str, company: str = "") -> list[str]
     ('average', 'higher') do not count."""
     mention = next((m for m in find_metrics(question) if m.canonical == metric), None)
     return _before(question, mention.start, company) if mention is not None else []
+
+
+def basis_words(question: str, metric: str, company: str = "") -> list[str]:
+    """The :data:`BASIS_WORDS` the question puts right before the name of ``metric``, in order: 'total' and
+    'net' of 'the total net property, plant and equipment', also where the lexicon reads them as part of the
+    name it found ('net PP&E'); none of 'net income', whose own name says it."""
+    mention = next((m for m in find_metrics(question) if m.canonical == metric), None)
+    if mention is None:
+        return []
+    own = set(metric.split())
+    inside = [w for w in mention.surface.lower().split() if w in BASIS_WORDS and w not in own]
+    return list(dict.fromkeys([*_walk_before(question, mention.start, company)[1], *inside]))
 
 
 # The legal forms that end a registrant's name (not 'group' or 'holdings', which also name parts of a company).
