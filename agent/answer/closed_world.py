@@ -223,17 +223,21 @@ def _kind_of_asked(answer: SubAnswer, question: str, reader: EvidenceReader | No
     liabilities' for liabilities and equity), and its table says the row is such a part: its sub-heading or
     title names the noun as the whole ('Assets' over 'Other assets'), or another row of the table names another
     kind of the noun ('Costs of closed restaurants' beside 'Restructuring costs'). The row's label and its
-    narrowing words the question does not say; ('', []) when the row is what is asked, or the lexicon reads it
-    as the asked metric."""
+    narrowing words the question does not say; ('', []) when the row is what is asked, or the lexicon reads all
+    of its narrowing words as the asked metric's name."""
     row = _figure_row(answer, reader)
     if reader is None or row is None or only_periods(row.label):
         return "", []  # a schedule's year row ('2022 | 135 | 6'): its column names the figure
     label = row.label
     if TOTAL_ROW_RE.match(label) and not _content_words(label) - WHOLE_ROW_WORDS and row.parent:
         label = row.parent  # a bare 'Total' row is the total of its sub-heading
-    if answer.metric and answer.metric in {m.canonical for m in find_metrics(label)}:
-        return "", []  # the lexicon reads the row as the asked metric ('Effective income tax rate')
     head, before = _noun_phrase(label)
+    mention = next((m for m in find_metrics(label) if m.canonical == answer.metric), None)
+    if mention is not None:
+        # the lexicon reads the row as the asked metric ('Effective income tax rate'): only words before its
+        # name can narrow it ('Amortizing intangible assets')
+        ahead = set(_LABEL_WORD_RE.findall(label[: mention.start]))
+        before = [w for w in before if w in ahead]
     asked = _content_words(question)
     if not head or not _names_word(head, asked):
         return "", []
