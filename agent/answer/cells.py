@@ -37,7 +37,7 @@ from agent.finance.arithmetic import ArithmeticRefusal, CitedValue
 from agent.finance.direction import in_direction, restated_as, turned
 from agent.finance.lexicon import figure_kind
 from agent.finance.metrics import METRICS
-from agent.finance.numbers import CURRENCIES, SCALE_NAMES, currency_of, find_numbers, is_name_number
+from agent.finance.numbers import CURRENCIES, SCALE_NAMES, currency_of, find_numbers, is_name_number, nil_cell
 from agent.finance.periods import (
     CALENDAR_FY_END,
     expand_range,
@@ -684,8 +684,10 @@ def share_asked(question: str) -> bool:
 
 def _as_stated(value: NumericValue) -> str:
     """A cell's figure as printed, with the unit and scale its table states around it: 'Change (%) | 50.7' is
-    50.7%, '14,250' under "£'000" is £14,250 thousand."""
+    50.7%, '14,250' under "£'000" is £14,250 thousand; a dash is nil."""
     shown = value.text.strip()
+    if nil_cell(shown) is not None:
+        return f"nil (printed '{shown}')"
     if value.unit == "%":
         return shown if "%" in shown else f"{shown}%"
     if value.unit in CURRENCIES and not currency_of(shown):

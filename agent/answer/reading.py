@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from agent.answer.verify import split_sentences
 from agent.finance.lexicon import MetricMention, find_metrics
-from agent.finance.numbers import currency_of, find_numbers, header_scale, name_numbers
+from agent.finance.numbers import currency_of, find_numbers, header_scale, name_numbers, nil_cell
 from agent.finance.periods import (
     PeriodMention,
     column_periods,
@@ -334,7 +334,8 @@ def _record_row(
         for note in cell.notes:  # '1,025,659(1)': the footnote mark is no second figure
             at_note = body.rfind(note)
             body = body[:at_note] + " " * len(note) + body[at_note + len(note):]
-        for n in find_numbers(body, scale, include_years=years):
+        nil = nil_cell(body, scale) if column is not None and column.period else None
+        for n in [nil] if nil is not None else find_numbers(body, scale, include_years=years):
             if column is not None and column.unit == "%" and n.unit == "":
                 n = n.model_copy(update={"unit": "%"})  # 'Change (%) | 50.7': the header says it is a percentage
             n = _stated_unit(n, unscaled, currency, percent)

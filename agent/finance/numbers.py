@@ -220,6 +220,21 @@ def _from_match(m: re.Match[str], default_scale: float, offset: int = 0) -> Nume
     )
 
 
+# A table cell that prints nothing but a dash ('—', '$ —', '-') states a nil amount, by the convention of
+# financial statements; 'n/a', 'nm' or an empty cell state nothing.
+_NIL_CELL_RE = re.compile(r"\s*(?P<cur>[$€£¥])?\s*(?P<dash>[\u2014\u2013\u2012\u2212-]{1,3})\s*")
+
+
+def nil_cell(text: str, default_scale: float = 1.0) -> NumericValue | None:
+    """The zero a table cell prints as a dash (``nil_cell("$ —").value == 0.0``), at the dash's offset in
+    ``text``; None for any other cell."""
+    m = _NIL_CELL_RE.fullmatch(text)
+    if m is None:
+        return None
+    return NumericValue(text=m.group("dash"), value=0.0, scale=default_scale, unit=currency_of(m.group("cur") or ""),
+                        start=m.start("dash"), end=m.end("dash"))
+
+
 def parse_number(text: str, default_scale: float = 1.0) -> NumericValue | None:
     """Parse the first number in ``text``; None when there is none.
 

@@ -181,7 +181,15 @@ _P_FY = [
         re.I,
     ),
     re.compile(rf"\bCY\s*(?P<y>{_Y4})\b"),
+    # 'F19', 'F18': a fiscal year as Australian and British reports head their columns (upper case, no dash:
+    # 'F-16' is an aircraft, 'Form F-1' a form)
+    re.compile(r"(?<![\w-])F(?P<y>[0-3]\d)\b(?![-.]\d)"),
 ]
+# A fiscal year written by the two calendar years it spans, '2017/18', '2018/2019', '2018-19': the year it ends
+# in. The second year must follow the first ('2017-19' is a range; a dash with four digits, '2018-2019', too).
+_P_SPLIT_YEAR = re.compile(
+    r"(?<![\w$.,/\-])(?P<y1>(?:19|20)\d{2})(?:\s?/\s?(?P<y2>(?:19|20)?\d{2})|-(?P<y3>\d{2}))(?![\w%/-]|[.,]\d)"
+)
 # A bare year: not inside a larger number, an ISO date, a percentage or an amount.
 _P_BARE_YEAR = re.compile(r"(?<![\w$.,/\-])(?P<y>(?:19|20)\d{2})(?![\w%]|[.,]\d|\s*%|-\d|/\d)")
 # Words before a year that make it a name or a maturity, not a reporting period.
@@ -212,7 +220,7 @@ _LC_FY = [_lower_twin(p) for p in _P_FY]
 _Q_DIGIT = ("q1", "q2", "q3", "q4")
 _QUARTER_TRIGGERS = (_Q_DIGIT, ("1q", "2q", "3q", "4q"), _Q_DIGIT, _Q_DIGIT, ("quarter",), ("quarter",))
 _HALF_TRIGGERS = (("half",), ("h1", "h2"), ("1h", "2h"), ("h1", "h2"))
-_FY_TRIGGERS = (("fy", "f/y"), ("fiscal", "calendar"), ("cy1", "cy2", "cy 1", "cy 2"))
+_FY_TRIGGERS = (("fy", "f/y"), ("fiscal", "calendar"), ("cy1", "cy2", "cy 1", "cy 2"), ("f0", "f1", "f2", "f3"))
 _FY_END_HINT = re.compile(
     rf"\b(?:fiscal\s+)?years?\s+(?:ended|ending)\s+(?P<mon>{_MONTH})\s+(?P<day>\d{{1,2}})", re.I
 )
@@ -434,6 +442,11 @@ def _candidates(text: str, fy_end_month: int) -> list[_Cand]:
                 for year, ys, ye in _more_years(m, text):
                     mentions.append(_mention(text, f"FY{year}", ys, ye, "year"))
             add(m, 1, mentions)
+
+    for m in (_P_SPLIT_YEAR.finditer(text) if "/" in text or "-" in text else ()):
+        first, second = int(m.group("y1")), int(m.group("y2") or m.group("y3"))
+        if second % 100 == (first + 1) % 100:
+            add(m, 1, [_mention(text, f"FY{first + 1}", m.start(), m.end(), "year")])
 
     for m in _P_BARE_YEAR.finditer(text):
         year = int(m.group("y"))

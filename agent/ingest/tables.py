@@ -52,7 +52,10 @@ _NUMBER_CELL_RE = re.compile(
 )
 _PREFIX_TOKENS = {"$", "(", "($", "US$", "€", "£"}
 _SUFFIX_TOKENS = {")", "%", ")%", "%)"}
+_CURRENCY_PREFIX_RE = re.compile(r"^(?:US)?[$€£]")
 _YEAR_CELL_RE = re.compile(r"^(?:19|20)\d{2}$")
+# A fiscal year heading a column the British or Australian way: 'F19', '2018/19', '2018/2019'.
+_FISCAL_CELL_RE = re.compile(r"^(?:F[0-3]\d|(?:19|20)\d{2}\s?/\s?(?:(?:19|20)\d{2}|\d{2}))$")
 _YEAR_IN_NAME_RE = re.compile(r"\b(?:19|20)\d{2}\b")
 _YEAR_RANGE_CELL_RE = re.compile(r"^(?:19|20)\d{2}\s*[-–]\s*(?:(?:19|20)\d{2}|\d{2})$")  # '2009 - 2010', '2021 -22'
 _MONTHS = (
@@ -85,7 +88,7 @@ _PERIOD_RE = re.compile(
     rf"(?P<date>\b{_MONTH_RE}\s+\d{{1,2}},?\s+{_YEAR}\b)"
     rf"|(?P<quarter>\b(?:Q[1-4]|[1-4]Q)\s*(?:FY\s*)?'?\s*(?:{_YEAR}|\d{{2}})\b)"
     rf"|(?P<ordq>\b(?:first|second|third|fourth)[\s-]+quarter(?:[\s-]+(?:of\s+)?(?:fiscal\s+)?{_YEAR}\b)?)"
-    rf"|(?P<fiscal>\b(?:fiscal(?:\s+year)?|FY)\s*'?\s*(?:{_YEAR}|\d{{2}})\b)"
+    rf"|(?P<fiscal>\b(?:fiscal(?:\s+year)?|FY)\s*'?\s*(?:{_YEAR}|\d{{2}})\b|(?<![\w-])F[0-3]\d\b|\b{_YEAR}\s?/\s?\d{{2}}(?:\d{{2}})?\b)"
     rf"|(?P<monthyear>\b{_MONTH_RE}\s+{_YEAR}\b)"
     rf"|(?P<monthday>\b{_MONTH_RE}\s+\d{{1,2}}\b,?)"
     r"|(?P<numdate>(?<![\d/])\d{1,2}/(?:\d{1,2}/)?(?:\d{4}|\d{2})(?![\d/]))"
@@ -175,7 +178,7 @@ def _header_cells(cells: list[str]) -> list[str]:
 
 def _period_cell(cell: str) -> bool:
     cell = _CELL_NOTE_RE.sub("", cell)  # '2018(1)': a year heading a column, with its footnote mark
-    return bool(_YEAR_CELL_RE.match(cell) or _DATE_CELL_RE.match(cell))
+    return bool(_YEAR_CELL_RE.match(cell) or _DATE_CELL_RE.match(cell) or _FISCAL_CELL_RE.match(cell))
 
 
 def _names_periods(cells: Sequence[str]) -> bool:
@@ -217,7 +220,10 @@ def _merge_tokens(tokens: list[str]) -> list[str]:
 
 
 def _balanced(cell: str) -> bool:
-    return cell.count("(") == cell.count(")") and any(ch.isdigit() for ch in cell) or bool(NIL_CELL_RE.match(cell))
+    # '$—' (a '$' token merged with its dash) is a nil cell as much as '—'
+    return cell.count("(") == cell.count(")") and any(ch.isdigit() for ch in cell) or bool(
+        NIL_CELL_RE.match(_CURRENCY_PREFIX_RE.sub("", cell))
+    )
 
 
 # A single trailing number after these words is part of a phrase ("Page 13 of 15"), not a value cell.
