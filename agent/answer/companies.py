@@ -86,6 +86,13 @@ def _unknown_name(
     return ""
 
 
+def _row_naming(reader: EvidenceReader, doc: str, name: str, registry: EntityRegistry | None) -> str:
+    """The label of a table row of the document's evidence that is ``name`` ('EMEA | 315,535 | ...'), or ''."""
+    return next((seg.label.strip() for seg in reader.segments
+                 if seg.kind == "row" and reader.evidence[seg.ev].doc_name == doc
+                 and seg.label.strip() and same_company(seg.label.strip(), name, registry)), "")
+
+
 def check_company(
     answer: SubAnswer,
     reader: EvidenceReader,
@@ -115,6 +122,13 @@ def check_company(
     for cite in cites:
         owner = doc_company(reader, cite.doc)
         if not owner and _names(chunk_text(reader, cite.chunk_id), asked, registry):
+            row = _row_naming(reader, cite.doc, asked, registry)
+            if row:
+                # 'net sales for EMEA': the filing prints EMEA as a row of its table, one part of the filer; a
+                # figure whose own words do not name it (the company's total) is not that part's
+                return Check(name="company", passed=False, detail=(
+                    f"the filing reports {asked} as a part of the company (its row {row!r}); the figure found "
+                    f"is not {possessive(asked)} own"))
             continue  # the filing's company is not recorded, and its own text names the asked one
         if not owned_by(cite.doc, owner, asked, registry):
             whose = f"{possessive(owner)} filing" if owner else f"{cite.doc}, whose company is not recorded"
