@@ -61,3 +61,35 @@ def test_a_metric_that_is_another_nouns_object_is_not_stated_as_the_metric(
 def test_the_noun_asked_gets_its_figure(wingtip: Settings, question: str, figure: str) -> None:
     out = ask_once(wingtip, question)
     assert figure in out and not out.startswith("Not found"), out
+
+
+
+CASH_FLOWS = """# Wingtip Devices, Inc.
+
+## Item 8. Financial Statements and Supplementary Data
+
+### Consolidated Statements of Cash Flows (excerpt)
+
+(in thousands)
+
+| | 2024 | 2023 |
+|---|---|---|
+| Net cash provided by operating activities | 18,442 | 15,907 |
+| Net cash used in investing activities | (6,118) | (4,260) |
+| Effect of exchange rate changes on cash and cash equivalents | (1,204) | 388 |
+| Net (decrease) increase in cash and cash equivalents | 11,120 | 12,035 |
+"""
+
+
+@pytest.fixture(scope="module")
+def cash_flows(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return ingested_typeset(tmp_path_factory.mktemp("cash_flows"), "WINGTIP_2024_10K.md", CASH_FLOWS)
+
+
+def test_a_question_asking_another_noun_of_the_metric_is_not_answered_by_the_metric(cash_flows: Settings) -> None:
+    # the question asks the effect of exchange rate changes: the net change in cash (12,035 -> 11,120, -7.60%),
+    # whose row names cash and cash equivalents too, is not it
+    out = ask_once(cash_flows, "What was the total percentage change in effect of exchange rate changes on cash and "
+                               "cash equivalents between 2023 and 2024?")
+    stated = out.split("Closest evidence")[0]
+    assert "11,120" not in stated and "-7.60" not in stated, out

@@ -58,7 +58,7 @@ from agent.query.asked import operation_unmet_by
 from agent.query.cues import NON_NUMERIC_RELATIONS, possessive
 from agent.query.definitions import asked_part
 from agent.query.plan import SubQuery
-from agent.query.scope import STOP_WORDS
+from agent.query.scope import STOP_WORDS, operation_word
 
 SHARE_BOUND = 100.0  # a part of a whole (a share, a mix) lies within +-100 % of it
 MARGIN_MAX = 100.0  # profit never exceeds the revenue it is a margin of
@@ -182,6 +182,16 @@ def check_metric(
     if governor:
         return Check(name="metric", passed=False,
                      detail=f"the figure's words name the {governor.lower()} of {answer.metric}, not {answer.metric}")
+    asked_of = _asked_governor(answer.metric, question) or _asked_governor(answer.metric, turn_question)
+    if asked_of and reader is not None:
+        unsaid = _governor_words(asked_of) - _content_words(figure_context(answer, reader))
+        # only a thing the filing prints ('exchange rate', 'reduction in force'); a word of the question's own
+        # ('the nominal difference in EBITDA', 'the movement in revenue') names no line of it
+        printed = _content_words(" ".join(ev.text for ev in reader.evidence))
+        if unsaid and unsaid <= printed:
+            return Check(name="metric", passed=False, detail=(
+                f"the question asks the {asked_of.lower()} of {answer.metric}; the figure's words do not say "
+                f"{' '.join(sorted(unsaid))}"))
     other = _other_kind_of_metric(answer.metric, words, question)
     if other:
         return Check(name="metric", passed=False,
@@ -232,9 +242,13 @@ MEASURE_WORDS = frozenset(_content_words("carrying book fair total sum level agg
                                          "outstanding"))
 # A preposition (with the article after it) that makes the metric after it the object of another noun: 'a loss on
 # disposal of fixed assets', 'depreciation expense related to property and equipment', 'effect ... on cash'.
-_GOVERNING_RE = re.compile(r"\s(?:of|on|in|for|from|to|related\s+to|relating\s+to)\s+(?:(?:the|our|its|their)\s+)?$",
+_GOVERNING_RE = re.compile(r"\s(?:of|on|in|for|from|to|related\s+to|relating\s+to|attributed\s+to)\s+(?:(?:the|our|its|their)\s+)?$",
                            re.IGNORECASE)
 GOVERNOR_WORDS = 3  # words of the noun before the preposition ('depreciation expense', 'exchange rate changes')
+# In a question a bare 'to' joins the two terms of a ratio ('the ratio of inventory reserves to accrued
+# compensation'), not a noun and its object.
+_ASKED_GOVERNING_RE = re.compile(_GOVERNING_RE.pattern.replace("|to|", "|"), re.IGNORECASE)
+_AUXILIARIES = frozenset(("was", "were", "is", "are", "be", "been", "being", "has", "have", "had"))
 _GOVERNOR_STOP_RE = re.compile(r"[^A-Za-z'’&/-]")  # a number, a bracket or punctuation ends the noun
 
 
@@ -249,19 +263,48 @@ def _governed_metric(metric: str, naming: str, question: str) -> str:
     asked = _content_words(question) | ASKING_WORDS | MEASURE_WORDS
     governors: list[str] = []
     for m in mentions:
-        before = naming[: m.start]
-        prep = _GOVERNING_RE.search(f" {before}")
-        if prep is None:
+        governor = _governor_before(naming, m.start)
+        if governor is None:
             return ""  # the metric heads its phrase
-        words: list[str] = []
-        for word in reversed(before[: max(0, prep.start() - 1)].split()):
-            if len(words) == GOVERNOR_WORDS or _GOVERNOR_STOP_RE.search(word) or word.lower() in STOP_WORDS:
-                break
-            words.insert(0, word)
-        if not _content_words(" ".join(words)) - asked:
+        if not _content_words(governor) - asked:
             return ""  # 'the increase in cash', 'the carrying amount of goodwill', or a noun the question asks
-        governors.append(" ".join(words))
+        governors.append(governor)
     return governors[0]
+
+
+def _governor_before(text: str, start: int, governing: re.Pattern[str] = _GOVERNING_RE) -> str | None:
+    """The noun (up to :data:`GOVERNOR_WORDS` words) whose object the phrase at offset ``start`` of ``text`` is
+    ('a loss on disposal of' -> 'disposal'); None when no preposition governs it, '' when nothing stands before."""
+    before = text[:start]
+    prep = governing.search(f" {before}")
+    if prep is None:
+        return None
+    words: list[str] = []
+    tokens = before[: max(0, prep.start() - 1)].split()
+    for word in reversed(tokens):
+        if len(words) == GOVERNOR_WORDS or _GOVERNOR_STOP_RE.search(word) or word.lower() in STOP_WORDS:
+            break
+        words.insert(0, word)
+    ahead = tokens[len(tokens) - len(words) - 1].lower() if len(tokens) > len(words) else ""
+    return "" if ahead in _AUXILIARIES else " ".join(words)  # 'cash was used for': a verb's phrase, no noun
+
+
+def _governor_words(governor: str) -> set[str]:
+    """The words of a governing noun that name a thing, not an operation or a measure ('exchange rate' of
+    'exchange rate changes'; nothing of 'the percentage change', 'the carrying amount')."""
+    return {w for w in _content_words(governor) - ASKING_WORDS - MEASURE_WORDS if not operation_word(w)}
+
+
+def _asked_governor(metric: str, question: str) -> str:
+    """The noun the question asks of its metric when every mention of the metric is that noun's object: 'the
+    effect of exchange rate changes on cash and cash equivalents' asks the effect, not cash. '' when the metric
+    heads its own phrase somewhere, or the noun only asks an operation or a measure of it ('the change in cash',
+    'the carrying amount of goodwill')."""
+    mentions = [m for m in find_metrics(question) if m.canonical == metric] if metric and question else []
+    governors = [_governor_before(question, m.start, _ASKED_GOVERNING_RE) for m in mentions]
+    if not governors or any(g is None or not _governor_words(g) for g in governors):
+        return ""
+    return governors[0] or ""
 
 
 def _other_kind_of_metric(metric: str, naming: str, question: str) -> str:

@@ -85,6 +85,13 @@ _OPERATION_WORD_RE = re.compile(
     r"difference|percent(?:age)?|ratio|proportion|share|portion|sum|variation|variance|fluctuation|cumulative",
     re.IGNORECASE,
 )
+
+
+def operation_word(word: str) -> bool:
+    """A word that asks an operation on a metric ('change', 'average', 'higher'), not a kind of it."""
+    return bool(_OPERATION_WORD_RE.fullmatch(word))
+
+
 # The particles of phrasal verbs end a metric's modifiers: what stands before one is a verb's phrase ('put into
 # capex', 'poured money into R&D', 'paid out dividends'), never a kind of the metric. (Prepositions that do
 # relate two things, 'between' or 'during', stay: they still end no part the gate must hold.)
