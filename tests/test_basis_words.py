@@ -72,3 +72,11 @@ def test_the_row_that_says_the_basis_answers(tailspin: Settings, question: str, 
     out = ask_once(tailspin, question)
     assert figure in out and not out.startswith("Not found"), out
     assert not_figure not in out, out
+
+
+def test_a_total_row_names_its_metric(tailspin: Settings) -> None:
+    # 'Total accrued liabilities' is the metric's own row; the line the lexicon also calls accrued liabilities
+    # ('Accrued expenses and other liabilities', 50.0) is one of its parts
+    out = ask_once(tailspin, "What were Tailspin's accrued liabilities in 2024?")
+    assert "100" in out and not out.startswith("Not found"), out
+    assert "$50" not in out, out
