@@ -242,12 +242,13 @@ MEASURE_WORDS = frozenset(_content_words("carrying book fair total sum level agg
                                          "outstanding"))
 # A preposition (with the article after it) that makes the metric after it the object of another noun: 'a loss on
 # disposal of fixed assets', 'depreciation expense related to property and equipment', 'effect ... on cash'.
-_GOVERNING_RE = re.compile(r"\s(?:of|on|in|for|from|to|related\s+to|relating\s+to|attributed\s+to)\s+(?:(?:the|our|its|their)\s+)?$",
-                           re.IGNORECASE)
-GOVERNOR_WORDS = 3  # words of the noun before the preposition ('depreciation expense', 'exchange rate changes')
+_PREPOSITIONS = r"of|on|in|for|from|related\s+to|relating\s+to|attributed\s+to"
+_ARTICLE = r"(?:(?:the|our|its|their)\s+)?$"
+_GOVERNING_RE = re.compile(rf"\s(?:{_PREPOSITIONS}|to)\s+{_ARTICLE}", re.IGNORECASE)
 # In a question a bare 'to' joins the two terms of a ratio ('the ratio of inventory reserves to accrued
 # compensation'), not a noun and its object.
-_ASKED_GOVERNING_RE = re.compile(_GOVERNING_RE.pattern.replace("|to|", "|"), re.IGNORECASE)
+_ASKED_GOVERNING_RE = re.compile(rf"\s(?:{_PREPOSITIONS})\s+{_ARTICLE}", re.IGNORECASE)
+GOVERNOR_WORDS = 3  # words of the noun before the preposition ('depreciation expense', 'exchange rate changes')
 _AUXILIARIES = frozenset(("was", "were", "is", "are", "be", "been", "being", "has", "have", "had"))
 _GOVERNOR_STOP_RE = re.compile(r"[^A-Za-z'’&/-]")  # a number, a bracket or punctuation ends the noun
 
