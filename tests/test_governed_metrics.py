@@ -9,6 +9,18 @@ from support import ask_once, ingested_typeset
 
 from agent.config import Settings
 
+# The cash-flow excerpt both filings print; each ends it with its own net change row.
+CASH_FLOW_EXCERPT = """### Consolidated Statements of Cash Flows (excerpt)
+
+(in thousands)
+
+| | 2024 | 2023 |
+|---|---|---|
+| Net cash provided by operating activities | 18,442 | 15,907 |
+| Net cash used in investing activities | (6,118) | (4,260) |
+| Effect of exchange rate changes on cash and cash equivalents | (1,204) | 388 |
+"""
+
 FILING = """# Wingtip Devices, Inc.
 
 ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934
@@ -22,16 +34,7 @@ For each of the years ended December 31, 2024 and 2023, we recorded a loss on di
 approximately $0.02 million. Depreciation expense related to property and equipment was approximately $0.05 million
 and $0.03 million in 2024 and 2023, respectively.
 
-### Consolidated Statements of Cash Flows (excerpt)
-
-(in thousands)
-
-| | 2024 | 2023 |
-|---|---|---|
-| Net cash provided by operating activities | 18,442 | 15,907 |
-| Net cash used in investing activities | (6,118) | (4,260) |
-| Effect of exchange rate changes on cash and cash equivalents | (1,204) | 388 |
-| Net increase in cash | 11,120 | 12,035 |
+""" + CASH_FLOW_EXCERPT + """| Net increase in cash | 11,120 | 12,035 |
 """
 
 
@@ -68,16 +71,7 @@ CASH_FLOWS = """# Wingtip Devices, Inc.
 
 ## Item 8. Financial Statements and Supplementary Data
 
-### Consolidated Statements of Cash Flows (excerpt)
-
-(in thousands)
-
-| | 2024 | 2023 |
-|---|---|---|
-| Net cash provided by operating activities | 18,442 | 15,907 |
-| Net cash used in investing activities | (6,118) | (4,260) |
-| Effect of exchange rate changes on cash and cash equivalents | (1,204) | 388 |
-| Net (decrease) increase in cash and cash equivalents | 11,120 | 12,035 |
+""" + CASH_FLOW_EXCERPT + """| Net (decrease) increase in cash and cash equivalents | 11,120 | 12,035 |
 """
 
 
