@@ -160,13 +160,19 @@ class MetricDef(BaseModel):
     abbreviations: list[str] = Field(default_factory=list, description="SG&A, PP&E, EPS, ...")
     related: list[str] = Field(default_factory=list, description="close metrics that earn partial credit")
     formula: Formula | None = None
-    kind: str = Field(default="metric", description="metric | statement (a financial statement's name)")
+    kind: str = Field(default="metric", description="metric (an amount, a count, a rate) | statement (a financial "
+                      "statement's name) | topic (a subject the filing describes in words: risk factors, litigation)")
     part_of: str = Field(default="", description="the company-wide metric this is of one part of (segment revenue "
                          "is a segment's revenue): a part's own table names it with the whole's words ('Net sales')")
 
     @property
     def derived(self) -> bool:
         return self.formula is not None
+
+    @property
+    def described(self) -> bool:
+        """A subject asked about in words, never a figure ('the risk factors', 'its products')."""
+        return self.kind == "topic"
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -189,7 +189,7 @@ def find_metrics(text: str, include_statements: bool = False) -> list[MetricMent
                 taken[last] = True
                 last += 1
             end = paren.end()
-        if include_statements or METRICS[canonical].kind == "metric":
+        if include_statements or METRICS[canonical].kind != "statement":
             chosen.append(
                 MetricMention.model_construct(
                     canonical=canonical, start=start, end=end, surface=text[start:end]

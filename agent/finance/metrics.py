@@ -654,38 +654,38 @@ _DEFS: list[MetricDef] = [
         "legal proceedings", "litigation", "lawsuit", "legal matters", "legal proceeding", "class action",
         "contingent liabilities", "loss contingencies", "product liability",
         "legal battle", "legal dispute", "legal action", "legal claim",
-    ], related=["contractual obligations"]),
+    ], related=["contractual obligations"], kind="topic"),
     _m("customer concentration", _RISK, [
         "customer concentration", "major customer", "significant customer", "largest customer",
         "concentration of credit risk", "concentration of risk", "single customer", "principal customer",
         "primary customer",
-    ], related=["revenue"]),
+    ], related=["revenue"], kind="topic"),
     _m("cybersecurity", _RISK, [
         "cybersecurity", "cyber security", "cyber attack", "cyberattack", "data breach",
         "information security",
-    ]),
+    ], kind="topic"),
     _m("foreign exchange exposure", _RISK, [
         "foreign exchange", "foreign currency", "currency exchange rates", "foreign currency exchange rates",
         "foreign exchange risk", "currency risk", "foreign currency risk", "translation impact",
         "currency translation", "foreign exchange rate", "fx impact",
-    ], abbreviations=["FX"], related=["derivative instruments"]),
+    ], abbreviations=["FX"], related=["derivative instruments"], kind="topic"),
     _m("interest rate risk", _RISK, [
         "interest rate risk", "interest rate exposure", "changes in interest rates",
         "interest rate sensitivity",
-    ], related=["derivative instruments", "total debt"]),
+    ], related=["derivative instruments", "total debt"], kind="topic"),
     _m("derivative instruments", _RISK, [
         "derivative instrument", "derivatives", "notional amount", "interest rate swap",
         "foreign exchange contract",
         "forward contract", "hedging instrument", "cash flow hedge", "fair value hedge",
         "net investment hedge",
         "hedge", "cross currency swap", "notional value",
-    ], related=["foreign exchange exposure", "interest rate risk"]),
+    ], related=["foreign exchange exposure", "interest rate risk"], kind="topic"),
     _m("risk factors", _RISK,
-       ["risk factors", "principal risks", "material risks", "risks and uncertainties"]),
+       ["risk factors", "principal risks", "material risks", "risks and uncertainties"], kind="topic"),
     _m("cyclicality", _RISK, [
         "cyclicality", "cyclical", "seasonality", "seasonal", "economic downturn", "business cycle",
-    ]),
-    _m("going concern", _RISK, ["going concern", "substantial doubt"]),
+    ], kind="topic"),
+    _m("going concern", _RISK, ["going concern", "substantial doubt"], kind="topic"),
     # --- Other --------------------------------------------------------------------------------------------
     _m("market capitalization", _OTHER, [
         "market capitalization", "market cap", "aggregate market value", "market value of common equity",
@@ -705,7 +705,7 @@ _DEFS: list[MetricDef] = [
     _m("geographic footprint", _OTHER, [
         "geographies", "geographic areas", "geographic regions", "geographic markets", "geographic footprint",
         "countries and territories", "geographic information", "geographic segments", "regions we operate",
-    ], related=["geographic revenue"]),
+    ], related=["geographic revenue"], kind="topic"),
     _m("cash flow", _CF, ["cash flow", "cash flows", "cashflow"],
        related=["cash from operations", "cash from investing", "cash from financing", "free cash flow"]),
     # --- Financial statements: named in questions as sources ("shown in the balance sheet"); matched so their
@@ -737,16 +737,16 @@ _DEFS: list[MetricDef] = [
     _m("registered securities", _OTHER, [
         "registered securities", "securities registered pursuant to section 12 b", "trading symbol",
         "name of each exchange on which registered", "title of each class", "national securities exchange",
-    ], related=["total debt"]),
+    ], related=["total debt"], kind="topic"),
     _m("products and services", _OTHER, [
         "products and services", "product categories", "product lines", "principal products",
         "product portfolio",
         "service offerings", "product category", "product line", "brands",
-    ], related=["segment revenue"]),
+    ], related=["segment revenue"], kind="topic"),
     _m("board and executives", _OTHER, [
         "board of directors", "chief executive officer", "executive officers", "director nominees",
         "election of directors", "shareholder proposal", "annual meeting", "votes cast", "broker non votes",
-    ]),
+    ], kind="topic"),
 ]
 
 

@@ -193,10 +193,6 @@ _SCALE_HINT_RE = re.compile(
 NON_NUMERIC_RELATIONS = frozenset({Relation.EXPLANATION, Relation.DEFINITION, Relation.POLICY})
 
 
-QUALITATIVE_TOPICS = frozenset(
-    {"Risk", "Other", "Guidance"}
-)  # metrics of these topics are described, not counted
-
 
 # ---------------------------------------------------------------------------------------------------------
 # Phrasing helpers

@@ -32,7 +32,6 @@ from agent.query.cues import (
     PART_OF_RE,
     PERCENT_RE,
     PRIOR_YEAR_RE,
-    QUALITATIVE_TOPICS,
     SHARE_RE,
     SUM_RE,
     chronological,
@@ -111,7 +110,7 @@ def is_percentage_metric(metric: str) -> bool:
     info = METRICS.get(metric)
     if info is not None and info.formula is not None:
         return info.formula.unit == "%"
-    if info is not None and info.topic in QUALITATIVE_TOPICS:
+    if info is not None and info.described:
         return False  # 'interest rate risk' is described, not quoted
     return bool(_PERCENT_NAME_RE.search(metric))
 
@@ -196,7 +195,7 @@ def is_numeric(intent: QueryIntent) -> bool:
         return True
     if intent.relation in NON_NUMERIC_RELATIONS:
         return False
-    return any(m in METRICS and METRICS[m].topic not in QUALITATIVE_TOPICS for m in intent.metrics)
+    return any(m in METRICS and not METRICS[m].described for m in intent.metrics)
 
 
 def _growth_base(metric: str) -> str:

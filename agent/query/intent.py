@@ -282,7 +282,7 @@ def _requires_numeric(question: str, relation: Relation, metrics: list[str]) -> 
         return False
     if any((f := METRICS[m].formula) is not None and f.kind.value in _NUMERIC_KINDS for m in metrics):
         return True
-    quantitative = [m for m in metrics if METRICS[m].topic not in ("Risk", "Other")]
+    quantitative = [m for m in metrics if not METRICS[m].described]
     return bool(quantitative) and bool(_ASKS_VALUE.search(question))
 
 
