@@ -456,22 +456,31 @@ def check_sanity(answer: SubAnswer) -> Check:
 
 
 def _closest(answer: SubAnswer, reader: EvidenceReader) -> str:
-    """The rejected figure as the closest evidence, with its own company and period."""
+    """The rejected figure as the closest evidence, with its own company and period, named by what it is: its own
+    row when it has one ('Cash and cash equivalents at end of year'), never the metric it was refused for."""
     if answer.value is None or answer.citation is None:
         return ""
     owner = doc_company(reader, answer.citation.doc)
     who = f"{possessive(owner)} " if owner else ""
     when = f" for {answer.value.period}" if answer.value.period else ""
-    what = answer.metric or "the figure"
     shown = answer.display or answer.value.text.strip()
     # What the figure itself is of: its row and the headings it sits under ('Operating profit' under 'Aerospace').
     ev = next((e for e in reader.evidence if e.chunk_id == answer.citation.chunk_id), None)
-    row = answer.named.split(" | ")[0].strip() if answer.named else ""
+    # a read figure's table row; a computed one is none of its operands' rows
+    quote = answer.named or (answer.citation.quote if answer.status == "found" and " | " in answer.citation.quote
+                             else "")
+    row = quote.split(" | ")[0].strip()
+    what = f"'{row}'" if row else answer.metric or "the figure"
     under = " > ".join(ev.section_path[-CLOSEST_HEADINGS:]) if ev is not None and ev.section_path else ""
     if ev is not None and ev.part:
         who = f"{possessive(owner)} {ev.part} " if owner else f"{ev.part}: "
-    said = ", ".join(part for part in (f"row '{row}'" if row else "", f"under {under}" if under else "") if part)
-    return f"{who}{what}{when}: {shown}{f' ({said})' if said else ''} {answer.citation.label()}"
+    cited = answer.citation.label()
+    if answer.status == "computed" and answer.computations and not answer.named:
+        under = f"computed: {answer.computations[0].formula}"  # a formula's result sits under no one heading
+        cited = " ".join(dict.fromkeys(c.label() for c in answer.citations or [answer.citation]))
+    elif under:
+        under = f"under {under}"
+    return f"{who}{what}{when}: {shown}{f' ({under})' if under else ''} {cited}"
 
 
 def gate(
