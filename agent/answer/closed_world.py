@@ -13,9 +13,11 @@ from itertools import takewhile
 from agent.answer.companies import question_names, same_company
 from agent.answer.provenance import (
     covers,
+    figure_context,
     figure_provenance,
     mentioned,
     naming_words,
+    own_clause,
     page_headings,
     row_label,
 )
@@ -25,6 +27,7 @@ from agent.answer.words import (
     ASKING_WORDS,
     EQUITY_WORDS,
     _content_words,
+    asked_qualifiers,
     negated_words,
     unasked_column,
     unasked_part,
@@ -36,7 +39,7 @@ from agent.finance.metrics import METRICS
 from agent.query.cues import possessive
 from agent.query.definitions import asked_part
 from agent.query.intent import asking_part
-from agent.query.scope import STOP_WORDS, terms_for
+from agent.query.scope import STOP_WORDS, metric_modifiers, terms_for
 from agent.schemas import ScopeTerm
 
 PER_SHARE_TOPIC = "Per Share"  # the lexicon's topic of per-share metrics (EPS, dividends per share)
@@ -255,6 +258,76 @@ def _kind_of_asked(answer: SubAnswer, question: str, reader: EvidenceReader | No
     return "", []
 
 
+def _filers(reader: EvidenceReader | None, chunks: set[str]) -> str:
+    """The names of the filings (and their companies) the ``chunks`` are from."""
+    return " ".join(f"{ev.doc_name.replace('_', ' ')} {ev.company}" for ev in (reader.evidence if reader else [])
+                    if ev.chunk_id in chunks)
+
+
+def _uncovered_name(answer: SubAnswer, question: str, provenance: str, filers: str, registry: EntityRegistry | None,
+                    parts: Sequence[ScopeTerm]) -> str:
+    """The first proper name of the question that is no company (a segment, a region, a product, a counterparty),
+    or part its plan reads around the metric, that the figure's ``provenance`` does not name; '' when none."""
+    named = _content_words(provenance)
+    for name in dict.fromkeys([*question_names(question), *(t.text for t in parts)]):
+        if answer.company and (same_company(name, answer.company, registry) or names_company(answer.company, name)):
+            continue
+        if mentioned(filers, name):
+            continue  # the company whose filing the figure is from (named by the filing, not by the figure)
+        if registry is not None and registry.knows(name):
+            continue  # a company: the company check's
+        proper = name[:1].isupper()
+        if (proper and not covers(provenance, name)) or (not proper and not _content_words(name) <= named):
+            return name
+    return ""
+
+
+def check_operands(
+    answer: SubAnswer,
+    question: str,
+    reader: EvidenceReader | None,
+    registry: EntityRegistry | None,
+    scope: Sequence[ScopeTerm] = (),
+) -> Check:
+    """The closed world for a figure computed by a formula (EBITDA as operating income plus depreciation and
+    amortisation, free cash flow as operating cash flow less capital expenditure): every name, part and qualifier
+    the question puts on it ('in Brazil', 'adjusted', 'organic', 'pro forma') is said by the provenance of each
+    figure it is computed from, as it must be by a figure read whole. The company's EBITDA computed from its
+    consolidated statements answers neither 'EBITDA in Brazil' nor 'adjusted EBITDA'."""
+    if answer.status != "computed" or answer.named or reader is None or answer.value is None:
+        return Check(name="scope", passed=True, detail="no formula")
+    # a formula's operands; a share or ratio of two items is the items' (its whole is no part of the question)
+    operands = [i for c in answer.computations if c.operation == "derived" for i in c.all_inputs()
+                if i.citation is not None and not i.computed]
+    own_question = re.sub(re.escape(answer.company), " ", question, flags=re.IGNORECASE) if answer.company else question
+    qualifiers = asked_qualifiers(own_question)
+    modifiers = metric_modifiers(question, answer.metric, answer.company)
+    parts = terms_for(scope, answer.metric)
+    for operand in operands:
+        read = answer.model_copy(update={
+            "status": "found", "metric": operand.metric, "value": operand.value, "citation": operand.citation,
+            "citations": [operand.citation], "named": "", "quote": operand.citation.quote if operand.citation else "",
+            "computations": [],
+        })
+        label = naming_words(read).strip() or operand.label
+        provenance = figure_provenance(read, reader)
+        name = _uncovered_name(read, question, provenance, _filers(reader, {operand.citation.chunk_id}), registry,
+                               parts)
+        own = f"{naming_words(read)} {own_clause(read, reader)}"
+        unsaid = ([name] if name else []) + [term for kind, term in qualifiers
+                                             if kind not in {k for k, _ in asked_qualifiers(own)}]
+        named = _content_words(figure_context(read, reader))
+        said = {w.lower() for t in unsaid for w in t.split()}  # 'pro forma' said once, not word by word again
+        unsaid += [w for w in modifiers if not _names_word(w.lower(), named) and w.lower() not in said]
+        if unsaid:
+            return Check(name="scope", passed=False, detail=(
+                f"{answer.metric or 'the figure'} is computed from {label!r}, whose words do not say "
+                f"{', '.join(dict.fromkeys(unsaid))}"))
+    return Check(name="scope", passed=True,
+                 detail="each figure it is computed from says what the question narrows it to" if operands
+                 else "no operand")
+
+
 def check_scope(
     answer: SubAnswer,
     question: str,
@@ -270,26 +343,18 @@ def check_scope(
     # A figure computed from one table row's cells (a change, an average over its years) is that row's as much as
     # a read one: the same closed world holds for it.
     from_cells = answer.status == "computed" and bool(answer.named)
+    if answer.status == "computed" and not from_cells:
+        return check_operands(answer, question, reader, registry, scope)  # computed by a formula
     if (answer.status != "found" and not from_cells) or answer.value is None:
         return Check(name="scope", passed=True, detail="no figure")
     provenance = figure_provenance(answer, reader)
     cited = {c.chunk_id for c in (answer.citations or ([answer.citation] if answer.citation else []))}
-    filers = " ".join(f"{ev.doc_name.replace('_', ' ')} {ev.company}" for ev in (reader.evidence if reader else [])
-                      if ev.chunk_id in cited)
-    named = _content_words(provenance)
-    parts = [t.text for t in terms_for(scope, answer.metric)]
-    for name in dict.fromkeys([*question_names(question), *parts]):
-        if answer.company and (same_company(name, answer.company, registry) or names_company(answer.company, name)):
-            continue
-        if mentioned(filers, name):
-            continue  # the company whose filing the figure is from (named by the filing, not by the figure)
-        if registry is not None and registry.knows(name):
-            continue  # a company: the company check's
-        proper = name[:1].isupper()
-        if (proper and not covers(provenance, name)) or (not proper and not _content_words(name) <= named):
-            whose = f" for {answer.company}" if answer.company else ""
-            return Check(name="scope", passed=False,
-                         detail=f"the filing gives {answer.metric or 'this figure'}{whose}, not for {name}")
+    filers = _filers(reader, cited)
+    name = _uncovered_name(answer, question, provenance, filers, registry, terms_for(scope, answer.metric))
+    if name:
+        whose = f" for {answer.company}" if answer.company else ""
+        return Check(name="scope", passed=False,
+                     detail=f"the filing gives {answer.metric or 'this figure'}{whose}, not for {name}")
     row = (reader.row_at(answer.citation.chunk_id, answer.value.start)
            if reader is not None and answer.citation is not None else None)
     own = " ".join(x for x in (row.parent if row is not None else "", naming_words(answer)) if x)

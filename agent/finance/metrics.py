@@ -214,19 +214,19 @@ _DEFS: list[MetricDef] = [
         "division operating profit", "segment earnings", "segment results",
     ], related=["operating income", "segment revenue"], part_of="operating income"),
     _m("ebit", _PROF, [
-        "earnings before interest and taxes", "earnings before interest and income taxes", "adjusted ebit",
+        "earnings before interest and taxes", "earnings before interest and income taxes",
     ], abbreviations=["EBIT"], related=["operating income", "ebitda"],
         formula=_sum(_t("pretax income"), _t("interest expense"))),
     _m("ebitda", _PROF, [
         "earnings before interest taxes depreciation and amortization",
-        "earnings before interest tax depreciation and amortization", "adjusted ebitda", "unadjusted ebitda",
+        "earnings before interest tax depreciation and amortization", "unadjusted ebitda",
     ], abbreviations=["EBITDA"], related=["ebit", "operating income", "ebitdar"],
         formula=_sum(_t("operating income"), _t("depreciation and amortization"))),
     _m("ebitdar", _PROF, [
-        "adjusted ebitdar", "earnings before interest taxes depreciation amortization and rent",
+        "earnings before interest taxes depreciation amortization and rent",
     ], abbreviations=["EBITDAR"], related=["ebitda"]),
     _m("ebitda margin", _PROF, [
-        "ebitda margin", "adjusted ebitda margin", "unadjusted ebitda margin",
+        "ebitda margin", "unadjusted ebitda margin",
         "ebitda as a percentage of revenue",
     ], related=["ebitda"], formula=_margin("ebitda")),
     _m("pretax income", _PROF, [
@@ -287,7 +287,6 @@ _DEFS: list[MetricDef] = [
     _m("earnings per share", _PS, [
         "earnings per share", "net income per share", "earnings per common share", "net earnings per share",
         "income per share", "net income per common share", "earnings loss per share", "net loss per share",
-        "core earnings per share", "core eps", "adjusted earnings per share",
     ], abbreviations=["EPS"], related=["diluted earnings per share", "basic earnings per share"]),
     _m("diluted earnings per share", _PS, [
         "diluted earnings per share", "earnings per share diluted", "diluted net income per share",
@@ -371,7 +370,7 @@ _DEFS: list[MetricDef] = [
     ], abbreviations=["capex", "CAPEX", "CapEx"], related=["property plant and equipment", "free cash flow",
                                                             "depreciation and amortization"]),
     _m("free cash flow", _CF, [
-        "free cash flow", "free cashflow", "adjusted free cash flow",
+        "free cash flow", "free cashflow",
     ], abbreviations=["FCF"], related=["cash from operations", "capital expenditure"],
         formula=_diff("cash from operations", "capital expenditure")),
     _m("free cash flow conversion", _CF, [

@@ -27,7 +27,7 @@ from agent.finance.periods import (
 )
 from agent.ingest.cards import find_scope_entities
 from agent.query.asked import PERIODS_MEETING, operations_asked
-from agent.query.scope import PLAIN_MODIFIERS, scope_terms
+from agent.query.scope import PLAIN_MODIFIERS, excluded, scope_terms
 from agent.schemas import QueryIntent, Relation, TemporalScope
 
 MAX_AVERAGE_YEARS = 10  # "N year average" beyond this is not a reporting-period request
@@ -376,7 +376,8 @@ def extract_intent(question: str, known_companies: EntityRegistry | Sequence[str
     (['capital expenditure'], ['FY2018'], '3M', True, 'lookup')
     """
     q = " ".join((question or "").split())
-    mentions_m = find_metrics(q)
+    # a metric the question leaves out ('operating margin excluding restructuring') is not asked
+    mentions_m = [m for m in find_metrics(q) if not excluded(q, m.start)]
     metrics = list(dict.fromkeys(m.canonical for m in mentions_m))
     periods = asked_periods(q, find_periods(q))
     relation = relation_of(q)

@@ -1,0 +1,117 @@
+"""A figure computed by a formula faces the closed world too: every name, part and qualifier the question puts on
+it ('in Brazil', 'adjusted', 'organic', 'pro forma') must be said by each figure it is computed from. Before,
+the scope check passed every formula result unseen ('no figure'), so the company's EBITDA, computed from its
+consolidated operating income and depreciation, was stated as its 'adjusted EBITDA' and its 'EBITDA in Brazil'.
+A metric the question leaves out ('operating income excluding restructuring charges') is no second metric asked
+but a part the figure must say it leaves out (typeset filing)."""
+
+from __future__ import annotations
+
+import pytest
+from support import ask_once, ingested_typeset, stated
+
+from agent.config import Settings
+from agent.query.scope import metric_modifiers
+
+FILING = """# Litware Robotics Inc.
+
+Annual Report on Form 10-K for the fiscal year ended December 31, 2024
+
+## Item 8. Financial Statements and Supplementary Data
+
+### Consolidated Statements of Operations
+
+| (in millions) | 2024 | 2023 |
+|---|---|---|
+| Revenue | 2,400 | 2,100 |
+| Cost of revenue | 1,500 | 1,350 |
+| Gross profit | 900 | 750 |
+| Operating income | 310 | 260 |
+| Net income | 220 | 180 |
+
+### Consolidated Statements of Cash Flows
+
+| (in millions) | 2024 | 2023 |
+|---|---|---|
+| Net income | 220 | 180 |
+| Depreciation and amortization | 90 | 85 |
+| Net cash provided by operating activities | 400 | 350 |
+| Purchases of property, plant and equipment | (120) | (110) |
+| Net cash used in investing activities | (150) | (130) |
+
+## Item 7. Management's Discussion and Analysis
+
+### Non-GAAP measures
+
+| (in millions) | 2024 | 2023 |
+|---|---|---|
+| Operating income | 310 | 260 |
+| Restructuring charges | 25 | 10 |
+| Operating income excluding restructuring charges | 335 | 270 |
+"""
+
+
+@pytest.fixture(scope="module")
+def litware(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return ingested_typeset(tmp_path_factory.mktemp("litware"), "LITWARE_2024_10K.md", FILING)
+
+
+@pytest.mark.parametrize(("question", "figure"), [
+    ("What was Litware's EBITDA in 2024?", "310 + 90 = 400"),
+    ("What was Litware's free cash flow in 2024?", "400 - 120 = 280"),
+    ("What was Litware's gross margin in 2024?", "37.50%"),
+])
+def test_a_formula_answers_the_metric_it_computes(litware: Settings, question: str, figure: str) -> None:
+    out = ask_once(litware, question)
+    assert figure in out and not out.startswith("Not found"), out
+
+
+@pytest.mark.parametrize(("question", "unsaid", "figure"), [
+    ("What was Litware's adjusted EBITDA in 2024?", "adjusted", "400"),
+    ("What was Litware's EBITDA in Brazil in 2024?", "Brazil", "400"),
+    ("What was Litware's organic EBITDA in 2024?", "organic", "400"),
+    ("What was Litware's pro forma free cash flow in 2024?", "pro forma", "280"),
+])
+def test_a_qualifier_no_operand_says_refuses_the_formula(litware: Settings, question: str, unsaid: str,
+                                                         figure: str) -> None:
+    out = ask_once(litware, question)
+    assert out.startswith("Not found") and f"do not say {unsaid}" in out, out
+    assert figure not in stated(out), out
+    # the computed figure is shown as what it is, never under one of its operands' rows
+    closest = out.split("Closest evidence", 1)[1]
+    assert figure in closest and "'Operating income'" not in closest and "computed: " in closest, out
+
+
+@pytest.mark.parametrize(("question", "figure", "refused"), [
+    # the filing prints the measure that leaves the charges out: it answers
+    ("What was Litware's operating income excluding restructuring charges in 2024?", "335", False),
+    # no row leaves amortization out of gross profit: the statement's gross profit is no answer
+    ("What was Litware's gross profit excluding amortization in 2024?", "900", True),
+])
+def test_what_the_question_leaves_out_is_a_part_the_figure_must_say(litware: Settings, question: str, figure: str,
+                                                                    refused: bool) -> None:
+    out = ask_once(litware, question)
+    assert out.startswith("Not found") is refused, out
+    assert (figure in stated(out)) is not refused, out
+    assert "restructuring costs" not in out.lower(), out  # the charges left out are no second figure asked
+
+
+@pytest.mark.parametrize(("question", "metric", "words"), [
+    # the lexicon names metrics, never their qualifiers ('adjusted EBITDA' is no name of EBITDA): the word before
+    # the name narrows it
+    ("What was the average adjusted EBITDA over 2023 and 2024?", "ebitda", ["adjusted"]),
+    ("What was core EPS in 2024?", "earnings per share", ["core"]),
+    ("What was the adjusted free cash flow in 2024?", "free cash flow", ["adjusted"]),
+    # plain words narrow nothing; a metric's own name keeps its words ('free' cash flow)
+    ("What was unadjusted EBITDA in 2024?", "ebitda", []),
+    ("What was free cash flow in 2024?", "free cash flow", []),
+])
+def test_a_qualifier_before_a_metric_name_is_read(question: str, metric: str, words: list[str]) -> None:
+    assert metric_modifiers(question, metric) == words
+
+
+def test_each_years_lookup_keeps_the_qualifier(litware: Settings) -> None:
+    # split into one lookup a year, each lookup still asks for the adjusted figure
+    out = ask_once(litware, "What was the average adjusted EBITDA of Litware over 2023 and 2024?")
+    assert out.startswith("Not found") and "do not say adjusted" in out, out
+    assert "372.5" not in stated(out), out
