@@ -11,7 +11,7 @@ import pytest
 from support import ask_once, ingested_typeset, stated
 
 from agent.config import Settings
-from agent.query.scope import metric_modifiers
+from agent.query.scope import metric_modifiers, scope_terms
 
 FILING = """# Litware Robotics Inc.
 
@@ -28,6 +28,13 @@ Annual Report on Form 10-K for the fiscal year ended December 31, 2024
 | Gross profit | 900 | 750 |
 | Operating income | 310 | 260 |
 | Net income | 220 | 180 |
+
+### Consolidated Balance Sheets
+
+| (in millions) | 2024 | 2023 |
+|---|---|---|
+| Total current assets | 900 | 820 |
+| Total current liabilities | 500 | 450 |
 
 ### Consolidated Statements of Cash Flows
 
@@ -58,6 +65,9 @@ def litware(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 
 @pytest.mark.parametrize(("question", "figure"), [
     ("What was Litware's EBITDA in 2024?", "310 + 90 = 400"),
+    # the words of the metric the question defines are no part its operands must say ('Operating')
+    ("What is Litware's FY2024 operating cash flow ratio? Operating cash flow ratio is defined as: cash from "
+     "operations / total current liabilities.", "400 / 500"),
     ("What was Litware's free cash flow in 2024?", "400 - 120 = 280"),
     ("What was Litware's gross margin in 2024?", "37.50%"),
 ])
@@ -115,3 +125,8 @@ def test_each_years_lookup_keeps_the_qualifier(litware: Settings) -> None:
     out = ask_once(litware, "What was the average adjusted EBITDA of Litware over 2023 and 2024?")
     assert out.startswith("Not found") and "do not say adjusted" in out, out
     assert "372.5" not in stated(out), out
+
+
+def test_a_trend_word_is_no_part_of_the_metric() -> None:
+    # 'an improving gross margin' asks how the margin moved, not for a kind of margin its rows must say
+    assert scope_terms("Does Litware have an improving gross margin profile as of FY2024?") == []

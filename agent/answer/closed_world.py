@@ -301,6 +301,10 @@ def check_operands(
                 if i.citation is not None and not i.computed]
     own_question = re.sub(re.escape(answer.company), " ", question, flags=re.IGNORECASE) if answer.company else question
     qualifiers = asked_qualifiers(own_question)
+    # the words of the metrics the question names are no parts ('Operating cash flow ratio is defined as ...')
+    unnamed = question
+    for m in find_metrics(question):
+        unnamed = unnamed[: m.start] + " " * (m.end - m.start) + unnamed[m.end:]
     modifiers = metric_modifiers(question, answer.metric, answer.company)
     parts = terms_for(scope, answer.metric)
     for operand in operands:
@@ -311,7 +315,7 @@ def check_operands(
         })
         label = naming_words(read).strip() or operand.label
         provenance = figure_provenance(read, reader)
-        name = _uncovered_name(read, question, provenance, _filers(reader, {operand.citation.chunk_id}), registry,
+        name = _uncovered_name(read, unnamed, provenance, _filers(reader, {operand.citation.chunk_id}), registry,
                                parts)
         own = f"{naming_words(read)} {own_clause(read, reader)}"
         unsaid = ([name] if name else []) + [term for kind, term in qualifiers

@@ -84,7 +84,8 @@ _MODIFIER_BREAKS = frozenset(
 _OPERATION_WORD_RE = re.compile(
     r"(?:larg|high|great|small|low|bigg?|wid|narrow)(?:er|est)|most|least|more|less|fewer|better|best|worse|worst|"
     r"top|maximum|minimum|average|mean|median|change[sd]?|growth|increase[sd]?|decrease[sd]?|decline[sd]?|"
-    r"difference|percent(?:age)?|ratio|proportion|share|portion|sum|variation|variance|fluctuation|cumulative",
+    r"difference|percent(?:age)?|ratio|proportion|share|portion|sum|variation|variance|fluctuation|cumulative|"
+    r"improv(?:e[sd]?|ing|ement)|deteriorat(?:e[sd]?|ing|ion)|worsen(?:s|ed|ing)?",  # a trend asked ('an improving margin')
     re.IGNORECASE,
 )
 
