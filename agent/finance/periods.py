@@ -487,6 +487,31 @@ def infer_fy_end_month(text: str, default: int = 12) -> int:
     return month
 
 
+# A quarter or half named apart from its year ('fourth-quarter revenue in 2024', 'Q2 sales for 2023').
+_LONE_PART_RE = re.compile(
+    r"\b(?:(?P<qord>first|second|third|fourth|1st|2nd|3rd|4th)[\s-]+(?:fiscal[\s-]+)?quarter|Q(?P<q>[1-4])"
+    r"|(?P<hord>first|second|1st|2nd)[\s-]+half|H(?P<h>[12]))\b",
+    re.IGNORECASE,
+)
+_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+
+
+def with_lone_part(text: str, mentions: list[PeriodMention]) -> list[PeriodMention]:
+    """``mentions`` with each year made the quarter or half ``text`` names apart from it: 'fourth-quarter revenue
+    in 2024' asks FY2024Q4, never the year; 'first-quarter sales in 2024 against 2023' two first quarters. Only
+    when every mention is a year and one such part stands outside them; otherwise ``mentions`` as they are."""
+    parts = [m for m in _LONE_PART_RE.finditer(text)
+             if not any(p.start <= m.start() < p.end for p in mentions)]
+    if not mentions or any(m.kind != "year" for m in mentions) or len(parts) != 1:
+        return mentions
+    part = parts[0]
+    if part.group("qord") or part.group("q"):
+        label, kind = f"Q{part.group('q') or _ORDINALS[part.group('qord').lower()]}", "quarter"
+    else:
+        label, kind = f"H{part.group('h') or _ORDINALS[part.group('hord').lower()]}", "half"
+    return [year.model_copy(update={"norm": f"{year.norm}{label}", "kind": kind}) for year in mentions]
+
+
 def find_periods(text: str, default_fy_end_month: int = 12) -> list[PeriodMention]:
     """Every fiscal period written in ``text``, normalised, in order of appearance.
 
