@@ -14,6 +14,7 @@ from evals.metrics.answers import (
     yes_no_of,
 )
 from evals.metrics.text import bow_cosine, lcs_length, rouge_l, split_sentences, token_f1, tokenize
+from evals.runner import score_prediction
 
 
 # --- scale -----------------------------------------------------------------------------------------------
@@ -173,6 +174,16 @@ def test_not_refusals() -> None:
     long_answer = " ".join(["Revenue grew 10% on strong demand in every segment of the business."] * 12)
     assert not is_refusal(long_answer + " The filing does not specify the split by customer.")
     assert is_refusal("I cannot determine the ratio from these pages. " + long_answer)
+
+
+def test_an_answer_is_judged_a_refusal_the_same_with_or_without_its_citations() -> None:
+    # a figure stated beside a refusal of another part: the match and the run's refused count read one verdict
+    # (before, the match stripped the citations and called this short answer a refusal, the run counted the long
+    # one as an answer, so a right figure was scored wrong)
+    words = "Net earnings in FY2016 was 6948. Not found in the filings: net income (basic) for FY2016 (the row does not say basic)."
+    cited = words.replace("6948.", "6948 [PM_2017_page_99, p. 1]." + " [PM_2017_page_99, p. 1]" * 20)
+    assert is_refusal(cited) == is_refusal(words)
+    assert score_prediction("what was the value in 2016?", cited, "6948").refusal == is_refusal(words)
 
 
 def test_a_refusal_is_never_right_even_when_it_shows_the_gold() -> None:

@@ -190,8 +190,10 @@ def is_refusal(text: str) -> bool:
     A short answer with any refusal cue is a refusal. A long one is when its opening or closing sentences
     decline in the first person ("I cannot calculate", "please provide the figures") or its opening sentence
     says the source lacks the answer; a closing aside such as "the filing does not specify X" in a worked
-    answer is not a refusal.
+    answer is not a refusal. Citations ('[doc, p. 3]') are no words of the answer: an answer is judged the same
+    with or without them (the match and the run's refused count read one verdict).
     """
+    text = _CITATION_RE.sub(" ", text or "")
     flat = normalize_text(text)
     if not flat:
         return True
