@@ -130,3 +130,14 @@ def test_each_years_lookup_keeps_the_qualifier(litware: Settings) -> None:
 def test_a_trend_word_is_no_part_of_the_metric() -> None:
     # 'an improving gross margin' asks how the margin moved, not for a kind of margin its rows must say
     assert scope_terms("Does Litware have an improving gross margin profile as of FY2024?") == []
+
+
+@pytest.mark.parametrize("question", [
+    "What was Litware's Brazil revenue growth in 2024?",
+    "What was Litware's software revenue growth in 2024?",
+])
+def test_a_part_of_a_growth_narrows_each_years_lookup(litware: Settings, question: str) -> None:
+    # 'revenue growth' is computed from each year's revenue: the part the question puts on the growth holds for
+    # both lookups, so the company's growth (2,100 -> 2,400, 14.29%) is no answer
+    out = ask_once(litware, question)
+    assert out.startswith("Not found") and "14.29" not in stated(out) and "300" not in stated(out), out

@@ -16,7 +16,8 @@ from collections.abc import Iterable
 
 from agent.entities import EntityRegistry
 from agent.entities.names import name_tokens
-from agent.finance.lexicon import find_metrics
+from agent.finance.lexicon import components, find_metrics
+from agent.finance.metrics import METRICS
 from agent.finance.periods import find_periods, is_month
 from agent.schemas import ScopeTerm
 
@@ -251,5 +252,8 @@ def unique_terms(terms: Iterable[ScopeTerm]) -> list[ScopeTerm]:
 
 
 def terms_for(terms: Iterable[ScopeTerm], metric: str) -> list[ScopeTerm]:
-    """The parts that narrow ``metric``: its own and the question's as a whole (all of them for no metric)."""
-    return [t for t in terms if not metric or t.metric in {"", metric}]
+    """The parts that narrow ``metric``: its own, those of a metric computed from it (the Medical Devices of
+    'Medical Devices revenue growth' narrows each year's revenue) and the question's as a whole (all of them for
+    no metric)."""
+    return [t for t in terms
+            if not metric or t.metric in {"", metric} or (t.metric in METRICS and metric in components(t.metric))]
