@@ -193,7 +193,6 @@ _SCALE_HINT_RE = re.compile(
 NON_NUMERIC_RELATIONS = frozenset({Relation.EXPLANATION, Relation.DEFINITION, Relation.POLICY})
 
 
-
 # ---------------------------------------------------------------------------------------------------------
 # Phrasing helpers
 # ---------------------------------------------------------------------------------------------------------
