@@ -282,6 +282,23 @@ def _uncovered_name(answer: SubAnswer, question: str, provenance: str, filers: s
     return ""
 
 
+def without_company(question: str, company: str) -> str:
+    """``question`` without the company's name: a name ('U.S. Bancorp', 'Frito-Lay North America') restricts
+    nothing the question asks."""
+    return re.sub(re.escape(company), " ", question, flags=re.IGNORECASE) if company else question
+
+
+def unsaid_qualifiers(asked: Sequence[tuple[str, str]], answer: SubAnswer,
+                      reader: EvidenceReader | None) -> list[tuple[str, str]]:
+    """The (kind, term) qualifiers of ``asked`` whose kind the figure's own words do not say: its row or label,
+    and its sentence's clause ('employees in the United States' is not said by a sentence naming the U.S.
+    elsewhere)."""
+    if not asked:
+        return []
+    own = {kind for kind, _ in asked_qualifiers(f"{naming_words(answer)} {own_clause(answer, reader)}")}
+    return [(kind, term) for kind, term in asked if kind not in own]
+
+
 def check_operands(
     answer: SubAnswer,
     question: str,
@@ -299,8 +316,7 @@ def check_operands(
     # a formula's operands; a share or ratio of two items is the items' (its whole is no part of the question)
     operands = [i for c in answer.computations if c.operation == "derived" for i in c.all_inputs()
                 if i.citation is not None and not i.computed]
-    own_question = re.sub(re.escape(answer.company), " ", question, flags=re.IGNORECASE) if answer.company else question
-    qualifiers = asked_qualifiers(own_question)
+    qualifiers = asked_qualifiers(without_company(question, answer.company))
     # the words of the metrics the question names are no parts ('Operating cash flow ratio is defined as ...')
     unnamed = question
     for m in find_metrics(question):
@@ -310,16 +326,13 @@ def check_operands(
     for operand in operands:
         read = answer.model_copy(update={
             "status": "found", "metric": operand.metric, "value": operand.value, "citation": operand.citation,
-            "citations": [operand.citation], "named": "", "quote": operand.citation.quote if operand.citation else "",
-            "computations": [],
+            "citations": [operand.citation], "named": "", "quote": operand.citation.quote, "computations": [],
         })
         label = naming_words(read).strip() or operand.label
         provenance = figure_provenance(read, reader)
         name = _uncovered_name(read, unnamed, provenance, _filers(reader, {operand.citation.chunk_id}), registry,
                                parts)
-        own = f"{naming_words(read)} {own_clause(read, reader)}"
-        unsaid = ([name] if name else []) + [term for kind, term in qualifiers
-                                             if kind not in {k for k, _ in asked_qualifiers(own)}]
+        unsaid = ([name] if name else []) + [term for _, term in unsaid_qualifiers(qualifiers, read, reader)]
         named = _content_words(figure_context(read, reader))
         said = {w.lower() for t in unsaid for w in t.split()}  # 'pro forma' said once, not word by word again
         unsaid += [w for w in modifiers if not _names_word(w.lower(), named) and w.lower() not in said]

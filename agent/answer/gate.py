@@ -33,9 +33,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from agent.answer.closed_world import PER_SHARE_TOPIC, check_scope
+from agent.answer.closed_world import PER_SHARE_TOPIC, check_scope, unsaid_qualifiers, without_company
 from agent.answer.companies import check_company, doc_company
-from agent.answer.provenance import chunk_text, figure_context, naming_words, own_clause, row_label
+from agent.answer.provenance import chunk_text, figure_context, naming_words, row_label
 from agent.answer.reading import Evidence, EvidenceReader
 from agent.answer.records import NOT_FOUND, Check, SubAnswer, _capital
 from agent.answer.words import (
@@ -167,17 +167,15 @@ def check_metric(
     # The question's own restriction ('employees in the United States') must be the figure's too: named by its
     # row and table, or by the clause of its sentence, never only elsewhere in the sentence. A company's name
     # ('U.S. Bancorp', 'Frito-Lay North America' as a segment) is no restriction of the question's.
-    own_question = re.sub(re.escape(answer.company), " ", question, flags=re.IGNORECASE) if answer.company else question
     # An expectation asked anywhere in the turn ('what does X expect for 2023 ...') holds for each of its parts,
     # whose split questions are written without it; a region or an adjustment belongs to its own part only.
     turn_outlook = [q for q in asked_qualifiers(turn_question) if q[0] == OUTLOOK]
-    asked_all = list(dict.fromkeys([*asked_qualifiers(own_question), *turn_outlook]))
-    if asked_all:
-        own_kinds = {kind for kind, _ in asked_qualifiers(f"{words} {own_clause(answer, reader)}")}
-        for kind, term in asked_all:
-            if kind not in own_kinds:
-                return Check(name="metric", passed=False,
-                             detail=f"the question asks about '{term}' ({kind}); the figure's own words do not say so")
+    asked_all = list(dict.fromkeys([*asked_qualifiers(without_company(question, answer.company)), *turn_outlook]))
+    unsaid = unsaid_qualifiers(asked_all, answer, reader)
+    if unsaid:
+        kind, term = unsaid[0]
+        return Check(name="metric", passed=False,
+                     detail=f"the question asks about '{term}' ({kind}); the figure's own words do not say so")
     governor = _governed_metric(answer.metric, words, f"{question} {turn_question}") if answer.metric else ""
     if governor:
         return Check(name="metric", passed=False,
