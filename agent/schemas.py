@@ -306,6 +306,9 @@ class ScopeTerm(BaseModel):
 
     text: str = Field(description="as the question writes it, e.g. 'external customers', 'APAC'")
     metric: str = Field(default="", description="the canonical metric it narrows; '' for the whole question")
+    kind: Literal["part", "measure"] = Field(
+        default="part", description="'part': of the company ('aerospace'); 'measure': what is asked of the metric "
+        "('intensity' of 'capex intensity')")
 
 
 class QueryIntent(BaseModel):

@@ -39,7 +39,7 @@ from agent.finance.metrics import METRICS
 from agent.query.cues import possessive
 from agent.query.definitions import asked_part
 from agent.query.intent import asking_part
-from agent.query.scope import STOP_WORDS, metric_modifiers, terms_for
+from agent.query.scope import ADJUSTING, EXCLUDING, STOP_WORDS, metric_modifiers, terms_for
 from agent.schemas import ScopeTerm
 
 PER_SHARE_TOPIC = "Per Share"  # the lexicon's topic of per-share metrics (EPS, dividends per share)
@@ -367,11 +367,18 @@ def check_scope(
     provenance = figure_provenance(answer, reader)
     cited = {c.chunk_id for c in (answer.citations or ([answer.citation] if answer.citation else []))}
     filers = _filers(reader, cited)
-    name = _uncovered_name(answer, question, provenance, filers, registry, terms_for(scope, answer.metric))
+    parts = terms_for(scope, answer.metric)
+    name = _uncovered_name(answer, question, provenance, filers, registry, parts)
     if name:
         whose = f" for {answer.company}" if answer.company else ""
-        return Check(name="scope", passed=False,
-                     detail=f"the filing gives {answer.metric or 'this figure'}{whose}, not for {name}")
+        what = answer.metric or "this figure"
+        if any(t.kind == "measure" and t.text == name for t in parts):
+            detail = f"the question asks the {name} of {what}; the filing gives {what}{whose}, and its words say no {name}"
+        elif name.split()[0].lower() in EXCLUDING | ADJUSTING:  # 'before restructuring': a figure of its own
+            detail = f"the filing gives {what}{whose}, not {what} {name}"
+        else:
+            detail = f"the filing gives {what}{whose}, not for {name}"
+        return Check(name="scope", passed=False, detail=detail)
     row = (reader.row_at(answer.citation.chunk_id, answer.value.start)
            if reader is not None and answer.citation is not None else None)
     own = " ".join(x for x in (row.parent if row is not None else "", naming_words(answer)) if x)

@@ -62,7 +62,7 @@ from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation, period_tie, reported_cell
 from agent.finance.direction import shown_name
 from agent.finance.formulas import FormulaKind
-from agent.finance.lexicon import figure_kind
+from agent.finance.lexicon import figure_kind, find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import MONEY_UNITS
 from agent.finance.periods import CALENDAR_FY_END, find_periods
@@ -232,6 +232,8 @@ def _answer_sub_query(
         return answer
     if answer.status == "not_found":
         return cell
+    if _names_other_metric(cell, metric):
+        return answer  # 'Industrial Sensors revenue' names the segment asked, but it is no operating income
     if base.scope and _names_parts(answer, base.scope) and not _names_parts(cell, base.scope):
         return answer  # 'net sales in Europe': the Europe row, not a total that names more of the words
     words = _content_words(sub_query.question)
@@ -247,6 +249,13 @@ def _answer_sub_query(
     if not answer.period_stated and cell.period_stated and cell.period == answer.period:
         return cell  # the lexicon's row gave no period; the cell's column (or the filing's year) does
     return answer
+
+
+def _names_other_metric(cell: SubAnswer, metric: str) -> bool:
+    """The cell's row label names metrics of the lexicon, none of them ``metric``: it is another metric's row."""
+    label = cell.quote.split("|", 1)[0] if "|" in cell.quote else ""
+    named = {m.canonical for m in find_metrics(label)}
+    return bool(named) and metric not in named
 
 
 def _names_parts(answer: SubAnswer, parts: Sequence[str]) -> bool:

@@ -15,7 +15,7 @@ from agent.entities.names import name_key, names_company, same_name
 from agent.finance.numbers import name_numbers, without_units
 from agent.finance.periods import find_periods, without_periods
 from agent.query.plan import SubQuery
-from agent.query.scope import FILLER_WORDS, STOP_WORDS, metric_modifiers
+from agent.query.scope import FILLER_WORDS, PREDICATE_VERBS, STOP_WORDS, metric_modifiers
 from agent.schemas import NumericValue, Relation
 
 TOTAL_BONUS = 0.1  # among partial labels, a "Total ..." row is the total, not a sub-item
@@ -132,7 +132,7 @@ ASKING_WORDS = frozenset(_content_words(
     "than negative positive thousand thousands million millions billion billions percent percentage many "
     "information provide provided calculated show shows include included includes listed highlighted contain "
     "contains ended ending across variation variance fluctuation rise fall drop grew grow precedent preceding "
-    "previous prior subsequent following next last before after earlier later about all"
+    "previous prior subsequent following next last before after earlier later about all " + " ".join(PREDICATE_VERBS)
 ))
 
 

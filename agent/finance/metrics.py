@@ -415,7 +415,7 @@ _DEFS: list[MetricDef] = [
         "capex to revenue", "capital expenditure as a percentage of revenue",
         "capex as a percentage of revenue",
         "capex as a percentage of sales", "capital expenditure to sales", "capital expenditure to revenue",
-        "capital intensity", "capital intensive",
+        "capital intensity", "capital intensive", "capex intensity", "capital expenditure intensity",
     ], related=["capital expenditure", "revenue"],
         formula=_ratio([_t("capital expenditure")], [_t("revenue")], unit="%", mult=PERCENT)),
     _m("dividend payout ratio", _CF, [

@@ -109,9 +109,11 @@ PERCENT_RE = re.compile(r"%|\bpercent(?:s|age)?\b|\bgrowth\s+rate\b|\brate\s+of\
 # 'What percentage of undeveloped acres were in the US?', 'what portion of total debt is due within a year?',
 # 'what portion of the purchase price was allocated to goodwill?' (any participle: attributed, dedicated, ...):
 # the whole first, then what the part is; the part's cell must name both.
+# 'what share of revenue came from X': any verb of being or coming links the whole to its part
 PART_OF_RE = re.compile(
     r"\bwhat\s+(?:was\s+the\s+|is\s+the\s+)?(?:percent(?:age)?|portion|proportion|share|fraction)\s+of\s+"
-    r"(?:the\s+)?(?P<b>[^?]+?)\s+(?:(?:that\s+)?(?:was|were|is|are)\s+(?:made\s+(?:up\s+)?of\s+|due\s+to\s+|"
+    r"(?:the\s+)?(?P<b>[^?]+?)\s+(?:(?:that\s+)?(?:was|were|is|are|came|comes|come|went|goes|go)\s+"
+    r"(?:made\s+(?:up\s+)?of\s+|due\s+to\s+|"
     r"[a-z]+(?:ed|able)\s+(?:to|for|by)\s+|in\s+)?|(?:due|[a-z]+(?:ed|able))\s+to\s+|in\s+)(?P<a>[^?]+)",
     re.IGNORECASE,
 )

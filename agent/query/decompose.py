@@ -51,7 +51,7 @@ from agent.query.dialogue import DialogueSlots
 from agent.query.intent import extract_intent, match_company
 from agent.query.operations import asks_words, guess_operation
 from agent.query.plan import Combination, QueryPlan, SubQuery
-from agent.query.scope import basis_words, metric_modifiers, terms_for, unique_terms
+from agent.query.scope import basis_words, growth_base, metric_modifiers, terms_for, unique_terms
 from agent.schemas import QueryIntent, Relation, TemporalScope
 
 # Lexicon metrics without a formula that are still quoted in percent ('dividend yield', 'organic growth').
@@ -196,14 +196,6 @@ def is_numeric(intent: QueryIntent) -> bool:
     if intent.relation in NON_NUMERIC_RELATIONS:
         return False
     return any(m in METRICS and not METRICS[m].described for m in intent.metrics)
-
-
-def _growth_base(metric: str) -> str:
-    """The metric a growth metric grows ('revenue growth' -> 'revenue'); other metrics unchanged."""
-    formula = METRICS[metric].formula if metric in METRICS else None
-    if formula is not None and formula.kind is FormulaKind.GROWTH:
-        return formula.numerator[0].metric
-    return metric
 
 
 def _margin_of(question: str, metrics: Sequence[str]) -> str:
@@ -432,7 +424,7 @@ def decompose(question: str, intent: QueryIntent, known_companies: EntityRegistr
     asked = question[: clause.start()] if clause else question
     if len(intent.temporal_scope.periods) >= 2:
         # 'How did revenue change from 2017 to 2018?' (lexicon: revenue growth) compares the base metric.
-        metrics = list(dict.fromkeys(_growth_base(m) for m in metrics))
+        metrics = list(dict.fromkeys(growth_base(m) for m in metrics))
     margin_of = _margin_of(asked, metrics)
     if margin_of:
         metrics = [margin_of, MARGIN_BASE]  # 'D&A % margin': D&A as a percentage of revenue

@@ -12,11 +12,12 @@ kind of part itself ('segment', 'business'), widening words ('total', 'consolida
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from agent.entities import EntityRegistry
 from agent.entities.names import name_tokens
-from agent.finance.lexicon import components, find_metrics
+from agent.finance.formulas import FormulaKind
+from agent.finance.lexicon import MetricMention, components, find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.periods import find_periods, is_month
 from agent.schemas import ScopeTerm
@@ -27,6 +28,10 @@ _OPENS_WITH_PARTICLE = frozenset(("attributable", "related", "generated", "deriv
 # A part that leaves something out ('operating margin excluding restructuring'): what follows is no metric asked
 # but what the figure must say it leaves out, so the part keeps its opener.
 EXCLUDING = frozenset(("excluding", "excl", "ex", "except", "without"))
+# A metric named right after another one's name and one of these words adjusts it ('operating income before
+# restructuring', 'net income after minority interests'): a figure of its own, no second metric asked.
+ADJUSTING = frozenset(("before", "after"))
+_EX_HYPHEN_RE = re.compile(r"\b(ex|excl)-(?=[a-z]|$)", re.IGNORECASE)  # 'capex ex-acquisitions'
 _OPENS = frozenset(("of", "in", "from", "for", "within", "at", "across", "among", *EXCLUDING, *_OPENS_WITH_PARTICLE))
 # Words that end the part: links to another clause, a comparison, a question verb.
 _ENDS = frozenset((
@@ -51,6 +56,34 @@ _NO_PART = frozenset((
     "amount", "amounts", "value", "values", "figure", "number", "total", "totals", "overall", "consolidated",
     "combined", "whole", "entire", "worldwide", "global", "aggregate", "net", "respective", "following", "above",
     "below", "it", "they", "them", "time", "times", "to",
+))
+# Nouns after a metric's name that only say it is an amount ('capex spending', 'the cash position'): no head of
+# their own. Any other noun there is what the question asks of the metric ('capex intensity', 'revenue mix').
+_AMOUNT_NOUNS = frozenset((
+    "expense", "expenses", "cost", "costs", "charge", "charges", "spend", "outlay", "outlays", "level", "levels",
+    "line", "item", "items", "position", "balance", "balances", "sum", "sums", "data", "line-item", "account",
+))
+# Verbs and adverbs that follow a metric's name as the question's predicate ('did R&D account for', 'how did
+# revenue trend', 'revenue y/y'): what the question says of the metric, not a noun the metric modifies.
+# The verbs among them say how a figure is asked of, never a word its row must print ('revenue came from X').
+PREDICATE_VERBS = frozenset((
+    "make", "makes", "made", "constitute", "constitutes", "comprise", "comprises", "consist", "consists",
+    "contribute", "contributes", "contributed", "come", "comes", "came", "go", "goes", "went", "grows", "rises",
+    "rose", "falls", "fell", "stand", "stands", "stood", "look", "looks", "compares", "represents", "reflect",
+    "reflects", "relate", "relates", "stay", "stays", "remain", "remains", "reach", "reaches", "jump", "jumps",
+    "climb", "climbs", "slip", "slips",
+))
+_PREDICATE_WORDS = PREDICATE_VERBS | frozenset((
+    "account", "accounts", "cover", "covers", "total", "totals", "include", "includes", "result", "results", "mean",
+    "means", "beat", "beats", "miss", "misses", "move", "moves", "trend", "trends", "equal", "equals", "amounts",
+    "might", "must", "shall", "alone", "only", "itself", "again", "also", "too", "just", "together", "overall", "now",
+    "so", "then",
+    "yoy", "qoq", "sequentially", "annually", "year-over-year", "quarter-over-quarter", "year-on-year", "not",
+    "there", "here",
+    # adjectives that say when or to whom the amount is owed ('long-term debt due in 2024', 'shares outstanding')
+    "due", "payable", "outstanding", "available", "remaining", "owed", "owing", "unpaid",
+    # nouns of the metric's course, asked with a trend ('an improving margin profile'): how it moved, no other figure
+    "profile", "trajectory", "performance", "development", "evolution", "picture", "path", "momentum", "dynamics",
 ))
 FILLER_WORDS = frozenset(
     (
@@ -151,12 +184,28 @@ def _walk_before(question: str, start: int, company: str) -> tuple[list[str], li
     return mods[::-1], basis[::-1]
 
 
+def growth_base(metric: str) -> str:
+    """The metric a growth metric grows ('revenue growth' -> 'revenue'); other metrics unchanged."""
+    formula = METRICS[metric].formula if metric in METRICS else None
+    if formula is not None and formula.kind is FormulaKind.GROWTH:
+        return formula.numerator[0].metric
+    return metric
+
+
+def _mention_of(question: str, metric: str) -> MetricMention | None:
+    """Where the question names ``metric``, or the growth of it it asks ('Medical Devices revenue growth' is
+    asked through each year's Medical Devices revenue)."""
+    mentions = find_metrics(question)
+    return (next((m for m in mentions if m.canonical == metric), None)
+            or next((m for m in mentions if growth_base(m.canonical) == metric), None))
+
+
 def metric_modifiers(question: str, metric: str, company: str = "") -> list[str]:
     """The words the question puts right before the name of ``metric`` that narrow it: 'fuel surcharge' in
     'fuel surcharge revenue', 'adjusted' in 'adjusted (non-GAAP) net income'. Stops at function words, periods,
     numbers, possessives and the company's own name; widening words ('total', 'net') and the operation asked
     ('average', 'higher') do not count."""
-    mention = next((m for m in find_metrics(question) if m.canonical == metric), None)
+    mention = _mention_of(question, metric)
     return _before(question, mention.start, company) if mention is not None else []
 
 
@@ -164,7 +213,7 @@ def basis_words(question: str, metric: str, company: str = "") -> list[str]:
     """The :data:`BASIS_WORDS` the question puts right before the name of ``metric``, in order: 'total' and
     'net' of 'the total net property, plant and equipment', also where the lexicon reads them as part of the
     name it found ('net PP&E'); none of 'net income', whose own name says it."""
-    mention = next((m for m in find_metrics(question) if m.canonical == metric), None)
+    mention = _mention_of(question, metric)
     if mention is None:
         return []
     own = set(metric.split())
@@ -201,21 +250,25 @@ def scope_terms(question: str, company: str = "", registry: EntityRegistry | Non
     """The parts the question narrows each metric to, in order: 'aerospace' for 'operating profit of the
     aerospace business', 'external customers' and 'UK' for 'revenue from external customers in the UK'.
     The company asked about, indexed companies, periods and instructions after the question mark are no part."""
-    asked = question[: question.rfind("?")] if "?" in question else question
+    asked = _EX_HYPHEN_RE.sub(r"\1 ", question[: question.rfind("?")] if "?" in question else question)
     company_words = set(name_tokens(company)) if company else set()
     terms: list[ScopeTerm] = []
     # Words inside a period ('for the three months ended July 29, 2023') name when, never a part.
     spans = [(p.start, p.end) for p in find_periods(asked)]
-    for mention in find_metrics(asked):
+    mentions = find_metrics(asked)
+    starts = {m.start for m in mentions}
+    for mention in mentions:
         if excluded(asked, mention.start):
             continue  # the part of the metric before it
         before = " ".join(_before(asked, mention.start, company))
         if before:
             terms.append(ScopeTerm(text=before, metric=mention.canonical))
-        tokens = [m.group() for m in _TOKEN_RE.finditer(asked, mention.end)
-                  if not any(s <= m.start() < e for s, e in spans)]
+        found = [m for m in _TOKEN_RE.finditer(asked, mention.end) if not any(s <= m.start() < e for s, e in spans)]
+        tokens = [m.group() for m in found]
+        if found and found[0].start() not in starts and _is_head(tokens[0], company_words, mention.canonical):
+            terms.append(ScopeTerm(text=_bare(tokens[0]), metric=mention.canonical, kind="measure"))
         i = 0
-        while i < len(tokens) and tokens[i].lower() in _OPENS:
+        while _opens_part(found, i, starts):
             j, words = i + 1, []
             if tokens[i].lower() in _OPENS_WITH_PARTICLE:
                 j += 1  # 'attributable to X', 'generated by X'
@@ -228,7 +281,7 @@ def scope_terms(question: str, company: str = "", registry: EntityRegistry | Non
                 if not _names_no_part(token, company_words):
                     words.append(_bare(token))
             text = " ".join(words)
-            if text and tokens[i].lower() in EXCLUDING:
+            if text and tokens[i].lower() in EXCLUDING | ADJUSTING:
                 terms.append(ScopeTerm(text=f"{tokens[i].lower()} {text}", metric=mention.canonical))
             elif (text and find_metrics(text) == [] and not (registry is not None and registry.knows(text))
                     and not _names_registrant(words, tokens[j:])):
@@ -237,13 +290,56 @@ def scope_terms(question: str, company: str = "", registry: EntityRegistry | Non
     return unique_terms(terms)
 
 
+def _opens_part(tokens: Sequence[re.Match[str]], i: int, metric_starts: set[int]) -> bool:
+    """Whether token ``i`` after a metric's name opens a part of it: a preposition, or 'before' / 'after' right
+    before another metric's name."""
+    if i >= len(tokens):
+        return False
+    low = tokens[i].group().lower()
+    return low in _OPENS or (low in ADJUSTING and i + 1 < len(tokens) and tokens[i + 1].start() in metric_starts)
+
+
+_RATE_NOUNS = frozenset(("rate", "rates", "ratio", "level"))  # 'revenue growth rate', 'gross margin level'
+_PERCENT_NAME_ENDS = ("rate", "margin", "growth", "ratio", "yield", "return")
+
+
+def _in_percent(metric: str) -> bool:
+    """A metric quoted as a rate (a growth, a margin, a ratio): 'rate' after its name says nothing more."""
+    definition = METRICS.get(metric)
+    formula = definition.formula if definition is not None else None
+    if formula is not None and (formula.unit in {"%", "x"} or formula.kind is FormulaKind.GROWTH):
+        return True
+    return metric.endswith(_PERCENT_NAME_ENDS)
+
+
+def _is_head(token: str, company_words: set[str], metric: str) -> bool:
+    """Whether the word right after the name of ``metric`` is the noun the question asks of it ('budget' of
+    'capex budget', 'mix' of 'revenue mix'): a word that is no function word, verb, operation, period, amount noun
+    or part-kind word, nor 'rate' after a metric quoted as one ('revenue growth rate')."""
+    low = _bare(token).lower()
+    if low in _RATE_NOUNS and _in_percent(metric):
+        return False
+    return (low.replace("-", "").isalpha() and len(low) >= 3 and not low.endswith(("ed", "ing", "ly"))
+            and low not in STOP_WORDS | _ENDS | _OPENS | ADJUSTING | _NO_PART | FILLER_WORDS | _MODIFIER_BREAKS
+            and low not in _VERB_PARTICLES | _AMOUNT_NOUNS | _PREDICATE_WORDS | company_words
+            and low.removesuffix("s") not in _AMOUNT_NOUNS and not operation_word(low) and not is_month(low))
+
+
 def excluded(question: str, start: int) -> bool:
     """Whether the metric named at offset ``start`` is one the question leaves out ('excluding restructuring',
-    'ex the acquisitions'): it is no metric asked."""
-    before = [t.lower() for t in _TOKEN_RE.findall(question[:start])[-2:]]
+    'ex the acquisitions', 'ex-acquisitions') or adjusts another metric for ('operating income before
+    restructuring'): it is no metric asked."""
+    head = _EX_HYPHEN_RE.sub(r"\1 ", question[:start])
+    before = [t.lower() for t in _TOKEN_RE.findall(head)[-2:]]
     while before and before[-1] in {"the", "its", "their", "any", "all"}:
         before.pop()
-    return bool(before) and before[-1] in EXCLUDING
+    if not before:
+        return False
+    if before[-1] in ADJUSTING:
+        cut = head.lower().rstrip().rfind(before[-1])
+        prior = find_metrics(head[:cut])
+        return bool(prior) and not head[prior[-1].end:cut].strip()
+    return before[-1] in EXCLUDING
 
 
 def unique_terms(terms: Iterable[ScopeTerm]) -> list[ScopeTerm]:
