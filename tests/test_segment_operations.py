@@ -3,7 +3,9 @@ growth' is the growth of each year's Medical Devices revenue, not refused becaus
 company's revenue (the segment's words were dropped when the lookup was written from the growth's name). A share
 of the company's revenue that 'came from' a segment is the segment's row over the total, however the verb
 linking them is worded. A table row naming the segment but another metric ('Industrial Sensors revenue') is no
-answer for the segment's operating income a note's sentence states (typeset filings)."""
+answer for the segment's operating income a note's sentence states, and a figure on the second line of a wrapped
+sentence ('... operating income was $281 million' / 'in 2024 and $191 million in 2023.') keeps the sentence's
+subject (typeset filings)."""
 
 from __future__ import annotations
 
@@ -80,6 +82,7 @@ def northwind(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 @pytest.mark.parametrize(("question", "figure"), [
     # the sample filing's MD&A table prints 'Industrial Sensors revenue'; its Note 12 says the operating income
     ("What was the operating income of Northwind's Industrial Sensors segment in 2024?", "$512 million"),
+    ("What was Northwind's Medical Devices operating income in 2023?", "$191 million"),
 ])
 def test_a_row_of_another_metric_does_not_displace_the_segments_figure(northwind: Settings, question: str,
                                                                         figure: str) -> None:

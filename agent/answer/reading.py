@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -630,11 +631,26 @@ def measured_unit(text: str, end: int) -> str:
 _CLAUSE_BREAK_RE = re.compile(r"[,;:()\u2014]|\s(?:including|of\s+which|of\s+whom|compared|versus|while|whereas)\s")
 
 
+@lru_cache(maxsize=256)
+def _sentences(text: str) -> tuple[tuple[int, int], ...]:
+    return tuple(split_sentences(text))
+
+
+def sentence_span(text: str, at: int) -> tuple[int, int]:
+    """(start, end) of the sentence of ``text`` holding offset ``at``: prose wrapped over lines is one sentence
+    ('Medical Devices operating income was $281 million' / 'in 2024 and $191 million in 2023.'), so a figure on
+    the second line keeps its subject."""
+    for lo, hi in _sentences(text):
+        if lo <= at < hi:
+            return lo, hi
+    lo = max(text.rfind(". ", 0, at), text.rfind("\n", 0, at)) + 1  # between sentences: its own line
+    return lo, min((i for i in (text.find(". ", at), text.find("\n", at)) if i >= 0), default=len(text))
+
+
 def clause_at(text: str, start: int, end: int) -> str:
     """The clause of a sentence that holds ``text[start:end]`` ('..., including approximately 132,000 people
     within the United States' for the 132,000), bounded by the sentence."""
-    lo = max(text.rfind(". ", 0, start), text.rfind("\n", 0, start)) + 1
-    hi = min((i for i in (text.find(". ", end), text.find("\n", end)) if i >= 0), default=len(text))
+    lo, hi = sentence_span(text, start)
     before = [m.end() for m in _CLAUSE_BREAK_RE.finditer(text, lo, start)]
     after = _CLAUSE_BREAK_RE.search(text, end, hi)
     return text[(before[-1] if before else lo) : (after.start() if after else hi)]
@@ -655,8 +671,7 @@ def naming_context(text: str, at: int, label: str = "") -> str:
     """The words that say what the figure at offset ``at`` of ``text`` is, wider than its label: a table row's
     ``label`` with its table's title and header line; a sentence figure's whole sentence."""
     if not label:
-        start = max(text.rfind(". ", 0, at), text.rfind("\n", 0, at)) + 1
-        end = min((i for i in (text.find(". ", at), text.find("\n", at)) if i >= 0), default=len(text))
+        start, end = sentence_span(text, at)
         return text[start:end]
     above = text[: text.rfind("\n", 0, at) + 1].split("\n")[:-1]
     block = 0  # table lines right above the row, and the sub-headings between them ('Deferred tax expense:')

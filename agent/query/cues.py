@@ -136,7 +136,7 @@ def asks_percent(question: str, percent_re: re.Pattern[str] = PERCENT_RE) -> boo
 CHANGE_RE = re.compile(
     r"\bchang\w*|\bincreas\w*|\bdecreas\w*|\bdifference\b|\bgr[eo]w\w*|\bdeclin\w*|\brise\b|\brose\b|"
     r"\bfell\b|\bvariation\b|\bfluctuat\w*|\bvar(?:y|ied)\b|"
-    r"\bdrop\w*|\bmove[ds]?\b|\bvariance\b|\bdelta\b|\byear[- ]over[- ]year\b|\byoy\b",
+    r"\bdrop\w*|\bmove[ds]?\b|\bvariance\b|\bdelta\b|\byear[- ](?:over|on)[- ]year\b|\byoy\b|\by/y\b",
     re.IGNORECASE,
 )
 
@@ -164,7 +164,7 @@ SUM_RE = re.compile(r"\btotal\b|\bsum\b|\bcombined\b|\bcumulative\b|\baltogether
 SHARE_RE = re.compile(
     r"\bas\s+an?\s+(?:%|percent(?:age)?|share|proportion|fraction|portion)\s+of\b|"
     r"\b(?:%|percent(?:age)?)\s+of\b|"
-    r"\bshare\s+of\b|\bproportion\s+of\b|\bportion\s+of\b",
+    r"\bshare\s+of\b|\bproportion\s+of\b|\bportion\s+of\b|\bslice\s+of\b",
     re.IGNORECASE,
 )
 

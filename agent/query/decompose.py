@@ -29,7 +29,6 @@ from agent.query.cues import (
     NEXT_YEAR_RE,
     NON_NUMERIC_RELATIONS,
     OPERATION_WORDS,
-    PART_OF_RE,
     PERCENT_RE,
     PRIOR_YEAR_RE,
     SHARE_RE,
@@ -525,6 +524,19 @@ def asked_name(question: str, metric: str, company: str = "") -> str:
     return " ".join([*basis, *metric_modifiers(question, metric, company), shown])
 
 
+_SHARE_OF_RE = re.compile(r"(?:%|\b(?:percent(?:age)?|portion|proportion|share|fraction|slice))\s+of\b", re.I)
+
+
+def _whole_of_share(question: str, metrics: Sequence[str]) -> str:
+    """The metric a share is of: the first of ``metrics`` named after 'share of' / 'percentage of' ('what share of
+    revenue did R&D account for', 'R&D as a percentage of revenue', 'what portion of the price went to
+    goodwill'); '' when the question names none there."""
+    m = _SHARE_OF_RE.search(question)
+    if m is None:
+        return ""
+    return next((x.canonical for x in find_metrics(question[m.end():]) if x.canonical in metrics), "")
+
+
 def plan_combinations(
     question: str, sub_queries: Sequence[SubQuery], operations: Sequence[str]
 ) -> list[Combination]:
@@ -558,13 +570,12 @@ def plan_combinations(
         if ("share" in operations or "ratio" in operations) and len(metrics) >= 2:
             op = "share" if "share" in operations else "ratio"
             top, bottom = metrics[0], metrics[1]
-            part_of = PART_OF_RE.search(question)
-            if part_of is not None and op == "share":
-                # 'what percentage of this price was dedicated to goodwill?': the whole is named first
-                whole = {m.canonical for m in find_metrics(part_of.group("b"))}
-                if top in whole and bottom not in whole:
-                    top, bottom = bottom, top
+            if op == "share" and _whole_of_share(question, (top, bottom)) == top:
+                top, bottom = bottom, top
             tracked_metric = f"{top} {'as % of' if op == 'share' else 'to'} {bottom}"
+            # the label names both: 'research and development expense as a percentage of revenue'
+            tracked_name = (f"{asked_name(question, top, company)} "
+                            f"{'as a percentage of' if op == 'share' else 'to'} {asked_name(question, bottom, company)}")
             for period in periods or [""]:
                 a, b = by_key.get((company, top, period)), by_key.get((company, bottom, period))
                 if a and b:

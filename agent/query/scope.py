@@ -64,7 +64,7 @@ _AMOUNT_NOUNS = frozenset((
     "line", "item", "items", "position", "balance", "balances", "sum", "sums", "data", "line-item", "account",
 ))
 # Verbs and adverbs that follow a metric's name as the question's predicate ('did R&D account for', 'how did
-# revenue trend', 'revenue y/y'): what the question says of the metric, not a noun the metric modifies.
+# revenue trend'): what the question says of the metric, not a noun the metric modifies.
 # The verbs among them say how a figure is asked of, never a word its row must print ('revenue came from X').
 PREDICATE_VERBS = frozenset((
     "make", "makes", "made", "constitute", "constitutes", "comprise", "comprises", "consist", "consists",
@@ -78,8 +78,7 @@ _PREDICATE_WORDS = PREDICATE_VERBS | frozenset((
     "means", "beat", "beats", "miss", "misses", "move", "moves", "trend", "trends", "equal", "equals", "amounts",
     "might", "must", "shall", "alone", "only", "itself", "again", "also", "too", "just", "together", "overall", "now",
     "so", "then",
-    "yoy", "qoq", "sequentially", "annually", "year-over-year", "quarter-over-quarter", "year-on-year", "not",
-    "there", "here",
+    "annually", "not", "there", "here",
     # adjectives that say when or to whom the amount is owed ('long-term debt due in 2024', 'shares outstanding')
     "due", "payable", "outstanding", "available", "remaining", "owed", "owing", "unpaid",
     # nouns of the metric's course, asked with a trend ('an improving margin profile'): how it moved, no other figure
@@ -119,7 +118,8 @@ _OPERATION_WORD_RE = re.compile(
     r"(?:larg|high|great|small|low|bigg?|wid|narrow)(?:er|est)|most|least|more|less|fewer|better|best|worse|worst|"
     r"top|maximum|minimum|average|mean|median|change[sd]?|growth|increase[sd]?|decrease[sd]?|decline[sd]?|"
     r"difference|percent(?:age)?|ratio|proportion|share|portion|sum|variation|variance|fluctuation|cumulative|"
-    r"improv(?:e[sd]?|ing|ement)|deteriorat(?:e[sd]?|ing|ion)|worsen(?:s|ed|ing)?",  # a trend asked ('an improving margin')
+    r"improv(?:e[sd]?|ing|ement)|deteriorat(?:e[sd]?|ing|ion)|worsen(?:s|ed|ing)?|"  # a trend ('an improving margin')
+    r"yoy|qoq|year-(?:over|on)-year|quarter-(?:over|on)-quarter|sequential(?:ly)?",  # 'yoy revenue growth'
     re.IGNORECASE,
 )
 
