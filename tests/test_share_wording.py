@@ -10,6 +10,8 @@ import pytest
 from support import ask_once, ingested_typeset
 
 from agent.config import Settings
+from agent.query.decompose import decompose
+from agent.query.intent import extract_intent
 
 FILING = """# Woodgrove Devices Inc.
 
@@ -52,3 +54,10 @@ def test_a_share_in_several_wordings_is_one_figure(woodgrove: Settings, question
 def test_year_over_year_in_several_wordings(woodgrove: Settings, question: str) -> None:
     out = ask_once(woodgrove, question)
     assert "25.00%" in out and not out.startswith("Not found"), out
+
+
+def test_a_whole_the_question_names_apart_from_the_two_is_not_guessed() -> None:
+    # 'total other assets' is the whole; neither goodwill nor intangibles is, so neither is made the whole
+    question = "What percentage of total other assets was made of goodwill and intangible assets in 2012?"
+    plan = decompose(question, extract_intent(question, []), [])
+    assert [c.metric for c in plan.combinations] != ["intangible assets as % of goodwill"], plan.combinations

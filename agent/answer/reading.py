@@ -637,14 +637,18 @@ def _sentences(text: str) -> tuple[tuple[int, int], ...]:
 
 
 def sentence_span(text: str, at: int) -> tuple[int, int]:
-    """(start, end) of the sentence of ``text`` holding offset ``at``: prose wrapped over lines is one sentence
-    ('Medical Devices operating income was $281 million' / 'in 2024 and $191 million in 2023.'), so a figure on
-    the second line keeps its subject."""
+    """(start, end) of the sentence of ``text`` holding offset ``at``, from its start to the end of the figure's own
+    line: prose wrapped over lines keeps its subject ('Medical Devices operating income was $281 million' / 'in
+    2024 and $191 million in 2023.'), while words on the lines after the figure's stay out, as they always did
+    ('Net sales of $1.4 billion ...' / '... across the Americas, APAC and EMEA' does not name EMEA's figure)."""
+    end = min((i for i in (text.find(". ", at), text.find("\n", at)) if i >= 0), default=len(text))
+    start = max(text.rfind(". ", 0, at), text.rfind("\n", 0, at)) + 1
     for lo, hi in _sentences(text):
         if lo <= at < hi:
-            return lo, hi
-    lo = max(text.rfind(". ", 0, at), text.rfind("\n", 0, at)) + 1  # between sentences: its own line
-    return lo, min((i for i in (text.find(". ", at), text.find("\n", at)) if i >= 0), default=len(text))
+            # never past a full stop: lower-case extractions ('... per share . total dividends paid ...') leave
+            # several sentences in one paragraph
+            return min(start, max(lo, text.rfind(". ", 0, at) + 1)), end
+    return start, end
 
 
 def clause_at(text: str, start: int, end: int) -> str:
