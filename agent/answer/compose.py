@@ -252,10 +252,13 @@ def _answer_sub_query(
 
 
 def _names_other_metric(cell: SubAnswer, metric: str) -> bool:
-    """The cell's row label names metrics of the lexicon, none of them ``metric``: it is another metric's row."""
+    """The cell's row label names metrics of the lexicon, none of them ``metric`` or a kind of it: it is another
+    metric's row ('Industrial Sensors revenue' for an operating income; 'Net income attributable to ...' is a kind
+    of net income)."""
     label = cell.quote.split("|", 1)[0] if "|" in cell.quote else ""
     named = {m.canonical for m in find_metrics(label)}
-    return bool(named) and metric not in named
+    related = set(METRICS[metric].related) if metric in METRICS else set()
+    return bool(named) and not any(n == metric or metric in n or n in metric or n in related for n in named)
 
 
 def _names_parts(answer: SubAnswer, parts: Sequence[str]) -> bool:
