@@ -525,21 +525,18 @@ def asked_name(question: str, metric: str, company: str = "") -> str:
 
 
 _SHARE_OF_RE = re.compile(r"(?:%|\b(?:percent(?:age)?|portion|proportion|share|fraction|slice))\s+of\b", re.I)
-
-
 _WHOLE_GAP_WORDS = frozenset(("the", "its", "their", "a", "an", "total", "this", "that"))
 
 
 def _whole_of_share(question: str, metrics: Sequence[str]) -> str:
-    """The metric a share is of: the first of ``metrics`` named after 'share of' / 'percentage of' ('what share of
-    revenue did R&D account for', 'R&D as a percentage of revenue', 'what portion of the price went to
-    goodwill'); '' when the question names none there."""
+    """The metric a share is of: the one of ``metrics`` named right after 'share of' / 'percentage of' ('what share
+    of revenue did R&D account for', 'R&D as a percentage of revenue', 'what portion of the price went to
+    goodwill'), with only a determiner or the company's name between; '' otherwise."""
     m = _SHARE_OF_RE.search(question)
     after = find_metrics(question[m.end():]) if m is not None else []
     if m is None or not after or after[0].canonical not in metrics:
         return ""
-    # the metric right after 'of', a determiner or the company's name between ('what percentage of total other
-    # assets was goodwill' names no whole of the two)
+    # 'what percentage of total other assets was goodwill' names no whole of the two
     gap = question[m.end(): m.end() + after[0].start].split()
     return after[0].canonical if all(w.lower() in _WHOLE_GAP_WORDS or w.endswith(("'s", "’s")) for w in gap) else ""
 
