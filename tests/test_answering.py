@@ -420,7 +420,7 @@ def test_trend_question_end_to_end() -> None:
         f"(437 - 392 = 45) [{DOC}, p. 7]."
     )
     assert lines[1].startswith(
-        "Growth in Northwind Instruments capital expenditure from FY2023 to FY2024: 11.48%"
+        "Percentage change in Northwind Instruments capital expenditure from FY2023 to FY2024: 11.48%"
     )
     assert final.verification is not None and final.verification.ok
     assert all(f.citations for f in final.figures) and final.not_found == []

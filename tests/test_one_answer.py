@@ -21,11 +21,12 @@ For the fiscal year ended December 31, 2024
 
 (in millions)
 
-| | 2024 | 2023 |
-|---|---|---|
-| Net sales | 2,640 | 2,400 |
-| Operating income | 396 | 312 |
-| Net income | 250 | 221 |
+| | 2024 | 2023 | 2022 |
+|---|---|---|---|
+| Net sales | 2,640 | 2,400 | 2,200 |
+| Restructuring charges | 18 | 25 | 30 |
+| Operating income | 396 | 312 | 290 |
+| Net income | 250 | 221 | 204 |
 """
 
 
@@ -45,3 +46,34 @@ def test_a_change_asked_is_the_answer_and_its_operands_stay_in_its_formula(fabri
 def test_a_comparison_asks_for_the_figures_themselves(fabrikam: Settings) -> None:
     answer = ask_once(fabrikam, "Compare Fabrikam's net sales in 2023 and 2024")
     assert "$2,400 million" in answer and "$2,640 million" in answer, answer
+
+
+@pytest.mark.parametrize("question", [
+    "What was Fabrikam's net sales growth in 2024?",
+    "What was Fabrikam's sales growth for fiscal 2024?",
+])
+def test_a_growth_the_lexicon_names_is_answered_by_the_growth_alone(fabrikam: Settings, question: str) -> None:
+    answer = ask_once(fabrikam, question)
+    lines = [line for line in answer.splitlines() if line.strip()]
+    # the growth leads; the year before is its input, stated in its sentence, not a line of its own
+    assert lines[0].startswith("Percentage change in") and "10.00%" in lines[0] and "2,400 million in FY2023" in lines[0], answer
+    assert len(lines) == 1, answer
+
+
+def test_a_period_the_plan_added_and_no_step_uses_is_not_stated(fabrikam: Settings) -> None:
+    answer = ask_once(fabrikam, "What was Fabrikam's net sales growth from 2022 to 2024?")
+    assert "20.00%" in answer, answer
+    assert "2,400" not in answer, answer  # 2023 is neither asked nor an input of the growth from 2022
+
+
+def test_a_change_named_as_such_is_not_a_growth(fabrikam: Settings) -> None:
+    answer = ask_once(fabrikam, "What was the change in Fabrikam's net sales from 2023 to 2024?")
+    assert answer.startswith("Change in") and "240 million" in answer, answer
+
+
+def test_a_fall_is_stated_as_a_decrease_of_its_size(fabrikam: Settings) -> None:
+    answer = ask_once(fabrikam, "How much did Fabrikam's restructuring charges decrease by from 2023 to 2024?")
+    first = answer.splitlines()[0]
+    # 'decreased by -7' would say it rose; the sign is in the word, the formula keeps the arithmetic
+    assert "a decrease of 7 million" in first and "(18 - 25 = (7))" in first, answer
+    assert "-7" not in first, answer

@@ -508,7 +508,7 @@ def test_two_period_comparison_of_an_amount_adds_change_and_growth() -> None:
     assert [s.id for s in plan.sub_queries] == ids
     assert [(c.operation, c.operands, c.label) for c in plan.combinations] == [
         ("change", ids, "change in 3M revenue from FY2017 to FY2018"),
-        ("percent_change", ids, "growth in 3M revenue from FY2017 to FY2018"),
+        ("percent_change", ids, "percentage change in 3M revenue from FY2017 to FY2018"),
     ]
 
 

@@ -432,6 +432,9 @@ def _computation_sentence(comp: Computation, label: str, with_inputs: bool = Fal
     shown = comp.result.text
     if comp.operation in {"highest", "lowest"}:  # the period is the answer, as the question names it; the value why
         shown = f"{_plain_period(comp.result.period)} ({comp.result.text})"
+    if comp.operation in {"change", "percent_change"} and comp.result.value < 0:
+        # a fall is said as one: 'how much did costs decrease by?' is answered '$2,192', not '-$2,192'
+        shown = "a decrease of " + arithmetic.display(-comp.result.value, comp.result.unit, comp.result.scale)
     if comp.operation in {"change", "difference"} and comp.result.unit == "%":
         shown = shown.removesuffix("%") + " pp"  # a difference of percentages is in percentage points
     span = _inputs_span(comp) if with_inputs else ""
@@ -777,10 +780,16 @@ def _operands_not_asked(plan: QueryPlan, done: Sequence[Combination]) -> set[str
     """The sub-queries whose figures only feed the arithmetic the question asks for ('what was the change in
     revenue from 2023 to 2024?' asks the change, stated with its formula); none when the question asks for the
     figures themselves ('compare revenue in 2023 and 2024', 'how did capex change?'): the operation model reads
-    no arithmetic in it."""
-    if not done or not guess_operation(plan.question).computed:
+    no arithmetic in it. A question whose arithmetic reads a period it does not name ('revenue growth in 2024'
+    reads 2023 too) asks for the result: the figures are its inputs, stated in its sentence; and a period the
+    plan added that no step consumes ('sales growth from 2022 to 2024' reads 2023 for a growth of 2024) was
+    never asked."""
+    if not done:
         return set()
-    return {op for c in done for op in c.operands}
+    operands = {op for c in done for op in c.operands}
+    named = {p.norm for p in find_periods(plan.question)}
+    derived = {sq.id for sq in plan.sub_queries if sq.period and sq.period not in named}
+    return operands | derived if derived & operands or guess_operation(plan.question).computed else derived
 
 
 def _answer_with_reference(plan: QueryPlan, evidence: Sequence[Evidence], rewrite: Rewrite) -> FinalAnswer:

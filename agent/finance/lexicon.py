@@ -327,3 +327,19 @@ def figure_kind(metric: str) -> str:
     if info.topic == "Per Share":
         return "per_share"
     return "money"
+
+
+# Metrics without a formula that are still quoted in percent ('dividend yield', 'organic growth', 'tax rate').
+_PERCENT_NAME_RE = re.compile(
+    r"\b(?:margin|rate|yield|growth|percent(?:age)?)\b|\bcomparable\s+sales\b", re.IGNORECASE
+)
+
+
+def is_percentage_metric(metric: str) -> bool:
+    """True when the metric is quoted in percent (a margin, rate or growth), so its changes are in points."""
+    info = METRICS.get(metric)
+    if info is not None and info.formula is not None:
+        return info.formula.unit == "%"
+    if info is not None and info.described:
+        return False  # 'interest rate risk' is described, not quoted
+    return bool(_PERCENT_NAME_RE.search(metric))

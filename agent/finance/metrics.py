@@ -50,7 +50,7 @@ _DEFS: list[MetricDef] = [
     ], related=["revenue", "segment revenue"], part_of="revenue"),
     _m("revenue growth", _REV, [
         "revenue growth", "sales growth", "net sales growth", "growth in revenue", "growth in net sales",
-        "topline growth", "top line growth", "revenue change",
+        "topline growth", "top line growth",
     ], related=["revenue", "organic growth"], formula=_growth("revenue")),
     _m("organic growth", _REV, [
         "organic growth", "organic sales growth", "organic revenue growth", "organic sales",

@@ -12,7 +12,7 @@ from agent.entities.names import name_key
 from agent.finance.arithmetic import needs_prior_period
 from agent.finance.direction import shown_name
 from agent.finance.formulas import FormulaKind
-from agent.finance.lexicon import canonical, components, find_metrics
+from agent.finance.lexicon import canonical, components, find_metrics, is_percentage_metric
 from agent.finance.metrics import METRICS
 from agent.finance.periods import expand_range, find_periods, normalise_period, shift_period
 from agent.llm import schemas as llm_schemas
@@ -52,12 +52,6 @@ from agent.query.operations import asks_words, guess_operation
 from agent.query.plan import Combination, QueryPlan, SubQuery
 from agent.query.scope import basis_words, growth_base, metric_modifiers, terms_for, unique_terms
 from agent.schemas import QueryIntent, Relation, TemporalScope
-
-# Lexicon metrics without a formula that are still quoted in percent ('dividend yield', 'organic growth').
-_PERCENT_NAME_RE = re.compile(
-    r"\b(?:margin|rate|yield|growth|percent(?:age)?)\b|\bcomparable\s+sales\b", re.IGNORECASE
-)
-
 
 # 'Was gross margin higher in 2024 than in 2023?': comparative words that compare two periods of one metric.
 _COMPARATIVE_RE = re.compile(r"\b(?:higher|lower|larger|bigger|smaller|better|worse)\b", re.IGNORECASE)
@@ -102,16 +96,6 @@ def _slug(text: str) -> str:
 
 def _sub_query_id(company: str, metric: str, period: str) -> str:
     return f"{_slug(company) or 'any'}:{_slug(metric) or 'text'}:{period or 'latest'}"
-
-
-def is_percentage_metric(metric: str) -> bool:
-    """True when the metric is quoted in percent (a margin, rate or growth), so its changes are in points."""
-    info = METRICS.get(metric)
-    if info is not None and info.formula is not None:
-        return info.formula.unit == "%"
-    if info is not None and info.described:
-        return False  # 'interest rate risk' is described, not quoted
-    return bool(_PERCENT_NAME_RE.search(metric))
 
 
 def _outside_metrics(text: str, pattern: re.Pattern[str]) -> bool:
@@ -255,13 +239,15 @@ def _operations(
     n_metrics: int,
     n_periods: int,
     percent_metric: bool = False,
+    growth_named: bool = False,
 ) -> list[str]:
     """Arithmetic the question asks for, from its wording and its shape.
 
     Over periods: a change (and, for amounts, the percent change) when the question says so ('how did capex
     change'), trends, or compares one metric of one company across exactly two periods ('... in 2024 and how
     did it compare with 2023?'). A quantity quoted in percent (``percent_metric``: a margin, a rate, a share)
-    changes by percentage points, so it gets only the change unless the wording asks for a relative one.
+    changes by percentage points, so it gets only the change unless the wording asks for a relative one. A
+    growth the lexicon names (``growth_named``: 'revenue growth') asks only the percent change.
     """
     q = question
     ops: list[str] = []
@@ -293,7 +279,7 @@ def _operations(
             if percent_metric or share:
                 ops.extend(["percent_change"] if _RELATIVE_PERCENT_RE.search(q) else ["change"])
             else:
-                percent = asked == "percent_change" or bool(PERCENT_RE.search(q))
+                percent = growth_named or asked == "percent_change" or bool(PERCENT_RE.search(q))
                 ops.extend(["percent_change"] if percent else ["change", "percent_change"])
     across_companies = n_companies >= 2 and bool(
         COMPARE_RE.search(q) or intent.relation is Relation.COMPARISON or CHANGE_RE.search(q)
@@ -421,6 +407,8 @@ def decompose(question: str, intent: QueryIntent, known_companies: EntityRegistr
     # Words inside a definition ("ROA is defined as ... average total assets between ...") ask for nothing.
     clause = DEFINITION_CLAUSE_RE.search(question)
     asked = question[: clause.start()] if clause else question
+    # A growth the lexicon names ('revenue growth') is quoted in percent: that is the change asked.
+    growth_named = any(growth_base(m) != m for m in metrics)
     if len(intent.temporal_scope.periods) >= 2:
         # 'How did revenue change from 2017 to 2018?' (lexicon: revenue growth) compares the base metric.
         metrics = list(dict.fromkeys(growth_base(m) for m in metrics))
@@ -429,10 +417,10 @@ def decompose(question: str, intent: QueryIntent, known_companies: EntityRegistr
         metrics = [margin_of, MARGIN_BASE]  # 'D&A % margin': D&A as a percentage of revenue
     percent = bool(margin_of) or (len(metrics) == 1 and is_percentage_metric(metrics[0]))
     provisional = _operations(
-        asked, intent, len(companies), len(metrics), len(intent.temporal_scope.periods), percent
+        asked, intent, len(companies), len(metrics), len(intent.temporal_scope.periods), percent, growth_named
     )
     periods = _plan_periods(asked, intent, metrics, provisional)
-    ops = _operations(asked, intent, len(companies), len(metrics), len(periods), percent)
+    ops = _operations(asked, intent, len(companies), len(metrics), len(periods), percent, growth_named)
     if margin_of:
         ops = ["share", *[op for op in ops if op not in {"share", "ratio", "difference"}]]
     hint = scale_hint(question)
@@ -623,7 +611,7 @@ def plan_combinations(
                     "percent_change",
                     [first[1], last[1]],
                     tracked_metric,
-                    f"growth in {who}{tracked_name} from {span}",
+                    f"percentage change in {who}{tracked_name} from {span}",
                 )
             if "cagr" in operations:
                 finals[company] = add(

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from agent.entities import EntityRegistry
 from agent.entities.names import name_tokens
 from agent.finance.formulas import FormulaKind
-from agent.finance.lexicon import MetricMention, components, find_metrics
+from agent.finance.lexicon import MetricMention, components, figure_kind, find_metrics, is_percentage_metric
 from agent.finance.metrics import METRICS
 from agent.finance.periods import find_periods, is_month
 from agent.schemas import ScopeTerm
@@ -300,16 +300,13 @@ def _opens_part(tokens: Sequence[re.Match[str]], i: int, metric_starts: set[int]
 
 
 _RATE_NOUNS = frozenset(("rate", "rates", "ratio", "level"))  # 'revenue growth rate', 'gross margin level'
-_PERCENT_NAME_ENDS = ("rate", "margin", "growth", "ratio", "yield", "return")
+_RATIO_NAME_ENDS = ("ratio", "return")  # 'debt to equity ratio', 'total shareholder return'
 
 
 def _in_percent(metric: str) -> bool:
-    """A metric quoted as a rate (a growth, a margin, a ratio): 'rate' after its name says nothing more."""
-    definition = METRICS.get(metric)
-    formula = definition.formula if definition is not None else None
-    if formula is not None and (formula.unit in {"%", "x"} or formula.kind is FormulaKind.GROWTH):
-        return True
-    return metric.endswith(_PERCENT_NAME_ENDS)
+    """A metric quoted as a rate or a ratio (a growth, a margin, a multiple): 'rate' after its name says nothing
+    more."""
+    return is_percentage_metric(metric) or figure_kind(metric) == "ratio" or metric.endswith(_RATIO_NAME_ENDS)
 
 
 def _is_head(token: str, company_words: set[str], metric: str) -> bool:
