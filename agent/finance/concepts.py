@@ -28,6 +28,7 @@ _CONCEPTS: dict[str, tuple[str, ...]] = {
     ),
     "income tax expense": ("IncomeTaxExpenseBenefit",),
     "net income": ("NetIncomeLoss", "ProfitLoss"),
+    "income from continuing operations": ("IncomeLossFromContinuingOperations",),
     "net income attributable to shareholders": ("NetIncomeLoss",),
     "basic earnings per share": ("EarningsPerShareBasic",),
     "diluted earnings per share": ("EarningsPerShareDiluted",),

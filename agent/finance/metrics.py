@@ -240,9 +240,16 @@ _DEFS: list[MetricDef] = [
     _m("net income", _PROF, [
         "net income", "net earnings", "net profit", "net income loss", "net loss", "net earnings loss",
         "profit for the year", "net income including noncontrolling interest",
-        "net income including noncontrolling interests", "income from continuing operations",
+        "net income including noncontrolling interests",
         "bottom line", "consolidated net income",
-    ], related=["net income attributable to shareholders", "net margin"]),
+    ], related=["net income attributable to shareholders", "net margin", "income from continuing operations"]),
+    # Net income less discontinued operations: the same figure only when a filer has none, so never a name of it.
+    _m("income from continuing operations", _PROF, [
+        "income from continuing operations", "earnings from continuing operations",
+        "net income from continuing operations", "net earnings from continuing operations",
+        "income loss from continuing operations", "profit from continuing operations",
+        "loss from continuing operations", "net loss from continuing operations",
+    ], related=["net income", "pretax income"]),
     _m("net income attributable to shareholders", _PROF, [
         "net income attributable", "net earnings attributable", "net income available to common shareholders",
         "net income available to common stockholders", "net income attributable to common shareholders",
