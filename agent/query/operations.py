@@ -48,6 +48,9 @@ WORDS_MIN_PROBABILITY = 0.9  # a question is read as asking for words only when 
 MODEL_ENV = "FINRAG_OPERATIONS_MODEL"  # Settings.operations_model: how a fold's model reaches the graph
 
 MIN_PROBABILITY = 0.5  # arithmetic is computed only when the model holds it likelier than a lookup or other
+# One operation is stated alone, without its sibling (a change without its percent change), only when the model is
+# this sure it is the one asked: 'what was the change in X' reads 0.99, 'how did X change' 0.55 (both asked).
+ALONE_MIN_PROBABILITY = 0.9
 
 _TOKEN_RE = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?%?|[a-z]+(?:'[a-z]+)?|%|\$|\?")
 _YEAR_RE = re.compile(r"(?:19|20)\d\d")
@@ -76,6 +79,10 @@ class OperationGuess(BaseModel):
         if not computed or sum(computed.values()) < MIN_PROBABILITY:
             return ""
         return max(computed, key=computed.__getitem__)
+
+    def alone(self, operation: str) -> bool:
+        """Whether the model is sure (:data:`ALONE_MIN_PROBABILITY`) that ``operation`` is what is asked."""
+        return self.scores.get(operation, 0.0) >= ALONE_MIN_PROBABILITY
 
     def among(self, allowed: Collection[str], named: Iterable[str] = ()) -> str:
         """The operation of ``allowed`` the question asks for: the model's when it is one of them; else, of the
