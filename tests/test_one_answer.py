@@ -27,6 +27,15 @@ For the fiscal year ended December 31, 2024
 | Restructuring charges | 18 | 25 | 30 |
 | Operating income | 396 | 312 | 290 |
 | Net income | 250 | 221 | 204 |
+
+### Consolidated Statements of Cash Flows
+
+(in millions)
+
+| | 2024 | 2023 | 2022 |
+|---|---|---|---|
+| Net cash provided by operating activities | 410 | 362 | 331 |
+| Purchases of property, plant and equipment | (120) | (110) | (95) |
 """
 
 
@@ -41,6 +50,12 @@ def test_a_change_asked_is_the_answer_and_its_operands_stay_in_its_formula(fabri
     # the table names no currency: the change keeps the scale it states, never a bare "84.00"
     assert lines[0].startswith("Change in") and "84 million" in lines[0] and "(396 - 312 = 84)" in lines[0], answer
     assert not any(line.startswith("Fabrikam") and "operating income in FY20" in line for line in lines), answer
+    assert "Percentage change" not in answer, answer  # the change was asked, not its rate
+
+
+def test_how_a_figure_changed_is_told_by_its_size_and_its_rate(fabrikam: Settings) -> None:
+    answer = ask_once(fabrikam, "How did Fabrikam's net sales change from 2023 to 2024?")
+    assert "240 million" in answer and "10.00%" in answer, answer
 
 
 def test_a_comparison_asks_for_the_figures_themselves(fabrikam: Settings) -> None:
@@ -77,3 +92,20 @@ def test_a_fall_is_stated_as_a_decrease_of_its_size(fabrikam: Settings) -> None:
     # 'decreased by -7' would say it rose; the sign is in the word, the formula keeps the arithmetic
     assert "a decrease of 7 million" in first and "(18 - 25 = (7))" in first, answer
     assert "-7" not in first, answer
+
+
+@pytest.mark.parametrize("question", [
+    "What share of Fabrikam's net sales did operating income account for in 2024?",
+    "What was Fabrikam's operating income as a percentage of net sales in 2024?",
+])
+def test_a_share_asked_is_the_answer_and_its_parts_stay_in_its_formula(fabrikam: Settings, question: str) -> None:
+    answer = ask_once(fabrikam, question)
+    lines = [line for line in answer.splitlines() if line.strip()]
+    assert "15.00%" in lines[0] and "396 / 2,640" in lines[0], answer
+    assert len(lines) == 1, answer
+
+
+def test_a_change_states_its_inputs_as_its_formula_uses_them(fabrikam: Settings) -> None:
+    answer = ask_once(fabrikam, "What was the change in Fabrikam's capital expenditure from 2023 to 2024?")
+    # capex printed '(120)' is 120 spent: the sentence and the formula (120 - 110 = 10) say the same figures
+    assert "from 110 million in FY2023 to 120 million in FY2024" in answer and "(120 - 110 = 10)" in answer, answer

@@ -449,8 +449,8 @@ def _inputs_span(comp: Computation) -> str:
     old, new = comp.inputs
     if not (old.value.period and new.value.period):
         return ""
-    def shown(v: CitedValue) -> str:
-        return arithmetic.display(v.value.value, v.value.unit, v.value.scale)
+    def shown(v: CitedValue) -> str:  # as the formula uses it: a spending row's '(228)' is spent, so 228
+        return arithmetic.display(arithmetic.as_used(v), v.value.unit, v.value.scale)
     return f", from {shown(old)} in {old.value.period} to {shown(new)} in {new.value.period}"
 
 
@@ -781,15 +781,18 @@ def _operands_not_asked(plan: QueryPlan, done: Sequence[Combination]) -> set[str
     revenue from 2023 to 2024?' asks the change, stated with its formula); none when the question asks for the
     figures themselves ('compare revenue in 2023 and 2024', 'how did capex change?'): the operation model reads
     no arithmetic in it. A question whose arithmetic reads a period it does not name ('revenue growth in 2024'
-    reads 2023 too) asks for the result: the figures are its inputs, stated in its sentence; and a period the
-    plan added that no step consumes ('sales growth from 2022 to 2024' reads 2023 for a growth of 2024) was
-    never asked."""
+    reads 2023 too) asks for the result: the figures are its inputs, stated in its sentence; so does one whose
+    words ask a share or a ratio ('what share of revenue did R&D account for?'): no comparison is made of one.
+    A period the plan added that no step consumes ('sales growth from 2022 to 2024' reads 2023 for a growth of
+    2024) was never asked."""
     if not done:
         return set()
     operands = {op for c in done for op in c.operands}
     named = {p.norm for p in find_periods(plan.question)}
     derived = {sq.id for sq in plan.sub_queries if sq.period and sq.period not in named}
-    return operands | derived if derived & operands or guess_operation(plan.question).computed else derived
+    result_asked = (derived & operands or any(c.operation in {"share", "ratio"} for c in done)
+                    or guess_operation(plan.question).computed)
+    return operands | derived if result_asked else derived
 
 
 def _answer_with_reference(plan: QueryPlan, evidence: Sequence[Evidence], rewrite: Rewrite) -> FinalAnswer:

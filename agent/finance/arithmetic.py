@@ -260,6 +260,11 @@ def _operand(v: CitedValue, scale: float) -> float:
     return abs(x) if _is_spending(v) else x
 
 
+def as_used(v: CitedValue) -> float:
+    """The value as arithmetic uses it, in its own scale: a spending metric's '(228)' is 228."""
+    return _operand(v, v.value.scale or 1.0)
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Formatting
 # ---------------------------------------------------------------------------------------------------------
