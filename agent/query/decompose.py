@@ -278,11 +278,10 @@ def _operations(
         ):
             if percent_metric or share:
                 ops.extend(["percent_change"] if _RELATIVE_PERCENT_RE.search(q) else ["change"])
-            else:
-                if growth_named or asked == "percent_change" or PERCENT_RE.search(q):
-                    ops.append("percent_change")
-                else:  # 'what was the change in X' asks the change; 'how did X change' its size and its rate
-                    ops.extend(["change"] if guess_operation(q).alone("change") else ["change", "percent_change"])
+            elif growth_named or asked == "percent_change" or PERCENT_RE.search(q):
+                ops.append("percent_change")
+            else:  # 'what was the change in X' asks the change; 'how did X change' its size and its rate
+                ops.extend(["change"] if guess_operation(q).alone("change") else ["change", "percent_change"])
     across_companies = n_companies >= 2 and bool(
         COMPARE_RE.search(q) or intent.relation is Relation.COMPARISON or CHANGE_RE.search(q)
     )
