@@ -191,6 +191,11 @@ class Chunk(BaseModel):
 # ---------------------------------------------------------------------------------------------------------
 # Numbers and periods
 # ---------------------------------------------------------------------------------------------------------
+# How a filing may qualify a figure it writes in prose: about this much, or only a limit on it.
+APPROXIMATIONS: frozenset[str] = frozenset({"approximately", "nearly"})
+ONE_SIDED_BOUNDS: frozenset[str] = frozenset({"more than", "less than", "at least", "up to"})
+
+
 class NumericValue(BaseModel):
     """A number with everything needed to read it right: unit, scale, sign, period."""
 
@@ -202,11 +207,26 @@ class NumericValue(BaseModel):
     column: str = Field(default="", description="the header of the table column the figure sits under, as printed")
     start: int = Field(default=-1, description="offset in the chunk text, -1 when not located")
     end: int = -1
+    bound: str = Field(
+        default="",
+        description="how the filing qualifies the figure: '' (as stated), 'approximately', 'nearly', or a bound "
+        "('more than', 'less than', 'at least', 'up to'); a bound is no figure to compute with",
+    )
 
     @property
     def absolute(self) -> float:
         """The value times its scale (USD 1,577 million -> 1.577e9)."""
         return self.value * self.scale
+
+    @property
+    def is_bound(self) -> bool:
+        """The filing gives a limit ('less than $300 million'), not the figure itself."""
+        return self.bound in ONE_SIDED_BOUNDS
+
+    @property
+    def is_approximate(self) -> bool:
+        """The filing gives the figure as an approximation ('approximately $120 million')."""
+        return self.bound in APPROXIMATIONS
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -254,6 +254,13 @@ def test_growth_cagr_and_basic_operations() -> None:
     # Scales convert exactly: 4,305,000 thousand is 4,305 million.
     mixed = arithmetic.difference(new, cited("rev", "revenue", 4_305_000, "FY2023", scale=1e3))
     assert mixed.formula == "4,812 - 4,305 = 507" and mixed.result.scale == 1e6
+    # An amount keeps the cents its inputs were written with; a plain whole difference has no decimals.
+    eps = arithmetic.change(cited("e23", "diluted earnings per share", 2.3, "FY2023", scale=1.0, text="$2.30"),
+                            cited("e24", "diluted earnings per share", 3.0, "FY2024", scale=1.0, text="$3.00"))
+    assert eps.result.text == "$0.70"
+    plain = arithmetic.change(cited("n22", "", 147, "FY2022", unit="", scale=1.0),
+                              cited("n23", "", 128, "FY2023", unit="", scale=1.0))
+    assert plain.result.text == "-19"
 
 
 @pytest.mark.parametrize(

@@ -166,7 +166,13 @@ def question_scale(question: str) -> float | None:
 
 
 def display_value(n: NumericValue, kind: str, target_scale: float | None = None) -> str:
-    """A figure for people, converted to ``target_scale`` when the question asked for one."""
+    """A figure for people, converted to ``target_scale`` when the question asked for one, with the words the
+    filing qualifies it by ('less than $300 million', 'approximately $120 million')."""
+    shown = _display_figure(n, kind, target_scale)
+    return f"{n.bound} {shown}" if n.bound else shown
+
+
+def _display_figure(n: NumericValue, kind: str, target_scale: float | None) -> str:
     if kind in {"percent"} or n.unit in {"%", "bps", "x", "days"}:
         return arithmetic.display(n.value, n.unit or ("%" if kind == "percent" else ""), 1.0)
     if kind in {"ratio", "days"}:

@@ -26,7 +26,14 @@ from agent.errors import FinragError
 from agent.finance.formulas import Formula, FormulaKind, FormulaTerm
 from agent.finance.lexicon import metric_info
 from agent.finance.metrics import METRICS
-from agent.finance.numbers import CURRENCIES, MONEY_UNITS, SCALE_NAMES, find_numbers, format_number
+from agent.finance.numbers import (
+    CURRENCIES,
+    MONEY_UNITS,
+    SCALE_NAMES,
+    decimals_of,
+    find_numbers,
+    format_number,
+)
 from agent.finance.periods import period_year, quarters_of
 from agent.schemas import Citation, NumericValue
 
@@ -161,9 +168,21 @@ def _common_unit(values: Sequence[CitedValue], operation: str) -> str:
 
 def _common_scale(values: Sequence[CitedValue]) -> float:
     """The largest stated scale among the inputs: results read in millions rather than thousands. Every
-    computation over two or more figures passes here, so here one reported cell used twice is refused."""
+    computation passes here, so here one reported cell used twice, and a limit read as a figure, are refused."""
     _distinct_cells(values)
+    _figures_not_limits(values)
     return max((v.value.scale or 1.0) for v in values)
+
+
+def _figures_not_limits(values: Sequence[CitedValue]) -> None:
+    """Refuse an input the filing gives only as a limit ('less than $300 million'): any arithmetic on it would
+    state a figure the filing never gives."""
+    limit = next((v for v in values if v.value.is_bound), None)
+    if limit is not None:
+        raise ArithmeticRefusal(
+            f"{limit.label} is given only as a limit ({limit.value.bound} {limit.value.text}"
+            f"{f' {limit.citation.label()}' if limit.citation else ''}), no figure to compute with"
+        )
 
 
 def reported_cell(v: CitedValue) -> tuple[str, int, str, int] | None:
@@ -283,6 +302,8 @@ def _decimals(unit: str, value: float) -> int:
         return PERCENT_DECIMALS
     if unit == "days":
         return DAYS_DECIMALS
+    if unit == "" and float(value).is_integer():
+        return 0  # a difference of plain whole figures (counts, amounts of a table that states no unit): '19'
     if unit in {"x", ""}:
         if 0 < abs(value) < 1:  # 0.0939x, not 0.09x: a small ratio keeps its significant digits
             return max(RATIO_DECIMALS, RATIO_SIGNIFICANT_DIGITS - 1 - math.floor(math.log10(abs(value))))
@@ -297,9 +318,12 @@ def _amount_decimals(value: float) -> int:
     return min(MONEY_DECIMALS_MAX, max(1, len(f"{value:.6f}".rstrip("0").split(".")[1])))
 
 
-def display(value: float, unit: str, scale: float = 1.0) -> str:
-    """A result as people read it: '$438 million', '44.0%', '1.35x', '51.9 days'."""
+def display(value: float, unit: str, scale: float = 1.0, written: int = 0) -> str:
+    """A result as people read it: '$438 million', '44.0%', '1.35x', '51.9 days'; an amount shows at least the
+    ``written`` decimals of its inputs ('$3.00' less '$2.30' is '$0.70')."""
     decimals = _decimals(unit, value)
+    if unit in MONEY_UNITS:
+        decimals = max(decimals, min(written, MONEY_DECIMALS_MAX))
     if unit == "days":
         return f"{format_number(value, '', 1.0, decimals)} days"
     if unit == "" and scale > 1.0:
@@ -311,10 +335,15 @@ def display(value: float, unit: str, scale: float = 1.0) -> str:
     return format_number(value, unit, scale, decimals)
 
 
-def _result(value: float, unit: str, scale: float, period: str) -> NumericValue:
+def _result(value: float, unit: str, scale: float, period: str, inputs: Sequence[CitedValue]) -> NumericValue:
+    """A computed figure; approximate when any of its ``inputs`` is ('approximately $120 million')."""
     if not math.isfinite(value):
         raise ArithmeticRefusal("the result is not a finite number")
-    return NumericValue(text=display(value, unit, scale), value=value, scale=scale, unit=unit, period=period)
+    bound = "approximately" if any(v.value.is_approximate for v in inputs) else ""
+    same_scale = {v.value.scale or 1.0 for v in inputs} == {scale}
+    written = max((decimals_of(v.value.text) for v in inputs), default=0) if same_scale else 0
+    return NumericValue(text=display(value, unit, scale, written), value=value, scale=scale, unit=unit, period=period,
+                        bound=bound)
 
 
 def _period_span(values: Sequence[CitedValue]) -> str:
@@ -341,7 +370,7 @@ def difference(a: CitedValue, b: CitedValue, metric: str = "") -> Computation:
         metric=metric,
         inputs=[a, b],
         formula=f"{_num(x)} - {_num(y)} = {_num(r)}",
-        result=_result(r, unit, scale, _period_span([a, b])),
+        result=_result(r, unit, scale, _period_span([a, b]), [a, b]),
         explanation=note.strip(),
     )
 
@@ -369,7 +398,7 @@ def percent_change(old: CitedValue, new: CitedValue, metric: str = "") -> Comput
         x, y = -x, -y
         note = " ".join([note, "Both figures are negative as printed; the percent change is of their size."]).strip()
     r = (y - x) / abs(x) * PERCENT
-    result = _result(r, "%", 1.0, _period_span([old, new]))
+    result = _result(r, "%", 1.0, _period_span([old, new]), [old, new])
     return Computation(
         operation="percent_change",
         metric=metric,
@@ -390,7 +419,7 @@ def cagr(start: CitedValue, end: CitedValue, years: float, metric: str = "") -> 
     if x <= 0 or y <= 0:
         raise ArithmeticRefusal("CAGR is undefined when the start or end value is zero or negative")
     r = ((y / x) ** (1.0 / years) - 1.0) * PERCENT
-    result = _result(r, "%", 1.0, _period_span([start, end]))
+    result = _result(r, "%", 1.0, _period_span([start, end]), [start, end])
     return Computation(
         operation="cagr",
         metric=metric,
@@ -421,7 +450,7 @@ def ratio(
         raise ArithmeticRefusal(f"cannot divide by zero: {denominator.label} is zero")
     r = x / y * (PERCENT if as_percent else 1.0)
     unit = "%" if as_percent else "x"
-    result = _result(r, unit, 1.0, _period_span([numerator, denominator]))
+    result = _result(r, unit, 1.0, _period_span([numerator, denominator]), [numerator, denominator])
     tail = " × 100" if as_percent else ""
     return Computation(
         operation="ratio",
@@ -460,7 +489,7 @@ def total(values: Sequence[CitedValue], metric: str = "") -> Computation:
         metric=metric,
         inputs=list(values),
         formula=" + ".join(_num(x) for x in xs) + f" = {_num(r)}",
-        result=_result(r, unit, scale, _period_span(values)),
+        result=_result(r, unit, scale, _period_span(values), values),
         explanation=_magnitude_note(values),
     )
 
@@ -473,7 +502,7 @@ def average(values: Sequence[CitedValue], metric: str = "") -> Computation:
     scale = _common_scale(values)
     xs = [_operand(v, scale) for v in values]
     r = sum(xs) / len(xs)
-    result = _result(r, unit, scale, _period_span(values))
+    result = _result(r, unit, scale, _period_span(values), values)
     return Computation(
         operation="average",
         metric=metric,
@@ -504,7 +533,7 @@ def extreme(values: Sequence[CitedValue], lowest: bool = False, metric: str = ""
         metric=metric,
         inputs=list(values),
         formula=f"{winner.value.period or winner.label} {_num(best)} {others}",
-        result=_result(best, unit, scale, winner.value.period),
+        result=_result(best, unit, scale, winner.value.period, [winner]),
         explanation=_magnitude_note(values),
     )
 
@@ -523,6 +552,7 @@ def meeting(values: Sequence[CitedValue], bound: NumericValue, comparison: str, 
         raise ArithmeticRefusal("a threshold over periods needs at least two periods")
     if comparison not in COMPARISON_WORDS:
         raise ArithmeticRefusal(f"unknown comparison {comparison!r}")
+    _figures_not_limits(values)
     units = {v.value.unit for v in values} - {""}
     if bound.unit == "%" and units != {"%"} or bound.unit != "%" and "%" in units or len(units) > 1:
         raise ArithmeticRefusal("the threshold and the figures are in different units")
@@ -632,7 +662,7 @@ def _derive(
         raw = top.value / bottom.value * formula.multiplier
         unit = _formula_unit(formula, money)
         out_scale = 1.0 if unit in {"%", "x", "days", ""} else scale
-        result = _result(raw, unit, out_scale, period)
+        result = _result(raw, unit, out_scale, period, all_values)
         mult = f"{formula.multiplier:g} × " if formula.multiplier not in (1.0, PERCENT) else ""
         tail = " × 100" if formula.multiplier == PERCENT else ""
         text = f"{mult}{_wrap(top)} / {_wrap(bottom)}{tail} = {result.text}"
@@ -641,7 +671,7 @@ def _derive(
         raw = top.value * formula.multiplier
         unit = _formula_unit(formula, money)
         out_scale = scale if unit in MONEY_UNITS or unit == "" and formula.unit == "USD" else 1.0
-        result = _result(raw, unit, out_scale, period)
+        result = _result(raw, unit, out_scale, period, all_values)
         text = (
             f"{top.text} = {_num(raw)}"
             if out_scale != 1.0 or unit in MONEY_UNITS

@@ -189,6 +189,45 @@ def _unit_of(cur: str | None, unit: str | None) -> str:
     return ""
 
 
+# Words a filing writes right before a figure to qualify it, by what they make of the figure: an approximation
+# keeps it a figure ('approximately $120 million'); a bound gives only a limit ('less than $300 million').
+_QUALIFIERS: dict[str, str] = {
+    **dict.fromkeys(["approximately", "approx.", "about", "around", "roughly", "some", "an estimated"],
+                    "approximately"),
+    **dict.fromkeys(["nearly", "almost", "close to"], "nearly"),
+    **dict.fromkeys(["more than", "over", "greater than", "in excess of", "exceeding", "above", "upwards of"],
+                    "more than"),
+    **dict.fromkeys(["less than", "fewer than", "under", "below"], "less than"),
+    **dict.fromkeys(["at least", "no less than", "not less than", "a minimum of"], "at least"),
+    **dict.fromkeys(["up to", "at most", "as much as", "as many as", "no more than", "not more than", "a maximum of"],
+                    "up to"),
+}
+_QUALIFIER_RE = re.compile(
+    r"(?<![\w.-])(?P<word>"
+    + "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(_QUALIFIERS, key=len, reverse=True))
+    + r")\s+$",
+    re.IGNORECASE,
+)
+_QUALIFIER_REACH = 40  # characters before a figure searched for its qualifier
+# 'grew 12% over $2.1 billion', '5% above 2023 levels': after a figure these words compare, they bound nothing.
+_COMPARING = frozenset(["over", "above", "below", "under"])
+# 'amortized over 5 years': a span of time is measured, not bounded.
+_DURATION_AFTER_RE = re.compile(r"\s*(?:years?|months?|weeks?|days?|quarters?)\b", re.IGNORECASE)
+
+
+def _qualifier(text: str, start: int, end: int) -> str:
+    """How the words right before ``text[start:end]`` qualify the figure: '' or a value of ``_QUALIFIERS``."""
+    m = _QUALIFIER_RE.search(text, max(0, start - _QUALIFIER_REACH), start)
+    if m is None:
+        return ""
+    word = " ".join(m.group("word").lower().split())
+    if word in _COMPARING:
+        before = text[max(0, m.start() - _QUALIFIER_REACH) : m.start()].split()[-1:]
+        if re.search(r"[\d%]", "".join(before)) or _DURATION_AFTER_RE.match(text, end):
+            return ""
+    return _QUALIFIERS[word]
+
+
 def _from_match(m: re.Match[str], default_scale: float, offset: int = 0) -> NumericValue | None:
     num = m.group("num")
     value = float(num.replace(",", ""))
@@ -209,7 +248,8 @@ def _from_match(m: re.Match[str], default_scale: float, offset: int = 0) -> Nume
     text = m.group(0).strip()
     if not parenthesised:
         text = text.strip("()").strip()
-    start = m.start() + offset + (len(m.group(0)) - len(m.group(0).lstrip()))
+    local = m.start() + (len(m.group(0)) - len(m.group(0).lstrip()))
+    start = local + offset
     return NumericValue(
         text=text,
         value=-value if negative else value,
@@ -217,6 +257,7 @@ def _from_match(m: re.Match[str], default_scale: float, offset: int = 0) -> Nume
         unit=unit_name,
         start=start,
         end=start + len(text),
+        bound=_qualifier(m.string, local, local + len(text)),
     )
 
 
