@@ -530,7 +530,7 @@ def offline_direct_answer(question: str, companies: Sequence[str]) -> str:
     if metric is not None:
         info = METRICS[metric]
         names: dict[str, str] = {}
-        for name in [*info.abbreviations, *info.synonyms]:
+        for name in [*info.abbreviations, *(n for n in info.synonyms if n not in info.kinds)]:
             if name.lower() != metric and "adjusted" not in name.lower():  # adjusted variants are other measures
                 names.setdefault(re.sub(r"[^a-z0-9]+", " ", name.lower()).strip(), name)
         names_shown = list(names.values())[:DEFINITION_NAMES]

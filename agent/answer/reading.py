@@ -233,6 +233,24 @@ def _clean_label(label: str) -> str:
 _PERCENT_SIGN_RE = re.compile(r"%|\bper\s?cent\b", re.IGNORECASE)
 
 
+# 'Floating rate notes', 'Fixed-rate debt': an instrument named by its kind of rate, whose figures are amounts.
+_INSTRUMENT_RATE_RE = re.compile(r"\b(?:floating|variable|fixed|adjustable)[\s-]+$", re.IGNORECASE)
+
+
+def _unscaled_row(label: str) -> bool:
+    """A row whose figures are never 'in millions' (per-share amounts, percentages, ratios, days, counts); not
+    one naming an instrument by its rate ('3.25% Senior notes due 2029', 'Floating rate notes')."""
+    for m in _UNSCALED_ROW_RE.finditer(label):
+        before = label[: m.start()]
+        word = m.group().lower()
+        if word.startswith(("%", "percent")) and before.rstrip().endswith(tuple("0123456789")):
+            continue
+        if word.startswith("rate") and _INSTRUMENT_RATE_RE.search(before):
+            continue
+        return True
+    return False
+
+
 def _states_percent(label: str) -> bool:
     """A row label that says its figures are percentages ('Gross margin (%)', '% of revenue', 'Percent
     change'); not one naming an instrument by its rate ('3.5% senior notes', 'Notes, 4 percent')."""
@@ -272,7 +290,7 @@ def _row(
         label, label_at = "", -1  # a row of values only (a continuation line)
     row_scale = header_scale(piece)
     scale = row_scale if row_scale != 1.0 else chunk_scale
-    unscaled = bool(_UNSCALED_ROW_RE.search(label))
+    unscaled = _unscaled_row(label)
     percent = _states_percent(label)
     headers: list[str] = []
     values: list[NumericValue] = []
@@ -313,7 +331,7 @@ def _record_row(
     label = _clean_label(row.label)
     own_scale = header_scale(label)
     scale = own_scale if own_scale != 1.0 else record.scale
-    unscaled = bool(_UNSCALED_ROW_RE.search(label))
+    unscaled = _unscaled_row(label)
     percent = _states_percent(label)
     values: list[NumericValue] = []
     # The chunk prints the row as 'label | 2019: 1,234 | 2018: 987 | (in millions)' (no label: no first bar).

@@ -164,6 +164,8 @@ class MetricDef(BaseModel):
                       "statement's name) | topic (a subject the filing describes in words: risk factors, litigation)")
     part_of: str = Field(default="", description="the company-wide metric this is of one part of (segment revenue "
                          "is a segment's revenue): a part's own table names it with the whole's words ('Net sales')")
+    kinds: list[str] = Field(default_factory=list, description="synonyms that name a narrower figure ('senior notes' "
+                             "of long-term debt): matched as the metric, but answered only by a figure naming them")
 
     @property
     def derived(self) -> bool:

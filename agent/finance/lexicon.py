@@ -116,6 +116,17 @@ def _trie() -> dict:
     return root
 
 
+@lru_cache(maxsize=1)
+def _narrower_names() -> dict[tuple[str, ...], str]:
+    return {tuple(toks): kind for d in _DEFS for kind in d.kinds for toks in _variants(kind)}
+
+
+def narrower_name(mention: MetricMention) -> str:
+    """The narrower figure a mention names by one of its metric's kinds ('senior notes' of long-term debt, as
+    written in the lexicon), or '' when it names the metric itself."""
+    return _narrower_names().get(tuple(t for t, _, _ in _tokens(mention.surface)), "")
+
+
 def surface_forms() -> dict[tuple[str, ...], str]:
     """Every normalised token sequence the matcher knows, mapped to its canonical metric (audits, tests)."""
     out: dict[tuple[str, ...], str] = {}

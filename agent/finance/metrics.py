@@ -756,6 +756,71 @@ _DEFS: list[MetricDef] = [
 ]
 
 
+# Names of a metric that name a narrower figure: one kind or component of it ('senior notes', 'finished goods'),
+# a figure beside it ('net interest margin', 'deferred tax assets') or a wider one ('cash and marketable
+# securities'). They stay names of the metric, so a question using one finds the metric's tables, but a figure
+# answers such a question only when its own row, column or headings say the name: the company's total long-term
+# debt is no figure of its senior notes.
+_KINDS: dict[str, list[str]] = {
+    "cost of goods sold": ["cost of products", "cost of services"],
+    "interest expense": ["interest paid"],
+    "restructuring costs": ["severance"],
+    "net interest income": ["net interest yield", "net interest margin"],
+    "provision for credit losses": ["net write off rate", "net write offs"],
+    "comprehensive income": ["other comprehensive income", "accumulated other comprehensive income"],
+    "shares outstanding": [
+        "weighted average shares outstanding", "weighted average number of shares", "weighted average common shares",
+        "diluted shares", "basic shares", "weighted average shares", "weighted average diluted shares",
+    ],
+    "book value per share": ["tangible book value per share"],
+    "dividends paid": ["dividends declared"],
+    "cash and cash equivalents": [
+        "cash cash equivalents and restricted cash", "cash and cash equivalents and restricted cash",
+        "cash and short term investments", "cash cash equivalents and marketable securities",
+        "cash cash equivalents and short term investments", "cash and marketable securities", "cash and due from banks",
+    ],
+    "short term investments": [
+        "available for sale securities", "available for sale debt securities", "held to maturity securities",
+        "trading securities",
+    ],
+    "inventories": ["finished goods", "raw materials", "work in process"],
+    "accounts payable": [
+        "accounts payable and accrued liabilities", "accounts payable and other current liabilities",
+        "accounts payable and accrued expenses",
+    ],
+    "accrued liabilities": ["accrued compensation"],
+    "prepaid expenses": ["other current assets"],
+    "deferred revenue": ["customer advances", "advances from customers"],
+    "deferred income taxes": [
+        "deferred tax assets", "deferred tax liabilities", "valuation allowance", "net operating loss carryforward",
+        "operating loss carryforward", "tax loss carryforward",
+    ],
+    "long term debt": ["senior notes", "notes payable", "term loan", "bonds payable"],
+    "short term debt": [
+        "current portion of long term debt", "current maturities of long term debt", "commercial paper",
+        "long term debt current portion",
+    ],
+    "lease liabilities": [
+        "operating lease liabilities", "finance lease liabilities", "operating lease obligations",
+        "finance lease obligations", "operating lease right of use assets", "right of use assets",
+        "capital lease obligations",
+    ],
+    "contractual obligations": ["debt maturities", "purchase obligations", "maturities of long term debt"],
+    "pension obligations": [
+        "projected benefit obligation", "accumulated benefit obligation", "expected benefit payments",
+        "benefit payments", "postretirement benefits", "other postretirement benefits",
+    ],
+    "leverage ratio": ["net debt to ebitda", "net leverage ratio", "net leverage"],
+    "debt to equity ratio": ["debt to capital ratio", "debt to total capital", "debt to capitalization"],
+    "interest coverage ratio": ["fixed charge coverage ratio"],
+}
+for _d in _DEFS:
+    _d.kinds = _KINDS.get(_d.canonical, [])
+    if set(_d.kinds) - set(_d.synonyms):
+        raise ValueError(f"lexicon: kinds of {_d.canonical!r} that are no names of it: {set(_d.kinds) - set(_d.synonyms)}")
+if set(_KINDS) - {_d.canonical for _d in _DEFS}:
+    raise ValueError(f"lexicon: kinds of unknown metrics: {set(_KINDS) - {_d.canonical for _d in _DEFS}}")
+
 METRICS: dict[str, MetricDef] = {d.canonical: d for d in _DEFS}
 
 

@@ -17,7 +17,14 @@ from collections.abc import Iterable, Sequence
 from agent.entities import EntityRegistry
 from agent.entities.names import name_tokens
 from agent.finance.formulas import FormulaKind
-from agent.finance.lexicon import MetricMention, components, figure_kind, find_metrics, is_percentage_metric
+from agent.finance.lexicon import (
+    MetricMention,
+    components,
+    figure_kind,
+    find_metrics,
+    is_percentage_metric,
+    narrower_name,
+)
 from agent.finance.metrics import METRICS
 from agent.finance.periods import find_periods, is_month
 from agent.schemas import ScopeTerm
@@ -260,6 +267,9 @@ def scope_terms(question: str, company: str = "", registry: EntityRegistry | Non
     for mention in mentions:
         if excluded(asked, mention.start):
             continue  # the part of the metric before it
+        narrower = narrower_name(mention)
+        if narrower:  # 'senior notes' of long-term debt: the figure's own words must say it
+            terms.append(ScopeTerm(text=narrower, metric=mention.canonical))
         before = " ".join(_before(asked, mention.start, company))
         if before:
             terms.append(ScopeTerm(text=before, metric=mention.canonical))
