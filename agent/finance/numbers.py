@@ -202,12 +202,6 @@ _QUALIFIERS: dict[str, str] = {
     **dict.fromkeys(["up to", "at most", "as much as", "as many as", "no more than", "not more than", "a maximum of"],
                     "up to"),
 }
-_QUALIFIER_RE = re.compile(
-    r"(?<![\w.-])(?P<word>"
-    + "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(_QUALIFIERS, key=len, reverse=True))
-    + r")\s+$",
-    re.IGNORECASE,
-)
 _QUALIFIER_REACH = 40  # characters before a figure searched for its qualifier
 # 'grew 12% over $2.1 billion', '5% above 2023 levels': after a figure these words compare, they bound nothing.
 _COMPARING = frozenset(["over", "above", "below", "under"])
@@ -215,17 +209,25 @@ _COMPARING = frozenset(["over", "above", "below", "under"])
 _DURATION_AFTER_RE = re.compile(r"\s*(?:years?|months?|weeks?|days?|quarters?)\b", re.IGNORECASE)
 
 
+_QUALIFIER_WORDS = max(len(w.split()) for w in _QUALIFIERS)
+
+
 def _qualifier(text: str, start: int, end: int) -> str:
-    """How the words right before ``text[start:end]`` qualify the figure: '' or a value of ``_QUALIFIERS``."""
-    m = _QUALIFIER_RE.search(text, max(0, start - _QUALIFIER_REACH), start)
-    if m is None:
+    """How the words right before ``text[start:end]`` qualify the figure: '' or a value of ``_QUALIFIERS``.
+    Looked up by the last words before it (a table cell, after '|' or ':', is passed over at once)."""
+    window = text[max(0, start - _QUALIFIER_REACH) : start]
+    if not window[-1:].isspace() or not window.rstrip()[-1:].isalpha() and not window.rstrip().endswith("."):
         return ""
-    word = " ".join(m.group("word").lower().split())
-    if word in _COMPARING:
-        before = text[max(0, m.start() - _QUALIFIER_REACH) : m.start()].split()[-1:]
-        if re.search(r"[\d%]", "".join(before)) or _DURATION_AFTER_RE.match(text, end):
-            return ""
-    return _QUALIFIERS[word]
+    words = [w.lstrip("(\"'“") for w in window.lower().split()]
+    for n in range(min(_QUALIFIER_WORDS, len(words)), 0, -1):
+        word = " ".join(words[-n:])
+        if word in _QUALIFIERS:
+            if word in _COMPARING and (
+                re.search(r"[\d%]", "".join(words[-n - 1 : -n])) or _DURATION_AFTER_RE.match(text, end)
+            ):
+                return ""
+            return _QUALIFIERS[word]
+    return ""
 
 
 def _from_match(m: re.Match[str], default_scale: float, offset: int = 0) -> NumericValue | None:
