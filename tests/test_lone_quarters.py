@@ -8,7 +8,8 @@ import pytest
 from support import ask_once, ingested_typeset, stated
 
 from agent.config import Settings
-from agent.query.intent import extract_intent
+from agent.finance.periods import find_periods
+from agent.query.intent import asked_periods, extract_intent
 
 FILING = """# Proseware Tools Inc.
 
@@ -47,3 +48,14 @@ def test_a_quarter_named_apart_from_its_year_is_that_quarter(question: str, peri
 def test_the_annual_figure_is_no_answer_for_a_quarter(proseware: Settings) -> None:
     out = ask_once(proseware, "What were Proseware's fourth-quarter net sales in 2024?")
     assert out.startswith("Not found") and "1,840" not in stated(out), out
+
+
+@pytest.mark.parametrize(("question", "periods"), [
+    ("What is the sum of Media's operating revenues in Q4 2019 and 2018?", ["FY2019Q4", "FY2018Q4"]),
+    ("What was revenue in the first half of 2024 and 2023?", ["FY2024H1", "FY2023H1"]),
+    ("How did revenue in the second quarter of 2024 compare with 2023?", ["FY2024Q2", "FY2023Q2"]),
+    ("What was revenue in Q4 2019 and in fiscal 2018?", ["FY2019Q4", "FY2018"]),
+    ("What was revenue in Q4 2019, and what was it in 2018?", ["FY2019Q4", "FY2018"]),
+])
+def test_a_year_joined_to_a_quarter_is_the_same_quarter(question: str, periods: list[str]) -> None:
+    assert [p.norm for p in asked_periods(question, find_periods(question))] == periods

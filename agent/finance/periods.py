@@ -512,6 +512,30 @@ def with_lone_part(text: str, mentions: list[PeriodMention]) -> list[PeriodMenti
     return [year.model_copy(update={"norm": f"{year.norm}{label}", "kind": kind}) for year in mentions]
 
 
+# What joins two periods of one kind: 'Q4 2019 and 2018', 'the first half of 2024 versus 2023', 'the second
+# quarter of 2024 compared with 2023'.
+_PERIOD_JOIN_RE = re.compile(
+    r"\s*(?:,|and|or|&|vs\.?|versus|against|to|compared?\s+(?:with|to)|as\s+compared\s+(?:with|to))?"
+    r"(?:\s*(?:,|and|or|with|to))?\s*",
+    re.IGNORECASE,
+)
+_PART_KINDS = frozenset({"quarter", "half", "nine_months"})
+
+
+def with_shared_part(text: str, mentions: list[PeriodMention]) -> list[PeriodMention]:
+    """``mentions`` with each bare year written right after a quarter, half or nine months, joined to it only by
+    'and', 'or', 'versus' or 'compared with', made the same part of its own year: 'Q4 2019 and 2018' asks two
+    fourth quarters, 'the first half of 2024 versus 2023' two first halves."""
+    out = list(mentions)
+    for i in range(1, len(out)):
+        prev, year = out[i - 1], out[i]
+        if (prev.kind in _PART_KINDS and year.kind == "year" and re.fullmatch(r"(?:19|20)\d\d", year.surface)
+                and _PERIOD_JOIN_RE.fullmatch(text[prev.end : year.start])):
+            part = re.sub(r"^FY\d{4}", "", prev.norm)
+            out[i] = year.model_copy(update={"norm": f"{year.norm}{part}", "kind": prev.kind})
+    return out
+
+
 def find_periods(text: str, default_fy_end_month: int = 12) -> list[PeriodMention]:
     """Every fiscal period written in ``text``, normalised, in order of appearance.
 

@@ -25,6 +25,7 @@ from agent.finance.periods import (
     shift_period,
     sort_key,
     with_lone_part,
+    with_shared_part,
 )
 from agent.ingest.cards import find_scope_entities
 from agent.query.asked import PERIODS_MEETING, operations_asked
@@ -327,7 +328,7 @@ def asked_periods(question: str, mentions: list[PeriodMention]) -> list[PeriodMe
     rest = [m for m in mentions if m not in dated]
     if dated and rest and all(sort_key(r.norm) > sort_key(d.norm) for d in dated for r in rest):
         return rest
-    return with_lone_part(question, mentions)
+    return with_lone_part(question, with_shared_part(question, mentions))
 
 
 def _temporal_scope(
