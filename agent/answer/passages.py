@@ -23,6 +23,7 @@ from agent.answer.words import (
     clip_words,
 )
 from agent.finance.periods import find_periods
+from agent.query.intent import without_cause_words
 from agent.query.plan import SubQuery
 from agent.query.scope import STOP_WORDS
 from agent.schemas import NumericValue, Relation
@@ -93,11 +94,22 @@ def _refused_with(base: SubAnswer, what: str, closest: Passage) -> SubAnswer:
 
 
 def _named_share(question: str, company: str, passage: str) -> float:
-    """Share of the question's own content words the passage names (the company's name aside: filings say
-    'we', and the company is the trust gate's check)."""
-    own = _content_words(company) if company else set()
-    asked = {w for w in _content_words(re.sub(r"['’](?:s\b)?", " ", question)) if w not in own}
-    return len(asked & _content_words(passage)) / len(asked) if asked else 1.0
+    """Share of the question's own content words the passage names, in any inflection ('increase' is named by
+    'increased'); the company's name aside (filings say 'we', and the company is the trust gate's check), and the
+    words asking for a cause ('what drove', 'why': the passage answers them, it does not repeat them)."""
+    own = {_root(w) for w in _content_words(company)} if company else set()
+    asked = {_root(w) for w in _content_words(re.sub(r"['’](?:s\b)?", " ", without_cause_words(question)))} - own
+    named = {_root(w) for w in _content_words(passage)}
+    return len(asked & named) / len(asked) if asked else 1.0
+
+
+_INFLECTION_RE = re.compile(r"(?:ed|ing|es|e|s)$")
+ROOT_MIN_CHARS = 5  # shorter words keep their ending: 'used' is no 'us', 'sales' no 'sal'
+
+
+def _root(word: str) -> str:
+    """A word without its inflection ('increased', 'increases', 'increase' -> 'increas')."""
+    return _INFLECTION_RE.sub("", word) if len(word) > ROOT_MIN_CHARS else word
 
 
 def _passages_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -> SubAnswer:

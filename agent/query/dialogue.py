@@ -13,6 +13,7 @@ from agent.entities import EntityRegistry
 from agent.finance.arithmetic import CitedValue, Computation
 from agent.finance.periods import find_periods
 from agent.query.cues import chronological, intent_companies, subject_phrase
+from agent.query.operations import asks_words
 from agent.query.plan import QueryPlan
 from agent.schemas import QueryIntent
 
@@ -129,6 +130,9 @@ def update_slots(
     else:
         new.last_question = rewrite.question
         new.last_sub_queries = [s.question for s in plan.sub_queries] if plan else [rewrite.question]
+    # A turn asking for words ('what drove the change?') leaves the figures where they were: the next turn's 'that'
+    # still points at the last figure answered.
+    words = rewrite.standalone != "small_talk" and not values and not computations and asks_words(rewrite.original)
     single = len(find_periods(rewrite.question)) == 1 and not rewrite.references
     new.last_lookup = rewrite.question if single and rewrite.standalone != "small_talk" else slots.last_lookup
     # Arithmetic on earlier answers names no new subject ('the change in the value from 2008 to 2009').
@@ -136,7 +140,7 @@ def update_slots(
     new.subject = (subject_phrase(rewrite.question) if asks_anew else "") or slots.subject
     remembered = [*slots.last_values, *values][-keep_values:]
     new.last_values = remembered
-    if rewrite.standalone != "small_talk":
+    if rewrite.standalone != "small_talk" and not words:
         headline = (
             CitedValue(label=" ".join(x for x in (computations[0].metric, computations[0].operation,
                                                   computations[0].result.period) if x),
@@ -151,6 +155,8 @@ def update_slots(
     new.last_computation = (
         computations[0] if computations else (slots.last_computation if same_subject else None)
     )
-    if rewrite.standalone != "small_talk":
+    if words:
+        new.answers, new.last_refused = list(slots.answers), slots.last_refused
+    elif rewrite.standalone != "small_talk":
         new.last_refused = not values and not computations
     return new

@@ -90,7 +90,9 @@ _ASKS_VALUE = re.compile(r"\b(?:what|how)\s+(?:is|was|did|has|much|many)\b", re.
 # Formula kinds whose result is a number by nature (a ratio is asked for its value); sums and differences
 # such as total debt or free cash flow are amounts that may be asked about qualitatively.
 _NUMERIC_KINDS = frozenset({"ratio", "margin", "days", "turnover", "growth"})
-_QUESTION_SENTENCE = re.compile(r"(?:[^?.!]|(?<=\d)\.(?=\d))*\?")  # a decimal point ends no sentence
+# A full stop ends a sentence only before the capital that opens the next one: a decimal point or the abbreviation
+# of a company's name ('Northwind Instruments, Inc.?') ends none.
+_QUESTION_SENTENCE = re.compile(r"(?:[^?.!]|\.(?!\s+[A-Z]))*\?")
 _LATEST = re.compile(
     r"\b(?:latest|most\s+recent|current|this)\s+(?:fiscal\s+)?(?P<g1>quarter|year|period|fiscal\s+year)\b|"
     r"\b(?:last|previous|prior|past|recent)\s+(?:fiscal\s+)?(?P<g2>quarter|year)\b|"
@@ -256,6 +258,12 @@ def relation_of(question: str) -> Relation:
     if _COMPARISON.search(question):
         return Relation.COMPARISON
     return Relation.LOOKUP
+
+
+def without_cause_words(question: str) -> str:
+    """``question`` without the words that ask for a cause ('what drove', 'why', 'the reasons for'): what is left
+    names what is to be explained."""
+    return _EXPLANATION.sub(" ", question)
 
 
 def _asks_cause(question: str) -> bool:

@@ -57,6 +57,7 @@ from agent.query.cues import (
 from agent.query.dialogue import DialogueSlots, Rewrite, Turn, slots_from_intent
 from agent.query.intent import asked_periods, extract_intent
 from agent.query.kind import _COMPANY_PRONOUN_RE, _SMALL_TALK_RE
+from agent.query.operations import asks_words
 from agent.query.references import (
     _OVER_BASE_RE,
     _SPAN_COUNT_RE,
@@ -340,8 +341,8 @@ def _on_earlier_answers(turn: _Turn) -> Rewrite | None:
     """Arithmetic on earlier answers ('what was the change?', 'what is that as a %?'), when the turn names no
     company and either no metric or only the ones those answers read."""
     q, slots, metrics = turn.question, turn.slots, list(turn.intent.metrics)
-    if turn.own.companies:
-        return None
+    if turn.own.companies or asks_words(q):
+        return None  # 'what drove the change?' asks the filing's words about it: nothing to compute
     known = bool(metrics) and set(metrics) <= set(slots.metrics)
     # 'the total pension service cost in the two years' re-names the metric the earlier answers read.
     over_earlier = known and bool(_SPAN_COUNT_RE.search(q))
@@ -536,6 +537,8 @@ def _fill_missing(turn: _Turn, carry: _Carry) -> Rewrite:
     """Any other follow-up: only what is missing is filled -- the company when the turn refers to it or names
     none, the periods when it refers back and asks for a figure."""
     q, slots = turn.question, turn.slots
+    if not turn.intent.metrics and turn.intent.relation is Relation.EXPLANATION and len(slots.metrics) == 1:
+        q = _about_subject(q, slots)  # 'why did it rise?' asks about the last figures' metric, not the company
     text, carried, periods = q, list(carry.carried), turn.periods
     if not turn.own.companies and slots.company and (turn.referring or turn.intent.relation not in {Relation.DEFINITION}):
         replaced = _COMPANY_PRONOUN_RE.sub(
@@ -553,6 +556,32 @@ def _fill_missing(turn: _Turn, carry: _Carry) -> Rewrite:
     carried = [c for c in carried if not c.startswith("metric:") or not carry.metrics_named]
     new_slots = carry.slots_for(turn, carry.metrics, periods or turn.own.periods, carry.companies or turn.own.companies)
     return turn.finish(text, carried, new_slots)
+
+
+# What an explanation follow-up asks to be explained: a movement ('the change', 'the decline') or a pronoun.
+_MOVEMENT_RE = re.compile(
+    r"\bthe\s+(?:change|increase|decrease|decline|rise|growth|drop|fall|improvement|deterioration)\b", re.IGNORECASE
+)
+_PRONOUN_RE = re.compile(r"\b(?:it|that|this)\b", re.IGNORECASE)
+
+
+def _about_subject(text: str, slots: DialogueSlots) -> str:
+    """An explanation follow-up made to say what it explains, the metric the last figures measured over their
+    periods: 'what drove the change?' -> 'what drove the change in operating margin from FY2023 to FY2024?',
+    'why did it rise?' -> 'why did operating margin rise in FY2024?'."""
+    periods = sorted({v.value.period for v in slots.answers if v.value.period and not v.computed} or set(slots.periods),
+                     key=sort_key)
+    when = (f" from {periods[0]} to {periods[-1]}" if len(periods) > 1 else f" in {periods[0]}" if periods else "")
+    # the metric in the words the user gave it ('net sales', not the lexicon's 'revenue'): the filing's words
+    said = next((m.surface for m in find_metrics(slots.subject) if m.canonical == slots.metrics[0]), "")
+    subject = said.lower() or metric_label(slots.metrics[0])
+    movement = _MOVEMENT_RE.search(text)
+    if movement is not None:
+        return f"{text[: movement.end()]} in {subject}{when}{text[movement.end():]}"
+    pronoun = _PRONOUN_RE.search(text)
+    if pronoun is not None:
+        return f"{text[: pronoun.start()]}{subject}{text[pronoun.end():].rstrip(' ?.')}{when}?"
+    return f"{text.rstrip(' ?.')} in {subject}{when}?"
 
 
 def _unresolved(question: str, intent: QueryIntent, slots: DialogueSlots) -> Rewrite:
