@@ -31,6 +31,7 @@ For the fiscal year ended December 31, 2024
 | Inventories | 812 | 760 |
 | Total current assets | 2,410 | 2,205 |
 | Long-term debt | 1,950 | 2,100 |
+| Total accounts payable and othercurrent liabilities | 3,303 | 3,086 |
 | Total liabilities | 4,020 | 4,115 |
 
 ### Note 7. Debt
@@ -88,3 +89,9 @@ def test_the_total_is_no_figure_of_a_kind_the_filing_does_not_give(litware: Sett
 
 def test_the_metric_still_reads_its_total(litware: Settings) -> None:
     assert "$1,950 million" in stated(ask_once(litware, "What was Litware's long-term debt in 2024?"))
+
+
+def test_a_name_whose_row_lost_its_spaces_is_said(litware: Settings) -> None:
+    # text extraction glues words ('othercurrent'); the row still says the narrower name asked
+    answer = ask_once(litware, "What was Litware's total accounts payable and other current liabilities in 2024?")
+    assert "3,303" in stated(answer)

@@ -277,9 +277,17 @@ def _uncovered_name(answer: SubAnswer, question: str, provenance: str, filers: s
         if registry is not None and registry.knows(name):
             continue  # a company: the company check's
         proper = name[:1].isupper()
-        if (proper and not covers(provenance, name)) or (not proper and not _content_words(name) <= named):
+        if proper and not covers(provenance, name):
+            return name
+        if not proper and not _content_words(name) <= named and not _written_glued(name, provenance):
             return name
     return ""
+
+
+def _written_glued(name: str, provenance: str) -> bool:
+    """A name of several words the provenance writes with its spaces lost, as text extraction does ('total
+    accounts payable and othercurrent liabilities')."""
+    return len(name.split()) > 1 and re.sub(r"\W+", "", name.lower()) in re.sub(r"\W+", "", provenance.lower())
 
 
 def without_company(question: str, company: str) -> str:
