@@ -87,10 +87,12 @@ CELL_SAME_ROW_BONUS = 0.2  # the second year of a change comes from the row the 
 PROSE_LABEL_MAX_WORDS = 12  # words before a figure in a sentence that can name it ('rental expense for ... was')
 
 
-# 'rental expense for operating leases was approximately': the verb and hedge words end a sentence's subject
+# 'rental expense for operating leases was approximately': the verb and hedge words end a sentence's subject; and
+# '..., compared with' or 'versus' puts the next figure beside the last one, of the same subject
 _PROSE_VERB_TAIL_RE = re.compile(
     r"(?:\s*\b(?:was|were|is|are|of|totaled|totalled|amounted|aggregated|approximately|about|"
-    r"approximated|reached|to|by|and|or|had|has|have|recognized|recorded|reported)\b[\s,$]*)+$",
+    r"approximated|reached|to|by|and|or|had|has|have|recognized|recorded|reported|compared\s+(?:with|to)|as|"
+    r"versus|vs\.?)(?![\w.])[\s,$]*)+$",
     re.IGNORECASE,
 )
 
