@@ -45,6 +45,7 @@ from agent.answer.records import (
     _computed_answer,
     _not_found,
     _subject,
+    qualified,
     question_scale,
 )
 from agent.answer.row_periods import (
@@ -437,8 +438,7 @@ def _computation_sentence(comp: Computation, label: str, with_inputs: bool = Fal
         shown = "a decrease of " + arithmetic.display(-comp.result.value, comp.result.unit, comp.result.scale)
     if comp.operation in {"change", "difference"} and comp.result.unit == "%":
         shown = shown.removesuffix("%") + " pp"  # a difference of percentages is in percentage points
-    if comp.result.bound:
-        shown = f"{comp.result.bound} {shown}"  # computed from a figure the filing gives as approximate
+    shown = qualified(shown, comp.result)  # computed from a figure the filing gives as approximate
     span = _inputs_span(comp) if with_inputs else ""
     sentence = f"{head}: {shown}{span} ({comp.formula}){tail}."
     return sentence, Figure(text=shown, value=comp.result, citations=cites, computed=True, formula=comp.formula)
@@ -452,8 +452,7 @@ def _inputs_span(comp: Computation) -> str:
     if not (old.value.period and new.value.period):
         return ""
     def shown(v: CitedValue) -> str:  # as the formula uses it: a spending row's '(228)' is spent, so 228
-        figure = arithmetic.display(arithmetic.as_used(v), v.value.unit, v.value.scale)
-        return f"{v.value.bound} {figure}" if v.value.bound else figure
+        return qualified(arithmetic.display(arithmetic.as_used(v), v.value.unit, v.value.scale), v.value)
     return f", from {shown(old)} in {old.value.period} to {shown(new)} in {new.value.period}"
 
 

@@ -237,15 +237,19 @@ _PERCENT_SIGN_RE = re.compile(r"%|\bper\s?cent\b", re.IGNORECASE)
 _INSTRUMENT_RATE_RE = re.compile(r"\b(?:floating|variable|fixed|adjustable)[\s-]+$", re.IGNORECASE)
 
 
+def _after_number(label: str, at: int) -> bool:
+    """The word at ``at`` follows a number ('3.5% senior notes', 'Notes, 4 percent'): a rate naming an instrument."""
+    return label[:at].rstrip().endswith(tuple("0123456789"))
+
+
 def _unscaled_row(label: str) -> bool:
     """A row whose figures are never 'in millions' (per-share amounts, percentages, ratios, days, counts); not
     one naming an instrument by its rate ('3.25% Senior notes due 2029', 'Floating rate notes')."""
     for m in _UNSCALED_ROW_RE.finditer(label):
-        before = label[: m.start()]
         word = m.group().lower()
-        if word.startswith(("%", "percent")) and before.rstrip().endswith(tuple("0123456789")):
+        if word.startswith(("%", "percent")) and _after_number(label, m.start()):
             continue
-        if word.startswith("rate") and _INSTRUMENT_RATE_RE.search(before):
+        if word.startswith("rate") and _INSTRUMENT_RATE_RE.search(label[: m.start()]):
             continue
         return True
     return False
@@ -254,7 +258,7 @@ def _unscaled_row(label: str) -> bool:
 def _states_percent(label: str) -> bool:
     """A row label that says its figures are percentages ('Gross margin (%)', '% of revenue', 'Percent
     change'); not one naming an instrument by its rate ('3.5% senior notes', 'Notes, 4 percent')."""
-    return any(not label[: m.start()].rstrip().endswith(tuple("0123456789")) for m in _PERCENT_SIGN_RE.finditer(label))
+    return any(not _after_number(label, m.start()) for m in _PERCENT_SIGN_RE.finditer(label))
 
 
 def _stated_unit(n: NumericValue, unscaled: bool, currency: str, percent: bool = False) -> NumericValue:

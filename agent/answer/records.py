@@ -168,7 +168,11 @@ def question_scale(question: str) -> float | None:
 def display_value(n: NumericValue, kind: str, target_scale: float | None = None) -> str:
     """A figure for people, converted to ``target_scale`` when the question asked for one, with the words the
     filing qualifies it by ('less than $300 million', 'approximately $120 million')."""
-    shown = _display_figure(n, kind, target_scale)
+    return qualified(_display_figure(n, kind, target_scale), n)
+
+
+def qualified(shown: str, n: NumericValue) -> str:
+    """``shown``, the figure ``n`` as displayed, after the words the filing qualifies it by ('less than')."""
     return f"{n.bound} {shown}" if n.bound else shown
 
 
