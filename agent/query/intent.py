@@ -29,6 +29,7 @@ from agent.finance.periods import (
 )
 from agent.ingest.cards import find_scope_entities
 from agent.query.asked import PERIODS_MEETING, operations_asked
+from agent.query.cues import SHARE_RE
 from agent.query.scope import PLAIN_MODIFIERS, excluded, scope_terms
 from agent.schemas import QueryIntent, Relation, TemporalScope
 
@@ -286,7 +287,7 @@ def _requires_numeric(question: str, relation: Relation, metrics: list[str]) -> 
         return False  # 'how is X calculated?' asks the method, not the figure
     if relation is Relation.EXPLANATION and not _HOW_MUCH.search(question) and _asks_cause(question):
         return False  # 'what caused the decrease in revenue?' asks the cause, not the decrease
-    if _NUMERIC.search(question) or operations_asked(question) & _OVER_FIGURES:
+    if _NUMERIC.search(question) or SHARE_RE.search(question) or operations_asked(question) & _OVER_FIGURES:
         return True
     if relation in (Relation.DEFINITION, Relation.POLICY, Relation.EXPLANATION):
         return False

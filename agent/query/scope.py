@@ -360,3 +360,63 @@ def terms_for(terms: Iterable[ScopeTerm], metric: str) -> list[ScopeTerm]:
     no metric)."""
     return [t for t in terms
             if not metric or t.metric in {"", metric} or (t.metric in METRICS and metric in components(t.metric))]
+
+
+# The words that say a figure was spent or paid out of the whole ('the percentage of revenue spent on marketing',
+# 'fuel expenses as a percentage of revenue'): an outlay set against the whole, not a part of it.
+_OUTLAY_WORDS = frozenset(("spend", "spends", "spent", "spending", "pay", "pays", "paid", "payment", "payments", "incur",
+                           "incurs", "incurred", "invest", "invests", "invested", "allocate", "allocated", "return",
+                           "returned", "expense", "expenses", "cost", "costs", "charge", "charges", "outlay", "outlays"))
+_QUESTION_WORDS = frozenset(("what", "which", "how", "why", "when", "where", "who"))
+
+
+def share_part(question: str, metric: str, share: tuple[int, int], whole_start: int, company: str = "",
+               registry: EntityRegistry | None = None) -> str:
+    """The part of the company a share of ``metric`` is asked of ('Commercial Banking' in 'what share of net
+    interest income came from Commercial Banking', 'Asia Pacific' in 'what percentage of revenue did Asia Pacific
+    contribute', 'Americas' in 'Americas revenue as a percentage of total revenue'); '' when there is none.
+
+    The part is what remains of the question once every word that names no part is set aside: the metric's
+    names, the words before the whole's name that qualify both figures ('adjusted'), periods, the company, the
+    words that ask the share and link a part to its whole ('came from', 'contribute', 'account for', 'out of'),
+    and function words. Exactly one short run of words must remain, naming no other metric and no indexed
+    company; ``share`` is where the question asks the share ('percentage of'), ``whole_start`` where it names the
+    whole. An item named between them ('the percentage of capital leases in total liabilities') is a line of the
+    whole's own table, read by the cell reader, and a figure spent out of the whole ('spent on marketing', 'fuel
+    expenses') is no part of it: '' for both."""
+    asked = question[: question.rfind("?")] if "?" in question else question
+    mentions = find_metrics(asked)
+    if any(growth_base(m.canonical) != metric for m in mentions):
+        return ""  # a second metric: a share of two metrics, read by the planner's own grid
+    owner = {w.lower() for w in name_tokens(company)} if company else set()
+    qualifiers = set(_before(asked, whole_start, company))  # 'adjusted' of 'adjusted net income': both figures'
+    covered = [(m.start, m.end) for m in mentions] + [(p.start, p.end) for p in find_periods(asked)]
+    runs: list[list[str]] = [[]]
+    for tok in _TOKEN_RE.finditer(asked):
+        word = _bare(tok.group())
+        low = word.lower()
+        inside = any(s <= tok.start() < e for s, e in covered)
+        if low in _OUTLAY_WORDS and not inside:
+            return ""
+        if (
+            inside
+            or not low.replace("-", "").isalpha()
+            or low in STOP_WORDS | _NO_PART | FILLER_WORDS | _PREDICATE_WORDS | _ENDS | _OPENS | _VERB_PARTICLES
+            or low in _MODIFIER_BREAKS | _QUESTION_WORDS | qualifiers | owner
+            or low.removesuffix("s") in owner
+            or operation_word(low)
+            or is_month(low)
+        ):
+            if runs[-1]:
+                runs.append([])
+            continue
+        if share[1] <= tok.start() < whole_start:
+            return ""
+        runs[-1].append(word)
+    parts = [" ".join(run) for run in runs if run]
+    if len(parts) != 1 or len(parts[0].split()) > MAX_PART_WORDS:
+        return ""
+    part = parts[0]
+    if registry is not None and registry.knows(part):
+        return ""  # another company named beside the filer is no part of its figure
+    return part
