@@ -54,6 +54,7 @@ from agent.answer.row_periods import (
     read_row,
     table_items,
     table_periods,
+    trend_over_row,
 )
 from agent.answer.values import _lexicon_answer
 from agent.answer.verify import verify_answer
@@ -80,11 +81,11 @@ from agent.query.asked import (
 )
 from agent.query.cues import NON_NUMERIC_RELATIONS, TYPED_NUMBER, metric_label, possessive
 from agent.query.dialogue import Rewrite
-from agent.query.intent import relation_of
+from agent.query.intent import relation_of, span_years
 from agent.query.operations import asks_words, guess_operation
 from agent.query.plan import Combination, QueryPlan, SubQuery
 from agent.query.scope import terms_for
-from agent.schemas import Citation, NumericValue
+from agent.schemas import Citation, NumericValue, Relation
 
 CAPTION_LINES = 3  # lines above a table's first row that title it
 CELL_OVER_PROSE_CONFIDENCE = 0.75  # a table cell naming (nearly) every question word beats a prose restatement
@@ -481,6 +482,8 @@ def _asked_operations(
     kept: list[SubAnswer] = []
     consumed: set[str] = set()
     if not operation_asked(question):  # the common case: a lookup asked
+        if relation_of(question) is Relation.TREND and not find_periods(question) and evidence:
+            return _trend_over_rows(question, sub_answers, EvidenceReader(evidence))
         return computations, labels, list(sub_answers), consumed
     kinds = operations_asked(question)
     reader = EvidenceReader(evidence) if evidence else None
@@ -523,6 +526,31 @@ def _asked_operations(
                 continue  # the one read value is no part of the answer ('2024' is; its figure shows in the comparison)
             consumed.add(sa.sub_query_id)  # the read value is an operand: its formula states it
         kept.append(operation_refusal(sa, what) if what and comp is None else sa)
+    return computations, labels, kept, consumed
+
+
+def _trend_over_rows(
+    question: str, sub_answers: Sequence[SubAnswer], reader: EvidenceReader
+) -> tuple[list[Computation], list[str], list[SubAnswer], set[str]]:
+    """A trend asked with no year named: each read figure's row, over its latest years (:func:`trend_over_row`).
+    A figure whose row gives fewer years than the question counts is refused ('over the last seven years' of a
+    five-year table); one with no years counted stays as read."""
+    computations: list[Computation] = []
+    labels: list[str] = []
+    kept: list[SubAnswer] = []
+    consumed: set[str] = set()
+    counted = span_years(question)
+    for sa in sub_answers:
+        row = read_row(sa, question, reader) if sa.status == "found" else None
+        comp = trend_over_row(sa, question, row, reader) if row is not None else None
+        if comp is not None:
+            computations.append(comp)
+            labels.append(_operation_label(comp, sa.company, question))
+            consumed.add(sa.sub_query_id)  # the latest figure is the change's last operand
+        elif counted and sa.status == "found":
+            # in words: a count the filing does not print would read as an unverified figure
+            sa = operation_refusal(sa, "a trend over the years counted", "the row read gives fewer years")
+        kept.append(sa)
     return computations, labels, kept, consumed
 
 

@@ -13,11 +13,13 @@ from agent.answer.records import SubAnswer, _capital
 from agent.answer.words import ASKING_WORDS, _content_words
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation
+from agent.finance.lexicon import find_metrics
 from agent.finance.numbers import MONEY_UNITS
 from agent.finance.periods import find_periods, period_year
 from agent.query.asked import COMPARATIVE, LOWEST, PERIODS_MEETING, operations_asked, threshold_asked
 from agent.query.cues import and_list, asks_percent
 from agent.query.definitions import asked_part
+from agent.query.intent import TREND_YEARS, span_years, without_span
 from agent.schemas import Citation, NumericValue
 
 TABLE_WORDS_NAMED = 0.5  # the share of a question's words a table must print to be the one it asks the years of
@@ -36,7 +38,13 @@ def read_row(sa: SubAnswer, question: str, reader: EvidenceReader | None) -> Seg
     # a 'Current' row under a sentence about deferred income): a word that names another row or column of the page
     # ('duration', another row's name), or that the page never prints, asks for something these columns do not hold.
     named = _content_words(f"{row.label} {row.parent} {sa.metric} {sa.company}") | ASKING_WORDS
-    extra = _content_words(re.sub(r"['’]s\b", "", question)) - named  # "Northwind's" is the company's name
+    # "Northwind's" is the company's name; the question's own names of the metric ('capex') and the span of years it
+    # counts ('the last three years') name this row's figures too
+    asked = re.sub(r"['’]s\b", "", without_span(question))
+    for mention in reversed(find_metrics(asked)):
+        if mention.canonical == sa.metric:
+            asked = f"{asked[: mention.start]} {asked[mention.end:]}"
+    extra = _content_words(asked) - named
     if not extra:
         return row
     ev = reader.evidence[row.ev]
@@ -124,6 +132,11 @@ def over_row_periods(
     asked = sorted({y for p in find_periods(question) if (y := period_year(p.norm)) is not None})
     if len(asked) == 1 and kind not in {"extreme", PERIODS_MEETING}:
         asked = [asked[0] - 1, asked[0]]  # 'the 2019 average' / 'the change in 2019': that year and the one before
+    counted = span_years(question)
+    if not asked and counted:
+        if len(by_year) < counted:
+            return None  # 'the three-year average' of a row giving two years: a year is missing
+        asked = sorted(by_year)[-counted:]  # 'over the last three years' of a five-year table: its latest three
     years = [y for y in (asked or sorted(by_year)) if y in by_year]
     if kind == "change":
         years = years[-2:]
@@ -150,6 +163,26 @@ def over_row_periods(
                 comp = arithmetic.percent_change(*values, metric)  # 'the percentage change in X' of amounts
             else:
                 comp = arithmetic.change(*values, metric)
+    except ArithmeticRefusal:
+        return None
+    return None if sanity_failure(comp) else comp
+
+
+def trend_over_row(sa: SubAnswer, question: str, row: Segment, reader: EvidenceReader) -> Computation | None:
+    """'How has capex trended over the last three years?' with no year named: the change from the first to the
+    last of the read row's latest years (as many as the question counts, else the years an annual report
+    compares), in code and cited. None when the row gives fewer years than counted, or fewer than two."""
+    by_year = _row_years(sa, row)
+    counted = span_years(question)
+    years = sorted(by_year)[-(counted or TREND_YEARS):]
+    if len(years) < max(counted, 2):
+        return None
+    cite = reader.evidence[row.ev].citation(row.text, row.start)
+    metric = sa.metric or row.label
+    first, last = (CitedValue(label=f"{metric} FY{y}", metric=sa.metric, value=by_year[y], citation=cite)
+                   for y in (years[0], years[-1]))
+    try:
+        comp = arithmetic.change(first, last, metric)
     except ArithmeticRefusal:
         return None
     return None if sanity_failure(comp) else comp

@@ -131,7 +131,8 @@ ASKING_WORDS = frozenset(_content_words(
     "smaller smallest lower lowest more most less least exceed exceeded exceeds exceeding above below over under "
     "than negative positive thousand thousands million millions billion billions percent percentage many "
     "information provide provided calculated show shows include included includes listed highlighted contain "
-    "contains ended ending across variation variance fluctuation rise fall drop grew grow precedent preceding "
+    "contains ended ending across variation variance fluctuation trend trended trending rise fall drop grew grow "
+    "precedent preceding "
     "previous prior subsequent following next last before after earlier later about all " + " ".join(PREDICATE_VERBS)
 ))
 

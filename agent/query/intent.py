@@ -319,7 +319,14 @@ def keywords_of(question: str, exclude: set[str] | None = None) -> list[str]:
 # ---------------------------------------------------------------------------------------------------------
 # Periods
 # ---------------------------------------------------------------------------------------------------------
-def _span_years(question: str) -> int:
+def without_span(question: str) -> str:
+    """The question without the span of years it counts ('over the past three years' -> 'over the past')."""
+    return _SPAN_YEARS.sub(" ", question)
+
+
+def span_years(question: str) -> int:
+    """The number of years a question's span counts ('the three-year average', 'over the past five years'); 0
+    when it counts none."""
     m = _SPAN_YEARS.search(question)
     if m is None:
         return 0
@@ -350,7 +357,7 @@ def _temporal_scope(
         if _RANGE_JOIN.match(question[a.end:b.start]) and granularity(a.norm) == granularity(b.norm):
             norms = list(dict.fromkeys([*norms, *expand_range(a.norm, b.norm)]))
             scope_type = "range"
-    years = _span_years(question)
+    years = span_years(question)
     if years and len(norms) == 1:
         norms = [shift_period(norms[0], -k) for k in range(years)]
     needs_prior = bool(_PRIOR.search(question)) or any(
