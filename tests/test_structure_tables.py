@@ -191,6 +191,17 @@ def test_one_cell_per_line_layout_reads_the_same() -> None:
     assert linearise(table) == CASH_FLOW_EXPECTED
 
 
+def test_one_duration_over_its_columns_is_named_once() -> None:
+    # a Markdown header whose cells share 'Three Months Ended June 30,' is split into that caption and the years
+    page = (
+        "Commercial Banking\n(in millions)\nThree Months Ended June 30,\n2024 | 2023\n"
+        "Net interest income | 298 | 284\nNet income | 128 | 147"
+    )
+    (table,) = find_tables(page)
+    assert table.columns == ["Three Months Ended June 30, 2024", "Three Months Ended June 30, 2023"]
+    assert [normalise_period(c) for c in table.columns] == ["FY2024Q2", "FY2023Q2"]
+
+
 def test_pipe_rows_with_quarter_and_half_year_columns() -> None:
     page = (
         "Condensed Consolidated Statements of Operations\n($ in thousands)\n"

@@ -751,8 +751,13 @@ def _dated_names(names: list[str], caption: str) -> list[str]:
     out = []
     for name in names:
         mentions = list(_PERIOD_RE.finditer(name))
-        bare = len(mentions) == 1 and mentions[0].lastgroup == "year"
-        out.append(f"{name[:mentions[0].start()]}{prefix}, {name[mentions[0].start():]}" if bare else name)
+        if not (len(mentions) == 1 and mentions[0].lastgroup == "year"):
+            out.append(name)
+            continue
+        head = name[: mentions[0].start()]
+        # 'Three Months Ended 2024' already says its duration: only the day is added, never the duration twice
+        dated = day if duration and duration.lower() in head.lower() else prefix
+        out.append(f"{head}{dated}, {name[mentions[0].start():]}")
     return out
 
 
