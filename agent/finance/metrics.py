@@ -172,6 +172,20 @@ _DEFS: list[MetricDef] = [
     _m("net interest income", _PROF, [
         "net interest income", "net interest yield", "net interest margin",
     ], abbreviations=["NII"], related=["interest income", "interest expense"]),
+    # A bank's income statement: the fees and charges beside its interest, and what it costs to earn both.
+    _m("noninterest income", _OTHER, [
+        "noninterest income", "non-interest income", "non interest income", "total noninterest income",
+        "total non-interest income",
+    ], related=["net interest income", "noninterest expense"]),
+    _m("noninterest expense", _COST, [
+        "noninterest expense", "non-interest expense", "non interest expense", "total noninterest expense",
+        "total non-interest expense", "noninterest expenses", "non-interest expenses",
+    ], related=["noninterest income", "operating expenses"]),
+    _m("efficiency ratio", _PROF, [
+        "efficiency ratio", "cost to income ratio", "cost-to-income ratio", "cost income ratio",
+    ], related=["noninterest expense", "net interest income"],
+        formula=_ratio([_t("noninterest expense")], [_t("net interest income"), _t("noninterest income")], unit="%",
+                       mult=PERCENT)),
     _m("provision for credit losses", _RISK, [
         "provision for credit losses", "provision for loan losses", "provisions for credit losses",
         "net write off rate", "net write offs",

@@ -155,7 +155,7 @@ _P_QUARTER = [
     re.compile(rf"\b(?:FY|fiscal\s+(?:year\s+)?)\s*['’]?(?P<y>{_Y4}|\d{{2}})\s*[-\s]?Q(?P<q>[1-4])\b", re.I),
     re.compile(rf"\b(?P<y>{_Y4})\s*[-\s]?Q(?P<q>[1-4])\b", re.I),
     re.compile(
-        rf"\b(?P<ord>first|second|third|fourth|1st|2nd|3rd|4th)[\s-]+(?:fiscal\s+)?quarters?\s+"
+        rf"\b(?P<ord>first|second|third|fourth|1st|2nd|3rd|4th)[\s-]+(?:fiscal\s+)?(?:quarters?|three\s+months)\s+"
         rf"(?:of\s+|in\s+)?(?:the\s+)?{_FY_YEAR}",
         re.I,
     ),
@@ -166,7 +166,8 @@ _P_QUARTER = [
     ),
 ]
 _P_HALF = [
-    re.compile(rf"\b(?P<ord>first|second|1st|2nd)\s+half\s+(?:of\s+)?(?:the\s+)?{_FY_YEAR}", re.I),
+    # 'the first six months of 2024' is its first half, as 'the first nine months' is its nine months
+    re.compile(rf"\b(?P<ord>first|second|1st|2nd)\s+(?:half|six\s+months)\s+(?:of\s+)?(?:the\s+)?{_FY_YEAR}", re.I),
     re.compile(
         rf"\bH(?P<h>[12])\s*(?:['’]|of\s+|,\s*)?\s*(?:FY|fiscal\s+)?\s*['’]?(?P<y>{_Y4}|\d{{2}})\b", re.I
     ),
@@ -218,8 +219,8 @@ _LC_HALF = [_lower_twin(p) for p in _P_HALF]
 _LC_FY = [_lower_twin(p) for p in _P_FY]
 # Substrings one of which must occur (lower-cased) before each pattern is run, in pattern order.
 _Q_DIGIT = ("q1", "q2", "q3", "q4")
-_QUARTER_TRIGGERS = (_Q_DIGIT, ("1q", "2q", "3q", "4q"), _Q_DIGIT, _Q_DIGIT, ("quarter",), ("quarter",))
-_HALF_TRIGGERS = (("half",), ("h1", "h2"), ("1h", "2h"), ("h1", "h2"))
+_QUARTER_TRIGGERS = (_Q_DIGIT, ("1q", "2q", "3q", "4q"), _Q_DIGIT, _Q_DIGIT, ("quarter", "three months"), ("quarter",))
+_HALF_TRIGGERS = (("half", "six months"), ("h1", "h2"), ("1h", "2h"), ("h1", "h2"))
 _FY_TRIGGERS = (("fy", "f/y"), ("fiscal", "calendar"), ("cy1", "cy2", "cy 1", "cy 2"), ("f0", "f1", "f2", "f3"))
 _FY_END_HINT = re.compile(
     rf"\b(?:fiscal\s+)?years?\s+(?:ended|ending)\s+(?P<mon>{_MONTH})\s+(?P<day>\d{{1,2}})", re.I
