@@ -78,6 +78,17 @@ def test_a_parts_share_of_the_whole_is_computed_however_worded(fabrikam: Setting
     assert "298" in answer and "810" in answer  # both inputs shown, each cited
 
 
+def test_with_no_company_named_the_share_is_the_only_filers(fabrikam: Settings) -> None:
+    answer = stated(ask_once(fabrikam, "What share of net interest income came from Commercial Banking in Q2 2024?"))
+    assert "36.79%" in answer
+    line = answer.splitlines()[0]
+    assert line.count("[FABRIKAM_2024_10Q, p. 1]") == 1  # both inputs are on one page: it is cited once
+    # a capitalised part the question's grammar makes look like a company is the only filer's part
+    answer = stated(ask_once(fabrikam, "What percentage of net interest income did Consumer Banking contribute in "
+                                       "the second quarter of 2024?"))
+    assert "63.21%" in answer  # 512 / 810
+
+
 def test_the_change_of_a_share_is_in_percentage_points(fabrikam: Settings) -> None:
     answer = stated(ask_once(
         fabrikam, "How did Commercial Banking's share of Fabrikam's net interest income change from Q2 2023 to Q2 2024?"
@@ -110,6 +121,7 @@ def _part(question: str, company: str = "") -> str:
     ("What percentage of revenue did R&D expense represent in 2023?", ""),  # two metrics: the planner's grid
     ("What share of revenue came from Europe and Asia in 2023?", ""),  # two parts: no one lookup
     ("What is the percentage of capital leases in the total liabilities?", ""),  # a line of the whole's table
+    ("What portion of the total long-term debt obligations are due to the long-term debt?", ""),  # the whole's noun
 ])
 def test_the_part_is_what_remains_of_the_question(question: str, part: str) -> None:
     assert _part(question, "Fabrikam") == part

@@ -429,7 +429,7 @@ def _computation_sentence(comp: Computation, label: str, with_inputs: bool = Fal
     also states a change's two figures with their units and periods ('from 24.60% in FY2021 to 21.61% in
     FY2022'), when they get no line of their own."""
     cites = comp.citations()
-    tail = f" {' '.join(c.label() for c in cites)}" if cites else ""
+    tail = f" {' '.join(dict.fromkeys(c.label() for c in cites))}" if cites else ""  # a page cited once
     head = _capital(label) if label else _capital(comp.metric or comp.operation)
     shown = comp.result.text
     if comp.operation in {"highest", "lowest"}:  # the period is the answer, as the question names it; the value why

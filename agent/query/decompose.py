@@ -399,18 +399,25 @@ def _operation_over_items(
 
 
 def _share_part(question: str, intent: QueryIntent, companies: Sequence[str], metrics: Sequence[str], percent: bool,
-                registry: EntityRegistry) -> str:
-    """The part of one named company a share of its one amount metric is asked of (:func:`share_part`), read
-    where the question names the whole right after its share words ('what share of net interest income'); ''
-    otherwise. With no company named (a document's own conversation) the part and the whole are rows the cell
-    reader finds by their words (on TAT-QA dev this path, taken there, answered none of 13 such questions and lost
-    one the cell reader had right)."""
+                registry: EntityRegistry) -> tuple[str, str]:
+    """(company, part): the part of one company a share of its one amount metric is asked of (:func:`share_part`),
+    read where the question names the whole right after its share words ('what share of net interest income');
+    ('', '') otherwise. The company is the one named, or the only filer indexed when the question names none (or
+    names as a company words no filer goes by, which are then the part). With
+    no company at all (a document's own conversation) the part and the whole are rows the cell reader finds by
+    their words (on TAT-QA dev this path, taken there, answered none of 13 such questions and lost one the cell
+    reader had right)."""
     share = SHARE_RE.search(question)
-    one_company = len(companies) == 1 and bool(companies[0])
-    if share is None or len(metrics) != 1 or not one_company or percent or not intent.requires_numeric:
-        return ""
+    sole_filer = registry[0] if len(registry) == 1 else ""
+    named = companies[0] if len(companies) == 1 else ""
+    if named and sole_filer and not registry.knows(named):
+        named = ""  # a capitalised part read as a company ('did Consumer Banking contribute'): the filer's part
+    company = (named or sole_filer) if len(companies) == 1 else ""
+    if share is None or len(metrics) != 1 or not company or percent or not intent.requires_numeric:
+        return "", ""
     whole = next((m for m in find_metrics(question) if m.start >= share.end()), None)
-    return share_part(question, metrics[0], share.span(), whole.start, companies[0], registry) if whole is not None else ""
+    part = share_part(question, metrics[0], share.span(), whole.start, company, registry) if whole is not None else ""
+    return (company, part) if part else ("", "")
 
 
 def _part_of_whole(question: str, intent: QueryIntent, company: str, metric: str, part: str,
@@ -480,15 +487,15 @@ def decompose(question: str, intent: QueryIntent, known_companies: EntityRegistr
     hint = scale_hint(question)
     plan = QueryPlan(question=question, intent=intent)
     item_period = periods[0] if periods else ""  # items are read in the one period asked
-    part = _share_part(asked, intent, companies, metrics, percent or bool(margin_of), known_companies)
+    owner, part = _share_part(asked, intent, companies, metrics, percent or bool(margin_of), known_companies)
     if part:
         # 'What share of net interest income came from Commercial Banking?': the part's figure and the whole's,
         # each a lookup the gate checks on its own, divided in code
         share_ops = _operations(asked, intent, 1, 2, len(periods), False, growth_named)
         if len(periods) > 2 and {"change", "percent_change"} & set(share_ops):
             periods = [periods[0], periods[-1]]  # the share moved between the periods named, not each one between
-        plan.sub_queries, plan.combinations = _part_of_whole(asked, intent, companies[0], metrics[0], part,
-                                                             periods, share_ops, hint)
+        plan.sub_queries, plan.combinations = _part_of_whole(asked, intent, owner, metrics[0], part, periods,
+                                                             share_ops, hint)
         return plan
     over_items = _operation_over_items(asked, intent, companies, periods)
     if over_items is not None:

@@ -382,8 +382,9 @@ def share_part(question: str, metric: str, share: tuple[int, int], whole_start: 
     and function words. Exactly one short run of words must remain, naming no other metric and no indexed
     company; ``share`` is where the question asks the share ('percentage of'), ``whole_start`` where it names the
     whole. An item named between them ('the percentage of capital leases in total liabilities') is a line of the
-    whole's own table, read by the cell reader, and a figure spent out of the whole ('spent on marketing', 'fuel
-    expenses') is no part of it: '' for both."""
+    whole's own table, read by the cell reader; a noun right after the metric's name names the whole itself ('the
+    total long-term debt obligations'); and a figure spent out of the whole ('spent on marketing', 'fuel
+    expenses') is no part of it: '' for all three."""
     asked = question[: question.rfind("?")] if "?" in question else question
     mentions = find_metrics(asked)
     if any(growth_base(m.canonical) != metric for m in mentions):
@@ -391,6 +392,7 @@ def share_part(question: str, metric: str, share: tuple[int, int], whole_start: 
     owner = {w.lower() for w in name_tokens(company)} if company else set()
     qualifiers = set(_before(asked, whole_start, company))  # 'adjusted' of 'adjusted net income': both figures'
     covered = [(m.start, m.end) for m in mentions] + [(p.start, p.end) for p in find_periods(asked)]
+    metric_ends = {m.end for m in mentions}
     runs: list[list[str]] = [[]]
     for tok in _TOKEN_RE.finditer(asked):
         word = _bare(tok.group())
@@ -412,6 +414,8 @@ def share_part(question: str, metric: str, share: tuple[int, int], whole_start: 
             continue
         if share[1] <= tok.start() < whole_start:
             return ""
+        if not runs[-1] and len(asked[: tok.start()].rstrip()) in metric_ends:
+            return ""  # a noun right after the metric's name is the whole's own ('long-term debt obligations')
         runs[-1].append(word)
     parts = [" ".join(run) for run in runs if run]
     if len(parts) != 1 or len(parts[0].split()) > MAX_PART_WORDS:
