@@ -368,6 +368,10 @@ _OUTLAY_WORDS = frozenset(("spend", "spends", "spent", "spending", "pay", "pays"
                            "incurs", "incurred", "invest", "invests", "invested", "allocate", "allocated", "return",
                            "returned", "expense", "expenses", "cost", "costs", "charge", "charges", "outlay", "outlays"))
 _QUESTION_WORDS = frozenset(("what", "which", "how", "why", "when", "where", "who"))
+# Words that never name the part a share is asked of: function words, part-kind and widening words, the verbs and
+# particles that link a part to its whole ('came from', 'account for', 'out of').
+_NO_SHARE_PART = (STOP_WORDS | _NO_PART | FILLER_WORDS | _PREDICATE_WORDS | _ENDS | _OPENS | _VERB_PARTICLES
+                  | _MODIFIER_BREAKS | _QUESTION_WORDS)
 
 
 def share_part(question: str, metric: str, share: tuple[int, int], whole_start: int, company: str = "",
@@ -403,8 +407,9 @@ def share_part(question: str, metric: str, share: tuple[int, int], whole_start: 
         if (
             inside
             or not low.replace("-", "").isalpha()
-            or low in STOP_WORDS | _NO_PART | FILLER_WORDS | _PREDICATE_WORDS | _ENDS | _OPENS | _VERB_PARTICLES
-            or low in _MODIFIER_BREAKS | _QUESTION_WORDS | qualifiers | owner
+            or low in _NO_SHARE_PART
+            or low in qualifiers
+            or low in owner
             or low.removesuffix("s") in owner
             or operation_word(low)
             or is_month(low)
