@@ -127,6 +127,11 @@ def test_the_part_is_what_remains_of_the_question(question: str, part: str) -> N
     assert _part(question, "Fabrikam") == part
 
 
+def test_a_share_of_a_security_asks_no_figure() -> None:
+    assert not extract_intent("What voting rights does each share of Class B common stock carry?").requires_numeric
+    assert extract_intent("What share of revenue came from Europe in 2023?").requires_numeric
+
+
 def test_a_share_question_is_planned_as_the_part_and_the_whole() -> None:
     registry = as_registry(["Fabrikam Bancorp"])
     question = "What share of Fabrikam's net interest income came from Commercial Banking in Q2 2024?"
