@@ -10,8 +10,7 @@ from support import ask_once, ingested_typeset, stated
 
 from agent.config import Settings
 from agent.entities import as_registry
-from agent.finance.lexicon import find_metrics
-from agent.query.cues import SHARE_RE
+from agent.query.cues import share_of_metric
 from agent.query.decompose import decompose
 from agent.query.intent import extract_intent
 from agent.query.scope import share_part
@@ -104,10 +103,9 @@ def test_a_part_the_filing_gives_no_figure_of_is_refused(fabrikam: Settings) -> 
 
 
 def _part(question: str, company: str = "") -> str:
-    share = SHARE_RE.search(question)
-    assert share is not None
-    mentions = find_metrics(question)
-    whole = next(m for m in mentions if m.start >= share.end())
+    asked = share_of_metric(question)
+    assert asked is not None
+    share, whole = asked
     return share_part(question, whole.canonical, share.span(), whole.start, company)
 
 

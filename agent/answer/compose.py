@@ -49,12 +49,12 @@ from agent.answer.records import (
     question_scale,
 )
 from agent.answer.row_periods import (
+    TREND,
     over_row_periods,
     periods_answer,
     read_row,
     table_items,
     table_periods,
-    trend_over_row,
 )
 from agent.answer.values import _lexicon_answer
 from agent.answer.verify import verify_answer
@@ -532,7 +532,7 @@ def _asked_operations(
 def _trend_over_rows(
     question: str, sub_answers: Sequence[SubAnswer], reader: EvidenceReader
 ) -> tuple[list[Computation], list[str], list[SubAnswer], set[str]]:
-    """A trend asked with no year named: each read figure's row, over its latest years (:func:`trend_over_row`).
+    """A trend asked with no year named: each read figure's row, over its latest years (:func:`over_row_periods`).
     A figure whose row gives fewer years than the question counts is refused ('over the last seven years' of a
     five-year table); one with no years counted stays as read."""
     computations: list[Computation] = []
@@ -542,7 +542,7 @@ def _trend_over_rows(
     counted = span_years(question)
     for sa in sub_answers:
         row = read_row(sa, question, reader) if sa.status == "found" else None
-        comp = trend_over_row(sa, question, row, reader) if row is not None else None
+        comp = over_row_periods(sa, question, TREND, row, reader) if row is not None else None
         if comp is not None:
             computations.append(comp)
             labels.append(_operation_label(comp, sa.company, question))

@@ -22,6 +22,7 @@ from agent.query.definitions import asked_part
 from agent.query.intent import TREND_YEARS, span_years, without_span
 from agent.schemas import Citation, NumericValue
 
+TREND = "trend"  # the kind of a trend asked with no year named (see :func:`over_row_periods`)
 TABLE_WORDS_NAMED = 0.5  # the share of a question's words a table must print to be the one it asks the years of
 
 
@@ -125,8 +126,10 @@ def _table_lines(text: str) -> list[str]:
 def over_row_periods(
     sa: SubAnswer, question: str, kind: str, row: Segment, reader: EvidenceReader | None
 ) -> Computation | None:
-    """The asked average, change or highest/lowest period over the fiscal-year columns of the read row."""
-    if reader is None or kind not in {"average", "change", "extreme", PERIODS_MEETING} or sa.value is None:
+    """The asked average, change or highest/lowest period over the fiscal-year columns of the read row. A ``TREND``
+    asked with no year named ('how has capex trended over the last three years?') is the change from the first to
+    the last of the row's latest years: as many as the question counts, else the years an annual report compares."""
+    if reader is None or kind not in {"average", "change", "extreme", PERIODS_MEETING, TREND} or sa.value is None:
         return None
     by_year = _row_years(sa, row)
     asked = sorted({y for p in find_periods(question) if (y := period_year(p.norm)) is not None})
@@ -140,6 +143,8 @@ def over_row_periods(
     years = [y for y in (asked or sorted(by_year)) if y in by_year]
     if kind == "change":
         years = years[-2:]
+    elif kind == TREND:
+        years = years[-(counted or TREND_YEARS):]
     if len(years) < 2 or (asked and len(years) < len(asked)):
         return None
     ev = reader.evidence[row.ev]
@@ -159,30 +164,12 @@ def over_row_periods(
         else:
             if kind == "average":
                 comp = arithmetic.average(values, metric)
+            elif kind == TREND:
+                comp = arithmetic.change(values[0], values[-1], metric)
             elif asks_percent(question) and not all(v.value.unit == "%" for v in values):
                 comp = arithmetic.percent_change(*values, metric)  # 'the percentage change in X' of amounts
             else:
                 comp = arithmetic.change(*values, metric)
-    except ArithmeticRefusal:
-        return None
-    return None if sanity_failure(comp) else comp
-
-
-def trend_over_row(sa: SubAnswer, question: str, row: Segment, reader: EvidenceReader) -> Computation | None:
-    """'How has capex trended over the last three years?' with no year named: the change from the first to the
-    last of the read row's latest years (as many as the question counts, else the years an annual report
-    compares), in code and cited. None when the row gives fewer years than counted, or fewer than two."""
-    by_year = _row_years(sa, row)
-    counted = span_years(question)
-    years = sorted(by_year)[-(counted or TREND_YEARS):]
-    if len(years) < max(counted, 2):
-        return None
-    cite = reader.evidence[row.ev].citation(row.text, row.start)
-    metric = sa.metric or row.label
-    first, last = (CitedValue(label=f"{metric} FY{y}", metric=sa.metric, value=by_year[y], citation=cite)
-                   for y in (years[0], years[-1]))
-    try:
-        comp = arithmetic.change(first, last, metric)
     except ArithmeticRefusal:
         return None
     return None if sanity_failure(comp) else comp

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from agent.entities import EntityRegistry, as_registry
 from agent.finance.formulas import FormulaKind
-from agent.finance.lexicon import find_metrics
+from agent.finance.lexicon import MetricMention, find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.periods import find_periods, sort_key, without_periods
 from agent.schemas import QueryIntent, Relation
@@ -167,6 +167,14 @@ SHARE_RE = re.compile(
     r"\bshare\s+of\b|\bproportion\s+of\b|\bportion\s+of\b|\bslice\s+of\b",
     re.IGNORECASE,
 )
+
+
+def share_of_metric(question: str) -> tuple[re.Match[str], MetricMention] | None:
+    """Where a question asks a share of a metric, and the first metric named after its share words (the whole: 'what
+    share of net interest income'); None for no share, or a share of no metric ('each share of Class B stock')."""
+    share = SHARE_RE.search(question)
+    whole = next((m for m in find_metrics(question) if m.start >= share.end()), None) if share else None
+    return (share, whole) if share is not None and whole is not None else None
 
 
 # A period named relative to the one in view, the relation word before or after the noun ('the prior year', 'the

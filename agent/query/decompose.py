@@ -39,6 +39,7 @@ from agent.query.cues import (
     one_period_question,
     operation_items,
     scale_hint,
+    share_of_metric,
     spans_range,
     subject_phrase,
 )
@@ -407,16 +408,16 @@ def _share_part(question: str, intent: QueryIntent, companies: Sequence[str], me
     no company at all (a document's own conversation) the part and the whole are rows the cell reader finds by
     their words (on TAT-QA dev this path, taken there, answered none of 13 such questions and lost one the cell
     reader had right)."""
-    share = SHARE_RE.search(question)
+    asked = share_of_metric(question)
     sole_filer = registry[0] if len(registry) == 1 else ""
     named = companies[0] if len(companies) == 1 else ""
     if named and sole_filer and not registry.knows(named):
         named = ""  # a capitalised part read as a company ('did Consumer Banking contribute'): the filer's part
     company = (named or sole_filer) if len(companies) == 1 else ""
-    if share is None or len(metrics) != 1 or not company or percent or not intent.requires_numeric:
+    if asked is None or len(metrics) != 1 or not company or percent or not intent.requires_numeric:
         return "", ""
-    whole = next((m for m in find_metrics(question) if m.start >= share.end()), None)
-    part = share_part(question, metrics[0], share.span(), whole.start, company, registry) if whole is not None else ""
+    share, whole = asked
+    part = share_part(question, metrics[0], share.span(), whole.start, company, registry)
     return (company, part) if part else ("", "")
 
 

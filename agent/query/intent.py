@@ -29,7 +29,7 @@ from agent.finance.periods import (
 )
 from agent.ingest.cards import find_scope_entities
 from agent.query.asked import PERIODS_MEETING, operations_asked
-from agent.query.cues import SHARE_RE
+from agent.query.cues import share_of_metric
 from agent.query.scope import PLAIN_MODIFIERS, excluded, scope_terms
 from agent.schemas import QueryIntent, Relation, TemporalScope
 
@@ -282,19 +282,12 @@ def _asks_cause(question: str) -> bool:
 _OVER_FIGURES = frozenset(("extreme", PERIODS_MEETING))
 
 
-def _asks_share(question: str) -> bool:
-    """The question asks a share of a metric ('what share of net interest income'), not of a security ('each share
-    of Class B common stock')."""
-    share = SHARE_RE.search(question)
-    return share is not None and any(m.start >= share.end() for m in find_metrics(question))
-
-
 def _requires_numeric(question: str, relation: Relation, metrics: list[str]) -> bool:
     if relation is Relation.DEFINITION and not _AMOUNT.search(question):
         return False  # 'how is X calculated?' asks the method, not the figure
     if relation is Relation.EXPLANATION and not _HOW_MUCH.search(question) and _asks_cause(question):
         return False  # 'what caused the decrease in revenue?' asks the cause, not the decrease
-    if _NUMERIC.search(question) or _asks_share(question) or operations_asked(question) & _OVER_FIGURES:
+    if _NUMERIC.search(question) or share_of_metric(question) is not None or operations_asked(question) & _OVER_FIGURES:
         return True
     if relation in (Relation.DEFINITION, Relation.POLICY, Relation.EXPLANATION):
         return False
