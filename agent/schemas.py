@@ -326,9 +326,10 @@ class ScopeTerm(BaseModel):
 
     text: str = Field(description="as the question writes it, e.g. 'external customers', 'APAC'")
     metric: str = Field(default="", description="the canonical metric it narrows; '' for the whole question")
-    kind: Literal["part", "measure"] = Field(
+    kind: Literal["part", "measure", "name"] = Field(
         default="part", description="'part': of the company ('aerospace'); 'measure': what is asked of the metric "
-        "('intensity' of 'capex intensity')")
+        "('intensity' of 'capex intensity'); 'name': a name the question gives as the company's which no filing "
+        "goes by, read as a part of the only filer ('Asia Pacific revenue')")
 
 
 class QueryIntent(BaseModel):

@@ -95,6 +95,12 @@ def test_cover_wins_over_a_bare_file_name() -> None:
     )
 
 
+def test_a_name_printed_before_its_caption_on_one_line_is_the_registrant() -> None:
+    cover = TEN_Q_COVER.replace("PFIZER INC.\n(Exact", "PFIZER INC. (Exact")
+    guess = detect_metadata(Path("PFE_2023Q2_10Q.pdf"), pages(cover))
+    assert (guess.company, guess.company_source) == ("Pfizer Inc.", "cover")  # not 'PFE' from the file name
+
+
 def test_eight_k_dates() -> None:
     guess = detect_metadata(Path("PEPSICO_2023_8K_dated-2023-05-05.pdf"), pages(EIGHT_K_COVER))
     assert (guess.company, guess.ticker, guess.form, guess.fiscal_period, guess.filing_date) == (

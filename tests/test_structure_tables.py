@@ -376,6 +376,18 @@ def test_an_untitled_table_takes_the_sentence_that_introduces_it() -> None:
     assert plain.title == ""
 
 
+def test_a_title_line_that_states_the_scale_titles_its_table() -> None:
+    page = ("Note 12. Segment Information\n\nRevenue by geographic region (in millions):\n\n2023 | 2022\n"
+            "Americas | 3,000 | 2,800\nEurope | 1,100 | 1,020\nTotal revenue | 5,245 | 4,880\n")
+    table = find_tables(page)[0]
+    assert table.title == "Revenue by geographic region"  # not the note's heading further up
+    assert table.scale == 1e6  # the line still states the scale
+    # A line of scale alone ('(Dollars in millions)') titles nothing: the heading above does.
+    plain = find_tables("Segment Information\n\n(Dollars in millions)\n\n2023 | 2022\nAmericas | 3,000 | 2,800\n"
+                        "Europe | 1,100 | 1,020\n")[0]
+    assert plain.title == "Segment Information" and plain.scale == 1e6
+
+
 # An earnings release's segment table: the period header is printed as plain lines, and a sub-heading naming the
 # first metric sits between it and the first values.
 SEGMENT_PAGE = """Contoso Foods Corporation and Subsidiaries

@@ -20,7 +20,7 @@ from agent.answer.reading import (
     measured_unit,
     only_periods,
 )
-from agent.answer.records import SubAnswer, _capital, _computed_answer, question_scale
+from agent.answer.records import SubAnswer, _capital, _computed_answer, _subject, question_scale
 from agent.answer.words import (
     EQUITY_WORDS,
     RETRIEVAL_WEIGHT,
@@ -605,15 +605,25 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
             and not _PERCENT_FIGURE_RE.search(sub_query.question)):
         return None  # a share printed beside the amounts ('Percentage of service revenue') is not the amount asked
     period = value.period
+    # a part of a company's metric ('Europe' of CONTOSO's revenue) says whose figure of what it is, as the
+    # lexicon's reading of the metric does
+    whose = base.company or ev.company
+    of_part = bool(whose and base.scope and base.metric in METRICS)
+    if of_part and figure_kind(base.metric) == "money" and not value.unit:
+        value = value.model_copy(update={"unit": "USD"})
     shown = _as_stated(value)
     when = f" in {period}" if period else ""
     name = _shown_name(cell, sub_query.question)
     if only_periods(name):  # a schedule row is named by its year: the figure is the asked metric's
         name = base.metric or (f"{base.company}'s {cell.counts}" if cell.counts and base.company else "the amount")
+    sentence = f"{_capital(name)}{when} was {shown}"
+    if of_part:
+        row = "" if name.lower() in {t.lower() for t in base.scope} else f" (row {name!r})"
+        sentence = f"{_capital(_subject(whose, base.metric, period, base.scope))} was {shown}{row}"
     return base.model_copy(
         update={
             "status": "found",
-            "answer": f"{_capital(name)}{when} was {shown} {citation.label()}.",
+            "answer": f"{sentence} {citation.label()}.",
             "value": value,
             "display": shown,
             "quote": quote,

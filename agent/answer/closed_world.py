@@ -26,6 +26,7 @@ from agent.answer.records import QUESTION_SCALE_RE, Check, SubAnswer
 from agent.answer.words import (
     ASKING_WORDS,
     EQUITY_WORDS,
+    LINKING_VERBS,
     _content_words,
     asked_qualifiers,
     negated_words,
@@ -78,7 +79,7 @@ def _uncovered_words(answer: SubAnswer, question: str, provenance: str, headings
         metrics.add(answer.metric)  # the lexicon read the figure's row as the metric (the metric check's)
     vouched = " ".join(m.surface for m in find_metrics(question) if m.canonical in metrics)
     company = _content_words(f"{answer.company} {whose}")
-    asked = _content_words(question) - company - ASKING_WORDS - EQUITY_WORDS - _content_words(vouched)
+    asked = _content_words(question) - company - ASKING_WORDS - LINKING_VERBS - EQUITY_WORDS - _content_words(vouched)
     own = _content_words(printed)
     # 'increased', 'decreasing': forms of words that ask how, not what
     missing = {w for w in asked - own if not any(_same_root(w, o) for o in (*own, *ASKING_WORDS))}

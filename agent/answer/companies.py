@@ -16,6 +16,7 @@ from agent.entities.names import FILER_WORDS, NOT_NAMES, name_key, names_company
 from agent.finance.lexicon import canonical
 from agent.finance.periods import find_periods
 from agent.query.cues import possessive
+from agent.query.scope import REGISTRANT_FORMS
 
 # A run of capitalised words: a name the question uses ("Home Depot", "Frito-Lay North America", "Chevron's").
 _NAME_RE = re.compile(r"(?<![\w&.-])([A-Z][\w&.-]*(?:\s+(?:&\s+)?[A-Z][\w&.-]*)*)(?:['’]s?)?")
@@ -93,15 +94,54 @@ def _row_naming(reader: EvidenceReader, doc: str, name: str, registry: EntityReg
                  and seg.label.strip() and same_company(seg.label.strip(), name, registry)), "")
 
 
+def _printed_as_company(text: str, name: str) -> str:
+    """How ``text`` writes ``name`` as a company of its own ('Fabrikam, Inc.'), or ''."""
+    words = r"\W+".join(re.escape(w) for w in name.split())
+    m = re.search(rf"(?<!\w){words},?\s+(?:{'|'.join(REGISTRANT_FORMS)})\b\.?", text, re.IGNORECASE)
+    return m.group(0) if m else ""
+
+
+def _check_part_name(answer: SubAnswer, reader: EvidenceReader, name: str, filer: str, known: str) -> Check | None:
+    """A name the question gives as its company which no filing goes by, read as a part of the only filer (see
+    :func:`agent.query.intent.extract_intent`): the figure (or the passage) must be that part's by its own words,
+    and the filing must not print the name as a company of its own (a customer, supplier or rival). None when
+    it is the part's; else the check refusing it, said as the absent company it may be."""
+    absent = f"no filing of {name} is indexed{known}"
+    whose = possessive(answer.company or filer) if answer.company or filer else "the filer's"
+    if answer.value is None:
+        text = " ".join(p.text for p in answer.passages)
+        if answer.passages and mentioned(text, name):
+            return None
+        return Check(name="company", passed=False, detail=f"{absent}, and {whose} filings say nothing of a part "
+                                                           f"named {name}")
+    provenance = figure_provenance(answer, reader)
+    if not covers(provenance, name):
+        what = f"{answer.metric} figure" if answer.metric else "figure"
+        return Check(name="company", passed=False, detail=f"{absent}, and no {what} of {whose} names {name}")
+    printed = _printed_as_company(provenance, name)
+    if printed:
+        return Check(name="company", passed=False, detail=(
+            f"{absent}; {whose} filing prints {printed!r} as a company of its own, and the figure found is "
+            f"{whose} with it, not {possessive(name)} own"))
+    return None
+
+
 def check_company(
     answer: SubAnswer,
     reader: EvidenceReader,
     indexed: EntityRegistry | Sequence[str] | None,
     question: str = "",
+    part_names: Sequence[str] = (),
 ) -> Check:
-    """Every cited document belongs to the asked company; an unindexed company is said so."""
+    """Every cited document belongs to the asked company; an unindexed company is said so. ``part_names``: the
+    names the question gives as its company that the plan reads as parts of the only filer (each must be the
+    figure's own, and no company the filing prints)."""
     registry = as_registry(indexed) if indexed is not None else None
     known = f" (indexed companies: {', '.join(registry)})" if registry else ""
+    for name in part_names:
+        refused = _check_part_name(answer, reader, name, registry.sole if registry else "", known)
+        if refused is not None:
+            return refused
     asked = answer.company
     if not asked:
         stranger = _unknown_name(question, answer, reader, registry)

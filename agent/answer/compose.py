@@ -562,7 +562,6 @@ def _one_figure_per_period(sub_answers: Sequence[SubAnswer]) -> list[SubAnswer]:
         cited = sa.cited_value() if sa.status != "not_found" else None
         return reported_cell(cited) if cited is not None else None
 
-    periods: dict[tuple[str, int, str, int], set[str]] = {}
     def figure(sa: SubAnswer) -> tuple[str, int, str, str] | None:
         """Where and how a figure was read, located or not: two asks reading it read the same figure."""
         if sa.status == "not_found" or sa.value is None or sa.citation is None:

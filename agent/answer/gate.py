@@ -58,7 +58,7 @@ from agent.query.asked import operation_unmet_by
 from agent.query.cues import NON_NUMERIC_RELATIONS, possessive
 from agent.query.definitions import asked_part
 from agent.query.plan import SubQuery
-from agent.query.scope import STOP_WORDS, operation_word
+from agent.query.scope import STOP_WORDS, operation_word, terms_for
 
 SHARE_BOUND = 100.0  # a part of a whole (a share, a mix) lies within +-100 % of it
 MARGIN_MAX = 100.0  # profit never exceeds the revenue it is a margin of
@@ -496,7 +496,8 @@ def gate(
         sub_query.intent.temporal_scope.periods[0] if len(sub_query.intent.temporal_scope.periods) == 1 else ""
     )
     registry = as_registry(indexed_companies) if indexed_companies is not None else None
-    checks = [check_company(answer, reader, registry, f"{sub_query.question} {turn_question}")]
+    part_names = [t.text for t in terms_for(sub_query.intent.scope, answer.metric) if t.kind == "name"]
+    checks = [check_company(answer, reader, registry, f"{sub_query.question} {turn_question}", part_names)]
     if answer.value is None and answer.passages:
         # Words answer a question over a span of years ('changes forecast for FY2008') when they cover its last.
         scope = sub_query.intent.temporal_scope.periods
@@ -519,9 +520,11 @@ def gate(
             out.answer = out.answer.rstrip() + " (The table states no scale; the figure is shown as written.)"
             out.confidence = round(min(out.confidence, 0.5), 3)
         return out
-    # A company with no filing indexed gets no closest evidence: any figure would be another company's.
-    closest = "" if any("is indexed" in c.detail for c in blocking) else _closest(answer, reader)
-    reasons = "; ".join(c.detail for c in blocking)
+    # A company with no filing indexed gets no closest evidence: any figure would be another company's; and that
+    # is the reason, whatever else the figure found lacks.
+    absent = [c for c in blocking if "is indexed" in c.detail]
+    closest = "" if absent else _closest(answer, reader)
+    reasons = "; ".join(c.detail for c in absent or blocking)
     return _refused(answer, f"{_subject_of(answer, asked_period)} ({reasons})", closest, checks)
 
 

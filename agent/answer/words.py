@@ -108,7 +108,7 @@ def _content_words(text: str) -> set[str]:
     # 'long-term' meets 'long term'; 'non-current' is one word: it never names what 'current' does
     rest = without_periods(re.sub(r"[-/]", " ", _NEGATED_RE.sub("non", text.lower())))
     words = {
-        _stem(w)
+        _stem(w.removesuffix("'s").rstrip("'"))  # 'Europe's revenue' names the 'Europe' row
         for w in _WORD_RE.findall(rest)
         if w not in STOP_WORDS and w not in FILLER_WORDS and not w.isdigit()
     }
@@ -124,6 +124,12 @@ def negated_words(asked: str, own: str) -> list[str]:
 
 # Words by which a question asks how much, when, which or what of a figure (its arithmetic, its periods, its
 # place in a table) rather than what the figure is: no row, column or table needs to print them.
+# Verbs that tie a company or a part to the amount it brought in ('how much revenue did Europe generate'), in
+# these forms only: their nouns name figures of their own ('earnings', 'deliveries', 'production', 'generation').
+LINKING_VERBS = frozenset(_content_words(
+    "generate generates generated earn earns earned deliver delivers delivered produce produces produced bring "
+    "brings brought"
+))
 ASKING_WORDS = frozenset(_content_words(
     "average mean change difference increase decrease growth decline which what has have had does did year years "
     "fiscal fy period periods quarter amount value reported recorded shown presented disclosed stated table company "

@@ -162,6 +162,12 @@ class EntityRegistry(Sequence[str]):
         registry lacks be said to have no filing."""
         return all(e.name_source for e in self._by_id.values())
 
+    @property
+    def sole(self) -> str:
+        """The one company of an index of one filer's filings, or '' (none, several, or a filing whose company is
+        not known): a name no filing goes by is then a part of that filer, never another company's figure."""
+        return self[0] if len(self) == 1 and self.complete else ""
+
     def get(self, entity_id: str) -> Entity | None:
         """The entity with this id, or None."""
         return self._by_id.get(entity_id)

@@ -70,6 +70,7 @@ _FILE_RE = re.compile(
 )
 _DATED_RE = re.compile(r"dated[-_\s]?((?:19|20)\d{2})-(\d{2})-(\d{2})", re.IGNORECASE)
 _EXACT_NAME_RE = re.compile(r"^\(?exact\s+name\s+of\s+(?:the\s+)?registrant", re.IGNORECASE)
+_INLINE_EXACT_NAME_RE = re.compile(r"^(\S.*?)\s*\(\s*exact\s+name\s+of\s+(?:the\s+)?registrant", re.IGNORECASE)
 _COMMISSION_RE = re.compile(r"commission\s+file\s+(?:number|no\.?)", re.IGNORECASE)
 # A cover line that ends in a legal form ('Inc.', 'N.V.') is a registrant's name.
 _COMPANY_WORD_RE = re.compile(
@@ -205,8 +206,10 @@ def _plausible_name(line: str) -> bool:
 
 def _company_from_cover(lines: list[str], text: str = "") -> str:
     for i, line in enumerate(lines):
-        if _EXACT_NAME_RE.match(line.strip()) and i > 0:
-            candidate = re.sub(r"_{2,}", " ", lines[i - 1]).strip()
+        # the name above its caption, or before it on one line ('Contoso Ltd. (Exact name of registrant ...)')
+        inline = _INLINE_EXACT_NAME_RE.match(line.strip())
+        if inline or (_EXACT_NAME_RE.match(line.strip()) and i > 0):
+            candidate = re.sub(r"_{2,}", " ", inline.group(1) if inline else lines[i - 1]).strip()
             if _plausible_name(candidate) and not _COMMISSION_RE.search(candidate):
                 return _tidy_name(candidate, text)
     for i, line in enumerate(lines[:-1]):

@@ -37,6 +37,7 @@ SCALE_LOOKBACK_LINES = 2
 # The most words of an introducing sentence kept as an untitled table's title (its subject comes first).
 INTRODUCTION_MAX_WORDS = 24
 INTRODUCTION_MAX_LINES = 3  # a wrapped introduction: the sentence ending above a table spans a few lines
+SCALED_TITLE_MIN_WORDS = 2  # 'Segment revenue (in millions)' titles its table; '(Dollars in millions)' does not
 INTRODUCTION_MIN_WORDS = 3  # "we have the following :" names nothing; "total purchase commitments are" does
 # The most words of a column's name in a header of years and names ('total | 2008 | 2009 - 2010 | thereafter').
 COLUMN_NAME_MAX_WORDS = 4
@@ -508,6 +509,16 @@ def _scale_label(scale: float, header_text: str) -> str:
 _SENTENCE_VERB_RE = re.compile(r"\b(?:is|are|was|were|consist(?:s|ed)?|follows?|following)\b", re.IGNORECASE)
 
 
+def _scaled_title(text: str) -> str:
+    """The words of a title line that also states the table's scale ('Revenue by geographic region (in millions):'
+    -> 'Revenue by geographic region'), or '' for a line that is scale or header matter only."""
+    rest = " ".join(re.sub(r"\([^)]*\)", lambda m: " " if header_scale(m.group(0)) != 1.0 else m.group(0),
+                           text).split()).strip(" :;,")
+    if rest == text.strip(" :;,") or len(rest.split()) < SCALED_TITLE_MIN_WORDS or _is_meta_line(rest):
+        return ""
+    return rest
+
+
 def _is_column_line(row: _Row) -> bool:
     """A line of the column header: period row, duration, date fragment, scale or other header matter; not the
     sentence introducing the table, though it names the table's dates."""
@@ -615,6 +626,11 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
             title, zone_start = row.label, i
         if not _ENTITY_LINE_RE.search(title):
             break
+    # 'Revenue by geographic region (in millions):' is header matter by its scale, and the table's own title,
+    # nearer the table than any heading above it
+    scaled = next((t for r in group[col_start:body_start] if not r.cells and (t := _scaled_title(r.label))), "")
+    if scaled and not names:
+        title, zone_start = scaled, col_start
     if not names:
         # A names line inside the column header ('(in millions) | Americas | Europe' over 'As of December 31, 2019')
         names = next((found for r in group[col_start:body_start]

@@ -403,17 +403,13 @@ def _share_part(question: str, intent: QueryIntent, companies: Sequence[str], me
                 registry: EntityRegistry) -> tuple[str, str]:
     """(company, part): the part of one company a share of its one amount metric is asked of (:func:`share_part`),
     read where the question names the whole right after its share words ('what share of net interest income');
-    ('', '') otherwise. The company is the one named, or the only filer indexed when the question names none (or
-    names as a company words no filer goes by, which are then the part). With
-    no company at all (a document's own conversation) the part and the whole are rows the cell reader finds by
-    their words (on TAT-QA dev this path, taken there, answered none of 13 such questions and lost one the cell
-    reader had right)."""
+    ('', '') otherwise. The company is the one named, or the only filer indexed when the question names none (the
+    intent reads a name no filer goes by as that filer's part, see :func:`extract_intent`). With no company at all
+    (a document's own conversation) the part and the whole are rows the cell reader finds by their words (on TAT-QA
+    dev this path, taken there, answered none of 13 such questions and lost one the cell reader had right)."""
     asked = share_of_metric(question)
-    sole_filer = registry[0] if len(registry) == 1 else ""
     named = companies[0] if len(companies) == 1 else ""
-    if named and sole_filer and not registry.knows(named):
-        named = ""  # a capitalised part read as a company ('did Consumer Banking contribute'): the filer's part
-    company = (named or sole_filer) if len(companies) == 1 else ""
+    company = (named or registry.sole) if len(companies) == 1 else ""
     if asked is None or len(metrics) != 1 or not company or percent or not intent.requires_numeric:
         return "", ""
     share, whole = asked
@@ -426,9 +422,11 @@ def _part_of_whole(question: str, intent: QueryIntent, company: str, metric: str
     """A lookup of the part's figure and one of the company's whole in each period, the part's share of the whole
     in each, and its change in percentage points over the periods when the question asks one. The part's lookup
     must find a figure that names the part; the whole's is the company's, unnarrowed by the part."""
-    name = " ".join(w for w in asked_name(question, metric, company).split() if w.lower() != "total")
-    term = ScopeTerm(text=part, metric=metric)
     part_words = set(part.lower().split())
+    # the metric as the question names it, without the part ('Europe revenue as a percentage of total revenue')
+    name = " ".join(w for w in asked_name(question, metric, company).split()
+                    if w.lower() != "total" and w.lower() not in part_words) or metric
+    term = ScopeTerm(text=part, metric=metric)
     who = f"{company} " if company else ""
     sub_queries: list[SubQuery] = []
     shares: list[Combination] = []

@@ -30,8 +30,9 @@ from agent.finance.periods import (
 from agent.ingest.cards import find_scope_entities
 from agent.query.asked import PERIODS_MEETING, operations_asked
 from agent.query.cues import share_of_metric
-from agent.query.scope import PLAIN_MODIFIERS, excluded, scope_terms
-from agent.schemas import QueryIntent, Relation, TemporalScope
+from agent.query.kind import QueryKind, classify_query
+from agent.query.scope import PLAIN_MODIFIERS, excluded, scope_terms, unique_terms
+from agent.schemas import QueryIntent, Relation, ScopeTerm, TemporalScope
 
 MAX_AVERAGE_YEARS = 10  # "N year average" beyond this is not a reporting-period request
 TREND_YEARS = 3  # an annual report's statements compare three years
@@ -399,9 +400,17 @@ def extract_intent(question: str, known_companies: EntityRegistry | Sequence[str
     metrics = list(dict.fromkeys(m.canonical for m in mentions_m))
     periods = asked_periods(q, find_periods(q))
     relation = relation_of(q)
-    company = match_company(q, known_companies) if known_companies else ""
+    registry = as_registry(known_companies) if known_companies else None
+    company = match_company(q, registry) if registry else ""
+    part = ""
     if not company:
         company = guess_company(q)
+        if (company and registry is not None and registry.sole and not registry.knows(company)
+                and classify_query(q) is QueryKind.FILING):
+            # 'What was Asia Pacific revenue?' over one filer's filings: a name no filing goes by is a part of
+            # that filer (the question names no company), which its figure's own row or heading must name (the
+            # gate checks it), never its total; a stock price is any listed company's, never the filer's part
+            part, company = company, ""
     entities: list[str] = [company] if company else []
     entities += [s.name for s in find_scope_entities(q) if s.name.lower() != company.lower()]
     exclude = set(name_tokens(company)) if company else set()
@@ -417,7 +426,8 @@ def extract_intent(question: str, known_companies: EntityRegistry | Sequence[str
         temporal_scope=_temporal_scope(q, periods, metrics, relation),
         requires_numeric=_requires_numeric(q, relation, metrics),
         keywords=keywords_of(q, exclude),
-        scope=scope_terms(q, company, as_registry(known_companies) if known_companies else None),
+        scope=unique_terms([*scope_terms(q, company, registry),
+                            *(ScopeTerm(text=part, metric=m, kind="name") for m in (metrics or [""]) if part)]),
         company=company,
         ticker=find_ticker(q),
         form=find_form(q),
