@@ -40,7 +40,9 @@ class DocumentMeta(BaseModel):
     fiscal_year: int | None = None
     fiscal_period: str = Field(default="", description="normalised: FY2018, FY2023Q2")
     period_end: str = Field(default="", description="ISO date of the period end, when stated")
-    fy_end_month: int = Field(default=0, description="month the filer's fiscal year ends (1-12); 0 when unknown")
+    fy_end_month: int = Field(default=0, description="month the filer's fiscal year ends (1-12; 13-24 for a month "
+                              "of the next calendar year, when the filer names its years by the year they began); 0 "
+                              "when unknown")
     filing_date: str = Field(default="", description="ISO date the filing was filed/dated")
     n_pages: int = 0
     n_chunks: int = 0

@@ -82,3 +82,67 @@ def test_the_calendar_quarter_of_the_same_dates_is_not_answered_with_it(assistan
     result = assistant.ask("What were Fabrikam's net sales in the third quarter of 2023?")
     assert result.answer.startswith("Not found in the filings"), result.answer
     assert "24,310" not in result.answer.split("Closest evidence")[0]
+
+
+# The same 10-Q from a filer that names its years by the calendar year they began, and says so.
+NAMED_BY_START = TEN_Q.replace(
+    "## Item 1.", "Our fiscal year ends on the Saturday nearest January 31. Fiscal 2023 ends on February 3, 2024.\n\n"
+    "## Item 1.")
+
+
+def test_a_filer_that_names_its_years_by_their_start_says_so() -> None:
+    from datetime import date
+
+    from agent.finance.periods import fiscal_naming, fiscal_quarter_of
+
+    assert fiscal_naming("Fiscal 2023 ends on February 3, 2024.", 1) == 13
+    assert fiscal_naming("fiscal 2024 consisted of 52 weeks ended February 1, 2025", 1) == 13
+    assert fiscal_naming('the year ended February 1, 2025 ("fiscal 2024")', 1) == 13
+    assert fiscal_naming("Fiscal 2024 ended on February 1, 2025.", 12) == 12  # another year-end than the columns'
+    assert fiscal_naming("Fiscal 2025 ended January 31, 2025.", 1) == 1  # named by the year it closed in
+    assert fiscal_naming("fiscal 2024 ended June 30, 2024", 6) == 6
+    assert fiscal_quarter_of(date(2023, 7, 29), 13) == (2023, 2)
+    assert fiscal_quarter_of(date(2024, 2, 3), 13) == (2023, 4)  # the last day of fiscal 2023
+    assert fiscal_quarter_of(date(2023, 7, 29), 1) == (2024, 2)
+    assert [p.norm for p in find_periods(HEADER, 13)] == ["FY2023Q2", "FY2022Q2", "FY2023H1", "FY2022H1"]
+
+
+@pytest.fixture(scope="module")
+def named_by_start(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Assistant]:
+    work = tmp_path_factory.mktemp("named")
+    filing = work / "filings" / "FABRIKAM_10Q.md"
+    filing.parent.mkdir()
+    filing.write_text(NAMED_BY_START, encoding="utf-8")
+    settings = Settings.from_env(home=work / "home")
+    with open_ingestor(settings) as ingestor:
+        assert ingestor.ingest_file(filing).status == "ingested"
+    with Assistant(settings, deps=GraphDeps(chat_model=None)) as a:
+        yield a
+
+
+def test_the_filers_own_names_of_its_years_are_kept(named_by_start: Assistant) -> None:
+    from agent.index.store import Store
+
+    with Store.open(named_by_start.settings) as store:
+        (meta,) = store.list_documents()
+    assert (meta.fy_end_month, meta.fiscal_period) == (13, "FY2023Q2")
+
+
+@pytest.mark.parametrize("question, figure", [
+    ("What were Fabrikam's net sales in the second quarter of fiscal 2023?", "$24,310 million"),
+    ("What were Fabrikam's net sales in the first half of fiscal 2023?", "$47,020 million"),
+    ("What was Fabrikam's operating income in the second quarter of fiscal 2022?", "$1,180 million"),
+    ("What were Fabrikam's net earnings for the three months ended July 29, 2023?", "$835 million"),
+])
+def test_a_year_named_by_its_start_is_read_as_the_filer_names_it(named_by_start: Assistant, question: str,
+                                                                  figure: str) -> None:
+    result = named_by_start.ask(question)
+    assert figure in result.answer, result.answer
+
+
+def test_the_same_period_last_year_counts_from_the_period_answered(named_by_start: Assistant) -> None:
+    thread = named_by_start.new_thread()
+    first = named_by_start.ask("What were Fabrikam's net sales for the six months ended July 29, 2023?", thread)
+    assert "$47,020 million" in first.answer, first.answer
+    then = named_by_start.ask("what about the same period last year?", thread)
+    assert "$45,910 million" in then.answer, then.answer

@@ -15,7 +15,7 @@ from agent.entities.names import name_key, names_company, same_name
 from agent.finance.numbers import name_numbers, without_units
 from agent.finance.periods import find_periods, without_periods
 from agent.query.plan import SubQuery
-from agent.query.scope import FILLER_WORDS, PREDICATE_VERBS, STOP_WORDS, metric_modifiers
+from agent.query.scope import CONTRIBUTION_VERBS, FILLER_WORDS, PREDICATE_VERBS, STOP_WORDS, metric_modifiers
 from agent.schemas import NumericValue, Relation
 
 TOTAL_BONUS = 0.1  # among partial labels, a "Total ..." row is the total, not a sub-item
@@ -124,12 +124,8 @@ def negated_words(asked: str, own: str) -> list[str]:
 
 # Words by which a question asks how much, when, which or what of a figure (its arithmetic, its periods, its
 # place in a table) rather than what the figure is: no row, column or table needs to print them.
-# Verbs that tie a company or a part to the amount it brought in ('how much revenue did Europe generate'), in
-# these forms only: their nouns name figures of their own ('earnings', 'deliveries', 'production', 'generation').
-LINKING_VERBS = frozenset(_content_words(
-    "generate generates generated earn earns earned deliver delivers delivered produce produces produced bring "
-    "brings brought"
-))
+# The verbs that tie a company or a part to the amount it brought in, as content words: no word a row must print.
+LINKING_VERBS = frozenset(_content_words(" ".join(CONTRIBUTION_VERBS)))
 ASKING_WORDS = frozenset(_content_words(
     "average mean change difference increase decrease growth decline which what has have had does did year years "
     "fiscal fy period periods quarter amount value reported recorded shown presented disclosed stated table company "

@@ -283,17 +283,54 @@ def _snap(d: date) -> tuple[int, int]:
 
 
 def fiscal_quarter_of(d: date, fy_end_month: int = 12) -> tuple[int, int]:
-    """(fiscal year, fiscal quarter) of a period ending on ``d``; the fiscal year ends in ``fy_end_month``."""
+    """(fiscal year, fiscal quarter) of a period ending on ``d``; the fiscal year ends in ``fy_end_month``, counted
+    from January of the year that names it (13 and above: a month of the next year, see :func:`fiscal_naming`)."""
     year, month = _snap(d)
-    fiscal_year = year if month <= fy_end_month else year + 1
+    fiscal_year = -(-(12 * year + month - fy_end_month) // 12)  # the first year whose end is not before d
     quarter = ((month - fy_end_month - 1) % 12) // 3 + 1
     return fiscal_year, quarter
 
 
+# 'Fiscal 2025 ends on January 31, 2026', 'fiscal 2024 consisted of 52 weeks ended February 1, 2025', 'the year
+# ended February 1, 2025 ("fiscal 2024")': the filer's name of a fiscal year beside the date it ends.
+_FISCAL_NAMED_RE = re.compile(
+    rf"\bfiscal\s+(?:year\s+)?(?P<named>(?:19|20)\d\d)\b[^.;]{{0,60}}?\b(?:ends?|ended|ending)\s+(?:on\s+)?"
+    rf"(?P<mon>{_MONTH})\s+(?P<day>\d{{1,2}}),?\s+(?P<year>(?:19|20)\d\d)"
+    rf"|(?P<mon2>{_MONTH})\s+(?P<day2>\d{{1,2}}),?\s+(?P<year2>(?:19|20)\d\d)\s*\(\s*[“\"']?fiscal\s+(?:year\s+)?"
+    rf"(?P<named2>(?:19|20)\d\d)",
+    re.IGNORECASE,
+)
+FISCAL_NAMING_CHARS = 20_000  # the cover and the first pages say how the filer names its years, if anywhere
+
+
+def fiscal_naming(text: str, fy_end_month: int) -> int:
+    """``fy_end_month`` as the filer names its years: a year the text names by the calendar year it began ('fiscal
+    2024 ended February 1, 2025') ends in a month of the next year, ``fy_end_month + 12``; else unchanged."""
+    if not 1 <= fy_end_month <= 12:
+        return fy_end_month
+    for m in _FISCAL_NAMED_RE.finditer(text[:FISCAL_NAMING_CHARS]):
+        mon, day, year, named = (m.group("mon"), m.group("day"), m.group("year"), m.group("named")) if m.group(
+            "named") else (m.group("mon2"), m.group("day2"), m.group("year2"), m.group("named2"))
+        try:
+            ended = date(int(year), _month_of(mon), int(day))
+        except ValueError:
+            continue
+        dated = fiscal_quarter_of(ended, fy_end_month)[0]
+        if _snap(ended)[1] == fy_end_month and int(named) == dated - 1:
+            return fy_end_month + 12
+    return fy_end_month
+
+
+def same_calendar(month: int, fy_end_month: int) -> int:
+    """A year-end ``month`` a text implies, named as ``fy_end_month`` names it (13 for January when the filer names
+    its years by the year they began); ``month`` itself when the two differ."""
+    return fy_end_month if fy_end_month > 12 and month == fy_end_month - 12 else month
+
+
 def _norm_for_months(d: date, months: int, fy_end_month: int) -> tuple[str, str]:
     fy, q = fiscal_quarter_of(d, fy_end_month)
-    if months >= 12:
-        return f"FY{_snap(d)[0]}", "year"
+    if months >= 12:  # a year is named by the year it closes in, unless the filer names it by the year it began
+        return f"FY{fy if fy_end_month > 12 else _snap(d)[0]}", "year"
     if months == 9 and q == 3:
         return f"FY{fy}M9", "nine_months"
     if months == 6 and q in (2, 4):
@@ -549,9 +586,9 @@ def find_periods(text: str, default_fy_end_month: int = 12) -> list[PeriodMentio
     """
     if not text:
         return []
-    if not 1 <= default_fy_end_month <= 12:
-        raise ValueError(f"fiscal year-end month must be 1-12, got {default_fy_end_month}")
-    fy_end_month = infer_fy_end_month(text, default_fy_end_month)
+    if not 1 <= default_fy_end_month <= 24:
+        raise ValueError(f"fiscal year-end month must be 1-24, got {default_fy_end_month}")
+    fy_end_month = same_calendar(infer_fy_end_month(text, default_fy_end_month), default_fy_end_month)
     cands = _candidates(text, fy_end_month)
     cands.sort(key=lambda c: (-(c.end - c.start), c.priority, c.start))
     taken: list[tuple[int, int]] = []
@@ -751,7 +788,7 @@ def column_periods(labels: Sequence[str], fy_end_month: int = 0) -> list[str]:
     dated = [(label, parse_date(label)) for label in labels]
     points = [d for label, d in dated if d is not None and not is_duration_label(label)]
     # The table's own labels decide first; the filer's calendar only where they say nothing of it.
-    own = infer_fy_end_month(" | ".join(labels), 0)
+    own = same_calendar(infer_fy_end_month(" | ".join(labels), 0), fy_end_month)
     if not own and len(points) >= 2 and len({d.year for d in points}) == len(points):
         months = {_snap(d)[1] for d in points}
         own = months.pop() if len(months) == 1 else 0

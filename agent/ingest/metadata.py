@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from agent.entities import proper_case
 from agent.entities.names import LEGAL_FORMS
-from agent.finance.periods import fiscal_quarter_of, infer_fy_end_month
+from agent.finance.periods import fiscal_naming, fiscal_quarter_of, infer_fy_end_month
 from agent.schemas import PAGE_SEPARATOR, Page
 
 # The cover and the trading-symbol table sit on the first pages; phrases naming the ticker may come later.
@@ -113,7 +113,8 @@ class MetadataGuess(BaseModel):
     fiscal_year: int | None = None
     fiscal_period: str = Field(default="", description="FY2018 or FY2023Q2")
     period_end: str = Field(default="", description="ISO date")
-    fy_end_month: int = Field(default=0, description="1-12; 0 when neither the cover nor the columns say")
+    fy_end_month: int = Field(default=0, description="1-12 (13-24: a month of the next year, for years named by the "
+                              "year they began); 0 when neither the cover nor the columns say")
     filing_date: str = Field(default="", description="ISO date")
 
 
@@ -377,7 +378,9 @@ def detect_metadata(path: Path, pages: list[Page]) -> MetadataGuess:
     # The fiscal year's end: the cover's 'fiscal year ended ...', else what a half or nine-month column implies
     # ('Six Months Ended July 29, 2023': a year that ends in January), so a 10-Q's quarter is the filer's own.
     # The cover comes first in these pages, so its statement is the one found when it makes one.
-    guess.fy_end_month = infer_fy_end_month("\n".join(p.text for p in pages[:FISCAL_CALENDAR_PAGES]), 0)
+    # A filer that names its years by the year they began ('fiscal 2024 ended February 1, 2025') keeps its names.
+    calendar_text = "\n".join(p.text for p in pages[:FISCAL_CALENDAR_PAGES])
+    guess.fy_end_month = fiscal_naming(calendar_text, infer_fy_end_month(calendar_text, 0))
     year_from_text, quarter_from_text = _quarter_of(guess.period_end) if guess.period_end else (None, None)
     if guess.period_end and guess.fy_end_month:
         year_from_text, quarter_from_text = fiscal_quarter_of(date.fromisoformat(guess.period_end), guess.fy_end_month)

@@ -181,5 +181,5 @@ def read_facts(path: str, data: bytes, spans: Mapping[str, FactSpan], fy_end_mon
         fiscal_year=int(year) if year.isdigit() else None,
         fiscal_period=first.get("DocumentFiscalPeriodFocus", ""),
         period_end=period_end.isoformat() if period_end else "",
-        fy_end_month=fy_end,
+        fy_end_month=fy_end + 12 if offset == -1 else fy_end,  # a year named by the year it began (see fiscal_naming)
     )

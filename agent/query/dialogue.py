@@ -138,6 +138,13 @@ def update_slots(
     # Arithmetic on earlier answers names no new subject ('the change in the value from 2008 to 2009').
     asks_anew = rewrite.standalone != "small_talk" and not rewrite.references
     new.subject = (subject_phrase(rewrite.question) if asks_anew else "") or slots.subject
+    # A period the turn wrote as a date is named in the answering filer's calendar ('the six months ended August 2,
+    # 2025' is fiscal 2025's first half to a filer naming its years by the year they began): later turns count
+    # from the period answered ('the same period last year').
+    answered = {v.value.period for v in values if v.value.period}
+    if (len(new.periods) == 1 and len(answered) == 1 and answered != set(new.periods)
+            and any(p.date for p in find_periods(rewrite.question))):
+        new.periods = sorted(answered)
     remembered = [*slots.last_values, *values][-keep_values:]
     new.last_values = remembered
     if rewrite.standalone != "small_talk" and not words:

@@ -31,7 +31,14 @@ from agent.ingest.cards import find_scope_entities
 from agent.query.asked import PERIODS_MEETING, operations_asked
 from agent.query.cues import share_of_metric
 from agent.query.kind import QueryKind, classify_query
-from agent.query.scope import PLAIN_MODIFIERS, excluded, scope_terms, unique_terms
+from agent.query.scope import (
+    PLAIN_MODIFIERS,
+    contributed_part,
+    excluded,
+    scope_terms,
+    terms_for,
+    unique_terms,
+)
 from agent.schemas import QueryIntent, Relation, ScopeTerm, TemporalScope
 
 MAX_AVERAGE_YEARS = 10  # "N year average" beyond this is not a reporting-period request
@@ -411,6 +418,12 @@ def extract_intent(question: str, known_companies: EntityRegistry | Sequence[str
             # that filer (the question names no company), which its figure's own row or heading must name (the
             # gate checks it), never its total; a stock price is any listed company's, never the filer's part
             part, company = company, ""
+    scope = [*scope_terms(q, company, registry), *(ScopeTerm(text=part, metric=m, kind="name") for m in
+                                                     (metrics or [""]) if part)]
+    if len(metrics) == 1 and not terms_for(scope, metrics[0]) and share_of_metric(q) is None:
+        # 'How much did Wingtip's digital channel contribute to net sales?': the contributing part narrows it
+        contributed = contributed_part(q, metrics[0], company, registry)
+        scope += [ScopeTerm(text=contributed, metric=metrics[0])] if contributed else []
     entities: list[str] = [company] if company else []
     entities += [s.name for s in find_scope_entities(q) if s.name.lower() != company.lower()]
     exclude = set(name_tokens(company)) if company else set()
@@ -426,8 +439,7 @@ def extract_intent(question: str, known_companies: EntityRegistry | Sequence[str
         temporal_scope=_temporal_scope(q, periods, metrics, relation),
         requires_numeric=_requires_numeric(q, relation, metrics),
         keywords=keywords_of(q, exclude),
-        scope=unique_terms([*scope_terms(q, company, registry),
-                            *(ScopeTerm(text=part, metric=m, kind="name") for m in (metrics or [""]) if part)]),
+        scope=unique_terms(scope),
         company=company,
         ticker=find_ticker(q),
         form=find_form(q),

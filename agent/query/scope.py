@@ -54,6 +54,7 @@ _ENDS = frozenset((
 _NO_PART = frozenset((
     "the", "a", "an", "its", "their", "our", "his", "her", "this", "these", "those", "each", "all", "both", "such",
     "segment", "segments", "business", "businesses", "division", "divisions", "unit", "units", "region", "regions",
+    "channel", "channels",
     "reportable", "operating", "geographic", "geographical", "area", "areas", "category", "categories",
     "company", "companies", "firm", "entity", "group", "corporation", "statement", "statements", "table", "tables",
     "report", "filing", "note", "notes", "quarter", "quarters", "month", "months", "week", "weeks", "half", "year",
@@ -370,8 +371,30 @@ _OUTLAY_WORDS = frozenset(("spend", "spends", "spent", "spending", "pay", "pays"
 _QUESTION_WORDS = frozenset(("what", "which", "how", "why", "when", "where", "who"))
 # Words that never name the part a share is asked of: function words, part-kind and widening words, the verbs and
 # particles that link a part to its whole ('came from', 'account for', 'out of').
+# Verbs that tie their subject to the amount it brought in: a part of the metric when the subject is no company
+# ('how much did the digital channel contribute to net sales', 'what operating income did the Cloud Services
+# segment report', 'how much of revenue came from Europe'). In these forms only: their nouns name figures of their
+# own ('earnings', 'deliveries', 'production', 'generation', 'accounts receivable').
+CONTRIBUTION_VERBS = frozenset((
+    "contribute", "contributes", "contributed", "accounted", "come", "comes", "came", "generate", "generates",
+    "generated", "earn", "earns", "earned", "deliver", "delivers", "delivered", "produce", "produces", "produced",
+    "bring", "brings", "brought", "report", "reports", "reported", "posted", "recorded",
+))
 _NO_SHARE_PART = (STOP_WORDS | _NO_PART | FILLER_WORDS | _PREDICATE_WORDS | _ENDS | _OPENS | _VERB_PARTICLES
-                  | _MODIFIER_BREAKS | _QUESTION_WORDS)
+                  | _MODIFIER_BREAKS | _QUESTION_WORDS | CONTRIBUTION_VERBS)
+
+
+def contributed_part(question: str, metric: str, company: str = "", registry: EntityRegistry | None = None) -> str:
+    """The part a question asks the contribution of to one metric ('digital channel' in 'how much did Wingtip's
+    digital channel contribute to net sales'), read as a share's part is (:func:`share_part`) wherever the
+    question puts it; '' when no contribution verb asks one, or no single short run of words is left."""
+    asked = question[: question.rfind("?")] if "?" in question else question
+    if not {w.lower() for w in _TOKEN_RE.findall(asked)} & CONTRIBUTION_VERBS:
+        return ""
+    mention = next((m for m in find_metrics(asked) if growth_base(m.canonical) == metric), None)
+    if mention is None:
+        return ""
+    return share_part(question, metric, (mention.start, mention.start), mention.start, company, registry)
 
 
 def share_part(question: str, metric: str, share: tuple[int, int], whole_start: int, company: str = "",
