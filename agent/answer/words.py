@@ -122,10 +122,10 @@ def negated_words(asked: str, own: str) -> list[str]:
     return sorted(w for w in asked_words if f"non{w}" in own_words and f"non{w}" not in asked_words)
 
 
-# Words by which a question asks how much, when, which or what of a figure (its arithmetic, its periods, its
-# place in a table) rather than what the figure is: no row, column or table needs to print them.
 # The verbs that tie a company or a part to the amount it brought in, as content words: no word a row must print.
 LINKING_VERBS = frozenset(_content_words(" ".join(CONTRIBUTION_VERBS)))
+# Words by which a question asks how much, when, which or what of a figure (its arithmetic, its periods, its
+# place in a table) rather than what the figure is: no row, column or table needs to print them.
 ASKING_WORDS = frozenset(_content_words(
     "average mean change difference increase decrease growth decline which what has have had does did year years "
     "fiscal fy period periods quarter amount value reported recorded shown presented disclosed stated table company "

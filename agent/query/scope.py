@@ -369,8 +369,6 @@ _OUTLAY_WORDS = frozenset(("spend", "spends", "spent", "spending", "pay", "pays"
                            "incurs", "incurred", "invest", "invests", "invested", "allocate", "allocated", "return",
                            "returned", "expense", "expenses", "cost", "costs", "charge", "charges", "outlay", "outlays"))
 _QUESTION_WORDS = frozenset(("what", "which", "how", "why", "when", "where", "who"))
-# Words that never name the part a share is asked of: function words, part-kind and widening words, the verbs and
-# particles that link a part to its whole ('came from', 'account for', 'out of').
 # Verbs that tie their subject to the amount it brought in: a part of the metric when the subject is no company
 # ('how much did the digital channel contribute to net sales', 'what operating income did the Cloud Services
 # segment report', 'how much of revenue came from Europe'). In these forms only: their nouns name figures of their
@@ -380,6 +378,8 @@ CONTRIBUTION_VERBS = frozenset((
     "generated", "earn", "earns", "earned", "deliver", "delivers", "delivered", "produce", "produces", "produced",
     "bring", "brings", "brought", "report", "reports", "reported", "posted", "recorded",
 ))
+# Words that never name the part a share is asked of: function words, part-kind and widening words, the verbs and
+# particles that link a part to its whole ('came from', 'account for', 'out of').
 _NO_SHARE_PART = (STOP_WORDS | _NO_PART | FILLER_WORDS | _PREDICATE_WORDS | _ENDS | _OPENS | _VERB_PARTICLES
                   | _MODIFIER_BREAKS | _QUESTION_WORDS | CONTRIBUTION_VERBS)
 
