@@ -89,3 +89,35 @@ def test_counted_metrics_are_answered_with_their_figures(wingtip: Settings, ques
 def test_a_described_topic_is_answered_in_words(wingtip: Settings) -> None:
     out = ask_once(wingtip, "What are Wingtip's main risk factors?")
     assert "camera makers" in out, out
+
+
+# A company whose name says what it counts, and a table of sales by channel with a 'Stores' row.
+STORES = """# Wingtip Stores, Inc.
+
+Annual Report on Form 10-K for the fiscal year ended December 31, 2024
+
+## Item 7. Management's Discussion and Analysis
+
+We operated 1,134 stores at December 31, 2024, compared with 1,090 stores at December 31, 2023.
+
+### Net Sales by Channel
+
+(in millions)
+
+| | 2024 | 2023 |
+|---|---|---|
+| Stores | 1,980 | 1,905 |
+| Digital | 660 | 575 |
+| Total net sales | 2,640 | 2,480 |
+"""
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return ingested_typeset(tmp_path_factory.mktemp("stores"), "WINGTIP_STORES_2024_10K.md", STORES)
+
+
+def test_a_count_the_company_name_says_is_read_from_its_sentence(stores: Settings) -> None:
+    answer = ask_once(stores, "How many stores did Wingtip operate at the end of 2024?")
+    assert "1,134" in answer.split("Closest evidence")[0], answer
+    assert "1,980" not in answer  # the 'Stores' row of the sales table is sales, not a count of stores

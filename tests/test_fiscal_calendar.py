@@ -21,6 +21,8 @@ TEN_Q = """# Fabrikam Stores, Inc.
 
 Quarterly Report on Form 10-Q for the quarterly period ended July 29, 2023
 
+We operated 1,134 stores as of July 29, 2023.
+
 ## Item 1. Financial Statements
 
 Condensed Consolidated Statements of Operations
@@ -146,3 +148,10 @@ def test_the_same_period_last_year_counts_from_the_period_answered(named_by_star
     assert "$47,020 million" in first.answer, first.answer
     then = named_by_start.ask("what about the same period last year?", thread)
     assert "$45,910 million" in then.answer, then.answer
+
+
+@pytest.mark.parametrize("calendar", ["named_by_end", "named_by_start"])
+def test_a_date_in_a_sentence_is_read_in_the_filers_calendar(calendar: str, request: pytest.FixtureRequest) -> None:
+    a = request.getfixturevalue("assistant" if calendar == "named_by_end" else "named_by_start")
+    result = a.ask("How many stores did Fabrikam operate as of July 29, 2023?")
+    assert "1,134" in result.answer.split("Closest evidence")[0], result.answer

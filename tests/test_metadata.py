@@ -101,15 +101,6 @@ def test_a_name_printed_before_its_caption_on_one_line_is_the_registrant() -> No
     assert (guess.company, guess.company_source) == ("Pfizer Inc.", "cover")  # not 'PFE' from the file name
 
 
-def test_a_report_with_no_caption_is_named_by_its_first_line_when_that_is_a_company() -> None:
-    cover = ("Fabrikam Bancorp, Inc.\nQUARTERLY REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE "
-             "ACT OF 1934\nFor the quarterly period ended June 30, 2024")
-    guess = detect_metadata(Path("FABRIKAM_BANK_2024_10Q.md"), pages(cover))
-    assert (guess.company, guess.company_source) == ("Fabrikam Bancorp, Inc.", "text")  # not 'FABRIKAM BANK'
-    plain = detect_metadata(Path("FABRIKAM_BANK_2024_10Q.md"), pages(cover.replace(", Inc.", "")))
-    assert (plain.company, plain.company_source) == ("FABRIKAM BANK", "file name")  # no legal form: no name said
-
-
 def test_eight_k_dates() -> None:
     guess = detect_metadata(Path("PEPSICO_2023_8K_dated-2023-05-05.pdf"), pages(EIGHT_K_COVER))
     assert (guess.company, guess.ticker, guess.form, guess.fiscal_period, guess.filing_date) == (

@@ -35,7 +35,7 @@ from agent.answer.words import (
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue
 from agent.finance.direction import in_direction, restated_as, turned
-from agent.finance.lexicon import figure_kind
+from agent.finance.lexicon import figure_kind, find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import CURRENCIES, SCALE_NAMES, currency_of, find_numbers, is_name_number, nil_cell
 from agent.finance.periods import (
@@ -426,6 +426,8 @@ def _best_of(
             unit = measured_unit(reader.evidence[cell.seg.ev].text, cell.value.end)
             if unit and not unit.startswith(counted):
                 continue  # 'how many employees': '1 million hours' of their training counts hours, not them
+        if counted and _of_an_amount(reader, cell):
+            continue  # 'how many stores': the 'Stores' row of a table titled 'Net Sales by Channel' is sales
         if question and _names_other_number(f"{cell.label} {cell.header}", question):
             continue
         if not wants_total and TOTAL_ROW_RE.match(cell.label):
@@ -483,6 +485,14 @@ def _hits(reader: EvidenceReader, cell: _Cell, words: set[str]) -> set[str]:
     if hits - parent_words:
         hits |= words & (parent_words | _title_words(reader, cell))
     return hits
+
+
+def _of_an_amount(reader: EvidenceReader, cell: _Cell) -> bool:
+    """Whether the typed table a cell is read from is titled by an amount metric ('Net Sales by Channel'): its rows
+    are amounts of it, whatever they are named after."""
+    record = reader.evidence[cell.seg.ev].table
+    return (record is not None and not cell.prose
+            and any(figure_kind(m.canonical) == "money" for m in find_metrics(record.title)))
 
 
 def _title_words(reader: EvidenceReader, cell: _Cell) -> set[str]:
@@ -575,10 +585,12 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     two cells. None when no cell names enough of the question.
     """
     words = _content_words(asked_part(sub_query.question))  # a definition's inputs are no row the question asks
-    if counted_noun(sub_query.question) and any(_about(ev, base.company) for ev in reader.evidence):
+    counted = counted_noun(sub_query.question)
+    if counted and any(_about(ev, base.company) for ev in reader.evidence):
         # 'How many stores did Contoso operate at the end of 2022?': the company is its filing's, the period its
-        # column's or sentence's; what the figure's own words must name is what is counted and how.
-        words -= _content_words(base.company) | _PERIOD_WORDS
+        # column's or sentence's; what the figure's own words must name is what is counted and how (also when the
+        # company's name says it: the stores of Wingtip Stores).
+        words -= (_content_words(base.company) - _content_words(counted)) | _PERIOD_WORDS
     if not words:
         return None
     named = list(dict.fromkeys(p.norm for p in find_periods(sub_query.question)))

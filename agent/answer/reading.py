@@ -23,6 +23,7 @@ from agent.answer.verify import split_sentences
 from agent.finance.lexicon import MetricMention, find_metrics
 from agent.finance.numbers import currency_of, find_numbers, header_scale, name_numbers, nil_cell
 from agent.finance.periods import (
+    CALENDAR_FY_END,
     PeriodMention,
     column_periods,
     find_periods,
@@ -453,7 +454,7 @@ def _segments(ev_index: int, ev: Evidence, own_currency: str, inherited: _Layout
         else:
             if is_instruction_like(piece):
                 continue
-            nums = _sentence_numbers(piece, start)
+            nums = _sentence_numbers(piece, start, ev.fy_end_month or CALENDAR_FY_END)
             if is_table and not any(columns) and single_period(piece, ev.fy_end_month, alone=True):
                 block = single_period(piece, ev.fy_end_month, alone=True)  # 'As at 31 December 2018'
             if is_table:
@@ -555,13 +556,14 @@ def _loose_rows(
     return out
 
 
-def _sentence_numbers(sentence: str, offset: int) -> list[NumericValue]:
-    """Numbers of a sentence, each with the period written next to it.
+def _sentence_numbers(sentence: str, offset: int, fy_end_month: int = CALENDAR_FY_END) -> list[NumericValue]:
+    """Numbers of a sentence, each with the period written next to it, a date named in the filer's fiscal calendar
+    (``fy_end_month``: 'as of August 2, 2025' closes the second quarter of a year ending in January).
 
     A number takes the first period after it when no other number comes between ('$437 million in 2024'),
     else the nearest period before it with no number between ('In 2024, capex was $437 million').
     """
-    periods = find_periods(sentence)
+    periods = find_periods(sentence, fy_end_month)
     numbers = [
         n
         for n in find_numbers(sentence)

@@ -229,9 +229,8 @@ _SUBSIDIARIES_RE = re.compile(r"^(.{2,80}?)\s+and\s+(?:its\s+)?subsidiaries$", r
 
 
 def _company_from_text(pages: list[Page]) -> str:
-    """The registrant named by the filing's own text when the cover prints its name as an image or names no
-    registrant: the signature block's '<NAME> (Registrant)', else an early page's running header '<NAME> AND
-    SUBSIDIARIES', else the report's first line when it ends in a legal form ('Fabrikam Bancorp, Inc.')."""
+    """The registrant named by the filing's own text when the cover prints its name as an image: the signature
+    block's '<NAME> (Registrant)', else an early page's running header '<NAME> AND SUBSIDIARIES'."""
     lines = [ln.strip() for p in pages for ln in p.text.split("\n") if ln.strip()]
     for i, line in enumerate(lines):
         if _REGISTRANT_MARK_RE.match(line) and i > 0 and _plausible_name(lines[i - 1]):
@@ -240,9 +239,7 @@ def _company_from_text(pages: list[Page]) -> str:
         m = _SUBSIDIARIES_RE.match(line)
         if m and _plausible_name(m.group(1)) and _COMPANY_WORD_RE.search(m.group(1)):
             return m.group(1)
-    first = lines[0] if lines else ""
-    legal_form = _COMPANY_WORD_RE.search(first)
-    return first if _plausible_name(first) and legal_form is not None and legal_form.end() == len(first) else ""
+    return ""
 
 
 def _company_from_release(text: str, spelling: str = "") -> str:
