@@ -48,17 +48,22 @@ def test_a_half_or_nine_month_column_says_when_the_fiscal_year_ends() -> None:
     assert [p.norm for p in find_periods(HEADER)] == ["FY2024Q2", "FY2023Q2", "FY2024H1", "FY2023H1"]
 
 
-@pytest.fixture(scope="module")
-def assistant(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Assistant]:
+def _assistant_over(tmp_path_factory: pytest.TempPathFactory, text: str) -> Iterator[Assistant]:
+    """An offline assistant over an index holding ``text`` as the 10-Q FABRIKAM_10Q.md."""
     work = tmp_path_factory.mktemp("calendar")
     filing = work / "filings" / "FABRIKAM_10Q.md"
     filing.parent.mkdir()
-    filing.write_text(TEN_Q, encoding="utf-8")
+    filing.write_text(text, encoding="utf-8")
     settings = Settings.from_env(home=work / "home")
     with open_ingestor(settings) as ingestor:
         assert ingestor.ingest_file(filing).status == "ingested"
     with Assistant(settings, deps=GraphDeps(chat_model=None)) as a:
         yield a
+
+
+@pytest.fixture(scope="module")
+def assistant(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Assistant]:
+    yield from _assistant_over(tmp_path_factory, TEN_Q)
 
 
 def test_the_filing_knows_its_fiscal_quarter(assistant: Assistant) -> None:
@@ -111,15 +116,7 @@ def test_a_filer_that_names_its_years_by_their_start_says_so() -> None:
 
 @pytest.fixture(scope="module")
 def named_by_start(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Assistant]:
-    work = tmp_path_factory.mktemp("named")
-    filing = work / "filings" / "FABRIKAM_10Q.md"
-    filing.parent.mkdir()
-    filing.write_text(NAMED_BY_START, encoding="utf-8")
-    settings = Settings.from_env(home=work / "home")
-    with open_ingestor(settings) as ingestor:
-        assert ingestor.ingest_file(filing).status == "ingested"
-    with Assistant(settings, deps=GraphDeps(chat_model=None)) as a:
-        yield a
+    yield from _assistant_over(tmp_path_factory, NAMED_BY_START)
 
 
 def test_the_filers_own_names_of_its_years_are_kept(named_by_start: Assistant) -> None:
