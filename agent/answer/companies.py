@@ -16,7 +16,7 @@ from agent.entities.names import FILER_WORDS, NOT_NAMES, name_key, names_company
 from agent.finance.lexicon import canonical
 from agent.finance.periods import find_periods
 from agent.query.cues import possessive
-from agent.query.scope import REGISTRANT_FORMS
+from agent.query.scope import printed_as_registrant
 
 # A run of capitalised words: a name the question uses ("Home Depot", "Frito-Lay North America", "Chevron's").
 _NAME_RE = re.compile(r"(?<![\w&.-])([A-Z][\w&.-]*(?:\s+(?:&\s+)?[A-Z][\w&.-]*)*)(?:['’]s?)?")
@@ -94,13 +94,6 @@ def _row_naming(reader: EvidenceReader, doc: str, name: str, registry: EntityReg
                  and seg.label.strip() and same_company(seg.label.strip(), name, registry)), "")
 
 
-def _printed_as_company(text: str, name: str) -> str:
-    """How ``text`` writes ``name`` as a company of its own ('Fabrikam, Inc.'), or ''."""
-    words = r"\W+".join(re.escape(w) for w in name.split())
-    m = re.search(rf"(?<!\w){words},?\s+(?:{'|'.join(REGISTRANT_FORMS)})\b\.?", text, re.IGNORECASE)
-    return m.group(0) if m else ""
-
-
 def _check_part_name(answer: SubAnswer, reader: EvidenceReader, name: str, filer: str, known: str) -> Check | None:
     """A name the question gives as its company which no filing goes by, read as a part of the only filer (see
     :func:`agent.query.intent.extract_intent`): the figure (or the passage) must be that part's by its own words,
@@ -118,12 +111,17 @@ def _check_part_name(answer: SubAnswer, reader: EvidenceReader, name: str, filer
     if not covers(provenance, name):
         what = f"{answer.metric} figure" if answer.metric else "figure"
         return Check(name="company", passed=False, detail=f"{absent}, and no {what} of {whose} names {name}")
-    printed = _printed_as_company(provenance, name)
+    printed = printed_as_registrant(provenance, name)
     if printed:
         return Check(name="company", passed=False, detail=(
             f"{absent}; {whose} filing prints {printed!r} as a company of its own, and the figure found is "
             f"{whose} with it, not {possessive(name)} own"))
     return None
+
+
+def names_absent_company(check: Check) -> bool:
+    """Whether a failed check says the asked company has no indexed filing (any figure would be another's)."""
+    return check.name == "company" and not check.passed and "is indexed" in check.detail
 
 
 def check_company(

@@ -34,7 +34,7 @@ import re
 from collections.abc import Sequence
 
 from agent.answer.closed_world import PER_SHARE_TOPIC, check_scope, unsaid_qualifiers, without_company
-from agent.answer.companies import check_company, doc_company
+from agent.answer.companies import check_company, doc_company, names_absent_company
 from agent.answer.provenance import chunk_text, figure_context, naming_words, row_label
 from agent.answer.reading import Evidence, EvidenceReader
 from agent.answer.records import NOT_FOUND, Check, SubAnswer, _capital
@@ -522,7 +522,7 @@ def gate(
         return out
     # A company with no filing indexed gets no closest evidence: any figure would be another company's; and that
     # is the reason, whatever else the figure found lacks.
-    absent = [c for c in blocking if "is indexed" in c.detail]
+    absent = [c for c in blocking if names_absent_company(c)]
     closest = "" if absent else _closest(answer, reader)
     reasons = "; ".join(c.detail for c in absent or blocking)
     return _refused(answer, f"{_subject_of(answer, asked_period)} ({reasons})", closest, checks)

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from langchain_core.language_models import BaseChatModel
 
-from agent.answer.companies import owned_by
+from agent.answer.companies import names_absent_company, owned_by
 from agent.answer.reading import (
     Evidence,
     EvidenceReader,
@@ -79,7 +79,7 @@ def llm_answer(
         return fallback
     # The trust gate holds for the model too: a company with no filing is refused before any prompt, the model
     # sees only the asked companies' filings, and an answer stating a figure no evidence supports is not shown.
-    absent = [c for c in fallback.checks if c.name == "company" and not c.passed and "is indexed" in c.detail]
+    absent = [c for c in fallback.checks if names_absent_company(c)]
     if absent:
         return fallback.model_copy(update={"reason": f"trust gate: {absent[0].detail}"})
     asked = {sa.company for sa in fallback.sub_answers if sa.company}

@@ -133,7 +133,8 @@ def update_slots(
     # A turn asking for words ('what drove the change?') leaves the figures where they were: the next turn's 'that'
     # still points at the last figure answered.
     words = rewrite.standalone != "small_talk" and not values and not computations and asks_words(rewrite.original)
-    single = len(find_periods(rewrite.question)) == 1 and not rewrite.references
+    asked = find_periods(rewrite.question)
+    single = len(asked) == 1 and not rewrite.references
     new.last_lookup = rewrite.question if single and rewrite.standalone != "small_talk" else slots.last_lookup
     # Arithmetic on earlier answers names no new subject ('the change in the value from 2008 to 2009').
     asks_anew = rewrite.standalone != "small_talk" and not rewrite.references
@@ -143,7 +144,7 @@ def update_slots(
     # from the period answered ('the same period last year').
     answered = {v.value.period for v in values if v.value.period}
     if (len(new.periods) == 1 and len(answered) == 1 and answered != set(new.periods)
-            and any(p.date for p in find_periods(rewrite.question))):
+            and any(p.date for p in asked)):
         new.periods = sorted(answered)
     remembered = [*slots.last_values, *values][-keep_values:]
     new.last_values = remembered

@@ -254,6 +254,21 @@ def _names_registrant(words: list[str], rest: list[str]) -> bool:
     return any(w.lower().rstrip(".") in REGISTRANT_FORMS for w in words) or following in REGISTRANT_FORMS
 
 
+def printed_as_registrant(text: str, name: str) -> str:
+    """How ``text`` writes ``name`` as a company of its own, a legal form right after it ('Fabrikam, Inc.'), read
+    as :func:`scope_terms` reads a part that is a company's name; '' when it never does."""
+    want = [w.lower() for w in _TOKEN_RE.findall(name)]
+    tokens = list(_TOKEN_RE.finditer(text))
+    for i in range(len(tokens) - len(want) + 1):
+        if [t.group().lower() for t in tokens[i : i + len(want)]] != want:
+            continue
+        rest = tokens[i + len(want) :]
+        if _names_registrant([], [t.group() for t in rest]):
+            form = next(t for t in rest if t.group() not in {",", "."})
+            return text[tokens[i].start() : form.end()]
+    return ""
+
+
 def scope_terms(question: str, company: str = "", registry: EntityRegistry | None = None) -> list[ScopeTerm]:
     """The parts the question narrows each metric to, in order: 'aerospace' for 'operating profit of the
     aerospace business', 'external customers' and 'UK' for 'revenue from external customers in the UK'.
