@@ -70,12 +70,29 @@ class Entity(BaseModel):
     name_as_of: str = Field(default="", description="period end of the filing the name was read from")
 
 
+class LineBox(BaseModel):
+    """Where a line of text is printed on its page, as fractions of the page (0..1, origin top left)."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    def rounded(self) -> list[float]:
+        """The box as [x0, y0, x1, y1], to a ten-thousandth of the page (a tenth of a point on a letter page)."""
+        return [round(v, 4) for v in (self.x0, self.y0, self.x1, self.y1)]
+
+
 class Page(BaseModel):
     """One page of extracted text."""
 
     page: int = Field(description="0-based page number")
     text: str
     char_start: int = Field(default=0, description="offset of this page in the document text")
+    lines: list[LineBox | None] = Field(
+        default_factory=list, exclude=True,
+        description="a PDF page's box of each line of ``text`` (None where blank or not placed); empty for other "
+        "formats. Read at ingest (indentation, table boxes), not stored")
 
 
 class Section(BaseModel):
@@ -141,6 +158,8 @@ class TableLine(BaseModel):
     char_start: int = Field(default=0, description="offset of the row in the document text")
     char_end: int = 0
     chunk_line: int = Field(default=-1, description="the row's line in its chunk's text; -1 when not in one")
+    box: list[float] = Field(default_factory=list, description="[x0, y0, x1, y1] of the row's first line on its "
+                             "page (fractions, origin top left); [] when the filing has no layout (HTML, text)")
 
 
 class TableRecord(BaseModel):
@@ -149,6 +168,8 @@ class TableRecord(BaseModel):
 
     table_id: str = Field(description="'<doc_id[:12]>:t<k>', k the table's place in the document")
     page: int = Field(default=0, description="0-based page the table starts on")
+    box: list[float] = Field(default_factory=list, description="[x0, y0, x1, y1] of the table on its page "
+                             "(fractions, origin top left); [] when the filing has no layout (HTML, text)")
     title: str = ""
     section_path: list[str] = Field(default_factory=list, description="the section and heading it sits under")
     kind: TableKind = "schedule"

@@ -25,6 +25,7 @@ class CitedFigure(BaseModel):
     page: int = Field(description="1-based page")
     quote: str = ""
     figure: str = Field(default="", description="the figure as the filing writes it, e.g. '(437)'")
+    chunk: str = Field(default="", description="the chunk it was read from (the viewer boxes its row by it)")
     period: str = ""
     checks: list[Check] = Field(default_factory=list)
 
@@ -46,7 +47,8 @@ class _Stated(BaseModel):
 
 
 def _cited(c: Citation, printed: str, period: str, checks: Sequence[Check]) -> CitedFigure:
-    return CitedFigure(doc=c.doc, page=c.page, quote=c.quote, figure=printed, period=period, checks=list(checks))
+    return CitedFigure(doc=c.doc, page=c.page, quote=c.quote, figure=printed, chunk=c.chunk_id, period=period,
+                       checks=list(checks))
 
 
 CiteKey = tuple[str, int, str]  # (doc, page, quote): two rows of one page are two sources

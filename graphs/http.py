@@ -338,7 +338,7 @@ def build_app(settings: Settings | None = None, edgar_transport: Transport | Non
         try:
             with Store.open(state.settings) as store:
                 view = view_page(store, doc, page_no, request.query_params.get("quote", ""),
-                                 request.query_params.get("figure", ""))
+                                 request.query_params.get("figure", ""), request.query_params.get("chunk", ""))
         except FinragError as exc:
             return _error(exc)
         return _json(view)

@@ -42,7 +42,8 @@ def ingested_sample(home: Path) -> Settings:
 
 
 def text_pdf(path: Path, pages: list[str]) -> Path:
-    """A text PDF (Courier, one text line per line of each page's text, table cells spaced into columns)."""
+    """A text PDF (Courier, one text line per line of each page's text, table cells spaced into columns; a line's
+    leading spaces indent it, as a filing indents a row under its sub-heading)."""
     import zlib
 
     from evals.hostile import write_pdf
@@ -54,9 +55,11 @@ def text_pdf(path: Path, pages: list[str]) -> Path:
     for page in pages:
         ops = []
         for i, line in enumerate(page.splitlines()[:70]):
-            cells = [c.strip() for c in line.strip().strip("|").split("|")] if "|" in line else [line]
+            cells = [c.strip() for c in line.strip().strip("|").split("|")] if "|" in line else [line.strip()]
             row = cells[0].ljust(46)[:46] + "".join(c.rjust(12) for c in cells[1:])
-            ops.append(f"BT /F1 8 Tf 36 {760 - 10.5 * i:.1f} Td ({escape(row.encode('latin-1', 'replace').decode('latin-1'))}) Tj ET")
+            text = escape(row.encode("latin-1", "replace").decode("latin-1"))
+            indent = 4.8 * (len(line) - len(line.lstrip(" ")))  # Courier 8 pt: 4.8 pt a character
+            ops.append(f"BT /F1 8 Tf {36 + indent:.1f} {760 - 10.5 * i:.1f} Td ({text}) Tj ET")
         streams.append(zlib.compress("\n".join(ops).encode("latin-1")))
     pdf = write_pdf(path, list(range(len(pages))), streams)
     data = pdf.read_bytes().replace(b"/BaseFont /Helvetica", b"/BaseFont /Courier")

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import re
 
-from agent.answer.reading import EvidenceReader, clause_at, naming_context, record_naming
+from agent.answer.reading import Evidence, EvidenceReader, clause_at, naming_context, record_naming
 from agent.answer.records import SubAnswer
 from agent.entities.names import abbreviates, name_tokens
+from agent.ingest.typed_tables import same_label
 
 LABEL_WINDOW_WORDS = 8  # words before a figure in a sentence that say what it is
 
@@ -31,8 +32,11 @@ def page_headings(reader: EvidenceReader | None, answer: SubAnswer) -> str:
     if cited is None:
         return ""
     # The page's lines in reading order (a chunk's paragraphs and tables are evidence items one after another).
+    # A table's sub-heading row ('Current liabilities:') heads its own block only: the rows under it carry it as
+    # their parent, and a row printed after the block ('Long-term debt') is no part of it.
     lines = [(ev is cited, line.strip()) for ev in reader.evidence
-             if ev.doc_name == cited.doc_name and ev.page == cited.page for line in ev.text.split("\n")]
+             if ev.doc_name == cited.doc_name and ev.page == cited.page
+             for k, line in enumerate(ev.text.split("\n")) if not _sub_heading_row(ev, k)]
     kept: list[str] = []
     above = ""  # the last sentence of the last paragraph since the previous table line
     for own, line in lines:
@@ -66,6 +70,13 @@ def _last_sentence(line: str) -> str:
 
 # A linearised table cell that holds a figure ('2019: 4.00%', '$ (1,234)', '12.5 %'): its line is a row.
 _FIGURE_CELL_RE = re.compile(r"^\s*(?:[^:|]*:\s*)?[-–$€£(]*\s*\d[\d,.]*\s*(?:%|\)|[a-z]{0,3})?\s*\)?\s*$", re.IGNORECASE)
+
+
+def _sub_heading_row(ev: Evidence, line: int) -> bool:
+    """Whether ``line`` of ``ev``'s text is a sub-heading row its typed table's rows sit under."""
+    row = ev.table.row_at_line(line) if ev.table is not None else None
+    return (row is not None and row.heading and ev.table is not None
+            and any(r.parent and same_label(r.parent, row.label) for r in ev.table.rows))
 
 
 def _header_line(line: str) -> bool:
@@ -109,6 +120,8 @@ def figure_context(answer: SubAnswer, reader: EvidenceReader | None) -> str:
     """The words that say what the answer's figure is, wider than its label (see :func:`naming_context`)."""
     text = chunk_text(reader, answer.citation.chunk_id) if reader is not None and answer.citation else ""
     at = answer.value.start if answer.value is not None else -1
+    if text and not 0 <= at < len(text):
+        at = _one_row_at(text, answer.quote)
     if not text or not 0 <= at < len(text):
         return row_label(answer) or answer.quote
     row = reader.row_at(answer.citation.chunk_id, at) if reader is not None and answer.citation else None
@@ -118,6 +131,15 @@ def figure_context(answer: SubAnswer, reader: EvidenceReader | None) -> str:
             return own
     parent = row.parent if row is not None else ""  # the sub-heading the row sits under ('Cost of revenue:')
     return " ".join(x for x in (naming_context(text, at, row_label(answer)), parent) if x)
+
+
+def _one_row_at(text: str, quote: str) -> int:
+    """Where the one row a computed figure's quote prints sits in its chunk's text (a change over one row's
+    cells is that row's: 'Feature films | 2019: 7 | 2018: 10', under its sub-heading); -1 for a figure computed
+    from several rows, or a quote not in the text."""
+    rows = {part.strip() for part in quote.split("; ")}
+    one = rows.pop() if len(rows) == 1 else ""
+    return text.find(one) if "|" in one else -1
 
 
 def own_clause(answer: SubAnswer, reader: EvidenceReader | None) -> str:

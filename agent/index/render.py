@@ -110,8 +110,10 @@ def render_png(store: Store, doc: str, page: int, scale: float = DEFAULT_RENDER_
     return out.getvalue()
 
 
-def view_page(store: Store, doc: str, page: int, quote: str = "", figure: str = "") -> PageView:
-    """Where the cited span is on the page: boxes on the PDF page, or offsets into the stored page text."""
+def view_page(store: Store, doc: str, page: int, quote: str = "", figure: str = "", chunk: str = "") -> PageView:
+    """Where the cited span is on the page: boxes on the PDF page, or offsets into the stored page text. A quote
+    of a table row read from ``chunk`` is boxed where ingest placed that row (a label printed twice on the page,
+    'Federal' under 'Currently payable' and under 'Deferred', is the cited one), else found by searching."""
     meta = _resolve(store, doc, page)
     parts = quote_parts(quote, figure)
     path = _pdf_path(meta)
@@ -119,7 +121,7 @@ def view_page(store: Store, doc: str, page: int, quote: str = "", figure: str = 
     view = PageView(doc=meta.name, page=page, n_pages=meta.n_pages, source_format=meta.source_format,
                     image=path is not None, printed=printed_page_number(text))
     if path is not None:
-        view.boxes = _pdf_boxes(path, page, parts)
+        view.boxes = _pdf_boxes(path, page, parts, _placed_row(store, chunk, page, quote, figure))
         view.found = bool(view.boxes) or not parts
         return view
     view.text = text
@@ -130,7 +132,26 @@ def view_page(store: Store, doc: str, page: int, quote: str = "", figure: str = 
     return view
 
 
-def _pdf_boxes(path: Path, page: int, parts: list[tuple[str, str]]) -> list[Box]:
+def _placed_row(store: Store, chunk_id: str, page: int, quote: str, figure: str) -> Box | None:
+    """The box ingest stored for the row a quote is of: the chunk's typed table row with the quote's label (and,
+    when several rows have it, the one printing the figure); None when the chunk has no placed row."""
+    if not chunk_id or " | " not in quote:
+        return None
+    chunk = store.chunks_by_id([chunk_id]).get(chunk_id)
+    record = chunk.table if chunk is not None else None
+    if record is None or record.page != page - 1:
+        return None
+    label = " ".join(quote.split(" | ", 1)[0].split())
+    rows = [r for r in record.rows if r.cells and len(r.box) == 4 and " ".join(r.label.split()) == label]
+    printing = [r for r in rows if figure.strip() and any(figure.strip() in c.text for c in r.cells)]
+    row = (printing or rows or [None])[0]
+    if row is None:
+        return None
+    x0, y0, x1, y1 = row.box
+    return Box(x0=x0, y0=y0, x1=x1, y1=y1, kind="label")
+
+
+def _pdf_boxes(path: Path, page: int, parts: list[tuple[str, str]], placed: Box | None = None) -> list[Box]:
     import pypdfium2 as pdfium
 
     try:
@@ -144,8 +165,10 @@ def _pdf_boxes(path: Path, page: int, parts: list[tuple[str, str]]) -> list[Box]
         label_lines: list[Box] = []
         boxes: list[Box] = []
         for text, kind in parts:
-            found = _search(textpage, text, kind)
-            lines = [_normalised(rect, width, height, kind) for rect in found]
+            if kind == "label" and placed is not None:
+                lines = [placed]
+            else:
+                lines = [_normalised(rect, width, height, kind) for rect in _search(textpage, text, kind)]
             if kind == "figure" and label_lines and lines:
                 # The figure in the label's row: the occurrence whose line is nearest the label's.
                 centre = (label_lines[0].y0 + label_lines[0].y1) / 2

@@ -13,7 +13,7 @@ import time
 import unicodedata
 import warnings
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -28,7 +28,8 @@ from agent.ingest.grid import (
     is_figure,
     spanned_grid,
 )
-from agent.schemas import PAGE_SEPARATOR, Page
+from agent.ingest.layout import align_lines, placed_lines
+from agent.schemas import PAGE_SEPARATOR, LineBox, Page
 
 SUPPORTED_SUFFIXES: dict[str, str] = {
     ".pdf": "pdf",
@@ -77,6 +78,7 @@ _SPACED_YEAR_RE = re.compile(r"(?<![\d,.] )(?<![\d,.])\b(1 9|2 0) (\d) (\d)\b(?!
 
 
 PageProgress = Callable[[int, int], None]  # (pages read, pages in the file)
+PlacedLines = list[tuple[str, LineBox | None]]  # a PDF page's raw lines with their boxes
 
 
 class FactSpan(BaseModel):
@@ -175,7 +177,8 @@ def _paginate_words(lines: list[str], words_per_page: int = WORDS_PER_PAGE) -> l
     return pages
 
 
-def _assemble(path: Path, raw_pages: list[str], source_format: str, settings: Settings) -> ParsedDocument:
+def _assemble(path: Path, raw_pages: list[str], source_format: str, settings: Settings,
+              placed: Sequence[PlacedLines] = ()) -> ParsedDocument:
     texts = [normalise_text(t) for t in raw_pages]
     # Drop empty pages at the ends of HTML/Markdown/text splits (a break right at the start or end).
     if source_format != "pdf":
@@ -198,7 +201,8 @@ def _assemble(path: Path, raw_pages: list[str], source_format: str, settings: Se
     pages: list[Page] = []
     offset = 0
     for i, text in enumerate(texts):
-        pages.append(Page(page=i, text=text, char_start=offset))
+        lines = align_lines(text, placed[i], normalise_text) if i < len(placed) else []
+        pages.append(Page(page=i, text=text, char_start=offset, lines=lines))
         offset += len(text) + len(PAGE_SEPARATOR)
     return ParsedDocument(pages=pages, source_format=source_format)
 
@@ -249,7 +253,9 @@ def _deadline(path: Path, settings: Settings) -> Callable[[str], None]:
     return check
 
 
-def _pdf_pages(path: Path, settings: Settings, on_page: PageProgress | None = None) -> list[str]:
+def _pdf_pages(path: Path, settings: Settings, on_page: PageProgress | None = None
+               ) -> tuple[list[str], list[PlacedLines]]:
+    """Each page's text as pdfium lays it out, and where each of its lines is printed."""
     import pypdfium2 as pdfium
 
     _check_pdf_streams(path, settings)
@@ -265,6 +271,7 @@ def _pdf_pages(path: Path, settings: Settings, on_page: PageProgress | None = No
         if n_pages > settings.max_pages:
             raise IngestError(str(path), f"{n_pages} pages is more than max_pages={settings.max_pages}")
         texts: list[str] = []
+        placed: list[PlacedLines] = []
         total_chars = 0
         for i in range(n_pages):
             check_time(f"page {i + 1} of {n_pages}")
@@ -273,6 +280,11 @@ def _pdf_pages(path: Path, settings: Settings, on_page: PageProgress | None = No
                 textpage = page.get_textpage()
                 # pdfium ends visual lines with CRLF; a bare LF separates words it placed apart on one line.
                 texts.append(_BARE_LF_RE.sub(" ", textpage.get_text_range()))
+                width, height = page.get_size()
+                try:
+                    placed.append(placed_lines(textpage, texts[-1], width, height))
+                except Exception:  # a layout pdfium cannot box loses indentation and boxes, not the page's text
+                    placed.append([])
                 textpage.close()
                 page.close()
             except Exception as exc:
@@ -290,7 +302,7 @@ def _pdf_pages(path: Path, settings: Settings, on_page: PageProgress | None = No
             f"the PDF has no text layer ({meaningful} letters or digits on {n_pages} pages): "
             "it looks scanned, so OCR is needed first (finrag reads text PDFs only)",
         )
-    return texts
+    return texts, placed
 
 
 # -------------------------------------------------------------------------------------------------------
@@ -699,7 +711,8 @@ def load_pages(path: Path, settings: Settings, on_page: PageProgress | None = No
             str(path), f"file is {size_mb:.1f} MB, over the limit max_file_mb={settings.max_file_mb:g}"
         )
     if source_format == "pdf":
-        raw_pages = _pdf_pages(path, settings, on_page)
+        raw_pages, placed = _pdf_pages(path, settings, on_page)
+        return _assemble(path, raw_pages, source_format, settings, placed)
     else:
         try:
             data = path.read_bytes()

@@ -24,9 +24,24 @@ from agent.finance.periods import (
     single_period,
 )
 from agent.ingest.tables import TableBlock, TableRow, labelled_columns
-from agent.schemas import ColumnKind, Section, TableCell, TableColumn, TableKind, TableLine, TableRecord
+from agent.schemas import (
+    ColumnKind,
+    LineBox,
+    Section,
+    TableCell,
+    TableColumn,
+    TableKind,
+    TableLine,
+    TableRecord,
+)
 
 SUBHEADING_MAX_WORDS = 6  # a table's sub-heading line ('Operating Profit/(Loss)'); longer lines are prose
+# One step of indentation, as a share of the page's width: 0.006 is 3.7 pt on a letter page, above the jitter of
+# one column's labels (3M's 'Net sales' at 0.092, 'Operating income' at 0.093) and below a typeset indent (~10 pt).
+INDENT_STEP = 0.006
+MAX_INDENT_LEVELS = 4  # more distinct indentations than this are centred or ragged labels, not an outline
+_WORD_RE = re.compile(r"[a-z]+")
+_CONNECTIVES = frozenset({"and", "of", "the", "for", "in", "to", "from"})  # 'Total cost of revenue' names cost, revenue
 TOTAL_ROW_RE = re.compile(r"^\s*total\b", re.IGNORECASE)  # a row label that sums the rows above it
 _PERIOD_HEADING_RE = re.compile(r"\b(?:years?|months?|weeks?|quarters?|periods?)\s+ended\b|\bas\s+(?:of|at)\b", re.I)
 _POINT_CAPTION_RE = re.compile(r"^\s*(?:as\s+(?:of|at)|at)\b", re.IGNORECASE)
@@ -163,35 +178,113 @@ def _cell(text: str, column: int) -> TableCell:
     return TableCell(text=text, column=column, value=numbers[0].value if numbers else None, notes=notes)
 
 
-def _lines(table: TableBlock, offset: int, fy_end_month: int, block: str, named: bool) -> list[TableLine]:
-    """The body rows typed: cells under their columns, each row's sub-heading (closed by a total or a row
-    repeating it), and the period of a block of rows under a period line when the columns are ``named``."""
+class _Outline:
+    """The sub-heading a table's next row sits under: the last one, until a total (or a row repeating it) closes
+    its block. With a layout (a PDF), indentation says more: a sub-heading holds the rows printed at its own
+    indentation or further right, a row printed further left leaves its block, and so does a row back at its
+    indentation once its block was indented ('Operating expenses' / '  Cost of sales' / 'Operating income').
+    A row of figures is never a parent by indentation: rows indented under one are a bridge as often as parts."""
+
+    def __init__(self, indents: Sequence[float | None]) -> None:
+        placed = [x for x in indents if x is not None]
+        # Indentation is read only when every row is placed and the labels sit at a few clear steps.
+        self.indented = len(placed) == len(indents) and 2 <= len(_levels(placed)) <= MAX_INDENT_LEVELS
+        self.indents = indents
+        self.open: list[tuple[float, str, bool]] = []  # (indent, sub-heading, rows indented under it), outermost first
+        self.heading = ""
+
+    def parent(self, k: int, total: bool = False) -> str:
+        """The sub-heading the ``k``-th row sits under (a ``total`` back at a sub-heading's level totals it)."""
+        if not self.indented:
+            return self.heading
+        x = self.indents[k] or 0.0
+        kept: list[tuple[float, str, bool]] = []
+        for at, label, deeper in self.open:
+            if x < at - INDENT_STEP or abs(x - at) < INDENT_STEP and deeper:
+                if total and x >= at - INDENT_STEP:
+                    kept.append((at, label, deeper))  # 'Equities' / '  ...' / 'Total Equities'
+                break  # the row is out of this block, and so out of every block inside it
+            kept.append((at, label, deeper or x >= at + INDENT_STEP))
+        self.open = kept
+        return kept[-1][1] if kept else ""
+
+    def add(self, k: int, label: str) -> None:
+        """The ``k``-th row is a sub-heading (``label`` '' when it heads nothing: a units line, a sentence)."""
+        self.heading = label
+        if self.indented:
+            x = self.indents[k] or 0.0
+            self.open = [o for o in self.open if o[0] < x - INDENT_STEP]  # it follows one at its own level
+            if label:
+                self.open.append((x, label, False))
+
+    def close(self, parent: str) -> None:
+        """A total closes the block of ``parent``: the rows after it are no parts of it."""
+        self.heading = ""
+        at = next((i for i, o in enumerate(self.open) if o[1] == parent), len(self.open))
+        self.open = self.open[:at]
+
+
+def _levels(indents: Sequence[float]) -> list[float]:
+    """The distinct indentations of a table's labels, those within one step of each other taken as one."""
+    levels: list[float] = []
+    for x in sorted(indents):
+        if not levels or x - levels[-1] >= INDENT_STEP:
+            levels.append(x)
+    return levels
+
+
+def _lines(table: TableBlock, offset: int, fy_end_month: int, block: str, named: bool,
+           boxes: Sequence[LineBox | None] = ()) -> list[TableLine]:
+    """The body rows typed: cells under their columns, each row's sub-heading (closed by a total or a row repeating
+    it; on a PDF also by indentation, see :class:`_Outline`), and the period of a block of rows under a period line
+    when the columns are ``named``. ``boxes`` gives where each row's first line is printed (a PDF's), else None."""
+    boxes = list(boxes) if len(boxes) == len(table.rows) else [None] * len(table.rows)
+    outline = _Outline([b.x0 if b is not None else None for b in boxes])
     out: list[TableLine] = []
-    parent = ""
-    for row in table.rows:
+    for k, (row, box) in enumerate(zip(table.rows, boxes, strict=True)):
         label = row.label
         if not row.cells and " | " in label and find_numbers(label.split(" | ", 1)[1]):
-            out.append(_line(row, offset, parent=parent))  # a row of figures the cell parser could not split
+            # a row of figures the cell parser could not split
+            out.append(_line(row, offset, box, parent=outline.parent(k)))
             continue
         if not row.cells:
             head = label.split(" | ", 1)[0]  # 'Deferred tax assets | S$ Mil | S$ Mil': units printed per column
             short = len(head.split()) <= SUBHEADING_MAX_WORDS and not find_numbers(_NOTE_MARK_RE.sub(" ", head))
-            parent = sub_heading(head, after_rows=True) if short else ""
+            outline.parent(k)
+            outline.add(k, sub_heading(head, after_rows=True) if short else "")
             if named:
                 block = single_period(label, fy_end_month, alone=True) or block  # 'As at 31 December 2018'
-            out.append(_line(row, offset, heading=True))
+            out.append(_line(row, offset, box, heading=True))
             continue
-        repeats = bool(parent) and same_label(label, parent)
+        parent = outline.parent(k, total=bool(TOTAL_ROW_RE.match(label)))
+        # A row repeating its sub-heading totals its block (indented back to the heading's level, it is not under it).
+        repeats = any(p and same_label(label, p) for p in (parent, outline.heading))
         period = block if block and not single_period(label, fy_end_month, alone=True) else ""
-        out.append(_line(row, offset, parent="" if repeats else parent, total=bool(TOTAL_ROW_RE.match(label)) or repeats,
-                         period=period, columns=labelled_columns(table, row.cells)))
-        if TOTAL_ROW_RE.match(label) or repeats:
-            parent = ""  # the total closes its block: the rows after it are no parts of it
+        total = bool(TOTAL_ROW_RE.match(label)) or repeats
+        # A total closes its block; it is of that block only when it names nothing wider ('Total liabilities' after
+        # a 'Current liabilities:' block is no current liability).
+        own = "" if repeats or total and not _totals_block(label, parent) else parent
+        out.append(_line(row, offset, box, parent=own, total=total, period=period,
+                         columns=labelled_columns(table, row.cells)))
+        if total:
+            outline.close(parent)
     return out
 
 
-def _line(row: TableRow, offset: int, *, parent: str = "", total: bool = False, heading: bool = False,
-          period: str = "", columns: Sequence[int] = ()) -> TableLine:
+def _totals_block(label: str, heading: str) -> bool:
+    """Whether a total row is the total of the block under ``heading``: it names no other thing ('Total') or names
+    every word of the heading ('Total current liabilities' under 'Current liabilities'), not a wider whole."""
+    own = _words(label) - {"total"}
+    return not own or _words(heading) <= own
+
+
+def _words(text: str) -> set[str]:
+    """A label's words, crudely singular ('liabilities' and 'liability' differ; 'expenses' is 'expense')."""
+    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in _WORD_RE.findall(text.lower())} - _CONNECTIVES
+
+
+def _line(row: TableRow, offset: int, box: LineBox | None, *, parent: str = "", total: bool = False,
+          heading: bool = False, period: str = "", columns: Sequence[int] = ()) -> TableLine:
     return TableLine(
         label=row.label,
         parent=parent,
@@ -201,6 +294,7 @@ def _line(row: TableRow, offset: int, *, parent: str = "", total: bool = False, 
         cells=[_cell(text, k) for text, k in zip(row.cells, columns, strict=True)],
         char_start=offset + row.char_start,
         char_end=offset + row.char_end,
+        box=box.rounded() if box is not None else [],
     )
 
 
@@ -235,14 +329,15 @@ def _kind(section: Section, statement: str, title: str, part: str) -> TableKind:
 
 def table_record(
     table: TableBlock, *, table_id: str, page: int, offset: int, section: Section, part: str = "",
-    fy_end_month: int = 0,
+    fy_end_month: int = 0, box: LineBox | None = None, row_boxes: Sequence[LineBox | None] = (),
 ) -> TableRecord:
-    """The typed record of a table found at ``offset`` (its page's start) in the document text."""
+    """The typed record of a table found at ``offset`` (its page's start) in the document text; ``box`` is where
+    it is printed on its page and ``row_boxes`` where each of its rows starts (PDF filings; else none)."""
     columns = typed_columns(table, fy_end_month)
     header = " | ".join(p for p in (table.title, table.period_caption) if p)
     # Rows of a table whose columns are names are of the one period their header names ('As at 31 December 2019').
     block = "" if any(c.period for c in columns) else single_period(header, fy_end_month)
-    rows = _lines(table, offset, fy_end_month, block, named=not any(c.period for c in columns))
+    rows = _lines(table, offset, fy_end_month, block, named=not any(c.period for c in columns), boxes=row_boxes)
     body = "\n".join(" | ".join([r.label, *(c.text for c in r.cells)]) for r in rows if r.cells)
     # A scale printed among the rows ('(RMB in millions, unless specified)' under the column header) is the table's.
     scale = table.scale if table.scale != 1.0 else header_scale(
@@ -251,6 +346,7 @@ def table_record(
     return TableRecord(
         table_id=table_id,
         page=page,
+        box=box.rounded() if box is not None else [],
         title=table.title,
         section_path=list(section.path),
         kind=_kind(section, statement, table.title, part),

@@ -103,8 +103,8 @@ FILLER_WORDS = frozenset(
 STOP_WORDS = frozenset((
     "the", "a", "an", "of", "in", "on", "for", "to", "and", "or", "is", "was", "were", "are", "be", "what", "how",
     "why", "which", "does", "did", "do", "its", "it", "their", "this", "that", "with", "by", "from", "as", "at",
-    "company", "company's", "between",
-))  # function words that never name a row or a part
+    "company", "company's", "between", "there",
+))  # function words that never name a row or a part ('how many stores were there')
 
 
 _TOKEN_RE = re.compile(r"[A-Za-z][\w&'’.-]*|\d[\w,.&'’-]*%?|\S")  # '3M', '10-K', '1,234' are one token each

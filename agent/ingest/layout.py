@@ -1,0 +1,94 @@
+"""Where each line of a PDF page is printed, so tables can read what their text alone loses.
+
+pdfium gives every character a box; a line's box runs from its first to its last printed character. The boxes are
+matched to the page's normalised text lines in order (normalising drops blank lines and rewrites some), so a
+table row knows its line's indentation -- a row printed further right sits under the row above it -- and a table
+knows the rectangle it covers on its page. HTML, Markdown and text filings have no layout: every box is None.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from agent.schemas import LineBox, Page
+
+# pdfium ends each visual line with CRLF, and each of the two counts as a character of the text page.
+PDFIUM_LINE_END = "\r\n"
+# A normalised line is looked for among this many raw lines after the last one matched: normalising removes
+# blank-line runs (a few lines), never whole paragraphs.
+ALIGN_LOOKAHEAD = 8
+
+
+class TextPage(Protocol):
+    """What is read of a pypdfium2 ``PdfTextPage``."""
+
+    def count_chars(self) -> int: ...
+
+    def get_charbox(self, index: int, loose: bool = False) -> tuple[float, float, float, float]: ...
+
+
+def placed_lines(textpage: TextPage, raw: str, width: float, height: float) -> list[tuple[str, LineBox | None]]:
+    """Each visual line of a pdfium text page's ``raw`` text (its CRLF-separated lines) with its box, or None for a
+    blank line. Empty when the text does not map one character to one character box (then nothing is placed)."""
+    if width <= 0 or height <= 0 or textpage.count_chars() != len(raw):
+        return []
+    out: list[tuple[str, LineBox | None]] = []
+    pos = 0
+    for line in raw.split(PDFIUM_LINE_END):
+        printed = [i for i, ch in enumerate(line) if not ch.isspace()]
+        if printed:
+            left, bottom, _, top = textpage.get_charbox(pos + printed[0])
+            _, bottom_end, right, top_end = textpage.get_charbox(pos + printed[-1])
+            out.append((line, LineBox(
+                x0=_fraction(left, width), y0=_fraction(height - max(top, top_end), height),
+                x1=_fraction(right, width), y1=_fraction(height - min(bottom, bottom_end), height))))
+        else:
+            out.append((line, None))
+        pos += len(line) + len(PDFIUM_LINE_END)
+    return out
+
+
+def _fraction(value: float, whole: float) -> float:
+    return min(1.0, max(0.0, value / whole))
+
+
+def align_lines(text: str, placed: Sequence[tuple[str, LineBox | None]],
+                normalise: Callable[[str], str]) -> list[LineBox | None]:
+    """The box of each line of a page's normalised ``text``: the placed raw line that normalises to it, searched
+    in order; None where a line was rewritten across lines or is blank."""
+    if not placed:
+        return []
+    cleaned = [normalise(raw) for raw, _ in placed]
+    out: list[LineBox | None] = []
+    at = 0
+    for line in text.split("\n"):
+        match = -1
+        if line:
+            match = next((k for k in range(at, min(at + ALIGN_LOOKAHEAD, len(cleaned))) if cleaned[k] == line), -1)
+        if match < 0:
+            out.append(None)
+            continue
+        out.append(placed[match][1])
+        at = match + 1
+    return out
+
+
+def line_box(page: Page, start: int) -> LineBox | None:
+    """The box of the line holding ``start`` (an offset into the page's text), when the page has a layout."""
+    if not page.lines:
+        return None
+    index = page.text.count("\n", 0, start)
+    return page.lines[index] if index < len(page.lines) else None
+
+
+def span_box(page: Page, start: int, end: int) -> LineBox | None:
+    """The rectangle covering the lines from ``start`` to ``end`` (offsets into the page's text), or None."""
+    if not page.lines:
+        return None
+    first, last = page.text.count("\n", 0, start), page.text.count("\n", 0, max(start, end - 1))
+    boxes = [b for b in page.lines[first:last + 1] if b is not None]
+    if not boxes:
+        return None
+    return LineBox(x0=min(b.x0 for b in boxes), y0=min(b.y0 for b in boxes),
+                   x1=max(b.x1 for b in boxes), y1=max(b.y1 for b in boxes))
