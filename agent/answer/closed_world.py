@@ -30,6 +30,7 @@ from agent.answer.words import (
     _content_words,
     asked_qualifiers,
     negated_words,
+    same_root,
     unasked_column,
     unasked_part,
 )
@@ -54,8 +55,6 @@ def _unasked_column(answer: SubAnswer, reader: EvidenceReader | None, asked: str
     return unasked_column(ev, answer.value, asked) if ev is not None else ""
 
 
-ROOT_CHARS = 6  # letters two forms of a word share ('operat-ed', 'franch-isees'); 'curren-t/-cy' is the price
-MIN_ROOT_CHARS = 4  # shorter words are compared whole
 _NET_CHANGE_RE = re.compile(r"\bnet(?=\s+(?:chang|increas|decreas|differen)\w*)", re.IGNORECASE)
 
 
@@ -82,7 +81,7 @@ def _uncovered_words(answer: SubAnswer, question: str, provenance: str, headings
     asked = _content_words(question) - company - ASKING_WORDS - LINKING_VERBS - EQUITY_WORDS - _content_words(vouched)
     own = _content_words(printed)
     # 'increased', 'decreasing': forms of words that ask how, not what
-    missing = {w for w in asked - own if not any(_same_root(w, o) for o in (*own, *ASKING_WORDS))}
+    missing = {w for w in asked - own if not any(same_root(w, o) for o in (*own, *ASKING_WORDS))}
     if not answer.named:
         missing &= _other_rows(answer, reader)
     return sorted(missing)
@@ -131,13 +130,6 @@ def _unmet_rate(answer: SubAnswer, question: str, provenance: str) -> str:
 def _stem_word(word: str) -> str:
     """``word`` as :func:`_content_words` spells it ('shares' -> 'share')."""
     return next(iter(_content_words(word)), word.lower())
-
-
-def _same_root(a: str, b: str) -> bool:
-    """Two forms of one word ('operate' and 'operated', 'franchise' and 'franchisees'): they share their first
-    :data:`ROOT_CHARS` letters, or the shorter whole."""
-    n = min(ROOT_CHARS, len(a), len(b))
-    return n >= MIN_ROOT_CHARS and a[:n] == b[:n] and (n == ROOT_CHARS or n == min(len(a), len(b)))
 
 
 _TOTAL_ASKED_RE = re.compile(r"\btotal\b", re.IGNORECASE)
@@ -205,7 +197,7 @@ def _noun_phrase(label: str) -> tuple[str, list[str]]:
 
 def _names_word(word: str, words: set[str]) -> bool:
     """``word`` (stemmed) is one of ``words`` or another form of one."""
-    return any(word == w or _same_root(word, w) for w in words)
+    return any(word == w or same_root(word, w) for w in words)
 
 
 def _figure_row(answer: SubAnswer, reader: EvidenceReader | None) -> Segment | None:

@@ -23,6 +23,7 @@ import re
 from collections.abc import Collection, Sequence
 
 from agent.answer.cells import _cell_answer, share_asked
+from agent.answer.choice import item_kind, table_choice
 from agent.answer.gate import (
     gate,
     operation_refusal,
@@ -424,6 +425,15 @@ def answer_references(rewrite: Rewrite) -> Computation | None:
 # ---------------------------------------------------------------------------------------------------------
 # Composing the final answer
 # ---------------------------------------------------------------------------------------------------------
+def _table_choice(question: str, sub_answers: Sequence[SubAnswer], evidence: Sequence[Evidence] | None
+                  ) -> Computation | None:
+    """The first sub-answer's table block ranked as a choice question asks (see :mod:`agent.answer.choice`)."""
+    if not evidence or not sub_answers:
+        return None
+    reader = EvidenceReader(evidence)
+    return next((c for sa in sub_answers if (c := table_choice(sa, question, reader)) is not None), None)
+
+
 def _computation_sentence(comp: Computation, label: str, with_inputs: bool = False) -> tuple[str, Figure]:
     """One computed result as a sentence: what it is, the result, the formula and the sources; ``with_inputs``
     also states a change's two figures with their units and periods ('from 24.60% in FY2021 to 21.61% in
@@ -432,8 +442,8 @@ def _computation_sentence(comp: Computation, label: str, with_inputs: bool = Fal
     tail = f" {' '.join(dict.fromkeys(c.label() for c in cites))}" if cites else ""  # a page cited once
     head = _capital(label) if label else _capital(comp.metric or comp.operation)
     shown = comp.result.text
-    if comp.operation in {"highest", "lowest"}:  # the period is the answer, as the question names it; the value why
-        shown = f"{_plain_period(comp.result.period)} ({comp.result.text})"
+    if comp.operation in {"highest", "lowest"}:  # the period (or item) is the answer, as asked; the value why
+        shown = f"{comp.item or _plain_period(comp.result.period)} ({comp.result.text})"
     if comp.operation in {"change", "percent_change"} and comp.result.value < 0:
         # a fall is said as one: 'how much did costs decrease by?' is answered '$2,192', not '-$2,192'
         shown = "a decrease of " + arithmetic.display(-comp.result.value, comp.result.unit, comp.result.scale)
@@ -615,6 +625,12 @@ def _operation_label(comp: Computation, company: str, question: str = "") -> str
         return f"periods with {subject} {arithmetic.COMPARISON_WORDS[comparison]} {bound.text.strip()}"
     if comp.operation == "average":
         return f"average {subject} over {comp.result.period}"
+    if comp.operation in {"highest", "lowest"} and comp.item:
+        whose = possessive(company) + " " if company else "the "
+        if comp.inputs[0].computed:  # each item's change was ranked
+            kind = "percentage change" if comp.result.unit == "%" else "change"
+            return f"{item_kind(question)} with {whose}{comp.operation} {kind} in {metric} from {comp.result.period}"
+        return f"{item_kind(question)} with {whose}{comp.operation} {metric} in {comp.result.period}"
     if comp.operation in {"highest", "lowest"}:
         unit = "year" if re.fullmatch(r"FY\d{4}", comp.result.period) else "period"
         return f"{unit} with {possessive(company) + ' ' if company else 'the '}{comp.operation} {metric}"
@@ -641,7 +657,13 @@ def compose_answer(
     """
     sub_answers = _one_figure_per_period(sub_answers)
     picking = sorted(operations_asked(question) & {CHOICE, THRESHOLD})
-    if picking:
+    chosen = _table_choice(question, sub_answers, evidence) if picking == [CHOICE] else None
+    if chosen is not None:
+        # 'Which region had the highest revenue?': the rows of one block ranked in code; the read figures are its
+        # evidence, not answers of their own (they stay among the records, for follow-ups and the trace).
+        computations, labels = [chosen], [_operation_label(chosen, sub_answers[0].company, question)]
+        operands = {*operands, *(sa.sub_query_id for sa in sub_answers)}
+    elif picking:
         # 'Which region had the worst ...?', 'Are there any categories above 20% of revenue?' name items (or
         # periods) meeting a test; finrag compares a row across periods, not rows with each other, so every figure
         # found (read or computed) is evidence, never the answer.

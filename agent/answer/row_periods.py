@@ -16,7 +16,14 @@ from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation
 from agent.finance.lexicon import find_metrics
 from agent.finance.numbers import MONEY_UNITS
 from agent.finance.periods import find_periods, period_year
-from agent.query.asked import COMPARATIVE, LOWEST, PERIODS_MEETING, operations_asked, threshold_asked
+from agent.query.asked import (
+    COMPARATIVE,
+    LOWEST,
+    PERIODS_MEETING,
+    SIZE_WORD,
+    operations_asked,
+    threshold_asked,
+)
 from agent.query.cues import and_list, asks_percent
 from agent.query.definitions import asked_part
 from agent.query.intent import TREND_YEARS, span_years, without_span
@@ -160,6 +167,7 @@ def over_row_periods(
         elif kind == "extreme":
             comparison = re.search(rf"\b{COMPARATIVE}", question.split("which", 1)[-1], re.I)
             comp = arithmetic.extreme(values, lowest=bool(comparison and LOWEST.match(comparison.group(0))),
+                                      by_size=bool(comparison and SIZE_WORD.match(comparison.group(0))),
                                       metric=metric)
         else:
             if kind == "average":
@@ -187,29 +195,47 @@ def table_items(sa: SubAnswer, question: str, reader: EvidenceReader) -> SubAnsw
     if _refused_for_company(sa):
         return None
     words = _content_words(asked_part(question)) - ASKING_WORDS - _ITEM_WORDS
+    block = named_block(words, reader, TABLE_WORDS_NAMED)
+    if block is None:
+        return None
+    ev, parent, rows = block
+    labels = list(dict.fromkeys(seg.label.strip() for seg in rows))
+    if len(labels) < 2:
+        return None
+    cite = reader.evidence[ev].citation(rows[0].text, rows[0].start)
+    return _listed(sa, f"{_capital(parent or 'The table')} lists {and_list(labels)} {cite.label()}.", cite)
+
+
+def named_block(words: set[str], reader: EvidenceReader, share: float) -> tuple[int, str, list[Segment]] | None:
+    """The block of table rows whose heading (its sub-heading, else its table's title lines, total row and the
+    words its rows share) prints at least ``share`` of ``words``: (evidence index, sub-heading, its rows with totals
+    and a row repeating the sub-heading left out). None when no heading prints enough."""
     if not words:
         return None
-    blocks: dict[tuple[int, str], list[Segment]] = {}
-    for seg in reader.segments:
-        if seg.kind == "row" and seg.numbers and seg.label and "|" in reader.evidence[seg.ev].text:
-            blocks.setdefault((seg.ev, seg.parent), []).append(seg)
-            if seg.parent:  # the whole table holds the rows of every block
-                blocks.setdefault((seg.ev, ""), []).append(seg)
+    blocks = row_blocks(reader)
 
     def named(key: tuple[int, str]) -> float:
         ev, parent = key
         return len(words & _heading_words(parent, reader.evidence[ev].text, blocks[key])) / len(words)
 
     best = max(blocks, key=lambda k: (named(k), bool(k[1]), reader.rel_score[k[0]]), default=None)
-    if best is None or named(best) < TABLE_WORDS_NAMED:
+    if best is None or named(best) < share:
         return None
     rows = [seg for seg in blocks[best] if not TOTAL_ROW_RE.match(seg.label)
             and seg.label.strip().lower() != best[1].strip().lower()]
-    labels = list(dict.fromkeys(seg.label.strip() for seg in rows))
-    if len(labels) < 2:
-        return None
-    cite = reader.evidence[best[0]].citation(rows[0].text, rows[0].start)
-    return _listed(sa, f"{_capital(best[1] or 'The table')} lists {and_list(labels)} {cite.label()}.", cite)
+    return best[0], best[1], rows
+
+
+def row_blocks(reader: EvidenceReader) -> dict[tuple[int, str], list[Segment]]:
+    """The table rows of the evidence by block: (evidence index, sub-heading) -> its rows; a whole table is the
+    block of sub-heading '' (it holds the rows of every block)."""
+    blocks: dict[tuple[int, str], list[Segment]] = {}
+    for seg in reader.segments:
+        if seg.kind == "row" and seg.numbers and seg.label and "|" in reader.evidence[seg.ev].text:
+            blocks.setdefault((seg.ev, seg.parent), []).append(seg)
+            if seg.parent:
+                blocks.setdefault((seg.ev, ""), []).append(seg)
+    return blocks
 
 
 def _heading_words(parent: str, text: str, rows: list[Segment]) -> set[str]:

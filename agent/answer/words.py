@@ -115,6 +115,17 @@ def _content_words(text: str) -> set[str]:
     return words | {num for word, nums in _numbered_names(rest).items() if word in words for num in nums}
 
 
+ROOT_CHARS = 6  # letters two forms of a word share ('operat-ed', 'franch-isees'); 'curren-t/-cy' is the price
+MIN_ROOT_CHARS = 4  # shorter words are compared whole
+
+
+def same_root(a: str, b: str) -> bool:
+    """Two forms of one word ('operate' and 'operated', 'franchise' and 'franchisees'): they share their first
+    :data:`ROOT_CHARS` letters, or the shorter whole."""
+    n = min(ROOT_CHARS, len(a), len(b))
+    return n >= MIN_ROOT_CHARS and a[:n] == b[:n] and (n == ROOT_CHARS or n == min(len(a), len(b)))
+
+
 def negated_words(asked: str, own: str) -> list[str]:
     """The words ``asked`` uses that the figure's ``own`` words negate ('current' of a 'Monetary assets,
     non-current' row) while ``asked`` does not: the figure is the opposite of what was asked."""

@@ -103,6 +103,8 @@ class Computation(BaseModel):
     result: NumericValue
     explanation: str = ""
     steps: list[Computation] = Field(default_factory=list, description="sub-computations of derived inputs")
+    item: str = Field(default="", description="highest | lowest of items of one period: the item ranking first "
+                      "(a row's label, 'Americas'); '' when periods were compared")
 
     def all_inputs(self) -> Iterator[CitedValue]:
         """Every input, then every input of each sub-computation, in order."""
@@ -513,26 +515,39 @@ def average(values: Sequence[CitedValue], metric: str = "") -> Computation:
     )
 
 
-def extreme(values: Sequence[CitedValue], lowest: bool = False, metric: str = "") -> Computation:
-    """The value (and so the period) that is highest, or ``lowest``, among ``values`` in a common unit and
-    scale ('in which year was X the largest?'); a tie has no answer."""
+def extreme(values: Sequence[CitedValue], lowest: bool = False, metric: str = "", by_size: bool = False
+            ) -> Computation:
+    """The value (and so the period, or the item when all are of one period) that is highest, or ``lowest``,
+    among ``values`` in a common unit and scale ('in which year was X the largest?', 'which region had the
+    highest revenue?'); a tie has no answer. ``by_size``: the question compares sizes ('larger', 'smallest'), so
+    figures that are all negative (losses, outflows, falls) are compared by their size: the larger loss is -4.2,
+    not -1.5."""
     if len(values) < 2:
         raise ArithmeticRefusal("a comparison needs at least two values")
     unit = _common_unit(values, "compare")
     scale = _common_scale(values)
     xs = [_operand(v, scale) for v in values]
-    best = min(xs) if lowest else max(xs)
-    if xs.count(best) > 1:
-        raise ArithmeticRefusal("two periods share the same value")
-    winner = values[xs.index(best)]
-    others = " ".join(f"{'>' if not lowest else '<'} {v.value.period or v.label} {_num(x)}"
-                      for v, x in sorted(zip(values, xs, strict=True), key=lambda p: p[1], reverse=not lowest)
-                      if v is not winner)
+    sized = by_size and all(x < 0 for x in xs)
+    keys = [abs(x) if sized else x for x in xs]
+    best_key = min(keys) if lowest else max(keys)
+    if keys.count(best_key) > 1:
+        raise ArithmeticRefusal("two values are the same")
+    winner = values[keys.index(best_key)]
+    best = xs[keys.index(best_key)]
+    by_item = len({v.value.period for v in values}) == 1
+
+    def name(v: CitedValue) -> str:
+        return v.label if by_item else v.value.period or v.label
+
+    others = " ".join(f"{'>' if not lowest else '<'} {name(v)} {_num(x)}"
+                      for v, x, _ in sorted(zip(values, xs, keys, strict=True), key=lambda p: p[2], reverse=not lowest)
+                      if v is not winner) + (" in size" if sized else "")
     return Computation(
         operation="lowest" if lowest else "highest",
         metric=metric,
         inputs=list(values),
-        formula=f"{winner.value.period or winner.label} {_num(best)} {others}",
+        formula=f"{name(winner)} {_num(best)} {others}",
+        item=winner.label if by_item else "",
         result=_result(best, unit, scale, winner.value.period, [winner]),
         explanation=_magnitude_note(values),
     )

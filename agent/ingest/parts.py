@@ -32,6 +32,11 @@ _PERIOD_WORD_RE = re.compile(r"\b(?:quarters?|months?|weeks?|years?|fiscal|half|
 # A name's words: letters (with '&', '.', ',', "'" and '-' inside names such as 'U.S.' or 'Europe, Middle East').
 _NAME_WORD_RE = re.compile(r"[A-Za-z][A-Za-z.'’&-]*,?|&")
 _SEGMENT_SUFFIX_RE = re.compile(r"\s+(?:segments?|business(?:es)?|division)$")
+# The registrant without its subsidiaries (Regulation S-X Schedule I: 'PARENT COMPANY - CONDENSED BALANCE SHEETS',
+# 'Condensed Financial Information of Registrant'): its statements are a part's, never the consolidated company's.
+_PARENT_ONLY_RE = re.compile(r"\bparent\s+company\b|\bregistrant\s+only\b|\bfinancial\s+information\s+of\s+"
+                             r"(?:the\s+)?registrant\b", re.IGNORECASE)
+PARENT_ONLY = "Parent company only"
 
 
 def _key(label: str) -> str:
@@ -66,11 +71,12 @@ def _siblings(a: TableBlock, b: TableBlock, rows_a: dict[str, tuple[str, ...]], 
 
 def table_parts(tables: Sequence[TableBlock], in_statement: Sequence[bool]) -> list[str]:
     """For each table, the part of the company its title names ('' when it is no part's): see the module
-    docstring. ``in_statement[i]`` says table i sits in a primary statement's section (never a part's)."""
+    docstring; a parent company's own statements are :data:`PARENT_ONLY`'s. ``in_statement[i]`` says table i
+    sits in a primary statement's section (a sibling of no part)."""
     rows = [_rows(t) for t in tables]
     labels = {label for r in rows for label in r}
     eligible = [not stated and _names_part(t.title, labels) for t, stated in zip(tables, in_statement, strict=True)]
-    parts = [""] * len(tables)
+    parts = [PARENT_ONLY if _PARENT_ONLY_RE.search(f"{t.title} {t.caption}") else "" for t in tables]
     for i, a in enumerate(tables):
         if not eligible[i]:
             continue

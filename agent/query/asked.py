@@ -38,6 +38,8 @@ _SIGN_TEST = r"\b(?:negative|positive)\b"
 _WHICH = r"\b(?:which|what)\s+(?:of\s+the\s+)?(?:fiscal\s+)?"
 _WHICH_OR_HOW_MANY = r"\b(?:which|what|how\s+many)\s+(?:of\s+the\s+)?(?:fiscal\s+)?"
 LOWEST = re.compile(r"(?:small|low|least|less|fewer|worse|worst|minimum)", re.I)
+# Comparatives of size, not of order: 'the larger loss' is the loss of greater size (-4.2 before -1.5).
+SIZE_WORD = re.compile(r"(?:larg|big|great|small)", re.I)
 
 
 # What a question asks to be done with a metric, and the words by which a figure already is that result: a
@@ -75,9 +77,10 @@ _OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str]], ...] = (
         CHOICE,
         "the item with the highest or lowest value",
         re.compile(rf"(?:\bwhich|\bwhat\s+(?!(?:is|was|are|were)\b)[\w-]+)"
-                   rf"(?:\s+(?!(?:fiscal\s+)?(?:years?|periods?|quarters?|fy)\b)[\w-]+){{0,4}}?\s+"
+                   rf"(?:\s+(?!(?:fiscal\s+)?(?:years?|periods?|quarters?|fy)\b)[\w'’-]+){{0,4}}?\s+"
                    rf"(?:had|has|have|was|were|is|are|did|does|brought|made|showed|saw|experienced|contributed|"
-                   rf"generated|recorded|reported)\b(?=.*\b{SUPERLATIVE}\b)"
+                   rf"generated|recorded|reported|grew|rose|fell|declined|increased|decreased|dropped)\b"
+                   rf"(?=.*\b{SUPERLATIVE}\b)"
                    # 'What was the largest liability on the balance sheet?': the superlative of a kind of item
                    rf"|\bwhat\s+(?:is|was|are|were)\s+(?:the\s+)?(?:company's\s+|its\s+)?{SUPERLATIVE}\s+"
                    rf"(?:[\w-]+\s+){{0,2}}?{ITEM_KINDS}\b", re.I),

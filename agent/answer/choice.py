@@ -1,0 +1,150 @@
+"""Which item of a table ranks first: 'Which region had the highest revenue in 2022?', 'What was the largest
+liability on the balance sheet?', 'Which segment's sales grew the most, in percent?'.
+
+The items are the rows one block of one table lists under the heading that names what is compared (the block
+:func:`agent.answer.row_periods.named_block` finds, its total left out); each row's figure is read from its own
+column for the asked period, and the ranking -- of the figures, or of the change each row shows when a change is
+asked -- is computed in code and cited. Closed world: nothing is ranked unless the heading names every word the
+question compares by, the kind of item asked ('region') is what the table is about, every row of the block gives
+the asked period in one unit and scale, and the filing is the asked company's.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.answer.companies import same_company
+from agent.answer.provenance import mentioned
+from agent.answer.reading import TOTAL_ROW_RE, Evidence, EvidenceReader, Segment
+from agent.answer.records import SubAnswer
+from agent.answer.row_periods import row_blocks
+from agent.answer.words import ASKING_WORDS, _content_words, same_root
+from agent.finance import arithmetic
+from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation
+from agent.finance.lexicon import find_metrics
+from agent.finance.periods import shift_period
+from agent.query.asked import ITEM_KINDS, LOWEST, SIZE_WORD, SUPERLATIVE, operations_asked
+from agent.query.cues import asks_percent
+from agent.query.definitions import asked_part
+from agent.schemas import NumericValue
+
+_ITEM_KIND_RE = re.compile(rf"\b{ITEM_KINDS}\b", re.IGNORECASE)
+_SUPERLATIVE_RE = re.compile(rf"\b{SUPERLATIVE}\b", re.IGNORECASE)
+# A change that falls: its biggest is the lowest change ('the biggest drop in revenue').
+_FALL_RE = re.compile(r"\b(?:drop|dropped|fall|fell|declin\w*|decreas\w*|reduc\w*|shrank|contract\w*)\b", re.I)
+# Words that rank or name the kind of item, not what is compared ('which type of debt', 'among the ...').
+_RANKING_WORDS = frozenset(_content_words(
+    "which type types kind kinds one among all largest highest greatest most biggest best top smallest lowest least "
+    "fewest worst proportionally percentage percent basis terms grew grow rose rise fell fall drop dropped"))
+
+
+def table_choice(sa: SubAnswer, question: str, reader: EvidenceReader) -> Computation | None:
+    """The row ranking first among one table block's rows, as the question compares them; None when any check
+    of the module docstring fails (the question is then refused as before: rows not compared)."""
+    if not sa.period or any(c.name == "company" and not c.passed for c in sa.checks):
+        return None
+    asked = asked_part(question)
+    kinds = {m.group(0).lower() for m in _ITEM_KIND_RE.finditer(asked)}
+    metrics = {m.canonical for m in find_metrics(asked)}
+    words = (_content_words(asked) - ASKING_WORDS - _RANKING_WORDS - _content_words(sa.company)
+             - _content_words(" ".join(kinds)))
+    # The metric's own words are named by the heading in any of the lexicon's words ('Net sales' for revenue).
+    plain = words - _content_words(" ".join(m.surface for m in find_metrics(asked)))
+    if not words:
+        return None
+    blocks = row_blocks(reader)
+    candidates = []
+    for (ev_index, parent), rows in blocks.items():
+        ev = reader.evidence[ev_index]
+        if sa.company and ev.company and not same_company(sa.company, ev.company):
+            continue
+        if ev.part and not mentioned(question, ev.part):
+            continue  # a part's table (a segment's, the parent company's alone) ranks only that part's items
+        heading = _heading(parent, ev.text, rows)
+        named = _content_words(" ".join([heading, ev.table.title if ev.table is not None else "",
+                                         ev.text.split("\n", 1)[0], *ev.section_path]))
+        if not plain <= named or (words - plain) - named and not metrics & {m.canonical for m in find_metrics(heading)}:
+            continue
+        own = [seg for seg in rows if seg.parent == parent and not TOTAL_ROW_RE.match(seg.label)
+               and seg.label.strip().lower() != parent.strip().lower()]  # one block: no total, no sub-block's rows
+        # The kind of item is named by what heads these rows alone: their sub-heading ('Liabilities'), else the
+        # table's title and sections -- never a total row ('Total liabilities' of a balance sheet's every row).
+        title = ev.table.title if ev.table is not None else ev.text.split("\n", 1)[0]
+        about = parent or " ".join([title, *ev.section_path])
+        if len(own) >= 2 and _names_kinds(kinds, about):
+            candidates.append((bool(parent), reader.rel_score[ev_index], ev_index, parent, own))
+    if not candidates:
+        return None
+    _, _, ev_index, parent, rows = max(candidates, key=lambda c: (c[0], c[1]))
+    change = "change" in operations_asked(question) or bool(_FALL_RE.search(asked))
+    values = _ranked_values(rows, sa.period, reader.evidence[ev_index], change=change, percent=asks_percent(question))
+    if values is None:
+        return None
+    superlative = _SUPERLATIVE_RE.search(asked)
+    lowest = bool(superlative and LOWEST.match(superlative.group(0)))
+    if change and _FALL_RE.search(asked):
+        lowest = not lowest  # the biggest drop is the lowest change
+    try:
+        return arithmetic.extreme(values, lowest=lowest, metric=sa.metric or parent.lower(),
+                                  by_size=bool(superlative and SIZE_WORD.match(superlative.group(0))))
+    except ArithmeticRefusal:
+        return None
+
+
+def item_kind(question: str) -> str:
+    """The kind of item a choice question asks for ('region' of 'which region had ...'); 'item' when unnamed."""
+    m = _ITEM_KIND_RE.search(asked_part(question))
+    return m.group(0).lower() if m else "item"
+
+
+def _heading(parent: str, text: str, rows: list[Segment]) -> str:
+    """What heads a block: its sub-heading; a whole table's title lines and total rows."""
+    if parent:
+        return parent
+    return " ".join([*text.splitlines()[:2], *(seg.label for seg in rows if TOTAL_ROW_RE.match(seg.label))])
+
+
+def _names_kinds(kinds: set[str], about: str) -> bool:
+    """Whether each kind of item asked ('region', 'liability') is what the block is about: its heading or
+    sections name it ('Revenues by geographic region', 'Liabilities')."""
+    named = _content_words(about)
+    return all(any(same_root(w, n) for n in named) for kind in kinds for w in _content_words(kind))
+
+
+def _ranked_values(rows: list[Segment], period: str, ev: Evidence, *, change: bool, percent: bool
+                   ) -> list[CitedValue] | None:
+    """Each row's figure for ``period`` (or its change from the same period a year before, in percent when asked),
+    labelled by the row; None when a row lacks either or the rows repeat a label (a block read twice is no ranking)."""
+    labels = [seg.label.strip() for seg in rows]
+    if len(rows) < 2 or len(set(labels)) < len(labels):
+        return None
+    try:
+        prior = shift_period(period, years=-1)  # a year's change is from the year before; a quarter's, year on year
+    except ValueError:
+        return None
+    values: list[CitedValue] = []
+    for seg, label in zip(rows, labels, strict=True):
+        now = _in_period(seg, period)
+        if now is None:
+            return None
+        where = ev.citation(seg.text, seg.start)
+        if not change:
+            values.append(CitedValue(label=label, value=now, citation=where))
+            continue
+        before = _in_period(seg, prior)
+        if before is None:
+            return None
+        first = CitedValue(label=f"{label} {prior}", value=before, citation=where)
+        last = CitedValue(label=f"{label} {period}", value=now, citation=where)
+        try:
+            moved = arithmetic.percent_change(first, last, label) if percent else arithmetic.change(first, last, label)
+        except ArithmeticRefusal:
+            return None
+        values.append(CitedValue(label=label, value=moved.result, citation=where, computed=True))
+    return values
+
+
+def _in_period(seg: Segment, period: str) -> NumericValue | None:
+    """The row's one figure for ``period``; None when it gives none or several."""
+    found = [n for n in seg.numbers if n.period == period]
+    return found[0] if len(found) == 1 else None

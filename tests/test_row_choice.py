@@ -1,0 +1,135 @@
+"""Which item of a table ranks first ('Which region had the highest net sales?', 'What was the largest
+liability?'): the rows of one block ranked in code, by their figure for the asked period or by the change each
+shows; refused when the table is not about the kind of item asked, a period is missing, or the company is absent."""
+
+from __future__ import annotations
+
+import pytest
+from support import ask_once, ingested_typeset, stated
+
+from agent.config import Settings
+from agent.finance import arithmetic
+from agent.finance.arithmetic import CitedValue
+from agent.schemas import NumericValue
+
+FILING = """# Contoso Ltd.
+
+ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934
+For the fiscal year ended December 31, 2024
+
+## Item 7. Management's Discussion and Analysis
+
+### Net sales by geographic region
+
+| (in millions) | 2024 | 2023 |
+|---|---|---|
+| Americas | $ 2,900 | $ 2,610 |
+| Europe | 1,180 | 1,240 |
+| Asia Pacific | 1,165 | 1,010 |
+| Total net sales | $ 5,245 | $ 4,860 |
+
+### Foreign currency
+
+| (in millions) | 2024 | 2023 |
+|---|---|---|
+| Foreign exchange loss | (42) | (15) |
+
+## Item 8. Financial Statements
+
+### Consolidated Balance Sheets
+
+| (in millions) | December 31, 2024 | December 31, 2023 |
+|---|---|---|
+| Total assets | $ 9,870 | $ 9,120 |
+| Liabilities: | | |
+| Accounts payable | 610 | 580 |
+| Accrued expenses | 420 | 400 |
+| Long-term debt | 2,500 | 2,650 |
+| Total liabilities | $ 3,530 | $ 3,630 |
+
+## Note 21. Parent Company
+
+### PARENT COMPANY - CONDENSED BALANCE SHEETS
+
+| (in millions) | December 31, 2024 | December 31, 2023 |
+|---|---|---|
+| Liabilities: | | |
+| Due to subsidiaries | 3,900 | 3,100 |
+| Long-term debt | 2,500 | 2,650 |
+| Total liabilities | $ 6,400 | $ 5,750 |
+"""
+
+
+@pytest.fixture(scope="module")
+def contoso(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return ingested_typeset(tmp_path_factory.mktemp("choice"), "CONTOSO_2024_10K.md", FILING)
+
+
+@pytest.mark.parametrize(("question", "item", "figure"), [
+    ("Which region had the highest net sales in 2024?", "Americas", "2,900"),
+    ("Which geographic region had the lowest revenue in 2024?", "Asia Pacific", "1,165"),
+    ("Which region's net sales grew the most in percent in 2024?", "Asia Pacific", "15.35%"),
+    ("Which region had the biggest drop in net sales in 2024?", "Europe", "60"),
+    ("What was the largest liability on Contoso's balance sheet in 2024?", "Long-term debt", "2,500"),
+])
+def test_the_rows_of_one_block_are_ranked_in_code(contoso: Settings, question: str, item: str, figure: str) -> None:
+    answer = stated(ask_once(contoso, question))
+    assert f": {item} (" in answer and figure in answer
+    assert "[CONTOSO_2024_10K, p. 1]" in answer
+    assert "5,245" not in answer and "3,530" not in answer  # a total is never one of the items
+
+
+@pytest.mark.parametrize("question", [
+    "Which segment had the highest revenue in 2024?",  # the table is by region, not by segment
+    "Which region had the highest net sales in 2022?",  # no column for 2022
+    "Which region had the highest net sales for Fabrikam in 2024?",  # no filing of Fabrikam
+    "Which region had the worst topline performance in 2024?",  # 'performance' is neither a figure nor a change
+])
+def test_a_ranking_the_evidence_does_not_support_is_refused(contoso: Settings, question: str) -> None:
+    answer = ask_once(contoso, question)
+    assert answer.startswith("Not found")
+    assert not any(f": {item} (" in stated(answer) for item in ("Americas", "Europe", "Asia Pacific"))
+
+
+def test_extreme_names_the_item_when_all_values_are_of_one_period() -> None:
+    def value(label: str, x: float) -> CitedValue:
+        return CitedValue(label=label, value=NumericValue(value=x, text=f"{x:g}", period="FY2024", scale=1e6))
+
+    comp = arithmetic.extreme([value("Europe", 1180), value("Americas", 2900), value("Asia Pacific", 1165)])
+    assert comp.item == "Americas" and comp.result.value == 2900
+    assert comp.formula.startswith("Americas 2,900 > Europe")
+    lowest = arithmetic.extreme([value("Europe", 1180), value("Americas", 2900)], lowest=True)
+    assert lowest.item == "Europe"
+    years = arithmetic.extreme([value("x", 1).model_copy(update={"value": NumericValue(value=1, text="1", period="FY2023")}),
+                                value("x", 2)])
+    assert years.item == "" and years.formula.startswith("FY2024")
+
+
+def test_the_parent_companys_own_statement_is_no_statement_of_the_company(contoso: Settings) -> None:
+    """Schedule I's 'PARENT COMPANY - CONDENSED BALANCE SHEETS' is the registrant alone: its liabilities are neither
+    ranked nor stated as the company's."""
+    assert "Due to subsidiaries" not in stated(
+        ask_once(contoso, "What was the largest liability on Contoso's balance sheet in 2024?"))
+    answer = stated(ask_once(contoso, "What were Contoso's total liabilities in 2024?"))
+    assert "3,530" in answer and "6,400" not in answer
+
+
+@pytest.mark.parametrize(("question", "year"), [
+    ("In which year was Contoso's foreign exchange loss larger?", "2024 ($-42 million)"),
+    ("In which year was Contoso's foreign exchange loss smaller?", "2023 ($-15 million)"),
+])
+def test_a_size_word_compares_losses_by_their_size(contoso: Settings, question: str, year: str) -> None:
+    """'Larger' and 'smaller' compare sizes: a loss of (42) is the larger, though -42 is the lower number."""
+    answer = stated(ask_once(contoso, question))
+    assert f": {year}" in answer.replace("-$", "$-"), answer
+
+
+def test_extreme_by_size_compares_negative_figures_by_their_size() -> None:
+    def value(period: str, x: float) -> CitedValue:
+        return CitedValue(label="loss", value=NumericValue(value=x, text=f"{x:g}", period=period, scale=1e6))
+
+    larger = arithmetic.extreme([value("FY2023", -15), value("FY2024", -42)], by_size=True)
+    assert larger.result.period == "FY2024" and larger.formula.endswith("in size")
+    assert arithmetic.extreme([value("FY2023", -15), value("FY2024", -42)]).result.period == "FY2023"
+    mixed = arithmetic.extreme([value("FY2023", 15), value("FY2024", -42)], by_size=True)
+    assert mixed.result.period == "FY2023"  # a gain and a loss are compared as numbers
