@@ -271,7 +271,7 @@ ANALYST_DIR = Path(__file__).parent / "analyst_set"
 
 
 def analyst_set(limit: int | None = None) -> EvalSet:
-    """The analyst set: 38 questions an analyst asks (the first ``limit``) of three filings typeset for finrag, which
+    """The analyst set: 42 questions an analyst asks (the first ``limit``) of three filings typeset for finrag, which
     are its sources -- a 10-K with segment tables under headings, a regional note and a non-GAAP reconciliation; a
     retailer's 10-Q of a year ending in early February and named by the year it began; a bank's 10-Q with its
     segments. Each question's type names its class (segment, region, qualifier, fiscal calendar, follow-up, a trap

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.usefixtures("no_yfinance")
 
 def test_the_set_names_its_classes_and_filings() -> None:
     eval_set = analyst_set()
-    assert len(eval_set.items) == 38 and len({i.id for i in eval_set.items}) == 38
+    assert len(eval_set.items) == 42 and len({i.id for i in eval_set.items}) == 42
     assert sorted(eval_set.sources) == ["ADATUM_2024_10K", "WINGTIP_2025Q2_10Q", "WOODGROVE_2025Q1_10Q"]
     traps = [i for i in eval_set.items if i.question_type.startswith("trap")]
     assert traps and all(is_refusal(i.gold) for i in traps)
@@ -32,7 +32,7 @@ def test_every_question_is_asked_over_its_own_filings(tmp_path: Path) -> None:
     assert Path(eval_set.data_dir) == ANALYST_DIR
     record = run_answers(settings, eval_set, progress=False, log=lambda _line: None)
     summary = summarise(record)
-    assert summary.n == 38 and summary.errors == 0
+    assert summary.n == 42 and summary.errors == 0
     assert set(summary.by_question_type) >= {"segment", "fiscal calendar", "follow-up", "trap: competitor"}
     for result in record.results:  # scored as the set says: a trap is right only when refused
         if result.question_type.startswith("trap"):

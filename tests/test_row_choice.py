@@ -71,6 +71,8 @@ def contoso(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     ("Which region's net sales grew the most in percent in 2024?", "Asia Pacific", "15.35%"),
     ("Which region had the biggest drop in net sales in 2024?", "Europe", "60"),
     ("What was the largest liability on Contoso's balance sheet in 2024?", "Long-term debt", "2,500"),
+    # a verb of contribution asks nothing of the heading; a geographic area is a region
+    ("Which geographic area generated the most net sales for Contoso in 2024?", "Americas", "2,900"),
 ])
 def test_the_rows_of_one_block_are_ranked_in_code(contoso: Settings, question: str, item: str, figure: str) -> None:
     answer = stated(ask_once(contoso, question))

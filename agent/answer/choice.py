@@ -18,7 +18,7 @@ from agent.answer.provenance import mentioned
 from agent.answer.reading import TOTAL_ROW_RE, Evidence, EvidenceReader, Segment
 from agent.answer.records import SubAnswer
 from agent.answer.row_periods import row_blocks
-from agent.answer.words import ASKING_WORDS, _content_words, same_root
+from agent.answer.words import ASKING_WORDS, LINKING_VERBS, _content_words, same_root
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation
 from agent.finance.lexicon import find_metrics
@@ -32,6 +32,8 @@ _ITEM_KIND_RE = re.compile(rf"\b{ITEM_KINDS}\b", re.IGNORECASE)
 _SUPERLATIVE_RE = re.compile(rf"\b{SUPERLATIVE}\b", re.IGNORECASE)
 # A change that falls: its biggest is the lowest change ('the biggest drop in revenue').
 _FALL_RE = re.compile(r"\b(?:drop|dropped|fall|fell|declin\w*|decreas\w*|reduc\w*|shrank|contract\w*)\b", re.I)
+# Names of one kind of item: a table by geographic area is by region.
+_SAME_KIND = (frozenset({"region", "geography", "geographic", "area"}),)
 # Words that rank or name the kind of item, not what is compared ('which type of debt', 'among the ...').
 _RANKING_WORDS = frozenset(_content_words(
     "which type types kind kinds one among all largest highest greatest most biggest best top smallest lowest least "
@@ -46,7 +48,7 @@ def table_choice(sa: SubAnswer, question: str, reader: EvidenceReader) -> Comput
     asked = asked_part(question)
     kinds = {m.group(0).lower() for m in _ITEM_KIND_RE.finditer(asked)}
     metrics = {m.canonical for m in find_metrics(asked)}
-    words = (_content_words(asked) - ASKING_WORDS - _RANKING_WORDS - _content_words(sa.company)
+    words = (_content_words(asked) - ASKING_WORDS - LINKING_VERBS - _RANKING_WORDS - _content_words(sa.company)
              - _content_words(" ".join(kinds)))
     # The metric's own words are named by the heading in any of the lexicon's words ('Net sales' for revenue).
     plain = words - _content_words(" ".join(m.surface for m in find_metrics(asked)))
@@ -106,9 +108,14 @@ def _heading(parent: str, text: str, rows: list[Segment]) -> str:
 
 def _names_kinds(kinds: set[str], about: str) -> bool:
     """Whether each kind of item asked ('region', 'liability') is what the block is about: its heading or
-    sections name it ('Revenues by geographic region', 'Liabilities')."""
+    sections name it, or a name of the same kind ('Revenue by geographic area' is by region)."""
     named = _content_words(about)
-    return all(any(same_root(w, n) for n in named) for kind in kinds for w in _content_words(kind))
+    for kind in kinds:
+        for word in _content_words(kind):
+            names = next((group for group in _SAME_KIND if any(same_root(word, g) for g in group)), {word})
+            if not any(same_root(n, g) for n in named for g in names):
+                return False
+    return True
 
 
 def _ranked_values(rows: list[Segment], period: str, ev: Evidence, *, change: bool, percent: bool
