@@ -50,6 +50,8 @@ def table_choice(sa: SubAnswer, question: str, reader: EvidenceReader) -> Comput
     metrics = {m.canonical for m in find_metrics(asked)}
     words = (_content_words(asked) - ASKING_WORDS - LINKING_VERBS - _RANKING_WORDS - _content_words(sa.company)
              - _content_words(" ".join(kinds)))
+    named_kinds = {w for w in words if any(same_root(w, g) for group in _SAME_KIND for g in group)}
+    kinds, words = kinds | named_kinds, words - named_kinds  # 'which geographic area': a kind of item
     # The metric's own words are named by the heading in any of the lexicon's words ('Net sales' for revenue).
     plain = words - _content_words(" ".join(m.surface for m in find_metrics(asked)))
     if not words:
