@@ -75,8 +75,10 @@ def contoso(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     ("Which geographic area generated the most net sales for Contoso in 2024?", "Americas", "2,900"),
 ])
 def test_the_rows_of_one_block_are_ranked_in_code(contoso: Settings, question: str, item: str, figure: str) -> None:
-    answer = stated(ask_once(contoso, question))
+    full = ask_once(contoso, question)
+    answer = stated(full)
     assert f": {item} (" in answer and figure in answer
+    assert "Not found" not in full  # one answer: the sub-queries' own findings are no lines of it
     assert "[CONTOSO_2024_10K, p. 1]" in answer
     assert "5,245" not in answer and "3,530" not in answer  # a total is never one of the items
 

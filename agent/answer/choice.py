@@ -1,8 +1,8 @@
 """Which item of a table ranks first: 'Which region had the highest revenue in 2022?', 'What was the largest
 liability on the balance sheet?', 'Which segment's sales grew the most, in percent?'.
 
-The items are the rows one block of one table lists under the heading that names what is compared (the block
-:func:`agent.answer.row_periods.named_block` finds, its total left out); each row's figure is read from its own
+The items are the rows one block of one table lists under the heading that names what is compared (a block as
+:func:`agent.answer.row_periods.row_blocks` reads them, its total left out); each row's figure is read from its own
 column for the asked period, and the ranking -- of the figures, or of the change each row shows when a change is
 asked -- is computed in code and cited. Closed world: nothing is ranked unless the heading names every word the
 question compares by, the kind of item asked ('region') is what the table is about, every row of the block gives

@@ -659,8 +659,8 @@ def compose_answer(
     picking = sorted(operations_asked(question) & {CHOICE, THRESHOLD})
     chosen = _table_choice(question, sub_answers, evidence) if picking == [CHOICE] else None
     if chosen is not None:
-        # 'Which region had the highest revenue?': the rows of one block ranked in code; the read figures are its
-        # evidence, not answers of their own (they stay among the records, for follow-ups and the trace).
+        # 'Which region had the highest revenue?': the rows of one block ranked in code; the sub-queries' figures,
+        # read or not found, are no answers of their own (they stay among the records, for follow-ups and the trace).
         computations, labels = [chosen], [_operation_label(chosen, sub_answers[0].company, question)]
         operands = {*operands, *(sa.sub_query_id for sa in sub_answers)}
     elif picking:
@@ -688,7 +688,7 @@ def compose_answer(
             citations.setdefault((c.doc, c.page, c.quote), c)
     missing = list(not_found)
     for sa in sub_answers:
-        if sa.status == "not_found":
+        if sa.status == "not_found" and chosen is None:
             missing.append(sa.missing or sa.question)
             continue
         if computations and sa.sub_query_id in operands:
@@ -711,7 +711,7 @@ def compose_answer(
         lines.insert(0, judged)
     if missing:
         lines.append(f"{NOT_FOUND}: {'; '.join(dict.fromkeys(missing))}.")
-        closest = [sa.closest for sa in sub_answers if sa.status == "not_found" and sa.closest]
+        closest = [sa.closest for sa in sub_answers if sa.status == "not_found" and sa.closest and chosen is None]
         if closest:  # what the filings do say, marked as not the figure asked, so a reader can check why
             lines.append(f"Closest evidence (not the figure asked): {'; '.join(dict.fromkeys(closest))}.")
     text = "\n".join(lines) if lines else f"{NOT_FOUND}: {question}."
