@@ -34,9 +34,10 @@ def page_headings(reader: EvidenceReader | None, answer: SubAnswer) -> str:
     # The page's lines in reading order (a chunk's paragraphs and tables are evidence items one after another).
     # A table's sub-heading row ('Current liabilities:') heads its own block only: the rows under it carry it as
     # their parent, and a row printed after the block ('Long-term debt') is no part of it.
-    lines = [(ev is cited, line.strip()) for ev in reader.evidence
-             if ev.doc_name == cited.doc_name and ev.page == cited.page
-             for k, line in enumerate(ev.text.split("\n")) if not _sub_heading_row(ev, k)]
+    on_page = [ev for ev in reader.evidence if ev.doc_name == cited.doc_name and ev.page == cited.page]
+    skipped = [_sub_heading_lines(ev) for ev in on_page]
+    lines = [(ev is cited, line.strip()) for ev, skip in zip(on_page, skipped, strict=True)
+             for k, line in enumerate(ev.text.split("\n")) if k not in skip]
     kept: list[str] = []
     above = ""  # the last sentence of the last paragraph since the previous table line
     for own, line in lines:
@@ -72,11 +73,14 @@ def _last_sentence(line: str) -> str:
 _FIGURE_CELL_RE = re.compile(r"^\s*(?:[^:|]*:\s*)?[-–$€£(]*\s*\d[\d,.]*\s*(?:%|\)|[a-z]{0,3})?\s*\)?\s*$", re.IGNORECASE)
 
 
-def _sub_heading_row(ev: Evidence, line: int) -> bool:
-    """Whether ``line`` of ``ev``'s text is a sub-heading row its typed table's rows sit under."""
-    row = ev.table.row_at_line(line) if ev.table is not None else None
-    return (row is not None and row.heading and ev.table is not None
-            and any(r.parent and same_label(r.parent, row.label) for r in ev.table.rows))
+def _sub_heading_lines(ev: Evidence) -> frozenset[int]:
+    """The lines of ``ev``'s text that are sub-heading rows its typed table's rows sit under (read once per
+    evidence, not once per line)."""
+    if ev.table is None:
+        return frozenset()
+    parents = [r.parent for r in ev.table.rows if r.parent]
+    return frozenset(r.chunk_line for r in ev.table.rows
+                     if r.heading and r.chunk_line >= 0 and any(same_label(p, r.label) for p in parents))
 
 
 def _header_line(line: str) -> bool:
