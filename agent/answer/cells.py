@@ -47,7 +47,8 @@ from agent.finance.periods import (
     normalise_period,
     sort_key,
 )
-from agent.query.asked import PERIODS_MEETING, operations_asked
+from agent.finance.wording import CHANGE_RE, TOTAL_RE
+from agent.query.asked import AVERAGE_NAME_RE, PERIODS_MEETING, operations_asked
 from agent.query.cues import AVERAGE_RE, PART_OF_RE, asks_percent, spans_range
 from agent.query.definitions import asked_part
 from agent.query.operations import guess_operation
@@ -100,13 +101,6 @@ _PROSE_VERB_TAIL_RE = re.compile(
 # What lies between a change and the level it reaches ('increased $8.6 million to $16.7 million').
 _REACHED_RE = re.compile(r"\s*(?:million|billion|thousand|percent|%)?\s*,?\s*to\s*\$?\s*", re.IGNORECASE)
 _PROSE_LEAD_RE = re.compile(r"^(?:(?:of|for|in|on|at|and|the)\s+)+", re.IGNORECASE)
-
-
-_CELL_CHANGE_RE = re.compile(
-    r"\b(?:change[sd]?|difference|increase[sd]?|decrease[sd]?|decline[sd]?|grow(?:th|n)?|rise|fall|drop|"
-    r"variation|variance|fluctuation|var(?:y|ied))\b",
-    re.I,
-)
 
 
 _CELL_PERCENT_RE = re.compile(r"%|\bpercent(?:age)?\b|\bgrowth\s+rate\b|\brate\s+of\b", re.IGNORECASE)
@@ -175,10 +169,8 @@ _ROW_OPERATIONS = frozenset({"extreme", PERIODS_MEETING})
 # The operations over every period a question names (a change or a ratio takes two).
 _OVER_ALL_PERIODS = frozenset({"sum", "average"})
 # A row or column that is itself an average: its figures are what 'the average X in 2018 and 2019' asks for.
-_AVERAGE_NAME_RE = re.compile(r"\b(?:average|avg|mean)\b", re.IGNORECASE)
 
 
-_TOTAL_WORD_RE = re.compile(r"\btotal\b", re.IGNORECASE)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -396,7 +388,7 @@ def _prose_cells(reader: EvidenceReader, allowed: set[int]) -> list[_Cell]:
             own = _PROSE_LEAD_RE.sub("", own)
             if _content_words(own):
                 label = own
-            elif _CELL_CHANGE_RE.search(label) and _REACHED_RE.fullmatch(before):
+            elif CHANGE_RE.search(label) and _REACHED_RE.fullmatch(before):
                 continue  # 'costs increased $8.6 million to $16.7 million': the level reached, not the increase
             counted = _counted_after(text, n)
             own_label = f"{label} {counted}".strip()  # 'we operated 1,234 stores': the figure counts stores
@@ -417,7 +409,7 @@ def _best_of(
 ) -> tuple[float, _Cell] | None:
     """The best-scoring cell of ``cells`` (see :func:`_best_cell`), or None below the minimum score."""
     best: tuple[float, _Cell] | None = None
-    wants_total = bool(re.search(r"\btotal\b", question, re.IGNORECASE))
+    wants_total = bool(TOTAL_RE.search(question))
     counted = counted_noun(question) if question else ""
     for cell in cells:
         if asked and not (asked & cell.periods):
@@ -654,7 +646,7 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
 
 def _names_whole(reader: EvidenceReader, cell: _Cell, whole: str) -> bool:
     """A total row stands for the whole when its label or its table's title line names the whole's words."""
-    wanted = _content_words(_TOTAL_WORD_RE.sub(" ", whole)) - {"amount", "sum", "value"}
+    wanted = _content_words(TOTAL_RE.sub(" ", whole)) - {"amount", "sum", "value"}
     title = reader.evidence[cell.seg.ev].text.strip().split("\n", 1)[0]
     return wanted <= _content_words(f"{cell.label} {title}")
 
@@ -692,7 +684,7 @@ def _share_asked(question: str) -> _Share | None:
     part_of = PART_OF_RE.search(question)
     if part_of and _content_words(part_of.group("a")) and _content_words(part_of.group("b")):
         part, whole = part_of.group("a"), part_of.group("b")
-        if _TOTAL_WORD_RE.search(part) and not _TOTAL_WORD_RE.search(whole):
+        if TOTAL_RE.search(part) and not TOTAL_RE.search(whole):
             # 'the percentage of capital leases in the total liabilities': the total is the whole
             return _Share(part=whole, whole=part, percent=True)
         # a part of a whole ('what portion of the purchase price') is asked as a percentage, as filings state it
@@ -756,9 +748,9 @@ def _cell_share(
             found[1].label
         ):
             found = None  # 'the revised purchase price' is no 'receivables' row that only its column ('revised') names
-        if found is not None and i == 1 and _TOTAL_WORD_RE.search(part) and not TOTAL_ROW_RE.match(found[1].label):
+        if found is not None and i == 1 and TOTAL_RE.search(part) and not TOTAL_ROW_RE.match(found[1].label):
             found = None  # 'the total liabilities' is a total row, not one of the items ('other liabilities')
-        if found is None and i == 1 and _TOTAL_WORD_RE.search(part):
+        if found is None and i == 1 and TOTAL_RE.search(part):
             found = _total_cell(reader, cells[0], words)  # 'the total investments amount': the part's 'Total' row
             if found is not None and not _names_whole(reader, found[1], part):
                 found = None  # 'the total operating leases' is no 'Total' of every obligation in the table
@@ -824,7 +816,7 @@ def _cell_combination(
     them all, and every year between the ends of a span ('from 2017 to 2019')."""
     q = sub_query.question
     percent = asks_percent(q, _CELL_PERCENT_RE)
-    changes = bool(_CELL_CHANGE_RE.search(q))
+    changes = bool(CHANGE_RE.search(q))
     named = {"ratio": bool(_CELL_RATIO_RE.search(q)), "change": changes, "percent_change": changes,
              "sum": bool(_CELL_SUM_RE.search(q)), "average": bool(AVERAGE_RE.search(q))}
     # a row's cells are combined only when a word says how; the model settles which, where words disagree
@@ -847,7 +839,7 @@ def _cell_combination(
         if found is None:
             return None
         score, cell = found
-        if operation == "average" and _AVERAGE_NAME_RE.search(_cell_name(cell)):
+        if operation == "average" and AVERAGE_NAME_RE.search(_cell_name(cell)):
             return None  # 'the average price in 2018 and 2019' over an 'Average price' row asks for its figures
         row = row or cell.label
         named_row = _cell_name(cell)

@@ -23,6 +23,7 @@ from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation
 from agent.finance.lexicon import find_metrics
 from agent.finance.periods import shift_period
+from agent.finance.wording import FALL_RE
 from agent.query.asked import ITEM_KINDS, LOWEST, SIZE_WORD, SUPERLATIVE, operations_asked
 from agent.query.cues import asks_percent
 from agent.query.definitions import asked_part
@@ -30,8 +31,6 @@ from agent.schemas import NumericValue
 
 _ITEM_KIND_RE = re.compile(rf"\b{ITEM_KINDS}\b", re.IGNORECASE)
 _SUPERLATIVE_RE = re.compile(rf"\b{SUPERLATIVE}\b", re.IGNORECASE)
-# A change that falls: its biggest is the lowest change ('the biggest drop in revenue').
-_FALL_RE = re.compile(r"\b(?:drop|dropped|fall|fell|declin\w*|decreas\w*|reduc\w*|shrank|contract\w*)\b", re.I)
 # Names of one kind of item: a table by geographic area is by region.
 _SAME_KIND = (frozenset({"region", "geography", "geographic", "area"}),)
 # Words that rank or name the kind of item, not what is compared ('which type of debt', 'among the ...').
@@ -80,13 +79,13 @@ def table_choice(sa: SubAnswer, question: str, reader: EvidenceReader) -> Comput
     if not candidates:
         return None
     _, _, ev_index, parent, rows = max(candidates, key=lambda c: (c[0], c[1]))
-    change = "change" in operations_asked(question) or bool(_FALL_RE.search(asked))
+    change = "change" in operations_asked(question) or bool(FALL_RE.search(asked))
     values = _ranked_values(rows, sa.period, reader.evidence[ev_index], change=change, percent=asks_percent(question))
     if values is None:
         return None
     superlative = _SUPERLATIVE_RE.search(asked)
     lowest = bool(superlative and LOWEST.match(superlative.group(0)))
-    if change and _FALL_RE.search(asked):
+    if change and FALL_RE.search(asked):  # a fall's biggest is the lowest change ('the biggest drop')
         lowest = not lowest  # the biggest drop is the lowest change
     try:
         return arithmetic.extreme(values, lowest=lowest, metric=sa.metric or parent.lower(),

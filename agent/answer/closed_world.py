@@ -22,7 +22,7 @@ from agent.answer.provenance import (
     row_label,
 )
 from agent.answer.reading import TOTAL_ROW_RE, EvidenceReader, Segment, only_periods
-from agent.answer.records import QUESTION_SCALE_RE, Check, SubAnswer
+from agent.answer.records import Check, SubAnswer
 from agent.answer.words import (
     ASKING_WORDS,
     EQUITY_WORDS,
@@ -38,6 +38,7 @@ from agent.entities import EntityRegistry
 from agent.entities.names import names_company
 from agent.finance.lexicon import find_metrics
 from agent.finance.metrics import METRICS
+from agent.finance.wording import CHANGE, SCALE_ASKED_RE, TOTAL_RE, without_possessive
 from agent.query.cues import possessive
 from agent.query.definitions import asked_part
 from agent.query.intent import asking_part
@@ -55,7 +56,7 @@ def _unasked_column(answer: SubAnswer, reader: EvidenceReader | None, asked: str
     return unasked_column(ev, answer.value, asked) if ev is not None else ""
 
 
-_NET_CHANGE_RE = re.compile(r"\bnet(?=\s+(?:chang|increas|decreas|differen)\w*)", re.IGNORECASE)
+_NET_CHANGE_RE = re.compile(rf"\bnet(?=\s+(?:{CHANGE})\b)", re.IGNORECASE)
 
 
 def _uncovered_words(answer: SubAnswer, question: str, provenance: str, headings: str, reader: EvidenceReader | None,
@@ -70,8 +71,8 @@ def _uncovered_words(answer: SubAnswer, question: str, provenance: str, headings
     total; the other words are the metric check's (modifiers) and the scope check's (parts)."""
     if only_periods(row_label(answer) or answer.named or naming_words(answer)):
         return []  # a schedule's year row ('2015 | 1,110') is the asked metric's by the schedule's own reading
-    question = re.sub(r"['’]s\b", "", asking_part(asked_part(question)))
-    question = QUESTION_SCALE_RE.sub(" ", _NET_CHANGE_RE.sub(" ", question))  # 'net change in X' asks X's change
+    question = without_possessive(asking_part(asked_part(question)))
+    question = SCALE_ASKED_RE.sub(" ", _NET_CHANGE_RE.sub(" ", question))  # 'net change in X' asks X's change
     printed = f"{provenance} {headings}"
     metrics = {m.canonical for m in find_metrics(printed)}
     if not answer.named:
@@ -132,7 +133,6 @@ def _stem_word(word: str) -> str:
     return next(iter(_content_words(word)), word.lower())
 
 
-_TOTAL_ASKED_RE = re.compile(r"\btotal\b", re.IGNORECASE)
 _PERIOD_COLUMN_RE = re.compile(r"\b(?:19|20)\d{2}\s*:")  # '2019: 11,569': a linearised cell under a year column
 _DATED_TAIL_RE = re.compile(r"\s+(?:as\s+(?:of|at)|at|for)\b.*$", re.IGNORECASE)
 
@@ -141,10 +141,10 @@ def _total_not_read(answer: SubAnswer, question: str, reader: EvidenceReader | N
     """'The total accrued liabilities' answered from a row that is no total ('Accrued compensation') while the
     figure's own table has a total row naming what the question asks ('Total accrued liabilities'), or only one
     bare 'Total' row: that row's label, else ''. A component is never stated as the total its table prints."""
-    if reader is None or answer.citation is None or not _TOTAL_ASKED_RE.search(question):
+    if reader is None or answer.citation is None or not TOTAL_RE.search(question):
         return ""
     row = naming_words(answer)
-    if not row or _TOTAL_ASKED_RE.search(row):
+    if not row or TOTAL_RE.search(row):
         return ""
     shown = answer.value.text.strip() if answer.value is not None else ""
     if shown and re.search(rf"\btotal\b[^|:]*:\s*{re.escape(shown)}", answer.quote, re.IGNORECASE):

@@ -68,7 +68,8 @@ from agent.finance.formulas import FormulaKind
 from agent.finance.lexicon import figure_kind, find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import MONEY_UNITS
-from agent.finance.periods import CALENDAR_FY_END, find_periods
+from agent.finance.periods import CALENDAR_FY_END, find_periods, granularity
+from agent.finance.wording import AS_SHARE_RE
 from agent.query.asked import (
     CHOICE,
     ITEMS,
@@ -469,7 +470,7 @@ def _inputs_span(comp: Computation) -> str:
 
 def _plain_period(period: str) -> str:
     """'FY2019' -> '2019': a fiscal year as a question asking 'in which year' names it; other periods as they are."""
-    return period[2:] if re.fullmatch(r"FY\d{4}", period) else period
+    return period[2:] if granularity(period) == "year" else period
 
 
 def _caption(text: str) -> str:
@@ -632,7 +633,7 @@ def _operation_label(comp: Computation, company: str, question: str = "") -> str
             return f"{item_kind(question)} with {whose}{comp.operation} {kind} in {metric} from {comp.result.period}"
         return f"{item_kind(question)} with {whose}{comp.operation} {metric} in {comp.result.period}"
     if comp.operation in {"highest", "lowest"}:
-        unit = "year" if re.fullmatch(r"FY\d{4}", comp.result.period) else "period"
+        unit = "year" if granularity(comp.result.period) == "year" else "period"
         return f"{unit} with {possessive(company) + ' ' if company else 'the '}{comp.operation} {metric}"
     kind = "percentage change" if comp.operation == "percent_change" else "change"
     return f"{kind} in {subject} from {comp.result.period}"
@@ -807,18 +808,11 @@ def compose_plan(plan: QueryPlan, sub_answers: Sequence[SubAnswer], evidence: Se
     return final
 
 
-# 'the % of net revenue', 'as a percentage of sales', 'the proportion of': a part of a whole asked.
-_SHARE_OF_RE = re.compile(
-    r"%\s*of\b|\b(?:percentage|percent|proportion|share)\s+of\b|\bas\s+an?\s+(?:percentage|percent|share|proportion)\b",
-    re.IGNORECASE,
-)
-
-
 def _share_unplanned(plan: QueryPlan, computations: Sequence[Computation]) -> str:
     """'The average % of net revenue for cost of net revenue': a question asking a share or ratio whose plan
     computed none, over amounts (not percentages), would state an average of amounts as the share; what it asks for
     then, else ''."""
-    if not _SHARE_OF_RE.search(plan.question) or not computations:
+    if not AS_SHARE_RE.search(plan.question) or not computations:
         return ""
     if any(c.operation in {"share", "ratio"} for c in plan.combinations):
         return ""

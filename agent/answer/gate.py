@@ -35,7 +35,7 @@ from collections.abc import Sequence
 
 from agent.answer.closed_world import PER_SHARE_TOPIC, check_scope, unsaid_qualifiers, without_company
 from agent.answer.companies import check_company, doc_company, names_absent_company
-from agent.answer.provenance import chunk_text, figure_context, naming_words, row_label
+from agent.answer.provenance import chunk_text, figure_context, last_sentence, naming_words, row_label
 from agent.answer.reading import Evidence, EvidenceReader
 from agent.answer.records import NOT_FOUND, Check, SubAnswer, _capital
 from agent.answer.words import (
@@ -557,11 +557,12 @@ def unmet_operation(answer: SubAnswer, question: str, caption: str = "") -> str:
 
 def _operation_words(answer: SubAnswer) -> str:
     """The words that may say a read figure already is a result (an average, a change): its row label, or in a
-    sentence the words before it back to the figure before it. In 'revenue increased by 13% to RMB200 billion' the
+    sentence the words before it back to the figure before it or the sentence's start. In 'revenue increased by 13% to RMB200 billion' the
     increase is the 13%'s; the 200 billion is the level it rose to."""
     naming = naming_words(answer)
     if answer.named or row_label(answer):
         return naming
+    naming = last_sentence(naming)  # 'reduced waste. Shorewood net sales of $670 million': the waste fell, not sales
     before = find_numbers(naming)
     return naming[before[-1].end :] if before else naming
 

@@ -14,14 +14,15 @@ from collections.abc import Sequence
 from agent.answer.records import SubAnswer
 from agent.finance.arithmetic import Computation
 from agent.finance.metrics import METRICS
+from agent.finance.wording import FALL, FALL_OR_NAME, RISE
 from agent.query.intent import asking_part
 
 CAPITAL_INTENSITY_MIN = 10.0  # capex of a tenth of revenue or more is capital-intensive (utilities, telecoms, fabs)
 CAPITAL_INTENSITY_METRIC = "capex to revenue"
 
 _YES_NO_RE = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|had|can)\b", re.IGNORECASE)
-_UP_RE = re.compile(r"\b(?:improv\w*|increas\w*|grow\w*|grew|rise|rising|rose|higher|expand\w*)\b", re.IGNORECASE)
-_DOWN_RE = re.compile(r"\b(?:declin\w*|decreas\w*|reduc\w*|fall\w*|fell|lower|shrink\w*|shrank|drop\w*)\b", re.I)
+_UP_RE = re.compile(rf"\b(?:{RISE}|improv\w*|higher|expand\w*)\b", re.IGNORECASE)
+_DOWN_RE = re.compile(rf"\b(?:{FALL}|{FALL_OR_NAME}|lower)\b", re.IGNORECASE)
 _POSITIVE_RE = re.compile(r"\bpositive\b", re.IGNORECASE)
 _NEGATIVE_RE = re.compile(r"\bnegative\b", re.IGNORECASE)
 _INTENSIVE_RE = re.compile(r"\bcapital[- ]intensive\b", re.IGNORECASE)

@@ -15,7 +15,7 @@ from agent.answer.reading import (
     EvidenceReader,
 )
 from agent.answer.records import Figure, FinalAnswer
-from agent.answer.verify import FigureCheck, verify_answer
+from agent.answer.verify import CITATION_RE, FigureCheck, verify_answer
 from agent.finance.arithmetic import Computation
 from agent.finance.periods import find_periods, period_year, quarters_of
 from agent.llm.models import UsageLog, calculator, text_call
@@ -224,7 +224,7 @@ def other_period_figures(question: str, checks: Sequence[FigureCheck], evidence:
 
 
 def _label_citations(label: str, evidence: Sequence[Evidence]) -> list[Citation]:
-    m = re.match(r"\[(?P<doc>[^\[\]]+?),\s*p\.\s*(?P<page>\d+)\]", label or "")
+    m = CITATION_RE.match(label or "")
     if m is None:
         return []
     doc, page = m.group("doc").strip(), int(m.group("page"))

@@ -58,6 +58,11 @@ def page_headings(reader: EvidenceReader | None, answer: SubAnswer) -> str:
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=\S)")
 
 
+def last_sentence(text: str) -> str:
+    """The text's last sentence (all of it when it ends none)."""
+    return _SENTENCE_END_RE.split(text.rstrip())[-1]
+
+
 INTRODUCTION_MIN_WORDS = 4  # 'millions of dollars 2006 2005 2004' is the table's unit line, not its introduction
 
 

@@ -5,7 +5,6 @@ rounding) so every stated number keeps its unit, scale, sign and period.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from typing import Literal
 
@@ -15,6 +14,7 @@ from agent.answer.verify import Verification
 from agent.finance import arithmetic
 from agent.finance.arithmetic import CitedValue, Computation
 from agent.finance.numbers import decimals_of, format_number
+from agent.finance.wording import SCALE_ASKED_RE
 from agent.query.cues import metric_label, possessive
 from agent.schemas import Citation, NumericValue
 
@@ -27,11 +27,6 @@ COMPUTED_CONFIDENCE_FLOOR = 0.5  # a computation is as sure as its least sure in
 ROUNDED_DECIMALS = {1e9: 1, 1e6: 0, 1e3: 0}  # how a converted figure is quoted: $4.6 billion, $303 million
 
 
-QUESTION_SCALE_RE = re.compile(  # "in USD millions": the scale a question asks its answer in
-    r"\b(?:in|usd|us\$|\$)\s*(?:usd\s+|us\s*\$\s*|\$\s*|us\s+dollars?\s+|dollars\s+)?"
-    r"(thousands|millions|billions)\b",
-    re.IGNORECASE,
-)
 
 
 _SCALE_OF_WORD = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
@@ -161,8 +156,8 @@ class CombinationResult(BaseModel):
 # ---------------------------------------------------------------------------------------------------------
 def question_scale(question: str) -> float | None:
     """The scale a question asks the answer in ('in USD millions' -> 1e6); None when it names none."""
-    m = QUESTION_SCALE_RE.search(question or "")
-    return _SCALE_OF_WORD[m.group(1).lower()] if m else None
+    m = SCALE_ASKED_RE.search(question or "")
+    return _SCALE_OF_WORD[m.group("scale").lower()] if m else None
 
 
 def display_value(n: NumericValue, kind: str, target_scale: float | None = None) -> str:

@@ -16,6 +16,7 @@ from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation
 from agent.finance.lexicon import find_metrics
 from agent.finance.numbers import MONEY_UNITS
 from agent.finance.periods import find_periods, period_year
+from agent.finance.wording import without_possessive
 from agent.query.asked import (
     COMPARATIVE,
     LOWEST,
@@ -48,7 +49,7 @@ def read_row(sa: SubAnswer, question: str, reader: EvidenceReader | None) -> Seg
     named = _content_words(f"{row.label} {row.parent} {sa.metric} {sa.company}") | ASKING_WORDS
     # "Northwind's" is the company's name; the question's own names of the metric ('capex') and the span of years it
     # counts ('the last three years') name this row's figures too
-    asked = re.sub(r"['’]s\b", "", without_span(question))
+    asked = without_possessive(without_span(question))
     for mention in reversed(find_metrics(asked)):
         if mention.canonical == sa.metric:
             asked = f"{asked[: mention.start]} {asked[mention.end:]}"

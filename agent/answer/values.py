@@ -35,6 +35,7 @@ from agent.answer.records import (
 )
 from agent.answer.words import (
     _WORD_RE,
+    ADJUSTED_RE,
     RETRIEVAL_WEIGHT,
     TOTAL_BONUS,
     _about,
@@ -100,9 +101,6 @@ LATEST_CONFIDENCE = 0.85  # a value read for the latest period when the question
 CONFLICT_CONFIDENCE = 0.75  # another equally good candidate disagrees
 
 
-_ADJUSTED_RE = re.compile(
-    r"\badjusted\b|\bnon[\s-]?gaap\b|\bcore\b|\borganic\b|\bpro\s+forma\b", re.IGNORECASE
-)
 
 
 _TOPIC_STATEMENT = {
@@ -240,7 +238,7 @@ def _candidates(
     the (lower-case) segment, region or product names the question scopes to: a row labelled by one of them
     under a sub-heading naming the metric ('Operating Profit' / 'Frito-Lay North America | 1,599') is one."""
     kind = figure_kind(metric)
-    wants_adjusted = bool(_ADJUSTED_RE.search(question))
+    wants_adjusted = bool(ADJUSTED_RE.search(question))
     preferred = _TOPIC_STATEMENT.get(METRICS[metric].topic, "") if metric in METRICS else ""
     asked = set(_WORD_RE.findall(question.lower()))
     intent_metrics = {m.canonical for m in find_metrics(question)}
@@ -281,7 +279,7 @@ def _candidates(
         stmt = statement_kind(ev)
         if preferred == "balance" and stmt == "cashflow":
             base -= STATEMENT_MISMATCH
-        if _ADJUSTED_RE.search(seg.label or "") and not wants_adjusted:
+        if ADJUSTED_RE.search(seg.label or "") and not wants_adjusted:
             base -= ADJUSTED_PENALTY
         base += RETRIEVAL_WEIGHT * reader.rel_score[seg.ev]
         others = {m.canonical for m in seg.mentions} - {metric} - intent_metrics

@@ -14,6 +14,7 @@ from agent.answer.reading import (
 from agent.entities.names import name_key, names_company, same_name
 from agent.finance.numbers import name_numbers, without_units
 from agent.finance.periods import find_periods, without_periods
+from agent.finance.wording import without_possessive
 from agent.query.plan import SubQuery
 from agent.query.scope import CONTRIBUTION_VERBS, FILLER_WORDS, PREDICATE_VERBS, STOP_WORDS, metric_modifiers
 from agent.schemas import NumericValue, Relation
@@ -156,7 +157,7 @@ def unasked_part(ev: Evidence, asked: str) -> str:
     no answer for the company's."""
     if not ev.part:
         return ""
-    asked = re.sub(r"['’]s\b", "", asked)  # "Space's operating income" names Space
+    asked = without_possessive(asked)  # "Space's operating income" names Space
     return "" if _content_words(ev.part) <= _content_words(asked) else ev.part
 
 
@@ -173,7 +174,7 @@ def unasked_column(ev: Evidence, value: NumericValue, asked: str) -> str:
     own = next((c for c in named if c.label == value.column), None)
     if own is None or len(named) < 2 or WHOLE_COLUMN_RE.match(own.label):
         return ""
-    asked = re.sub(r"['’]s\b", "", asked)
+    asked = without_possessive(asked)
     return "" if _content_words(without_units(own.label)) <= _content_words(asked) else own.label
 
 
@@ -221,6 +222,8 @@ def counted_noun(question: str) -> str:
     return _stem(words[-1]) if words else ""
 
 
+# A figure on another basis than the reported one ('adjusted EBITDA', 'non-GAAP', 'core', 'organic', 'pro forma').
+ADJUSTED_RE = re.compile(r"\badjusted\b|\bnon[\s-]?gaap\b|\bcore\b|\borganic\b|\bpro\s+forma\b", re.IGNORECASE)
 OUTLOOK = "outlook"  # the qualifier kind of a figure a company expects (guidance)
 _QUALIFIERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
@@ -232,7 +235,7 @@ _QUALIFIERS: tuple[tuple[str, re.Pattern[str]], ...] = (
             re.IGNORECASE,
         ),
     ),
-    ("adjusted", re.compile(r"\badjusted\b|\bnon-gaap\b|\borganic\b|\bpro\s+forma\b", re.IGNORECASE)),
+    ("adjusted", ADJUSTED_RE),
     # A figure a company expects is guidance, not a result: it answers only a question after an expectation.
     (OUTLOOK, re.compile(r"\bexpect(?:s|ed|ing|ations?)?\b|\banticipat\w*|\bguidance\b|\boutlook\b|\bforecast\w*",
                            re.IGNORECASE)),

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 
 from agent.finance.numbers import parse_number
+from agent.finance.wording import AS_SHARE, CHANGE, CHANGE_NOUN
+from agent.query.cues import CAGR_RE
 from agent.query.operations import guess_operation
 from agent.schemas import NumericValue
 
@@ -42,16 +44,19 @@ LOWEST = re.compile(r"(?:small|low|least|less|fewer|worse|worst|minimum)", re.I)
 SIZE_WORD = re.compile(r"(?:larg|big|great|small)", re.I)
 
 
+# A figure named an average already is one ('Average selling price').
+AVERAGE_NAME_RE = re.compile(r"\b(?:average|avg|mean)\b", re.I)
+
+
 # What a question asks to be done with a metric, and the words by which a figure already is that result: a
 # figure read as it stands answers "the average X" only when it is itself an average ("Average selling price").
-_OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str]], ...] = (
-    ("average", "an average", re.compile(r"\b(?:average|mean)\b", re.I), re.compile(r"\b(?:average|avg|mean)\b", re.I)),
+_OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str] | None], ...] = (
+    ("average", "an average", re.compile(r"\b(?:average|mean)\b", re.I), AVERAGE_NAME_RE),
     (
         "change",
         "a change between periods",
-        re.compile(r"\b(?:change|difference|increase|decrease|growth|grew|decline)\b", re.I),
-        re.compile(r"\b(?:chang\w*|differen\w*|increas\w*|decreas\w*|growth|grow\w*|declin\w*|variance|%|percent\w*)",
-                   re.I),
+        re.compile(rf"\b(?:{CHANGE_NOUN}|grew)\b", re.I),
+        re.compile(rf"\b(?:{CHANGE})\b|%|\bpercent\w*", re.I),
     ),
     (
         # 'In which year was X the largest?', 'Which FY has a higher EBITDA?': a period is the answer, and no single
@@ -60,7 +65,7 @@ _OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str]], ...] = (
         "the period with the highest or lowest value",
         re.compile(rf"{_WHICH}(?:year|period|quarter|fy)\b"
                    rf"(?!.*{_TEST})(?=.*\b{COMPARATIVE}(?!\s+than\b))", re.I),
-        re.compile(r"(?!)"),
+        None,
     ),
     (
         # 'How many years did X exceed $3,000 thousand?', 'In which year was X negative?': the periods of the row
@@ -69,7 +74,7 @@ _OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str]], ...] = (
         "the periods meeting a threshold",
         re.compile(rf"{_WHICH_OR_HOW_MANY}(?:years?|periods?|quarters?)\b"
                    rf".*(?:{_TEST}|{_SIGN_TEST})", re.I),
-        re.compile(r"(?!)"),
+        None,
     ),
     (
         # 'Which region had the worst topline performance?', 'Among operations, investing and financing, which
@@ -84,7 +89,7 @@ _OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str]], ...] = (
                    # 'What was the largest liability on the balance sheet?': the superlative of a kind of item
                    rf"|\bwhat\s+(?:is|was|are|were)\s+(?:the\s+)?(?:company's\s+|its\s+)?{SUPERLATIVE}\s+"
                    rf"(?:[\w-]+\s+){{0,2}}?{ITEM_KINDS}\b", re.I),
-        re.compile(r"(?!)"),
+        None,
     ),
     (
         # 'In which years was X less than 800 million?': the periods meeting a threshold, never one figure (and
@@ -93,7 +98,7 @@ _OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str]], ...] = (
         "the periods or items meeting a threshold",
         # 'Are there any product categories that represent more than 20% of revenue?'
         re.compile(rf"\b(?:are|were|is|was)\s+there\s+any\b.*{_TEST}", re.I),
-        re.compile(r"(?!)"),
+        None,
     ),
     (
         # 'In which years was operating income calculated?': the periods the table gives the row for.
@@ -101,7 +106,7 @@ _OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str]], ...] = (
         "the periods reported",
         re.compile(rf"{_WHICH}(?:years|periods)\b(?!.*\b{COMPARATIVE})(?!.*{_TEST})(?!.*{_SIGN_TEST})",
                    re.I),
-        re.compile(r"(?!)"),
+        None,
     ),
     (
         # 'What are the components of inventories?', 'What are the types of deferred income in the table?': the
@@ -110,13 +115,12 @@ _OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str]], ...] = (
         "the items a table lists",
         re.compile(r"^\s*(?:what|which)\s+(?:are|were)\s+the\s+(?:\w+\s+){0,2}?"
                    r"(?:components|types|items|categories|kinds|elements)\b(?!.*\b(?:19|20)\d{2}\b)", re.I),
-        re.compile(r"(?!)"),
+        None,
     ),
     (
         "ratio",
         "a ratio or share",
-        re.compile(r"\b(?:proportion|ratio|portion|fraction)\b|\b(?:percentage|percent|share) of\b|%\s*of\b|"
-                   r"\bas an? (?:percentage|percent|share|proportion|fraction)\b", re.I),
+        re.compile(rf"\b(?:ratio|proportion|portion|fraction)\b|{AS_SHARE}", re.I),
         re.compile(r"\b(?:ratio|proportion|portion|fraction|percent\w*|share|margin|rate|yield)\b|%", re.I),
     ),
 )
@@ -145,7 +149,7 @@ def threshold_asked(question: str) -> tuple[str, NumericValue] | None:
 def asked_operation(question: str, naming: str) -> str:
     """The operation the question asks for that a figure named ``naming`` is not the result of, or ''."""
     for _, what, asked, carried in _OPERATIONS:
-        if asked.search(question) and not carried.search(naming):
+        if asked.search(question) and not (carried is not None and carried.search(naming)):
             return what
     return ""
 
@@ -174,7 +178,7 @@ _MODEL_OPERATIONS: dict[str, tuple[str, re.Pattern[str]]] = {
     "average": ("an average", _CARRIED["average"]),
     "change": ("a change between periods", _CARRIED["change"]),
     "percent_change": ("a percentage change", _CARRIED["change"]),
-    "cagr": ("a compound annual growth rate", re.compile(r"\bcagr\b|\bcompound", re.I)),
+    "cagr": ("a compound annual growth rate", CAGR_RE),
 }
 
 

@@ -13,6 +13,16 @@ from agent.finance.formulas import FormulaKind
 from agent.finance.lexicon import MetricMention, find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.periods import find_periods, sort_key, without_periods
+from agent.finance.wording import (
+    CHANGE,
+    CHANGE_NOUN,
+    CHANGE_RE,
+    COUNT_WORD,
+    SCALE_ASKED_RE,
+    SHARE_NOUN,
+    SHARE_RE,
+    plain_words,
+)
 from agent.schemas import QueryIntent, Relation
 
 # Words that make a turn lean on earlier ones (pronouns and ellipsis openers).
@@ -41,8 +51,8 @@ _SUBJECT_HEAD_RE = re.compile(
     r"^(?:(?:in|between|from|during|for|as\s+of|at|by|the\s+years?\s+of|years?\s+of|and|to)\b[\s,]*)*"
     r"(?:(?:and|so|also|then|now)\b[\s,]*)*(?:(?:what|how\s+much|how\s+many)\s+(?:was|were|is|are|did|does|do)?"
     r"[\s,]*(?:(?:then|again|also)\b[\s,]*)?)?(?:the\s+)?"
-    r"(?:(?:net\s+|total\s+|overall\s+)?(?:percent(?:age)?\s+)?(?:change|difference|variation|variance|increase|"
-    r"decrease|growth|decline|fluctuation|sum|total|average)\s+(?:in|of|for)\s+(?:the\s+)?)?"
+    rf"(?:(?:net\s+|total\s+|overall\s+)?(?:percent(?:age)?\s+)?(?:{CHANGE_NOUN}|sum|total|average)\s+(?:in|of|for)\s+"
+    r"(?:the\s+)?)?"
     r"(?:(?:value|amount|balance|number)\s+of\s+(?:the\s+)?)?",
     re.IGNORECASE,
 )
@@ -71,21 +81,26 @@ _DEMONSTRATIVE_RE = re.compile(
 )
 
 
-# Words of arithmetic and comparison: a remainder of only these names no figure ('the percent change').
-OPERATION_WORDS = frozenset(
+# Words of arithmetic and comparison besides the change words: a remainder of only these names no figure ('the
+# percent change').
+_ARITHMETIC_WORDS = frozenset(
     (
-        *("change", "difference", "variation", "variance", "increase", "decrease", "growth", "decline", "net"),
-        *("fluctuation", "percent", "percentage", "sum", "total", "average", "ratio", "between", "two"),
-        *("three", "both", "all", "years", "over", "rate", "portion", "proportion", "share", "much", "many"),
+        *("net", "percent", "percentage", "sum", "total", "average", "ratio", "between", "two", "three", "both"),
+        *("all", "years", "over", "rate", "portion", "proportion", "share", "much", "many"),
     )
 )
+
+
+def is_operation_word(word: str) -> bool:
+    """Whether a (lower-case) word names arithmetic or a change ('grew', 'percent', 'total'), not a figure."""
+    return word in _ARITHMETIC_WORDS or bool(CHANGE_RE.fullmatch(word))
 
 
 # Words that only link a follow-up's periods and arithmetic ('over the subsequent year, from 2009 to 2010').
 LINK_WORDS = frozenset(
     (
         *("from", "to", "between", "over", "subsequent", "following", "next", "year", "period", "did", "does"),
-        *("do", "precedent", "preceding", "prior", "previous", "earlier", "later", "same", "since"),
+        *("do", "precedent", "preceding", "prior", "previous", "earlier", "later", "same", "since", "by"),
     )
 )
 
@@ -122,8 +137,7 @@ PART_OF_RE = re.compile(
 # 'the change in that percentage of the bbb/baa': the percentage is the figure that changes (in points), not
 # how the change is expressed.
 PERCENT_MEASURED_RE = re.compile(
-    r"\b(?:chang\w*|difference|increase|decrease|variation|variance)\s+in\s+(?:the\s+|that\s+|this\s+)?"
-    r"(?:percent(?:age)?|share|proportion|portion)\b",
+    rf"\b(?:{CHANGE})\s+in\s+(?:the\s+|that\s+|this\s+)?(?:{SHARE_NOUN})\b",
     re.IGNORECASE,
 )
 
@@ -133,16 +147,10 @@ def asks_percent(question: str, percent_re: re.Pattern[str] = PERCENT_RE) -> boo
     return bool(percent_re.search(PERCENT_MEASURED_RE.sub(" ", question)))
 
 
-CHANGE_RE = re.compile(
-    r"\bchang\w*|\bincreas\w*|\bdecreas\w*|\bdifference\b|\bgr[eo]w\w*|\bdeclin\w*|\brise\b|\brose\b|"
-    r"\bfell\b|\bvariation\b|\bfluctuat\w*|\bvar(?:y|ied)\b|"
-    r"\bdrop\w*|\bmove[ds]?\b|\bvariance\b|\bdelta\b|\byear[- ](?:over|on)[- ]year\b|\byoy\b|\by/y\b",
-    re.IGNORECASE,
-)
 
 
 # "Weighted average" names a metric (weighted average exercise price), never an average to compute.
-_YEARS_WINDOW_RE = re.compile(r"\b(?:\d+|two|three|four|five)[- ]year\b", re.IGNORECASE)
+_YEARS_WINDOW_RE = re.compile(rf"\b(?:\d+|{COUNT_WORD})[- ]year\b", re.IGNORECASE)
 # 'from 2017 to 2019', 'between 2017 and 2019', '2017 through 2019', '2017 - 2019', '2017-2019': every year between.
 _RANGE_RE = re.compile(
     r"\bfrom\b.*\bto\b|\bbetween\b.*\band\b|\bthrough\b|\s-\s|–|\b(?:19|20)\d{2}-(?:19|20)\d{2}\b", re.IGNORECASE
@@ -161,12 +169,6 @@ AVERAGE_RE = re.compile(r"(?<!weighted )\baverage\b|\bmean\b", re.IGNORECASE)
 SUM_RE = re.compile(r"\btotal\b|\bsum\b|\bcombined\b|\bcumulative\b|\baltogether\b|\bin aggregate\b", re.I)
 
 
-SHARE_RE = re.compile(
-    r"\bas\s+an?\s+(?:%|percent(?:age)?|share|proportion|fraction|portion)\s+of\b|"
-    r"\b(?:%|percent(?:age)?)\s+of\b|"
-    r"\bshare\s+of\b|\bproportion\s+of\b|\bportion\s+of\b|\bslice\s+of\b",
-    re.IGNORECASE,
-)
 
 
 def share_of_metric(question: str) -> tuple[re.Match[str], MetricMention] | None:
@@ -193,11 +195,6 @@ NEXT_YEAR_RE = re.compile(
 )
 
 
-_SCALE_HINT_RE = re.compile(
-    r"\(?\b(?:answer\s+)?in\s+(?:usd|us\s*\$|\$|us\s+dollars?|dollars)?\s*"
-    r"(?:thousands|millions|billions)\b\)?",
-    re.IGNORECASE,
-)
 
 
 NON_NUMERIC_RELATIONS = frozenset({Relation.EXPLANATION, Relation.DEFINITION, Relation.POLICY})
@@ -215,7 +212,7 @@ def metric_label(metric: str) -> str:
                 return abbr
     return metric
 # 'that', 'this', 'the change': the result of the last answer.
-_RESULT_RE = re.compile(r"\b(?:that|this|the\s+(?:net\s+)?(?:change|difference|increase|decrease))\b", re.I)
+_RESULT_RE = re.compile(rf"\b(?:that|this|the\s+(?:net\s+)?(?:{CHANGE_NOUN}))\b", re.I)
 
 
 def possessive(company: str) -> str:
@@ -398,8 +395,8 @@ def lookup_question(
     figure, kept when it says more than the lexicon's names ('the adjusted consolidated cash flow', not 'the cash
     flow': the row the user means)."""
     names = [metric_label(m) for m in metrics]
-    said = set(re.findall(r"[a-z&]{2,}", wording.lower())) - FOLLOW_UP_FILLER
-    named = set(re.findall(r"[a-z&]{2,}", " ".join(names).lower()))
+    said = set(plain_words(wording)) - FOLLOW_UP_FILLER
+    named = set(plain_words(" ".join(names)))
     if len(metrics) == 1 and said > named:
         names = [re.sub(r"^(?:the|its|their)\s+", "", wording.strip(), flags=re.IGNORECASE)]
     subject = f"{possessive(company)} {and_list(names)}" if company else f"the {and_list(names)}"
@@ -414,7 +411,7 @@ def chronological(periods: Sequence[str]) -> list[str]:
 
 
 def scale_hint(question: str) -> str:
-    m = _SCALE_HINT_RE.search(question)
+    m = SCALE_ASKED_RE.search(question)
     return m.group(0).strip("() ") if m else ""
 
 
@@ -453,11 +450,11 @@ def subject_phrase(question: str) -> str:
     arithmetic ('the change in'), periods and scale hints are dropped; '' when nothing that names a figure
     is left ('what was the value in 2008?', 'what is that as a percentage?')."""
     text = without_periods(question.strip().rstrip("?.! "))
-    text = _SCALE_HINT_RE.sub(" ", text)
+    text = SCALE_ASKED_RE.sub(" ", text)
     text = _SUBJECT_PERIOD_GLUE_RE.sub(" ", text)
     text = _SUBJECT_HEAD_RE.sub("", " ".join(text.split()).lstrip(" ,;:"))
     text = _SUBJECT_TAIL_RE.sub("", text).strip(" ,;:")
-    words = [w for w in re.findall(r"[a-z&]{2,}", text.lower()) if w not in FOLLOW_UP_FILLER | OPERATION_WORDS]
+    words = [w for w in plain_words(text) if w not in FOLLOW_UP_FILLER and not is_operation_word(w)]
     if not words or _REFERENCE_RE.search(text) or len(text.split()) > SUBJECT_MAX_WORDS:
         return ""
     return text
@@ -469,8 +466,8 @@ def _own_words(question: str) -> list[str]:
     rest = _REFERENCE_RE.sub(" ", rest)
     return [
         w
-        for w in re.findall(r"[a-z&]{2,}", rest.lower())
-        if w not in FOLLOW_UP_FILLER | OPERATION_WORDS | LINK_WORDS
+        for w in plain_words(rest)
+        if w not in FOLLOW_UP_FILLER | LINK_WORDS and not is_operation_word(w)
     ]
 
 

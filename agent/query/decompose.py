@@ -15,24 +15,20 @@ from agent.finance.formulas import FormulaKind
 from agent.finance.lexicon import canonical, components, find_metrics, is_percentage_metric
 from agent.finance.metrics import METRICS
 from agent.finance.periods import expand_range, find_periods, shift_period
+from agent.finance.wording import CHANGE_NOUN, CHANGE_RE, SHARE_RE, plain_words
 from agent.llm import schemas as llm_schemas
 from agent.llm.models import UsageLog, structured_call
 from agent.llm.prompts import MAX_SUB_QUERIES, decompose_messages
 from agent.query.asked import PERIODS_MEETING, operation_asked, operations_asked
 from agent.query.cues import (
-    AVERAGE_RE,
-    CAGR_RE,
-    CHANGE_RE,
     COMPARE_RE,
     FOLLOW_UP_FILLER,
     LINK_WORDS,
     NON_NUMERIC_RELATIONS,
-    OPERATION_WORDS,
     PERCENT_RE,
-    SHARE_RE,
-    SUM_RE,
     chronological,
     intent_companies,
+    is_operation_word,
     item_questions,
     lookup_question,
     metric_label,
@@ -46,7 +42,7 @@ from agent.query.cues import (
 from agent.query.definitions import DEFINITION_CLAUSE_RE
 from agent.query.dialogue import DialogueSlots
 from agent.query.intent import extract_intent
-from agent.query.operations import asks_words, guess_operation
+from agent.query.operations import asks_words, guess_operation, named_operations
 from agent.query.plan import Combination, QueryPlan, SubQuery
 from agent.query.scope import (
     basis_words,
@@ -65,8 +61,7 @@ _COMPARATIVE_RE = re.compile(r"\b(?:higher|lower|larger|bigger|smaller|better|wo
 
 # Wording that asks for the relative change of a percentage ('percentage change in gross margin'), not points.
 _RELATIVE_PERCENT_RE = re.compile(
-    r"\bpercent(?:age)?\s+(?:change|increase|decrease|growth|declin\w*|rise|drop)\b|"
-    r"%\s*(?:change|increase|decrease|growth)\b|\bgrowth\s+rate\b|\brate\s+of\s+(?:growth|change)\b|"
+    rf"(?:\bpercent(?:age)?\s+|%\s*)(?:{CHANGE_NOUN})\b|\bgrowth\s+rate\b|\brate\s+of\s+(?:growth|change)\b|"
     r"\bby\s+what\s+percent(?:age)?\b|\bin\s+percent(?:age)?\s+terms\b|\brelative\s+change\b",
     re.IGNORECASE,
 )
@@ -101,26 +96,13 @@ def _sub_query_id(company: str, metric: str, period: str) -> str:
     return f"{_slug(company) or 'any'}:{_slug(metric) or 'text'}:{period or 'latest'}"
 
 
-def _outside_metrics(text: str, pattern: re.Pattern[str]) -> bool:
-    """True when ``pattern`` matches outside every metric name ('total' in 'total revenue' does not count)."""
-    spans = [(m.start, m.end) for m in find_metrics(text)]
-    return any(not any(s <= m.start() < e for s, e in spans) for m in pattern.finditer(text))
-
-
 # The operations over a metric's periods; a share or ratio is read across metrics, beside them.
 _PERIOD_OPERATIONS = ("change", "percent_change", "average", "sum", "cagr")
 
 
 def _period_operation(question: str) -> str:
     """The arithmetic a question asks of a metric's periods (:meth:`OperationGuess.among` the lexicon's words)."""
-    named = {
-        "change": bool(CHANGE_RE.search(question)),
-        "percent_change": bool(CHANGE_RE.search(question)),
-        "cagr": bool(CAGR_RE.search(question)),
-        "average": bool(AVERAGE_RE.search(question)) and _outside_metrics(question, AVERAGE_RE),
-        "sum": bool(SUM_RE.search(question)) and _outside_metrics(question, SUM_RE),
-    }
-    return guess_operation(question).among(_PERIOD_OPERATIONS, [op for op, said in named.items() if said])
+    return guess_operation(question).among(_PERIOD_OPERATIONS, named_operations(question))
 
 
 def _metrics_in(text: str) -> list[str]:
@@ -133,11 +115,11 @@ def _qualified_subject(question: str, metric: str) -> str:
     subject = subject_phrase(question)
     if not subject or CHANGE_RE.search(subject) or PERCENT_RE.search(subject):
         return ""
-    named = set(re.findall(r"[a-z&]{3,}", metric_label(metric).lower()))
+    named = set(plain_words(metric_label(metric), 3))
     extra = [
         w
-        for w in re.findall(r"[a-z&]{3,}", subject.lower())
-        if w not in named and w not in FOLLOW_UP_FILLER | OPERATION_WORDS | LINK_WORDS
+        for w in plain_words(subject, 3)
+        if w not in named and w not in FOLLOW_UP_FILLER | LINK_WORDS and not is_operation_word(w)
     ]
     return subject if extra else ""
 
@@ -582,7 +564,6 @@ def asked_name(question: str, metric: str, company: str = "") -> str:
     return " ".join([*basis, *metric_modifiers(question, metric, company), shown])
 
 
-_SHARE_OF_RE = re.compile(r"(?:%|\b(?:percent(?:age)?|portion|proportion|share|fraction|slice))\s+of\b", re.I)
 _WHOLE_GAP_WORDS = frozenset(("the", "its", "their", "a", "an", "total", "this", "that"))
 
 
@@ -590,7 +571,7 @@ def _whole_of_share(question: str, metrics: Sequence[str]) -> str:
     """The metric a share is of: the one of ``metrics`` named right after 'share of' / 'percentage of' ('what share
     of revenue did R&D account for', 'R&D as a percentage of revenue', 'what portion of the price went to
     goodwill'), with only a determiner or the company's name between; '' otherwise."""
-    m = _SHARE_OF_RE.search(question)
+    m = SHARE_RE.search(question)
     after = find_metrics(question[m.end():]) if m is not None else []
     if m is None or not after or after[0].canonical not in metrics:
         return ""

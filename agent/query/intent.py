@@ -27,10 +27,11 @@ from agent.finance.periods import (
     with_lone_part,
     with_shared_part,
 )
+from agent.finance.wording import CHANGE, COUNT_VALUES, COUNT_WORD, MOVEMENT, SCALE, YEAR_ON_YEAR
 from agent.ingest.cards import find_scope_entities
 from agent.query.asked import PERIODS_MEETING, operations_asked
 from agent.query.cues import share_of_metric
-from agent.query.kind import QueryKind, classify_query
+from agent.query.kind import COMPOSED, WORKED_OUT, QueryKind, classify_query
 from agent.query.scope import (
     PLAIN_MODIFIERS,
     contributed_part,
@@ -49,9 +50,9 @@ _DEFINITION = re.compile(
     r"\bwhat\s+is\s+meant\s+by\b|\bhow\s+(?:is|are|does|do)\b.{0,60}\bdefined?\b|"
     # What a measure is made of or how it is worked out: 'What does goodwill consist of?', 'How is EBITDA
     # calculated?', 'What are the components considered when calculating X?'. The answer is words, not a figure.
-    r"\bwhat\s+(?:does|do|did)\b.{0,80}\b(?:represent|consist|comprise|include)s?\b|"
+    rf"\bwhat\s+(?:does|do|did)\b.{{0,80}}\b(?:{COMPOSED})s?\b|"
     r"\bwhat\s+(?:are|were)\s+the\s+(?:components|items|elements)\b|"
-    r"\bhow\s+(?:is|are|was|were)\b.{0,60}\b(?:calculated|computed|determined|derived|measured|estimated)\b",
+    rf"\bhow\s+(?:is|are|was|were)\b.{{0,60}}\b(?:{WORKED_OUT})\b",
     re.I,
 )
 _POLICY = re.compile(
@@ -73,21 +74,18 @@ _EXPLANATION = re.compile(
 _TREND = re.compile(
     r"\btrends?\b|\bover\s+the\s+(?:past|last)\b|\bimproving\b|\bdeteriorat\w*|\bstable\b|"
     r"\bconsistent(?:ly)?\b|\bhistor(?:y|ical(?:ly)?)\b|\beach\s+year\b|\bover\s+time\b|\bmulti[\s-]year\b|"
-    r"\b(?:two|three|four|five|six|seven|eight|nine|ten|\d{1,2})[\s-]years?\s+"
-    r"(?:average|trend|period|history)\b",
+    rf"\b(?:{COUNT_WORD}|\d{{1,2}})[\s-]years?\s+(?:average|trend|period|history)\b",
     re.I,
 )
 _COMPARISON = re.compile(
-    r"\bcompar\w*|\bvs\.?(?=\s)|\bversus\b|\bchang(?:e|ed|es|ing)\b|\bincreas(?:e|ed|es|ing)\b|"
-    r"\bdecreas(?:e|ed|es|ing)\b|\bgrow(?:th|n|s)?\b|\bgrew\b|\byear[\s-]over[\s-]year\b|\byoy\b|"
-    r"\bdifference\b|"
-    r"\bhigher\b|\blower\b|\bdrop(?:ped)?\b|\bdeclin(?:e|ed|es|ing)\b|\bros(?:e|en)\b|\bris(?:e|es|ing)\b|"
-    r"\braised?\b|\b(?:largest|biggest|highest|lowest|most|least|worst|best)\b|\bbetween\b.{1,60}\band\b",
+    rf"\bcompar\w*|\bvs\.?(?=\s)|\bversus\b|\b(?:{CHANGE}|{YEAR_ON_YEAR})\b|"
+    r"\bhigher\b|\blower\b|\braised?\b|\b(?:largest|biggest|highest|lowest|most|least|worst|best)\b|"
+    r"\bbetween\b.{1,60}\band\b",
     re.I,
 )
 _NUMERIC = re.compile(
     r"\bhow\s+(?:much|many)\b|\bamount\b|\bin\s+(?:usd|us\s+dollars|dollars|\$)|\busd\b|"
-    r"\b(?:millions?|billions?|thousands?)\b|\bratio\b|%|\bpercent(?:age)?s?\b|\bround(?:ed)?\b|\bdecimal\b|"
+    rf"\b(?:{SCALE}|million|billion|thousand)\b|\bratio\b|%|\bpercent(?:age)?s?\b|\bround(?:ed)?\b|\bdecimal\b|"
     r"\bcalculat\w+|\bcomput\w+|"
     r"\bquantity\b|\bnumber\s+of\b|\bby\s+how\s+much\b|\bvalue\s+of\b|\btotal\b|\bpercentage\s+points?\b",
     re.I,
@@ -109,22 +107,16 @@ _LATEST = re.compile(
     re.I,
 )
 _PRIOR = re.compile(
-    r"\byear[\s-]over[\s-]year\b|\byoy\b|\b(?:prior|previous|preceding)\s+(?:fiscal\s+)?year\b|"
-    r"\bcompared\s+(?:to|with)\s+(?:the\s+)?(?:prior|previous|last)\s+year\b|\bchange[sd]?\b|"
-    r"\bgrowth\b|\bgrew\b",
+    rf"\b(?:{YEAR_ON_YEAR})\b|\b(?:prior|previous|preceding)\s+(?:fiscal\s+)?year\b|"
+    rf"\bcompared\s+(?:to|with)\s+(?:the\s+)?(?:prior|previous|last)\s+year\b|\b(?:{MOVEMENT})\b",
     re.I,
 )
 _SPAN_YEARS = re.compile(
-    r"\b(?P<n>two|three|four|five|six|seven|eight|nine|ten|\d{1,2})[\s-]years?\s+"
-    r"(?:average|avg|trend|period|span|history|cagr)\b|"
-    r"\b(?:past|last|prior)\s+(?P<n2>two|three|four|five|six|seven|eight|nine|ten|\d{1,2})\s+"
-    r"(?:fiscal\s+)?years\b",
+    rf"\b(?P<n>{COUNT_WORD}|\d{{1,2}})[\s-]years?\s+(?:average|avg|trend|period|span|history|cagr)\b|"
+    rf"\b(?:past|last|prior)\s+(?P<n2>{COUNT_WORD}|\d{{1,2}})\s+(?:fiscal\s+)?years\b",
     re.I,
 )
 _RANGE_JOIN = re.compile(r"^\s*(?:-|–|—|to|through|thru|until)\s*$", re.I)
-_NUMBER_WORDS = {
-    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
-}
 _FORMS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b10-?K\b|\bannual\s+report\b|\bform\s+10k\b", re.I), "10-K"),
     (re.compile(r"\b10-?Q\b|\bquarterly\s+report\b", re.I), "10-Q"),
@@ -339,7 +331,7 @@ def span_years(question: str) -> int:
     if m is None:
         return 0
     raw = (m.group("n") or m.group("n2") or "").lower()
-    n = _NUMBER_WORDS.get(raw) or (int(raw) if raw.isdigit() else 0)
+    n = COUNT_VALUES.get(raw) or (int(raw) if raw.isdigit() else 0)
     return n if 2 <= n <= MAX_AVERAGE_YEARS else 0
 
 

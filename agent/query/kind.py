@@ -52,9 +52,9 @@ _SMALL_TALK_RE = re.compile(
 
 # 'What does order intake represent?', 'What does goodwill consist of?': what a filing says its measure holds
 # (each company draws it differently), not a glossary entry.
-_COMPOSITION_RE = re.compile(
-    r"\b(?:represent|consist|comprise|include|component|calculated|computed|determined|derived|measured)s?\b", re.I
-)
+COMPOSED = r"represent|consist|comprise|include"  # what a measure is made of
+WORKED_OUT = r"calculated|computed|determined|derived|measured|estimated"  # how a measure is worked out
+_COMPOSITION_RE = re.compile(rf"\b(?:{COMPOSED}|component|{WORKED_OUT})s?\b", re.I)
 _GENERIC_DEFINITION_RE = re.compile(
     r"^\s*(?:what\s+(?:is|are|does)\s+(?:an?\s+|the\s+)?|define\s+|explain\s+(?:what\s+)?|"
     r"what'?s\s+(?:an?\s+)?|"

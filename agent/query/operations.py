@@ -24,7 +24,8 @@ from pydantic import BaseModel, Field
 from agent.config import Settings
 from agent.errors import FinragError
 from agent.finance.lexicon import find_metrics
-from agent.query.cues import AVERAGE_RE, CAGR_RE, CHANGE_RE, PERCENT_RE, SHARE_RE, SUM_RE
+from agent.finance.wording import CHANGE_RE, SHARE_RE
+from agent.query.cues import AVERAGE_RE, CAGR_RE, PERCENT_RE, SUM_RE
 
 # The operations the model names. 'lookup' asks for a figure; 'other' is arithmetic the answer step does not do
 # (products, conversions by a typed constant, comparisons), so it is never computed from a guess. A division is
@@ -147,6 +148,25 @@ _WORD_CLASSES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("change", CHANGE_RE), ("percent", PERCENT_RE), ("share", SHARE_RE), ("sum", SUM_RE), ("average", AVERAGE_RE),
     ("cagr", CAGR_RE),
 )
+
+
+def named_operations(question: str) -> list[str]:
+    """The operations a word of the lexicon's classes names in ``question`` ('grew' a change or its rate, 'average'
+    an average): the candidates :meth:`OperationGuess.among` falls back on. 'Total' or 'average' inside a metric's
+    own name ('total revenue', 'average selling price') names none."""
+    spans = [(m.start, m.end) for m in find_metrics(question)]
+
+    def outside(pattern: re.Pattern[str]) -> bool:
+        return any(not any(s <= m.start() < e for s, e in spans) for m in pattern.finditer(question))
+
+    named = {
+        "change": bool(CHANGE_RE.search(question)),
+        "percent_change": bool(CHANGE_RE.search(question)),
+        "cagr": bool(CAGR_RE.search(question)),
+        "average": outside(AVERAGE_RE),
+        "sum": outside(SUM_RE),
+    }
+    return [op for op, said in named.items() if said]
 
 
 # Words whose meaning depends on the last turn's computation; the model learns how (no rule says so here).

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from agent.finance.arithmetic import CitedValue
 from agent.finance.numbers import MONEY_UNITS
 from agent.finance.periods import find_periods, normalise_period, sort_key
+from agent.finance.wording import CHANGE_NOUN, COUNT_VALUES, COUNT_WORD, SHARE_RE, TOTAL_RE, plain_words
 from agent.query.cues import (
     _RESULT_RE,
-    SHARE_RE,
     TYPED_NUMBER,
     _own_words,
     _subject_question,
@@ -22,21 +22,21 @@ from agent.query.cues import (
     possessive,
 )
 from agent.query.dialogue import DialogueSlots, Rewrite
-from agent.query.operations import OperationContext, guess_operation
+from agent.query.operations import COMPUTED, OperationContext, guess_operation, named_operations
 from agent.schemas import NumericValue
 
 # A follow-up about the change just computed ('this change as a percentage of that net revenue in 2008').
 _THIS_CHANGE_RE = re.compile(
-    r"\b(?:this|that|the\s+same)\s+(?:\w+\s+){0,2}?(?:change|difference|increase|decrease|decline|drop|"
-    r"growth|variation|fluctuation)\b",
+    rf"\b(?:this|that|the\s+same)\s+(?:\w+\s+){{0,2}}?(?:{CHANGE_NOUN})\b",
     re.IGNORECASE,
 )
 
 
+# What an earlier answer is called when a turn computes with it ('that change', 'the result', 'this amount').
+_RESULT_NOUN = r"change|difference|value|amount|result|total|sum|number|figure|quotient"
 # Arithmetic with a typed number: 'that divided by 1000', 'that less an initial $100 investment', '100000 / 100'.
 _CONSTANT_OP_RE = re.compile(
-    r"(?:\b(?:(?:that|this|it)(?:\s+(?:change|difference|value|amount|result|total|sum|number|quotient))?|"
-    r"the\s+(?:result|change|difference|total|sum|value|amount|quotient)(?:\s+\w+)?)|"
+    rf"(?:\b(?:(?:that|this|it)(?:\s+(?:{_RESULT_NOUN}))?|the\s+(?:{_RESULT_NOUN})(?:\s+\w+)?)|"
     r"(?<![\w.,$])(?!(?:19|20)\d\d\b)(?P<left_num>\d[\d,]*(?:\.\d+)?))\s+"
     r"(?P<op>divided\s+by|over|less|minus|plus)\s+(?:an?\s+(?:initial\s+)?)?\$?\s*"
     r"(?!(?:19|20)\d\d\b)(?P<num>\d[\d,]*(?:\.\d+)?)(?![\d,]*\s*(?:%|percent))",
@@ -62,12 +62,12 @@ NEW_SUBJECT_MIN_WORDS = 2  # a change, share or ratio naming two words no earlie
 SCALE_STEP = 1e3  # filings step scales by a thousand: an unscaled figure asked in millions was in thousands
 
 
-_COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "both": 2}
+_COUNT_WORDS = {**COUNT_VALUES, "both": 2}
 
 
 # 'these three years', 'the two years', 'all 3 years', 'both years': a total or average over earlier figures.
 _SPAN_COUNT_RE = re.compile(
-    r"\b(?:(?:the|these|those|all|last)\s+)?(?P<n>two|three|four|five|both|[2-5])\s+(?:years|periods|quarters|values)\b",
+    rf"\b(?:(?:the|these|those|all|last)\s+)?(?P<n>{COUNT_WORD}|both|[2-9])\s+(?:years|periods|quarters|values)\b",
     re.IGNORECASE,
 )
 
@@ -111,10 +111,7 @@ _FIRST_SECOND_RE = re.compile(r"\b(?:first|former)\b.*\b(?:second|latter)\b", re
 _LESS_BETWEEN_RE = re.compile(r"\b(?:19|20)\d\d\b.*?\b(?:less|minus)\b.*?\b(?:19|20)\d\d\b", re.IGNORECASE)
 
 
-_THAT_RE = (
-    r"(?:that|this|it|the\s+(?:sum|total|result|change|difference|quotient)|"
-    r"th(?:at|is)\s+(?:[\w-]+\s+){0,2}(?:value|amount|sum|total|result|change|difference|number|figure))"
-)
+_THAT_RE = rf"(?:that|this|it|the\s+(?:{_RESULT_NOUN})|th(?:at|is)\s+(?:[\w-]+\s+){{0,2}}(?:{_RESULT_NOUN}))"
 
 
 _OP_RE = r"(?P<op>divided\s+by|plus|less|minus)"
@@ -165,10 +162,14 @@ def computes_with_last(question: str, slots: DialogueSlots, names_metric: bool) 
 
 def _value_operation(question: str, slots: DialogueSlots) -> str:
     """The arithmetic a value-referring follow-up asks for ('what was the change?' -> change), as the learned
-    operation model reads the turn after what the conversation last computed; '' when it asks for none."""
+    operation model reads the turn after what the conversation last computed, else (for a turn naming no figure of
+    its own) the likeliest of those its words name ('by how much did it grow?'); '' when it asks for none."""
     last = slots.last_computation.operation if slots.last_computation is not None else ""
     context = OperationContext(follow_up=True, last_operation=last, answers=len(slots.answers))
-    operation = guess_operation(question, context).computed
+    # a turn naming nothing of its own ('by how much did it grow, in percent?') asks what its words of arithmetic
+    # name, when the model is unsure; one naming a figure ('the total capital') may be asking for that figure
+    named = named_operations(question) if not _own_words(question) else []
+    operation = guess_operation(question, context).among(COMPUTED, named)
     # the unit asked composes with the operation: a change asked in percent is its rate ('how much, in percent?');
     # a division asked in percent, or of a part of a whole, is a share ('that as a percentage / portion of the total')
     if operation == "change" and asks_percent(question):
@@ -189,7 +190,7 @@ def _new_subject_words(question: str, slots: DialogueSlots) -> set[str]:
         [slots.subject, slots.last_question, *slots.last_sub_queries, *slots.metrics]
         + [f"{v.label} {v.citation.quote if v.citation is not None else ''}" for v in slots.last_values]
     ).lower()
-    seen = set(re.findall(r"[a-z&]{2,}", known))
+    seen = set(plain_words(known))
     return {w for w in _own_words(question) if w not in seen | _RELATION_WORDS and w.rstrip("s") not in seen}
 
 
@@ -208,7 +209,7 @@ def _whole_is_last(question: str, earlier: CitedValue, last: CitedValue) -> bool
     named = {p.norm for p in find_periods(phrase)}
     if named and (earlier.value.period in named) != (last.value.period in named):
         return last.value.period in named
-    if re.search(r"\btotal\b", phrase, re.IGNORECASE):
+    if TOTAL_RE.search(phrase):
         return abs(last.value.value) > abs(earlier.value.value)
     return m.group("this").lower() == "this"
 
@@ -219,7 +220,7 @@ _OF_THE_TOTAL_RE = re.compile(r"\b(?:of|to)\s+(?:the|its|their)\s+(?:[\w-]+\s+){
 def _is_total(value: CitedValue) -> bool:
     """The figure is a total: its own row label (or label) says so."""
     quote = value.citation.quote if value.citation is not None else ""
-    return bool(re.search(r"\btotal\b", quote.split("|", 1)[0] or value.label, re.IGNORECASE))
+    return bool(TOTAL_RE.search(quote.split("|", 1)[0] or value.label))
 
 
 def _order_by_question(values: list[CitedValue], question: str) -> list[CitedValue]:
@@ -383,7 +384,7 @@ def _including_rewrite(question: str, slots: DialogueSlots) -> Rewrite | None:
         return None
     thing = " ".join(m.group("thing").split()).strip(" ,?")
     periods = [p.norm for p in find_periods(thing)]
-    if _SPAN_COUNT_RE.search(thing) or re.fullmatch(r"(?:all\s+)?(?:the\s+)?(?:\d|three|four|five)\s+years", thing):
+    if _SPAN_COUNT_RE.search(thing) or re.fullmatch(rf"(?:all\s+)?(?:the\s+)?(?:\d|{COUNT_WORD})\s+years", thing):
         return None  # 'including all 3 years': a total over earlier answers, not a new figure
     if _own_words(thing):
         lookup = f"What was {thing}" + ("" if periods or not slots.periods else f" in {slots.periods[-1]}") + "?"

@@ -27,6 +27,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from agent.entities import EntityRegistry, as_registry
 from agent.finance.lexicon import canonical, find_metrics
 from agent.finance.periods import find_periods, shift_period, sort_key, without_periods
+from agent.finance.wording import CHANGE_NOUN, CHANGE_RE, SHARE_RE, plain_words
 from agent.llm import schemas as llm_schemas
 from agent.llm.models import UsageLog, structured_call
 from agent.llm.prompts import echoes_prompt, rewrite_messages
@@ -34,19 +35,17 @@ from agent.query.cues import (
     _DEMONSTRATIVE_RE,
     _REFERENCE_RE,
     _RESULT_RE,
-    CHANGE_RE,
     COMPARE_RE,
     FOLLOW_UP_FILLER,
     NEXT_YEAR_RE,
     NON_NUMERIC_RELATIONS,
-    OPERATION_WORDS,
     PART_OF_RE,
     PRIOR_YEAR_RE,
-    SHARE_RE,
     _own_words,
     _subject_question,
     and_list,
     asks_percent,
+    is_operation_word,
     lookup_question,
     margin_metric,
     metric_label,
@@ -81,7 +80,7 @@ _FOLLOW_UP_OPENER_RE = re.compile(r"^\s*(?:and|so|also|what about|how about|what
 
 
 _CHANGE_OR_TOTAL_RE = re.compile(
-    r"\b(?:change|difference|variation|variance|increase|decrease|growth|decline|fluctuation|sum|total)\b", re.I
+    rf"\b(?:{CHANGE_NOUN}|sum|total)\b", re.I
 )
 
 
@@ -484,7 +483,7 @@ def _new_periods_of_last_arithmetic(turn: _Turn, carry: _Carry) -> Rewrite | Non
     if op is None:
         return None
     named = next(
-        (d for d in _DEMONSTRATIVE_RE.finditer(q) if d.group(0).split()[-1].lower() not in OPERATION_WORDS), None
+        (d for d in _DEMONSTRATIVE_RE.finditer(q) if not is_operation_word(d.group(0).split()[-1].lower())), None
     )
     if named is not None:  # 'the change in that performance price': the subject in its place
         text = f"{q[: named.start()]}the {slots.subject}{q[named.end():]}"
@@ -560,7 +559,7 @@ def _fill_missing(turn: _Turn, carry: _Carry) -> Rewrite:
 
 # What an explanation follow-up asks to be explained: a movement ('the change', 'the decline') or a pronoun.
 _MOVEMENT_RE = re.compile(
-    r"\bthe\s+(?:change|increase|decrease|decline|rise|growth|drop|fall|improvement|deterioration)\b", re.IGNORECASE
+    rf"\bthe\s+(?:{CHANGE_NOUN}|improvement|deterioration)\b", re.IGNORECASE
 )
 _PRONOUN_RE = re.compile(r"\b(?:it|that|this)\b", re.IGNORECASE)
 
@@ -618,7 +617,7 @@ def _own_subject_question(question: str, slots: DialogueSlots, periods: Sequence
         return ""
     said = set(_own_words(subject)) - set(_RELATIVE_WORDS)
     known = " ".join([slots.last_question, slots.last_lookup, slots.subject]).lower()
-    if said <= set(re.findall(r"[a-z&]{2,}", known)):
+    if said <= set(plain_words(known)):
         return ""  # 'what was the 2011 price?' re-asks the subject asked before
     return _subject_question(subject, question, periods)
 
@@ -627,7 +626,7 @@ def _whole_is_earlier(whole: str, slots: DialogueSlots) -> bool:
     """'this price', 'that total': the whole of a part-of question is the earlier turn's figure when it names
     nothing beyond what the earlier turns named ('the revised purchase price' after 'prepaid expenses' is not)."""
     words = set(_own_words(whole)) - {"total", "amount", "value"}
-    known = set(re.findall(r"[a-z&]{2,}", " ".join([slots.subject, slots.last_question, *slots.metrics]).lower()))
+    known = set(plain_words(" ".join([slots.subject, slots.last_question, *slots.metrics])))
     return words <= known
 
 

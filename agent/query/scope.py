@@ -27,6 +27,7 @@ from agent.finance.lexicon import (
 )
 from agent.finance.metrics import METRICS
 from agent.finance.periods import find_periods, is_month
+from agent.finance.wording import CHANGE, SHARE_NOUN
 from agent.schemas import ScopeTerm
 
 # A preposition right after a metric opens the part it is asked of ('revenue from X', 'assets in X'); a
@@ -124,8 +125,7 @@ _MODIFIER_BREAKS = frozenset(
 # Words that ask for an operation on the metric ('the average SG&A', 'a higher EBITDA'), not a kind of it.
 _OPERATION_WORD_RE = re.compile(
     r"(?:larg|high|great|small|low|bigg?|wid|narrow)(?:er|est)|most|least|more|less|fewer|better|best|worse|worst|"
-    r"top|maximum|minimum|average|mean|median|change[sd]?|growth|increase[sd]?|decrease[sd]?|decline[sd]?|"
-    r"difference|percent(?:age)?|ratio|proportion|share|portion|sum|variation|variance|fluctuation|cumulative|"
+    rf"top|maximum|minimum|average|mean|median|{CHANGE}|{SHARE_NOUN}|ratio|sum|cumulative|"
     r"improv(?:e[sd]?|ing|ement)|deteriorat(?:e[sd]?|ing|ion)|worsen(?:s|ed|ing)?|"  # a trend ('an improving margin')
     r"yoy|qoq|year-(?:over|on)-year|quarter-(?:over|on)-quarter|sequential(?:ly)?",  # 'yoy revenue growth'
     re.IGNORECASE,

@@ -11,17 +11,10 @@ from agent.entities import EntityRegistry, as_registry
 from agent.finance.arithmetic import needs_prior_period
 from agent.finance.lexicon import canonical, find_metrics
 from agent.finance.periods import expand_range, find_periods, normalise_period, shift_period
+from agent.finance.wording import CHANGE_RE, without_possessive
 from agent.llm import schemas as llm_schemas
 from agent.llm.prompts import MAX_SUB_QUERIES
-from agent.query.cues import (
-    AVERAGE_RE,
-    CHANGE_RE,
-    COMPARE_RE,
-    NEXT_YEAR_RE,
-    PRIOR_YEAR_RE,
-    chronological,
-    companies_in,
-)
+from agent.query.cues import AVERAGE_RE, COMPARE_RE, NEXT_YEAR_RE, PRIOR_YEAR_RE, chronological, companies_in
 from agent.query.dialogue import DialogueSlots
 from agent.query.intent import match_company
 from agent.query.plan import QueryPlan
@@ -33,7 +26,7 @@ _COMPANY_NOISE_RE = re.compile(r"(?:inc|corp(?:oration)?|co|company|ltd|limited|
 
 
 def _company_words(name: str) -> set[str]:
-    words = re.findall(r"[a-z0-9&]+", re.sub(r"['’]s\b", "", name.lower()))
+    words = re.findall(r"[a-z0-9&]+", without_possessive(name.lower()))
     return {w for w in words if len(w) > 1 and not _COMPANY_NOISE_RE.fullmatch(w)}  # 'M' tells nothing
 
 
