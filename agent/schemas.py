@@ -93,6 +93,11 @@ class Page(BaseModel):
         default_factory=list, exclude=True,
         description="a PDF page's box of each line of ``text`` (None where blank or not placed); empty for other "
         "formats. Read at ingest (indentation, table boxes), not stored")
+    indents: list[float | None] = Field(
+        default_factory=list, exclude=True,
+        description="how far each line of ``text`` is indented from the left edge, as a fraction of the page width "
+        "(a PDF line's box; an HTML table row's CSS), None where unknown; empty when the format says nothing. Read "
+        "at ingest (a table row's block), not stored")
 
 
 class Section(BaseModel):

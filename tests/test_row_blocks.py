@@ -5,6 +5,7 @@ change computed over one row's cells named with that row's sub-heading."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from support import ask_once, ingested_typeset, stated, text_pdf
 from agent.config import Settings
 from agent.index.store import Store
 from agent.ingest.layout import align_lines, placed_lines
-from agent.ingest.parsing import load_pages, normalise_text
+from agent.ingest.parsing import _css_left, load_pages, normalise_text
 from agent.ingest.pipeline import open_ingestor
 from agent.schemas import LineBox, TableRecord
 
@@ -141,6 +142,70 @@ def test_the_same_statement_without_a_layout_keeps_the_sub_heading_until_a_total
     rows = {r.label: r for r in record.rows}
     assert rows["Interest expense"].parent == "Operating expenses"
     assert record.box == [] and all(r.box == [] for r in record.rows)
+
+
+def _html_statement(indent: Callable[[int], str]) -> str:
+    """The statement as EDGAR typesets it: a table whose label cells say their indentation; ``indent(level)`` is
+    a label cell's opening tag and its leading text."""
+    rows = []
+    for line in STATEMENT.split("\n")[2:]:
+        label, *figures = [c.strip() for c in line.split("|")]
+        level = (len(line) - len(line.lstrip(" "))) // 4
+        cells = "".join(f"<td style='text-align:right'>{f}</td>" for f in figures)
+        rows.append(f"<tr>{indent(level)}{label}</td>{cells}</tr>")
+    return ("<html><body><p>CONTOSO LTD.</p><p>CONSOLIDATED STATEMENTS OF OPERATIONS</p><table>"
+            + "".join(rows) + "</table></body></html>")
+
+
+@pytest.mark.parametrize(
+    "indent",
+    [
+        # a hanging indent, as Workiva writes it: padding at the level, the first line pulled back
+        lambda level: f"<td style='padding:0 1pt 0 {9 + 10 * level}pt;text-indent:-9pt'>",
+        # the indentation on a block inside the cell, in pixels
+        lambda level: f"<td><div style='margin-left:{12 * level}px'>",
+        # no-break spaces before the label
+        lambda level: "<td>" + "&nbsp;" * (4 * level),
+    ],
+    ids=["padding-and-text-indent", "nested-margin", "no-break-spaces"],
+)
+def test_an_html_tables_css_indentation_places_each_row_in_its_block(
+    tmp_path: Path, indent: Callable[[int], str]
+) -> None:
+    settings = Settings.from_env(home=tmp_path / "home")
+    path = tmp_path / "CONTOSO_2024_10K.htm"
+    path.write_text(_html_statement(indent), encoding="utf-8")
+    page = load_pages(path, settings).pages[0]
+    by_line = dict(zip(page.text.split("\n"), page.indents, strict=True))
+    assert by_line["Research and development | 1,210 | 1,105"] > by_line["Operating expenses:"]
+    assert not page.lines  # an HTML page has no boxes: the viewer boxes nothing it cannot place
+    with open_ingestor(settings) as ingestor:
+        assert ingestor.ingest_file(path).status == "ingested"
+    rows = {r.label: r for r in _record(settings).rows}
+    assert rows["Research and development"].parent == "Operating expenses"
+    assert rows["Interest expense"].parent == ""  # back at the sub-heading's level after its rows (was its part)
+    assert rows["Interest income"].parent == "Other income (expense)"
+    assert rows["Total other income (expense)"].parent == "Other income (expense)"
+
+
+def test_an_html_table_that_indents_nothing_keeps_the_sub_heading_until_a_total(tmp_path: Path) -> None:
+    settings = Settings.from_env(home=tmp_path / "home")
+    path = tmp_path / "CONTOSO_2024_10K.htm"
+    path.write_text(_html_statement(lambda level: "<td>"), encoding="utf-8")
+    assert not any(load_pages(path, settings).pages[0].indents)
+    with open_ingestor(settings) as ingestor:
+        assert ingestor.ingest_file(path).status == "ingested"
+    assert {r.label: r for r in _record(settings).rows}["Interest expense"].parent == "Operating expenses"
+
+
+@pytest.mark.parametrize(
+    ("style", "points"),
+    [("padding-left: 12pt", 12.0), ("padding:0 1pt 0 18pt;text-indent:-9pt", 9.0), ("margin: 0 16px", 12.0),
+     ("padding-left:0.25in", 18.0), ("text-indent: 2em", 20.0), ("padding-left: 5%", 0.0), ("color: red", 0.0),
+     ("padding: 1pt 2pt 3pt", 2.0), ("margin-left:", 0.0)],
+)
+def test_css_left_reads_the_points_a_first_line_moves_right(style: str, points: float) -> None:
+    assert _css_left(style) == pytest.approx(points)
 
 
 def test_an_answer_names_a_row_by_the_block_it_is_printed_in(ingested: tuple[Settings, Path]) -> None:

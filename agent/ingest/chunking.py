@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from agent.config import Settings
 from agent.ingest.hostile import is_instruction_like
-from agent.ingest.layout import line_box, span_box
+from agent.ingest.layout import line_box, line_indent, span_box
 from agent.ingest.parts import table_parts
 from agent.ingest.structure import RUNNING_ZONE_LINES, line_key, running_lines
 from agent.ingest.tables import TableBlock, find_tables, linearise_row, table_header_line
@@ -369,7 +369,8 @@ def chunk_document(
             record = table_record(table, table_id=f"{doc_id[:12]}:t{k}", page=table_pages[k], offset=offset,
                                   section=section, part=part, fy_end_month=fy_end_month,
                                   box=span_box(on_page, table.char_start, table.char_end),
-                                  row_boxes=[line_box(on_page, row.char_start) for row in table.rows])
+                                  row_boxes=[line_box(on_page, row.char_start) for row in table.rows],
+                                  row_indents=[line_indent(on_page, row.char_start) for row in table.rows])
             table_pieces = _table_pieces(table, record, clip_start, clip_end, section, settings)
             if not table_pieces:
                 continue

@@ -3,13 +3,15 @@
 pdfium gives every character a box; a line's box runs from its first to its last printed character. The boxes are
 matched to the page's normalised text lines in order (normalising drops blank lines and rewrites some), so a
 table row knows its line's indentation -- a row printed further right sits under the row above it -- and a table
-knows the rectangle it covers on its page. HTML, Markdown and text filings have no layout: every box is None.
+knows the rectangle it covers on its page. An HTML filing has no boxes, but its table cells say how far each row's
+label is indented (CSS padding, margins and text-indent; leading no-break spaces), which is all indentation needs.
+Markdown and text filings have neither.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from agent.schemas import LineBox, Page
 
@@ -18,6 +20,9 @@ PDFIUM_LINE_END = "\r\n"
 # A normalised line is looked for among this many raw lines after the last one matched: normalising removes
 # blank-line runs (a few lines), never whole paragraphs.
 ALIGN_LOOKAHEAD = 8
+
+
+T = TypeVar("T")
 
 
 class TextPage(Protocol):
@@ -53,14 +58,14 @@ def _fraction(value: float, whole: float) -> float:
     return min(1.0, max(0.0, value / whole))
 
 
-def align_lines(text: str, placed: Sequence[tuple[str, LineBox | None]],
-                normalise: Callable[[str], str]) -> list[LineBox | None]:
-    """The box of each line of a page's normalised ``text``: the placed raw line that normalises to it, searched
-    in order; None where a line was rewritten across lines or is blank."""
+def align_lines(text: str, placed: Sequence[tuple[str, T | None]], normalise: Callable[[str], str]) -> list[T | None]:
+    """What is known of each line of a page's normalised ``text`` (a PDF line's box, an HTML row's indentation): that
+    of the placed raw line that normalises to it, searched in order; None where a line was rewritten across lines,
+    is blank or was not placed."""
     if not placed:
         return []
     cleaned = [normalise(raw) for raw, _ in placed]
-    out: list[LineBox | None] = []
+    out: list[T | None] = []
     at = 0
     for line in text.split("\n"):
         match = -1
@@ -80,6 +85,14 @@ def line_box(page: Page, start: int) -> LineBox | None:
         return None
     index = page.text.count("\n", 0, start)
     return page.lines[index] if index < len(page.lines) else None
+
+
+def line_indent(page: Page, start: int) -> float | None:
+    """How far the line holding ``start`` is indented, as a fraction of the page width, when the source says so."""
+    if not page.indents:
+        return None
+    index = page.text.count("\n", 0, start)
+    return page.indents[index] if index < len(page.indents) else None
 
 
 def span_box(page: Page, start: int, end: int) -> LineBox | None:

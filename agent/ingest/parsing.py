@@ -79,6 +79,7 @@ _SPACED_YEAR_RE = re.compile(r"(?<![\d,.] )(?<![\d,.])\b(1 9|2 0) (\d) (\d)\b(?!
 
 PageProgress = Callable[[int, int], None]  # (pages read, pages in the file)
 PlacedLines = list[tuple[str, LineBox | None]]  # a PDF page's raw lines with their boxes
+IndentedLines = list[tuple[str, float | None]]  # an HTML page's table rows with their indentation (page fraction)
 
 
 class FactSpan(BaseModel):
@@ -178,14 +179,18 @@ def _paginate_words(lines: list[str], words_per_page: int = WORDS_PER_PAGE) -> l
 
 
 def _assemble(path: Path, raw_pages: list[str], source_format: str, settings: Settings,
-              placed: Sequence[PlacedLines] = ()) -> ParsedDocument:
+              placed: Sequence[PlacedLines] = (), indented: Sequence[IndentedLines] = ()) -> ParsedDocument:
+    """The document's pages from its raw page texts; ``placed`` gives a PDF page's lines with their boxes,
+    ``indented`` an HTML page's table rows with their indentation."""
     texts = [normalise_text(t) for t in raw_pages]
+    first, last = 0, len(texts)
     # Drop empty pages at the ends of HTML/Markdown/text splits (a break right at the start or end).
     if source_format != "pdf":
-        while texts and not texts[-1].strip():
-            texts.pop()
-        while texts and not texts[0].strip():
-            texts.pop(0)
+        while last > first and not texts[last - 1].strip():
+            last -= 1
+        while first < last and not texts[first].strip():
+            first += 1
+    texts, placed, indented = texts[first:last], list(placed)[first:last], list(indented)[first:last]
     if not any(t.strip() for t in texts):
         raise IngestError(str(path), "no text found in the file")
     if len(texts) > settings.max_pages:
@@ -202,7 +207,9 @@ def _assemble(path: Path, raw_pages: list[str], source_format: str, settings: Se
     offset = 0
     for i, text in enumerate(texts):
         lines = align_lines(text, placed[i], normalise_text) if i < len(placed) else []
-        pages.append(Page(page=i, text=text, char_start=offset, lines=lines))
+        indents = ([b.x0 if b is not None else None for b in lines] if lines
+                   else align_lines(text, indented[i], normalise_text) if i < len(indented) else [])
+        pages.append(Page(page=i, text=text, char_start=offset, lines=lines, indents=indents))
         offset += len(text) + len(PAGE_SEPARATOR)
     return ParsedDocument(pages=pages, source_format=source_format)
 
@@ -324,6 +331,15 @@ _FACT_OPEN, _FACT_SHUT = "\u27e6", "\u27e7"
 _FACT_END = f"{_FACT_OPEN}/{_FACT_SHUT}"
 _FACT_MARK_RE = re.compile(f"{_FACT_OPEN}([^{_FACT_SHUT}]*){_FACT_SHUT}")
 _FACT_ID_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,80}$")
+# A table row whose label the HTML indents starts its line with '⟨13.5⟩' (points from the cell's left edge); the
+# marks are read into each page's indentation and removed before anything else reads the text.
+_INDENT_OPEN, _INDENT_SHUT = "\u27e8", "\u27e9"
+_INDENT_MARK_RE = re.compile(f"^{_INDENT_OPEN}(-?[0-9.]+){_INDENT_SHUT}", re.MULTILINE)
+HTML_PAGE_WIDTH_PT = 612.0  # EDGAR's HTML is set for US letter (8.5 in): indentation in points over the page width
+NBSP_PT = 2.5  # a leading no-break space indents by about a quarter em of a 10 pt face
+# CSS lengths in points; a bare number is pixels, an em is taken at a 10 pt face, a percentage is left unread.
+_CSS_POINTS = {"pt": 1.0, "px": 0.75, "": 0.75, "in": 72.0, "cm": 72 / 2.54, "mm": 72 / 25.4, "em": 10.0, "pc": 12.0}
+_CSS_LENGTH_RE = re.compile(r"^(-?\d*\.?\d+)\s*(pt|px|in|cm|mm|em|pc)?$", re.IGNORECASE)
 
 
 class _HtmlWriter:
@@ -400,6 +416,9 @@ class _HtmlWriter:
 
     def table(self, table: object) -> None:
         rows = [tr for tr in table.find_all("tr") if tr.find_parent("table") is table]  # type: ignore[attr-defined]
+        indents = [_label_indent(tr) for tr in rows]
+        if not any(indents):
+            indents = [None] * len(rows)  # a table that indents nothing says nothing of its blocks
         spanned = [
             [(self.cell_text(td), _colspan(td)) for td in tr.find_all(["td", "th"]) if td.find_parent("tr") is tr]
             for tr in rows
@@ -413,10 +432,63 @@ class _HtmlWriter:
         read = _grid_lines(folded, at) if at is not None else []
         if read and read[-body:] == lines[-body:]:
             lines = read  # the grid lost no cell of the body: its header is the better read
-        for line in lines:
+            indents = [None] * (len(read) - body) + indents[len(indents) - body:]
+        for line, indent in zip(lines, indents, strict=False):
             if line:
+                if indent is not None:
+                    self.parts.append(f"{_INDENT_OPEN}{indent:.1f}{_INDENT_SHUT}")
                 self.parts.append(line)
                 self.parts.append("\n")
+
+
+def _label_indent(row: object) -> float | None:
+    """How far a table row's label is indented, in points: the CSS left padding, margin and text-indent of its
+    first cell holding text and of every element around that text, and the no-break spaces before it; None for a
+    row without text."""
+    from bs4 import NavigableString
+
+    for cell in row.find_all(["td", "th"]):  # type: ignore[attr-defined]
+        strings = [t for t in cell.find_all(string=True) if isinstance(t, NavigableString)]
+        text = next((t for t in strings if t.strip()), None)
+        if text is None:
+            continue
+        before = "".join(strings[: strings.index(text)]) + text[: len(text) - len(text.lstrip())]
+        points = before.count("\xa0") * NBSP_PT
+        for element in text.parents:
+            points += _css_left(str(element.get("style") or "")) if hasattr(element, "get") else 0.0
+            if element is cell:
+                break
+        return max(points, 0.0)
+    return None
+
+
+def _css_left(style: str) -> float:
+    """The points a CSS declaration block moves a first line right: left padding, left margin, text-indent."""
+    points = 0.0
+    for declaration in style.split(";"):
+        name, _, value = declaration.partition(":")
+        name, values = name.strip().lower(), value.split()
+        if name in ("padding", "margin") and values:
+            values = [values[{1: 0, 2: 1, 3: 1}.get(len(values), 3)]]  # the shorthand's left value
+        elif name not in ("padding-left", "margin-left", "text-indent"):
+            continue
+        m = _CSS_LENGTH_RE.match(values[0]) if len(values) == 1 else None
+        if m is not None:
+            points += float(m.group(1)) * _CSS_POINTS[(m.group(2) or "").lower()]
+    return points
+
+
+def _indentation(raw_pages: list[str]) -> tuple[list[str], list[IndentedLines]]:
+    """The pages without the writer's indentation marks, and each page's marked lines with their indentation as a
+    fraction of the page width."""
+    pages: list[str] = []
+    indented: list[IndentedLines] = []
+    for page in raw_pages:
+        marked = [(unmarked(_INDENT_MARK_RE.sub("", line)), float(m.group(1)) / HTML_PAGE_WIDTH_PT)
+                  for line in page.split("\n") if (m := _INDENT_MARK_RE.match(line))]
+        pages.append(_INDENT_MARK_RE.sub("", page) if marked else page)
+        indented.append(marked)
+    return pages, indented
 
 
 def _colspan(cell: object) -> int:
@@ -727,13 +799,14 @@ def load_pages(path: Path, settings: Settings, on_page: PageProgress | None = No
                 )
             marked = settings.read_xbrl and has_inline_xbrl(data)
             try:
-                raw_pages = _html_pages(path, data, mark_facts=marked)
+                raw_pages, indented = _indentation(_html_pages(path, data, mark_facts=marked))
             except RecursionError as exc:
                 raise IngestError(str(path), "HTML nested too deeply to read (thousands of levels)") from exc
             if marked:
-                parsed = _assemble(path, [unmarked(p) for p in raw_pages], source_format, settings)
+                parsed = _assemble(path, [unmarked(p) for p in raw_pages], source_format, settings, indented=indented)
                 parsed.inline_xbrl, parsed.fact_spans = True, locate_facts(raw_pages, parsed.pages)
                 return parsed
+            return _assemble(path, raw_pages, source_format, settings, indented=indented)
         elif source_format == "md":
             raw_pages = _markdown_pages(_read_text(path, data, settings))
         else:

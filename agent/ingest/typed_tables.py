@@ -180,9 +180,10 @@ def _cell(text: str, column: int) -> TableCell:
 
 class _Outline:
     """The sub-heading a table's next row sits under: the last one, until a total (or a row repeating it) closes
-    its block. With a layout (a PDF), indentation says more: a sub-heading holds the rows printed at its own
-    indentation or further right, a row printed further left leaves its block, and so does a row back at its
-    indentation once its block was indented ('Operating expenses' / '  Cost of sales' / 'Operating income').
+    its block. Where the filing says how far each label is indented (a PDF's layout, an HTML table's CSS), that says
+    more: a sub-heading holds the rows printed at its own indentation or further right, a row printed further left
+    leaves its block, and so does a row back at its indentation once its block was indented ('Operating expenses'
+    / '  Cost of sales' / 'Operating income').
     A row of figures is never a parent by indentation: rows indented under one are a bridge as often as parts."""
 
     def __init__(self, indents: Sequence[float | None]) -> None:
@@ -234,12 +235,15 @@ def _levels(indents: Sequence[float]) -> list[float]:
 
 
 def _lines(table: TableBlock, offset: int, fy_end_month: int, block: str, named: bool,
-           boxes: Sequence[LineBox | None] = ()) -> list[TableLine]:
+           boxes: Sequence[LineBox | None] = (), indents: Sequence[float | None] = ()) -> list[TableLine]:
     """The body rows typed: cells under their columns, each row's sub-heading (closed by a total or a row repeating
     it; on a PDF also by indentation, see :class:`_Outline`), and the period of a block of rows under a period line
-    when the columns are ``named``. ``boxes`` gives where each row's first line is printed (a PDF's), else None."""
+    when the columns are ``named``. ``boxes`` gives where each row's first line is printed (a PDF's), else None;
+    ``indents`` how far each row's label is indented (a PDF's or an HTML table's), else None."""
     boxes = list(boxes) if len(boxes) == len(table.rows) else [None] * len(table.rows)
-    outline = _Outline([b.x0 if b is not None else None for b in boxes])
+    if len(indents) != len(table.rows):  # a PDF's rows are as far in as their boxes start
+        indents = [b.x0 if b is not None else None for b in boxes]
+    outline = _Outline(list(indents))
     out: list[TableLine] = []
     for k, (row, box) in enumerate(zip(table.rows, boxes, strict=True)):
         label = row.label
@@ -330,14 +334,17 @@ def _kind(section: Section, statement: str, title: str, part: str) -> TableKind:
 def table_record(
     table: TableBlock, *, table_id: str, page: int, offset: int, section: Section, part: str = "",
     fy_end_month: int = 0, box: LineBox | None = None, row_boxes: Sequence[LineBox | None] = (),
+    row_indents: Sequence[float | None] = (),
 ) -> TableRecord:
     """The typed record of a table found at ``offset`` (its page's start) in the document text; ``box`` is where
-    it is printed on its page and ``row_boxes`` where each of its rows starts (PDF filings; else none)."""
+    it is printed on its page, ``row_boxes`` where each of its rows starts (PDF filings; else none) and
+    ``row_indents`` how far each row's label is indented (PDF and HTML filings)."""
     columns = typed_columns(table, fy_end_month)
     header = " | ".join(p for p in (table.title, table.period_caption) if p)
     # Rows of a table whose columns are names are of the one period their header names ('As at 31 December 2019').
     block = "" if any(c.period for c in columns) else single_period(header, fy_end_month)
-    rows = _lines(table, offset, fy_end_month, block, named=not any(c.period for c in columns), boxes=row_boxes)
+    rows = _lines(table, offset, fy_end_month, block, named=not any(c.period for c in columns), boxes=row_boxes,
+                  indents=row_indents)
     body = "\n".join(" | ".join([r.label, *(c.text for c in r.cells)]) for r in rows if r.cells)
     # A scale printed among the rows ('(RMB in millions, unless specified)' under the column header) is the table's.
     scale = table.scale if table.scale != 1.0 else header_scale(
