@@ -137,3 +137,136 @@ def test_extreme_by_size_compares_negative_figures_by_their_size() -> None:
     assert arithmetic.extreme([value("FY2023", -15), value("FY2024", -42)]).result.period == "FY2023"
     mixed = arithmetic.extreme([value("FY2023", 15), value("FY2024", -42)], by_size=True)
     assert mixed.result.period == "FY2023"  # a gain and a loss are compared as numbers
+
+
+SEGMENTS = """# Fabrikam, Inc.
+
+ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934
+For the fiscal year ended December 31, 2024
+
+## Item 7. Management's Discussion and Analysis
+
+### Segment Results
+
+#### Industrial Automation
+
+(in millions)
+
+| | 2024 | 2023 |
+|---|---|---|
+| Net sales | 3,410 | 3,050 |
+| Operating income | 515 | 470 |
+
+#### Medical Imaging
+
+(in millions)
+
+| | 2024 | 2023 |
+|---|---|---|
+| Net sales | 2,260 | 2,390 |
+| Operating income | 640 | 410 |
+
+## Item 8. Financial Statements
+
+### Consolidated Statements of Operations
+
+(in millions)
+
+| | 2024 | 2023 |
+|---|---|---|
+| Net sales | 5,670 | 5,440 |
+| Operating income | 1,155 | 880 |
+"""
+
+
+@pytest.fixture(scope="module")
+def fabrikam(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return ingested_typeset(tmp_path_factory.mktemp("named"), "FABRIKAM_2024_10K.md", SEGMENTS)
+
+
+@pytest.mark.parametrize(("question", "item", "figures"), [
+    ("Which segment had the higher operating income in 2024, Industrial Automation or Medical Imaging?",
+     "Medical Imaging", ("640", "515")),
+    ("Which segment had the higher operating income in 2023, Industrial Automation or Medical Imaging?",
+     "Industrial Automation", ("470", "410")),
+    ("Between Industrial Automation and Medical Imaging, which segment had the lower net sales in 2024?",
+     "Medical Imaging", ("2,260", "3,410")),
+    ("Which had the larger net sales in 2023: Medical Imaging, or Industrial Automation?",
+     "Industrial Automation", ("3,050", "2,390")),
+])
+def test_items_the_question_names_are_each_read_from_their_own_table_and_ranked_in_code(
+    fabrikam: Settings, question: str, item: str, figures: tuple[str, str]
+) -> None:
+    full = ask_once(fabrikam, question)
+    answer = stated(full)
+    assert answer.count("\n") == 0 and f": {item} (" in answer, full  # one line: the ranking
+    assert all(f in answer for f in figures) and "[FABRIKAM_2024_10K, p. 1]" in answer
+    assert "1,155" not in answer and "5,670" not in answer and "880" not in answer  # never the company's total
+
+
+@pytest.mark.parametrize("question", [
+    "Which segment had the higher operating income in 2024, Industrial Automation or Consumer Devices?",  # absent
+    "Which segment had the higher operating income in 2022, Industrial Automation or Medical Imaging?",  # no 2022
+    "Which segment had the higher backlog in 2024, Industrial Automation or Medical Imaging?",  # no backlog
+])
+def test_a_named_item_the_filing_does_not_give_refuses_the_ranking(fabrikam: Settings, question: str) -> None:
+    answer = ask_once(fabrikam, question)
+    assert answer.startswith("Not found"), answer
+    assert not any(f": {item} (" in stated(answer) for item in ("Industrial Automation", "Medical Imaging"))
+
+
+def test_choice_items_read_the_list_before_or_after_the_question() -> None:
+    from agent.query.asked import choice_items
+
+    comparative, ranked_by, items = choice_items("Which segment had the lower net sales in 2024, A Co or B Co?") or (
+        "", "", [])
+    assert comparative == "lower" and ranked_by == "lower net sales in 2024"
+    assert items == [("A Co", "What was the net sales of A Co in 2024?"), ("B Co", "What was the net sales of B Co in 2024?")]
+    shared = choice_items("Among operating, investing and financing activities, which brought in the most cash in 2024?")
+    assert shared is not None and [i for i, _ in shared[2]] == [
+        "operating activities", "investing activities", "financing activities"]
+    assert choice_items("Which year had the higher revenue, 2023 or 2024?") is None  # periods: a period's question
+    assert choice_items("Which region had the highest revenue in 2024?") is None  # no items named
+
+
+CASH_FLOWS = """# Northwind Traders, Inc.
+
+ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934
+For the fiscal year ended December 31, 2024
+
+## Item 8. Financial Statements
+
+### Consolidated Statements of Cash Flows
+
+(in millions)
+
+| | 2024 | 2023 |
+|---|---|---|
+| Net income | 640 | 590 |
+| Net cash provided by operating activities | 905 | 812 |
+| Capital expenditures | (437) | (392) |
+| Net cash used in investing activities | (455) | (401) |
+| Net cash used in financing activities | (362) | (298) |
+"""
+
+
+@pytest.fixture(scope="module")
+def northwind(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return ingested_typeset(tmp_path_factory.mktemp("flows"), "NORTHWIND_2024_10K.md", CASH_FLOWS)
+
+
+def test_items_naming_metrics_of_their_own_are_ranked_too(northwind: Settings) -> None:
+    # each activity's cash flow is a metric of its own; the one that brought in the most is the one ranked first
+    answer = stated(ask_once(northwind, "Among operating, investing, and financing activities, which brought in the "
+                                        "most cash in 2024?"))
+    assert ": operating activities (905" in answer and "(455)" in answer and "(362)" in answer
+
+
+def test_a_ranking_of_figures_that_are_all_negative_needs_a_size_word(northwind: Settings) -> None:
+    # 'the highest' of two outflows is the smaller one, 'used the most' the larger: neither is guessed
+    answer = ask_once(northwind, "Which had the highest cash flow in 2024, investing activities or financing "
+                                 "activities?")
+    assert answer.startswith("Not found") and ": financing activities (" not in stated(answer), answer
+    sized = stated(ask_once(northwind, "Which had the larger cash flow in 2024, investing activities or financing "
+                                       "activities?"))
+    assert ": investing activities (" in sized, sized  # larger in size: 455 of outflow

@@ -277,10 +277,15 @@ def _uncovered_name(answer: SubAnswer, question: str, provenance: str, filers: s
     return ""
 
 
+def _letters(text: str) -> str:
+    """The text's letters and digits, lower-case, with nothing between them."""
+    return "".join(ch for ch in text.lower() if ch.isalnum() or ch == "_")
+
+
 def _written_glued(name: str, provenance: str) -> bool:
     """A name of several words the provenance writes with its spaces lost, as text extraction does ('total
     accounts payable and othercurrent liabilities')."""
-    return len(name.split()) > 1 and re.sub(r"\W+", "", name.lower()) in re.sub(r"\W+", "", provenance.lower())
+    return len(name.split()) > 1 and _letters(name) in _letters(provenance)
 
 
 def without_company(question: str, company: str) -> str:

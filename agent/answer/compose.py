@@ -394,6 +394,13 @@ def _compute(combo: Combination, operands: list[CitedValue]) -> Computation:
         return arithmetic.share_of_total(operands[0], operands[1], metric)
     if op == "sum":
         return arithmetic.total(operands, metric)
+    if op in {"highest", "lowest"}:  # items the question names, each figure named by its item
+        if not combo.by_size and all(o.value.value < 0 for o in operands):
+            # outflows or losses: 'used the most cash' means the largest in size, 'the highest' the least negative
+            raise ArithmeticRefusal("every figure is negative, so 'most' may mean the largest in size or the "
+                                    "highest; ask for the larger or the smaller")
+        named = [o.model_copy(update={"label": item}) for o, item in zip(operands, combo.items, strict=True)]
+        return arithmetic.extreme(named, lowest=op == "lowest", metric=metric, by_size=combo.by_size)
     return arithmetic.average(operands, metric)
 
 
@@ -658,13 +665,14 @@ def compose_answer(
     """
     sub_answers = _one_figure_per_period(sub_answers)
     picking = sorted(operations_asked(question) & {CHOICE, THRESHOLD})
-    chosen = _table_choice(question, sub_answers, evidence) if picking == [CHOICE] else None
+    ranked = any(c.operation in {"highest", "lowest"} for c in computations)  # items the question named, ranked
+    chosen = _table_choice(question, sub_answers, evidence) if picking == [CHOICE] and not ranked else None
     if chosen is not None:
         # 'Which region had the highest revenue?': the rows of one block ranked in code; the sub-queries' figures,
         # read or not found, are no answers of their own (they stay among the records, for follow-ups and the trace).
         computations, labels = [chosen], [_operation_label(chosen, sub_answers[0].company, question)]
         operands = {*operands, *(sa.sub_query_id for sa in sub_answers)}
-    elif picking:
+    elif picking and not ranked:  # (a ranking of named items answers: each item's figure is its operand)
         # 'Which region had the worst ...?', 'Are there any categories above 20% of revenue?' name items (or
         # periods) meeting a test; finrag compares a row across periods, not rows with each other, so every figure
         # found (read or computed) is evidence, never the answer.
@@ -827,7 +835,8 @@ def _operands_not_asked(plan: QueryPlan, done: Sequence[Combination]) -> set[str
     figures themselves ('compare revenue in 2023 and 2024', 'how did capex change?'): the operation model reads
     no arithmetic in it. A question whose arithmetic reads a period it does not name ('revenue growth in 2024'
     reads 2023 too) asks for the result: the figures are its inputs, stated in its sentence; so does one whose
-    words ask a share or a ratio ('what share of revenue did R&D account for?'): no comparison is made of one.
+    words ask a share or a ratio ('what share of revenue did R&D account for?'), or that ranks items it names
+    ('which segment had the higher operating income, Cloud Services or Devices?'): no comparison is made of one.
     A period the plan added that no step consumes ('sales growth from 2022 to 2024' reads 2023 for a growth of
     2024) was never asked."""
     if not done:
@@ -835,7 +844,7 @@ def _operands_not_asked(plan: QueryPlan, done: Sequence[Combination]) -> set[str
     operands = {op for c in done for op in c.operands}
     named = {p.norm for p in find_periods(plan.question)}
     derived = {sq.id for sq in plan.sub_queries if sq.period and sq.period not in named}
-    result_asked = (derived & operands or any(c.operation in {"share", "ratio"} for c in done)
+    result_asked = (derived & operands or any(c.operation in {"share", "ratio", "highest", "lowest"} for c in done)
                     or guess_operation(plan.question).computed)
     return operands | derived if result_asked else derived
 

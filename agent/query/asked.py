@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 
 from agent.finance.numbers import parse_number
+from agent.finance.periods import find_periods
 from agent.finance.wording import AS_SHARE, CHANGE, CHANGE_NOUN
-from agent.query.cues import CAGR_RE
+from agent.query.cues import CAGR_RE, split_tail
 from agent.query.operations import guess_operation
 from agent.schemas import NumericValue
 
@@ -124,6 +125,60 @@ _OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str] | None], ...
         re.compile(r"\b(?:ratio|proportion|portion|fraction|percent\w*|share|margin|rate|yield)\b|%", re.I),
     ),
 )
+
+
+# The items a choice question names, listed after its question ('Which segment had the higher operating income in
+# 2024, Cloud Services or Devices?') or before it ('Among operations, investing and financing activities, which
+# brought in the most cash?').
+_LISTED_AFTER_RE = re.compile(r"\s*(?P<list>[^,?]+(?:,\s*[^,?]+)*?,?\s+(?:or|and)\s+[^,?]+?)\s*\?\s*$", re.I)
+_LISTED_BEFORE_RE = re.compile(r"^\s*(?:among|between|of)\s+(?:the\s+)?(?P<list>[^?]+?),\s*(?=(?:which|what)\b)", re.I)
+_LIST_JOIN_RE = re.compile(r"\s*,\s*(?:(?:or|and)\s+)?|\s+(?:or|and)\s+", re.I)
+_RANKED_RE = re.compile(rf"\b(?:{COMPARATIVE})", re.I)
+MAX_ITEM_WORDS = 5  # a named item is a segment's or a region's name, not a clause
+
+
+def _items(listed: str) -> list[str]:
+    """The names of a list ('Cloud Services or Devices', 'operating, investing and financing activities', sharing
+    their head); [] when it is no list of two or more names (a clause, a period)."""
+    items = [i.strip() for i in _LIST_JOIN_RE.split(listed) if i.strip()]
+    if len(items) < 2:
+        return []
+    head = items[-1].split()[-1]
+    if len(items[-1].split()) > 1 and head.islower() and all(len(i.split()) == 1 for i in items[:-1]):
+        items = [f"{i} {head}" for i in items[:-1]] + items[-1:]  # 'investing and financing activities'
+    if any(len(i.split()) > MAX_ITEM_WORDS or find_periods(i) for i in items):
+        return []
+    return items
+
+
+def choice_items(question: str) -> tuple[str, str, list[tuple[str, str]]] | None:
+    """The comparative a choice question ranks by, what it ranks, and each item it names with the question as
+    asked of it: 'Which segment had the higher operating income in 2024, Cloud Services or Devices?' -> ('higher',
+    'higher operating income in 2024', [('Cloud Services', 'What was the operating income of Cloud Services in
+    2024?'), ('Devices', ...)]). None when the question asks no choice, names fewer than two items, or an item is
+    a period ('2023 or 2024' is a period's question) or a clause."""
+    if CHOICE not in operations_asked(question):
+        return None
+    # the list after a comma or colon that ends the question, the first such that is a list of names
+    lists = [(m.start(), _items(found.group("list"))) for m in re.finditer(r"[,:]", question)
+             if (found := _LISTED_AFTER_RE.fullmatch(question, m.end())) is not None]
+    before = _LISTED_BEFORE_RE.search(question)
+    if before is not None:
+        lists.append((-1, _items(before.group("list"))))
+    at, items = next(((at, items) for at, items in lists if items), (0, []))
+    if not items:
+        return None
+    body = question[:at] if at >= 0 else question[before.end():].rstrip(" ?") if before else ""
+    ranked = _RANKED_RE.search(body)
+    if ranked is None:
+        return None
+    asked, tail = split_tail(body[ranked.end():])
+    asked = asked.strip()
+    if not asked:
+        return None
+    tail = tail.rstrip(" ?")
+    return (ranked.group(0).lower(), f"{ranked.group(0).lower()} {asked}{tail}",
+            [(i, f"What was the {asked} of {i}{tail}?") for i in items])
 
 
 _TEST_RE = re.compile(rf"{_TEST}|{_SIGN_TEST}", re.I)

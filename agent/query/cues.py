@@ -238,6 +238,18 @@ _PERIOD_LEAD_RE = re.compile(
 _RESPECTIVE_RE = re.compile(r",?\s*\brespectively\b|\brespective\b", re.IGNORECASE)
 
 
+_SPACE_BEFORE_MARK_RE = re.compile(r"\s+([?.,])")
+
+
+def _tidy(text: str) -> str:
+    """The text without spaces before its punctuation ('in 2019 ?' -> 'in 2019?')."""
+    return _SPACE_BEFORE_MARK_RE.sub(r"\1", text)
+
+
+def _is_word(token: str) -> bool:
+    return token[:1].isalnum() or token[:1] == "_"
+
+
 def one_period_question(question: str, period: str) -> str:
     """The question as asked of one period of the list it names ('What was X in 2019 and 2018 respectively?' ->
     'What was X in FY2019?'); '' when its periods are no single list (scattered, or one period)."""
@@ -250,7 +262,7 @@ def one_period_question(question: str, period: str) -> str:
         return ""  # 'between 2018 and 2019' names the ends of a span, not a list
     head = _PERIOD_LEAD_RE.sub("", question[: found[0].start].rstrip()).rstrip()
     text = _RESPECTIVE_RE.sub(" ", f"{head} in {period}{question[found[-1].end :]}")
-    return re.sub(r"\s+([?.,])", r"\1", " ".join(text.split()))
+    return _tidy(" ".join(text.split()))
 
 
 # Words that bound a listed item: what stands before the list ('the', 'of', a verb) and after it ('for 2017').
@@ -290,7 +302,7 @@ def item_questions(question: str) -> list[str]:
             continue  # a list of periods is one_period_question's
         right: list[int] = []
         k = j + 1
-        while k < len(tokens) and tokens[k][0].lower() not in _ITEM_BOUNDARY and re.match(r"\w", tokens[k][0]):
+        while k < len(tokens) and tokens[k][0].lower() not in _ITEM_BOUNDARY and _is_word(tokens[k][0]):
             right.append(k)
             k += 1
         left_items: list[list[int]] = [[]]
@@ -299,7 +311,7 @@ def item_questions(question: str) -> list[str]:
             word = tokens[k][0]
             if word == ",":
                 left_items.insert(0, [])
-            elif word.lower() in _ITEM_BOUNDARY or not re.match(r"\w", word):
+            elif word.lower() in _ITEM_BOUNDARY or not _is_word(word):
                 break
             else:
                 left_items[0].insert(0, k)
@@ -323,7 +335,7 @@ def item_questions(question: str) -> list[str]:
         else:
             items = [_joined(tokens, item) for item in left_items] + [_joined(tokens, right)]
         start, end = tokens[first[0]][1], tokens[right[-1]][2]
-        out = [re.sub(r"\s+([?.,])", r"\1", f"{text[:start]}{item}{text[end:]}") for item in items]
+        out = [_tidy(f"{text[:start]}{item}{text[end:]}") for item in items]
         return out if len(out) >= 2 else []
     return []
 
@@ -343,6 +355,13 @@ _ITEM_OPERATIONS: tuple[tuple[str, re.Pattern[str], str], ...] = (
 # 2018'): they belong to both items' questions.
 _ITEM_TAIL_RE = re.compile(r"\s+(?:in|for|as\s+(?:at|of)|at|during|on|from|of\s+fiscal|of\s+(?:fy|19|20))(?![\w-]).*$|"
                            r"\s*[?.]\s*$", re.I)
+
+
+def split_tail(text: str) -> tuple[str, str]:
+    """``text`` split before the words that say when or in what it is read ('operating income in 2024' ->
+    ('operating income', ' in 2024')); the tail is '' when there are none."""
+    tail = _ITEM_TAIL_RE.search(text)
+    return (text[: tail.start()], text[tail.start():]) if tail else (text, "")
 
 
 _LEADING_ARTICLE_RE = re.compile(r"^(?:the|its|their)\s+", re.I)
@@ -398,7 +417,7 @@ def lookup_question(
     said = set(plain_words(wording)) - FOLLOW_UP_FILLER
     named = set(plain_words(" ".join(names)))
     if len(metrics) == 1 and said > named:
-        names = [re.sub(r"^(?:the|its|their)\s+", "", wording.strip(), flags=re.IGNORECASE)]
+        names = [_LEADING_ARTICLE_RE.sub("", wording.strip())]
     subject = f"{possessive(company)} {and_list(names)}" if company else f"the {and_list(names)}"
     when = f" in {and_list(periods)}" if periods else ""
     verb = "was" if periods else "is"

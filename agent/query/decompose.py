@@ -19,7 +19,14 @@ from agent.finance.wording import CHANGE_NOUN, CHANGE_RE, SHARE_RE, plain_words
 from agent.llm import schemas as llm_schemas
 from agent.llm.models import UsageLog, structured_call
 from agent.llm.prompts import MAX_SUB_QUERIES, decompose_messages
-from agent.query.asked import PERIODS_MEETING, operation_asked, operations_asked
+from agent.query.asked import (
+    LOWEST,
+    PERIODS_MEETING,
+    SIZE_WORD,
+    choice_items,
+    operation_asked,
+    operations_asked,
+)
 from agent.query.cues import (
     COMPARE_RE,
     FOLLOW_UP_FILLER,
@@ -319,13 +326,16 @@ def _lists_periods(question: str, intent: QueryIntent, companies: Sequence[str],
     )
 
 
+def _metric_named(text: str) -> str:
+    """The one metric ``text`` names, '' for none or several."""
+    named = list(dict.fromkeys(m.canonical for m in find_metrics(text)))
+    return named[0] if len(named) == 1 else ""
+
+
 def _item_metrics(texts: Sequence[str]) -> list[str] | None:
     """The metric each item's question names ('' for a row the lexicon does not name), or None when the
     company-metric grid reads the items one by one: each names a metric of its own, none the same (or no items)."""
-    metrics = []
-    for text in texts:
-        named = list(dict.fromkeys(m.canonical for m in find_metrics(text)))
-        metrics.append(named[0] if len(named) == 1 else "")
+    metrics = [_metric_named(text) for text in texts]
     if not metrics or ("" not in metrics and len(set(metrics)) == len(metrics)):
         return None
     return metrics
@@ -359,6 +369,23 @@ def _listed_items(
     texts = item_questions(question)
     metrics = _item_metrics(texts)
     return list(zip(texts, metrics, strict=True)) if metrics is not None else []
+
+
+def _choice_over_items(
+    question: str, intent: QueryIntent, companies: Sequence[str], periods: Sequence[str]
+) -> tuple[str, str, list[str], list[tuple[str, str]]] | None:
+    """The comparative a choice among items the question names ranks by, what it ranks, the items, and each item's
+    question with the metric it names (see :func:`agent.query.asked.choice_items`); None otherwise, and for
+    several companies or periods."""
+    if len(companies) != 1 or len(periods) > 1 or intent.relation in NON_NUMERIC_RELATIONS:
+        return None
+    found = choice_items(question)
+    if found is None:
+        return None
+    comparative, ranked_by, items = found
+    texts = [text for _, text in items]
+    metrics = [_metric_named(text) for text in texts]  # each item's own ('operating', 'investing' cash flows)
+    return comparative, ranked_by, [item for item, _ in items], list(zip(texts, metrics, strict=True))
 
 
 def _operation_over_items(
@@ -477,6 +504,20 @@ def decompose(question: str, intent: QueryIntent, known_companies: EntityRegistr
             periods = [periods[0], periods[-1]]  # the share moved between the periods named, not each one between
         plan.sub_queries, plan.combinations = _part_of_whole(asked, intent, owner, metrics[0], part, periods,
                                                              share_ops, hint)
+        return plan
+    choice = _choice_over_items(asked, intent, companies, periods)
+    if choice is not None:
+        # 'Which segment had the higher operating income, Cloud Services or Devices?': one lookup an item, each
+        # checked on its own, ranked in code
+        comparative, ranked_by, names, lookups = choice
+        plan.sub_queries = _item_sub_queries(intent, companies[0], item_period, lookups)
+        for sq, name in zip(plan.sub_queries, names, strict=True):
+            if not any(t.text.lower() == name.lower() for t in sq.intent.scope):
+                sq.intent.scope.append(ScopeTerm(text=name, metric=sq.metric))  # each figure must be its item's
+        plan.combinations = [Combination(id="c1", operation="lowest" if LOWEST.match(comparative) else "highest",
+                                         items=names, by_size=bool(SIZE_WORD.match(comparative)),
+                                         operands=[sq.id for sq in plan.sub_queries],
+                                         label=f"{' or '.join(names)}, {ranked_by}")]
         return plan
     over_items = _operation_over_items(asked, intent, companies, periods)
     if over_items is not None:

@@ -26,10 +26,15 @@ class Combination(BaseModel):
     """An arithmetic step over sub-query answers (or earlier steps), computed in code by the answer step."""
 
     id: str = Field(description="'c1', 'c2', ... in evaluation order")
-    operation: Literal["difference", "change", "percent_change", "cagr", "ratio", "share", "sum", "average"]
+    operation: Literal[
+        "difference", "change", "percent_change", "cagr", "ratio", "share", "sum", "average", "highest", "lowest"
+    ]
     operands: list[str] = Field(description="sub-query or combination ids; old before new for changes")
     metric: str = ""
     label: str = Field(default="", description="what the result is, for people")
+    items: list[str] = Field(default_factory=list, description="each operand's name, where the operands are items "
+                             "the question names and ranks ('Cloud Services', 'Devices')")
+    by_size: bool = Field(default=False, description="a ranking compares sizes ('the larger loss'), not order")
 
 
 class QueryPlan(BaseModel):
