@@ -168,9 +168,6 @@ _CELL_SUM_RE = re.compile(r"\bsum\b|\bcombined\b|\baltogether\b|\btogether\b|\bi
 _ROW_OPERATIONS = frozenset({"extreme", PERIODS_MEETING})
 # The operations over every period a question names (a change or a ratio takes two).
 _OVER_ALL_PERIODS = frozenset({"sum", "average"})
-# A row or column that is itself an average: its figures are what 'the average X in 2018 and 2019' asks for.
-
-
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -557,8 +557,8 @@ def unmet_operation(answer: SubAnswer, question: str, caption: str = "") -> str:
 
 def _operation_words(answer: SubAnswer) -> str:
     """The words that may say a read figure already is a result (an average, a change): its row label, or in a
-    sentence the words before it back to the figure before it or the sentence's start. In 'revenue increased by 13% to RMB200 billion' the
-    increase is the 13%'s; the 200 billion is the level it rose to."""
+    sentence the words before it back to the figure before it or the sentence's start. In 'revenue increased by 13%
+    to RMB200 billion' the increase is the 13%'s; the 200 billion is the level it rose to."""
     naming = naming_words(answer)
     if answer.named or row_label(answer):
         return naming

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 # Going up and going down, in any form of the verb or noun ('increased', 'growth', 'rose'; 'declining', 'fell',
-# 'reduction'). Judgements ('improved', 'worsened') are not directions of a figure: they are read apart.
+# 'shrank'). Judgements ('improved', 'worsened') are not directions of a figure: they are read apart.
 RISE = r"increas\w*|ris(?:e|es|en|ing)|rose|gr[eo]w\w*"
 FALL = r"decreas\w*|declin\w*|drop\w*|fell|fallen|shr[aiu]nk\w*"
 # Words of a fall that also name other things ('amounts falling due', 'items that fall under', 'Compensation expense
