@@ -137,6 +137,11 @@ def test_extreme_by_size_compares_negative_figures_by_their_size() -> None:
     assert arithmetic.extreme([value("FY2023", -15), value("FY2024", -42)]).result.period == "FY2023"
     mixed = arithmetic.extreme([value("FY2023", 15), value("FY2024", -42)], by_size=True)
     assert mixed.result.period == "FY2023"  # a gain and a loss are compared as numbers
+    # where the order of negatives is no answer (which item 'used the most cash'), all-negative figures are not
+    # ranked unless a size word says how
+    with pytest.raises(arithmetic.ArithmeticRefusal):
+        arithmetic.extreme([value("FY2023", -15), value("FY2024", -42)], signed_order=False)
+    assert arithmetic.extreme([value("FY2023", -15), value("FY2024", 42)], signed_order=False).result.period == "FY2024"
 
 
 SEGMENTS = """# Fabrikam, Inc.
@@ -248,6 +253,32 @@ For the fiscal year ended December 31, 2024
 | Net cash used in investing activities | (455) | (401) |
 | Net cash used in financing activities | (362) | (298) |
 """
+
+
+LOSSES = """# Tailspin Ltd.
+
+ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934
+For the fiscal year ended December 31, 2024
+
+## Item 7. Management's Discussion and Analysis
+
+### Operating loss by region
+
+| (in millions) | 2024 | 2023 |
+|---|---|---|
+| Americas | (120) | (80) |
+| Europe | (45) | (60) |
+| Asia Pacific | (210) | (150) |
+| Total operating loss | (375) | (290) |
+"""
+
+
+def test_a_block_of_negative_figures_is_ranked_by_a_size_word_only(tmp_path_factory: pytest.TempPathFactory) -> None:
+    tailspin = ingested_typeset(tmp_path_factory.mktemp("losses"), "TAILSPIN_2024_10K.md", LOSSES)
+    # 'the highest operating loss': the largest loss, or the least negative figure? not guessed
+    assert ask_once(tailspin, "Which region had the highest operating loss in 2024?").startswith("Not found")
+    larger = stated(ask_once(tailspin, "Which region had the largest operating loss in 2024?"))
+    assert ": Asia Pacific (" in larger, larger
 
 
 @pytest.fixture(scope="module")

@@ -88,8 +88,10 @@ def table_choice(sa: SubAnswer, question: str, reader: EvidenceReader) -> Comput
     if change and FALL_RE.search(asked):  # a fall's biggest is the lowest change ('the biggest drop')
         lowest = not lowest  # the biggest drop is the lowest change
     try:
+        # a change's direction is in the words ('the biggest drop'); a level's is not, when every figure is negative
         return arithmetic.extreme(values, lowest=lowest, metric=sa.metric or parent.lower(),
-                                  by_size=bool(superlative and SIZE_WORD.match(superlative.group(0))))
+                                  by_size=bool(superlative and SIZE_WORD.match(superlative.group(0))),
+                                  signed_order=change)
     except ArithmeticRefusal:
         return None
 

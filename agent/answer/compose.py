@@ -395,12 +395,9 @@ def _compute(combo: Combination, operands: list[CitedValue]) -> Computation:
     if op == "sum":
         return arithmetic.total(operands, metric)
     if op in {"highest", "lowest"}:  # items the question names, each figure named by its item
-        if not combo.by_size and all(o.value.value < 0 for o in operands):
-            # outflows or losses: 'used the most cash' means the largest in size, 'the highest' the least negative
-            raise ArithmeticRefusal("every figure is negative, so 'most' may mean the largest in size or the "
-                                    "highest; ask for the larger or the smaller")
         named = [o.model_copy(update={"label": item}) for o, item in zip(operands, combo.items, strict=True)]
-        return arithmetic.extreme(named, lowest=op == "lowest", metric=metric, by_size=combo.by_size)
+        return arithmetic.extreme(named, lowest=op == "lowest", metric=metric, by_size=combo.by_size,
+                                  signed_order=False)
     return arithmetic.average(operands, metric)
 
 

@@ -515,15 +515,20 @@ def average(values: Sequence[CitedValue], metric: str = "") -> Computation:
     )
 
 
-def extreme(values: Sequence[CitedValue], lowest: bool = False, metric: str = "", by_size: bool = False
-            ) -> Computation:
+def extreme(values: Sequence[CitedValue], lowest: bool = False, metric: str = "", by_size: bool = False,
+            signed_order: bool = True) -> Computation:
     """The value (and so the period, or the item when all are of one period) that is highest, or ``lowest``,
     among ``values`` in a common unit and scale ('in which year was X the largest?', 'which region had the
     highest revenue?'); a tie has no answer. ``by_size``: the question compares sizes ('larger', 'smallest'), so
     figures that are all negative (losses, outflows, falls) are compared by their size: the larger loss is -4.2,
-    not -1.5."""
+    not -1.5. Without ``signed_order``, figures that are all negative are not ranked by order either: which
+    item 'used the most cash' or had 'the highest' outflow is the larger in size to one reader and the less
+    negative to another."""
     if len(values) < 2:
         raise ArithmeticRefusal("a comparison needs at least two values")
+    if not by_size and not signed_order and all(v.value.value < 0 for v in values):
+        raise ArithmeticRefusal("every figure is negative, so the highest may mean the largest in size or the "
+                                "least negative; ask for the larger or the smaller")
     unit = _common_unit(values, "compare")
     scale = _common_scale(values)
     xs = [_operand(v, scale) for v in values]
