@@ -17,6 +17,7 @@ EVAL_MODULES = (
     "cli.eval_serve",
     "cli.eval_bm25",
     "cli.eval_names",
+    "cli.eval_rules",
     "cli.eval_scale",
     "cli.eval_retrieval",
     "cli.eval_answers",

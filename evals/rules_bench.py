@@ -1,0 +1,129 @@
+"""How many phrase rules the readers of a question hold: the regular expressions of `agent/query`, `agent/answer`
+and the word classes (`agent/finance/wording.py`), counted per module.
+
+Issue 28 asks for fewer of them as learned parts take over. Each definition counts once: a pattern's interpolated
+fragment (``rf"\\b(?:{CHANGE})\\b"``) counts as one literal where it is used and by its own alternatives where it is
+defined, so a word class read by twelve patterns is one rule, not twelve. Counted from the source (``ast``), never
+by importing it.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+try:  # the parser of the standard library's regular expressions (re._parser since 3.11)
+    import re._parser as sre_parse  # type: ignore[import-not-found]
+except ImportError:  # pragma: no cover - Python < 3.11
+    import sre_parse  # type: ignore[no-redef]
+
+AGENT = Path(__file__).resolve().parent.parent / "agent"
+RULE_PACKAGES = ("query", "answer")  # the readers of a question
+WORD_CLASSES = Path("finance") / "wording.py"
+FRAGMENT = "Z"  # what an interpolated fragment counts as inside the pattern that uses it: one literal
+
+
+class RuleCount(BaseModel):
+    """The phrase rules of one module."""
+
+    module: str
+    compiled: int = Field(description="re.compile calls")
+    calls: int = Field(description="every re.* call (compile, search, sub, ...) with a pattern")
+    alternatives: int = Field(description="branches of the patterns' alternations, fragments counted where defined")
+    lines: int = Field(description="source lines of the patterns and of the fragments they interpolate")
+    unread: int = Field(default=0, description="patterns built at run time, not counted")
+
+
+def _text(node: ast.expr) -> str | None:
+    """A pattern's source with each interpolated name as one literal; None when it is built otherwise."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value if isinstance(v, ast.Constant) else FRAGMENT for v in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _text(node.left), _text(node.right)
+        return None if left is None or right is None else left + right
+    if isinstance(node, ast.Name):
+        return FRAGMENT
+    return None
+
+
+def _branches(parsed: object) -> int:
+    n = 0
+    for op, av in parsed:  # type: ignore[attr-defined]
+        name = str(op)
+        if name == "BRANCH":
+            n += len(av[1]) + sum(_branches(b) for b in av[1])
+        elif name == "SUBPATTERN":
+            n += _branches(av[-1])
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            n += _branches(av[2])
+        elif name in ("ASSERT", "ASSERT_NOT"):
+            n += _branches(av[1])
+    return n
+
+
+def _alternatives(pattern: str) -> int | None:
+    try:
+        return _branches(sre_parse.parse(pattern.replace("{{", "{").replace("}}", "}")))
+    except Exception:  # noqa: BLE001 - a pattern the parser rejects is counted as unread, not as an error
+        return None
+
+
+def count_module(path: Path, name: str = "") -> RuleCount:
+    """The phrase rules of one Python module."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    used: set[str] = set()
+    lines: set[int] = set()
+    compiled = calls = alternatives = unread = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            used |= {v.value.id for v in node.values if isinstance(v, ast.FormattedValue) and isinstance(v.value, ast.Name)}
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "re" and node.args):
+            continue
+        calls += 1
+        compiled += node.func.attr == "compile"
+        pattern = node.args[0]
+        if isinstance(pattern, ast.Name):
+            used.add(pattern.id)
+            continue
+        lines.update(range(pattern.lineno, (pattern.end_lineno or pattern.lineno) + 1))
+        text = _text(pattern)
+        counted = _alternatives(text) if text is not None else None
+        if counted is None:
+            unread += 1
+        else:
+            alternatives += counted
+    for node in tree.body:  # the fragments the patterns interpolate, counted where they are defined
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id in used and isinstance(node.value, (ast.Constant, ast.JoinedStr, ast.BinOp))):
+            text = _text(node.value)
+            counted = _alternatives(text) if text is not None else None
+            if counted is not None:
+                alternatives += counted
+                lines.update(range(node.value.lineno, (node.value.end_lineno or node.value.lineno) + 1))
+    return RuleCount(module=name or path.name, compiled=compiled, calls=calls, alternatives=alternatives,
+                     lines=len(lines), unread=unread)
+
+
+def run_rules_bench(agent: Path = AGENT) -> list[RuleCount]:
+    """Each module of the question's readers, most alternatives first, and their total last."""
+    paths = [p for package in RULE_PACKAGES for p in sorted((agent / package).glob("*.py"))]
+    if (agent / WORD_CLASSES).exists():
+        paths.append(agent / WORD_CLASSES)
+    rows = sorted((count_module(p, str(p.relative_to(agent.parent))) for p in paths),
+                  key=lambda r: (-r.alternatives, r.module))
+    total = RuleCount(module="all", compiled=sum(r.compiled for r in rows), calls=sum(r.calls for r in rows),
+                      alternatives=sum(r.alternatives for r in rows), lines=sum(r.lines for r in rows),
+                      unread=sum(r.unread for r in rows))
+    return [*[r for r in rows if r.calls or r.alternatives], total]
+
+
+def render(rows: list[RuleCount]) -> str:
+    """The counts as a Markdown table."""
+    out = ["| module | compiled | re. calls | alternatives | pattern lines |", "|---|---|---|---|---|"]
+    out += [f"| {r.module} | {r.compiled} | {r.calls} | {r.alternatives} | {r.lines} |" for r in rows]
+    return "\n".join(out)

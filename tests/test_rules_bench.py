@@ -1,0 +1,62 @@
+"""`finrag eval rules`: the phrase rules of the question's readers, each definition counted once."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from evals.rules_bench import count_module, run_rules_bench
+
+MODULE = '''
+import re
+
+WORDS = r"rise|rose|fell"  # a class: three alternatives, counted here once
+SHARED = re.compile(rf"\\b(?:{WORDS})\\b")
+AGAIN = re.compile(rf"\\bthe\\s+(?:{WORDS})\\s+in\\b", re.I)
+PLAIN = re.compile(
+    r"\\b(?:ab|cd)\\b"
+    r"|\\bef\\b"
+)
+
+
+def use(text: str, pattern: str) -> bool:
+    return bool(re.search(r"xx|yy", text)) or bool(re.search(pattern, text))
+'''
+
+
+def test_a_class_interpolated_into_patterns_counts_once(tmp_path: Path) -> None:
+    path = tmp_path / "readers.py"
+    path.write_text(MODULE, encoding="utf-8")
+    count = count_module(path)
+    assert (count.compiled, count.calls) == (3, 5)
+    # WORDS 3 (once, not again in SHARED and AGAIN), PLAIN 2 + the 2 inside its group, 'xx|yy' 2
+    assert count.alternatives == 3 + 0 + 0 + 4 + 2
+    assert count.unread == 0  # a name passed as the pattern is a fragment, counted where it is defined
+    assert count.lines == 1 + 1 + 1 + 2 + 1  # WORDS, SHARED, AGAIN, PLAIN's two lines, 'xx|yy'
+
+
+def test_adding_a_copy_of_a_class_adds_its_words_again(tmp_path: Path) -> None:
+    path = tmp_path / "readers.py"
+    path.write_text(MODULE, encoding="utf-8")
+    once = count_module(path).alternatives
+    path.write_text(MODULE + '\nCOPY = re.compile(r"\\b(?:rise|rose|fell)\\b")\n', encoding="utf-8")
+    assert count_module(path).alternatives == once + 3
+
+
+def test_the_checkouts_readers_are_counted_with_a_total() -> None:
+    rows = run_rules_bench()
+    total = rows[-1]
+    assert total.module == "all" and total.compiled > 0 and total.alternatives > 0
+    assert total.compiled == sum(r.compiled for r in rows[:-1])
+    assert any(r.module.endswith("wording.py") for r in rows)
+
+
+def test_the_command_prints_the_table(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "cli.main", "eval", "rules", "--out", str(tmp_path)],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "| all |" in done.stdout and (tmp_path / "rules.json").exists()
+    bad = subprocess.run([sys.executable, "-m", "cli.main", "eval", "rules", "--agent", str(tmp_path)],
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert bad.returncode != 0 and "no agent/ folder" in bad.stderr + bad.stdout
