@@ -95,9 +95,9 @@ class Page(BaseModel):
         "formats. Read at ingest (indentation, table boxes), not stored")
     indents: list[float | None] = Field(
         default_factory=list, exclude=True,
-        description="how far each line of ``text`` is indented from the left edge, as a fraction of the page width "
-        "(a PDF line's box; an HTML table row's CSS), None where unknown; empty when the format says nothing. Read "
-        "at ingest (a table row's block), not stored")
+        description="how far each line of ``text`` is indented from the left edge, as a fraction of the page width, "
+        "where an HTML table row's CSS says so (None elsewhere; a PDF's indentation is its line boxes'); empty when "
+        "the format says nothing. Read at ingest (a table row's block), not stored")
 
 
 class Section(BaseModel):

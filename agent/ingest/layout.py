@@ -79,19 +79,28 @@ def align_lines(text: str, placed: Sequence[tuple[str, T | None]], normalise: Ca
     return out
 
 
+def _line_index(page: Page, start: int) -> int:
+    """The line of the page's text holding ``start`` (an offset into it)."""
+    return page.text.count("\n", 0, start)
+
+
 def line_box(page: Page, start: int) -> LineBox | None:
     """The box of the line holding ``start`` (an offset into the page's text), when the page has a layout."""
     if not page.lines:
         return None
-    index = page.text.count("\n", 0, start)
+    index = _line_index(page, start)
     return page.lines[index] if index < len(page.lines) else None
 
 
 def line_indent(page: Page, start: int) -> float | None:
-    """How far the line holding ``start`` is indented, as a fraction of the page width, when the source says so."""
+    """How far the line holding ``start`` is indented, as a fraction of the page width, when the source says so:
+    where its box starts on a PDF page, what an HTML row's CSS says."""
+    if page.lines:
+        box = line_box(page, start)
+        return box.x0 if box is not None else None
     if not page.indents:
         return None
-    index = page.text.count("\n", 0, start)
+    index = _line_index(page, start)
     return page.indents[index] if index < len(page.indents) else None
 
 

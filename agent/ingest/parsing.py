@@ -207,8 +207,7 @@ def _assemble(path: Path, raw_pages: list[str], source_format: str, settings: Se
     offset = 0
     for i, text in enumerate(texts):
         lines = align_lines(text, placed[i], normalise_text) if i < len(placed) else []
-        indents = ([b.x0 if b is not None else None for b in lines] if lines
-                   else align_lines(text, indented[i], normalise_text) if i < len(indented) else [])
+        indents = align_lines(text, indented[i], normalise_text) if i < len(indented) else []
         pages.append(Page(page=i, text=text, char_start=offset, lines=lines, indents=indents))
         offset += len(text) + len(PAGE_SEPARATOR)
     return ParsedDocument(pages=pages, source_format=source_format)
@@ -484,9 +483,13 @@ def _indentation(raw_pages: list[str]) -> tuple[list[str], list[IndentedLines]]:
     pages: list[str] = []
     indented: list[IndentedLines] = []
     for page in raw_pages:
+        if _INDENT_OPEN not in page:  # a page without indented rows (all of a PDF's, most prose pages)
+            pages.append(page)
+            indented.append([])
+            continue
         marked = [(unmarked(_INDENT_MARK_RE.sub("", line)), float(m.group(1)) / HTML_PAGE_WIDTH_PT)
                   for line in page.split("\n") if (m := _INDENT_MARK_RE.match(line))]
-        pages.append(_INDENT_MARK_RE.sub("", page) if marked else page)
+        pages.append(_INDENT_MARK_RE.sub("", page))
         indented.append(marked)
     return pages, indented
 

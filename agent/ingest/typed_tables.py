@@ -241,9 +241,7 @@ def _lines(table: TableBlock, offset: int, fy_end_month: int, block: str, named:
     when the columns are ``named``. ``boxes`` gives where each row's first line is printed (a PDF's), else None;
     ``indents`` how far each row's label is indented (a PDF's or an HTML table's), else None."""
     boxes = list(boxes) if len(boxes) == len(table.rows) else [None] * len(table.rows)
-    if len(indents) != len(table.rows):  # a PDF's rows are as far in as their boxes start
-        indents = [b.x0 if b is not None else None for b in boxes]
-    outline = _Outline(list(indents))
+    outline = _Outline(list(indents) if len(indents) == len(table.rows) else [None] * len(table.rows))
     out: list[TableLine] = []
     for k, (row, box) in enumerate(zip(table.rows, boxes, strict=True)):
         label = row.label

@@ -159,9 +159,10 @@ def named_operations(question: str) -> list[str]:
     def outside(pattern: re.Pattern[str]) -> bool:
         return any(not any(s <= m.start() < e for s, e in spans) for m in pattern.finditer(question))
 
+    changes = bool(CHANGE_RE.search(question))
     named = {
-        "change": bool(CHANGE_RE.search(question)),
-        "percent_change": bool(CHANGE_RE.search(question)),
+        "change": changes,
+        "percent_change": changes,
         "cagr": bool(CAGR_RE.search(question)),
         "average": outside(AVERAGE_RE),
         "sum": outside(SUM_RE),
