@@ -63,6 +63,10 @@ def wingtip(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     ("What was the change in other income from 2023 to 2024?", True),
     ("What are the main risk factors?", False),
     ("What does the company say about cybersecurity?", False),
+    # a quantity named in an imperative is a figure; a procedure asked of one is words (the answer-kind model)
+    ("Give me Wingtip's 2024 capex.", True),
+    ("How is goodwill tested for impairment?", False),
+    ("How are inventories valued?", False),
 ])
 def test_a_counted_metric_asks_for_a_figure(question: str, numeric: bool) -> None:
     assert is_numeric(extract_intent(question, [])) is numeric

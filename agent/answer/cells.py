@@ -47,9 +47,9 @@ from agent.finance.periods import (
     normalise_period,
     sort_key,
 )
-from agent.finance.wording import CHANGE_RE, TOTAL_RE
+from agent.finance.wording import CHANGE_RE, SUM_WORD_RE, TOTAL_RE
 from agent.query.asked import AVERAGE_NAME_RE, PERIODS_MEETING, operations_asked
-from agent.query.cues import AVERAGE_RE, PART_OF_RE, asks_percent, spans_range
+from agent.query.cues import AVERAGE_RE, PART_OF_RE, PERCENT_RE, asks_percent, spans_range
 from agent.query.definitions import asked_part
 from agent.query.operations import guess_operation
 from agent.query.plan import SubQuery
@@ -69,9 +69,6 @@ _SCHEDULE_CUE_RE = re.compile(r"\b(?:due|matur\w*|payable\s+in|expir\w*|schedule
 
 
 UNDATED_YEAR_COLUMNS = 2  # a header-less row: only its first two columns are read as this year and last
-
-
-_DOC_YEAR_RE = re.compile(r"(?:^|_)((?:19|20)\d\d)(?:_|$)")
 
 
 HEADER_NAMED_BONUS = 0.3  # the question writes the cell's column header verbatim ('on 12/14')
@@ -101,9 +98,6 @@ _PROSE_VERB_TAIL_RE = re.compile(
 # What lies between a change and the level it reaches ('increased $8.6 million to $16.7 million').
 _REACHED_RE = re.compile(r"\s*(?:million|billion|thousand|percent|%)?\s*,?\s*to\s*\$?\s*", re.IGNORECASE)
 _PROSE_LEAD_RE = re.compile(r"^(?:(?:of|for|in|on|at|and|the)\s+)+", re.IGNORECASE)
-
-
-_CELL_PERCENT_RE = re.compile(r"%|\bpercent(?:age)?\b|\bgrowth\s+rate\b|\brate\s+of\b", re.IGNORECASE)
 
 
 # A question whose figure is itself a percentage ('the expected loss rate', 'the portion of depreciation ...').
@@ -158,9 +152,6 @@ _SIGNED_LABEL_RE = re.compile(
     r"\bprovided\b|\bused\b|\(|/|\bvs\b|\bfrom\b|\bimpact\b|\beffect\b|\bvariance\b",
     re.IGNORECASE,
 )
-
-
-_CELL_SUM_RE = re.compile(r"\bsum\b|\bcombined\b|\baltogether\b|\btogether\b|\bin\s+aggregate\b", re.IGNORECASE)
 
 
 # Questions answered over a row's periods once one of its cells is read (the period with the highest value, the
@@ -262,12 +253,6 @@ def _label_periods(text: str, fy_end_month: int = CALENDAR_FY_END) -> set[str]:
     return {alone} if alone else set()
 
 
-def _filing_year(ev: Evidence) -> int | None:
-    """The fiscal year of the filing an evidence item comes from, from its document name ('PM_2017_...')."""
-    m = _DOC_YEAR_RE.search(ev.doc_name)
-    return int(m.group(1)) if m else None
-
-
 def _undated_columns(ev: Evidence, seg: Segment, label_periods: set[str]) -> list[str]:
     """Periods for a row whose table lost its header ('operating income | 11503 | 10815 | 688'): filings list
     the newest year first, and the newest is the filing's own year. Empty when the row states periods or
@@ -278,7 +263,7 @@ def _undated_columns(ev: Evidence, seg: Segment, label_periods: set[str]) -> lis
         return []  # the table has headers: no guessing
     if any(_header_line(line) for line in ev.text[: seg.start].splitlines()):
         return []  # a header line names the columns ('three months ended ...', 'north america') though unparsed
-    year = _filing_year(ev)
+    year = ev.filing_year
     if year is None:
         return []
     return [f"FY{year - i}" for i in range(min(len(seg.numbers), UNDATED_YEAR_COLUMNS))]
@@ -673,11 +658,11 @@ def _share_asked(question: str) -> _Share | None:
         and not _ITEM_OPERATION_RE.search(difference.group(0))  # 'the 2019 average X and the 2019 average Y'
     ):
         return _Share(part=difference.group("a"), whole=difference.group("b"), subtract=True,
-                      percent=asks_percent(question, _CELL_PERCENT_RE))
+                      percent=asks_percent(question))
     share = next((m for r in _CELL_SHARE_RES if (m := r.search(question))), None)
     if share and _content_words(share.group("a")) and _content_words(share.group("b")):
         return _Share(part=share.group("a"), whole=share.group("b"),
-                      percent=bool(_CELL_PERCENT_RE.search(share.group(0))))
+                      percent=bool(PERCENT_RE.search(share.group(0))))
     part_of = PART_OF_RE.search(question)
     if part_of and _content_words(part_of.group("a")) and _content_words(part_of.group("b")):
         part, whole = part_of.group("a"), part_of.group("b")
@@ -812,10 +797,10 @@ def _cell_combination(
     row, the arithmetic in code. A change or ratio takes the first two periods named; an average or a sum takes
     them all, and every year between the ends of a span ('from 2017 to 2019')."""
     q = sub_query.question
-    percent = asks_percent(q, _CELL_PERCENT_RE)
+    percent = asks_percent(q)
     changes = bool(CHANGE_RE.search(q))
     named = {"ratio": bool(_CELL_RATIO_RE.search(q)), "change": changes, "percent_change": changes,
-             "sum": bool(_CELL_SUM_RE.search(q)), "average": bool(AVERAGE_RE.search(q))}
+             "sum": bool(SUM_WORD_RE.search(q)), "average": bool(AVERAGE_RE.search(q))}
     # a row's cells are combined only when a word says how; the model settles which, where words disagree
     asked = [op for op, said in named.items() if said]
     operation = guess_operation(q).among(asked, asked)

@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from agent.answer.closed_world import PER_SHARE_TOPIC, check_scope, unsaid_qualifiers, without_company
 from agent.answer.companies import check_company, doc_company, names_absent_company
 from agent.answer.provenance import chunk_text, figure_context, last_sentence, naming_words, row_label
-from agent.answer.reading import Evidence, EvidenceReader
+from agent.answer.reading import EvidenceReader
 from agent.answer.records import NOT_FOUND, Check, SubAnswer, _capital
 from agent.answer.words import (
     _QUALIFIERS,
@@ -83,17 +83,6 @@ def _chunk_periods(answer: SubAnswer, reader: EvidenceReader) -> set[str]:
     return {m.norm for m in find_periods(chunk_text(reader, chunk))}
 
 
-_DOC_YEAR_RE = re.compile(r"(?:^|_)((?:19|20)\d\d)(?:Q[1-4])?(?:_|$)")  # 'BOEING_2022_10K', 'PFIZER_2023Q2_10Q'
-
-
-def _filing_year(ev: Evidence) -> int | None:
-    """The fiscal year of an evidence item's filing: its recorded period, else the year its name carries."""
-    if ev.filing_period:
-        return period_year(ev.filing_period)
-    m = _DOC_YEAR_RE.search(ev.doc_name)
-    return int(m.group(1)) if m else None
-
-
 def _passage_period(answer: SubAnswer, asked: str, reader: EvidenceReader) -> Check:
     """Quoted passages answer a dated question when they name its year or their filing covers it."""
     year = period_year(asked)
@@ -103,7 +92,7 @@ def _passage_period(answer: SubAnswer, asked: str, reader: EvidenceReader) -> Ch
         if any(period_year(m.norm) == year for m in find_periods(passage.text)):
             return Check(name="period", passed=True, detail=f"the passage names {year}")
         ev = next((e for e in reader.evidence if e.chunk_id == passage.citation.chunk_id), None)
-        filed = _filing_year(ev) if ev is not None else None
+        filed = ev.filing_year if ev is not None else None
         if filed is None or 0 <= filed - year <= FILING_LOOKBACK_YEARS:
             return Check(name="period", passed=True, detail=f"the filing covers {asked}")
     return Check(name="period", passed=False, detail=f"the quoted filings do not cover {asked}")

@@ -28,6 +28,7 @@ from agent.finance.periods import (
     column_periods,
     find_periods,
     normalise_period,
+    period_year,
     single_period,
 )
 from agent.ingest.hostile import is_hostile_row, is_instruction_like
@@ -71,6 +72,9 @@ _STATEMENT_ANY_RE = re.compile(
 )
 
 
+_DOC_YEAR_RE = re.compile(r"(?:^|_)((?:19|20)\d\d)(?:Q[1-4])?(?:_|$)")  # a year in a document's name
+
+
 class Evidence(BaseModel):
     """One piece of evidence handed to the answer step: a chunk with where it came from."""
 
@@ -91,6 +95,15 @@ class Evidence(BaseModel):
     def page_at(self, offset: int) -> int:
         """0-based page of a character offset in the text (chunks that cross pages keep form feeds)."""
         return self.page + self.text.count("\f", 0, max(0, offset))
+
+    @property
+    def filing_year(self) -> int | None:
+        """The fiscal year of the filing: its recorded period, else the year its name carries ('BOEING_2022_10K',
+        'PFIZER_2023Q2_10Q')."""
+        if self.filing_period:
+            return period_year(self.filing_period)
+        m = _DOC_YEAR_RE.search(self.doc_name)
+        return int(m.group(1)) if m else None
 
     def citation(self, quote: str = "", offset: int = 0) -> Citation:
         """``[doc, p. N]`` for a quote at ``offset`` in this evidence (1-based page)."""

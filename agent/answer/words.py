@@ -15,9 +15,10 @@ from agent.entities.names import name_key, names_company, same_name
 from agent.finance.numbers import name_numbers, without_units
 from agent.finance.periods import find_periods, without_periods
 from agent.finance.wording import without_possessive
+from agent.query.cues import NON_NUMERIC_RELATIONS
 from agent.query.plan import SubQuery
 from agent.query.scope import CONTRIBUTION_VERBS, FILLER_WORDS, PREDICATE_VERBS, STOP_WORDS, metric_modifiers
-from agent.schemas import NumericValue, Relation
+from agent.schemas import NumericValue
 
 TOTAL_BONUS = 0.1  # among partial labels, a "Total ..." row is the total, not a sub-item
 
@@ -28,21 +29,10 @@ RETRIEVAL_WEIGHT = 0.05  # retrieval score breaks ties between equally good rows
 CELL_STEM_MIN_CHARS = 3  # 'gas' and 'its' are not plurals
 
 
-
-
-_NON_FIGURE_RELATIONS = frozenset({Relation.EXPLANATION, Relation.DEFINITION, Relation.POLICY})
-
-
-
-
 _HOW_MUCH_RE = re.compile(r"\bhow\s+(?:much|many)\b|\bwhat\s+(?:was|were|is|are)\s+the\b", re.IGNORECASE)
 
 
-
-
 _WORD_RE = re.compile(r"[a-z][a-z0-9&'-]+")
-
-
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -180,7 +170,7 @@ def unasked_column(ev: Evidence, value: NumericValue, asked: str) -> str:
 
 def _asks_figure(sub_query: SubQuery) -> bool:
     """A question after a figure though the lexicon names no metric: it names a period or asks 'how much'."""
-    if sub_query.intent.relation in _NON_FIGURE_RELATIONS or sub_query.intent.asks_words:
+    if sub_query.intent.relation in NON_NUMERIC_RELATIONS or sub_query.intent.asks_words:
         return False
     q = sub_query.question
     return bool(find_periods(q)) or bool(_HOW_MUCH_RE.search(q)) or sub_query.intent.requires_numeric

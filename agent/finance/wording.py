@@ -37,12 +37,13 @@ SHARE_OF = rf"(?<!per\s)(?<!current\s)(?<!-term\s)\b(?:as\s+an?\s+)?(?:{SHARE_NO
 AS_SHARE = rf"{SHARE_OF}|\bas\s+an?\s+(?:{SHARE_NOUN})\b"
 # The scales a figure is written in.
 SCALE = r"thousands|millions|billions"
+# Words that ask figures to be added up; 'total' is apart, as it also names a row ('total revenue').
+SUM_WORD = r"sum|combined|altogether|together|in\s+aggregate"
 # Small counts written as words ('the three years', 'a five-year average').
 COUNT_WORD = r"two|three|four|five|six|seven|eight|nine|ten"
 COUNT_VALUES = {w: n for n, w in enumerate(COUNT_WORD.split("|"), start=2)}
 
 CHANGE_RE = re.compile(rf"\b(?:{CHANGE}|{YEAR_ON_YEAR})\b", re.IGNORECASE)
-RISE_RE = re.compile(rf"\b(?:{RISE})\b", re.IGNORECASE)
 SHARE_RE = re.compile(SHARE_OF, re.IGNORECASE)
 AS_SHARE_RE = re.compile(AS_SHARE, re.IGNORECASE)
 # The scale a question asks its answer in ('in USD millions', '(answer in thousands)', 'in $ billions').
@@ -51,6 +52,7 @@ SCALE_ASKED_RE = re.compile(
     rf"(?P<scale>{SCALE})\b\)?",
     re.IGNORECASE,
 )
+SUM_WORD_RE = re.compile(rf"\b(?:{SUM_WORD})\b", re.IGNORECASE)
 TOTAL_RE = re.compile(r"\btotal\b", re.IGNORECASE)  # a whole named as such ('the total', 'total debt')
 FALL_RE = re.compile(rf"\b(?:{FALL}|{FALL_OR_NAME})\b", re.IGNORECASE)  # where a direction is asked
 

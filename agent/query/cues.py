@@ -21,6 +21,8 @@ from agent.finance.wording import (
     SCALE_ASKED_RE,
     SHARE_NOUN,
     SHARE_RE,
+    SUM_WORD,
+    SUM_WORD_RE,
     plain_words,
 )
 from agent.schemas import QueryIntent, Relation
@@ -118,7 +120,7 @@ COMPARE_RE = re.compile(
 CAGR_RE = re.compile(r"\bcagr\b|\bcompound(?:ed)?\s+annual", re.IGNORECASE)
 
 
-PERCENT_RE = re.compile(r"%|\bpercent(?:s|age)?\b|\bgrowth\s+rate\b|\brate\s+of\s+(?:growth|change)\b", re.I)
+PERCENT_RE = re.compile(rf"%|\bpercent(?:s|age)?\b|\bgrowth\s+rate\b|\brate\s+of\s+(?:{CHANGE})\b", re.I)
 
 
 # 'What percentage of undeveloped acres were in the US?', 'what portion of total debt is due within a year?',
@@ -166,7 +168,7 @@ def spans_range(question: str) -> bool:
 AVERAGE_RE = re.compile(r"(?<!weighted )\baverage\b|\bmean\b", re.IGNORECASE)
 
 
-SUM_RE = re.compile(r"\btotal\b|\bsum\b|\bcombined\b|\bcumulative\b|\baltogether\b|\bin aggregate\b", re.I)
+SUM_RE = re.compile(rf"\b(?:total|cumulative|{SUM_WORD})\b", re.I)
 
 
 
@@ -365,7 +367,6 @@ def split_tail(text: str) -> tuple[str, str]:
 
 
 _LEADING_ARTICLE_RE = re.compile(r"^(?:the|its|their)\s+", re.I)
-_SUM_WORD_RE = re.compile(r"\b(?:sum|combined)\b", re.I)  # 'total X' names a row; 'the sum of' asks a step
 # An item that points back ('this value', 'the one in Jersey City') is an earlier answer's, or asks a step of its own
 # ('goodwill divided by total assets'): the references' and the operations' to read, not a row's.
 _NOT_AN_ITEM_RE = re.compile(r"\b(?:this|that|these|those|it|one|ones|divided|multiplied|times|over)\b", re.I)
@@ -396,7 +397,7 @@ def operation_items(question: str) -> tuple[str, list[tuple[str, str]]] | None:
                                      for i in items):
                 return None  # 'between 2018 and 2019': the ends of a span, not two items
             if any(rx.search(i) for i in items
-                   for rx in (AVERAGE_RE, CHANGE_RE, CAGR_RE, PERCENT_RE, _SUM_WORD_RE, _NOT_AN_ITEM_RE)):
+                   for rx in (AVERAGE_RE, CHANGE_RE, CAGR_RE, PERCENT_RE, SUM_WORD_RE, _NOT_AN_ITEM_RE)):
                 return None  # 'the difference between the average X and the average Y': two steps, not one
             context = re.sub(r"^\s*(?:in|of|for)?\s*(?:the\s+)?", "", m.group("ctx") if "ctx" in m.groupdict() else "")
             head = f"{context.strip()} of " if context.strip() else ""
