@@ -15,6 +15,7 @@ from agent.answer.reading import naming_context
 from agent.answer.words import negated_words
 from agent.config import Settings
 from agent.query.intent import asking_part, extract_intent
+from agent.schemas import Relation
 
 FILING = """# Contoso Memory Ltd.
 
@@ -129,6 +130,13 @@ def test_a_reason_asked_is_no_figure() -> None:
     # a 'when' clause that sets a condition before the question: it still asks a figure
     assert extract_intent("When primarily referencing the income statement, what is the FY2021 inventory turnover "
                           "ratio for Nike?").requires_numeric
+
+
+def test_a_condition_before_the_question_is_not_what_it_asks() -> None:
+    question = "Where primarily referencing the balance sheet, what is the 2024 current ratio?"
+    assert asking_part(question) == "what is the 2024 current ratio?"
+    intent = extract_intent(question)
+    assert intent.relation is Relation.LOOKUP and intent.requires_numeric  # no place is asked
 
 
 def test_a_decimal_point_ends_no_sentence() -> None:

@@ -19,8 +19,8 @@ from agent.query.cues import subject_phrase
 from agent.query.decompose import decompose, decompose_llm
 from agent.query.dialogue import DialogueSlots, Rewrite, Turn, update_slots
 from agent.query.intent import extract_intent
-from agent.query.kind import QueryKind, classify_query, needs_evidence
-from agent.query.rewrite import asks_definition, rewrite, rewrite_llm
+from agent.query.kind import QueryKind, asks_definition, classify_query, needs_evidence
+from agent.query.rewrite import rewrite, rewrite_llm
 from agent.schemas import Citation, NumericValue, Relation
 
 COMPANIES = ["3M", "Microsoft", "Northwind Instruments"]
@@ -406,10 +406,18 @@ def test_its_margin_is_the_margin_of_the_previous_metric() -> None:
         ("What is Northwind's EBITDA?", False),
         ("What is its EBITDA?", False),
         ("What is EBITDA in 2024?", False),
+        ("What is the net income?", False),
+        ("Explain what EBITDA is.", True),
+        ("What does EBITDA stand for?", True),
+        ("What does goodwill consist of?", False),  # what a measure is made of is a filing's to say
+        ("How is adjusted EBITDA calculated?", False),
     ],
 )
 def test_asks_definition(question: str, definition: bool) -> None:
-    assert asks_definition(question, extract_intent(question, COMPANIES)) is definition
+    intent = extract_intent(question, COMPANIES)
+    assert asks_definition(question, intent) is definition
+    # the router and the conversation read a generic definition the same way: it needs no filing
+    assert (classify_query(question, intent) is QueryKind.NO_EVIDENCE) is definition
 
 
 def test_rewrite_llm_does_not_send_small_talk_or_definitions_to_the_model() -> None:

@@ -46,7 +46,8 @@ MAX_AVERAGE_YEARS = 10  # "N year average" beyond this is not a reporting-period
 TREND_YEARS = 3  # an annual report's statements compare three years
 
 _DEFINITION = re.compile(
-    r"\bwhat\s+(?:is|are)\s+the\s+definitions?\s+of\b|\bwhat\s+(?:does|do)\b.{0,60}\bmean\b|\bmeaning\s+of\b|"
+    r"\bwhat\s+(?:is|are)\s+the\s+definitions?\s+of\b|\bwhat\s+(?:does|do)\b.{0,60}\b(?:mean|stand\s+for)\b|"
+    r"\bmeaning\s+of\b|"
     r"\bwhat\s+is\s+meant\s+by\b|\bhow\s+(?:is|are|does|do)\b.{0,60}\bdefined?\b|"
     # What a measure is made of or how it is worked out: 'What does goodwill consist of?', 'How is EBITDA
     # calculated?', 'What are the components considered when calculating X?'. The answer is words, not a figure.
@@ -92,11 +93,12 @@ _NUMERIC = re.compile(
 )
 _AMOUNT = re.compile(r"\bhow\s+(?:much|many)\b|\bamount\b|\bvalue\s+of\b|\bnumber\s+of\b|%|\bpercent", re.I)
 _HOW_MUCH = re.compile(r"\bhow\s+(?:much|many)\b", re.I)
-_CONDITION_OPENING_RE = re.compile(r"\W*(?:when|where)\b[^?]*,\s*(?:what|how|which)\b", re.I)
 _ASKS_VALUE = re.compile(r"\b(?:what|how)\s+(?:is|was|did|has|much|many)\b", re.I)
 # Formula kinds whose result is a number by nature (a ratio is asked for its value); sums and differences
 # such as total debt or free cash flow are amounts that may be asked about qualitatively.
 _NUMERIC_KINDS = frozenset({"ratio", "margin", "days", "turnover", "growth"})
+# A clause opening with when / where that ends before the interrogative sets a condition: it asks no time or place.
+_CONDITION_OPENING_RE = re.compile(r"^\W*(?:when|where)\b[^?]*?,\s*(?=(?:what|how|which)\b)", re.I)
 # A full stop ends a sentence only before the capital that opens the next one: a decimal point or the abbreviation
 # of a company's name ('Northwind Instruments, Inc.?') ends none.
 _QUESTION_SENTENCE = re.compile(r"(?:[^?.!]|\.(?!\s+[A-Z]))*\?")
@@ -236,9 +238,11 @@ def find_form(question: str) -> str:
 # Relation, numeric need, keywords
 # ---------------------------------------------------------------------------------------------------------
 def asking_part(question: str) -> str:
-    """The sentences of ``question`` that ask (end in '?'), or the whole text when none does: instructions
-    around a question ('DPO is defined as ...', 'round to one decimal') are not what it asks."""
-    return " ".join(m.group(0) for m in _QUESTION_SENTENCE.finditer(question)) or question
+    """The sentences of ``question`` that ask (end in '?'), or the whole text when none does, without a clause that
+    sets a condition before them: instructions around a question ('DPO is defined as ...', 'round to one decimal',
+    'When primarily referencing the income statement, what is ...?') are not what it asks."""
+    asked = " ".join(m.group(0) for m in _QUESTION_SENTENCE.finditer(question)) or question
+    return _CONDITION_OPENING_RE.sub("", asked, count=1)
 
 
 def relation_of(question: str) -> Relation:
@@ -268,13 +272,10 @@ def without_cause_words(question: str) -> str:
 
 
 def _asks_cause(question: str) -> bool:
-    """An explanation asked in words ('what caused', 'why', '... driven by?', 'when did ...'), not a 'when' or
-    'where' clause that sets a condition before the question ('When primarily referencing the income statement,
-    what is ...?' asks a figure)."""
-    asked = asking_part(question)
-    conditional = _CONDITION_OPENING_RE.match(asked) is not None
-    return any(not (conditional and re.match(r"\W*(?:when|where)\b", m.group(0), re.I))
-               for m in _EXPLANATION.finditer(asked))
+    """An explanation asked in words ('what caused', 'why', '... driven by?', 'when did ...'); a clause that sets a
+    condition before the question ('When primarily referencing the income statement, what is ...?') is no part of
+    what it asks (:func:`asking_part`)."""
+    return bool(_EXPLANATION.search(asking_part(question)))
 
 
 # Operations computed over a row's figures ('In which year was X larger?', 'How many years did X exceed $5m?'):

@@ -11,7 +11,10 @@ from agent.finance.lexicon import canonical, find_metrics
 from agent.finance.periods import find_periods
 from agent.schemas import QueryIntent, Relation
 
-_COMPANY_PRONOUN_RE = re.compile(r"\b(?:its|their|the company's|the company|the firm's|the firm|it)\b", re.I)
+# Words that point at a company ('its', 'the company'); a bare 'it' may also be a term ('what does it mean?').
+_OWNER = r"its|their|the\s+(?:company|firm|group)(?:'s)?"
+_OWNER_PRONOUN_RE = re.compile(rf"\b(?:{_OWNER})\b", re.I)
+_COMPANY_PRONOUN_RE = re.compile(rf"\b(?:{_OWNER}|it)\b", re.I)
 
 
 # Router cues.
@@ -55,10 +58,15 @@ _SMALL_TALK_RE = re.compile(
 COMPOSED = r"represent|consist|comprise|include"  # what a measure is made of
 WORKED_OUT = r"calculated|computed|determined|derived|measured|estimated"  # how a measure is worked out
 _COMPOSITION_RE = re.compile(rf"\b(?:{COMPOSED}|component|{WORKED_OUT})s?\b", re.I)
-_GENERIC_DEFINITION_RE = re.compile(
-    r"^\s*(?:what\s+(?:is|are|does)\s+(?:an?\s+|the\s+)?|define\s+|explain\s+(?:what\s+)?|"
-    r"what'?s\s+(?:an?\s+)?|"
-    r"meaning\s+of\s+)",
+# A definition asked in question form ('what is EBITDA?', 'what is an operating lease?', 'define EBITDA'):
+# the article decides -- 'a'/'an' or none asks what a term means, 'the' points at one company's figure.
+_WHAT_IS_RE = re.compile(
+    r"^\s*(?:(?:and|so|ok(?:ay)?|also)[\s,]+)?(?:what\s+(?:is|are)|what'?s)\s+"
+    r"(?P<article>(?:an?|the)\s+)?(?P<term>[^?!.]+?)\s*[?!.]*\s*$",
+    re.IGNORECASE,
+)
+_DEFINE_RE = re.compile(
+    r"^\s*(?:please\s+)?(?:define|explain\s+what\b.*\b(?:is|are|means?)\s*[?!.]*\s*$)",
     re.IGNORECASE,
 )
 
@@ -93,16 +101,35 @@ def classify_query(question: str, intent: QueryIntent | None = None) -> QueryKin
     has_period = bool(intent and intent.temporal_scope.periods) or bool(find_periods(text))
     if (_MARKET_RE.search(text) or (metrics and metrics <= _MARKET_METRICS)) and not points_at_filing(text):
         return QueryKind.MARKET
-    opener = _GENERIC_DEFINITION_RE.match(text)
-    rest = text[opener.end() :].strip(" ?.!") if opener else ""
-    generic = bool(opener) and not _COMPOSITION_RE.search(text) and (
-        (intent is not None and intent.relation is Relation.DEFINITION)
-        or bool(rest)
-        and canonical(re.sub(r"\s+(?:mean|stand\s+for)$", "", rest, flags=re.I)) is not None
-    )
-    if generic and not has_company and not has_period and not _COMPANY_PRONOUN_RE.search(text):
+    if asks_definition(text, intent) and not has_company and not has_period:
         return QueryKind.NO_EVIDENCE
     return QueryKind.FILING
+
+
+def asks_definition(question: str, intent: QueryIntent | None = None) -> bool:
+    """True when ``question`` asks what a generic term means, not what one company reported: the router sends it
+    to no filing, the conversation answers it apart.
+
+    The intent's relation says so ('what does free cash flow mean?', 'what is the definition of ROE?'), or the
+    question form does: 'define EBITDA', 'explain what EBITDA is', 'what is/are' followed by a term with an
+    indefinite article ('what is an operating lease?') or by a bare lexicon metric ('what is EBITDA?'). 'What
+    is the EBITDA?' and 'what was the net income?' ask for a figure (definite article, past tense); a question
+    that names a company or period, or says 'its' / 'the company', is about that company; and what a measure is
+    made of or how it is worked out ('what does goodwill consist of?') is a filing's to say.
+    """
+    about_one = (intent is not None and (intent.company or intent.ticker or intent.temporal_scope.periods)) or \
+        find_periods(question)
+    if about_one or _OWNER_PRONOUN_RE.search(question) or _COMPOSITION_RE.search(question):
+        return False
+    if (intent is not None and intent.relation is Relation.DEFINITION) or _DEFINE_RE.match(question):
+        return True
+    form = _WHAT_IS_RE.match(question)
+    if form is None:
+        return False
+    article = (form.group("article") or "").strip().lower()
+    if article == "the":
+        return False
+    return article in {"a", "an"} or canonical(form.group("term")) is not None
 
 
 def points_at_filing(text: str) -> bool:

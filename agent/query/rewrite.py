@@ -25,7 +25,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from agent.entities import EntityRegistry, as_registry
-from agent.finance.lexicon import canonical, find_metrics
+from agent.finance.lexicon import find_metrics
 from agent.finance.periods import find_periods, shift_period, sort_key, without_periods
 from agent.finance.wording import CHANGE_NOUN, CHANGE_RE, SHARE_RE, plain_words
 from agent.llm import schemas as llm_schemas
@@ -55,7 +55,7 @@ from agent.query.cues import (
 )
 from agent.query.dialogue import DialogueSlots, Rewrite, Turn, slots_from_intent
 from agent.query.intent import asked_periods, extract_intent
-from agent.query.kind import _COMPANY_PRONOUN_RE, _SMALL_TALK_RE
+from agent.query.kind import _COMPANY_PRONOUN_RE, _SMALL_TALK_RE, asks_definition
 from agent.query.operations import asks_words
 from agent.query.references import (
     _OVER_BASE_RE,
@@ -77,8 +77,6 @@ from agent.schemas import QueryIntent, Relation
 _FOLLOW_UP_OPENER_RE = re.compile(r"^\s*(?:and|so|also|what about|how about|what of|then)\b", re.IGNORECASE)
 
 
-
-
 _CHANGE_OR_TOTAL_RE = re.compile(
     rf"\b(?:{CHANGE_NOUN}|sum|total)\b", re.I
 )
@@ -88,25 +86,6 @@ BARE_FOLLOW_UP_MAX_WORDS = 1  # one stray word ('then', 'ok') still leaves the t
 
 
 _BARE_MARGIN_RE = re.compile(r"\bmargins?\b", re.IGNORECASE)
-
-
-# A definition asked in question form ('what is EBITDA?', 'what is an operating lease?', 'define EBITDA'):
-# the article decides -- 'a'/'an' or none asks what a term means, 'the' points at one company's figure.
-_WHAT_IS_RE = re.compile(
-    r"^\s*(?:(?:and|so|ok(?:ay)?|also)[\s,]+)?(?:what\s+(?:is|are)|what'?s)\s+"
-    r"(?P<article>(?:an?|the)\s+)?(?P<term>[^?!.]+?)\s*[?!.]*\s*$",
-    re.IGNORECASE,
-)
-
-
-_DEFINE_RE = re.compile(
-    r"^\s*(?:please\s+)?(?:define|explain\s+what\b.*\b(?:is|are|means?)\s*[?!.]*\s*$)",
-    re.IGNORECASE,
-)
-
-
-# Pronouns that point at a company ('its', 'the company'); a bare 'it' may be the term itself.
-_OWNER_PRONOUN_RE = re.compile(r"\b(?:its|their|the\s+(?:company|firm|group)(?:'s)?)\b", re.IGNORECASE)
 
 
 def _relative_period(question: str, slots: DialogueSlots) -> list[str]:
@@ -121,29 +100,6 @@ def _relative_period(question: str, slots: DialogueSlots) -> list[str]:
     except ValueError:
         return []
     return []
-
-
-def asks_definition(question: str, intent: QueryIntent) -> bool:
-    """True when ``question`` asks what a generic term means, not what one company reported.
-
-    The intent's relation says so ('what does free cash flow mean?', 'what is the definition of ROE?'), or the
-    question form does: 'define EBITDA', 'explain what EBITDA is', 'what is/are' followed by a term with an
-    indefinite article ('what is an operating lease?') or by a bare lexicon metric ('what is EBITDA?'). 'What
-    is the EBITDA?' and 'what was the net income?' ask for a figure (definite article, past tense), and a
-    question that names a company or period, or says 'its' / 'the company', is about that company.
-    """
-    about_one = intent.company or intent.ticker or intent.temporal_scope.periods or find_periods(question)
-    if about_one or _OWNER_PRONOUN_RE.search(question):
-        return False
-    if intent.relation is Relation.DEFINITION or _DEFINE_RE.match(question):
-        return True
-    form = _WHAT_IS_RE.match(question)
-    if form is None:
-        return False
-    article = (form.group("article") or "").strip().lower()
-    if article == "the":
-        return False
-    return article in {"a", "an"} or canonical(form.group("term")) is not None
 
 
 def _standalone_kind(question: str, intent: QueryIntent, slots: DialogueSlots) -> str:
