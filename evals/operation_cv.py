@@ -18,7 +18,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from agent.config import Settings
-from agent.query.operations import MODEL_ENV, LabelledQuestion, train
+from agent.query.operations import KIND_MODEL_ENV, MODEL_ENV, LabelledQuestion, train
 
 DEFAULT_FOLDS = 5  # five folds of ~9 ConvFinQA companies and ~70 TAT-QA filings each
 
@@ -29,7 +29,8 @@ def fold_of(group: str, folds: int) -> int:
 
 
 class AnswerTally(BaseModel):
-    """Right / wrong / refused over a fold's scored ConvFinQA turns, answered with the fold's model."""
+    """Right / wrong / refused over a fold's scored questions (ConvFinQA turns, or TAT-QA questions for the
+    answer-kind model), answered with the fold's model."""
 
     turns: int = 0
     right: int = 0
@@ -50,7 +51,7 @@ class FoldScore(BaseModel):
     correct: int
     by_source: dict[str, list[int]] = Field(default_factory=dict, description="source -> [correct, questions]")
     confusions: dict[str, int] = Field(default_factory=dict, description="'gold->guess' -> count")
-    answers: AnswerTally | None = Field(default=None, description="the fold's ConvFinQA turns answered end to end")
+    answers: AnswerTally | None = Field(default=None, description="the fold's questions answered end to end")
 
     @property
     def accuracy(self) -> float:
@@ -61,6 +62,8 @@ class CvReport(BaseModel):
     """Every fold's score, with the mean and spread (population standard deviation) of the accuracies."""
 
     folds: list[FoldScore]
+    answered: str = Field(default="", description="what the folds' answers are of: 'ConvFinQA conversations', "
+                          "'TAT-QA questions'; '' when none were answered")
     mean: float
     spread: float
 
@@ -114,24 +117,39 @@ def cross_validate(
 
 def answer_folds(
     report: CvReport, examples: Sequence[LabelledQuestion], data_dir: Path, settings: Settings, folds: int,
-    progress: bool = True,
+    progress: bool = True, kinds: bool = False,
 ) -> CvReport:
-    """Answer each fold's ConvFinQA conversations end to end with a model trained without that fold's companies
-    (the graph reads the model ``FINRAG_OPERATIONS_MODEL`` names), and add right / wrong / refused to the folds."""
+    """Answer each fold's questions end to end with a model trained without that fold's companies, and add right /
+    wrong / refused to the folds. The operation model answers ConvFinQA's conversations (the graph reads the model
+    ``FINRAG_OPERATIONS_MODEL`` names); the answer-kind model (``kinds``) TAT-QA's questions, each fold its filings
+    (``FINRAG_ANSWER_KIND_MODEL``): the packaged models saw every dev question, so only this says what they do for a
+    company they never saw."""
     from evals.datasets import load_convfinqa
-    from evals.runner import load_eval_set, run_answers
+    from evals.runner import EvalItem, load_eval_set, run_answers
 
-    companies = {c.id: f"convfinqa:{c.company or c.doc_name.split('/')[0]}" for c in load_convfinqa(data_dir).conversations}
-    eval_set = load_eval_set(settings, data_dir, "convfinqa")
-    previous = os.environ.get(MODEL_ENV)
+    if kinds:
+        dataset, env, answered = "tatqa", KIND_MODEL_ENV, "TAT-QA questions"
+
+        def group(item: EvalItem) -> str:
+            return f"tatqa:{item.docs[0] if item.docs else item.id}"  # the answer-kind labels' groups
+    else:
+        dataset, env, answered = "convfinqa", MODEL_ENV, "ConvFinQA conversations"
+        companies = {c.id: f"convfinqa:{c.company or c.doc_name.split('/')[0]}"
+                     for c in load_convfinqa(data_dir).conversations}
+
+        def group(item: EvalItem) -> str:
+            return companies.get(item.conversation, "")
+
+    eval_set = load_eval_set(settings, data_dir, dataset)
+    previous = os.environ.get(env)
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for score in report.folds:
                 _, kept = _held_out(examples, folds, score.fold)
                 path = Path(tmp) / f"fold{score.fold}.json"
                 train(kept, trained_on=f"fold {score.fold} of {folds} held out").save(path)
-                os.environ[MODEL_ENV] = str(path)
-                items = [i for i in eval_set.items if fold_of(companies.get(i.conversation, ""), folds) == score.fold]
+                os.environ[env] = str(path)
+                items = [i for i in eval_set.items if fold_of(group(i), folds) == score.fold]
                 if not items:
                     continue
                 subset = eval_set.model_copy(update={"items": items})
@@ -144,9 +162,10 @@ def answer_folds(
                 )
     finally:
         if previous is None:
-            os.environ.pop(MODEL_ENV, None)
+            os.environ.pop(env, None)
         else:
-            os.environ[MODEL_ENV] = previous
+            os.environ[env] = previous
+    report.answered = answered
     return report
 
 
@@ -170,8 +189,9 @@ def render(report: CvReport, title: str = "Operation model") -> str:
     answered = [s for s in report.folds if s.answers is not None]
     if answered:
         lines += [
-            "", "ConvFinQA conversations answered end to end, each fold with the model that never saw its companies:",
-            "", "| fold | turns | right | wrong | refused |", "|---:|---:|---:|---:|---:|",
+            "", f"{report.answered or 'Questions'} answered end to end, each fold with the model that never saw its "
+            "companies:",
+            "", "| fold | questions | right | wrong | refused |", "|---:|---:|---:|---:|---:|",
         ]
         for s in answered:
             a = s.answers

@@ -336,12 +336,18 @@ def _tiny_findata(root: Path) -> Path:
                               "doc_name": doc, "company": company, "turns": turns})
     (root / "convfinqa" / "pages.jsonl").write_text("\n".join(json.dumps(p) for p in pages) + "\n")
     (root / "convfinqa" / "conversations.jsonl").write_text("\n".join(json.dumps(c) for c in conversations) + "\n")
-    (root / "tatqa" / "contexts.jsonl").write_text(json.dumps({"doc_id": "ctx-1", "table_markdown": "| a |"}) + "\n")
+    # two filings, one in each of two folds, each with a figure and a words question (both kinds learned either way)
+    (root / "tatqa" / "contexts.jsonl").write_text(
+        "".join(json.dumps({"doc_id": doc, "table_markdown": "| a |"}) + "\n" for doc in ("ctx-1", "ctx-4")))
     (root / "tatqa" / "questions.jsonl").write_text(json.dumps(
         {"id": "tq-1", "question": "What was the change in revenue from 2023 to 2024?", "answer": 10,
          "answer_type": "arithmetic", "scale": "million", "derivation": "60-50", "doc_name": "ctx-1"}) + "\n" +
         json.dumps({"id": "tq-2", "question": "How are inventories valued?", "answer": ["at the lower of cost"],
-                    "answer_type": "span", "doc_name": "ctx-1"}) + "\n")
+                    "answer_type": "span", "doc_name": "ctx-1"}) + "\n" +
+        json.dumps({"id": "tq-3", "question": "What was the total of revenue in 2023 and 2024?", "answer": 110,
+                    "answer_type": "arithmetic", "scale": "million", "derivation": "60+50", "doc_name": "ctx-4"}) + "\n"
+        + json.dumps({"id": "tq-4", "question": "What does revenue consist of?", "answer": ["product sales"],
+                      "answer_type": "span", "doc_name": "ctx-4"}) + "\n")
     return root
 
 
@@ -350,8 +356,8 @@ def test_train_and_cv_commands_on_a_small_layout(tmp_path: Path) -> None:
     out = tmp_path / "ops.json"
     trained = _finrag("train", "operations", "--data", str(data), "--out", str(out), home=tmp_path / "home")
     assert trained.returncode == 0, trained.stderr
-    assert "trained on 26 questions" in trained.stdout and out.is_file()
-    assert load_model(out).trained_on.startswith("26 questions")
+    assert "trained on 28 questions" in trained.stdout and out.is_file()
+    assert load_model(out).trained_on.startswith("28 questions")
 
     cv = _finrag("eval", "cv", "--data", str(data), "--folds", "2", "--answers", "--out", str(tmp_path / "cv"),
                  home=tmp_path / "home")
@@ -365,9 +371,13 @@ def test_train_and_cv_commands_on_a_small_layout(tmp_path: Path) -> None:
     kinds = _finrag("train", "answer-kinds", "--data", str(data), "--out", str(kinds_out), home=tmp_path / "home")
     assert kinds.returncode == 0, kinds.stderr
     assert set(load_model(kinds_out).operations) == {ANSWER_FIGURE, ANSWER_WORDS}
-    kinds_cv = _finrag("eval", "cv", "--model", "answer-kinds", "--data", str(data), "--folds", "2",
-                       home=tmp_path / "home")
+    kinds_cv = _finrag("eval", "cv", "--model", "answer-kinds", "--data", str(data), "--folds", "2", "--answers",
+                       "--out", str(tmp_path / "kinds-cv"), home=tmp_path / "home")
     assert kinds_cv.returncode == 0 and "Answer-kind model" in kinds_cv.stdout, kinds_cv.stderr
+    assert "TAT-QA questions answered end to end" in kinds_cv.stdout
+    kinds_report = json.loads((tmp_path / "kinds-cv" / "cv.json").read_text())[0]
+    # each TAT-QA question answered once, by the model of the fold its filing is in
+    assert sum(f["answers"]["turns"] for f in kinds_report["folds"] if f["answers"]) == 4
 
     missing = _finrag("train", "operations", "--data", str(tmp_path / "nowhere"), home=tmp_path / "home")
     assert missing.returncode != 0 and "Traceback" not in missing.stderr
