@@ -19,7 +19,7 @@ from agent.query.cues import subject_phrase
 from agent.query.decompose import decompose, decompose_llm
 from agent.query.dialogue import DialogueSlots, Rewrite, Turn, update_slots
 from agent.query.intent import extract_intent
-from agent.query.kind import QueryKind, asks_definition, classify_query, needs_evidence
+from agent.query.kind import QueryKind, asks_definition, classify_query
 from agent.query.rewrite import rewrite, rewrite_llm
 from agent.schemas import Citation, NumericValue, Relation
 
@@ -625,9 +625,6 @@ def test_too_many_sub_queries_are_capped_with_a_note() -> None:
 )
 def test_classify_query(question: str, kind: QueryKind) -> None:
     assert classify_query(question, extract_intent(question, COMPANIES)) is kind
-    assert needs_evidence(question, extract_intent(question, COMPANIES)) is (
-        kind is not QueryKind.NO_EVIDENCE
-    )
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -84,8 +84,10 @@ _OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str] | None], ...
         "the item with the highest or lowest value",
         re.compile(rf"(?:\bwhich|\bwhat\s+(?!(?:is|was|are|were)\b)[\w-]+)"
                    rf"(?:\s+(?!(?:fiscal\s+)?(?:years?|periods?|quarters?|fy)\b)[\w'’-]+){{0,4}}?\s+"
-                   rf"(?:had|has|have|was|were|is|are|did|does|brought|made|showed|saw|experienced|contributed|"
-                   rf"generated|recorded|reported|grew|rose|fell|declined|increased|decreased|dropped)\b"
+                   # the verb that gives the items their figures: any in the past tense ('used', 'generated',
+                   # 'reported'), or an auxiliary, or an irregular past ('brought', 'spent')
+                   rf"(?:[a-z]+ed|had|has|have|was|were|is|are|did|does|brought|made|saw|grew|rose|fell|spent|paid|"
+                   rf"lost|took|drew)\b"
                    rf"(?=.*\b{SUPERLATIVE}\b)"
                    # 'What was the largest liability on the balance sheet?': the superlative of a kind of item
                    rf"|\bwhat\s+(?:is|was|are|were)\s+(?:the\s+)?(?:company's\s+|its\s+)?{SUPERLATIVE}\s+"

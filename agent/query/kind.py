@@ -137,11 +137,6 @@ def points_at_filing(text: str) -> bool:
     return bool(_FILING_REFERENCE_RE.search(text) or _FILING_PRICE_RE.search(text))
 
 
-def needs_evidence(question: str, intent: QueryIntent | None = None) -> bool:
-    """True unless the question can be answered without filings or market data."""
-    return classify_query(question, intent) is not QueryKind.NO_EVIDENCE
-
-
 _LATIN_WORD_RE = re.compile(r"[A-Za-z\u00c0-\u024f]+")
 _OTHER_WORD_RE = re.compile(r"[^\W\dA-Za-z\u00c0-\u024f_]+")
 _CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")  # kana, ideographs, hangul
