@@ -97,11 +97,9 @@ def classify_query(question: str, intent: QueryIntent | None = None) -> QueryKin
     if not text or _SMALL_TALK_RE.match(text):
         return QueryKind.NO_EVIDENCE
     metrics = set(intent.metrics) if intent is not None else {m.canonical for m in find_metrics(text)}
-    has_company = bool(intent and (intent.company or intent.ticker))
-    has_period = bool(intent and intent.temporal_scope.periods) or bool(find_periods(text))
     if (_MARKET_RE.search(text) or (metrics and metrics <= _MARKET_METRICS)) and not points_at_filing(text):
         return QueryKind.MARKET
-    if asks_definition(text, intent) and not has_company and not has_period:
+    if asks_definition(text, intent):  # names no company, period or pronoun of one
         return QueryKind.NO_EVIDENCE
     return QueryKind.FILING
 
