@@ -20,6 +20,8 @@ from agent.finance.lexicon import (
 )
 from agent.finance.metrics import METRICS, TOPICS
 from agent.finance.periods import (
+    ends_in_month,
+    ends_in_month_day,
     expand_range,
     find_periods,
     fiscal_quarter_of,
@@ -356,3 +358,21 @@ def test_year_end_beside_a_period_is_part_of_it(text: str, left: str) -> None:
 def test_the_end_of_a_period_still_says_end() -> None:
     """'the balance at the end of 2019' asks a closing balance: 'end' stays a word of the question."""
     assert "end" in without_periods("the balance at the end of 2019")
+
+
+@pytest.mark.parametrize(
+    ("text", "month", "month_day"),
+    [
+        ("as of December ", True, False),
+        ("on Sept. ", True, False),
+        ("the tokenizer's dec . ", True, False),
+        ("fiscal year ended November 27", False, True),
+        ("revenue decreased ", False, False),  # a word that only starts like a month is none
+        ("Sales and Marketing ", False, False),
+        ("declined 27", False, False),
+        ("December 31, ", False, False),  # the day already read: what follows is the year
+    ],
+)
+def test_a_month_ends_text_only_as_a_whole_word(text: str, month: bool, month_day: bool) -> None:
+    assert ends_in_month(text) is month
+    assert ends_in_month_day(text) is month_day

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from agent.answer.reading import Evidence
 from agent.answer.verify import (
     REMOVED_MARK,
@@ -134,6 +136,20 @@ def test_labels_years_dates_and_names_are_not_figures() -> None:
         f"$4,812 million [{DOC}, p. 5] [memory bank]."
     )
     assert [f.text for f in answer_figures(text)] == ["$4,812 million"]
+
+
+@pytest.mark.parametrize(
+    ("text", "figure"),
+    [
+        ("Net sales decreased 9 percent in fiscal 2024.", "9 percent"),
+        ("Operating margin declined 12% from 2023.", "12%"),
+        ("Spending on 5 marketing programs rose.", "5"),
+        ("Sales and Marketing 340 million was spent.", "340 million"),
+    ],
+)
+def test_a_word_that_only_starts_like_a_month_dates_no_figure(text: str, figure: str) -> None:
+    # 'decreased 9' is no 'Dec 9': the figure stays an answer's figure, which the gate verifies
+    assert figure in [f.text for f in answer_figures(text)]
 
 
 def test_numbers_match_rules() -> None:

@@ -9,7 +9,6 @@ from collections.abc import Sequence
 
 from agent.answer.reading import (
     FOOTNOTE_RE,
-    MONTH_BEFORE_RE,
     EvidenceReader,
     Segment,
 )
@@ -22,7 +21,7 @@ from agent.answer.words import (
     _for_company,
     clip_words,
 )
-from agent.finance.periods import find_periods
+from agent.finance.periods import ends_in_month, find_periods
 from agent.query.intent import without_cause_words
 from agent.query.plan import SubQuery
 from agent.query.scope import STOP_WORDS
@@ -208,7 +207,7 @@ def _prose_figure(
             n
             for n in seg.numbers
             if not any(a <= n.start < b for a, b in dates)
-            and not MONTH_BEFORE_RE.search(text[: n.start])
+            and not ends_in_month(text[: n.start])
             and not FOOTNOTE_RE.fullmatch(n.text.strip())
         ]
         for i, n in enumerate(numbers):

@@ -26,6 +26,8 @@ from agent.finance.periods import (
     CALENDAR_FY_END,
     PeriodMention,
     column_periods,
+    ends_in_month,
+    ends_in_month_day,
     find_periods,
     normalise_period,
     period_year,
@@ -46,19 +48,12 @@ from agent.schemas import ChunkCard, Citation, NumericValue, SearchHit, TableLin
 MASK_CHAR = "#"
 LOOSE_LABEL_MAX_WORDS = 12  # a row label on its own line is short; longer text is a heading or prose
 COLUMN_LINE_MAX_WORDS = 5  # a header line naming one period column ('Fiscal Year 2020', 'May 26, 2019')
-MONTH_BEFORE_RE = re.compile(
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s*$", re.IGNORECASE
-)  # 'december 31': the day of a date, not a figure
 _RESPECTIVELY_RE = re.compile(r"\brespectively\b", re.IGNORECASE)
 _BY_BREAKDOWN_RE = re.compile(r"\s+by\s+(?=[a-z])", re.IGNORECASE)
 _COLUMNS_RE = re.compile(r"\bcolumns:\s*(?P<cols>[^|\n]+)")
 _CELL_HEADER_RE = re.compile(r"^\s*(?P<hdr>[^:|]{1,60}?)\s*:\s*(?P<val>[^:]*\d[^:]*)$", re.S)
 CELL_HEADER_ITER_RE = re.compile(r"\|\s*(?P<hdr>[^:|\n]{1,60}?)\s*:\s*[^|\n]*\d")
-# 'November 27' of 'November 27, 2015': a column label that goes on after its comma.
-_MONTH_DAY_END_RE = re.compile(
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}$", re.IGNORECASE
-)
-_DASH_CODE_RE = re.compile(r"\$?\s*20(?:13|14)")
+_DASH_CODES = frozenset(("2013", "2014"))  # a dash the text extraction printed as its code point (U+2013, U+2014)
 # Rows whose figures are never "in millions": per-share amounts, percentages, ratios, days, counts.
 _UNSCALED_ROW_RE = re.compile(
     r"per\s+(?:common\s+|diluted\s+|basic\s+)?share|\bEPS\b|%|\bpercent|\bratios?\b|\brates?\b|\bmargins?\b|\bdays\b|"
@@ -186,7 +181,7 @@ def _chunk_columns(text: str) -> list[str]:
         # Labels were joined with ', ' and dates contain one: 'November 27, 2015, November 28, 2014'.
         labels: list[str] = []
         for piece in (p.strip() for p in m.group("cols").split(",")):
-            if labels and _MONTH_DAY_END_RE.search(labels[-1]):
+            if labels and ends_in_month_day(labels[-1]):  # 'November 27' of 'November 27, 2015' goes on
                 labels[-1] = f"{labels[-1]}, {piece}"
             elif piece:
                 labels.append(piece)
@@ -224,7 +219,16 @@ def only_periods(text: str) -> bool:
     rest = text
     for p in reversed(found):
         rest = rest[: p.start] + " " + rest[p.end :]
-    return not re.search(r"\d", rest) and len(re.findall(r"[A-Za-z]{3,}", rest)) <= 2
+    return not any(ch.isdecimal() for ch in rest) and letter_runs(rest, 3) <= 2
+
+
+_LETTER_RUN_RE = re.compile(r"[A-Za-z]+")
+
+
+def letter_runs(text: str, min_chars: int = 1) -> int:
+    """How many runs of Latin letters at least ``min_chars`` long ``text`` holds: whether a cell, label or line says
+    words ('Net sales') or only figures and marks ('$ (1,234)', '12/09')."""
+    return sum(len(w) >= min_chars for w in _LETTER_RUN_RE.findall(text))
 
 
 def line_key(label: str) -> str:
@@ -249,6 +253,11 @@ _PERCENT_SIGN_RE = re.compile(r"%|\bper\s?cent\b", re.IGNORECASE)
 
 # 'Floating rate notes', 'Fixed-rate debt': an instrument named by its kind of rate, whose figures are amounts.
 _INSTRUMENT_RATE_RE = re.compile(r"\b(?:floating|variable|fixed|adjustable)[\s-]+$", re.IGNORECASE)
+
+
+def _dash_code(cell: str) -> bool:
+    """A cell holding only a dash printed as its code point ('2013', '$ 2014')."""
+    return cell.strip().lstrip("$").strip() in _DASH_CODES
 
 
 def _after_number(label: str, at: int) -> bool:
@@ -304,7 +313,7 @@ def _row(
         pos += len(part) + 1
     label_at = next((i for i, (_, c) in enumerate(cells) if c.strip()), 0)
     label = _clean_label(cells[label_at][1]) if cells else ""
-    if find_numbers(label) and not re.search(r"[A-Za-z]{3}", label) and not name_numbers(label):
+    if find_numbers(label) and not letter_runs(label, 3) and not name_numbers(label):
         label, label_at = "", -1  # a row of values only (a continuation line)
     row_scale = header_scale(piece)
     scale = row_scale if row_scale != 1.0 else chunk_scale
@@ -323,9 +332,7 @@ def _row(
         )
         # A cell under its column's name is a value even when it reads like a year ('2008: 1953' millions); a
         # bare '2013' or '2014' there is a dash whose code point the text extraction printed (U+2013, U+2014).
-        years = m is not None and m.group("hdr").strip().lower() != "columns" and not _DASH_CODE_RE.fullmatch(
-            body.strip()
-        )
+        years = m is not None and m.group("hdr").strip().lower() != "columns" and not _dash_code(body)
         for n in find_numbers(body, scale, include_years=years):
             n = _stated_unit(n, unscaled, currency, percent)
             at = start + offset + body_at + n.start
@@ -366,7 +373,7 @@ def _record_row(
         pos = at + len(cell.text)
         # A cell under its column's name is a value even when it reads like a year ('2008: 1953' millions); a
         # bare '2013' or '2014' there is a dash whose code point the text extraction printed (U+2013, U+2014).
-        years = column is not None and not _DASH_CODE_RE.fullmatch(cell.text.strip())
+        years = column is not None and not _dash_code(cell.text)
         body = cell.text
         for note in cell.notes:  # '1,025,659(1)': the footnote mark is no second figure
             at_note = body.rfind(note)
@@ -493,7 +500,7 @@ def _segments(ev_index: int, ev: Evidence, own_currency: str, inherited: _Layout
 def _value_only(line: str) -> bool:
     """A line of values and table punctuation only: '86,392  $', '79,474  $ | 70,372 | (in millions)'."""
     rest = _SCALE_CELL_RE.sub(" ", line)
-    return bool(find_numbers(rest)) and not re.search(r"[A-Za-z]{2,}", rest)
+    return bool(find_numbers(rest)) and not letter_runs(rest, 2)
 
 
 def _line_values(line: str, at: int, body: str, scale: float, currency: str) -> list[NumericValue]:
@@ -524,7 +531,7 @@ def _loose_rows(
         if "|" in label:
             # 'Net Income Attributable to Shareowners | $9,542 | $' with the other years on the next lines.
             label = label.split("|")[0].strip()
-            if not columns or not re.search(r"[A-Za-z]{3}", label) or find_numbers(label):
+            if not columns or not letter_runs(label, 3) or find_numbers(label):
                 continue
             if CELL_HEADER_ITER_RE.search(line):
                 continue  # '| 2008: 1953 | 2009: 294': cells under their columns' names make a whole row
@@ -580,7 +587,7 @@ def _sentence_numbers(sentence: str, offset: int, fy_end_month: int = CALENDAR_F
     numbers = [
         n
         for n in find_numbers(sentence)
-        if not _label_number(sentence, n) and not MONTH_BEFORE_RE.search(sentence[: n.start])
+        if not _label_number(sentence, n) and not ends_in_month(sentence[: n.start])
     ]
     out: list[NumericValue] = []
     for i, n in enumerate(numbers):

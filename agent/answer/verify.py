@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 
 from agent.finance.arithmetic import Computation
 from agent.finance.numbers import MONEY_UNITS, decimals_of, find_numbers, header_scale
+from agent.finance.periods import MONTH
 from agent.ingest.hostile import is_instruction_like
 from agent.schemas import NumericValue
 
@@ -37,9 +38,10 @@ SCALE_CANDIDATES = (
 REL_TOL = 1e-6  # floating-point slack only: real rounding is handled by the figure's written precision
 CITATION_RE = re.compile(r"\[(?P<doc>[^\[\]]+?),\s*p(?:age|\.)?\s*(?P<page>\d+)\]")
 _BRACKET_RE = re.compile(r"\[[^\[\]]{0,80}\]")  # '[memory bank]', '[unverified]': labels, not figures
-_MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+# A date in words ('December 31, 2023', 'Dec. 5', '5 March'); a word that only starts like a month ('decreased 9
+# percent', '5 marketing programs') is none, and its number is a figure to verify.
 _DATE_RE = re.compile(
-    rf"\b{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?,?(?:\s+\d{{4}})?|\b\d{{1,2}}\s+{_MONTHS}", re.I
+    rf"\b{MONTH}(?![a-z])\s+\d{{1,2}}(?:st|nd|rd|th)?,?(?:\s+\d{{4}})?|\b\d{{1,2}}\s+{MONTH}(?![a-z])", re.I
 )
 _ISO_DATE_RE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 # Numbers that label structure rather than measure anything: "Item 7", "Note 12", "p. 60", "Part II".
@@ -330,9 +332,6 @@ def _rewrite(text: str, figures: list[NumericValue], mode: str) -> str:
 # ---------------------------------------------------------------------------------------------------------
 # Memory-bank imports: a 'verified' entry counts only when the index supports it
 # ---------------------------------------------------------------------------------------------------------
-_SPACE_RE = re.compile(r"\s+")
-
-
 def _figures(text: str) -> set[str]:
     """The numbers a text writes, without grouping commas or signs ('$1,577 million' -> {'1577'})."""
     return {re.sub(r"[,$()\s]", "", m.group(0)).rstrip(".") for m in re.finditer(r"\d[\d,]*(?:\.\d+)?", text)}
@@ -357,8 +356,8 @@ def memory_entry_check(store: object) -> Callable[[object], str]:
             if not 1 <= cite.page <= meta.n_pages:
                 return f"it cites p. {cite.page} of {cite.doc}, which has {meta.n_pages} pages"
             page_text = next((p.text for p in store.pages(meta.doc_id) if p.page == cite.page - 1), "")  # type: ignore[attr-defined]
-            flat = _SPACE_RE.sub(" ", page_text).lower()
-            quote = _SPACE_RE.sub(" ", cite.quote).strip().lower()
+            flat = " ".join(page_text.split()).lower()
+            quote = " ".join(cite.quote.split()).lower()
             if quote and quote not in flat:
                 return f"its quote is not on p. {cite.page} of {cite.doc}"
             if answer_figures and not answer_figures & _figures(quote or page_text):

@@ -67,28 +67,31 @@ _MONTH_NUM: dict[str, int] = {
     "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6,
     "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12,
 }
-_MONTH = (
+# A month's name or its abbreviation, whole: 'Dec.' is one, 'decreased' and 'Marketing' are none (callers end it
+# with a word boundary or a lookahead).
+MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sept?(?:ember)?|"
     r"Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)(?:\s?\.)?"  # 'dec . 28': a tokenizer's space before the dot
 )
 _Y4 = r"(?:19|20)\d{2}"
 _DATE = (
-    rf"\b(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\s?,?\s+{_Y4}|\d{{1,2}}\s+{_MONTH},?\s+{_Y4}"
+    rf"\b(?:{MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\s?,?\s+{_Y4}|\d{{1,2}}\s+{MONTH},?\s+{_Y4}"
     rf"|{_Y4}-\d{{2}}-\d{{2}}|\d{{1,2}}/\d{{1,2}}/{_Y4}|(?<![\d/])\d{{1,2}}/\d{{1,2}}/\d{{2}}(?![\d/])"
-    rf"|\d{{1,2}}-{_MONTH}-(?:{_Y4}|\d{{2}})\b)"
+    rf"|\d{{1,2}}-{MONTH}-(?:{_Y4}|\d{{2}})\b)"
 )
 _MORE_YEARS = rf"(?P<more>(?:\s*,?\s*(?:and\s+|&\s+)?{_Y4}\b(?!\s*%))*)"
 _DATE_PARTS = [
-    re.compile(rf"(?P<mon>{_MONTH})\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s?,?\s+(?P<year>{_Y4})", re.I),
-    re.compile(rf"(?P<day>\d{{1,2}})\s+(?P<mon>{_MONTH}),?\s+(?P<year>{_Y4})", re.I),
+    re.compile(rf"(?P<mon>{MONTH})\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s?,?\s+(?P<year>{_Y4})", re.I),
+    re.compile(rf"(?P<day>\d{{1,2}})\s+(?P<mon>{MONTH}),?\s+(?P<year>{_Y4})", re.I),
     re.compile(rf"(?P<year>{_Y4})-(?P<mnum>\d{{2}})-(?P<day>\d{{2}})"),
     re.compile(rf"(?P<mnum>\d{{1,2}})/(?P<day>\d{{1,2}})/(?P<year>{_Y4})"),
     # '12/28/12', '31-dec-2016': numeric and day-month-year dates with a two-digit year (performance tables)
     re.compile(r"(?<![\d/])(?P<mnum>\d{1,2})/(?P<day>\d{1,2})/(?P<year>\d{2})(?![\d/])"),
-    re.compile(rf"(?P<day>\d{{1,2}})-(?P<mon>{_MONTH})-(?P<year>{_Y4}|\d{{2}})\b", re.I),
+    re.compile(rf"(?P<day>\d{{1,2}})-(?P<mon>{MONTH})-(?P<year>{_Y4}|\d{{2}})\b", re.I),
 ]
 # '12/09' alone (a column header of a performance graph): the month-end of that month and year.
-_MONTH_WORD_RE = re.compile(_MONTH, re.IGNORECASE)
+_MONTH_WORD_RE = re.compile(MONTH, re.IGNORECASE)
+_MONTH_TAIL_RE = re.compile(rf"\b{MONTH}(?:\s+(?P<day>\d{{1,2}}))?\s*$", re.IGNORECASE)
 _SPLIT_YEAR_LABEL = re.compile(r"((?:19|20)\d{2})\s*/\s*((?:19|20)?\d{2})")  # a fiscal year over two calendars
 _MONTH_YEAR_LABEL = re.compile(r"(?P<mnum>\d{1,2})/(?P<year>\d{2}|(?:19|20)\d{2})")
 _DURATION_WORDS: dict[str, int] = {
@@ -223,7 +226,7 @@ _QUARTER_TRIGGERS = (_Q_DIGIT, ("1q", "2q", "3q", "4q"), _Q_DIGIT, _Q_DIGIT, ("q
 _HALF_TRIGGERS = (("half", "six months"), ("h1", "h2"), ("1h", "2h"), ("h1", "h2"))
 _FY_TRIGGERS = (("fy", "f/y"), ("fiscal", "calendar"), ("cy1", "cy2", "cy 1", "cy 2"), ("f0", "f1", "f2", "f3"))
 _FY_END_HINT = re.compile(
-    rf"\b(?:fiscal\s+)?years?\s+(?:ended|ending)\s+(?P<mon>{_MONTH})\s+(?P<day>\d{{1,2}})", re.I
+    rf"\b(?:fiscal\s+)?years?\s+(?:ended|ending)\s+(?P<mon>{MONTH})\s+(?P<day>\d{{1,2}})", re.I
 )
 
 
@@ -247,6 +250,19 @@ def _month_of(name: str) -> int:
 def is_month(word: str) -> bool:
     """'december', 'Sept.', 'jan' name a month."""
     return _MONTH_WORD_RE.fullmatch(word.strip()) is not None
+
+
+def ends_in_month(text: str) -> bool:
+    """``text`` ends in a month's name ('as of December '): a number after it is the day of a date, not a figure.
+    A word that only starts like a month ('decreased', 'Marketing') is none."""
+    m = _MONTH_TAIL_RE.search(text)
+    return m is not None and m.group("day") is None
+
+
+def ends_in_month_day(text: str) -> bool:
+    """``text`` ends in a month and a day ('November 27'): a date whose year follows after a comma."""
+    m = _MONTH_TAIL_RE.search(text)
+    return m is not None and m.group("day") is not None
 
 
 def _year(text: str) -> int:
@@ -295,8 +311,8 @@ def fiscal_quarter_of(d: date, fy_end_month: int = 12) -> tuple[int, int]:
 # ended February 1, 2025 ("fiscal 2024")': the filer's name of a fiscal year beside the date it ends.
 _FISCAL_NAMED_RE = re.compile(
     rf"\bfiscal\s+(?:year\s+)?(?P<named>(?:19|20)\d\d)\b[^.;]{{0,60}}?\b(?:ends?|ended|ending)\s+(?:on\s+)?"
-    rf"(?P<mon>{_MONTH})\s+(?P<day>\d{{1,2}}),?\s+(?P<year>(?:19|20)\d\d)"
-    rf"|(?P<mon2>{_MONTH})\s+(?P<day2>\d{{1,2}}),?\s+(?P<year2>(?:19|20)\d\d)\s*\(\s*[“\"']?fiscal\s+(?:year\s+)?"
+    rf"(?P<mon>{MONTH})\s+(?P<day>\d{{1,2}}),?\s+(?P<year>(?:19|20)\d\d)"
+    rf"|(?P<mon2>{MONTH})\s+(?P<day2>\d{{1,2}}),?\s+(?P<year2>(?:19|20)\d\d)\s*\(\s*[“\"']?fiscal\s+(?:year\s+)?"
     rf"(?P<named2>(?:19|20)\d\d)",
     re.IGNORECASE,
 )
