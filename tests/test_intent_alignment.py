@@ -12,6 +12,7 @@ import pytest
 
 from agent.ingest.cards import build_card
 from agent.query.intent import extract_intent, find_form, find_ticker, guess_company, match_company
+from agent.query.kind import points_at_filing
 from agent.retrieval.alignment import BOILERPLATE_PENALTY, align, rank
 from agent.schemas import Chunk, ChunkCard, DocumentMeta, QueryIntent, Relation, TemporalScope
 
@@ -164,6 +165,10 @@ def test_company_guess_ticker_and_form() -> None:
     assert find_form("according to the quarterly report") == "10-Q"
     assert find_form("in the Q1 earnings release") == "EARNINGS"
     assert find_form("What is the revenue?") == ""
+    assert find_form("What did the proxy statement say about pay?") == "DEF 14A"
+    assert find_form("the 10-Q and the annual report") == "10-K"  # a 10-K is preferred whichever comes first
+    assert points_at_filing("What share price did the earnings release quote?")
+    assert not points_at_filing("What is Adobe's share price?")
 
 
 # ---------------------------------------------------------------------------------------------------------

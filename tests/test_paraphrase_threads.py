@@ -7,7 +7,7 @@ import pytest
 from support import ingested_sample, ingested_typeset
 
 from agent.config import Settings
-from agent.query.cues import NEXT_YEAR_RE, PRIOR_YEAR_RE
+from agent.query.cues import AFTER, BEFORE, relative_years
 from agent.query.scope import metric_modifiers
 from graphs.service import Assistant
 
@@ -93,12 +93,12 @@ def test_verbs_and_prepositions_are_no_part_of_a_metric() -> None:
 @pytest.mark.parametrize("words", ["the year prior", "a year earlier", "the prior year", "the previous year",
                                    "the period before", "a year ago", "the preceding fiscal year"])
 def test_a_period_before_reads_in_either_order(words: str) -> None:
-    assert PRIOR_YEAR_RE.search(f"and {words}?") and not NEXT_YEAR_RE.search(f"and {words}?")
+    assert relative_years(f"and {words}?") == {BEFORE}
 
 
 @pytest.mark.parametrize("words", ["the year after", "the following year", "a year later", "the next fiscal year"])
 def test_a_period_after_reads_in_either_order(words: str) -> None:
-    assert NEXT_YEAR_RE.search(f"and {words}?") and not PRIOR_YEAR_RE.search(f"and {words}?")
+    assert relative_years(f"and {words}?") == {AFTER}
 
 
 # A follow-up naming only a part of the last figure: the part narrows the metric, company and year carry over.

@@ -101,3 +101,13 @@ def test_an_unreadable_definition_naming_other_inputs_is_refused() -> None:
     assert dpo.formula is None and "inventories" in dpo.inputs
     answer = _answer(question, STATEMENTS)
     assert answer.startswith("Not found in the filings") and "in a way finrag cannot compute" in answer, answer
+
+
+def test_a_formula_reads_numbers_words_and_operators_alike() -> None:
+    (dpo,) = question_definitions(
+        "What is the FY2024 DPO? DPO is defined as: 365 x average accounts payable / cost of goods sold."
+    )
+    assert dpo.formula is not None
+    assert dpo.formula.describe() == "365 * average accounts payable / cost of goods sold"
+    (unread,) = question_definitions("What is the FY2024 DPO? DPO is defined as: 10k / cost of goods sold.")
+    assert unread.formula is None  # a number that runs into a word is no operand

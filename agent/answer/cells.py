@@ -17,6 +17,7 @@ from agent.answer.reading import (
     Evidence,
     EvidenceReader,
     Segment,
+    letter_runs,
     measured_unit,
     only_periods,
 )
@@ -48,7 +49,7 @@ from agent.finance.periods import (
     sort_key,
 )
 from agent.finance.wording import CHANGE_RE, SUM_WORD_RE, TOTAL_RE
-from agent.query.asked import AVERAGE_NAME_RE, PERIODS_MEETING, operations_asked
+from agent.query.asked import AVERAGE_NAME_RE, PERIODS_MEETING, RATIO_NAME_RE, operations_asked
 from agent.query.cues import AVERAGE_RE, PART_OF_RE, PERCENT_RE, asks_percent, spans_range
 from agent.query.definitions import asked_part
 from agent.query.operations import guess_operation
@@ -100,10 +101,6 @@ _REACHED_RE = re.compile(r"\s*(?:million|billion|thousand|percent|%)?\s*,?\s*to\
 _PROSE_LEAD_RE = re.compile(r"^(?:(?:of|for|in|on|at|and|the)\s+)+", re.IGNORECASE)
 
 
-# A question whose figure is itself a percentage ('the expected loss rate', 'the portion of depreciation ...').
-_PERCENT_FIGURE_RE = re.compile(
-    r"%|\bpercent(?:age)?\b|\brates?\b|\bportion\b|\bproportion\b|\bshare\b|\bmargin\b", re.IGNORECASE
-)
 _CELL_RATIO_RE = re.compile(
     r"\bratio\b|\bdivided\s+by\b|\bin\s+relation\s+to\b|\brepresent\b|\bquotient\b", re.IGNORECASE
 )
@@ -210,7 +207,7 @@ def _table_cells(reader: EvidenceReader, allowed: set[int]) -> list[_Cell]:
             cell_start = text.rfind("|", 0, n.start) + 1
             cell = text[cell_start : n.start]
             piped = cell_start > text.rfind("\n", 0, n.start) + 1  # a pipe opens this cell on its own line
-            if piped and re.search(r"[a-z]", cell.rsplit(":", 1)[-1], re.IGNORECASE):
+            if piped and letter_runs(cell.rsplit(":", 1)[-1]):
                 continue  # a number inside a name ('s&p 500' in a header line), not a value of the row
             header = cell.split(":", 1)[0].strip() if ":" in cell else (names[i] if names else "")
             periods = set(label_periods) | _label_periods(header, fy_end)
@@ -235,7 +232,7 @@ def _column_names(text: str, start: int) -> list[str]:
         cells = [c.strip() for c in line.split("|")]
         while cells and re.fullmatch(r"\((?:in|amounts\s+in|dollars\s+in)\s[^)]*\)", cells[-1], re.IGNORECASE):
             cells.pop()  # '... | average price paid per share | (in thousands)': the scale names no column
-        if cells and all(c and re.search(r"[a-z]", c, re.IGNORECASE) for c in cells):
+        if cells and all(letter_runs(c) for c in cells):
             return cells
     return []
 
@@ -273,7 +270,7 @@ def _header_line(line: str) -> bool:
     """A table line of names only ('three months ended dec 28 | three months ended sept 28 | change'): the
     columns have headers, whatever they say."""
     cells = [c.strip() for c in line.split("|")]
-    return len(cells) >= 2 and all(re.search(r"[A-Za-z]{3}", c) for c in cells)
+    return len(cells) >= 2 and all(letter_runs(c, 3) for c in cells)
 
 
 def _best_cell(
@@ -293,7 +290,7 @@ def _best_cell(
     if company and not any(_about(reader.evidence[i], company) for i in allowed):
         return None  # no table of this company's filings: another company's row is no answer
     cells = _table_cells(reader, allowed)
-    if question and not _PERCENT_FIGURE_RE.search(question):
+    if question and not RATIO_NAME_RE.search(question):
         # A share or a percentage change printed beside a row's amounts ('Change (%) | 50.7' after '183.2 | 121.6')
         # is not what a question after an amount asks.
         cells = [c for c in cells if c.value.unit != "%" or all(n.unit == "%" for n in c.seg.numbers)]
@@ -588,7 +585,7 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     citation = ev.citation(quote, cell.seg.start)
     value = _cell_value(cell, asked, base.period, sub_query.question)
     if (base.metric in METRICS and figure_kind(base.metric) == "money" and value.unit == "%"
-            and not _PERCENT_FIGURE_RE.search(sub_query.question)):
+            and not RATIO_NAME_RE.search(sub_query.question)):
         return None  # a share printed beside the amounts ('Percentage of service revenue') is not the amount asked
     period = value.period
     # a part of a company's metric ('Europe' of CONTOSO's revenue) says whose figure of what it is, as the

@@ -21,12 +21,11 @@ CAPITAL_INTENSITY_MIN = 10.0  # capex of a tenth of revenue or more is capital-i
 CAPITAL_INTENSITY_METRIC = "capex to revenue"
 
 _YES_NO_RE = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|had|can)\b", re.IGNORECASE)
-_UP_RE = re.compile(rf"\b(?:{RISE}|improv\w*|higher|expand\w*)\b", re.IGNORECASE)
-_DOWN_RE = re.compile(rf"\b(?:{FALL}|{FALL_OR_NAME}|lower)\b", re.IGNORECASE)
-_POSITIVE_RE = re.compile(r"\bpositive\b", re.IGNORECASE)
-_NEGATIVE_RE = re.compile(r"\bnegative\b", re.IGNORECASE)
-_INTENSIVE_RE = re.compile(r"\bcapital[- ]intensive\b", re.IGNORECASE)
-_IMPROVE_RE = re.compile(r"\bimprov\w*", re.IGNORECASE)
+# The words a yes/no question is judged by, each named by its group: a direction (an improvement is a rise whose
+# sense the metric decides), a sign, capital intensity.
+_JUDGED_RE = re.compile(
+    rf"\b(?:(?P<improve>improv\w*)|(?P<up>{RISE}|higher|expand\w*)|(?P<down>{FALL}|{FALL_OR_NAME}|lower)|"
+    r"(?P<positive>positive)|(?P<negative>negative)|(?P<intensive>capital[- ]intensive))\b", re.IGNORECASE)
 # 'Has MGM paid dividends in FY2022?', 'Did Boeing record an impairment?': whether an event happened, which the
 # event's own figure for the period answers (a non-zero amount: yes; zero: no).
 _EVENT_RE = re.compile(
@@ -48,15 +47,20 @@ def _lower_is_better(metric: str) -> bool | None:
     return info.topic in _LOWER_IS_BETTER_TOPICS
 
 
-def _change_verdict(asked: str, comps: Sequence[Computation]) -> str:
+def _judged(asked: str) -> set[str]:
+    """The kinds of judging word ``asked`` holds ('up', 'improve', 'down', 'positive', 'negative', 'intensive')."""
+    return {name for m in _JUDGED_RE.finditer(asked) for name, text in m.groupdict().items() if text}
+
+
+def _change_verdict(judged: set[str], comps: Sequence[Computation]) -> str:
     change = next((c for c in comps if c.operation in _CHANGE_OPERATIONS), None)
     if change is None or change.result.value == 0:
         return ""
-    up, down = bool(_UP_RE.search(asked)), bool(_DOWN_RE.search(asked))
+    up, down = bool(judged & {"up", "improve"}), "down" in judged
     if up == down:
         return ""
     went_up = change.result.value > 0
-    if _IMPROVE_RE.search(asked):
+    if "improve" in judged:
         lower_better = _lower_is_better(change.metric)
         if lower_better is None:
             return ""  # whether 'improving' means up or down is the metric's, and finrag does not know it
@@ -66,8 +70,8 @@ def _change_verdict(asked: str, comps: Sequence[Computation]) -> str:
     return f"{'Yes' if yes else 'No'}: {change.metric or 'the figure'} {moved} ({change.formula})."
 
 
-def _sign_verdict(asked: str, sub_answers: Sequence[SubAnswer]) -> str:
-    positive, negative = bool(_POSITIVE_RE.search(asked)), bool(_NEGATIVE_RE.search(asked))
+def _sign_verdict(judged: set[str], sub_answers: Sequence[SubAnswer]) -> str:
+    positive, negative = "positive" in judged, "negative" in judged
     if positive == negative:
         return ""
     stated = next((sa for sa in sub_answers if sa.value is not None and sa.status in {"found", "computed"}), None)
@@ -79,8 +83,8 @@ def _sign_verdict(asked: str, sub_answers: Sequence[SubAnswer]) -> str:
     return f"{'Yes' if yes else 'No'}: {stated.metric or 'the figure'} was {sign} ({stated.display or stated.value.text})."
 
 
-def _event_verdict(asked: str, sub_answers: Sequence[SubAnswer]) -> str:
-    if not _EVENT_RE.search(asked) or _UP_RE.search(asked) or _DOWN_RE.search(asked):
+def _event_verdict(asked: str, judged: set[str], sub_answers: Sequence[SubAnswer]) -> str:
+    if not _EVENT_RE.search(asked) or judged & {"up", "improve", "down"}:
         return ""
     read = [sa for sa in sub_answers if sa.status == "found" and sa.value is not None and sa.metric]
     if len(read) != 1 or read[0].value is None:
@@ -91,8 +95,8 @@ def _event_verdict(asked: str, sub_answers: Sequence[SubAnswer]) -> str:
     return f"{'Yes' if yes else 'No'}: {sa.metric}{when} was {sa.display or sa.value.text} (rule: the event happened when its amount is not zero)."
 
 
-def _intensity_verdict(asked: str, sub_answers: Sequence[SubAnswer]) -> str:
-    if not _INTENSIVE_RE.search(asked):
+def _intensity_verdict(judged: set[str], sub_answers: Sequence[SubAnswer]) -> str:
+    if "intensive" not in judged:
         return ""
     ratio = next((sa for sa in sub_answers if sa.metric == CAPITAL_INTENSITY_METRIC and sa.value is not None), None)
     if ratio is None or ratio.value is None:
@@ -110,9 +114,10 @@ def verdict(question: str, sub_answers: Sequence[SubAnswer], computations: Seque
     if not _YES_NO_RE.match(asked):
         return ""
     comps = [*computations, *(c for sa in sub_answers for c in sa.computations)]
+    judged = _judged(asked)
     return (
-        _intensity_verdict(asked, sub_answers)
-        or _change_verdict(asked, comps)
-        or _sign_verdict(asked, sub_answers)
-        or _event_verdict(asked, sub_answers)
+        _intensity_verdict(judged, sub_answers)
+        or _change_verdict(judged, comps)
+        or _sign_verdict(judged, sub_answers)
+        or _event_verdict(asked, judged, sub_answers)
     )

@@ -7,7 +7,14 @@ from __future__ import annotations
 
 import re
 
-from agent.answer.reading import Evidence, EvidenceReader, clause_at, naming_context, record_naming
+from agent.answer.reading import (
+    Evidence,
+    EvidenceReader,
+    clause_at,
+    letter_runs,
+    naming_context,
+    record_naming,
+)
 from agent.answer.records import SubAnswer
 from agent.entities.names import abbreviates, name_tokens
 from agent.ingest.typed_tables import same_label
@@ -71,7 +78,7 @@ def _last_sentence(line: str) -> str:
     activity in our gross unrecognized tax benefits for the years ended december 31: .'), past a unit line the
     page glued after it ('millions of dollars 2006 2005 2004 .')."""
     sentences = [s for s in _SENTENCE_END_RE.split(line.rstrip(" .")) if s.strip(" .")]
-    return next((s for s in reversed(sentences) if len(re.findall(r"[A-Za-z]{3,}", s)) >= INTRODUCTION_MIN_WORDS), "")
+    return next((s for s in reversed(sentences) if letter_runs(s, 3) >= INTRODUCTION_MIN_WORDS), "")
 
 
 # A linearised table cell that holds a figure ('2019: 4.00%', '$ (1,234)', '12.5 %'): its line is a row.

@@ -13,13 +13,13 @@ import re
 from agent.finance.numbers import parse_number
 from agent.finance.periods import find_periods
 from agent.finance.wording import AS_SHARE, CHANGE, CHANGE_NOUN
-from agent.query.cues import CAGR_RE, split_tail
+from agent.query.cues import AVERAGE_RE, CAGR_RE, split_tail
 from agent.query.operations import guess_operation
 from agent.schemas import NumericValue
 
 # Comparison words: the first in a 'which year' question says whether the highest or the lowest is asked.
-COMPARATIVE = (r"(?:larg(?:er|est)|high(?:er|est)|great(?:er|est)|most|more|exceed(?:ed|s)?|better|best|maximum|"
-               r"small(?:er|est)|low(?:er|est)|least|less|fewer|worse|worst|minimum)\b")
+COMPARATIVE = (r"(?:larg(?:er|est)|big(?:ger|gest)|high(?:er|est)|great(?:er|est)|most|more|exceed(?:ed|s)?|better|"
+               r"best|maximum|small(?:er|est)|low(?:er|est)|least|less|fewer|worse|worst|minimum)\b")
 # Words that rank items against each other ('less' and 'more' are left out: 'EBITDA less capex' is arithmetic).
 SUPERLATIVE = (r"(?:larg(?:er|est)|high(?:er|est)|great(?:er|est)|most|best|top|biggest|bigger|small(?:er|est)|"
                r"low(?:er|est)|least|fewest|worse|worst)")
@@ -40,11 +40,14 @@ _SIGN_TEST = r"\b(?:negative|positive)\b"
 # 'which (of the) (fiscal) ...', 'how many ...': the words that ask for periods rather than a figure
 _WHICH = r"\b(?:which|what)\s+(?:of\s+the\s+)?(?:fiscal\s+)?"
 _WHICH_OR_HOW_MANY = r"\b(?:which|what|how\s+many)\s+(?:of\s+the\s+)?(?:fiscal\s+)?"
-LOWEST = re.compile(r"(?:small|low|least|less|fewer|worse|worst|minimum)", re.I)
+# The low end of a comparison or a test ('the smallest', 'fewer than', 'below $5m', 'negative', 'at most 10').
+LOWEST = re.compile(r"(?:small|low|least|less|fewer|worse|worst|minimum|below|under|negative|at\s+most)", re.I)
 # Comparatives of size, not of order: 'the larger loss' is the loss of greater size (-4.2 before -1.5).
 SIZE_WORD = re.compile(r"(?:larg|big|great|small)", re.I)
 
 
+# A figure named a ratio, share or rate already is one ('Gross margin %', 'expected loss rate', 'portion of ...').
+RATIO_NAME_RE = re.compile(r"\b(?:ratio|proportion|portion|fraction|percent\w*|share|margin|rates?|yield)\b|%", re.I)
 # A figure named an average already is one ('Average selling price').
 AVERAGE_NAME_RE = re.compile(r"\b(?:average|avg|mean)\b", re.I)
 
@@ -52,7 +55,7 @@ AVERAGE_NAME_RE = re.compile(r"\b(?:average|avg|mean)\b", re.I)
 # What a question asks to be done with a metric, and the words by which a figure already is that result: a
 # figure read as it stands answers "the average X" only when it is itself an average ("Average selling price").
 _OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str] | None], ...] = (
-    ("average", "an average", re.compile(r"\b(?:average|mean)\b", re.I), AVERAGE_NAME_RE),
+    ("average", "an average", AVERAGE_RE, AVERAGE_NAME_RE),
     (
         "change",
         "a change between periods",
@@ -124,7 +127,7 @@ _OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str] | None], ...
         "ratio",
         "a ratio or share",
         re.compile(rf"\b(?:ratio|proportion|portion|fraction)\b|{AS_SHARE}", re.I),
-        re.compile(r"\b(?:ratio|proportion|portion|fraction|percent\w*|share|margin|rate|yield)\b|%", re.I),
+        RATIO_NAME_RE,
     ),
 )
 
@@ -135,7 +138,7 @@ _OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str] | None], ...
 _LISTED_AFTER_RE = re.compile(r"\s*(?P<list>[^,?]+(?:,\s*[^,?]+)*?,?\s+(?:or|and)\s+[^,?]+?)\s*\?\s*$", re.I)
 _LISTED_BEFORE_RE = re.compile(r"^\s*(?:among|between|of)\s+(?:the\s+)?(?P<list>[^?]+?),\s*(?=(?:which|what)\b)", re.I)
 _LIST_JOIN_RE = re.compile(r"\s*,\s*(?:(?:or|and)\s+)?|\s+(?:or|and)\s+", re.I)
-_RANKED_RE = re.compile(rf"\b(?:{COMPARATIVE})", re.I)
+RANKED_RE = re.compile(rf"\b(?:{COMPARATIVE})", re.I)
 MAX_ITEM_WORDS = 5  # a named item is a segment's or a region's name, not a clause
 
 
@@ -171,7 +174,7 @@ def choice_items(question: str) -> tuple[str, str, list[tuple[str, str]]] | None
     if not items:
         return None
     body = question[:at] if at >= 0 else question[before.end():].rstrip(" ?") if before else ""
-    ranked = _RANKED_RE.search(body)
+    ranked = RANKED_RE.search(body)
     if ranked is None:
         return None
     asked, tail = split_tail(body[ranked.end():])
@@ -184,7 +187,6 @@ def choice_items(question: str) -> tuple[str, str, list[tuple[str, str]]] | None
 
 
 _TEST_RE = re.compile(rf"{_TEST}|{_SIGN_TEST}", re.I)
-_LOWER_RE = re.compile(r"\b(?:small|low|less|fewer|below|under|negative|at\s+most)", re.I)
 
 
 def threshold_asked(question: str) -> tuple[str, NumericValue] | None:
@@ -194,7 +196,7 @@ def threshold_asked(question: str) -> tuple[str, NumericValue] | None:
     if m is None:
         return None
     words = m.group(0)
-    lower = bool(_LOWER_RE.match(words))
+    lower = bool(LOWEST.match(words))
     inclusive = words.lower().startswith("at ")
     comparison = ("<" if lower else ">") + ("=" if inclusive else "")
     if re.fullmatch(_SIGN_TEST, words, re.I):

@@ -151,20 +151,19 @@ def asks_percent(question: str, percent_re: re.Pattern[str] = PERCENT_RE) -> boo
 
 
 
-# "Weighted average" names a metric (weighted average exercise price), never an average to compute.
-_YEARS_WINDOW_RE = re.compile(rf"\b(?:\d+|{COUNT_WORD})[- ]year\b", re.IGNORECASE)
-# 'from 2017 to 2019', 'between 2017 and 2019', '2017 through 2019', '2017 - 2019', '2017-2019': every year between.
-_RANGE_RE = re.compile(
-    r"\bfrom\b.*\bto\b|\bbetween\b.*\band\b|\bthrough\b|\s-\s|–|\b(?:19|20)\d{2}-(?:19|20)\d{2}\b", re.IGNORECASE
-)
+# 'the three-year average', 'from 2017 to 2019', 'between 2017 and 2019', '2017 through 2019', '2017 - 2019',
+# '2017-2019': the ends of a span, every year between them asked.
+_SPAN_RE = re.compile(rf"\b(?:\d+|{COUNT_WORD})[- ]year\b|\bfrom\b.*\bto\b|\bbetween\b.*\band\b|\bthrough\b|\s-\s|–|"
+                      r"\b(?:19|20)\d{2}-(?:19|20)\d{2}\b", re.IGNORECASE)
 
 
 def spans_range(question: str) -> bool:
     """The question's periods are the ends of a span ('from 2017 to 2019', 'the three-year average'), not a list:
     an average or a sum over them takes every period between."""
-    return bool(_YEARS_WINDOW_RE.search(question) or _RANGE_RE.search(question))
+    return bool(_SPAN_RE.search(question))
 
 
+# "Weighted average" names a metric (weighted average exercise price), never an average to compute.
 AVERAGE_RE = re.compile(r"(?<!weighted )\baverage\b|\bmean\b", re.IGNORECASE)
 
 
@@ -181,20 +180,22 @@ def share_of_metric(question: str) -> tuple[re.Match[str], MetricMention] | None
     return (share, whole) if share is not None and whole is not None else None
 
 
-# A period named relative to the one in view, the relation word before or after the noun ('the prior year', 'the
-# year prior', 'a year earlier', 'the period before', 'a year ago').
-PRIOR_YEAR_RE = re.compile(
-    r"\b(?:prior|previous|preceding|last|earlier)\s+(?:fiscal\s+)?(?:year|period)\b|"
-    r"\b(?:year|period)\s+(?:before|prior|earlier|ago)\b",
+# A period named relative to the one in view, the relation word before or after the noun, by its group: the one
+# before ('the prior year', 'the year prior', 'a year earlier', 'the period before', 'a year ago') or after ('the
+# following year', 'a year later').
+_RELATIVE_YEAR_RE = re.compile(
+    r"\b(?:(?P<before>prior|previous|preceding|last|earlier)|(?P<after>following|next|subsequent|later))\s+"
+    r"(?:fiscal\s+)?(?:year|period)\b|\b(?:year|period)\s+(?:(?P<ago>before|prior|earlier|ago)|(?P<later>after|later))\b",
     re.IGNORECASE,
 )
+BEFORE, AFTER = -1, 1  # the years by which a relative period is shifted
 
 
-NEXT_YEAR_RE = re.compile(
-    r"\b(?:following|next|subsequent|later)\s+(?:fiscal\s+)?(?:year|period)\b|"
-    r"\b(?:year|period)\s+(?:after|later)\b",
-    re.IGNORECASE,
-)
+def relative_years(text: str) -> set[int]:
+    """The shifts of the periods ``text`` names relative to the one in view: {BEFORE} for 'the year prior', {AFTER}
+    for 'the following year', both or neither."""
+    shifts = {"before": BEFORE, "ago": BEFORE, "after": AFTER, "later": AFTER}
+    return {shifts[k] for m in _RELATIVE_YEAR_RE.finditer(text) for k, v in m.groupdict().items() if v}
 
 
 

@@ -22,6 +22,7 @@ from agent.llm.prompts import MAX_SUB_QUERIES, decompose_messages
 from agent.query.asked import (
     LOWEST,
     PERIODS_MEETING,
+    RANKED_RE,
     SIZE_WORD,
     choice_items,
     operation_asked,
@@ -61,10 +62,6 @@ from agent.query.scope import (
 )
 from agent.query.validation import DecompositionValidator, decomposition_check
 from agent.schemas import QueryIntent, Relation, ScopeTerm, TemporalScope
-
-# 'Was gross margin higher in 2024 than in 2023?': comparative words that compare two periods of one metric.
-_COMPARATIVE_RE = re.compile(r"\b(?:higher|lower|larger|bigger|smaller|better|worse)\b", re.IGNORECASE)
-
 
 # Wording that asks for the relative change of a percentage ('percentage change in gross margin'), not points.
 _RELATIVE_PERCENT_RE = re.compile(
@@ -265,7 +262,8 @@ def _operations(
                 n_periods == 2
                 and n_companies <= 1
                 and (n_metrics == 1 or share or ratio)
-                and bool(COMPARE_RE.search(q) or _COMPARATIVE_RE.search(q))
+                # 'Was gross margin higher in 2024 than in 2023?': a comparative compares the two periods
+                and bool(COMPARE_RE.search(q) or RANKED_RE.search(q))
             )
         ):
             if percent_metric or share:

@@ -32,8 +32,9 @@ DEFINITION_CLAUSE_RE = re.compile(
 _DEFINES_RE = re.compile(r"\b(?:is|are)\s+(?:here\s+)?defined\s+as\b\s*:?|\bdefine\s+", re.IGNORECASE)
 # The definition ends with its sentence ('... between FY2016 and FY2017). Round your answer ...').
 _SENTENCE_END_RE = re.compile(r"\.\s+(?=[A-Z])|\?|\.\s*$")
-_OPERATOR_RE = re.compile(r"[-+*/()×÷]")  # and the letter 'x' between operands ('365 x AP'), read as a word
-_NUMBER_RE = re.compile(r"\d+(?:\.\d+)?")
+# A token of a definition's formula: a number (not one that runs into a word), a word, or an operator (the letter
+# 'x' between operands, '365 x AP', is read as a word).
+_FORMULA_TOKEN_RE = re.compile(r"(?P<number>(?>\d+(?:\.\d+)?)(?![A-Za-z]))|(?P<word>[A-Za-z]+)|(?P<operator>[-+*/()×÷])")
 # Words that join a definition's parts without changing it ('the', 'of', 'between ... and ...').
 _FILLER = frozenset(
     ("the", "of", "in", "for", "from", "a", "an", "between", "and", "to", "its", "their", "fiscal", "year", "as",
@@ -128,14 +129,16 @@ def _tokens(text: str) -> list[str | FormulaTerm | float]:
         if period is not None:
             pos = period[1]
             continue
-        number = _NUMBER_RE.match(text, pos)
-        if number is not None and not text[number.end() : number.end() + 1].isalpha():
-            out.append(float(number.group(0)))
-            pos = number.end()
-            continue
-        word = re.match(r"[A-Za-z]+", text[pos:])
-        if word is not None:
-            low = word.group(0).lower()
+        token = _FORMULA_TOKEN_RE.match(text, pos)
+        if token is None:
+            raise _Unreadable(f"'{ch}' is no operator")
+        pos = token.end()
+        if token.group("number"):
+            out.append(float(token.group("number")))
+        elif token.group("operator"):
+            out.append({"×": "*", "÷": "/"}.get(ch, ch))
+        else:
+            low = token.group("word").lower()
             if low in _AVERAGE_WORDS:
                 modifier = "average"
             elif low in _CHANGE_WORDS:
@@ -145,14 +148,7 @@ def _tokens(text: str) -> list[str | FormulaTerm | float]:
             elif low in _WORD_OPERATORS:
                 out.append(_WORD_OPERATORS[low])
             elif low not in _FILLER:
-                raise _Unreadable(f"'{word.group(0)}' is no metric or operator")
-            pos += len(word.group(0))
-            continue
-        if _OPERATOR_RE.fullmatch(ch):
-            out.append({"×": "*", "÷": "/"}.get(ch, ch))
-            pos += 1
-            continue
-        raise _Unreadable(f"'{ch}' is no operator")
+                raise _Unreadable(f"'{token.group('word')}' is no metric or operator")
     return out
 
 

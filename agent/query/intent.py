@@ -30,8 +30,8 @@ from agent.finance.periods import (
 from agent.finance.wording import CHANGE, COUNT_VALUES, COUNT_WORD, MOVEMENT, SCALE, YEAR_ON_YEAR
 from agent.ingest.cards import find_scope_entities
 from agent.query.asked import PERIODS_MEETING, operations_asked
-from agent.query.cues import share_of_metric
-from agent.query.kind import COMPOSED, WORKED_OUT, QueryKind, classify_query
+from agent.query.cues import BEFORE, relative_years, share_of_metric
+from agent.query.kind import COMPOSED, WORKED_OUT, QueryKind, classify_query, find_form
 from agent.query.scope import (
     PLAIN_MODIFIERS,
     contributed_part,
@@ -108,27 +108,14 @@ _LATEST = re.compile(
     r"\b(?P<g3>year)[\s-]to[\s-]date\b|\bYTD\b|\bmost\s+recent(?:ly)?\b|\blatest\b",
     re.I,
 )
-_PRIOR = re.compile(
-    rf"\b(?:{YEAR_ON_YEAR})\b|\b(?:prior|previous|preceding)\s+(?:fiscal\s+)?year\b|"
-    rf"\bcompared\s+(?:to|with)\s+(?:the\s+)?(?:prior|previous|last)\s+year\b|\b(?:{MOVEMENT})\b",
-    re.I,
-)
+# A change asked, year on year or between any two periods, needs the period before the one named.
+_CHANGE_ASKED = re.compile(rf"\b(?:{YEAR_ON_YEAR}|{MOVEMENT})\b", re.I)
 _SPAN_YEARS = re.compile(
     rf"\b(?P<n>{COUNT_WORD}|\d{{1,2}})[\s-]years?\s+(?:average|avg|trend|period|span|history|cagr)\b|"
     rf"\b(?:past|last|prior)\s+(?P<n2>{COUNT_WORD}|\d{{1,2}})\s+(?:fiscal\s+)?years\b",
     re.I,
 )
 _RANGE_JOIN = re.compile(r"^\s*(?:-|–|—|to|through|thru|until)\s*$", re.I)
-_FORMS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\b10-?K\b|\bannual\s+report\b|\bform\s+10k\b", re.I), "10-K"),
-    (re.compile(r"\b10-?Q\b|\bquarterly\s+report\b", re.I), "10-Q"),
-    (re.compile(r"\b8-?K\b|\bcurrent\s+report\b", re.I), "8-K"),
-    (
-        re.compile(r"\bearnings\s+(?:release|call|report|presentation)\b|\bpress\s+release\b", re.I),
-        "EARNINGS",
-    ),
-    (re.compile(r"\bproxy\s+statement\b|\bDEF\s*14A\b", re.I), "DEF 14A"),
-)
 _TICKER = re.compile(
     r"\((?:(?:NYSE|NASDAQ|Nasdaq|AMEX|ticker)\s*:\s*)?(?P<a>[A-Z]{1,5})\)|"
     r"\b(?:NYSE|NASDAQ|Nasdaq)\s*:\s*(?P<b>[A-Z]{1,5})\b|"
@@ -223,14 +210,6 @@ def find_ticker(question: str) -> str:
         sym = m.group("a") or m.group("b") or m.group("c")
         if sym and canonical(sym) is None and sym not in {"USD", "EUR", "GBP", "GAAP", "FY"}:
             return sym
-    return ""
-
-
-def find_form(question: str) -> str:
-    """The filing form a question names: 10-K, 10-Q, 8-K, EARNINGS, DEF 14A; '' when none."""
-    for pat, form in _FORMS:
-        if pat.search(question):
-            return form
     return ""
 
 
@@ -361,7 +340,7 @@ def _temporal_scope(
     years = span_years(question)
     if years and len(norms) == 1:
         norms = [shift_period(norms[0], -k) for k in range(years)]
-    needs_prior = bool(_PRIOR.search(question)) or any(
+    needs_prior = bool(_CHANGE_ASKED.search(question)) or BEFORE in relative_years(question) or any(
         METRICS[m].formula is not None and METRICS[m].formula.needs_prior_period() for m in metrics
     )
     if relation == Relation.TREND and len(norms) == 1:

@@ -13,8 +13,7 @@ from agent.schemas import QueryIntent, Relation
 
 # Words that point at a company ('its', 'the company'); a bare 'it' may also be a term ('what does it mean?').
 _OWNER = r"its|their|the\s+(?:company|firm|group)(?:'s)?"
-_OWNER_PRONOUN_RE = re.compile(rf"\b(?:{_OWNER})\b", re.I)
-_COMPANY_PRONOUN_RE = re.compile(rf"\b(?:{_OWNER}|it)\b", re.I)
+_COMPANY_PRONOUN_RE = re.compile(rf"\b(?:(?P<owner>{_OWNER})|it)\b", re.I)
 
 
 # Router cues.
@@ -29,11 +28,15 @@ _MARKET_RE = re.compile(
 )
 
 
-_FILING_REFERENCE_RE = re.compile(
-    r"\b10-?[KQ]\b|\b8-?K\b|\bfiling\b|\bannual\s+report\b|\breported\b|"
-    r"\bbalance\s+sheet\b|\bstatement\b",
+# The filing forms a question names, each by its group (10-K, 10-Q, 8-K, an earnings release, a proxy statement),
+# and other words that point at a filing.
+_FORM_RE = re.compile(
+    r"\b(?:(?P<k>10-?K|annual\s+report)|(?P<q>10-?Q|quarterly\s+report)|(?P<c>8-?K|current\s+report)|"
+    r"(?P<e>earnings\s+(?:release|call|report|presentation)|press\s+release)|(?P<p>proxy\s+statement|DEF\s*14A))\b",
     re.IGNORECASE,
 )
+_FORMS = {"k": "10-K", "q": "10-Q", "c": "8-K", "e": "EARNINGS", "p": "DEF 14A"}  # in the order one is preferred
+_FILING_REFERENCE_RE = re.compile(r"\bfiling\b|\breported\b|\bbalance\s+sheet\b|\bstatement\b", re.IGNORECASE)
 
 
 # A price the filing itself reports: option exercise and grant prices, buyback prices paid, offering prices.
@@ -117,7 +120,8 @@ def asks_definition(question: str, intent: QueryIntent | None = None) -> bool:
     """
     about_one = (intent is not None and (intent.company or intent.ticker or intent.temporal_scope.periods)) or \
         find_periods(question)
-    if about_one or _OWNER_PRONOUN_RE.search(question) or _COMPOSITION_RE.search(question):
+    owner = any(m.group("owner") for m in _COMPANY_PRONOUN_RE.finditer(question))  # 'its', 'the company'
+    if about_one or owner or _COMPOSITION_RE.search(question):
         return False
     if (intent is not None and intent.relation is Relation.DEFINITION) or _DEFINE_RE.match(question):
         return True
@@ -132,7 +136,13 @@ def asks_definition(question: str, intent: QueryIntent | None = None) -> bool:
 
 def points_at_filing(text: str) -> bool:
     """True when the wording ties a price or figure to a filing ("in the 10-K", "exercise price per share")."""
-    return bool(_FILING_REFERENCE_RE.search(text) or _FILING_PRICE_RE.search(text))
+    return bool(_FORM_RE.search(text) or _FILING_REFERENCE_RE.search(text) or _FILING_PRICE_RE.search(text))
+
+
+def find_form(question: str) -> str:
+    """The filing form a question names: 10-K, 10-Q, 8-K, EARNINGS, DEF 14A; '' when none."""
+    named = {key for m in _FORM_RE.finditer(question) for key, text in m.groupdict().items() if text}
+    return next((form for key, form in _FORMS.items() if key in named), "")
 
 
 _LATIN_WORD_RE = re.compile(r"[A-Za-z\u00c0-\u024f]+")

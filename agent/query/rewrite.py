@@ -35,12 +35,12 @@ from agent.query.cues import (
     _DEMONSTRATIVE_RE,
     _REFERENCE_RE,
     _RESULT_RE,
+    AFTER,
+    BEFORE,
     COMPARE_RE,
     FOLLOW_UP_FILLER,
-    NEXT_YEAR_RE,
     NON_NUMERIC_RELATIONS,
     PART_OF_RE,
-    PRIOR_YEAR_RE,
     _own_words,
     _subject_question,
     and_list,
@@ -50,6 +50,7 @@ from agent.query.cues import (
     margin_metric,
     metric_label,
     possessive,
+    relative_years,
     scale_hint,
     subject_phrase,
 )
@@ -92,11 +93,10 @@ def _relative_period(question: str, slots: DialogueSlots) -> list[str]:
     if not slots.periods:
         return []
     latest = slots.periods[-1]
+    shifts = relative_years(question)
     try:
-        if PRIOR_YEAR_RE.search(question):
-            return [shift_period(latest, years=-1)]
-        if NEXT_YEAR_RE.search(question):
-            return [shift_period(latest, years=1)]
+        if shifts:
+            return [shift_period(latest, years=BEFORE if BEFORE in shifts else AFTER)]
     except ValueError:
         return []
     return []
@@ -550,7 +550,7 @@ def _unresolved(question: str, intent: QueryIntent, slots: DialogueSlots) -> Rew
 def _bare_follow_up(question: str) -> bool:
     """True for a turn that names only a period around filler ('and in 2007?', 'and what were they in 2014?',
     'and the specific value for 2010 again?'): it asks the last question again for another period."""
-    words = [w for w in re.findall(r"[a-z]+", without_periods(question).lower()) if w not in FOLLOW_UP_FILLER]
+    words = [w for w in plain_words(without_periods(question), 1) if w not in FOLLOW_UP_FILLER]
     return len(words) <= BARE_FOLLOW_UP_MAX_WORDS
 
 

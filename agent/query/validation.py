@@ -8,26 +8,32 @@ import re
 from collections.abc import Callable, Sequence
 
 from agent.entities import EntityRegistry, as_registry
+from agent.entities.names import LEGAL_FORMS, name_tokens
 from agent.finance.arithmetic import needs_prior_period
 from agent.finance.lexicon import canonical, find_metrics
 from agent.finance.periods import expand_range, find_periods, normalise_period, shift_period
-from agent.finance.wording import CHANGE_RE, without_possessive
+from agent.finance.wording import CHANGE_RE
 from agent.llm import schemas as llm_schemas
 from agent.llm.prompts import MAX_SUB_QUERIES
-from agent.query.cues import AVERAGE_RE, COMPARE_RE, NEXT_YEAR_RE, PRIOR_YEAR_RE, chronological, companies_in
+from agent.query.cues import (
+    AFTER,
+    AVERAGE_RE,
+    BEFORE,
+    COMPARE_RE,
+    chronological,
+    companies_in,
+    relative_years,
+)
 from agent.query.dialogue import DialogueSlots
 from agent.query.intent import match_company
 from agent.query.plan import QueryPlan
 from agent.schemas import QueryIntent
 
 _LATEST_PERIOD_RE = re.compile(r"\b(?:latest|most\s+recent|current|last\s+reported)\b", re.IGNORECASE)
-# Words that do not tell one company from another ('Northwind Instruments Inc.' ~ 'Northwind').
-_COMPANY_NOISE_RE = re.compile(r"(?:inc|corp(?:oration)?|co|company|ltd|limited|plc|llc|group|holdings|the)")
-
-
 def _company_words(name: str) -> set[str]:
-    words = re.findall(r"[a-z0-9&]+", without_possessive(name.lower()))
-    return {w for w in words if len(w) > 1 and not _COMPANY_NOISE_RE.fullmatch(w)}  # 'M' tells nothing
+    """The words that tell one company from another: legal forms dropped ('Northwind Instruments Inc.' ~
+    'Northwind Instruments'), and single letters ('M' tells nothing)."""
+    return {w for w in name_tokens(name) if len(w) > 1 and w not in LEGAL_FORMS}
 
 
 class DecompositionValidator:
@@ -72,7 +78,7 @@ class DecompositionValidator:
             if len(named) >= 2:
                 out.update(expand_range(named[0], named[-1]))
         wants_prior = bool(
-            PRIOR_YEAR_RE.search(self.question)
+            BEFORE in relative_years(self.question)
             or CHANGE_RE.search(self.question)
             or COMPARE_RE.search(self.question)
             or AVERAGE_RE.search(self.question)
@@ -82,7 +88,7 @@ class DecompositionValidator:
             with contextlib.suppress(ValueError):
                 if wants_prior:
                     out.add(shift_period(period, years=-1))
-                if NEXT_YEAR_RE.search(self.question):
+                if AFTER in relative_years(self.question):
                     out.add(shift_period(period, years=1))
         return out
 
@@ -91,7 +97,8 @@ class DecompositionValidator:
         text = text.strip()
         if not text or _LATEST_PERIOD_RE.search(text):
             return ""
-        relative = -1 if PRIOR_YEAR_RE.search(text) else 1 if NEXT_YEAR_RE.search(text) else 0
+        shifts = relative_years(text)
+        relative = BEFORE if BEFORE in shifts else AFTER if AFTER in shifts else 0
         if relative:
             if not self.named_periods:
                 return None
