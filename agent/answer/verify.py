@@ -37,13 +37,13 @@ SCALE_CANDIDATES = (
 )  # a side with no stated scale may be in units, thousands, millions or billions
 REL_TOL = 1e-6  # floating-point slack only: real rounding is handled by the figure's written precision
 CITATION_RE = re.compile(r"\[(?P<doc>[^\[\]]+?),\s*p(?:age|\.)?\s*(?P<page>\d+)\]")
-_BRACKET_RE = re.compile(r"\[[^\[\]]{0,80}\]")  # '[memory bank]', '[unverified]': labels, not figures
-# A date in words ('December 31, 2023', 'Dec. 5', '5 March'); a word that only starts like a month ('decreased 9
-# percent', '5 marketing programs') is none, and its number is a figure to verify.
-_DATE_RE = re.compile(
-    rf"\b{MONTH}(?![a-z])\s+\d{{1,2}}(?:st|nd|rd|th)?,?(?:\s+\d{{4}})?|\b\d{{1,2}}\s+{MONTH}(?![a-z])", re.I
+# What holds numbers that are no figures: a bracket label ('[memory bank]', '[unverified]'), a date in words
+# ('December 31, 2023', 'Dec. 5', '5 March') or in ISO form. A word that only starts like a month ('decreased 9
+# percent', '5 marketing programs') is no date: its number is a figure to verify.
+_NOT_FIGURES_RE = re.compile(
+    rf"\[[^\[\]]{{0,80}}\]|\b{MONTH}(?![a-z])\s+\d{{1,2}}(?:st|nd|rd|th)?,?(?:\s+\d{{4}})?|"
+    rf"\b\d{{1,2}}\s+{MONTH}(?![a-z])|\b\d{{4}}-\d{{2}}-\d{{2}}\b", re.I
 )
-_ISO_DATE_RE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 # Numbers that label structure rather than measure anything: "Item 7", "Note 12", "p. 60", "Part II".
 _STRUCTURAL_RE = re.compile(
     r"\b(?:item|note|notes|page|pages|p\.|pp\.|part|section|exhibit|rule|form)\s*$", re.I
@@ -158,7 +158,7 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
 def _masked(text: str) -> str:
     """``text`` with citations, bracket labels and dates blanked out (same length, so offsets hold)."""
     out = text
-    for rx in (CITATION_RE, _BRACKET_RE, _DATE_RE, _ISO_DATE_RE):
+    for rx in (CITATION_RE, _NOT_FIGURES_RE):
         out = rx.sub(lambda m: MASK_CHAR * len(m.group(0)), out)
     return out
 

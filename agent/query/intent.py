@@ -91,8 +91,8 @@ _NUMERIC = re.compile(
     r"\bquantity\b|\bnumber\s+of\b|\bby\s+how\s+much\b|\bvalue\s+of\b|\btotal\b|\bpercentage\s+points?\b",
     re.I,
 )
-_AMOUNT = re.compile(r"\bhow\s+(?:much|many)\b|\bamount\b|\bvalue\s+of\b|\bnumber\s+of\b|%|\bpercent", re.I)
-_HOW_MUCH = re.compile(r"\bhow\s+(?:much|many)\b", re.I)
+# Words that ask an amount, 'how much' by its group: it asks one even of a cause ('how much did X drive ...').
+_AMOUNT = re.compile(r"(?P<how_much>\bhow\s+(?:much|many)\b)|\bamount\b|\bvalue\s+of\b|\bnumber\s+of\b|%|\bpercent", re.I)
 _ASKS_VALUE = re.compile(r"\b(?:what|how)\s+(?:is|was|did|has|much|many)\b", re.I)
 # Formula kinds whose result is a number by nature (a ratio is asked for its value); sums and differences
 # such as total debt or free cash flow are amounts that may be asked about qualitatively.
@@ -265,7 +265,8 @@ _OVER_FIGURES = frozenset(("extreme", PERIODS_MEETING))
 def _requires_numeric(question: str, relation: Relation, metrics: list[str]) -> bool:
     if relation is Relation.DEFINITION and not _AMOUNT.search(question):
         return False  # 'how is X calculated?' asks the method, not the figure
-    if relation is Relation.EXPLANATION and not _HOW_MUCH.search(question) and _asks_cause(question):
+    how_much = any(m.group("how_much") for m in _AMOUNT.finditer(question))
+    if relation is Relation.EXPLANATION and not how_much and _asks_cause(question):
         return False  # 'what caused the decrease in revenue?' asks the cause, not the decrease
     if _NUMERIC.search(question) or share_of_metric(question) is not None or operations_asked(question) & _OVER_FIGURES:
         return True

@@ -145,9 +145,10 @@ def find_form(question: str) -> str:
     return next((form for key, form in _FORMS.items() if key in named), "")
 
 
-_LATIN_WORD_RE = re.compile(r"[A-Za-z\u00c0-\u024f]+")
-_OTHER_WORD_RE = re.compile(r"[^\W\dA-Za-z\u00c0-\u024f_]+")
-_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")  # kana, ideographs, hangul
+# A word in the Latin alphabet, a Chinese, Japanese or Korean character (kana, ideographs, hangul), or a word in
+# another script.
+_SCRIPT_RE = re.compile(r"(?P<latin>[A-Za-z\u00c0-\u024f]+)|(?P<cjk>[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af])|"
+                        r"(?P<other>[^\W\dA-Za-z\u00c0-\u024f_\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+)")
 
 
 def readable_language(question: str) -> bool:
@@ -155,6 +156,7 @@ def readable_language(question: str) -> bool:
     (English words, tickers, accented names) than in another script (each Chinese, Japanese or Korean character
     counts as a word). A question that is not is refused rather than answered with whatever its numbers and
     tickers retrieve."""
-    latin = len(_LATIN_WORD_RE.findall(question))
-    other = sum(len(_CJK_RE.findall(w)) or 1 for w in _OTHER_WORD_RE.findall(question))
+    scripts = [m.lastgroup for m in _SCRIPT_RE.finditer(question)]
+    latin = scripts.count("latin")
+    other = len(scripts) - latin
     return latin > other or other == 0
