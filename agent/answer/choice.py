@@ -29,8 +29,13 @@ from agent.query.cues import asks_percent
 from agent.query.definitions import asked_part
 from agent.schemas import NumericValue
 
-_ITEM_KIND_RE = re.compile(rf"\b{ITEM_KINDS}\b", re.IGNORECASE)
-_SUPERLATIVE_RE = re.compile(rf"\b{SUPERLATIVE}\b", re.IGNORECASE)
+# The kind of item a choice asks for ('region', 'segment') and the word that ranks the items, by their groups.
+_CHOICE_WORDS_RE = re.compile(rf"\b(?:(?P<kind>{ITEM_KINDS})|(?P<superlative>{SUPERLATIVE}))\b", re.IGNORECASE)
+
+
+def _choice_words(text: str, group: str) -> list[str]:
+    """The words of ``text`` that name an item's kind (``group`` 'kind') or rank items ('superlative'), in order."""
+    return [m.group(group).lower() for m in _CHOICE_WORDS_RE.finditer(text) if m.group(group)]
 # Names of one kind of item: a table by geographic area is by region.
 _SAME_KIND = (frozenset({"region", "geography", "geographic", "area"}),)
 # Words that rank or name the kind of item, not what is compared ('which type of debt', 'among the ...').
@@ -45,7 +50,7 @@ def table_choice(sa: SubAnswer, question: str, reader: EvidenceReader) -> Comput
     if not sa.period or any(c.name == "company" and not c.passed for c in sa.checks):
         return None
     asked = asked_part(question)
-    kinds = {m.group(0).lower() for m in _ITEM_KIND_RE.finditer(asked)}
+    kinds = set(_choice_words(asked, "kind"))
     metrics = {m.canonical for m in find_metrics(asked)}
     words = (_content_words(asked) - ASKING_WORDS - LINKING_VERBS - _RANKING_WORDS - _content_words(sa.company)
              - _content_words(" ".join(kinds)))
@@ -83,14 +88,14 @@ def table_choice(sa: SubAnswer, question: str, reader: EvidenceReader) -> Comput
     values = _ranked_values(rows, sa.period, reader.evidence[ev_index], change=change, percent=asks_percent(question))
     if values is None:
         return None
-    superlative = _SUPERLATIVE_RE.search(asked)
-    lowest = bool(superlative and LOWEST.match(superlative.group(0)))
+    superlative = next(iter(_choice_words(asked, "superlative")), "")
+    lowest = bool(superlative and LOWEST.match(superlative))
     if change and FALL_RE.search(asked):  # a fall's biggest is the lowest change ('the biggest drop')
         lowest = not lowest  # the biggest drop is the lowest change
     try:
         # a change's direction is in the words ('the biggest drop'); a level's is not, when every figure is negative
         return arithmetic.extreme(values, lowest=lowest, metric=sa.metric or parent.lower(),
-                                  by_size=bool(superlative and SIZE_WORD.match(superlative.group(0))),
+                                  by_size=bool(superlative and SIZE_WORD.match(superlative)),
                                   signed_order=change)
     except ArithmeticRefusal:
         return None
@@ -98,8 +103,7 @@ def table_choice(sa: SubAnswer, question: str, reader: EvidenceReader) -> Comput
 
 def item_kind(question: str) -> str:
     """The kind of item a choice question asks for ('region' of 'which region had ...'); 'item' when unnamed."""
-    m = _ITEM_KIND_RE.search(asked_part(question))
-    return m.group(0).lower() if m else "item"
+    return next(iter(_choice_words(asked_part(question), "kind")), "item")
 
 
 def _heading(parent: str, text: str, rows: list[Segment]) -> str:

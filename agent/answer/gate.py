@@ -231,10 +231,9 @@ MEASURE_WORDS = frozenset(_content_words("carrying book fair total sum level agg
 # disposal of fixed assets', 'depreciation expense related to property and equipment', 'effect ... on cash'.
 _PREPOSITIONS = r"of|on|in|for|from|related\s+to|relating\s+to|attributed\s+to"
 _ARTICLE = r"(?:(?:the|our|its|their)\s+)?$"
-_GOVERNING_RE = re.compile(rf"\s(?:{_PREPOSITIONS}|to)\s+{_ARTICLE}", re.IGNORECASE)
-# In a question a bare 'to' joins the two terms of a ratio ('the ratio of inventory reserves to accrued
-# compensation'), not a noun and its object.
-_ASKED_GOVERNING_RE = re.compile(rf"\s(?:{_PREPOSITIONS})\s+{_ARTICLE}", re.IGNORECASE)
+# A bare 'to' by its group: in a question it joins the two terms of a ratio ('the ratio of inventory reserves to
+# accrued compensation'), not a noun and its object.
+_GOVERNING_RE = re.compile(rf"\s(?:{_PREPOSITIONS}|(?P<to>to))\s+{_ARTICLE}", re.IGNORECASE)
 GOVERNOR_WORDS = 3  # words of the noun before the preposition ('depreciation expense', 'exchange rate changes')
 _AUXILIARIES = frozenset(("was", "were", "is", "are", "be", "been", "being", "has", "have", "had"))
 _GOVERNOR_STOP_RE = re.compile(r"[^A-Za-z'’&/-]")  # a number, a bracket or punctuation ends the noun
@@ -260,12 +259,13 @@ def _governed_metric(metric: str, naming: str, question: str) -> str:
     return governors[0]
 
 
-def _governor_before(text: str, start: int, governing: re.Pattern[str] = _GOVERNING_RE) -> str | None:
+def _governor_before(text: str, start: int, bare_to: bool = True) -> str | None:
     """The noun (up to :data:`GOVERNOR_WORDS` words) whose object the phrase at offset ``start`` of ``text`` is
-    ('a loss on disposal of' -> 'disposal'); None when no preposition governs it, '' when nothing stands before."""
+    ('a loss on disposal of' -> 'disposal'); None when no preposition governs it, '' when nothing stands before.
+    ``bare_to``: whether a bare 'to' governs (in a question it joins a ratio's terms)."""
     before = text[:start]
-    prep = governing.search(f" {before}")
-    if prep is None:
+    prep = _GOVERNING_RE.search(f" {before}")
+    if prep is None or (prep.group("to") and not bare_to):
         return None
     words: list[str] = []
     tokens = before[: max(0, prep.start() - 1)].split()
@@ -289,7 +289,7 @@ def _asked_governor(metric: str, question: str) -> str:
     heads its own phrase somewhere, or the noun only asks an operation or a measure of it ('the change in cash',
     'the carrying amount of goodwill')."""
     mentions = [m for m in find_metrics(question) if m.canonical == metric] if metric and question else []
-    governors = [_governor_before(question, m.start, _ASKED_GOVERNING_RE) for m in mentions]
+    governors = [_governor_before(question, m.start, bare_to=False) for m in mentions]
     if not governors or any(g is None or not _governor_words(g) for g in governors):
         return ""
     return governors[0] or ""

@@ -22,15 +22,13 @@ CAPITAL_INTENSITY_METRIC = "capex to revenue"
 
 _YES_NO_RE = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|had|can)\b", re.IGNORECASE)
 # The words a yes/no question is judged by, each named by its group: a direction (an improvement is a rise whose
-# sense the metric decides), a sign, capital intensity.
+# sense the metric decides), a sign, capital intensity, an event ('Has MGM paid dividends in FY2022?', 'Did Boeing
+# record an impairment?': whether it happened, which the event's own figure for the period answers).
 _JUDGED_RE = re.compile(
     rf"\b(?:(?P<improve>improv\w*)|(?P<up>{RISE}|higher|expand\w*)|(?P<down>{FALL}|{FALL_OR_NAME}|lower)|"
-    r"(?P<positive>positive)|(?P<negative>negative)|(?P<intensive>capital[- ]intensive))\b", re.IGNORECASE)
-# 'Has MGM paid dividends in FY2022?', 'Did Boeing record an impairment?': whether an event happened, which the
-# event's own figure for the period answers (a non-zero amount: yes; zero: no).
-_EVENT_RE = re.compile(
-    r"\b(?:paid|pay|issued|issue|repurchased|repurchase|bought\s+back|buy\s+back|declared|declare|recorded|record|"
-    r"recognized|recognised|recognize|incurred|incur)\b", re.IGNORECASE)
+    r"(?P<positive>positive)|(?P<negative>negative)|(?P<intensive>capital[- ]intensive)|"
+    r"(?P<event>paid|pay|issued|issue|repurchased|repurchase|bought\s+back|buy\s+back|declared|declare|recorded|"
+    r"record|recognized|recognised|recognize|incurred|incur))\b", re.IGNORECASE)
 _CHANGE_OPERATIONS = frozenset({"change", "difference", "percent_change", "cagr"})
 _LOWER_IS_BETTER_TOPICS = frozenset({"Costs/Expenses", "Leverage"})  # 'improving' debt or costs means falling
 
@@ -48,7 +46,8 @@ def _lower_is_better(metric: str) -> bool | None:
 
 
 def _judged(asked: str) -> set[str]:
-    """The kinds of judging word ``asked`` holds ('up', 'improve', 'down', 'positive', 'negative', 'intensive')."""
+    """The kinds of judging word ``asked`` holds ('up', 'improve', 'down', 'positive', 'negative', 'intensive',
+    'event')."""
     return {name for m in _JUDGED_RE.finditer(asked) for name, text in m.groupdict().items() if text}
 
 
@@ -83,8 +82,8 @@ def _sign_verdict(judged: set[str], sub_answers: Sequence[SubAnswer]) -> str:
     return f"{'Yes' if yes else 'No'}: {stated.metric or 'the figure'} was {sign} ({stated.display or stated.value.text})."
 
 
-def _event_verdict(asked: str, judged: set[str], sub_answers: Sequence[SubAnswer]) -> str:
-    if not _EVENT_RE.search(asked) or judged & {"up", "improve", "down"}:
+def _event_verdict(judged: set[str], sub_answers: Sequence[SubAnswer]) -> str:
+    if "event" not in judged or judged & {"up", "improve", "down"}:
         return ""
     read = [sa for sa in sub_answers if sa.status == "found" and sa.value is not None and sa.metric]
     if len(read) != 1 or read[0].value is None:
@@ -119,5 +118,5 @@ def verdict(question: str, sub_answers: Sequence[SubAnswer], computations: Seque
         _intensity_verdict(judged, sub_answers)
         or _change_verdict(judged, comps)
         or _sign_verdict(judged, sub_answers)
-        or _event_verdict(asked, judged, sub_answers)
+        or _event_verdict(judged, sub_answers)
     )

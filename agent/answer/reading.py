@@ -42,13 +42,13 @@ from agent.ingest.typed_tables import (
     statement_of,
     sub_heading,
 )
+from agent.query.cues import RESPECTIVE_RE
 from agent.schemas import ChunkCard, Citation, NumericValue, SearchHit, TableLine, TableRecord
 
 # Masks keep offsets; "#" cannot join a neighbouring number the way a blank could.
 MASK_CHAR = "#"
 LOOSE_LABEL_MAX_WORDS = 12  # a row label on its own line is short; longer text is a heading or prose
 COLUMN_LINE_MAX_WORDS = 5  # a header line naming one period column ('Fiscal Year 2020', 'May 26, 2019')
-_RESPECTIVELY_RE = re.compile(r"\brespectively\b", re.IGNORECASE)
 _BY_BREAKDOWN_RE = re.compile(r"\s+by\s+(?=[a-z])", re.IGNORECASE)
 _COLUMNS_RE = re.compile(r"\bcolumns:\s*(?P<cols>[^|\n]+)")
 _CELL_HEADER_RE = re.compile(r"^\s*(?P<hdr>[^:|]{1,60}?)\s*:\s*(?P<val>[^:]*\d[^:]*)$", re.S)
@@ -609,12 +609,15 @@ def _respectively(
     extractions leave several sentences in one); a clause listing as many distinct periods as figures is read."""
     out = list(numbers)
     clause_start = 0
-    for m in _RESPECTIVELY_RE.finditer(sentence):
-        stop = sentence.rfind(" . ", clause_start, m.start())
+    for m in RESPECTIVE_RE.finditer(sentence):
+        if not m.group("respectively"):
+            continue
+        at, clause_end = m.span("respectively")
+        stop = sentence.rfind(" . ", clause_start, at)
         lo = stop + 3 if stop >= 0 else clause_start
-        clause_start = m.end()
-        idx = [i for i, n in enumerate(out) if lo <= n.start - offset < m.start()]
-        norms = list(dict.fromkeys(p.norm for p in periods if lo <= p.start < m.start()))
+        clause_start = clause_end
+        idx = [i for i, n in enumerate(out) if lo <= n.start - offset < at]
+        norms = list(dict.fromkeys(p.norm for p in periods if lo <= p.start < at))
         if len(idx) < 2 or len(norms) != len(idx):
             continue
         listed = _shared_scale([out[i] for i in idx])

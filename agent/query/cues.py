@@ -28,9 +28,10 @@ from agent.finance.wording import (
 from agent.schemas import QueryIntent, Relation
 
 # Words that make a turn lean on earlier ones (pronouns and ellipsis openers).
+# The words that open an elliptical follow-up ('and ...', 'what about ...') by their group.
 _REFERENCE_RE = re.compile(
     r"\b(?:that|this|it|its|those|these|them|their|they|the same|same|then|again|previous|prior|above)\b"
-    r"|^\s*(?:and|so|also|what about|how about|and what about|what of)\b",
+    r"|(?P<opener>^\s*(?:and|so|also|what about|how about|and what about|what of|then)\b)",
     re.IGNORECASE,
 )
 
@@ -238,7 +239,7 @@ _PERIOD_LEAD_RE = re.compile(
     r"\b(?:in|for|of|at|during|as\s+(?:of|at))(?:\s+the)?(?:\s+(?:fiscal\s+)?(?:years?|periods?))?\s*$", re.IGNORECASE
 )
 # 'respective' / 'respectively' pair a list's figures with its periods; one period asked has no pairing.
-_RESPECTIVE_RE = re.compile(r",?\s*\brespectively\b|\brespective\b", re.IGNORECASE)
+RESPECTIVE_RE = re.compile(r",?\s*\b(?P<respectively>respectively)\b|\brespective\b", re.IGNORECASE)
 
 
 _SPACE_BEFORE_MARK_RE = re.compile(r"\s+([?.,])")
@@ -264,7 +265,7 @@ def one_period_question(question: str, period: str) -> str:
     if spans_range(question):
         return ""  # 'between 2018 and 2019' names the ends of a span, not a list
     head = _PERIOD_LEAD_RE.sub("", question[: found[0].start].rstrip()).rstrip()
-    text = _RESPECTIVE_RE.sub(" ", f"{head} in {period}{question[found[-1].end :]}")
+    text = RESPECTIVE_RE.sub(" ", f"{head} in {period}{question[found[-1].end :]}")
     return _tidy(" ".join(text.split()))
 
 
@@ -289,9 +290,9 @@ def item_questions(question: str) -> list[str]:
     'corporate bonds'); a plural or a name stands alone ('inventories and other accrued liabilities'). [] when the
     question lists no items this way: no 'respective(ly)', a list of periods, or an 'and' inside a metric's name
     ('research and development')."""
-    if not _RESPECTIVE_RE.search(question):
+    if not RESPECTIVE_RE.search(question):
         return []
-    text = " ".join(_RESPECTIVE_RE.sub(" ", question).split())
+    text = " ".join(RESPECTIVE_RE.sub(" ", question).split())
     tokens = [(m.group(0), m.start(), m.end()) for m in _ITEM_TOKEN_RE.finditer(text)]
     joins = [i for i, (t, _, _) in enumerate(tokens) if t.lower() == "and"]
     inside_names = [(m.start, m.end) for m in find_metrics(text)]

@@ -32,11 +32,11 @@ _MARKET_RE = re.compile(
 # and other words that point at a filing.
 _FORM_RE = re.compile(
     r"\b(?:(?P<k>10-?K|annual\s+report)|(?P<q>10-?Q|quarterly\s+report)|(?P<c>8-?K|current\s+report)|"
-    r"(?P<e>earnings\s+(?:release|call|report|presentation)|press\s+release)|(?P<p>proxy\s+statement|DEF\s*14A))\b",
+    r"(?P<e>earnings\s+(?:release|call|report|presentation)|press\s+release)|(?P<p>proxy\s+statement|DEF\s*14A)|"
+    r"filing|reported|balance\s+sheet|statement)\b",
     re.IGNORECASE,
 )
 _FORMS = {"k": "10-K", "q": "10-Q", "c": "8-K", "e": "EARNINGS", "p": "DEF 14A"}  # in the order one is preferred
-_FILING_REFERENCE_RE = re.compile(r"\bfiling\b|\breported\b|\bbalance\s+sheet\b|\bstatement\b", re.IGNORECASE)
 
 
 # A price the filing itself reports: option exercise and grant prices, buyback prices paid, offering prices.
@@ -63,13 +63,10 @@ WORKED_OUT = r"calculated|computed|determined|derived|measured|estimated"  # how
 _COMPOSITION_RE = re.compile(rf"\b(?:{COMPOSED}|component|{WORKED_OUT})s?\b", re.I)
 # A definition asked in question form ('what is EBITDA?', 'what is an operating lease?', 'define EBITDA'):
 # the article decides -- 'a'/'an' or none asks what a term means, 'the' points at one company's figure.
-_WHAT_IS_RE = re.compile(
-    r"^\s*(?:(?:and|so|ok(?:ay)?|also)[\s,]+)?(?:what\s+(?:is|are)|what'?s)\s+"
-    r"(?P<article>(?:an?|the)\s+)?(?P<term>[^?!.]+?)\s*[?!.]*\s*$",
-    re.IGNORECASE,
-)
-_DEFINE_RE = re.compile(
-    r"^\s*(?:please\s+)?(?:define|explain\s+what\b.*\b(?:is|are|means?)\s*[?!.]*\s*$)",
+_ASKED_TERM_RE = re.compile(
+    r"^\s*(?:(?P<define>(?:please\s+)?(?:define|explain\s+what\b.*\b(?:is|are|means?)\s*[?!.]*\s*$))|"
+    r"(?:(?:and|so|ok(?:ay)?|also)[\s,]+)?(?:what\s+(?:is|are)|what'?s)\s+"
+    r"(?P<article>(?:an?|the)\s+)?(?P<term>[^?!.]+?)\s*[?!.]*\s*$)",
     re.IGNORECASE,
 )
 
@@ -123,9 +120,9 @@ def asks_definition(question: str, intent: QueryIntent | None = None) -> bool:
     owner = any(m.group("owner") for m in _COMPANY_PRONOUN_RE.finditer(question))  # 'its', 'the company'
     if about_one or owner or _COMPOSITION_RE.search(question):
         return False
-    if (intent is not None and intent.relation is Relation.DEFINITION) or _DEFINE_RE.match(question):
+    form = _ASKED_TERM_RE.match(question)
+    if (intent is not None and intent.relation is Relation.DEFINITION) or (form is not None and form.group("define")):
         return True
-    form = _WHAT_IS_RE.match(question)
     if form is None:
         return False
     article = (form.group("article") or "").strip().lower()
@@ -136,7 +133,7 @@ def asks_definition(question: str, intent: QueryIntent | None = None) -> bool:
 
 def points_at_filing(text: str) -> bool:
     """True when the wording ties a price or figure to a filing ("in the 10-K", "exercise price per share")."""
-    return bool(_FORM_RE.search(text) or _FILING_REFERENCE_RE.search(text) or _FILING_PRICE_RE.search(text))
+    return bool(_FORM_RE.search(text) or _FILING_PRICE_RE.search(text))
 
 
 def find_form(question: str) -> str:

@@ -75,9 +75,6 @@ from agent.query.references import (
 from agent.query.scope import scope_terms
 from agent.schemas import QueryIntent, Relation
 
-_FOLLOW_UP_OPENER_RE = re.compile(r"^\s*(?:and|so|also|what about|how about|what of|then)\b", re.IGNORECASE)
-
-
 _CHANGE_OR_TOTAL_RE = re.compile(
     rf"\b(?:{CHANGE_NOUN}|sum|total)\b", re.I
 )
@@ -453,7 +450,7 @@ def _new_periods_of_last_arithmetic(turn: _Turn, carry: _Carry) -> Rewrite | Non
 def _new_metric(turn: _Turn, carry: _Carry) -> Rewrite | None:
     """Only a new metric ('and net income?', 'what about its margin?'): company and period carry over."""
     q = turn.question
-    follow_up = turn.referring or bool(_FOLLOW_UP_OPENER_RE.match(q)) or len(q.split()) <= 6
+    follow_up = turn.referring or len(q.split()) <= 6  # an opener ('and ...') refers too
     if not (carry.metrics_named and not turn.own.companies and not turn.periods and follow_up
             and turn.intent.relation not in NON_NUMERIC_RELATIONS):
         return None
@@ -471,7 +468,9 @@ def _new_part(turn: _Turn, carry: _Carry) -> Rewrite | None:
     slots = turn.slots
     if carry.metrics_named or turn.own.companies or turn.periods or len(slots.metrics) != 1:
         return None
-    part = _FOLLOW_UP_OPENER_RE.sub("", turn.question, count=1).strip(" ?.!,")
+    opener = _REFERENCE_RE.match(turn.question)
+    part = turn.question[opener.end("opener"):] if opener and opener.group("opener") else turn.question
+    part = part.strip(" ?.!,")
     metric = metric_label(slots.metrics[0])
     phrases = [part, f"in {part}"] if turn.intent.entities else [part]
     phrase = next((p for p in phrases if p and scope_terms(f"What was {metric} {p}?", slots.company)), "")
@@ -513,11 +512,12 @@ def _fill_missing(turn: _Turn, carry: _Carry) -> Rewrite:
     return turn.finish(text, carried, new_slots)
 
 
-# What an explanation follow-up asks to be explained: a movement ('the change', 'the decline') or a pronoun.
-_MOVEMENT_RE = re.compile(
-    rf"\bthe\s+(?:{CHANGE_NOUN}|improvement|deterioration)\b", re.IGNORECASE
+# What an explanation follow-up asks to be explained, by its group: a movement ('the change', 'the decline') or,
+# failing one, a pronoun.
+_EXPLAINED_RE = re.compile(
+    rf"(?P<movement>\bthe\s+(?:{CHANGE_NOUN}|improvement|deterioration)\b)|(?P<pronoun>\b(?:it|that|this)\b)",
+    re.IGNORECASE,
 )
-_PRONOUN_RE = re.compile(r"\b(?:it|that|this)\b", re.IGNORECASE)
 
 
 def _about_subject(text: str, slots: DialogueSlots) -> str:
@@ -530,10 +530,11 @@ def _about_subject(text: str, slots: DialogueSlots) -> str:
     # the metric in the words the user gave it ('net sales', not the lexicon's 'revenue'): the filing's words
     said = next((m.surface for m in find_metrics(slots.subject) if m.canonical == slots.metrics[0]), "")
     subject = said.lower() or metric_label(slots.metrics[0])
-    movement = _MOVEMENT_RE.search(text)
+    found = list(_EXPLAINED_RE.finditer(text))
+    movement = next((m for m in found if m.group("movement")), None)
     if movement is not None:
         return f"{text[: movement.end()]} in {subject}{when}{text[movement.end():]}"
-    pronoun = _PRONOUN_RE.search(text)
+    pronoun = next((m for m in found if m.group("pronoun")), None)
     if pronoun is not None:
         return f"{text[: pronoun.start()]}{subject}{text[pronoun.end():].rstrip(' ?.')}{when}?"
     return f"{text.rstrip(' ?.')} in {subject}{when}?"
