@@ -36,6 +36,8 @@ _CHOICE_WORDS_RE = re.compile(rf"\b(?:(?P<kind>{ITEM_KINDS})|(?P<superlative>{SU
 def _choice_words(text: str, group: str) -> list[str]:
     """The words of ``text`` that name an item's kind (``group`` 'kind') or rank items ('superlative'), in order."""
     return [m.group(group).lower() for m in _CHOICE_WORDS_RE.finditer(text) if m.group(group)]
+
+
 # Names of one kind of item: a table by geographic area is by region.
 _SAME_KIND = (frozenset({"region", "geography", "geographic", "area"}),)
 # Words that rank or name the kind of item, not what is compared ('which type of debt', 'among the ...').

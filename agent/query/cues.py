@@ -27,8 +27,8 @@ from agent.finance.wording import (
 )
 from agent.schemas import QueryIntent, Relation
 
-# Words that make a turn lean on earlier ones (pronouns and ellipsis openers).
-# The words that open an elliptical follow-up ('and ...', 'what about ...') by their group.
+# Words that make a turn lean on earlier ones: pronouns, and the openers of an elliptical follow-up ('and ...', 'what
+# about ...') by their group.
 _REFERENCE_RE = re.compile(
     r"\b(?:that|this|it|its|those|these|them|their|they|the same|same|then|again|previous|prior|above)\b"
     r"|(?P<opener>^\s*(?:and|so|also|what about|how about|and what about|what of|then)\b)",
