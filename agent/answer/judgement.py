@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from agent.answer.records import SubAnswer
 from agent.finance.arithmetic import Computation
 from agent.finance.metrics import METRICS
-from agent.finance.wording import FALL, FALL_OR_NAME, RISE
+from agent.finance.wording import FALL, FALL_OR_NAME, RISE, groups_found
 from agent.query.intent import asking_part
 
 CAPITAL_INTENSITY_MIN = 10.0  # capex of a tenth of revenue or more is capital-intensive (utilities, telecoms, fabs)
@@ -43,12 +43,6 @@ def _lower_is_better(metric: str) -> bool | None:
     if info is None:
         return None
     return info.topic in _LOWER_IS_BETTER_TOPICS
-
-
-def _judged(asked: str) -> set[str]:
-    """The kinds of judging word ``asked`` holds ('up', 'improve', 'down', 'positive', 'negative', 'intensive',
-    'event')."""
-    return {name for m in _JUDGED_RE.finditer(asked) for name, text in m.groupdict().items() if text}
 
 
 def _change_verdict(judged: set[str], comps: Sequence[Computation]) -> str:
@@ -113,7 +107,7 @@ def verdict(question: str, sub_answers: Sequence[SubAnswer], computations: Seque
     if not _YES_NO_RE.match(asked):
         return ""
     comps = [*computations, *(c for sa in sub_answers for c in sa.computations)]
-    judged = _judged(asked)
+    judged = groups_found(_JUDGED_RE, asked)  # 'up', 'improve', 'down', 'positive', 'negative', 'intensive', 'event'
     return (
         _intensity_verdict(judged, sub_answers)
         or _change_verdict(judged, comps)

@@ -65,6 +65,12 @@ def plain_words(text: str, min_length: int = 2) -> list[str]:
     return [w for w in _WORD_RUN_RE.findall(text.lower()) if len(w) >= min_length]
 
 
+def groups_found(pattern: re.Pattern[str], text: str) -> set[str]:
+    """The named groups of ``pattern`` that some match in ``text`` fills: the word classes a pattern with one group
+    per class finds ('up', 'down', 'event' of a yes/no question's words)."""
+    return {name for m in pattern.finditer(text) for name, found in m.groupdict().items() if found}
+
+
 def without_possessive(text: str) -> str:
     """The text with every possessive 's dropped ("Space's operating income" -> "Space operating income")."""
     return _POSSESSIVE_RE.sub("", text)

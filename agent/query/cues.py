@@ -23,6 +23,7 @@ from agent.finance.wording import (
     SHARE_RE,
     SUM_WORD,
     SUM_WORD_RE,
+    groups_found,
     plain_words,
 )
 from agent.schemas import QueryIntent, Relation
@@ -190,13 +191,13 @@ _RELATIVE_YEAR_RE = re.compile(
     re.IGNORECASE,
 )
 BEFORE, AFTER = -1, 1  # the years by which a relative period is shifted
+_SHIFTS = {"before": BEFORE, "ago": BEFORE, "after": AFTER, "later": AFTER}  # the groups of _RELATIVE_YEAR_RE
 
 
 def relative_years(text: str) -> set[int]:
     """The shifts of the periods ``text`` names relative to the one in view: {BEFORE} for 'the year prior', {AFTER}
     for 'the following year', both or neither."""
-    shifts = {"before": BEFORE, "ago": BEFORE, "after": AFTER, "later": AFTER}
-    return {shifts[k] for m in _RELATIVE_YEAR_RE.finditer(text) for k, v in m.groupdict().items() if v}
+    return {_SHIFTS[group] for group in groups_found(_RELATIVE_YEAR_RE, text)}
 
 
 

@@ -27,7 +27,15 @@ from agent.finance.periods import (
     with_lone_part,
     with_shared_part,
 )
-from agent.finance.wording import CHANGE, COUNT_VALUES, COUNT_WORD, MOVEMENT, SCALE, YEAR_ON_YEAR
+from agent.finance.wording import (
+    CHANGE,
+    COUNT_VALUES,
+    COUNT_WORD,
+    MOVEMENT,
+    SCALE,
+    YEAR_ON_YEAR,
+    groups_found,
+)
 from agent.ingest.cards import find_scope_entities
 from agent.query.asked import PERIODS_MEETING, operations_asked
 from agent.query.cues import BEFORE, relative_years, share_of_metric
@@ -265,7 +273,7 @@ _OVER_FIGURES = frozenset(("extreme", PERIODS_MEETING))
 def _requires_numeric(question: str, relation: Relation, metrics: list[str]) -> bool:
     if relation is Relation.DEFINITION and not _AMOUNT.search(question):
         return False  # 'how is X calculated?' asks the method, not the figure
-    how_much = any(m.group("how_much") for m in _AMOUNT.finditer(question))
+    how_much = "how_much" in groups_found(_AMOUNT, question)
     if relation is Relation.EXPLANATION and not how_much and _asks_cause(question):
         return False  # 'what caused the decrease in revenue?' asks the cause, not the decrease
     if _NUMERIC.search(question) or share_of_metric(question) is not None or operations_asked(question) & _OVER_FIGURES:

@@ -9,6 +9,7 @@ from enum import StrEnum
 
 from agent.finance.lexicon import canonical, find_metrics
 from agent.finance.periods import find_periods
+from agent.finance.wording import groups_found
 from agent.schemas import QueryIntent, Relation
 
 # Words that point at a company ('its', 'the company'); a bare 'it' may also be a term ('what does it mean?').
@@ -117,7 +118,7 @@ def asks_definition(question: str, intent: QueryIntent | None = None) -> bool:
     """
     about_one = (intent is not None and (intent.company or intent.ticker or intent.temporal_scope.periods)) or \
         find_periods(question)
-    owner = any(m.group("owner") for m in _COMPANY_PRONOUN_RE.finditer(question))  # 'its', 'the company'
+    owner = "owner" in groups_found(_COMPANY_PRONOUN_RE, question)  # 'its', 'the company'
     if about_one or owner or _COMPOSITION_RE.search(question):
         return False
     form = _ASKED_TERM_RE.match(question)
@@ -138,14 +139,15 @@ def points_at_filing(text: str) -> bool:
 
 def find_form(question: str) -> str:
     """The filing form a question names: 10-K, 10-Q, 8-K, EARNINGS, DEF 14A; '' when none."""
-    named = {key for m in _FORM_RE.finditer(question) for key, text in m.groupdict().items() if text}
+    named = groups_found(_FORM_RE, question)
     return next((form for key, form in _FORMS.items() if key in named), "")
 
 
 # A word in the Latin alphabet, a Chinese, Japanese or Korean character (kana, ideographs, hangul), or a word in
 # another script.
-_SCRIPT_RE = re.compile(r"(?P<latin>[A-Za-z\u00c0-\u024f]+)|(?P<cjk>[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af])|"
-                        r"(?P<other>[^\W\dA-Za-z\u00c0-\u024f_\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+)")
+_LATIN = r"A-Za-z\u00c0-\u024f"
+_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+_SCRIPT_RE = re.compile(rf"(?P<latin>[{_LATIN}]+)|(?P<cjk>[{_CJK}])|(?P<other>[^\W\d_{_LATIN}{_CJK}]+)")
 
 
 def readable_language(question: str) -> bool:
