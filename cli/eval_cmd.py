@@ -18,6 +18,7 @@ EVAL_MODULES = (
     "cli.eval_bm25",
     "cli.eval_names",
     "cli.eval_rules",
+    "cli.eval_invariance",
     "cli.eval_scale",
     "cli.eval_retrieval",
     "cli.eval_answers",
