@@ -76,6 +76,17 @@ def _words(text: str) -> list[_Word]:
     return out
 
 
+def _bare(word: _Word) -> str:
+    """The word as written without a possessive ending ('ADTM's' -> 'ADTM')."""
+    return re.sub(r"['’]s?$", "", word.text) if word.possessive else word.text
+
+
+def _names_metric(text: str, word: _Word) -> bool:
+    """Whether the capitals written from ``word`` on to the next space abbreviate a metric ('EPS', 'R&D')."""
+    token = text[word.start:].split(maxsplit=1)[0].strip(".,;:?!")
+    return token.isupper() and canonical(token) is not None
+
+
 def _capitalised(word: _Word) -> bool:
     return word.text[:1].isupper() or word.text[:1].isdigit()
 
@@ -236,7 +247,8 @@ class EntityRegistry(Sequence[str]):
 
     def _match_at(self, text: str, words: list[_Word], i: int, forms: dict[str, list[_Form]]) -> tuple[str, int] | None:
         best: tuple[str, int] | None = None
-        ticker = forms.get("$" + words[i].text.rstrip("'’s")) if words[i].text.isupper() else None
+        symbol = _bare(words[i])
+        ticker = forms.get("$" + symbol) if symbol.isupper() else None
         if ticker and len(words[i].low) >= 2 and not is_common_word(words[i].low):
             best = (ticker[0].entity_id, i)
         acc = ""
@@ -262,6 +274,8 @@ class EntityRegistry(Sequence[str]):
             k < len(words)
             and not words[j].possessive
             and _capitalised(words[k])
+            # a metric's abbreviation after a name is what is asked of the company ('MMM EPS', 'Adatum R&D')
+            and not _names_metric(text, words[k])
             and _capitalised(words[i])
             and words[k].start - words[k - 1].end <= 1
             and not _breaks_name(words, k)
@@ -293,6 +307,16 @@ class EntityRegistry(Sequence[str]):
                     out.append(Mention(e, w.start, w.end, w.text))
                     break
         return out
+
+    def with_names_for_tickers(self, text: str) -> str:
+        """``text`` with each ticker it writes for a company ('ADTM', "ADTM's") in the registry's name for that
+        company: every later reader knows a company by its name, and none takes a symbol for a word of the
+        question."""
+        for m in reversed(self.mentions(text)):
+            surface = re.sub(r"['’]s?$", "", m.surface)
+            if surface in m.entity.tickers:
+                text = text[: m.start] + m.entity.name + m.surface[len(surface):] + text[m.end:]
+        return text
 
     def named_in(self, text: str) -> Entity | None:
         """The first entity ``text`` names, or None."""

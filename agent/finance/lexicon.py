@@ -14,6 +14,7 @@ canonical metrics: the answer step computes them in code and alignment credits c
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 from pydantic import BaseModel
@@ -114,6 +115,68 @@ def _trie() -> dict:
                 if _TERMINAL not in node or required is None:
                     node[_TERMINAL] = (d.canonical, required)
     return root
+
+
+MIN_CLIPPED_LETTERS = 2  # 'op' for operating; one letter abbreviates too many words
+MIN_LONE_CLIPPED_LETTERS = 3  # a clipped word that is a metric's whole name by itself ('rev')
+MAX_CLIPPED_LETTERS = 4  # 'op', 'rev', 'prof'; a longer word is a word of its own ('carry' is no 'carryforward')
+MIN_CLIPPED_AWAY = 2  # letters a clip leaves off: 'sale' is a word of its own, not a clipped 'sales'
+
+
+@lru_cache(maxsize=1)
+def _vocabulary() -> tuple[str, ...]:
+    """Every word of every metric name the lexicon knows, sorted."""
+    words: set[str] = set()
+    stack = [_trie()]
+    while stack:
+        node = stack.pop()
+        for key, child in node.items():
+            if key != _TERMINAL:
+                words.add(key)
+                stack.append(child)
+    return tuple(sorted(words))
+
+
+def written_out(text: str, ordinary: Callable[[str], bool] = lambda _word: False,
+                function_word: Callable[[str], bool] = lambda _word: False) -> str:
+    """``text`` with each clipped word that abbreviates a word of a metric's name written out ('op income' ->
+    'operating income', 'net inc' -> 'net income', 'rev' -> 'revenue'). A clipped word is written in lower case or
+    capitals, is in no metric name, and starts words of the lexicon's; it stands for the ``ordinary`` English
+    words among them ('rev': revenue, not revolver), or for any when none is ordinary. It is written out when
+    exactly one metric is then named there that the text did not name: with a neighbour ('op income'), or alone
+    only when the ordinary words it starts are all one word ('rev'; not 'int': interest or international). A
+    capitalised word ('Inc') is a name and stays, and a ``function_word`` ('in', 'to') is never clipped."""
+    mentions = find_metrics(text)
+    out = text
+    for low, start, end in reversed(_tokens(text)):
+        raw = text[start:end]
+        if (not MIN_CLIPPED_LETTERS <= len(low) <= MAX_CLIPPED_LETTERS or not low.isalpha() or not (raw.islower() or raw.isupper())
+                or function_word(low) or _trie().get(low) is not None
+                or any(m.start <= start < m.end for m in mentions)):
+            continue
+        vocabulary = _vocabulary()
+        if low in vocabulary:
+            continue
+        starting = [w for w in vocabulary if w.startswith(low) and len(w) - len(low) >= MIN_CLIPPED_AWAY and w.isalpha()]
+        plain = [w for w in starting if ordinary(w)]
+        one_word = len({w.removesuffix("s") for w in plain}) == 1 and len(low) >= MIN_LONE_CLIPPED_LETTERS
+        readings = _clipped_readings(text, start, end, plain or starting, lone=bool(plain) and one_word)
+        if len(readings) == 1:
+            out = out[:start] + next(iter(readings.values())) + out[end:]
+    return out
+
+
+def _clipped_readings(text: str, start: int, end: int, words: list[str], lone: bool) -> dict[str, str]:
+    """Canonical metric -> the word of ``words`` that, written at ``start:end``, names it there (alone only when
+    ``lone``)."""
+    readings: dict[str, str] = {}
+    for word in words:
+        trial = text[:start] + word + text[end:]
+        for m in find_metrics(trial):
+            alone = m.start == start and m.end == start + len(word)
+            if m.start <= start < m.end and (lone or not alone):
+                readings.setdefault(m.canonical, word)
+    return readings
 
 
 @lru_cache(maxsize=1)

@@ -39,7 +39,7 @@ from agent.finance.wording import (
 from agent.ingest.cards import find_scope_entities
 from agent.query.asked import PERIODS_MEETING, operations_asked
 from agent.query.cues import BEFORE, relative_years, share_of_metric
-from agent.query.kind import COMPOSED, WORKED_OUT, QueryKind, classify_query, find_form
+from agent.query.kind import COMPOSED, WORKED_OUT, QueryKind, classify_query, find_form, in_question_form
 from agent.query.scope import (
     PLAIN_MODIFIERS,
     contributed_part,
@@ -283,7 +283,7 @@ def _requires_numeric(question: str, relation: Relation, metrics: list[str]) -> 
     if any((f := METRICS[m].formula) is not None and f.kind.value in _NUMERIC_KINDS for m in metrics):
         return True
     quantitative = [m for m in metrics if not METRICS[m].described]
-    return bool(quantitative) and bool(_ASKS_VALUE.search(question))
+    return bool(quantitative) and (bool(_ASKS_VALUE.search(question)) or not in_question_form(question))
 
 
 def keywords_of(question: str, exclude: set[str] | None = None) -> list[str]:

@@ -24,8 +24,11 @@ from pydantic import BaseModel, Field
 from agent.config import Settings
 from agent.errors import FinragError
 from agent.finance.lexicon import find_metrics
+from agent.finance.metrics import METRICS
+from agent.finance.periods import find_periods
 from agent.finance.wording import CHANGE_RE, SHARE_RE
 from agent.query.cues import AVERAGE_RE, CAGR_RE, PERCENT_RE, SUM_RE
+from agent.query.kind import in_question_form
 
 # The operations the model names. 'lookup' asks for a figure; 'other' is arithmetic the answer step does not do
 # (products, conversions by a typed constant, comparisons), so it is never computed from a guess. A division is
@@ -270,10 +273,13 @@ def asks_words(question: str) -> bool:
     """Whether ``question`` asks for words (a description, names, periods) rather than an amount, by the configured
     answer-kind model (``Settings.answer_kind_model``, else the packaged one), when it is sure
     (:data:`WORDS_MIN_PROBABILITY`): a figure read for such a question answers something else."""
+    if not in_question_form(question) and any(not METRICS[m.canonical].described for m in find_metrics(question)):
+        return False  # shorthand or a request naming an amount asks its figure; the model learned from questions
     model = load_model(Settings.from_env().answer_kind_model or PACKAGED_KIND_MODEL)
-    # A period the rewriter normalised ('FY2023') reads as the year people write: the model learned from their words.
-    question = _NORMALISED_PERIOD_RE.sub(r"\1", question)
+    # A fiscal year written as a label ('FY2023', 'FY 2023', 'FY23') reads as the year people write: the model
+    # learned from their words.
+    for m in reversed(find_periods(question)):
+        if m.surface[:2].upper() == "FY":
+            question = question[: m.start] + m.norm[2:6] + question[m.end:]
     return model.guess(question).scores.get(ANSWER_WORDS, 0.0) >= WORDS_MIN_PROBABILITY
 
-
-_NORMALISED_PERIOD_RE = re.compile(r"\bFY((?:19|20)\d\d)(?:Q[1-4])?\b")

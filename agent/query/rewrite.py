@@ -73,6 +73,7 @@ from agent.query.references import (
     computes_with_last,
 )
 from agent.query.scope import scope_terms
+from agent.query.utterance import plain_question
 from agent.schemas import QueryIntent, Relation
 
 _CHANGE_OR_TOTAL_RE = re.compile(
@@ -158,7 +159,14 @@ def rewrite(
     The steps run in order and the first that recognises the turn rewrites it: :data:`_TURN_STEPS` read the
     turn alone, :data:`_CARRY_STEPS` also what it inherits; :func:`_fill_missing` takes every other turn.
     """
-    turn = _Turn.read(question, history, slots, as_registry(known_companies))
+    registry = as_registry(known_companies)
+    asked = " ".join(question.split())
+    plain = plain_question(asked, registry)
+    done = _rewritten(_Turn.read(plain, history, slots, registry))
+    return done if plain == asked else done.model_copy(update={"original": asked, "changed": True})
+
+
+def _rewritten(turn: _Turn) -> Rewrite:
     for step in _TURN_STEPS:
         if (done := step(turn)) is not None:
             return done

@@ -140,6 +140,8 @@ def operation_word(word: str) -> bool:
 # The particles of phrasal verbs end a metric's modifiers: what stands before one is a verb's phrase ('put into
 # capex', 'poured money into R&D', 'paid out dividends'), never a kind of the metric. (Prepositions that do
 # relate two things, 'between' or 'during', stay: they still end no part the gate must hold.)
+# Who asks ('can you pull', 'I need', 'we want'): a closed class; the word after one is a verb, not a modifier.
+_SUBJECT_PRONOUNS = frozenset(("i", "you", "we", "they"))
 _VERB_PARTICLES = frozenset(("into", "onto", "upon", "toward", "towards", "out", "up", "down", "off", "through",
                              "via"))
 MAX_MODIFIER_WORDS = 4  # a metric's own modifiers sit right before it ('north american consumer packaging net sales')
@@ -162,6 +164,7 @@ def _walk_before(question: str, start: int, company: str) -> tuple[list[str], li
     basis: list[str] = []
     tokens = _TOKEN_RE.findall(question[:start])
     depth = 0
+    appended = False
     for tok in reversed(tokens):
         if tok == ")":  # 'adjusted (non-GAAP) net income': an aside between a qualifier and its metric
             depth += 1
@@ -170,6 +173,11 @@ def _walk_before(question: str, start: int, company: str) -> tuple[list[str], li
             depth -= tok == "("
             continue
         low = tok.lower().rstrip(".")
+        if low in _SUBJECT_PRONOUNS:
+            if appended:  # the word after a pronoun is its verb ('can you pull', 'I need'): no modifier
+                mods.pop()
+            break
+        appended = False
         if low in BASIS_WORDS and len(mods) < MAX_MODIFIER_WORDS:
             basis.append(low)
         if (
@@ -189,6 +197,7 @@ def _walk_before(question: str, start: int, company: str) -> tuple[list[str], li
             break
         if low not in PLAIN_MODIFIERS:
             mods.append(low)
+            appended = True
     return mods[::-1], basis[::-1]
 
 

@@ -1,0 +1,46 @@
+"""The words of a turn that the plan reads. An analyst types a ticker for the company, clips the words of a
+metric ('op income', 'rev') and puts an opener before the question ('Quick question for you: ...'). The plan reads
+the question with each ticker written as the registry's name for its company, each clipped word written out as the
+lexicon's (:func:`agent.finance.lexicon.written_out`), and without an opener that names nothing the question could
+be about: every later reader sees one company under one name, the metric in the lexicon's words, and no stray
+words to take for a part.
+"""
+
+from __future__ import annotations
+
+from agent.entities import EntityRegistry
+from agent.entities.names import is_common_word
+from agent.finance.lexicon import find_metrics, written_out
+from agent.finance.periods import find_periods
+from agent.query.kind import in_question_form
+from agent.query.scope import STOP_WORDS
+
+OPENER_MARKS = (":", " -- ", " - ", " — ", " – ")  # what ends an opener before the question
+MAX_OPENER_CHARS = 60  # an opener is a few words
+MIN_OPENER_WORDS = 2  # one word before a colon may be the part asked about ('Europe: what was revenue?')
+
+
+def plain_question(question: str, registry: EntityRegistry) -> str:
+    """``question`` as the plan reads it: tickers written as company names, an opener cut (see the module)."""
+    named = registry.with_names_for_tickers(question)
+    return _without_opener(written_out(named, is_common_word, STOP_WORDS.__contains__), registry)
+
+
+def _without_opener(text: str, registry: EntityRegistry) -> str:
+    """``text`` without words before a colon or dash that only address the reader: at least two words, a function
+    word among them, no capitalised word after the first (no name), no metric, period, company or number, and a
+    question after them. Anything else before a colon may narrow what is asked, so it stays."""
+    ends = [(i, mark) for mark in OPENER_MARKS if 0 < (i := text.find(mark)) <= MAX_OPENER_CHARS]
+    if not ends:
+        return text
+    end, mark = min(ends)
+    opener, rest = text[:end].strip(), text[end + len(mark):].strip()
+    if not rest or "?" in opener or not in_question_form(rest):
+        return text
+    words = opener.split()
+    if (len(words) < MIN_OPENER_WORDS or any(w[:1].isupper() for w in words[1:])
+            or not any(w.lower().strip(",.!") in STOP_WORDS for w in words) or any(c.isdigit() for c in opener)):
+        return text
+    if find_metrics(opener) or find_periods(opener) or registry.mentions(opener):
+        return text
+    return rest
