@@ -357,6 +357,7 @@ class _Found(BaseModel):
     named_by: str = Field(default="", description="the words naming the figure: its row label, or the words "
                           "before it in its sentence")
     mixed_signs: bool = Field(default=False, description="its row prints both positive and negative figures")
+    part: str = Field(default="", description="the part of the company (segment, region) its table is of")
 
     def read_as(self, asked: str) -> NumericValue:
         """The figure in the direction ``asked`` names ('net loss' of a 'Net income (loss) | (6,557)' row is
@@ -457,6 +458,7 @@ def _find(
         company=ev.company,
         named_by=_named_by(best),
         mixed_signs=best.seg.kind == "row" and len({n.value < 0 for n in best.seg.numbers if n.value}) > 1,
+        part=ev.part,
     )
 
 
@@ -523,6 +525,11 @@ def _lexicon_answer(
     return _not_found(base, f"{_subject(company, metric, period or 'any period', base.scope)} ({why})")
 
 
+def _said(part: str, scope: Sequence[str]) -> bool:
+    """Whether the parts ``scope`` already says name ``part`` ('aeronautics' says 'Aeronautics')."""
+    return any(part.lower() in s.lower() or s.lower() in part.lower() for s in scope)
+
+
 def _found_answer(base: SubAnswer, found: _Found, kind: str, target_scale: float | None) -> SubAnswer:
     read = found.read_as(asked_name(base.question, base.metric) or base.metric)
     name = shown_name(base.question, base.metric)
@@ -537,9 +544,10 @@ def _found_answer(base: SubAnswer, found: _Found, kind: str, target_scale: float
         shown_value = shown_value.model_copy(update={"unit": "USD"})
     shown = display_value(shown_value, kind, target_scale)
     period = found.value.period or base.period
-    # A question that names no company still gets a figure that says whose it is.
+    # A question that names no company still gets a figure that says whose it is, and of which part.
+    parts = [*base.scope, found.part] if found.part and not _said(found.part, base.scope) else base.scope
     sentence = (
-        f"{_capital(_subject(base.company or found.company, name, period, base.scope))} was {shown} "
+        f"{_capital(_subject(base.company or found.company, name, period, parts))} was {shown} "
         f"{found.citation.label()}."
     )
     value = read.model_copy(update={"period": period})

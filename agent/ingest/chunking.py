@@ -350,7 +350,7 @@ def chunk_document(
         at = bisect.bisect_right(section_starts, start) - 1
         return at >= 0 and sections[at].kind == "statement"
 
-    parts = table_parts([t for _, t in tables], [in_statement(start) for start in table_starts])
+    parts = table_parts([t for _, t in tables], [in_statement(start) for start in table_starts], doc_text)
     pieces: list[_Piece] = []
     for section in sections:
         s_start, s_end = section.char_start, section.char_end

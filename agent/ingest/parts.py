@@ -9,8 +9,9 @@ only a question that names the part; the company's own figure is elsewhere (or n
 
 A part's title is a name: a few words, no sentence ('The following table summarizes ...:'), no period ('Fourth
 Quarter', 'Fiscal 2024': the same rows a period apart), no metric ('Net Sales' over rows by segment: the parts are
-then the rows); and the filing names the part elsewhere as a row (the segment note's 'Aeronautics | 3,100'),
-which tells a segment's heading from a topic's ('Fair Value' over an option roll-forward). The rows the siblings
+then the rows); and the filing names the part elsewhere, as a row (the segment note's 'Aeronautics | 3,100') or in a
+sentence about its segments ('We operate in two business segments: Aeronautics and Space'), which tells a segment's
+heading from a topic's ('Fair Value' over an option roll-forward). The rows the siblings
 share include a metric: a part's figures are the company's metrics, counted for the part.
 """
 
@@ -39,6 +40,16 @@ _PARENT_ONLY_RE = re.compile(r"\bparent\s+company\b|\bregistrant\s+only\b|\bfina
 PARENT_ONLY = "Parent company only"
 
 
+# Words by which a filing's prose calls its parts what they are ('our two business segments: Aeronautics and Space').
+_PART_NOUN_RE = re.compile(r"\b(?:segments?|divisions?|business\s+units?|operating\s+groups?)\b", re.IGNORECASE)
+_SENTENCE_END_RE = re.compile(r"(?<=[.;!?])\s+|\n+")
+
+
+def part_sentences(text: str) -> list[str]:
+    """The sentences of ``text`` that speak of the filer's segments, divisions or business units."""
+    return [s for s in _SENTENCE_END_RE.split(text) if _PART_NOUN_RE.search(s)]
+
+
 def _key(label: str) -> str:
     return " ".join(label.lower().split()).strip(" :")
 
@@ -47,8 +58,10 @@ def _rows(table: TableBlock) -> dict[str, tuple[str, ...]]:
     return {_key(r.label): tuple(r.cells) for r in table.data_rows if _key(r.label)}
 
 
-def _names_part(title: str, labels: set[str]) -> bool:
-    """A title that can name a part (see the module docstring); ``labels`` are the filing's row labels."""
+def _names_part(title: str, labels: set[str], sentences: Sequence[str] = ()) -> bool:
+    """A title that can name a part (see the module docstring); ``labels`` are the filing's row labels and
+    ``sentences`` those of its prose that speak of segments (:func:`part_sentences`): a part is named as a row, or
+    in such a sentence as written in the title."""
     words = title.split()
     if not words or len(words) > MAX_PART_WORDS or title.rstrip().endswith((":", ".")):
         return False
@@ -57,7 +70,10 @@ def _names_part(title: str, labels: set[str]) -> bool:
     if is_statement_title(title) or _PERIOD_WORD_RE.search(title) or find_periods(title) or find_metrics(title):
         return False
     name = _SEGMENT_SUFFIX_RE.sub("", _key(title))
-    return any(label == name or label.startswith(f"{name} ") for label in labels)
+    if any(label == name or label.startswith(f"{name} ") for label in labels):
+        return True
+    written = _SEGMENT_SUFFIX_RE.sub("", title.strip(" :"), count=1) if title[:1].isupper() else ""
+    return bool(written) and any(re.search(rf"\b{re.escape(written)}\b", s) for s in sentences)
 
 
 def _siblings(a: TableBlock, b: TableBlock, rows_a: dict[str, tuple[str, ...]], rows_b: dict[str, tuple[str, ...]]) -> bool:
@@ -69,13 +85,16 @@ def _siblings(a: TableBlock, b: TableBlock, rows_a: dict[str, tuple[str, ...]], 
             and any(canonical(k) is not None for k in shared))
 
 
-def table_parts(tables: Sequence[TableBlock], in_statement: Sequence[bool]) -> list[str]:
+def table_parts(tables: Sequence[TableBlock], in_statement: Sequence[bool], text: str = "") -> list[str]:
     """For each table, the part of the company its title names ('' when it is no part's): see the module
     docstring; a parent company's own statements are :data:`PARENT_ONLY`'s. ``in_statement[i]`` says table i
-    sits in a primary statement's section (a sibling of no part)."""
+    sits in a primary statement's section (a sibling of no part); ``text`` is the filing's, whose sentences about
+    its segments name parts too."""
     rows = [_rows(t) for t in tables]
     labels = {label for r in rows for label in r}
-    eligible = [not stated and _names_part(t.title, labels) for t, stated in zip(tables, in_statement, strict=True)]
+    sentences = part_sentences(text) if text else []
+    eligible = [not stated and _names_part(t.title, labels, sentences)
+                for t, stated in zip(tables, in_statement, strict=True)]
     parts = [PARENT_ONLY if _PARENT_ONLY_RE.search(f"{t.title} {t.caption}") else "" for t in tables]
     for i, a in enumerate(tables):
         if not eligible[i]:
