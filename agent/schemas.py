@@ -240,6 +240,10 @@ class NumericValue(BaseModel):
         description="how the filing qualifies the figure: '' (as stated), 'approximately', 'nearly', or a bound "
         "('more than', 'less than', 'at least', 'up to'); a bound is no figure to compute with",
     )
+    readable: bool = Field(
+        default=True, description="False for a figure printed with more digits than a number holds: it keeps its "
+        "place (no other figure takes its period) with value 0, and is never stated or computed with",
+    )
 
     @property
     def absolute(self) -> float:

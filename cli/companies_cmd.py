@@ -35,6 +35,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     merge = actions.add_parser("merge", help="fold company GONE (its filings and names) into KEEP")
     merge.add_argument("keep", help="the company kept: a name, former name, alias, ticker or entity id")
     merge.add_argument("gone", help="the company folded into it")
+    merge.add_argument("--force", action="store_true",
+                       help="merge even two companies with different CIKs (one filer whose CIK changed)")
     merge.set_defaults(func=merge_companies)
 
     rename = actions.add_parser("rename", help="give a company its name by hand")
@@ -79,7 +81,7 @@ def merge_companies(args: argparse.Namespace, settings: Settings) -> int:
     from agent.index.store import Store
 
     with Store.open(settings) as store:
-        kept = store.merge_entities(args.keep, args.gone)
+        kept = store.merge_entities(args.keep, args.gone, args.force)
         filings = store.entity_filings().get(kept.entity_id, [])
     print(f"merged into {kept.name}: {len(filings)} filings ({', '.join(filings)})")
     return 0

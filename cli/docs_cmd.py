@@ -9,6 +9,16 @@ from agent.schemas import DocumentMeta
 from cli.common import print_json, shorten, table
 
 EDITABLE = ("company", "ticker", "form", "fiscal_year", "fiscal_period", "period_end", "filing_date")
+EDIT_HELP = {
+    "company": "the company the filing belongs to: an indexed company's name, former name, ticker or id, or a new "
+               "company's name",
+    "ticker": "the company's ticker, e.g. MMM or BRK.B",
+    "form": "10-K, 10-Q, 8-K, EARNINGS, ...",
+    "fiscal_year": "the fiscal year the filing reports, e.g. 2024",
+    "fiscal_period": "FY2024, FY2024Q2 (a quarter), FY2024H1 (a half) or FY2024M9 (nine months)",
+    "period_end": "the last day of the period reported, YYYY-MM-DD",
+    "filing_date": "the day the filing was filed, YYYY-MM-DD",
+}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -30,8 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     edit = actions.add_parser("edit", help="correct a document's metadata")
     edit.add_argument("name", help="document name or content hash")
     for field in EDITABLE:
-        helptext = ("the company the filing belongs to: an indexed company's name, former name, ticker or id, or "
-                    "a new company's name") if field == "company" else f"new {field.replace('_', ' ')}"
+        helptext = EDIT_HELP.get(field, f"new {field.replace('_', ' ')}")
         edit.add_argument(f"--{field.replace('_', '-')}", dest=field, default=None, help=helptext)
     edit.add_argument("--json", action="store_true", help="JSON output")
     edit.set_defaults(func=edit_doc)
@@ -96,8 +105,6 @@ def edit_doc(args: argparse.Namespace, settings: Settings) -> int:
     from agent.index.store import Store
 
     changes = {f: getattr(args, f) for f in EDITABLE if getattr(args, f) is not None}
-    if "fiscal_year" in changes:
-        changes["fiscal_year"] = int(changes["fiscal_year"])
     if not changes:
         print("finrag: nothing to change; pass e.g. --company or --fiscal-period")
         return 2
@@ -106,7 +113,7 @@ def edit_doc(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         print_json(doc)
     else:
-        print(f"updated {doc.name}: " + ", ".join(f"{k}={v}" for k, v in changes.items()))
+        print(f"updated {doc.name}: " + ", ".join(f"{k}={getattr(doc, k)}" for k in changes))
     return 0
 
 

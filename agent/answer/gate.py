@@ -59,9 +59,11 @@ from agent.query.cues import NON_NUMERIC_RELATIONS, possessive
 from agent.query.definitions import asked_part
 from agent.query.plan import SubQuery
 from agent.query.scope import STOP_WORDS, operation_word, terms_for
+from agent.schemas import NumericValue
 
 SHARE_BOUND = 100.0  # a part of a whole (a share, a mix) lies within +-100 % of it
 MARGIN_MAX = 100.0  # profit never exceeds the revenue it is a margin of
+CLOSEST_DIGITS = 24  # characters of a figure too long to read shown as the closest evidence
 MARGIN_MIN = -1000.0  # a loss ten times revenue is possible for a tiny-revenue company, beyond that a scale slip
 GROWTH_BOUND = 10_000.0  # a hundredfold change in one period is a scale slip, not a growth rate
 RATIO_BOUND = 10_000.0  # x-multiples (coverage, turnover, leverage) beyond this are unit errors
@@ -433,8 +435,22 @@ def sanity_failure(comp: Computation) -> str:
     return ""
 
 
+def _unreadable(answer: SubAnswer) -> NumericValue | None:
+    """The figure the answer states or computes with that was printed with more digits than a number holds."""
+    stack = list(answer.computations)
+    values = [answer.value] if answer.value is not None else []
+    while stack:
+        comp = stack.pop()
+        values += [i.value for i in comp.inputs]
+        stack += comp.steps
+    return next((v for v in values if not v.readable), None)
+
+
 def check_sanity(answer: SubAnswer) -> Check:
-    """Derived values lie within the bounds their kind allows."""
+    """Derived values lie within the bounds their kind allows; every figure used can be read as a number."""
+    if _unreadable(answer) is not None:
+        return Check(name="sanity", passed=False,
+                     detail="the filing prints the figure with more digits than a number can hold")
     for comp in answer.computations:
         why = sanity_failure(comp)
         if why:
@@ -451,6 +467,8 @@ def _closest(answer: SubAnswer, reader: EvidenceReader) -> str:
     who = f"{possessive(owner)} " if owner else ""
     when = f" for {answer.value.period}" if answer.value.period else ""
     shown = answer.display or answer.value.text.strip()
+    if not answer.value.readable:  # as printed, cut short: its value was never read
+        shown = f"{answer.value.text.strip()[:CLOSEST_DIGITS]}... (as printed, too long to read)"
     # What the figure itself is of: its row and the headings it sits under ('Operating profit' under 'Aerospace').
     ev = next((e for e in reader.evidence if e.chunk_id == answer.citation.chunk_id), None)
     # a read figure's table row; a computed one is none of its operands' rows

@@ -26,6 +26,7 @@ from agent.entities.names import (
     name_tokens,
     names_company,
 )
+from agent.errors import FinragError
 from agent.finance.lexicon import canonical, find_metrics
 from agent.finance.periods import find_periods, is_month
 from agent.schemas import DocumentMeta, Entity
@@ -85,6 +86,9 @@ def _names_metric(text: str, word: _Word) -> bool:
     """Whether the capitals written from ``word`` on to the next space abbreviate a metric ('EPS', 'R&D')."""
     token = text[word.start:].split(maxsplit=1)[0].strip(".,;:?!")
     return token.isupper() and canonical(token) is not None
+
+
+MAX_GIVEN_NAME_CHARS = 200  # the longest registrant names are about 100 characters
 
 
 def _capitalised(word: _Word) -> bool:
@@ -418,22 +422,45 @@ class EntityRegistry(Sequence[str]):
         self._put(merged)
         return merged, old_id
 
-    def merge(self, keep: str, gone: str) -> Entity:
-        """Fold entity ``gone`` into ``keep`` (names, tickers, identifiers); returns the entity kept."""
+    def merge(self, keep: str, gone: str, force: bool = False) -> Entity:
+        """Fold entity ``gone`` into ``keep`` (names, tickers, identifiers); returns the entity kept. Two registrants
+        the SEC numbers differently (two CIKs) are two companies: refused unless ``force``."""
         a, b = self.resolve(keep), self.resolve(gone)
         if a is None or b is None:
             raise KeyError(keep if a is None else gone)
         if a.entity_id == b.entity_id:
             return a
+        if a.cik and b.cik and a.cik != b.cik and not force:
+            raise FinragError(f"{a.name} (CIK {a.cik}) and {b.name} (CIK {b.cik}) are two registrants; merging them "
+                              "would answer one's questions with the other's figures. Pass --force if one filer "
+                              "really changed its CIK.")
         kept = _fold(a, b.model_copy(update={"name_source": "", "name_as_of": ""}), keep_id=True)
         kept.former_names = _unique([*kept.former_names, b.name, *b.former_names], exclude=kept.name)
         del self._by_id[b.entity_id]
         self._put(kept)
         return kept
 
+    def checked_name(self, entity_id: str, name: str, what: str = "name") -> str:
+        """``name`` as a company name given by hand for ``entity_id``, stripped; FinragError when it is empty, too
+        long, holds a control character, or is already another indexed company's name, alias or ticker."""
+        clean = " ".join(name.split())
+        if not clean:
+            raise FinragError(f"the {what} is empty; give the words people use for the company")
+        if len(clean) > MAX_GIVEN_NAME_CHARS:
+            raise FinragError(f"the {what} has {len(clean)} characters; a company's {what} has at most "
+                              f"{MAX_GIVEN_NAME_CHARS}")
+        if any(ord(c) < 32 or ord(c) == 127 for c in name if c not in " \t\n"):
+            raise FinragError(f"the {what} holds a control character")
+        other = self.resolve(clean)
+        if other is not None and other.entity_id != entity_id:
+            raise FinragError(f"'{clean}' already names {other.name}; use `finrag companies merge` if they are "
+                              "one company")
+        return clean
+
     def rename(self, entity_id: str, name: str) -> Entity:
         """Give an entity a name by hand ('edited' outranks every detected source); the old name is kept as a
         former name."""
+        name = self.checked_name(entity_id, name)
         e = self._by_id[entity_id]
         renamed = e.model_copy(update={"name": name, "name_source": "edited"})
         renamed.former_names = _unique([*e.former_names, e.name], exclude=name)

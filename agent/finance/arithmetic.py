@@ -177,8 +177,11 @@ def _common_scale(values: Sequence[CitedValue]) -> float:
 
 
 def _figures_not_limits(values: Sequence[CitedValue]) -> None:
-    """Refuse an input the filing gives only as a limit ('less than $300 million'): any arithmetic on it would
-    state a figure the filing never gives."""
+    """Refuse an input the filing gives only as a limit ('less than $300 million'), or prints with more digits than
+    a number holds: any arithmetic on it would state a figure the filing never gives."""
+    unreadable = next((v for v in values if not v.value.readable), None)
+    if unreadable is not None:
+        raise ArithmeticRefusal(f"{unreadable.label} is printed with more digits than a number can hold")
     limit = next((v for v in values if v.value.is_bound), None)
     if limit is not None:
         raise ArithmeticRefusal(

@@ -230,9 +230,27 @@ def _qualifier(text: str, start: int, end: int) -> str:
     return ""
 
 
+# Integer digits a figure may print: a float holds 15 to 17 significant digits, and no filing states an amount of
+# more than 18 digits even in units (a quintillion); a longer run of digits is text, never a figure.
+MAX_FIGURE_DIGITS = 18
+
+
+def too_long(num: str) -> bool:
+    """Whether the digits ``num`` prints before its decimal point are more than a figure may have."""
+    return sum(c.isdigit() for c in num.split(".", 1)[0]) > MAX_FIGURE_DIGITS
+
+
+def overlong_figures(text: str) -> list[tuple[int, int]]:
+    """(offset, integer digits) of every figure in ``text`` too long to be read as one (:data:`MAX_FIGURE_DIGITS`)."""
+    return [(m.start("num"), sum(c.isdigit() for c in m.group("num").split(".", 1)[0]))
+            for m in NUMBER_RE.finditer(text) if too_long(m.group("num"))]
+
+
 def _from_match(m: re.Match[str], default_scale: float, offset: int = 0) -> NumericValue | None:
     num = m.group("num")
-    value = float(num.replace(",", ""))
+    # beyond what a float holds as printed: the figure keeps its place, unreadable (ingest warns where it stands)
+    readable = not too_long(num)
+    value = float(num.replace(",", "")) if readable else 0.0
     scale_word = (m.group("scale") or "").lower()
     cur, unit = m.group("cur"), m.group("unit")
     unit_name = _unit_of(cur, unit)
@@ -260,6 +278,7 @@ def _from_match(m: re.Match[str], default_scale: float, offset: int = 0) -> Nume
         start=start,
         end=start + len(text),
         bound=_qualifier(m.string, local, local + len(text)),
+        readable=readable,
     )
 
 

@@ -90,11 +90,12 @@ def add_ticker(conn: sqlite3.Connection, entity_id: str, ticker: str) -> None:
         _save(conn, entity.model_copy(update={"tickers": [*entity.tickers, ticker.upper()]}))
 
 
-def merge(conn: sqlite3.Connection, keep: str, gone: str) -> Entity:
-    """Fold entity ``gone`` into ``keep``: its filings, names, tickers and identifiers."""
+def merge(conn: sqlite3.Connection, keep: str, gone: str, force: bool = False) -> Entity:
+    """Fold entity ``gone`` into ``keep``: its filings, names, tickers and identifiers (two CIKs only with
+    ``force``)."""
     registry = load(conn)
     a, b = registry.resolve(keep), registry.resolve(gone)
-    kept = registry.merge(keep, gone)
+    kept = registry.merge(keep, gone, force)
     if a is not None and b is not None and a.entity_id != b.entity_id:
         conn.execute("DELETE FROM entities WHERE entity_id = ?", (b.entity_id,))
         _save(conn, kept, b.entity_id)
@@ -114,9 +115,11 @@ def rename(conn: sqlite3.Connection, company: str, name: str) -> Entity:
 
 def add_alias(conn: sqlite3.Connection, company: str, alias: str) -> Entity:
     """Add a short form people use for a company ('Big Blue')."""
-    entity = load(conn).resolve(company)
+    registry = load(conn)
+    entity = registry.resolve(company)
     if entity is None:
         raise KeyError(company)
+    alias = registry.checked_name(entity.entity_id, alias, "alias")
     updated = entity.model_copy(update={"aliases": list(dict.fromkeys([*entity.aliases, alias]))})
     _save(conn, updated)
     return updated

@@ -191,7 +191,7 @@ def _search(textpage: object, text: str, kind: str) -> list[tuple[float, float, 
     if kind == "sentence":
         words = text.split()
         probes = [" ".join(words[:n]) for n in SENTENCE_PROBE_WORDS if len(words) >= n] or [text]
-    for probe in probes:
+    for probe in dict.fromkeys(p for p in probes if p.strip()):  # pdfium refuses an empty search ('—' has no digits)
         searcher = textpage.search(probe, match_case=False)  # type: ignore[attr-defined]
         rects: list[tuple[float, float, float, float]] = []
         while (occurrence := searcher.get_next()) is not None:

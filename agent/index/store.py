@@ -33,6 +33,7 @@ from agent.entities import EntityRegistry
 from agent.errors import NotFoundError, StoreError, storage_error_message
 from agent.index import entities
 from agent.index.derived import BM25_DIR, FAISS_FILE, MANIFEST_FILE, DerivedFiles, _InMemory, _Vectors
+from agent.index.edits import checked_edits
 from agent.index.embeddings import embedding_model_name
 from agent.index.rows import (
     _CHUNK_COLUMNS,
@@ -341,16 +342,17 @@ class Store(DerivedFiles):
             out.setdefault(meta.entity_id, []).append(meta.name)
         return out
 
-    def _entity_write(self, action: str, *args: str) -> Entity:
+    def _entity_write(self, action: str, *args: str | bool) -> Entity:
         with self._writing(), self._transaction() as conn:
             try:
                 return getattr(entities, action)(conn, *args)
             except KeyError as exc:
                 raise NotFoundError(f"No company named '{exc.args[0]}' is indexed (see `finrag companies`).") from exc
 
-    def merge_entities(self, keep: str, gone: str) -> Entity:
-        """Fold company ``gone`` (any of its names, a ticker or an id) into ``keep``, with its filings."""
-        return self._entity_write("merge", keep, gone)
+    def merge_entities(self, keep: str, gone: str, force: bool = False) -> Entity:
+        """Fold company ``gone`` (any of its names, a ticker or an id) into ``keep``, with its filings; two
+        registrants with different CIKs only with ``force``."""
+        return self._entity_write("merge", keep, gone, force)
 
     def rename_entity(self, company: str, name: str) -> Entity:
         """Name a company by hand; its old name stays a former name."""
@@ -373,6 +375,7 @@ class Store(DerivedFiles):
             raise StoreError(f"Unknown document field(s): {', '.join(unknown)}.")
         if "doc_id" in fields:
             raise StoreError("doc_id is the content hash and cannot be edited.")
+        fields = checked_edits(fields)
         with self._writing(), self._transaction() as conn:
             doc_id = self._resolve(name_or_id)
             row = conn.execute("SELECT data FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()

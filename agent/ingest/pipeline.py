@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from agent.config import Settings
 from agent.errors import FinragError, IngestError, StoreError
+from agent.finance.numbers import overlong_figures
 from agent.index.embeddings import Embedder
 from agent.index.protocol import SearchBackend
 from agent.index.search import open_backend
@@ -33,7 +34,7 @@ from agent.ingest.metadata import detect_metadata
 from agent.ingest.parsing import SUPPORTED_EXTENSIONS, ParsedDocument, load_pages
 from agent.ingest.statements import cover_from_facts, statements_elsewhere
 from agent.ingest.structure import detect_sections
-from agent.ingest.xbrl import FilingFacts, read_facts
+from agent.ingest.xbrl import READ_SHARE_WARNED, FilingFacts, read_facts
 from agent.schemas import Chunk, DocumentMeta, IngestReport
 
 # Bump when parsing, sectioning, tables, chunking, cards or embedding text change what is stored: a document
@@ -208,6 +209,9 @@ class Ingestor:
             parsed = load_pages(path, self.settings, lambda done, total: self._progress("read", done, total))
             self._progress("read", len(parsed.pages), len(parsed.pages))
         filing_facts = self._facts(path, parsed, report) if parsed.inline_xbrl else None
+        report.warnings += [f"p. {page.page + 1}: a figure of {digits} digits is more than a number can hold; kept as "
+                            "text, never read as a figure" for page in parsed.pages
+                            for _, digits in overlong_figures(page.text)]
         with _timed(stages, "sections"):
             sections = detect_sections(parsed.pages)
         # The same bytes again (a newer pipeline, a moved data directory) keep the name they are cited by.
@@ -253,11 +257,18 @@ class Ingestor:
         """The filing's inline-XBRL facts; a file whose tags cannot be read is still ingested as text."""
         with _timed(report.stage_seconds, "xbrl"):
             try:
-                return read_facts(display_path(path), path.read_bytes(), parsed.fact_spans)
+                facts = read_facts(display_path(path), path.read_bytes(), parsed.fact_spans)
             except (IngestError, OSError) as exc:
                 report.warnings.append(f"inline XBRL not read ({exc}); the filing is ingested as text")
                 log.warning("%s: inline XBRL not read: %s", display_path(path), exc)
                 return None
+        if facts.tagged and len(facts.facts) < READ_SHARE_WARNED * facts.tagged:
+            note = (f"inline XBRL: {len(facts.facts)} of {facts.tagged} tagged figures read (the markup breaks the tag "
+                    "reader, e.g. a comment left open); answers come from the printed text"
+                    + ("" if facts.fy_end_month else ", and the fiscal year end from the cover's words"))
+            report.warnings.append(note)
+            log.warning("%s: %s", display_path(path), note)
+        return facts
 
 
 def _unchanged(report: IngestReport, existing: DocumentMeta) -> IngestReport:

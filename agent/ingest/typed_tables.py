@@ -175,7 +175,8 @@ def typed_columns(table: TableBlock, fy_end_month: int) -> list[TableColumn]:
 def _cell(text: str, column: int) -> TableCell:
     numbers = find_numbers(text, include_years=True)
     notes = [m.group(0) for m in _NOTE_MARK_RE.finditer(text) if numbers and m.start() >= numbers[0].end]
-    return TableCell(text=text, column=column, value=numbers[0].value if numbers else None, notes=notes)
+    value = numbers[0].value if numbers and numbers[0].readable else None
+    return TableCell(text=text, column=column, value=value, notes=notes)
 
 
 class _Outline:

@@ -43,7 +43,8 @@ class FilingFacts(BaseModel):
     fiscal_year: int | None = None
     fiscal_period: str = Field(default="", description="FY | Q1 | Q2 | Q3 | H1 ... as dei writes it")
     period_end: str = Field(default="", description="ISO date of dei:DocumentPeriodEndDate")
-    fy_end_month: int = 0
+    fy_end_month: int = Field(default=0, description="the month dei says the fiscal year ends; 0 when it says none")
+    tagged: int = Field(default=0, description="numeric tags the file's markup holds, read or not")
 
 
 def concept_words(concept: str) -> str:
@@ -139,6 +140,10 @@ def _label_offset(period_end: date | None, focus: str, year: str, fy_end: int) -
     return offset if abs(offset) == 1 else 0  # a larger gap is a typo in the tag, not a calendar
 
 
+_NUMERIC_TAG_RE = re.compile(rb"<ix:nonfraction\b", re.IGNORECASE)
+READ_SHARE_WARNED = 0.5  # fewer of the file's numeric tags read than this: its markup broke the tag reader
+
+
 def read_facts(path: str, data: bytes, spans: Mapping[str, FactSpan], fy_end_month: int = 12) -> FilingFacts:
     """Every numeric fact of an inline-XBRL HTML filing, and its ``dei`` cover facts. A file whose tags cannot be
     read raises :class:`IngestError` (the text of the filing is still ingested by the caller)."""
@@ -155,7 +160,8 @@ def read_facts(path: str, data: bytes, spans: Mapping[str, FactSpan], fy_end_mon
         if item.schema == "dei":
             dei.setdefault(item.name, []).append(" ".join(str(item.text or "").split()))
     first = {k: v[0] for k, v in dei.items() if v}
-    fy_end = _fy_end_month(first.get("CurrentFiscalYearEndDate", "")) or fy_end_month or 12
+    stated_fy_end = _fy_end_month(first.get("CurrentFiscalYearEndDate", ""))
+    fy_end = stated_fy_end or fy_end_month or 12
     units = _units(doc.soup)
     facts = []
     for item in doc.numeric:
@@ -181,5 +187,7 @@ def read_facts(path: str, data: bytes, spans: Mapping[str, FactSpan], fy_end_mon
         fiscal_year=int(year) if year.isdigit() else None,
         fiscal_period=first.get("DocumentFiscalPeriodFocus", ""),
         period_end=period_end.isoformat() if period_end else "",
-        fy_end_month=fy_end + 12 if offset == -1 else fy_end,  # a year named by the year it began (see fiscal_naming)
+        # a year named by the year it began (see fiscal_naming); none stated: the text's reading of the cover decides
+        fy_end_month=(fy_end + 12 if offset == -1 else fy_end) if stated_fy_end else 0,
+        tagged=len(_NUMERIC_TAG_RE.findall(data)),
     )

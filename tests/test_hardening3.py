@@ -1,0 +1,198 @@
+"""Hardening, third pass (issue 62): a filing that lies or prints what no number holds, a name that collides, a
+field typed wrong. One clear message each; the rest of the filing, and everything stored, stays right."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support import ingested_typeset, stated
+
+from agent.config import Settings
+from agent.finance.numbers import MAX_FIGURE_DIGITS, find_numbers, overlong_figures, parse_number
+
+pytestmark = pytest.mark.usefixtures("no_yfinance")
+
+HUGE = "1" + "0" * 320  # 321 digits: a float is infinity, and JSON stores infinity as null
+
+LONG_FILING = f"""# Longnum Corporation
+
+FORM 10-K
+
+For the fiscal year ended December 31, 2024
+
+Longnum Corporation
+(Exact name of registrant as specified in its charter)
+
+## Item 7. Results of Operations
+
+Revenue was ${HUGE} million in 2024, up from $5 million in 2023.
+
+(in millions)
+
+| | 2024 | 2023 |
+|---|---|---|
+| Revenue | {HUGE} | 5 |
+| Net income | 3 | 2 |
+"""
+
+
+def test_a_figure_too_long_for_a_number_keeps_its_place_unread() -> None:
+    figure = parse_number(f"${HUGE} million")
+    assert figure is not None and not figure.readable and figure.value == 0.0
+    assert [n.readable for n in find_numbers(f"Revenue was ${HUGE} million, up from $5 million.")] == [False, True]
+    assert parse_number("9" * MAX_FIGURE_DIGITS).readable  # the longest a figure may be is read
+    assert overlong_figures(f"a {HUGE} b 12") == [(2, 321)]
+
+
+@pytest.fixture(scope="module")
+def long_home(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return ingested_typeset(tmp_path_factory.mktemp("long"), "LONGNUM_2024_10K.md", LONG_FILING)
+
+
+def ask(settings: Settings, question: str) -> str:
+    from graphs.service import Assistant
+
+    with Assistant(settings) as assistant:
+        return assistant.ask(question, assistant.new_thread()).answer
+
+
+def test_ingest_names_where_the_long_figure_stands(tmp_path: Path) -> None:
+    from agent.ingest.pipeline import open_ingestor
+
+    path = tmp_path / "LONGNUM_2024_10K.md"
+    path.write_text(LONG_FILING, encoding="utf-8")
+    with open_ingestor(Settings.from_env(home=tmp_path / "home")) as ingestor:
+        report = ingestor.ingest_file(path)
+    assert report.status == "ingested"
+    assert report.warnings == ["p. 1: a figure of 321 digits is more than a number can hold; kept as text, never "
+                               "read as a figure"] * 2
+
+
+def test_the_long_figure_is_never_stated_nor_replaced_and_the_rest_answers(long_home: Settings) -> None:
+    refused = ask(long_home, "What was Longnum's revenue in 2024?")
+    assert refused.startswith("Not found") and "more digits than a number can hold" in refused, refused
+    assert "$5 million" not in stated(refused) and "$0" not in refused, refused  # no other figure takes its year
+    change = ask(long_home, "What was the change in Longnum's revenue from 2023 to 2024?")
+    assert change.startswith("Not found") and "decrease" not in stated(change), change
+    assert "$3 million" in ask(long_home, "What was Longnum's net income in 2024?")
+    assert "$5 million" in ask(long_home, "What was Longnum's revenue in 2023?")
+
+
+@pytest.mark.parametrize("figure", ["—", "n/a", "$ —", "-"])
+def test_a_figure_printed_as_a_dash_or_na_boxes_its_row_without_an_error(tmp_path: Path, figure: str) -> None:
+    from support import text_pdf
+
+    from agent.index.render import _pdf_boxes, quote_parts
+
+    pdf = text_pdf(tmp_path / "DASH.pdf", ["Balance sheet\n| Goodwill | 1,200 | — |\n| Other | n/a | 5 |"])
+    boxes = _pdf_boxes(pdf, 1, quote_parts("Goodwill | 2024: 1,200 | 2023: —", figure))
+    assert boxes and boxes[0].kind == "label"  # the row is boxed whatever the figure's search finds
+
+
+def _two_registrants():
+    from agent.entities import EntityRegistry
+    from agent.schemas import Entity
+
+    return EntityRegistry([
+        Entity(entity_id="cik:0000320193", name="Apple Inc.", cik="0000320193", tickers=["AAPL"], name_source="cover"),
+        Entity(entity_id="cik:0000051143", name="International Business Machines Corporation", cik="0000051143",
+               tickers=["IBM"], name_source="cover"),
+    ])
+
+
+def test_a_merge_of_two_ciks_is_refused_unless_forced() -> None:
+    from agent.errors import FinragError
+
+    registry = _two_registrants()
+    with pytest.raises(FinragError, match="two registrants"):
+        registry.merge("Apple Inc.", "IBM")
+    assert registry.resolve("IBM").name.startswith("International")  # nothing changed
+    assert registry.merge("Apple Inc.", "IBM", force=True).entity_id == "cik:0000320193"
+
+
+@pytest.mark.parametrize(("name", "why"), [
+    ("", "empty"), ("   ", "empty"), ("x" * 5000, "at most 200"), ("IBM", "already names International"),
+    ("Apple\x07Inc", "control character"),
+])
+def test_a_name_given_by_hand_is_checked(name: str, why: str) -> None:
+    from agent.errors import FinragError
+
+    registry = _two_registrants()
+    with pytest.raises(FinragError, match=why):
+        registry.rename("cik:0000320193", name)
+    assert registry.rename("cik:0000320193", "  Apple   Computer ").name == "Apple Computer"
+
+
+def test_the_store_refuses_a_bad_alias_and_keeps_what_it_had(settings: Settings) -> None:
+    from agent.errors import FinragError
+    from agent.index.store import Store
+    from agent.schemas import DocumentMeta
+
+    with Store.open(settings) as store:
+        for name, cik in (("Apple Inc.", "0000320193"), ("Intel Corporation", "0000050863")):
+            meta = DocumentMeta(doc_id=cik * 4, name=name.split()[0].upper(), company=name, cik=cik, form="10-K")
+            store.add_document(meta, [], [], [], [], [], [])
+        with pytest.raises(FinragError, match="already names Intel"):
+            store.add_alias("Apple Inc.", "Intel Corporation")
+        with pytest.raises(FinragError, match="two registrants"):
+            store.merge_entities("Apple Inc.", "Intel Corporation")
+        assert store.entities().resolve("Intel Corporation").cik == "0000050863"
+        assert store.entities().resolve("Apple Inc.").aliases == []
+
+
+@pytest.mark.parametrize(("field", "value", "why"), [
+    ("fiscal_year", "abc", "is no year"), ("fiscal_year", "12345678901234567890", "is no year"),
+    ("filing_date", "2024-02-31", "is no date"), ("period_end", "0001-01-01", "outside the years"),
+    ("ticker", "AD\nTM", "control character"), ("ticker", "A B", "is no ticker"),
+    ("fiscal_period", "FY2024Q5", "FY2024Q2"), ("company", "   ", "empty"),
+])
+def test_a_typed_edit_that_no_filing_can_carry_is_refused_with_the_shape_it_needs(field: str, value: str,
+                                                                                 why: str) -> None:
+    from agent.errors import StoreError
+    from agent.index.edits import checked_edits
+
+    with pytest.raises(StoreError, match=why):
+        checked_edits({field: value})
+
+
+def test_edits_are_typed_before_they_are_stored() -> None:
+    from agent.index.edits import checked_edits
+
+    assert checked_edits({"fiscal_year": " 2024", "ticker": "brk.b", "fiscal_period": "fy2024q2",
+                          "filing_date": "2024-02-29"}) == {
+        "fiscal_year": 2024, "ticker": "BRK.B", "fiscal_period": "FY2024Q2", "filing_date": "2024-02-29"}
+
+
+def test_docs_edit_says_what_is_wrong_and_stores_nothing(settings: Settings, tmp_path: Path, capsys) -> None:
+    from cli.main import main
+
+    path = tmp_path / "LONGNUM_2024_10K.md"
+    path.write_text(LONG_FILING, encoding="utf-8")
+    home = ["--home", str(settings.home)]
+    assert main([*home, "ingest", str(path)]) == 0
+    assert main([*home, "docs", "edit", "LONGNUM_2024_10K", "--fiscal-year", "abc"]) == 1
+    err = capsys.readouterr().err
+    assert "fiscal_year: 'abc' is no year" in err and "Traceback" not in err
+    assert main([*home, "docs", "edit", "LONGNUM_2024_10K", "--fiscal-year", "2023"]) == 0
+    assert "fiscal_year=2023" in capsys.readouterr().out
+
+
+def test_markup_that_breaks_the_tag_reader_is_reported_and_the_text_still_answers(tmp_path: Path) -> None:
+    import gzip
+
+    from agent.index.store import Store
+    from agent.ingest.pipeline import open_ingestor
+
+    edgar = Path(__file__).resolve().parent / "fixtures" / "edgar" / "aapl-20250329.htm.gz"
+    data = gzip.decompress(edgar.read_bytes())
+    path = tmp_path / "aapl-20250329.htm"
+    # a stray closing tag in <head>: the page's text reads as before, the XBRL reader finds no fact
+    path.write_bytes(data.replace(b"<title>aapl-20250329</title>", b"<title>aapl-20250329</title></body>", 1))
+    settings = Settings.from_env(home=tmp_path / "home")
+    with open_ingestor(settings) as ingestor:
+        report = ingestor.ingest_file(path)
+    assert report.status == "ingested" and report.facts == 0
+    assert any(w.startswith("inline XBRL: 0 of 674 tagged figures read") for w in report.warnings), report.warnings
+    meta = Store.open(settings).list_documents()[0]
+    assert meta.fy_end_month != 12  # no December fallback: the cover's words, or unknown
