@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from datetime import date
 
 from agent.config import Settings
 from cli.common import one_line
+
+FIRST_EDGAR_YEAR = 1993  # EDGAR's first electronic filings
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -47,6 +50,10 @@ def run(args: argparse.Namespace, settings: Settings, transport: object = None) 
 
     if args.limit < 0:
         print("finrag: --limit must be 0 (all) or more", file=sys.stderr)
+        return 2
+    if args.year is not None and not FIRST_EDGAR_YEAR <= args.year <= date.today().year + 1:
+        print(f"finrag: --year {args.year} has no filings on EDGAR; give a year from {FIRST_EDGAR_YEAR} to "
+              f"{date.today().year + 1}", file=sys.stderr)
         return 2
 
     def saved(f: FetchedFile) -> None:

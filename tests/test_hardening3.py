@@ -196,3 +196,42 @@ def test_markup_that_breaks_the_tag_reader_is_reported_and_the_text_still_answer
     assert any(w.startswith("inline XBRL: 0 of 674 tagged figures read") for w in report.warnings), report.warnings
     meta = Store.open(settings).list_documents()[0]
     assert meta.fy_end_month != 12  # no December fallback: the cover's words, or unknown
+
+
+def test_a_name_that_does_not_resolve_is_said_at_once_not_retried() -> None:
+    import socket
+    import urllib.error
+
+    from tools.edgar import EdgarClient, EdgarError
+
+    calls: list[str] = []
+
+    def unresolved(url: str, headers: dict[str, str]):
+        calls.append(url)
+        raise urllib.error.URLError(socket.gaierror(-3, "Temporary failure in name resolution"))
+
+    slept: list[float] = []
+    client = EdgarClient("Jane Analyst jane@example.com", transport=unresolved, sleep=slept.append)
+    with pytest.raises(EdgarError, match="does not resolve"):
+        client.request("https://data.sec.gov/submissions/CIK0000320193.json")
+    assert len(calls) == 1 and not [s for s in slept if s >= 1.0]
+
+
+def test_fetch_checks_the_year_before_asking_edgar(settings: Settings, capsys, monkeypatch) -> None:
+    from cli.main import main
+
+    monkeypatch.setenv("FINRAG_SEC_USER_AGENT", "Jane Analyst jane@example.com")
+    assert main(["--home", str(settings.home), "fetch", "AAPL", "--year", "0"]) == 2
+    assert "--year 0 has no filings on EDGAR" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content", [bytes(range(256)) * 400, b"\x89PNG\r\n\x1a\n" + b"\x00" * 5000])
+def test_a_binary_file_renamed_html_is_refused_not_ingested_as_garbage(settings: Settings, tmp_path: Path,
+                                                                      content: bytes) -> None:
+    from agent.ingest.pipeline import open_ingestor
+
+    path = tmp_path / "REPORT.html"
+    path.write_bytes(content)
+    with open_ingestor(settings) as ingestor:
+        report = ingestor.ingest_file(path)
+    assert report.status == "failed" and "looks like a binary file, not HTML" in report.error

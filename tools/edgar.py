@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import socket
 import time
 import urllib.error
 import urllib.request
@@ -151,6 +152,9 @@ class EdgarClient:
             try:
                 reply = self.transport(url, sent)
             except OSError as exc:
+                if _name_unresolved(exc):  # no DNS answer is no passing congestion: retrying only makes the user wait
+                    raise EdgarError(f"cannot reach EDGAR: {url.split('/')[2]} does not resolve (no network or no "
+                                     "DNS); `finrag fetch` needs the internet, `finrag ingest` does not") from exc
                 problem = f"network error ({exc})"
             else:
                 if reply.status < 300 or reply.status == 416:
@@ -300,6 +304,12 @@ def fetch_filings(
 def _pieces(body: bytes) -> Iterator[bytes]:
     for start in range(0, len(body), CHUNK_BYTES):
         yield body[start:start + CHUNK_BYTES]
+
+
+def _name_unresolved(exc: OSError) -> bool:
+    """Whether a network error is a failed name lookup (urllib wraps the resolver's error in its reason)."""
+    reason = getattr(exc, "reason", exc)
+    return isinstance(reason, socket.gaierror) or isinstance(exc, socket.gaierror)
 
 
 def _retry_after(reply: Response) -> float:

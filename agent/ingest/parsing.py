@@ -49,6 +49,9 @@ LONG_LINE_CHARS = 20_000
 MIN_TEXT_CHARS_PER_PAGE = 20
 # A text file with more NUL bytes than this share is binary, not text (stray NULs in real text are dropped).
 MAX_NUL_SHARE = 0.1
+MAX_CONTROL_SHARE = 0.02  # real text has none; random bytes have about 10 % (26 of 256 values)
+MIN_CONTROL_BYTES = 64  # a few stray control characters in a short text are dropped, not a reason to refuse it
+BINARY_SAMPLE_BYTES = 65536  # the start of a file says whether it is text
 MAX_COLSPAN = 64  # a colspan beyond any real table's width is markup damage, not a caption over 1,000 columns
 SPANNING_CAPTION_MIN_WORDS = 2  # 'year ended' is a caption; one shared word ('total') may be a column's own
 SPANNING_CAPTION_MAX_WORDS = 12  # a longer shared run is a sentence-like title: split off, it would read as prose
@@ -750,9 +753,23 @@ def _check_doc_chars(path: Path, n_chars: int, settings: Settings) -> None:
         )
 
 
+_CONTROL_BYTES = frozenset([*range(0, 9), *range(14, 32), 127])  # no text encoding but UTF-16 writes these
+
+
+def _check_not_binary(path: Path, data: bytes, kind: str) -> None:
+    """Refuse bytes that are no text or markup (an image or an archive renamed .html or .txt): too many NUL or
+    other control bytes in the file's first :data:`BINARY_SAMPLE_BYTES` (a few stray ones are dropped later)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return  # UTF-16 writes a NUL beside every ASCII character
+    sample = data[:BINARY_SAMPLE_BYTES]
+    if sample.count(b"\x00") > MAX_NUL_SHARE * len(sample):
+        raise IngestError(str(path), f"looks like a binary file, not {kind} (NUL bytes); check the extension")
+    controls = sum(b in _CONTROL_BYTES for b in sample)
+    if controls > max(MIN_CONTROL_BYTES, MAX_CONTROL_SHARE * len(sample)):
+        raise IngestError(str(path), f"looks like a binary file, not {kind} (control bytes); check the extension")
+
+
 def _read_text(path: Path, data: bytes, settings: Settings) -> str:
-    if data.count(b"\x00") > MAX_NUL_SHARE * len(data) and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise IngestError(str(path), "looks like a binary file, not text (NUL bytes); check the extension")
     # Every character takes at least one byte (two in UTF-16), so a larger file is refused before decoding it.
     if len(data) > 2 * settings.max_doc_chars:
         _check_doc_chars(path, len(data) // 2, settings)
@@ -795,6 +812,7 @@ def load_pages(path: Path, settings: Settings, on_page: PageProgress | None = No
             raise IngestError(str(path), f"cannot read the file: {exc.strerror or exc}") from exc
         if not data.strip():
             raise IngestError(str(path), "no text found in the file (only whitespace)")
+        _check_not_binary(path, data, "HTML" if source_format == "html" else "text")
         if source_format == "html":
             if size_mb > settings.max_markup_mb:
                 raise IngestError(
