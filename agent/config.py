@@ -203,6 +203,13 @@ class Settings:
         metadata={"help": "Token every API request to `finrag serve` must carry (FINRAG_SERVE_TOKEN); set it "
                           "when serving beyond this machine. Empty: no login (the default bind is 127.0.0.1)."},
     )
+    serve_hosts: str = field(
+        default="",
+        metadata={"help": "Host names a browser may reach `finrag serve` by besides this machine's loopback names "
+                          "(FINRAG_SERVE_HOSTS, comma-separated, e.g. 'finrag.example.com'); a request that names "
+                          "another host is refused, so no web page can rebind its own name to this server. '*': "
+                          "any."},
+    )
 
     # --- evaluation ---------------------------------------------------------------------------------------
     langsmith_api_key: str = field(default="", metadata={"help": "Uploads datasets and experiments when set."})

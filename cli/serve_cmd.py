@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import socket
 import sys
+import threading
+import time
 
 from agent.config import Settings
 
 DEFAULT_PORT = 8765  # not 2024, which `langgraph dev` and some systems use
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+WILDCARD_HOSTS = ("0.0.0.0", "::")  # bound to every interface
+ANNOUNCE_POLL_S = 0.1  # how often the start-up waits to see the socket accept
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -18,13 +24,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Serve a web app over the same graph and conversation store as `finrag ask`: a chat with "
         "threads (answers streamed node by node), every [doc, p. N] clickable to open the cited page with the "
         "cited row or sentence boxed, the checks the figure passed, the documents list, upload with ingest "
-        "progress, and the audit trace. A JSON API sits under /api (see graphs/http.py).",
-        epilog="example: finrag serve --port 8765, then open http://127.0.0.1:8765",
+        "progress, and the audit trace. A JSON API sits under /api (see graphs/http.py). Each browser sees only "
+        "the threads it opened; a request from another site's page may not change anything.",
+        epilog="examples:\n"
+        "  finrag serve                        this machine only: open http://127.0.0.1:8765\n"
+        "  FINRAG_SERVE_TOKEN=$(openssl rand -hex 16) FINRAG_SERVE_HOSTS=finrag.example.com \\\n"
+        "      finrag serve --host 0.0.0.0     for a team: every API call needs the token (open the page as\n"
+        "                                      /?token=..., or send 'Authorization: Bearer ...'), and the server\n"
+        "                                      answers only to the names listed (put TLS in front of it)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--host", default="127.0.0.1",
-                   help="address to bind (default 127.0.0.1: this machine only; the app has no login)")
+                   help="address to bind (default 127.0.0.1: this machine only); beyond it, set FINRAG_SERVE_TOKEN")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
     p.set_defaults(func=run)
+
+
+def _names_of_this_machine() -> list[str]:
+    """The names and addresses people reach a server bound to every interface by."""
+    names = {socket.gethostname(), socket.getfqdn()}
+    with contextlib.suppress(OSError):
+        names.update(socket.gethostbyname_ex(socket.gethostname())[2])
+    return sorted(n for n in names if n)
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
@@ -35,7 +56,18 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.host not in LOCAL_HOSTS and not settings.serve_token:
         print(f"finrag: serving on {args.host}: anyone who can reach it can read the indexed filings, ask "
               "questions and upload files; set FINRAG_SERVE_TOKEN to require a token", file=sys.stderr)
-    print(f"finrag serve: http://{'127.0.0.1' if args.host in ('0.0.0.0', '::') else args.host}:{args.port}",
-          file=sys.stderr)
-    uvicorn.run(build_app(settings), host=args.host, port=args.port, log_level="warning")
+    everywhere = args.host in WILDCARD_HOSTS
+    hosts = _names_of_this_machine() if everywhere else [args.host]
+    url = f"http://{'127.0.0.1' if everywhere else args.host}:{args.port}"
+    server = uvicorn.Server(uvicorn.Config(build_app(settings, hosts=hosts), host=args.host, port=args.port,
+                                           log_level="warning"))
+
+    def announce() -> None:  # the URL once the socket accepts connections, not before
+        while not server.started and not server.should_exit:
+            time.sleep(ANNOUNCE_POLL_S)
+        if server.started:
+            print(f"finrag serve: {url} (Ctrl-C stops it)", file=sys.stderr, flush=True)
+
+    threading.Thread(target=announce, daemon=True).start()
+    server.run()
     return 0

@@ -30,8 +30,9 @@ import json
 import logging
 import queue
 import re
+import secrets
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
@@ -65,6 +66,11 @@ MAX_UPLOAD_NAME_CHARS = 120  # longer file names are cut (the extension kept): f
 UPLOAD_CHUNK_BYTES = 1 << 20  # a request body is written as it arrives, a megabyte at a time
 
 
+CLIENT_COOKIE_DAYS = 400  # browsers keep a cookie at most this long
+CLIENT_COOKIE = "finrag_client"  # a browser's own secret: the threads it opens are listed to it alone
+_CLIENT_ID_RE = re.compile(r"[A-Za-z0-9_-]{16,64}")
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
+_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 CONVERSATION_LOCKS = 64  # turns of one thread run in order; threads hash onto this many locks (bounded memory)
 
 
@@ -197,6 +203,39 @@ def _unreadable_upload(path: Path, settings: Settings) -> str:
     return ""
 
 
+def requester(request: Request) -> str:
+    """Who is calling, for the threads they own: the browser's secret cookie, else a digest of the bearer token
+    (every holder of the server token is one caller), else '' (a client with no identity, such as curl)."""
+    cookie = request.cookies.get(CLIENT_COOKIE, "")
+    if _CLIENT_ID_RE.fullmatch(cookie):
+        return cookie
+    token = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+    return "token:" + hashlib.sha256(token.encode()).hexdigest()[:32] if token else ""
+
+
+def _host_name(host: str) -> str:
+    """'127.0.0.1:8765' -> '127.0.0.1'; '[::1]:8765' -> '[::1]'."""
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 or host.startswith("[") and "]:" in host else host
+
+
+def site_refusal(request: Request, allowed_hosts: frozenset[str]) -> str:
+    """Why a request may not reach the server ('' when it may): it names a host the server does not answer to (a
+    page whose name was rebound to this address), or it changes something and a browser says it comes from
+    another site (a cross-origin form or fetch)."""
+    host = request.headers.get("host", "")
+    if "*" not in allowed_hosts and _host_name(host).lower() not in allowed_hosts:
+        return (f"this server does not answer to the host {host!r}; add it to FINRAG_SERVE_HOSTS if people reach "
+                "the server by that name")
+    if request.method not in _CHANGING:
+        return ""
+    origin = request.headers.get("origin", "")
+    if origin and origin != "null" and origin.split("://", 1)[-1].lower() != host.lower():
+        return f"a request from another site ({origin}) may not change anything here"
+    if origin == "null" or request.headers.get("sec-fetch-site", "") == "cross-site":
+        return "a request from another site may not change anything here"
+    return ""
+
+
 def _thread_of(body: AskRequest) -> str:
     """The request's thread, or a new one (named here so its turn can be ordered like any other)."""
     from graphs.service import Assistant
@@ -227,13 +266,25 @@ def _streamed(work: Any) -> Iterator[bytes]:
         yield item
 
 
-def build_app(settings: Settings | None = None, edgar_transport: Transport | None = None) -> Starlette:
+def build_app(settings: Settings | None = None, edgar_transport: Transport | None = None,
+              hosts: Sequence[str] = ()) -> Starlette:
     """The web app over ``settings`` (read from the environment on first use when None); ``edgar_transport``
-    replaces the network for ``/api/fetch`` (tests replay recorded EDGAR responses)."""
+    replaces the network for ``/api/fetch`` (tests replay recorded EDGAR responses); ``hosts`` are names the
+    server answers to beside the loopback ones and FINRAG_SERVE_HOSTS (the address it is bound to)."""
     state = _App(settings)
 
     def page(request: Request) -> Response:
-        return HTMLResponse(PAGE_FILE.read_text(encoding="utf-8"))
+        response = HTMLResponse(PAGE_FILE.read_text(encoding="utf-8"))
+        if not _CLIENT_ID_RE.fullmatch(request.cookies.get(CLIENT_COOKIE, "")):
+            response.set_cookie(CLIENT_COOKIE, secrets.token_urlsafe(24), max_age=CLIENT_COOKIE_DAYS * 86400,
+                                httponly=True, samesite="strict", path="/")
+        return response
+
+    def stranger(request: Request, thread_id: str) -> JSONResponse | None:
+        """A 404 for a thread another caller opened (as for one that does not exist: its id says nothing)."""
+        if state.assistant.thread_index.claim(thread_id, requester(request)):
+            return None
+        return JSONResponse({"error": f"no thread {thread_id!r} of yours"}, status_code=404)
 
     def ask_sync(question: str, thread_id: str, docs: list[str]) -> Any:
         with state.conversation(thread_id):
@@ -244,7 +295,10 @@ def build_app(settings: Settings | None = None, edgar_transport: Transport | Non
             body = await _body(request)
             from starlette.concurrency import run_in_threadpool
 
-            result = await run_in_threadpool(ask_sync, body.question, _thread_of(body), body.docs)
+            thread_id = _thread_of(body)
+            if (refused := stranger(request, thread_id)) is not None:
+                return refused
+            result = await run_in_threadpool(ask_sync, body.question, thread_id, body.docs)
         except FinragError as exc:
             return _error(exc)
         return _json(result)
@@ -255,6 +309,8 @@ def build_app(settings: Settings | None = None, edgar_transport: Transport | Non
         except FinragError as exc:
             return _error(exc)
         question, thread_id = body.question, _thread_of(body)
+        if (refused := stranger(request, thread_id)) is not None:
+            return refused
 
         def work(emit: Any) -> None:
             with state.conversation(thread_id):
@@ -276,10 +332,14 @@ def build_app(settings: Settings | None = None, edgar_transport: Transport | Non
         return _json({"thread_id": Assistant.new_thread()})
 
     def threads(request: Request) -> Response:
-        return _json({"threads": [t.model_dump(mode="json") for t in state.assistant.threads()]})
+        return _json({"threads": [t.model_dump(mode="json")
+                                  for t in state.assistant.threads(owner=requester(request))]})
 
     def thread_turns(request: Request) -> Response:
         thread_id = request.path_params["thread_id"]
+        owner = state.assistant.thread_index.owner_of(thread_id)
+        if owner is not None and owner != requester(request):
+            return JSONResponse({"error": f"no thread {thread_id!r} of yours"}, status_code=404)
         turns = state.assistant.turns(thread_id)
         results = state.assistant.results(thread_id)
         return _json({"thread_id": thread_id, "turns": [t.model_dump(mode="json") for t in turns],
@@ -453,8 +513,21 @@ def build_app(settings: Settings | None = None, edgar_transport: Transport | Non
                                                   "as /?token=... or send 'Authorization: Bearer ...'"}, status_code=401)
             return await call_next(request)
 
+    allowed_hosts = LOOPBACK_HOSTS | {h.strip().lower() for h in state.settings.serve_hosts.split(",") if h.strip()}
+    allowed_hosts |= {h.lower() for h in hosts}
+
+    class SiteGate(BaseHTTPMiddleware):
+        """Every request names a host this server answers to, and no other site's page changes anything here
+        (see :func:`site_refusal`)."""
+
+        async def dispatch(self, request: Request, call_next: Any) -> Response:
+            why = site_refusal(request, frozenset(allowed_hosts))
+            if why:
+                return JSONResponse({"error": why}, status_code=403)
+            return await call_next(request)
+
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={404: not_found},
-                    middleware=[Middleware(TokenGate)])
+                    middleware=[Middleware(SiteGate), Middleware(TokenGate)])
     app.state.finrag = state
     return app
 

@@ -239,9 +239,9 @@ class Assistant:
                 out[int(values.get("turn") or 0)] = to_result(values, thread_id, 0.0)
         return [out[turn] for turn in sorted(out)]
 
-    def threads(self, limit: int = THREADS_LISTED) -> list[ThreadSummary]:
-        """The conversations with the latest activity first."""
-        return self.thread_index.recent(limit)
+    def threads(self, limit: int = THREADS_LISTED, owner: str | None = None) -> list[ThreadSummary]:
+        """The conversations with the latest activity first (``owner``'s only, when given)."""
+        return self.thread_index.recent(limit, owner)
 
     def _recorded(self, result: AskResult) -> AskResult:
         self.thread_index.record(result.thread_id, result.question, result.turn)

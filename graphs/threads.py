@@ -2,7 +2,8 @@
 
 The checkpointer keeps every turn's state (SQLite or PostgreSQL); listing its threads would read every checkpoint,
 so this small SQLite table beside the index (``FINRAG_HOME/threads.sqlite``) records each thread's title (its
-first question), turn count and last activity, for ``GET /api/threads`` and ``finrag chat``'s resume.
+first question), turn count, last activity and owner (the web caller who opened it: a browser's own secret or the
+server token, never shown), for ``GET /api/threads`` and ``finrag chat``'s resume.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ log = logging.getLogger(__name__)
 THREADS_FILE = "threads.sqlite"
 TITLE_CHARS = 120  # a thread's title is its first question, cut here
 _SCHEMA = """CREATE TABLE IF NOT EXISTS threads (
-    thread_id TEXT PRIMARY KEY, title TEXT NOT NULL, turns INTEGER NOT NULL, updated_at TEXT NOT NULL
+    thread_id TEXT PRIMARY KEY, title TEXT NOT NULL, turns INTEGER NOT NULL, updated_at TEXT NOT NULL,
+    owner TEXT NOT NULL DEFAULT ''
 )"""
 
 
@@ -44,7 +46,27 @@ class ThreadIndex:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(self.path, timeout=30)
         conn.execute(_SCHEMA)
+        if "owner" not in {row[1] for row in conn.execute("PRAGMA table_info(threads)")}:
+            # a list made before threads had owners: its threads are nobody's, listed to no browser
+            conn.execute("ALTER TABLE threads ADD COLUMN owner TEXT NOT NULL DEFAULT ''")
         return conn
+
+    def claim(self, thread_id: str, owner: str) -> bool:
+        """Give a new thread to ``owner`` (the caller who asks its first question); whether ``owner`` may use it:
+        True for a thread it owns or a new one, False for someone else's."""
+        with self._lock, self._connect() as conn:
+            conn.execute("INSERT OR IGNORE INTO threads(thread_id, title, turns, updated_at, owner) "
+                         "VALUES (?, '', 0, ?, ?)", (thread_id, datetime.now(UTC).isoformat(), owner))
+            row = conn.execute("SELECT owner FROM threads WHERE thread_id = ?", (thread_id,)).fetchone()
+        return row is not None and row[0] == owner
+
+    def owner_of(self, thread_id: str) -> str | None:
+        """Who a thread belongs to ('' for a caller with no identity); None for a thread never asked."""
+        if not self.path.exists():
+            return None
+        with self._lock, self._connect() as conn:
+            row = conn.execute("SELECT owner FROM threads WHERE thread_id = ?", (thread_id,)).fetchone()
+        return row[0] if row else None
 
     def record(self, thread_id: str, question: str, turns: int) -> None:
         """A turn of ``thread_id`` ended: the first question titles it, the count and time move on."""
@@ -54,18 +76,21 @@ class ThreadIndex:
             with self._lock, self._connect() as conn:
                 conn.execute(
                     "INSERT INTO threads(thread_id, title, turns, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(thread_id)"
-                    " DO UPDATE SET turns = excluded.turns, updated_at = excluded.updated_at",
+                    " DO UPDATE SET turns = excluded.turns, updated_at = excluded.updated_at,"
+                    " title = CASE WHEN threads.title = '' THEN excluded.title ELSE threads.title END",
                     (thread_id, title, turns, now),
                 )
         except sqlite3.Error as exc:  # the answer stands; only the list of threads misses this turn
             log.warning("the thread list could not record %s: %s", thread_id, exc)
 
-    def recent(self, limit: int = 50) -> list[ThreadSummary]:
-        """The threads with the latest activity first."""
+    def recent(self, limit: int = 50, owner: str | None = None) -> list[ThreadSummary]:
+        """The threads with the latest activity first: ``owner``'s only when given (a web caller's), else all (this
+        machine's user, from the command line)."""
         if not self.path.exists():
             return []
+        mine = "" if owner is None else "AND owner = ? "
         with self._lock, self._connect() as conn:
             rows = conn.execute(
-                "SELECT thread_id, title, turns, updated_at FROM threads ORDER BY updated_at DESC, rowid DESC "
-                "LIMIT ?", (limit,)).fetchall()
+                f"SELECT thread_id, title, turns, updated_at FROM threads WHERE turns > 0 {mine}"
+                "ORDER BY updated_at DESC, rowid DESC LIMIT ?", (*(() if owner is None else (owner,)), limit)).fetchall()
         return [ThreadSummary(thread_id=r[0], title=r[1], turns=r[2], updated_at=r[3]) for r in rows]

@@ -18,6 +18,7 @@ from tools.edgar import MAX_TRIES, DocumentRef, EdgarClient, EdgarError, FilingR
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "edgar"
 AGENT = "Jane Analyst jane@example.com"
 CIK = "0000320193"
+LOCAL = "http://127.0.0.1"  # the host a local server answers to
 TEN_Q = "0000320193-25-000057"
 EIGHT_K = "0000320193-25-000055"
 
@@ -215,7 +216,7 @@ def test_the_browser_fetches_and_ingests_with_progress(settings: Settings) -> No
 
     from graphs.http import build_app
 
-    with TestClient(build_app(settings, edgar_transport=recorded())) as client:
+    with TestClient(build_app(settings, edgar_transport=recorded()), base_url=LOCAL) as client:
         reply = client.post("/api/fetch", json={"company": "AAPL", "form": "10-Q", "year": 2025})
         assert reply.status_code == 200
         events = [json.loads(line) for line in reply.text.splitlines()]
@@ -235,7 +236,7 @@ def test_the_browser_is_told_to_set_a_user_agent(tmp_path: Path) -> None:
     from graphs.http import build_app
 
     bare = Settings.from_env(home=tmp_path / "home", sec_user_agent="")
-    with TestClient(build_app(bare, edgar_transport=recorded())) as client:
+    with TestClient(build_app(bare, edgar_transport=recorded()), base_url=LOCAL) as client:
         reply = client.post("/api/fetch", json={"company": "AAPL"})
         assert reply.status_code == 400 and "FINRAG_SEC_USER_AGENT" in reply.json()["error"]
 

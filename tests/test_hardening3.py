@@ -235,3 +235,57 @@ def test_a_binary_file_renamed_html_is_refused_not_ingested_as_garbage(settings:
     with open_ingestor(settings) as ingestor:
         report = ingestor.ingest_file(path)
     assert report.status == "failed" and "looks like a binary file, not HTML" in report.error
+
+
+@pytest.fixture()
+def web(settings: Settings):
+    from starlette.testclient import TestClient
+
+    from graphs.http import build_app
+
+    with TestClient(build_app(settings), base_url="http://127.0.0.1:8765") as client:
+        yield client
+
+
+def test_a_page_of_another_site_may_not_change_anything(web) -> None:
+    for path, body in (("/api/ask", '{"question": "hi"}'), ("/api/upload?name=x.md", "# x")):
+        reply = web.post(path, content=body, headers={"origin": "https://evil.example", "content-type": "text/plain"})
+        assert reply.status_code == 403 and "another site" in reply.json()["error"], path
+    reply = web.post("/api/threads", headers={"sec-fetch-site": "cross-site"})
+    assert reply.status_code == 403
+    assert web.post("/api/threads", headers={"origin": "http://127.0.0.1:8765"}).status_code == 200
+    assert web.post("/api/threads").status_code == 200  # a client that sends no origin (curl, an SDK)
+
+
+def test_a_host_the_server_does_not_answer_to_is_refused(web) -> None:
+    reply = web.get("/api/docs", headers={"host": "rebound.evil.example:8765"})
+    assert reply.status_code == 403 and "FINRAG_SERVE_HOSTS" in reply.json()["error"]
+    assert web.get("/api/docs", headers={"host": "localhost:8765"}).status_code == 200
+
+
+def test_threads_belong_to_the_browser_that_opened_them(web, settings: Settings) -> None:
+    from graphs.http import CLIENT_COOKIE
+
+    web.get("/")
+    mine = web.cookies.get(CLIENT_COOKIE)
+    assert mine and len(mine) >= 16
+    asked = web.post("/api/ask", json={"question": "hello", "thread_id": "t-mine"})
+    assert asked.status_code == 200
+    assert [t["thread_id"] for t in web.get("/api/threads").json()["threads"]] == ["t-mine"]
+    web.cookies.clear()
+    web.cookies.set(CLIENT_COOKIE, "another-browser-secret-0123")
+    assert web.get("/api/threads").json()["threads"] == []
+    assert web.get("/api/threads/t-mine").status_code == 404
+    assert web.post("/api/ask", json={"question": "and now?", "thread_id": "t-mine"}).status_code == 404
+    web.cookies.clear()
+    web.cookies.set(CLIENT_COOKIE, mine)
+    assert web.get("/api/threads/t-mine").json()["turns"]
+
+
+def test_serve_help_says_how_to_protect_a_server_on_a_network(capsys) -> None:
+    from cli.main import main
+
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    out = capsys.readouterr().out
+    assert "FINRAG_SERVE_TOKEN" in out and "FINRAG_SERVE_HOSTS" in out

@@ -19,6 +19,7 @@ from agent.ingest.parsing import load_pages
 from agent.ingest.pipeline import open_ingestor
 
 pytestmark = pytest.mark.usefixtures("no_yfinance")
+LOCAL = "http://127.0.0.1"  # the host a local server answers to
 
 QUESTION = "What were Northwind's capital expenditures in 2024?"
 PDF_NAME = "NORTHWIND_2024_10K"
@@ -47,7 +48,7 @@ def client(pdf_settings: Settings) -> Iterator:
 
     from graphs.http import build_app
 
-    with TestClient(build_app(pdf_settings)) as test_client:
+    with TestClient(build_app(pdf_settings), base_url=LOCAL) as test_client:
         yield test_client
 
 
@@ -497,7 +498,7 @@ def test_a_server_with_a_token_answers_only_requests_that_carry_it(tmp_path: Pat
     from graphs.http import build_app
 
     settings = Settings.from_env(home=tmp_path / "home", serve_token="s3cret")
-    with TestClient(build_app(settings)) as guarded:
+    with TestClient(build_app(settings), base_url=LOCAL) as guarded:
         assert guarded.get("/").status_code == 200  # the page holds no data
         refused = guarded.get("/api/docs")
         assert refused.status_code == 401 and "FINRAG_SERVE_TOKEN" in refused.json()["error"]
