@@ -55,7 +55,7 @@ def run_xbrl_bench(path: Path, repeats: int = REPEATS) -> XbrlBenchResult:
     reads = []
     for _ in range(repeats):
         started = time.perf_counter()
-        facts = read_facts(str(path), data, parsed.fact_spans)
+        facts = read_facts(str(path), data, parsed.fact_spans, pages=[p.text for p in parsed.pages])
         reads.append(time.perf_counter() - started)
     text_only = dataclasses.replace(settings, read_xbrl=False)
     _ingest_seconds(path, text_only)  # warm-up: the embedding model loads once per process

@@ -289,3 +289,49 @@ def test_serve_help_says_how_to_protect_a_server_on_a_network(capsys) -> None:
         main(["serve", "--help"])
     out = capsys.readouterr().out
     assert "FINRAG_SERVE_TOKEN" in out and "FINRAG_SERVE_HOSTS" in out
+
+
+_NET_SALES_TAG = ('<ix:nonFraction unitRef="usd" contextRef="c-20" decimals="-6" '
+                  'name="us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax" format="ixt:num-dot-decimal" '
+                  'scale="6" id="f-62">95,359</ix:nonFraction>')
+
+
+@pytest.mark.parametrize(("case", "tampered", "why"), [
+    ("hidden", _NET_SALES_TAG.replace(">95,359<", '><span style="display:none">1</span><') + "95,359",
+     "the page prints ''"),
+    ("format", _NET_SALES_TAG.replace("ixt:num-dot-decimal", "ixt:fixed-zero"), "the tag reads 0"),
+    ("scale", _NET_SALES_TAG.replace('scale="6"', 'scale="-999"'), "scale -999"),
+    ("value", _NET_SALES_TAG.replace(">95,359<", ">1e400<"), "no finite number"),
+])
+def test_a_tag_that_says_other_than_the_page_is_left_out_and_named(tmp_path: Path, case: str, tampered: str,
+                                                                    why: str) -> None:
+    import gzip
+
+    from agent.ingest.parsing import load_pages
+    from agent.ingest.xbrl import read_facts
+
+    edgar = Path(__file__).resolve().parent / "fixtures" / "edgar" / "aapl-20250329.htm.gz"
+    data = gzip.decompress(edgar.read_bytes())
+    assert _NET_SALES_TAG.encode() in data
+    path = tmp_path / "aapl-20250329.htm"
+    path.write_bytes(data.replace(_NET_SALES_TAG.encode(), tampered.encode(), 1))
+    parsed = load_pages(path, Settings.from_env(home=tmp_path))
+    read = read_facts(str(path), path.read_bytes(), parsed.fact_spans, pages=[p.text for p in parsed.pages])
+    assert [d for d in read.disagreements if d.startswith("f-62:")] and why in read.disagreements[0], read.disagreements
+    assert "f-62" not in {f.fact_id for f in read.facts}
+    assert len(read.facts) == 673  # every other tag of the filing agrees with its page
+
+
+def test_the_real_filings_tags_all_agree_with_their_pages(tmp_path: Path) -> None:
+    import gzip
+
+    from agent.ingest.parsing import load_pages
+    from agent.ingest.xbrl import read_facts
+
+    for stem, tagged in (("aapl-20250329", 674), ("ibm-20241231", 62)):
+        path = tmp_path / f"{stem}.htm"
+        path.write_bytes(gzip.decompress((Path(__file__).resolve().parent / "fixtures" / "edgar" /
+                                          f"{stem}.htm.gz").read_bytes()))
+        parsed = load_pages(path, Settings.from_env(home=tmp_path))
+        read = read_facts(str(path), path.read_bytes(), parsed.fact_spans, pages=[p.text for p in parsed.pages])
+        assert (len(read.facts), read.disagreements) == (tagged, []), read.disagreements

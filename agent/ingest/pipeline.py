@@ -39,7 +39,8 @@ from agent.schemas import Chunk, DocumentMeta, IngestReport
 
 # Bump when parsing, sectioning, tables, chunking, cards or embedding text change what is stored: a document
 # ingested by another version is ingested again on the next run instead of being reported unchanged.
-PIPELINE_VERSION = "46"
+PIPELINE_VERSION = "47"
+DISAGREEMENTS_SHOWN = 3  # tags named in the ingest warning; the count says how many more
 # Embedding batches between two progress reports: often enough to see movement on a 500-page filing.
 EMBED_BATCHES_PER_REPORT = 2
 # What an ingest reports as it goes: (stage, done, total), stage "read" (pages) or "embed" (chunk texts),
@@ -257,12 +258,18 @@ class Ingestor:
         """The filing's inline-XBRL facts; a file whose tags cannot be read is still ingested as text."""
         with _timed(report.stage_seconds, "xbrl"):
             try:
-                facts = read_facts(display_path(path), path.read_bytes(), parsed.fact_spans)
+                facts = read_facts(display_path(path), path.read_bytes(), parsed.fact_spans,
+                                   pages=[p.text for p in parsed.pages])
             except (IngestError, OSError) as exc:
                 report.warnings.append(f"inline XBRL not read ({exc}); the filing is ingested as text")
                 log.warning("%s: inline XBRL not read: %s", display_path(path), exc)
                 return None
-        if facts.tagged and len(facts.facts) < READ_SHARE_WARNED * facts.tagged:
+        if facts.disagreements:
+            shown = "; ".join(facts.disagreements[:DISAGREEMENTS_SHOWN])
+            more = len(facts.disagreements) - DISAGREEMENTS_SHOWN
+            report.warnings.append(f"inline XBRL: {len(facts.disagreements)} tags say other than the page prints, "
+                                   f"left out (the page's figures stand): {shown}{f'; {more} more' if more > 0 else ''}")
+        if facts.tagged and len(facts.facts) + len(facts.disagreements) < READ_SHARE_WARNED * facts.tagged:
             note = (f"inline XBRL: {len(facts.facts)} of {facts.tagged} tagged figures read (the markup breaks the tag "
                     "reader, e.g. a comment left open); answers come from the printed text"
                     + ("" if facts.fy_end_month else ", and the fiscal year end from the cover's words"))

@@ -11,17 +11,20 @@ from __future__ import annotations
 
 import io
 import logging
+import math
 import re
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import date
 
 from pydantic import BaseModel, Field
 
 from agent.errors import IngestError
+from agent.finance.numbers import nil_cell, parse_number
 from agent.finance.periods import duration_norm, instant_norm, parse_date, period_year, shift_period
+from agent.finance.wording import COUNT_VALUES
 from agent.ingest.parsing import FactSpan
-from agent.schemas import XbrlFact
+from agent.schemas import NumericValue, XbrlFact
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +48,8 @@ class FilingFacts(BaseModel):
     period_end: str = Field(default="", description="ISO date of dei:DocumentPeriodEndDate")
     fy_end_month: int = Field(default=0, description="the month dei says the fiscal year ends; 0 when it says none")
     tagged: int = Field(default=0, description="numeric tags the file's markup holds, read or not")
+    disagreements: list[str] = Field(default_factory=list, description="tags left out because they say other than "
+                                     "the page prints (hidden content, format, scale, value)")
 
 
 def concept_words(concept: str) -> str:
@@ -144,9 +149,42 @@ _NUMERIC_TAG_RE = re.compile(rb"<ix:nonfraction\b", re.IGNORECASE)
 READ_SHARE_WARNED = 0.5  # fewer of the file's numeric tags read than this: its markup broke the tag reader
 
 
-def read_facts(path: str, data: bytes, spans: Mapping[str, FactSpan], fy_end_month: int = 12) -> FilingFacts:
-    """Every numeric fact of an inline-XBRL HTML filing, and its ``dei`` cover facts. A file whose tags cannot be
-    read raises :class:`IngestError` (the text of the filing is still ingested by the caller)."""
+MAX_TAG_SCALE = 12  # a tag's power of ten: trillions at most, hundredths the other way; beyond is no figure
+_COMMA_DECIMAL_RE = re.compile(r"comma-?decimal", re.IGNORECASE)  # '1.234,5' formats (ixt:num-comma-decimal)
+_WORDS_FORMAT_RE = re.compile(r"numwords", re.IGNORECASE)  # ixt-sec:numwordsen: 'two', 'none'
+_NUMBER_WORDS = {"no": 0, "none": 0, "zero": 0, "one": 1, **COUNT_VALUES}
+
+
+def printed_disagreement(fact: XbrlFact, form: str, pages: Sequence[str]) -> str:
+    """Why ``fact`` says something other than the page the reader sees ('' when they agree): its value is no
+    finite number, its scale no power of ten a figure has, or the text printed at its place (hidden content
+    removed, as the reader removes it) is not its value at its scale -- a tag cannot state what the page does not
+    print. A fact printed nowhere (in the hidden header) is not checked here: it is never cited as printed."""
+    if not math.isfinite(fact.value):
+        return f"{fact.fact_id}: the tag's value {fact.text!r} is no finite number"
+    if abs(fact.scale) > MAX_TAG_SCALE:
+        return f"{fact.fact_id}: scale {fact.scale} is no power of ten a figure is printed in"
+    if fact.page is None or fact.page >= len(pages):
+        return ""
+    printed = pages[fact.page][fact.span_start:fact.span_end].strip()
+    if _COMMA_DECIMAL_RE.search(form):
+        printed = printed.replace(".", "").replace(",", ".")
+    words = _NUMBER_WORDS.get(printed.lower()) if _WORDS_FORMAT_RE.search(form) else None
+    number = parse_number(printed) or nil_cell(printed) or (NumericValue(text=printed, value=words)
+                                                            if words is not None else None)
+    if number is None or not number.readable:
+        return f"{fact.fact_id}: the tag reads {fact.value:g}, and the page prints {printed[:40]!r} there"
+    shown = abs(number.value) * 10.0 ** fact.scale
+    if abs(abs(fact.value) - shown) > 1e-6 * max(1.0, shown):
+        return f"{fact.fact_id}: the tag reads {fact.value:g}, and the page prints {printed[:40]!r}"
+    return ""
+
+
+def read_facts(path: str, data: bytes, spans: Mapping[str, FactSpan], fy_end_month: int = 12,
+               pages: Sequence[str] = ()) -> FilingFacts:
+    """Every numeric fact of an inline-XBRL HTML filing that agrees with the text of ``pages`` (the reader's page
+    texts; :func:`printed_disagreement`), and its ``dei`` cover facts. A file whose tags cannot be read raises
+    :class:`IngestError` (the text of the filing is still ingested by the caller)."""
     from ixbrlparse import IXBRL
 
     try:
@@ -164,13 +202,19 @@ def read_facts(path: str, data: bytes, spans: Mapping[str, FactSpan], fy_end_mon
     fy_end = stated_fy_end or fy_end_month or 12
     units = _units(doc.soup)
     facts = []
+    disagreements: list[str] = []
     for item in doc.numeric:
         try:
             fact = _fact(item, units, fy_end, spans.get(str(item.soup_tag.attrs.get("id") or "")))
-        except (TypeError, ValueError, AttributeError) as exc:
+        except (TypeError, ValueError, AttributeError, OverflowError) as exc:
             log.debug("%s: fact skipped: %s", path, exc)
             continue
-        if fact is not None:
+        if fact is None:
+            continue
+        why = printed_disagreement(fact, str(item.soup_tag.attrs.get("format") or ""), pages) if pages else ""
+        if why:
+            disagreements.append(why)
+        else:
             facts.append(fact)
     period_end = parse_date(first.get("DocumentPeriodEndDate", ""))
     year = first.get("DocumentFiscalYearFocus", "")
@@ -190,4 +234,5 @@ def read_facts(path: str, data: bytes, spans: Mapping[str, FactSpan], fy_end_mon
         # a year named by the year it began (see fiscal_naming); none stated: the text's reading of the cover decides
         fy_end_month=(fy_end + 12 if offset == -1 else fy_end) if stated_fy_end else 0,
         tagged=len(_NUMERIC_TAG_RE.findall(data)),
+        disagreements=disagreements,
     )
