@@ -187,13 +187,22 @@ def _free_upload_name(folder: Path, name: str, sha256: str) -> Path:
     return candidate
 
 
+def _indexed_as(sha256: str, settings: Settings) -> Any:
+    """The indexed document with these bytes (documents are keyed by their sha256), or None."""
+    from agent.index.store import Store
+
+    with Store.open(settings) as store:
+        return next((d for d in store.list_documents() if d.doc_id == sha256), None)
+
+
 def _unreadable_upload(path: Path, settings: Settings) -> str:
-    """Why an uploaded file cannot be ingested (corrupt, empty, no text), or '' when its pages can be read."""
+    """Why an uploaded file cannot be ingested (corrupt, empty, binary, too large), or '' when it may be: said
+    without reading its text, which the ingest does once, under its lock."""
     from agent.errors import IngestError
-    from agent.ingest.parsing import load_pages
+    from agent.ingest.parsing import check_file
 
     try:
-        load_pages(path, settings)
+        check_file(path, settings)
     except IngestError as exc:
         return str(exc.reason)
     except FinragError as exc:
@@ -419,6 +428,8 @@ def build_app(settings: Settings | None = None, edgar_transport: Transport | Non
         return Response(png, media_type="image/png", headers={"Cache-Control": "max-age=3600"})
 
     async def upload(request: Request) -> Response:
+        from starlette.concurrency import run_in_threadpool
+
         from agent.ingest.parsing import SUPPORTED_EXTENSIONS
 
         base = re.split(r"[\\/]", request.query_params.get("name", ""))[-1]  # the base name, whatever path came
@@ -449,10 +460,15 @@ def build_app(settings: Settings | None = None, edgar_transport: Transport | Non
         except OSError as exc:
             partial.unlink(missing_ok=True)
             return _error(FinragError(f"the upload could not be stored: {exc.strerror or exc}"))
+        indexed = await run_in_threadpool(_indexed_as, digest.hexdigest(), state.settings)
+        if indexed is not None:  # the same bytes under another name: no second copy, no second document
+            partial.unlink(missing_ok=True)
+            report = {"status": "unchanged", "name": indexed.name, "pages": indexed.n_pages,
+                      "chunks": indexed.n_chunks, "error": "",
+                      "message": f"{name} is already indexed as {indexed.name} (the same file); nothing was added"}
+            return Response(_line({"event": "result", "report": report}), media_type="application/x-ndjson")
         target = _free_upload_name(folder, name, digest.hexdigest())
         partial.replace(target)
-
-        from starlette.concurrency import run_in_threadpool
 
         problem = await run_in_threadpool(_unreadable_upload, target, state.settings)
         if problem:

@@ -335,3 +335,27 @@ def test_the_real_filings_tags_all_agree_with_their_pages(tmp_path: Path) -> Non
         parsed = load_pages(path, Settings.from_env(home=tmp_path))
         read = read_facts(str(path), path.read_bytes(), parsed.fact_spans, pages=[p.text for p in parsed.pages])
         assert (len(read.facts), read.disagreements) == (tagged, []), read.disagreements
+
+
+def test_an_upload_is_read_once_and_the_same_bytes_again_make_no_second_copy(web, settings: Settings,
+                                                                             monkeypatch) -> None:
+    import json
+
+    from agent.ingest import parsing, pipeline
+
+    reads: list[str] = []
+    real = parsing.load_pages
+
+    def counted(path, *args, **kwargs):
+        reads.append(Path(path).name)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(parsing, "load_pages", counted)  # the upload's own check would call it here
+    monkeypatch.setattr(pipeline, "load_pages", counted)  # the ingest reads the file here
+    first = web.put("/api/upload", params={"name": "LONGNUM_2024_10K.md"}, content=LONG_FILING.encode())
+    assert json.loads(first.text.splitlines()[-1])["report"]["status"] == "ingested"
+    assert reads == ["LONGNUM_2024_10K.md"]  # parsed once, by the ingest
+    again = web.put("/api/upload", params={"name": "copy of the 10-K.md"}, content=LONG_FILING.encode())
+    report = json.loads(again.text.splitlines()[-1])["report"]
+    assert report["status"] == "unchanged" and report["name"] == "LONGNUM_2024_10K", report
+    assert sorted(p.name for p in (settings.home / "uploads").iterdir()) == ["LONGNUM_2024_10K.md"]

@@ -781,10 +781,36 @@ def _read_text(path: Path, data: bytes, settings: Settings) -> str:
 # -------------------------------------------------------------------------------------------------------
 # Entry point
 # -------------------------------------------------------------------------------------------------------
-def load_pages(path: Path, settings: Settings, on_page: PageProgress | None = None) -> ParsedDocument:
-    """Read a filing into pages. Raises IngestError with one clear reason for any bad input. ``on_page(done,
-    total)`` is called as PDF pages are read (other formats are read in one go)."""
+def check_file(path: Path, settings: Settings) -> None:
+    """What can be said of a file without reading its text: a supported type, its size within the limits, not
+    empty, not binary under a text extension, a PDF that opens within the page limit. IngestError with the
+    reason; a file that passes may still have no text (a scanned PDF), which only reading it finds."""
     path = Path(path)
+    source_format = _checked_format(path, settings)
+    if source_format != "pdf":
+        with path.open("rb") as file:
+            data = file.read(BINARY_SAMPLE_BYTES)
+        if not data.strip() and path.stat().st_size <= BINARY_SAMPLE_BYTES:
+            raise IngestError(str(path), "no text found in the file (only whitespace)")
+        _check_not_binary(path, data, "HTML" if source_format == "html" else "text")
+        return
+    import pypdfium2 as pdfium
+
+    try:
+        pdf = pdfium.PdfDocument(str(path))
+    except Exception as exc:  # pdfium raises PdfiumError (and others) for anything it cannot open
+        raise IngestError(str(path), f"not a readable PDF: {exc}") from exc
+    try:
+        if len(pdf) == 0:
+            raise IngestError(str(path), "not a readable PDF: it has no pages")
+        if len(pdf) > settings.max_pages:
+            raise IngestError(str(path), f"{len(pdf)} pages is more than max_pages={settings.max_pages}")
+    finally:
+        pdf.close()
+
+
+def _checked_format(path: Path, settings: Settings) -> str:
+    """The file's format by its extension, once its existence and size are checked."""
     suffix = path.suffix.lower()
     source_format = SUPPORTED_SUFFIXES.get(suffix)
     if source_format is None:
@@ -802,6 +828,18 @@ def load_pages(path: Path, settings: Settings, on_page: PageProgress | None = No
         raise IngestError(
             str(path), f"file is {size_mb:.1f} MB, over the limit max_file_mb={settings.max_file_mb:g}"
         )
+    if source_format == "html" and size_mb > settings.max_markup_mb:
+        raise IngestError(
+            str(path), f"HTML file is {size_mb:.1f} MB, over the limit max_markup_mb={settings.max_markup_mb:g}"
+        )
+    return source_format
+
+
+def load_pages(path: Path, settings: Settings, on_page: PageProgress | None = None) -> ParsedDocument:
+    """Read a filing into pages. Raises IngestError with one clear reason for any bad input. ``on_page(done,
+    total)`` is called as PDF pages are read (other formats are read in one go)."""
+    path = Path(path)
+    source_format = _checked_format(path, settings)
     if source_format == "pdf":
         raw_pages, placed = _pdf_pages(path, settings, on_page)
         return _assemble(path, raw_pages, source_format, settings, placed)
@@ -814,10 +852,6 @@ def load_pages(path: Path, settings: Settings, on_page: PageProgress | None = No
             raise IngestError(str(path), "no text found in the file (only whitespace)")
         _check_not_binary(path, data, "HTML" if source_format == "html" else "text")
         if source_format == "html":
-            if size_mb > settings.max_markup_mb:
-                raise IngestError(
-                    str(path), f"HTML file is {size_mb:.1f} MB, over the limit max_markup_mb={settings.max_markup_mb:g}"
-                )
             marked = settings.read_xbrl and has_inline_xbrl(data)
             try:
                 raw_pages, indented = _indentation(_html_pages(path, data, mark_facts=marked))
