@@ -463,7 +463,7 @@ def build_app(settings: Settings | None = None, edgar_transport: Transport | Non
         indexed = await run_in_threadpool(_indexed_as, digest.hexdigest(), state.settings)
         if indexed is not None:  # the same bytes under another name: no second copy, no second document
             partial.unlink(missing_ok=True)
-            report = {"status": "unchanged", "name": indexed.name, "pages": indexed.n_pages,
+            report = {"status": "unchanged", "name": indexed.name, "path": indexed.name, "pages": indexed.n_pages,
                       "chunks": indexed.n_chunks, "error": "",
                       "message": f"{name} is already indexed as {indexed.name} (the same file); nothing was added"}
             return Response(_line({"event": "result", "report": report}), media_type="application/x-ndjson")
