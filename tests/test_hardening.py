@@ -545,6 +545,9 @@ def test_the_hostile_benchmark_probes_the_server_and_the_memory_import(tmp_path:
     uploads = {r.input: r for r in upload_probes(tmp_path)}
     assert uploads["upload: chunked body over the limit, no Content-Length"].exit_code == 413
     assert uploads["upload: random bytes named .pdf"].exit_code == 422
+    again = uploads["upload: the indexed filing again under another name"]
+    assert again.exit_code == 200 and "unchanged as NORTHWIND_2024_10K" in again.message, again.message
+    assert "copy.md" not in again.message.split("uploads kept:")[-1]  # no second copy
     second = uploads["upload: another company's file under the same name"]
     assert second.exit_code == 200 and "ingested as report_2" in second.message
     assert all("uploads kept: none" in r.message for r in list(uploads.values())[:2])  # refusals leave nothing
