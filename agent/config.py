@@ -95,6 +95,10 @@ class Settings:
         default=True, metadata={"help": "Read the inline-XBRL facts of HTML filings (the filer's own tags on every "
                                         "statement figure); off ingests their text only."},
     )
+    max_facts: int = field(
+        default=20_000, metadata={"help": "Read at most this many inline-XBRL facts of a filing (a 10-K tags ~2,000; "
+                                          "beyond, the filing is answered from its printed text and ingest says so)."},
+    )
     max_markup_mb: float = field(
         default=64.0, metadata={"help": "Refuse HTML larger than this: its parse tree takes ~15x the file in memory."}
     )

@@ -359,3 +359,17 @@ def test_an_upload_is_read_once_and_the_same_bytes_again_make_no_second_copy(web
     report = json.loads(again.text.splitlines()[-1])["report"]
     assert report["status"] == "unchanged" and report["name"] == "LONGNUM_2024_10K", report
     assert sorted(p.name for p in (settings.home / "uploads").iterdir()) == ["LONGNUM_2024_10K.md"]
+
+
+def test_a_filing_tagging_more_figures_than_any_filing_is_read_as_text(tmp_path: Path) -> None:
+    import gzip
+
+    from agent.ingest.pipeline import open_ingestor
+
+    edgar = Path(__file__).resolve().parent / "fixtures" / "edgar" / "ibm-20241231.htm.gz"
+    path = tmp_path / "ibm-20241231.htm"
+    path.write_bytes(gzip.decompress(edgar.read_bytes()))
+    with open_ingestor(Settings.from_env(home=tmp_path / "home", max_facts=50)) as ingestor:
+        report = ingestor.ingest_file(path)
+    assert report.status == "ingested" and report.facts == 0 and report.chunks > 0
+    assert any(w.startswith("inline XBRL: 62 tagged figures is more than max_facts=50") for w in report.warnings)

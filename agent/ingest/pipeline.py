@@ -34,7 +34,7 @@ from agent.ingest.metadata import detect_metadata
 from agent.ingest.parsing import SUPPORTED_EXTENSIONS, ParsedDocument, load_pages
 from agent.ingest.statements import cover_from_facts, statements_elsewhere
 from agent.ingest.structure import detect_sections
-from agent.ingest.xbrl import READ_SHARE_WARNED, FilingFacts, read_facts
+from agent.ingest.xbrl import READ_SHARE_WARNED, FilingFacts, count_numeric_tags, read_facts
 from agent.schemas import Chunk, DocumentMeta, IngestReport
 
 # Bump when parsing, sectioning, tables, chunking, cards or embedding text change what is stored: a document
@@ -258,8 +258,14 @@ class Ingestor:
         """The filing's inline-XBRL facts; a file whose tags cannot be read is still ingested as text."""
         with _timed(report.stage_seconds, "xbrl"):
             try:
-                facts = read_facts(display_path(path), path.read_bytes(), parsed.fact_spans,
-                                   pages=[p.text for p in parsed.pages])
+                data = path.read_bytes()
+                tagged = count_numeric_tags(data)
+                if tagged > self.settings.max_facts:  # counted before the tag reader builds a tree of them all
+                    report.warnings.append(f"inline XBRL: {tagged:,} tagged figures is more than max_facts="
+                                           f"{self.settings.max_facts:,} (a 10-K tags about 2,000); none read, the "
+                                           "filing is answered from its printed text")
+                    return None
+                facts = read_facts(display_path(path), data, parsed.fact_spans, pages=[p.text for p in parsed.pages])
             except (IngestError, OSError) as exc:
                 report.warnings.append(f"inline XBRL not read ({exc}); the filing is ingested as text")
                 log.warning("%s: inline XBRL not read: %s", display_path(path), exc)

@@ -149,6 +149,11 @@ _NUMERIC_TAG_RE = re.compile(rb"<ix:nonfraction\b", re.IGNORECASE)
 READ_SHARE_WARNED = 0.5  # fewer of the file's numeric tags read than this: its markup broke the tag reader
 
 
+def count_numeric_tags(data: bytes) -> int:
+    """How many numeric inline-XBRL tags a file's markup holds (without parsing it)."""
+    return len(_NUMERIC_TAG_RE.findall(data))
+
+
 MAX_TAG_SCALE = 12  # a tag's power of ten: trillions at most, hundredths the other way; beyond is no figure
 _COMMA_DECIMAL_RE = re.compile(r"comma-?decimal", re.IGNORECASE)  # '1.234,5' formats (ixt:num-comma-decimal)
 _WORDS_FORMAT_RE = re.compile(r"numwords", re.IGNORECASE)  # ixt-sec:numwordsen: 'two', 'none'
@@ -233,6 +238,6 @@ def read_facts(path: str, data: bytes, spans: Mapping[str, FactSpan], fy_end_mon
         period_end=period_end.isoformat() if period_end else "",
         # a year named by the year it began (see fiscal_naming); none stated: the text's reading of the cover decides
         fy_end_month=(fy_end + 12 if offset == -1 else fy_end) if stated_fy_end else 0,
-        tagged=len(_NUMERIC_TAG_RE.findall(data)),
+        tagged=count_numeric_tags(data),
         disagreements=disagreements,
     )
