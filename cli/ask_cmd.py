@@ -29,6 +29,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "ask", help="answer a question about the ingested filings, citing [doc, p. N] for every figure",
         description="Answer one question (one turn of a conversation) from the ingested filings, the memory bank "
         "and market data. Offline unless OPENAI_API_KEY is set.",
+        epilog="examples:\n  finrag ask \"What were Northwind's capital expenditures in 2024?\" --thread t1\n"
+        "  finrag ask \"what about 2023?\" --thread t1      (a follow-up on the same thread)\n"
+        "  finrag ask \"Northwind op income FY24\" --json     (shorthand; the JSON has citations and sub-queries)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ask.add_argument("question", help='e.g. "What were Northwind\'s capital expenditures in 2024?"')
     ask.add_argument("--thread", metavar="ID", help="continue this conversation (follow-ups like 'what about 2023?')")

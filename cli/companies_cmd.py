@@ -32,19 +32,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=list_companies)
     actions = p.add_subparsers(dest="action", metavar="ACTION")
 
-    merge = actions.add_parser("merge", help="fold company GONE (its filings and names) into KEEP")
+    merge = actions.add_parser("merge", help="fold company GONE (its filings and names) into KEEP",
+                               epilog="example: finrag companies merge 'Meta Platforms' 'Facebook, Inc.'")
     merge.add_argument("keep", help="the company kept: a name, former name, alias, ticker or entity id")
     merge.add_argument("gone", help="the company folded into it")
     merge.add_argument("--force", action="store_true",
                        help="merge even two companies with different CIKs (one filer whose CIK changed)")
     merge.set_defaults(func=merge_companies)
 
-    rename = actions.add_parser("rename", help="give a company its name by hand")
+    rename = actions.add_parser("rename", help="give a company its name by hand",
+                                epilog="example: finrag companies rename MMM '3M Company'")
     rename.add_argument("company", help="a name, ticker or entity id of the company")
     rename.add_argument("name", help="the new name (the old one is kept as a former name)")
     rename.set_defaults(func=rename_company)
 
-    alias = actions.add_parser("alias", help="add a short form people use for a company")
+    alias = actions.add_parser("alias", help="add a short form people use for a company",
+                               epilog="example: finrag companies alias 'International Business Machines' 'Big Blue'")
     alias.add_argument("company", help="a name, ticker or entity id of the company")
     alias.add_argument("alias", help="the short form, e.g. 'Big Blue'")
     alias.set_defaults(func=alias_company)

@@ -32,12 +32,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=list_docs)
     actions = p.add_subparsers(dest="action", metavar="ACTION")
 
-    show = actions.add_parser("show", help="one document: metadata, sections and chunk counts")
+    show = actions.add_parser("show", help="one document: metadata, sections and chunk counts",
+                               epilog="example: finrag docs show NORTHWIND_2024_10K --json")
     show.add_argument("name", help="document name (file stem) or content hash")
     show.add_argument("--json", action="store_true", help="JSON output")
     show.set_defaults(func=show_doc)
 
-    edit = actions.add_parser("edit", help="correct a document's metadata")
+    edit = actions.add_parser("edit", help="correct a document's metadata",
+                               epilog="example: finrag docs edit NORTHWIND_2024_10K --ticker NWND --fiscal-period FY2024")
     edit.add_argument("name", help="document name or content hash")
     for field in EDITABLE:
         helptext = EDIT_HELP.get(field, f"new {field.replace('_', ' ')}")
@@ -45,7 +47,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     edit.add_argument("--json", action="store_true", help="JSON output")
     edit.set_defaults(func=edit_doc)
 
-    remove = actions.add_parser("remove", help="remove a document everywhere (rows, vectors, BM25)")
+    remove = actions.add_parser("remove", help="remove a document everywhere (rows, vectors, BM25)",
+                                 epilog="example: finrag docs remove NORTHWIND_2024_10K")
     remove.add_argument("name", help="document name or content hash")
     remove.set_defaults(func=remove_doc)
 

@@ -16,7 +16,8 @@ def register(actions: argparse._SubParsersAction) -> None:
         "ingest",
         help="benchmark ingestion: seconds per stage, pages/s, peak memory, index size",
         description="Ingest each filing in a fresh process and data directory and measure it.",
-        epilog=f"default filings: {', '.join(DEFAULT_DOCS)} (from DATA/financebench/docs/pdf)",
+        epilog=f"default filings: {', '.join(DEFAULT_DOCS)} (from DATA/financebench/docs/pdf); "
+        "example: finrag eval ingest --data ../shared/findata --out runs/ingest",
     )
     p.add_argument("--data", type=Path, default=None, help="findata folder (default: $FINRAG_DATA_DIR)")
     p.add_argument("--docs", default=",".join(DEFAULT_DOCS), help="comma-separated filing names")

@@ -18,7 +18,8 @@ def register(actions: argparse._SubParsersAction) -> None:
         help="benchmark the citation viewer: PNG render and span-locate milliseconds per page",
         description="Ingest a PDF filing into a throwaway data directory and time rendering pages spread "
         "through it and locating a quote on each, as `finrag serve` does per request.",
-        epilog=f"default filing: {DEFAULT_FILING} (from DATA/financebench/docs/pdf); or pass --pdf FILE",
+        epilog=f"default filing: {DEFAULT_FILING} (from DATA/financebench/docs/pdf); or pass --pdf FILE. "
+        "example: finrag eval render --data ../shared/findata --samples 5",
     )
     p.add_argument("--data", type=Path, default=None, help="findata folder (default: $FINRAG_DATA_DIR)")
     p.add_argument("--pdf", type=Path, default=None, help="a PDF filing to measure instead")

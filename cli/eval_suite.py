@@ -71,6 +71,7 @@ def register(actions: argparse._SubParsersAction) -> None:
         help="agreement (accuracy, Cohen's kappa) of every answer scorer with FinanceBench's human labels",
         description="Score the human-labelled answers in financebench/judge_labels.jsonl with every available "
         "scorer and report agreement overall, by gold kind and by question type.",
+        epilog="example: finrag eval calibrate --data ../shared/findata --limit 200 --out runs/calibration",
     )
     p.add_argument("--data", type=Path, default=None, help="data in the findata layout (default: FINRAG_DATA_DIR)")
     p.add_argument("--limit", type=int, default=None, help="only the first N labels")

@@ -21,7 +21,8 @@ def register(actions: argparse._SubParsersAction) -> None:
         help="benchmark inline-XBRL facts: facts read per second, ingest time with facts vs text only",
         description="Read each inline-XBRL HTML filing's facts (median of 3) and ingest it into throwaway data "
         "directories with its facts and as text only (read_xbrl off), the median of 3 each.",
-        epilog="default filings: tests/fixtures/edgar/*.htm.gz of a source checkout; or pass files",
+        epilog="default filings: tests/fixtures/edgar/*.htm.gz of a source checkout; or pass files. "
+        "example: finrag eval xbrl aapl-20250329.htm --out runs/xbrl",
     )
     p.add_argument("files", nargs="*", type=Path, metavar="FILE", help="inline-XBRL .htm filings")
     p.add_argument("--out", type=Path, default=None, help="write xbrl.json and xbrl.md here")

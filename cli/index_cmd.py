@@ -45,7 +45,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     migrate = actions.add_parser("migrate", help="copy the embedded index into Milvus (resumable, idempotent)",
                                  description="Copy every ingested document into Milvus. Documents already "
-                                             "copied are skipped, so an interrupted run resumes where it stopped.")
+                                             "copied are skipped, so an interrupted run resumes where it stopped.",
+                                 epilog="example: finrag index migrate --to milvus --uri http://localhost:19530")
     migrate.add_argument("--to", choices=BACKENDS, required=True, help="the backend to copy into")
     _milvus_options(migrate)
     migrate.add_argument("--fresh", action="store_true", help="drop finrag's Milvus collections first")
@@ -54,7 +55,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     check = actions.add_parser("check", help="compare Milvus with the embedded index (ids and top-10)",
                                description="Exit 0 when every document has the same chunk ids in both and each "
-                                           "search path's mean top-10 overlap reaches the tolerance, else 1.")
+                                           "search path's mean top-10 overlap reaches the tolerance, else 1.",
+                               epilog="example: finrag index check --uri http://localhost:19530 --queries 50")
     _milvus_options(check)
     check.add_argument("--queries", type=int, default=None, help="sampled queries (default 50)")
     check.add_argument("--tolerance", type=float, default=None, help="mean top-10 overlap required (default 0.9)")

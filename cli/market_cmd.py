@@ -22,6 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="live market data: quote, price history, reported statements",
         description="Market data from Yahoo Finance via yfinance, cached under $FINRAG_HOME/cache. Offline or when "
         "Yahoo fails, the last cached value is shown with its as-of time and marked stale.",
+        epilog="example: finrag market quote MMM",
     )
     sub = p.add_subparsers(dest="market_command", metavar="ACTION", required=True)
 

@@ -52,6 +52,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="The memory bank holds canonical questions x fiscal periods with verified answers and their "
         "sources. Verified entries answer matching questions instantly; pipeline answers are seeded as unverified "
         "candidates until a person verifies them; a newer filing for the same company and period makes entries stale.",
+        epilog="example: finrag memory list --status verified",
     )
     sub = p.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
 
@@ -79,30 +80,34 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     a.add_argument("--json", action="store_true", help="print the stored entry as JSON")
     a.set_defaults(func=run_add)
 
-    ls = sub.add_parser("list", help="list entries")
+    ls = sub.add_parser("list", help="list entries", epilog="example: finrag memory list --company 3M --json")
     ls.add_argument("--status", choices=[s.value for s in MemoryStatus], help="only entries with this status")
     ls.add_argument("--company", default="", help="only entries about this company")
     ls.add_argument("--json", action="store_true", help="print the entries as JSON")
     ls.set_defaults(func=run_list)
 
-    v = sub.add_parser("verify", help="mark an entry verified")
+    v = sub.add_parser("verify", help="mark an entry verified",
+                       epilog="example: finrag memory verify 3 --verifier 'Jane Analyst'")
     v.add_argument("id", metavar="ID", help="entry id (or an unambiguous prefix)")
     v.add_argument("--verifier", required=True, help="who verified it")
     v.set_defaults(func=run_verify)
 
-    r = sub.add_parser("remove", help="delete an entry")
+    r = sub.add_parser("remove", help="delete an entry", epilog="example: finrag memory remove 3")
     r.add_argument("id", metavar="ID", help="entry id (or an unambiguous prefix)")
     r.set_defaults(func=run_remove)
 
-    i = sub.add_parser("import", help="add or update entries from a JSON-lines file (idempotent)")
+    i = sub.add_parser("import", help="add or update entries from a JSON-lines file (idempotent)",
+                       epilog="example: finrag memory import verified_answers.jsonl")
     i.add_argument("path", type=Path, metavar="FILE")
     i.set_defaults(func=run_import)
 
-    e = sub.add_parser("export", help="write every entry to a JSON-lines file")
+    e = sub.add_parser("export", help="write every entry to a JSON-lines file",
+                       epilog="example: finrag memory export bank.jsonl")
     e.add_argument("path", type=Path, metavar="FILE")
     e.set_defaults(func=run_export)
 
-    s = sub.add_parser("seed", help="store pipeline answers as unverified candidates")
+    s = sub.add_parser("seed", help="store pipeline answers as unverified candidates",
+                       epilog="example: finrag ask \"What was 3M's 2018 capex?\" --json > a.json; finrag memory seed --from-json a.json")
     s.add_argument(
         "--from-json",
         dest="from_json",
@@ -113,7 +118,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     s.set_defaults(func=run_seed)
 
-    lk = sub.add_parser("lookup", help="match a question against the verified entries")
+    lk = sub.add_parser("lookup", help="match a question against the verified entries",
+                        epilog="example: finrag memory lookup \"What was 3M's FY2018 capex?\" --company 3M --period FY2018")
     lk.add_argument("question", metavar="QUESTION")
     lk.add_argument("--company", default="", help="company the question is about")
     lk.add_argument("--period", default="", help="fiscal period the question is about")

@@ -17,6 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="rebuild a learned model from FINRAG_DATA_DIR (operations, answer-kinds)",
         description="Train a learned part of finrag on the benchmark data in the findata layout and write it where "
         "finrag reads it. The same data gives the same file, so the shipped model can be checked and rebuilt.",
+        epilog="example: FINRAG_DATA_DIR=../shared/findata finrag train operations",
     )
     p.set_defaults(func=lambda args, settings: (p.print_help(), 2)[1])
     actions = p.add_subparsers(dest="train_action", metavar="MODEL")
