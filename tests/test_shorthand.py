@@ -100,6 +100,24 @@ def test_an_opener_that_names_nothing_is_cut(asked: str, read: str) -> None:
     assert plain_question(asked, EntityRegistry([FABRIKAM])) == read
 
 
+@pytest.mark.parametrize(("asked", "read"), [
+    ("In Europe, what was Fabrikam's revenue in 2024?", "What was Fabrikam's revenue in 2024 in Europe?"),
+    ("In the Logistics segment in 2024, what was revenue?", "What was revenue in the Logistics segment in 2024?"),
+    ("In total, what was Fabrikam's revenue in 2024?", "In total, what was Fabrikam's revenue in 2024?"),
+])
+def test_a_fronted_clause_is_read_after_what_it_narrows(asked: str, read: str) -> None:
+    assert plain_question(asked, EntityRegistry([FABRIKAM])) == read
+
+
+def test_a_part_in_a_fronted_clause_is_a_part_of_the_plan() -> None:
+    from agent.query.dialogue import DialogueSlots
+    from agent.query.rewrite import rewrite
+
+    turn = rewrite("In Asia Pacific in 2024, what was Fabrikam's revenue?", [], DialogueSlots(),
+                   EntityRegistry([FABRIKAM]))
+    assert [t.text for t in turn.intent.scope] == ["Asia Pacific"] and turn.intent.temporal_scope.periods == ["FY2024"]
+
+
 @pytest.mark.parametrize("asked", [
     "Fabrikam Robotics, Inc. operating income FY24",
     "For my model, I need Fabrikam Robotics, Inc.'s operating income in 2024.",

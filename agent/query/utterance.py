@@ -1,9 +1,9 @@
 """The words of a turn that the plan reads. An analyst types a ticker for the company, clips the words of a
 metric ('op income', 'rev') and puts an opener before the question ('Quick question for you: ...'). The plan reads
 the question with each ticker written as the registry's name for its company, each clipped word written out as the
-lexicon's (:func:`agent.finance.lexicon.written_out`), and without an opener that names nothing the question could
-be about: every later reader sees one company under one name, the metric in the lexicon's words, and no stray
-words to take for a part.
+lexicon's (:func:`agent.finance.lexicon.written_out`), without an opener that names nothing the question could be
+about, and with a clause fronted before the question put after it: every later reader sees one company under one
+name, the metric in the lexicon's words, its parts where parts are read, and no stray words to take for a part.
 """
 
 from __future__ import annotations
@@ -20,10 +20,29 @@ MAX_OPENER_CHARS = 60  # an opener is a few words
 MIN_OPENER_WORDS = 2  # one word before a colon may be the part asked about ('Europe: what was revenue?')
 
 
+FRONTED_PREPOSITIONS = ("in", "for", "at", "within", "across", "during")  # 'In Europe, what was revenue?'
+
+
 def plain_question(question: str, registry: EntityRegistry) -> str:
-    """``question`` as the plan reads it: tickers written as company names, an opener cut (see the module)."""
+    """``question`` as the plan reads it: tickers written as company names, an opener cut, a fronted clause put
+    after what it narrows (see the module)."""
     named = registry.with_names_for_tickers(question)
-    return _without_opener(written_out(named, is_common_word, STOP_WORDS.__contains__), registry)
+    return _clause_after(_without_opener(written_out(named, is_common_word, STOP_WORDS.__contains__), registry))
+
+
+def _clause_after(text: str) -> str:
+    """'In Latin America in 2024, what was revenue?' -> 'what was revenue in Latin America in 2024?': a clause
+    fronted before the question narrows what it asks, and every reader of a part looks for it after the metric.
+    A connective of one ordinary word ('In total, ...', 'In addition, ...') narrows nothing and stays."""
+    head, comma, rest = text.partition(",")
+    words = head.split()
+    if (not comma or len(words) < 2 or words[0].lower() not in FRONTED_PREPOSITIONS or "?" in head
+            or not in_question_form(rest) or not rest.rstrip().endswith("?")):
+        return text
+    if len(words) == 2 and words[1].islower() and is_common_word(words[1]):
+        return text
+    asked = rest.strip().rstrip("?").rstrip()
+    return f"{asked[:1].upper()}{asked[1:]} {words[0].lower()} {' '.join(words[1:])}?"
 
 
 def _without_opener(text: str, registry: EntityRegistry) -> str:
