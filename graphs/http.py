@@ -71,6 +71,7 @@ CLIENT_COOKIE = "finrag_client"  # a browser's own secret: the threads it opens 
 _CLIENT_ID_RE = re.compile(r"[A-Za-z0-9_-]{16,64}")
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 _CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+THREAD_PAGE = 50  # turns of a thread sent back at most at once (?last=N for fewer)
 CONVERSATION_LOCKS = 64  # turns of one thread run in order; threads hash onto this many locks (bounded memory)
 
 
@@ -349,10 +350,16 @@ def build_app(settings: Settings | None = None, edgar_transport: Transport | Non
         owner = state.assistant.thread_index.owner_of(thread_id)
         if owner is not None and owner != requester(request):
             return JSONResponse({"error": f"no thread {thread_id!r} of yours"}, status_code=404)
+        try:
+            last = int(request.query_params.get("last", THREAD_PAGE))
+        except ValueError:
+            return _error(FinragError("last: give a whole number of turns"))
+        last = min(max(last, 1), THREAD_PAGE)
         turns = state.assistant.turns(thread_id)
-        results = state.assistant.results(thread_id)
+        results = state.assistant.results(thread_id, last=last)
         return _json({"thread_id": thread_id, "turns": [t.model_dump(mode="json") for t in turns],
                       "results": [r.model_dump(mode="json") for r in results],
+                      "more": len(turns) > len(results),
                       "last": results[-1].model_dump(mode="json") if results else None})
 
     def docs(request: Request) -> Response:

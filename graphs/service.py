@@ -49,6 +49,8 @@ MAX_QUESTION_CHARS = 4000  # a question is a few lines; pasted documents belong 
 SUMMARY_CHARS = 160  # one progress line per node
 THREADS_LISTED = 50  # the browser lists this many recent conversations
 PLAIN_DOCS = 3  # filings named in a progress line; more are counted
+# A turn is saved once, when it ends: a checkpoint per step kept every step's evidence again (0.5 MB a turn).
+TURN_DURABILITY = "exit"
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -202,7 +204,7 @@ class Assistant:
         question, thread_id = self._check(question), thread_id or self.new_thread()
         started = time.perf_counter()
         values = self.graph.invoke({"question": question, "docs": list(docs)}, self._config(thread_id),
-                                   context=self.settings)
+                                   context=self.settings, durability=TURN_DURABILITY)
         return self._recorded(to_result(values, thread_id, time.perf_counter() - started))
 
     def stream(self, question: str, thread_id: str | None = None, docs: Sequence[str] = ()) -> Iterator[ProgressEvent]:
@@ -212,7 +214,7 @@ class Assistant:
         config = self._config(thread_id)
         started = time.perf_counter()
         for namespace, update in self.graph.stream({"question": question, "docs": list(docs)}, config,
-                                                   context=self.settings,
+                                                   context=self.settings, durability=TURN_DURABILITY,
                                                    stream_mode="updates", subgraphs=True):
             path = [part.split(":", 1)[0] for part in namespace]
             for node, value in (update or {}).items():
@@ -229,14 +231,17 @@ class Assistant:
         """The finished turns of a thread (empty for an unknown thread)."""
         return list(self.graph.get_state(self._config(thread_id)).values.get("history") or [])
 
-    def results(self, thread_id: str) -> list[AskResult]:
-        """Every finished turn of a thread as the :class:`AskResult` it gave, oldest first (a reload of the
-        browser shows them again, each figure still linked to its page)."""
+    def results(self, thread_id: str, last: int | None = None) -> list[AskResult]:
+        """The finished turns of a thread as the :class:`AskResult` each gave, oldest first -- the ``last`` ones
+        only when given (a long thread is read back a page at a time): a reload of the browser shows them again,
+        each figure still linked to its page."""
         out: dict[int, AskResult] = {}
-        for snapshot in self.graph.get_state_history(self._config(thread_id)):
+        for snapshot in self.graph.get_state_history(self._config(thread_id)):  # newest first
             values = snapshot.values
             if not snapshot.next and values.get("answer") is not None and values.get("turn") not in out:
                 out[int(values.get("turn") or 0)] = to_result(values, thread_id, 0.0)
+                if last is not None and len(out) >= last:
+                    break
         return [out[turn] for turn in sorted(out)]
 
     def threads(self, limit: int = THREADS_LISTED, owner: str | None = None) -> list[ThreadSummary]:

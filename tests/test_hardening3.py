@@ -373,3 +373,27 @@ def test_a_filing_tagging_more_figures_than_any_filing_is_read_as_text(tmp_path:
         report = ingestor.ingest_file(path)
     assert report.status == "ingested" and report.facts == 0 and report.chunks > 0
     assert any(w.startswith("inline XBRL: 62 tagged figures is more than max_facts=50") for w in report.warnings)
+
+
+def test_a_turn_is_saved_once_and_a_long_thread_is_read_back_a_page_at_a_time(tmp_path: Path) -> None:
+    from support import ingested_sample
+
+    from graphs.service import Assistant
+
+    settings = ingested_sample(tmp_path / "home")
+    with Assistant(settings) as assistant:
+        for year in (2024, 2023, 2022):
+            assistant.ask(f"What were Northwind's capital expenditures in {year}?", thread_id="long")
+        snapshots = list(assistant.graph.get_state_history(assistant._config("long")))
+        assert len(snapshots) == 3  # one checkpoint a turn, not one a step (each kept the turn's evidence again)
+        assert [r.turn for r in assistant.results("long", last=2)] == [2, 3]
+        assert len(assistant.results("long")) == 3
+
+    from starlette.testclient import TestClient
+
+    from graphs.http import build_app
+
+    with TestClient(build_app(settings), base_url="http://127.0.0.1") as web:
+        page = web.get("/api/threads/long", params={"last": 1}).json()
+        assert [r["turn"] for r in page["results"]] == [3] and page["more"] is True
+        assert web.get("/api/threads/long", params={"last": "x"}).status_code == 400

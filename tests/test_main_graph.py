@@ -124,8 +124,13 @@ def test_comparison_fans_out_one_deep_retrieval_per_sub_query(assistant: Assista
     assert "$4,305 million" in result.answer and "$4,812 million" in result.answer
     assert len(result.trace.retrieval) == 2
     # Both branches were dispatched by Send into the same superstep (they run in parallel).
-    history = list(assistant.graph.get_state_history({"configurable": {"thread_id": result.thread_id}}))
-    assert any(len(s.tasks) == 2 and {t.name for t in s.tasks} == {"deep_retrieval"} for s in history)
+    steps: dict[int, list[str]] = {}
+    for event in assistant.graph.stream({"question": "Compare Northwind's revenue in 2023 and 2024"},
+                                        {"configurable": {"thread_id": "fan-out"}}, context=assistant.settings,
+                                        stream_mode="debug"):
+        if event.get("type") == "task":
+            steps.setdefault(event["step"], []).append(event["payload"]["name"])
+    assert ["deep_retrieval", "deep_retrieval"] in steps.values()
 
 
 def test_growth_is_computed_in_code_from_two_cited_figures(assistant: Assistant) -> None:
