@@ -106,6 +106,10 @@ class Settings:
         default=128.0,
         metadata={"help": "Refuse a PDF whose one compressed stream inflates beyond this (a decompression bomb)."},
     )
+    max_parse_memory_mb: float = field(
+        default=4096.0, metadata={"help": "Stop reading an HTML file whose parse needs more memory than this (the "
+                                          "largest EDGAR 10-Ks take about 1.5 GB)."},
+    )
     max_parse_seconds: float = field(
         default=300.0, metadata={"help": "Stop reading a file after this long (a 500-page 10-K reads in ~15 s)."}
     )

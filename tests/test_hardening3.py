@@ -397,3 +397,36 @@ def test_a_turn_is_saved_once_and_a_long_thread_is_read_back_a_page_at_a_time(tm
         page = web.get("/api/threads/long", params={"last": 1}).json()
         assert [r["turn"] for r in page["results"]] == [3] and page["more"] is True
         assert web.get("/api/threads/long", params={"last": "x"}).status_code == 400
+
+
+@pytest.fixture(scope="module")
+def apple_html(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import gzip
+
+    path = tmp_path_factory.mktemp("apple") / "aapl-20250329.htm"
+    path.write_bytes(gzip.decompress((Path(__file__).resolve().parent / "fixtures" / "edgar" /
+                                      "aapl-20250329.htm.gz").read_bytes()))
+    return path
+
+
+def test_a_large_html_file_is_read_in_a_child_under_the_budget(apple_html: Path, tmp_path: Path, monkeypatch) -> None:
+    from agent.ingest import parsing
+
+    settings = Settings.from_env(home=tmp_path)
+    here = [p.text for p in parsing.load_pages(apple_html, settings).pages]
+    monkeypatch.setattr(parsing, "HTML_CHILD_MB", 0.0)  # every HTML file goes to the child
+    assert [p.text for p in parsing.load_pages(apple_html, settings).pages] == here
+
+
+@pytest.mark.parametrize(("budget", "why"), [
+    ({"max_parse_seconds": 0.05}, "took over max_parse_seconds=0.05"),
+    ({"max_parse_memory_mb": 2.0}, "needs more than max_parse_memory_mb=2 MB"),
+])
+def test_an_html_parse_over_its_budget_stops_with_the_reason(apple_html: Path, tmp_path: Path, monkeypatch,
+                                                             budget: dict, why: str) -> None:
+    from agent.errors import IngestError
+    from agent.ingest import parsing
+
+    monkeypatch.setattr(parsing, "HTML_CHILD_MB", 0.0)
+    with pytest.raises(IngestError, match=why):
+        parsing.load_pages(apple_html, Settings.from_env(home=tmp_path, **budget))
