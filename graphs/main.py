@@ -1,4 +1,4 @@
-"""The main conversational graph of finrag (DESIGN "The graph"; VeritasFi 4.1, 4.4, 4.5).
+"""The main conversational graph of finrag (docs/architecture.md; VeritasFi 4.1, 4.4, 4.5).
 
 ```
 preprocess -> route --Send per sub-query--> memory_lookup | market_tools | deep_retrieval | direct

@@ -302,7 +302,7 @@ def route(state: MainState, runtime: Runtime[Settings], *, deps: GraphDeps = DEF
 
 
 def choose_route(sub_query: SubQuery, rewrite: Rewrite, res: Resources) -> RouteDecision:
-    """The branch for one sub-query (DESIGN "route"): memory bank first when a verified entry matches."""
+    """The branch for one sub-query (docs/architecture.md, "route"): memory bank first when a verified entry matches."""
 
     def decide(route_: Route, reason: str, **extra: Any) -> RouteDecision:
         return RouteDecision(sub_query_id=sub_query.id, question=sub_query.question, route=route_, reason=reason,

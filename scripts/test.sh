@@ -3,8 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh test
-# The browser test drives Debian's Chromium and the thread-store test runs a real PostgreSQL: CI (a root shell with
-# CI=true) installs what is missing; a user's machine without them skips those tests with the reason.
+# The browser test drives Debian's Chromium, the thread-store test runs a real PostgreSQL and the model-path tests a
+# llama.cpp server: CI (a root shell with CI=true) installs what is missing; a user's machine without them skips
+# those tests with the reason.
 if [ "${CI:-}" = "true" ] && [ "$(id -u)" = 0 ]; then
   need=()
   command -v chromedriver >/dev/null 2>&1 || need+=(chromium chromium-driver)
@@ -12,6 +13,9 @@ if [ "${CI:-}" = "true" ] && [ "$(id -u)" = 0 ]; then
   if [ ${#need[@]} -gt 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
   fi
+fi
+if [ "${CI:-}" = "true" ]; then
+  bash scripts/bootstrap.sh llm-server  # llama.cpp's server for the real model-path tests: compiled, so CI only
 fi
 . .venv/bin/activate
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false

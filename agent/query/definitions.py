@@ -1,7 +1,7 @@
 """Definitions a question writes ('DPO is defined as: 365 * (average accounts payable between FY2016 and FY2017)
 / (FY2017 COGS + change in inventory between FY2016 and FY2017)'), read into formulas over canonical metrics.
 
-A question's definition wins over the lexicon's (DESIGN "Reported before derived"): when it reads into a
+A question's definition wins over the lexicon's (docs/trust-gate.md, "definition"): when it reads into a
 formula, that formula computes the metric; when it names inputs finrag cannot put into a formula, the metric is
 refused rather than computed by another definition. The grammar is the arithmetic analysts write: numbers,
 ``+ - * / ×  ÷``, parentheses, metric names from the lexicon, 'average X' and 'change in X' (this period's balance
