@@ -231,7 +231,7 @@ def test_update_metadata(settings: Settings, store: Store) -> None:
         store.update_metadata("Acme_FY2018", sector="Industrials")
     with pytest.raises(StoreError, match="cannot be edited"):
         store.update_metadata("Acme_FY2018", doc_id="x")
-    with pytest.raises(StoreError, match="Invalid metadata"):
+    with pytest.raises(StoreError, match="fiscal_year: .next year. is no year"):
         store.update_metadata("Acme_FY2018", fiscal_year="next year")
     with pytest.raises(NotFoundError):
         store.update_metadata("missing", ticker="X")

@@ -8,7 +8,6 @@ one clear reason, never a traceback.
 
 from __future__ import annotations
 
-import multiprocessing
 import re
 import time
 import unicodedata
@@ -21,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from agent.config import Settings
 from agent.errors import IngestError
+from agent.ingest.bounded import bounded_call
 from agent.ingest.grid import (
     CELL_SEPARATOR,
     PREFIX_CELLS,
@@ -614,56 +614,17 @@ def locate_facts(marked_pages: list[str], pages: list[Page]) -> dict[str, FactSp
 
 
 def _budgeted_html_pages(path: Path, data: bytes, mark_facts: bool, settings: Settings) -> list[str]:
-    """:func:`_html_pages`, within the parse budget: a file over :data:`HTML_CHILD_MB` is read in a child process
-    that may use ``max_parse_memory_mb`` and take ``max_parse_seconds`` (a parse tree takes ~15x its file, and one
-    C call builds it, so only a process of its own can be stopped); a small one is read here."""
+    """:func:`_html_pages`, within the parse budget: a file over :data:`HTML_CHILD_MB` is read in a process of its own
+    (:func:`agent.ingest.bounded.bounded_call`); a small one here."""
     if len(data) < HTML_CHILD_MB * 1024 * 1024:
         return _html_pages(path, data, mark_facts)
-    context = multiprocessing.get_context("spawn")  # no copy of this process's models and threads
-    receive, send = context.Pipe(duplex=False)
-    child = context.Process(target=_html_pages_child, args=(send, path, data, mark_facts,
-                                                            settings.max_parse_memory_mb), daemon=True)
-    child.start()
-    send.close()
     try:
-        if not receive.poll(settings.max_parse_seconds):
-            raise IngestError(str(path), f"reading the HTML took over max_parse_seconds={settings.max_parse_seconds:g}")
-        try:
-            outcome, value = receive.recv()
-        except EOFError:
-            outcome, value = "memory", ""  # the child died: the allocator failed outside Python's reach
-    finally:
-        child.kill()
-        child.join()
-        receive.close()
-    if outcome == "memory":
-        raise IngestError(str(path), f"reading the HTML needs more than max_parse_memory_mb="
-                                     f"{settings.max_parse_memory_mb:g} MB of memory")
-    if outcome == "error":
-        raise IngestError(str(path), value)
-    return value
-
-
-def _html_pages_child(send: object, path: Path, data: bytes, mark_facts: bool, memory_mb: float) -> None:
-    """The child of :func:`_budgeted_html_pages`: its address space capped at what it uses now plus ``memory_mb``,
-    it sends ('ok', pages), ('memory', '') or ('error', reason)."""
-    import resource
-
-    import bs4  # noqa: F401 - loaded before the cap: the budget is the parse's, not the libraries'
-    import lxml.etree  # noqa: F401
-
-    with open("/proc/self/status", encoding="ascii") as status:
-        used_kb = next((int(line.split()[1]) for line in status if line.startswith("VmSize:")), 0)
-    cap = used_kb * 1024 + int(memory_mb * 1024 * 1024)
-    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-    try:
-        send.send(("ok", _html_pages(path, data, mark_facts)))  # type: ignore[attr-defined]
-    except MemoryError:
-        send.send(("memory", ""))  # type: ignore[attr-defined]
-    except RecursionError:
-        send.send(("error", "HTML nested too deeply to read (thousands of levels)"))  # type: ignore[attr-defined]
-    except Exception as exc:  # noqa: BLE001 - the parent turns it into one IngestError
-        send.send(("error", f"HTML could not be read: {exc}"))  # type: ignore[attr-defined]
+        return bounded_call(_html_pages, (path, data, mark_facts), where=str(path), seconds=settings.max_parse_seconds,
+                            memory_mb=settings.max_parse_memory_mb, preload=("bs4", "lxml.etree"))
+    except IngestError as exc:
+        if "recursion" in exc.reason.lower():
+            raise IngestError(str(path), "HTML nested too deeply to read (thousands of levels)") from None
+        raise
 
 
 def _html_pages(path: Path, data: bytes, mark_facts: bool = False) -> list[str]:
