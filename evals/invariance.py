@@ -32,7 +32,7 @@ from tqdm import tqdm
 from agent.config import Settings
 from agent.entities import EntityRegistry
 from agent.errors import FinragError
-from evals.runner import EvalItem, EvalSet, GraphRunner, QuestionResult, assemble, score_prediction
+from evals.runner import EvalItem, EvalSet, GraphRunner, assemble, score_prediction
 
 CLASSES = ("wrapper", "ticker", "abbreviation", "casual", "reordered", "date format")
 
@@ -260,10 +260,6 @@ def variants_of(item: EvalItem, registry: EntityRegistry, classes: Sequence[str]
     return out
 
 
-def _outcome(result: QuestionResult) -> str:
-    return result.outcome
-
-
 def _registry(settings: Settings, home: Path) -> EntityRegistry:
     from agent.index.store import Store
 
@@ -309,7 +305,7 @@ def run_invariance(settings: Settings, eval_set: EvalSet, *, classes: Sequence[s
                 plan = plan_reading(text, registry)
                 variants.append(VariantResult(
                     item_id=item.id, perturbation=name, original=item.question, question=text, gold=item.gold,
-                    plan_same=plan == base_plan, plan=plan, original_plan=base_plan, outcome=_outcome(scored),
+                    plan_same=plan == base_plan, plan=plan, original_plan=base_plan, outcome=scored.outcome,
                     prediction=predicted.answer[:300]))
     rows = [_row(name, [v for v in variants if v.perturbation == name]) for name in classes]
     rows.append(_row("all", variants))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import ingested_typeset, stated
+from support import ask_once, ingested_typeset, stated
 
 from agent.config import Settings
 from agent.finance.numbers import MAX_FIGURE_DIGITS, find_numbers, overlong_figures, parse_number
@@ -50,12 +50,6 @@ def long_home(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     return ingested_typeset(tmp_path_factory.mktemp("long"), "LONGNUM_2024_10K.md", LONG_FILING)
 
 
-def ask(settings: Settings, question: str) -> str:
-    from graphs.service import Assistant
-
-    with Assistant(settings) as assistant:
-        return assistant.ask(question, assistant.new_thread()).answer
-
 
 def test_ingest_names_where_the_long_figure_stands(tmp_path: Path) -> None:
     from agent.ingest.pipeline import open_ingestor
@@ -70,13 +64,13 @@ def test_ingest_names_where_the_long_figure_stands(tmp_path: Path) -> None:
 
 
 def test_the_long_figure_is_never_stated_nor_replaced_and_the_rest_answers(long_home: Settings) -> None:
-    refused = ask(long_home, "What was Longnum's revenue in 2024?")
+    refused = ask_once(long_home, "What was Longnum's revenue in 2024?")
     assert refused.startswith("Not found") and "more digits than a number can hold" in refused, refused
     assert "$5 million" not in stated(refused) and "$0" not in refused, refused  # no other figure takes its year
-    change = ask(long_home, "What was the change in Longnum's revenue from 2023 to 2024?")
+    change = ask_once(long_home, "What was the change in Longnum's revenue from 2023 to 2024?")
     assert change.startswith("Not found") and "decrease" not in stated(change), change
-    assert "$3 million" in ask(long_home, "What was Longnum's net income in 2024?")
-    assert "$5 million" in ask(long_home, "What was Longnum's revenue in 2023?")
+    assert "$3 million" in ask_once(long_home, "What was Longnum's net income in 2024?")
+    assert "$5 million" in ask_once(long_home, "What was Longnum's revenue in 2023?")
 
 
 @pytest.mark.parametrize("figure", ["—", "n/a", "$ —", "-"])

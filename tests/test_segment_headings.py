@@ -7,7 +7,7 @@ answer says whose part it is."""
 from __future__ import annotations
 
 import pytest
-from support import ingested_typeset, stated
+from support import ask_once, ingested_typeset, stated
 
 from agent.config import Settings
 from agent.ingest.parts import part_sentences
@@ -76,12 +76,6 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     return ingested_typeset(tmp_path_factory.mktemp("segments"), "CONTOSO_2024_10K.md", FILING)
 
 
-def ask(settings: Settings, question: str) -> str:
-    from graphs.service import Assistant
-
-    with Assistant(settings) as assistant:
-        return assistant.ask(question, assistant.new_thread()).answer
-
 
 def test_each_segment_table_carries_its_part(home: Settings) -> None:
     from agent.index.store import Store
@@ -96,7 +90,7 @@ def test_each_segment_table_carries_its_part(home: Settings) -> None:
 ])
 def test_a_company_question_is_never_answered_with_a_segment_figure(home: Settings, question: str,
                                                                     segment_figures: tuple[str, ...]) -> None:
-    answer = ask(home, question)
+    answer = ask_once(home, question)
     assert answer.startswith("Not found") and "part by part" in answer, answer
     assert not any(f in stated(answer) for f in segment_figures), answer
 
@@ -107,9 +101,9 @@ def test_a_company_question_is_never_answered_with_a_segment_figure(home: Settin
 ])
 def test_a_segment_question_gets_its_own_table_and_says_whose(home: Settings, question: str, figure: str,
                                                                part: str) -> None:
-    answer = ask(home, question)
+    answer = ask_once(home, question)
     assert figure in stated(answer) and f"({part})" in answer, answer
 
 
 def test_the_company_figure_comes_from_its_statement(home: Settings) -> None:
-    assert "$3,660 million" in ask(home, "What was Contoso's operating profit in 2024?")
+    assert "$3,660 million" in ask_once(home, "What was Contoso's operating profit in 2024?")

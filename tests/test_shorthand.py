@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import ingested_typeset, stated
+from support import ask_once, ingested_typeset, stated
 
 from agent.config import Settings
 from agent.entities import EntityRegistry
@@ -143,10 +143,7 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     "In 2024, what was Fabrikam's operating income?",
 ])
 def test_the_same_figure_however_it_is_asked(home: Settings, asked: str) -> None:
-    from graphs.service import Assistant
-
-    with Assistant(home) as assistant:
-        answer = assistant.ask(asked, assistant.new_thread()).answer
+    answer = ask_once(home, asked)
     assert "$390 million" in stated(answer) and "FABRIKAM_2024_10K, p. 1" in answer, (asked, answer)
 
 
@@ -155,10 +152,7 @@ def test_the_same_figure_however_it_is_asked(home: Settings, asked: str) -> None
     "FBRK op income FY09",  # a year no filing covers
 ])
 def test_shorthand_for_what_is_not_filed_is_refused(home: Settings, asked: str) -> None:
-    from graphs.service import Assistant
-
-    with Assistant(home) as assistant:
-        answer = assistant.ask(asked, assistant.new_thread()).answer
+    answer = ask_once(home, asked)
     assert answer.startswith("Not found") and "390" not in stated(answer), (asked, answer)
 
 
