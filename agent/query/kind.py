@@ -23,8 +23,6 @@ _QUESTION_WORDS = frozenset(["what", "which", "who", "whose", "how", "why", "whe
 _OPENING_AUXILIARIES = frozenset([
     "is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could", "will", "would", "should",
 ])
-
-
 _ASKED_OF = frozenset(["you", "i", "we"])  # 'can you pull ...', 'could I get ...': a request, not a yes or no
 
 
