@@ -662,6 +662,8 @@ def answer(state: MainState, runtime: Runtime[Settings], *, deps: GraphDeps = DE
             final = llm_answer(rewrite.question, evidence, model=res.model, fallback=final, usage=usage,
                                computations=final.computations)
             events += _fallback_event(ANSWER, "answer", final.source, final.reason, res.model)
+    if state.get("docs"):  # a filter the user set and may have forgotten: the answer says what it was asked over
+        final = final.model_copy(update={"text": f"{final.text}\n{_asked_over(state['docs'], res)}"})
     if final.verification is not None and final.verification.unsupported:
         events.append(TraceEvent(node=ANSWER, text="unsupported figures flagged: "
                                  + ", ".join(final.verification.unsupported)))
@@ -680,6 +682,13 @@ def answer(state: MainState, runtime: Runtime[Settings], *, deps: GraphDeps = DE
         "events": events,
         "timings": [_timing(ANSWER, started)],
     }
+
+
+def _asked_over(docs: Sequence[str], res: Resources) -> str:
+    """'Asked over NORTHWIND_2024_10K only (the document filter); other filings were not searched.'"""
+    names = {d.doc_id: d.name for d in res.documents().values()}
+    shown = ", ".join(dict.fromkeys(names.get(d, d) for d in docs))
+    return f"Asked over {shown} only (the document filter); other filings were not searched."
 
 
 def _unique_evidence(items: Any) -> list[Evidence]:

@@ -47,6 +47,17 @@ def test_ask_prints_the_cited_answer_and_its_sources(settings: Settings, capsys:
     assert "--thread" in err
 
 
+def test_an_answer_under_a_document_filter_says_what_it_was_asked_over(settings: Settings,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    filtered = "Asked over NORTHWIND_2024_10K only (the document filter); other filings were not searched."
+    code, out, _ = run(["ask", CAPEX_2024, "--doc", "NORTHWIND_2024_10K"], settings, capsys)
+    assert code == 0 and "$437 million" in out and filtered in out
+    code, out, _ = run(["ask", "What was Contoso's revenue in 2024?", "--doc", "NORTHWIND_2024_10K"], settings, capsys)
+    assert out.startswith("Not found") and filtered in out  # a refusal under a filter says so
+    code, out, _ = run(["ask", CAPEX_2024], settings, capsys)
+    assert "Asked over" not in out  # no filter, no line
+
+
 def test_ask_json_carries_the_documented_fields(settings: Settings, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(["ask", CAPEX_2024, "--json"], settings, capsys)
     data = json.loads(out)
