@@ -7,7 +7,6 @@ import argparse
 from pathlib import Path
 
 from agent.config import Settings
-from agent.errors import FinragError
 
 
 def register(actions: argparse._SubParsersAction) -> None:
@@ -36,13 +35,11 @@ def register(actions: argparse._SubParsersAction) -> None:
 
 
 def handler(args: argparse.Namespace, settings: Settings) -> int:
+    from cli.eval_answers import resolve_data_dir
     from evals.invariance import render, run_invariance, write_report
     from evals.runner import load_eval_set
 
-    data_dir = args.data or settings.data_dir
-    if data_dir is None and args.dataset != "analyst":
-        raise FinragError("No data directory: pass --data DIR or set FINRAG_DATA_DIR.")
-    eval_set = load_eval_set(settings, Path(data_dir) if data_dir else None, args.dataset, args.limit)
+    eval_set = load_eval_set(settings, resolve_data_dir(args, settings), args.dataset, args.limit)
     report = run_invariance(settings, eval_set, classes=args.classes, progress=not args.quiet)
     if args.out is not None:
         write_report(report, args.out)

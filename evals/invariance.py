@@ -263,7 +263,8 @@ def variants_of(item: EvalItem, registry: EntityRegistry, classes: Sequence[str]
 def _registry(settings: Settings, home: Path) -> EntityRegistry:
     from agent.index.store import Store
 
-    return Store.open(settings.replace(home=home)).entities()
+    with Store.open(settings.replace(home=home)) as store:
+        return store.entities()
 
 
 def _row(name: str, results: Sequence[VariantResult]) -> InvarianceRow:

@@ -67,11 +67,14 @@ class _Word:
     possessive: bool
 
 
+_POSSESSIVE_END_RE = re.compile(r"['’]s?$")  # "ADTM's", "Tailspin Toys'"
+
+
 def _words(text: str) -> list[_Word]:
     out = []
     for m in _WORD_RE.finditer(text):
         raw = m.group(0)
-        possessive = bool(re.search(r"['’]s?$", raw)) and raw != "&"
+        possessive = bool(_POSSESSIVE_END_RE.search(raw)) and raw != "&"
         low = "and" if raw == "&" else re.sub(r"['’][a-z]*$", "", raw.lower())
         out.append(_Word(raw, low, m.start(), m.end(), possessive))
     return out
@@ -79,7 +82,7 @@ def _words(text: str) -> list[_Word]:
 
 def _bare(word: _Word) -> str:
     """The word as written without a possessive ending ('ADTM's' -> 'ADTM')."""
-    return re.sub(r"['’]s?$", "", word.text) if word.possessive else word.text
+    return _POSSESSIVE_END_RE.sub("", word.text) if word.possessive else word.text
 
 
 def _names_metric(text: str, word: _Word) -> bool:
@@ -317,7 +320,7 @@ class EntityRegistry(Sequence[str]):
         company: every later reader knows a company by its name, and none takes a symbol for a word of the
         question."""
         for m in reversed(self.mentions(text)):
-            surface = re.sub(r"['’]s?$", "", m.surface)
+            surface = _POSSESSIVE_END_RE.sub("", m.surface)
             if surface in m.entity.tickers:
                 text = text[: m.start] + m.entity.name + m.surface[len(surface):] + text[m.end:]
         return text
