@@ -19,6 +19,9 @@ if [ "${CI:-}" = "true" ]; then
 fi
 . .venv/bin/activate
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
+# One process per core (at most 4: each holds the embedding model), one thread each: torch's own threads in two
+# workers on two cores spin against each other and cost more than they give.
+export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 ruff check agent tools graphs evals cli tests
 lint-imports --no-cache
-python -m pytest -q "$@"
+python -m pytest -q -n auto --maxprocesses 4 "$@"
