@@ -316,6 +316,25 @@ class XbrlFact(BaseModel):
     span_end: int = 0
 
 
+class CountFact(BaseModel):
+    """A count a filing states in a sentence, as a fact of the thing it counts: '312 stores' as of a date."""
+
+    value: float = Field(description="the count as written ('312', 'three' -> 3.0)")
+    text: str = Field(description="the number as printed ('12,400', 'three')")
+    bound: str = Field(default="", description="'approximately', 'more than', ...: how the sentence qualifies it")
+    counted: str = Field(description="what it counts, as printed after the number ('distribution centers')")
+    key: str = Field(description="the counted words' stems in order (agent.finance.counted.counted_key)")
+    as_of: str = Field(default="", description="ISO date the count is at: the sentence's own date, or the "
+                       "filing's period end for a sentence that states none")
+    dated_by: str = Field(default="sentence", description="sentence | filing: where the date came from")
+    period: str = Field(default="", description="fiscal label of the date in the filer's calendar (FY2024)")
+    page: int = Field(description="0-based page of the sentence")
+    span_start: int = Field(description="offset of the number in its page's text")
+    span_end: int
+    quote: str = Field(description="the sentence that states it")
+    chunk_id: str = Field(default="", description="the chunk that holds the sentence")
+
+
 class EvidenceSpan(BaseModel):
     """Links a card field to the text that justifies it (offsets into the chunk text)."""
 
@@ -378,6 +397,8 @@ class QueryIntent(BaseModel):
                              "words (a description, names), not an amount: no figure answers it")
     keywords: list[str] = Field(default_factory=list)
     scope: list[ScopeTerm] = Field(default_factory=list, description="the parts the question narrows a metric to")
+    counted: str = Field(default="", description="what a count question counts, as count facts key it ('store', "
+                         "'distribution center'); '' for no count of a thing")
     company: str = Field(default="", description="company the question is about, for document routing")
     ticker: str = ""
     form: str = ""

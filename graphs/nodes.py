@@ -28,6 +28,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from agent.answer.compose import answer_offline, answer_sub_query, compose_plan
+from agent.answer.counts import answer_from_counts
 from agent.answer.facts import FactSource, StoreFacts, answer_from_facts, cross_check, statements_refusal
 from agent.answer.llm_answer import llm_answer
 from agent.answer.reading import Evidence
@@ -739,13 +740,16 @@ def answer_from_filings(
     question: str = "",
     facts: FactSource | None = None,
 ) -> tuple[SubAnswer, str]:
-    """The filer's tagged fact when one holds the question whole; else the extractive answer over the
-    sub-query's own evidence (the whole turn's as a fallback), where the newest filing wins when two filings
-    state different figures for the same period, held against the tags of the page it cites."""
+    """The filer's tagged fact when one holds the question whole, or the one count its sentences state of the
+    thing asked; else the extractive answer over the sub-query's own evidence (the whole turn's as a fallback),
+    where the newest filing wins when two filings state different figures for the same period, held against the
+    tags of the page it cites."""
     if facts is not None:
-        tagged = answer_from_facts(sub_query, facts, as_registry(indexed) if indexed is not None else None, question)
-        if tagged is not None:
-            return tagged, ""
+        registry = as_registry(indexed) if indexed is not None else None
+        stated = (answer_from_facts(sub_query, facts, registry, question)
+                  or answer_from_counts(sub_query, facts, registry))
+        if stated is not None:
+            return stated, ""
     found, note = _answer_from_text(sub_query, own, pool, recency, indexed, question)
     if facts is not None:
         found = statements_refusal(cross_check(found, facts), facts)

@@ -37,7 +37,7 @@ from agent.ingest.xbrl import concept_words
 from agent.query.cues import metric_label
 from agent.query.plan import SubQuery
 from agent.query.scope import terms_for
-from agent.schemas import Citation, DocumentMeta, NumericValue, XbrlFact
+from agent.schemas import Citation, CountFact, DocumentMeta, NumericValue, XbrlFact
 
 TAGGED = "The filer's inline-XBRL tag"  # opens the explanation of every answer read from a fact
 # A tagged figure is the filer's statement of the value: as sure as an exact row of a primary statement.
@@ -64,6 +64,15 @@ class FactFiling(BaseModel):
     chunks: dict[str, str] = Field(default_factory=dict, description="fact id -> chunk id that holds it")
 
 
+class CountFiling(BaseModel):
+    """One filing's counts of one thing, as the answer step sees them."""
+
+    doc_name: str
+    company: str = ""
+    recency: int = Field(default=0, description="0 for the newest filing")
+    counts: list[CountFact] = Field(default_factory=list)
+
+
 class FactSource(Protocol):
     """Where the answer step gets facts (the index store, or a test's own list)."""
 
@@ -78,6 +87,10 @@ class FactSource(Protocol):
 
     def statements_elsewhere(self, doc_name: str) -> str:
         """Why a filing holds no financial statements ('' when it does or does not say)."""
+        ...
+
+    def counts(self, company: str, key: str) -> list[CountFiling]:
+        """Each filing of ``company`` ('' for every company) with the counts its sentences state of ``key``."""
         ...
 
 
@@ -128,12 +141,13 @@ def fact_value(fact: XbrlFact) -> NumericValue:
     return NumericValue(text=text, value=fact.value / scale, scale=scale, unit=unit, period=fact.period)
 
 
-def _asked_period(sub_query: SubQuery) -> str:
+def asked_period(sub_query: SubQuery) -> str:
+    """The one period a sub-query asks, normalised ('' for none or several)."""
     periods = sub_query.intent.temporal_scope.periods
     return sub_query.period or (periods[0] if len(periods) == 1 else "")
 
 
-def _dated(question: str) -> PeriodMention | None:
+def dated_period(question: str) -> PeriodMention | None:
     """The one period a question writes as a date ('the six months ended March 29, 2025'), if it does."""
     dated = [p for p in find_periods(question) if p.date]
     return dated[0] if len(dated) == 1 else None
@@ -183,11 +197,11 @@ def answer_from_facts(
     if not concepts or not sub_query.intent.requires_numeric:
         return None
     terms = [t.text for t in terms_for(sub_query.intent.scope, metric)]
-    period = _asked_period(sub_query)
+    period = asked_period(sub_query)
     company = sub_query.company or sub_query.intent.company
     filings = sorted(source.filings(company, concepts), key=lambda f: f.recency)
     question = f"{sub_query.question} {turn_question}".strip()
-    dated = _dated(sub_query.question)
+    dated = dated_period(sub_query.question)
     for filing in filings:
         if company and not same_company(company, filing.company, registry):
             continue
@@ -374,6 +388,7 @@ class StoreFacts:
         self.registry = registry
         self._all: dict[str, list[XbrlFact]] = {}
         self._placed: dict[str, tuple[dict[str, str], dict[str, str]]] = {}
+        self._counts: dict[str, list[CountFact]] = {}
 
     def _doc_facts(self, name: str) -> list[XbrlFact]:
         if name not in self._all:
@@ -464,3 +479,17 @@ class StoreFacts:
         """Why a filing holds no financial statements ('' when it does or does not say)."""
         meta = self.docs.get(doc_name)
         return meta.statements_elsewhere if meta is not None else ""
+
+    def counts(self, company: str, key: str) -> list[CountFiling]:
+        """Each filing of ``company`` ('' for every company) with the counts its sentences state of ``key``."""
+        out = []
+        for name, meta in self.docs.items():
+            if company and not same_company(company, meta.company, self.registry):
+                continue
+            if name not in self._counts:
+                self._counts[name] = self.store.counts([meta.doc_id])
+            found = [c for c in self._counts[name] if c.key == key]
+            if found:
+                out.append(CountFiling(doc_name=name, company=meta.company,
+                                       recency=self.recency.get(name, len(self.recency)), counts=found))
+        return out

@@ -212,7 +212,7 @@ _DURATION_AFTER_RE = re.compile(r"\s*(?:years?|months?|weeks?|days?|quarters?)\b
 _QUALIFIER_WORDS = max(len(w.split()) for w in _QUALIFIERS)
 
 
-def _qualifier(text: str, start: int, end: int) -> str:
+def figure_qualifier(text: str, start: int, end: int) -> str:
     """How the words right before ``text[start:end]`` qualify the figure: '' or a value of ``_QUALIFIERS``.
     Looked up by the last words before it (a table cell, after '|' or ':', is passed over at once)."""
     window = text[max(0, start - _QUALIFIER_REACH) : start]
@@ -277,7 +277,7 @@ def _from_match(m: re.Match[str], default_scale: float, offset: int = 0) -> Nume
         unit=unit_name,
         start=start,
         end=start + len(text),
-        bound=_qualifier(m.string, local, local + len(text)),
+        bound=figure_qualifier(m.string, local, local + len(text)),
         readable=readable,
     )
 

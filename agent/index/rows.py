@@ -76,6 +76,12 @@ CREATE TABLE IF NOT EXISTS facts (
     extra TEXT NOT NULL DEFAULT '{}'
 );
 CREATE INDEX IF NOT EXISTS facts_by_concept ON facts(doc_id, concept);
+CREATE TABLE IF NOT EXISTS counts (
+    doc_id TEXT NOT NULL REFERENCES documents(doc_id) ON DELETE CASCADE,
+    key TEXT NOT NULL,
+    extra TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS counts_by_key ON counts(doc_id, key);
 """
 
 
@@ -88,6 +94,9 @@ _SECTION_COLUMNS = ("section_id", "title", "kind", "page_start", "page_end", "ch
 
 
 _FACT_COLUMNS = ("fact_id", "concept", "period")
+
+
+_COUNT_COLUMNS = ("key",)
 
 
 _CHUNK_COLUMNS = (

@@ -37,6 +37,7 @@ from agent.index.edits import checked_edits
 from agent.index.embeddings import embedding_model_name
 from agent.index.rows import (
     _CHUNK_COLUMNS,
+    _COUNT_COLUMNS,
     _FACT_COLUMNS,
     _PAGE_COLUMNS,
     _SCHEMA,
@@ -46,7 +47,17 @@ from agent.index.rows import (
     _join,
     _split,
 )
-from agent.schemas import PAGE_SEPARATOR, Chunk, ChunkCard, DocumentMeta, Entity, Page, Section, XbrlFact
+from agent.schemas import (
+    PAGE_SEPARATOR,
+    Chunk,
+    ChunkCard,
+    CountFact,
+    DocumentMeta,
+    Entity,
+    Page,
+    Section,
+    XbrlFact,
+)
 
 try:  # POSIX advisory locks serialise writers across processes (the CLI ingesting while a server searches)
     import fcntl
@@ -412,6 +423,7 @@ class Store(DerivedFiles):
         cards: list[ChunkCard],
         embeddings: np.ndarray,
         facts: Sequence[XbrlFact] = (),
+        counts: Sequence[CountFact] = (),
     ) -> bool:
         """Store a document and everything derived from it in one transaction, then update the index files.
         True when stored; False when the ``doc_id`` was already there (another ingest of the same bytes got
@@ -420,7 +432,7 @@ class Store(DerivedFiles):
         Idempotent: a ``doc_id`` already stored is a no-op. A stored document from the same path but with
         another ``doc_id`` (the file changed) is replaced; a name held by a file at another path is an error
         (:meth:`name_for` picks a free one). ``embeddings`` holds one row per chunk, in chunk order; ``facts``
-        are the filing's inline-XBRL facts.
+        are the filing's inline-XBRL facts, ``counts`` the counts its sentences state.
         """
         vectors = self._check_document(meta, chunks, cards, embeddings)
         model = embedding_model_name(self.settings)
@@ -453,6 +465,10 @@ class Store(DerivedFiles):
                 conn.executemany(
                     "INSERT INTO facts(doc_id, fact_id, concept, period, extra) VALUES (?, ?, ?, ?, ?)",
                     [(meta.doc_id, *_split(f, _FACT_COLUMNS)) for f in facts],
+                )
+                conn.executemany(
+                    "INSERT INTO counts(doc_id, key, extra) VALUES (?, ?, ?)",
+                    [(meta.doc_id, *_split(c, _COUNT_COLUMNS)) for c in counts],
                 )
                 entities.drop_orphans(conn)
                 generation = self._bump_generation(conn)
@@ -608,7 +624,7 @@ class Store(DerivedFiles):
         rowids = np.asarray(
             [r[0] for r in conn.execute("SELECT id FROM chunks WHERE doc_id = ?", (doc_id,))], dtype=np.int64
         )
-        for table in ("facts", "embeddings", "cards", "chunks", "sections", "pages", "documents"):
+        for table in ("counts", "facts", "embeddings", "cards", "chunks", "sections", "pages", "documents"):
             conn.execute(f"DELETE FROM {table} WHERE doc_id = ?", (doc_id,))
         if conn.execute("SELECT 1 FROM embeddings LIMIT 1").fetchone() is None:
             # No vectors left: the next document may use any model.
@@ -699,6 +715,14 @@ class Store(DerivedFiles):
                 sql += f" AND concept IN ({', '.join('?' * len(concepts))})"
                 args += list(concepts)
             out += [_join(XbrlFact, _FACT_COLUMNS, row) for row in self._conn().execute(sql + " ORDER BY rowid", args)]
+        return out
+
+    def counts(self, doc_ids: Sequence[str]) -> list[CountFact]:
+        """The counts the sentences of these documents state, in document order."""
+        out: list[CountFact] = []
+        for doc_id in doc_ids:
+            rows = self._conn().execute("SELECT key, extra FROM counts WHERE doc_id = ? ORDER BY rowid", (doc_id,))
+            out += [_join(CountFact, _COUNT_COLUMNS, row) for row in rows]
         return out
 
     def document_text(self, doc_id: str) -> str:

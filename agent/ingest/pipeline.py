@@ -29,6 +29,7 @@ from agent.index.search import open_backend
 from agent.index.store import Store
 from agent.ingest.cards import build_card
 from agent.ingest.chunking import chunk_document
+from agent.ingest.counts import read_counts
 from agent.ingest.files import display_path, document_name
 from agent.ingest.metadata import detect_metadata
 from agent.ingest.parsing import SUPPORTED_EXTENSIONS, ParsedDocument, load_pages
@@ -39,7 +40,7 @@ from agent.schemas import Chunk, DocumentMeta, IngestReport
 
 # Bump when parsing, sectioning, tables, chunking, cards or embedding text change what is stored: a document
 # ingested by another version is ingested again on the next run instead of being reported unchanged.
-PIPELINE_VERSION = "47"
+PIPELINE_VERSION = "48"
 DISAGREEMENTS_SHOWN = 3  # tags named in the ingest warning; the count says how many more
 # Embedding batches between two progress reports: often enough to see movement on a 500-page filing.
 EMBED_BATCHES_PER_REPORT = 2
@@ -233,13 +234,15 @@ class Ingestor:
         meta.pipeline_version = PIPELINE_VERSION
         with _timed(stages, "cards"):
             cards = [build_card(chunk, meta) for chunk in chunks]
+        with _timed(stages, "counts"):
+            counts = read_counts(parsed.text, parsed.pages, chunks, meta.fy_end_month, meta.period_end)
         with _timed(stages, "embed"):
             vectors = self._embed(chunks, previous)
         with _timed(stages, "store"):
             if previous is not None:
                 self.store.remove_document(doc_id)
             facts = filing_facts.facts if filing_facts is not None else []
-            stored = self.store.add_document(meta, parsed.pages, sections, chunks, cards, vectors, facts)
+            stored = self.store.add_document(meta, parsed.pages, sections, chunks, cards, vectors, facts, counts)
         if not stored:  # another ingest of the same bytes committed while this one was reading them
             return _unchanged(report, self.store.get_document(doc_id))
         if self.on_ingested is not None:

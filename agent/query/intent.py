@@ -38,6 +38,7 @@ from agent.finance.wording import (
 )
 from agent.ingest.cards import find_scope_entities
 from agent.query.asked import PERIODS_MEETING, operations_asked
+from agent.query.counted import counted_thing
 from agent.query.cues import BEFORE, relative_years, share_of_metric
 from agent.query.kind import COMPOSED, WORKED_OUT, QueryKind, classify_query, find_form, in_question_form
 from agent.query.scope import (
@@ -408,6 +409,7 @@ def extract_intent(question: str, known_companies: EntityRegistry | Sequence[str
     entities: list[str] = [company] if company else []
     entities += [s.name for s in find_scope_entities(q) if s.name.lower() != company.lower()]
     exclude = set(name_tokens(company)) if company else set()
+    counted = counted_thing(q, company)
     topic = topic_of(metrics)
     if topic == "Other":
         topic = topic_from_cues(q)
@@ -418,9 +420,10 @@ def extract_intent(question: str, known_companies: EntityRegistry | Sequence[str
         metrics=metrics,
         relation=relation,
         temporal_scope=_temporal_scope(q, periods, metrics, relation),
-        requires_numeric=_requires_numeric(q, relation, metrics),
+        requires_numeric=_requires_numeric(q, relation, metrics) or bool(counted),
         keywords=keywords_of(q, exclude),
         scope=unique_terms(scope),
+        counted=counted,
         company=company,
         ticker=find_ticker(q),
         form=find_form(q),

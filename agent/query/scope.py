@@ -152,6 +152,22 @@ MAX_MODIFIER_WORDS = 4  # a metric's own modifiers sit right before it ('north a
 BASIS_WORDS = frozenset(("total", "net", "gross", "basic", "diluted"))
 
 
+# Words that say when, how much or on what basis: a hyphenated compound holding one ('year-over-year', 'full-year',
+# 'non-GAAP', 'after-tax') is no kind of the metric it stands before.
+_NO_MODIFIER_PIECES = (_NO_PART - {"time", "times"}) | STOP_WORDS | FILLER_WORDS | ADJUSTING | EXCLUDING | PLAIN_MODIFIERS
+_NUMBER_PIECES = frozenset(("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+                            "twelve", "over", "non", "pre", "post", "per"))
+
+
+def _modifier_word(low: str) -> bool:
+    """Whether ``low`` can narrow the metric after it: a word, or a hyphenated compound of words none of which
+    says when, how much or on what basis ('part-time', 'e-commerce', 'third-party' narrow; 'year-end' does not)."""
+    pieces = low.split("-")
+    if len(pieces) == 1 or not all(p.isalpha() for p in pieces):
+        return low.isalpha()
+    return not any(p in _NO_MODIFIER_PIECES or p in _NUMBER_PIECES or is_month(p) for p in pieces)
+
+
 def _before(question: str, start: int, company: str) -> list[str]:
     """The words right before offset ``start`` (a metric's name) that narrow it, in order."""
     return _walk_before(question, start, company)[0]
@@ -181,7 +197,7 @@ def _walk_before(question: str, start: int, company: str) -> tuple[list[str], li
         if low in BASIS_WORDS and len(mods) < MAX_MODIFIER_WORDS:
             basis.append(low)
         if (
-            not low.isalpha()
+            not _modifier_word(low)
             or len(low) < 2  # a letter left of a garbled word ('segment 2019s' for "segment's")
             or low in STOP_WORDS
             or low in _MODIFIER_BREAKS
