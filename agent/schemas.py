@@ -51,6 +51,8 @@ class DocumentMeta(BaseModel):
         default="", description="ingestion pipeline that produced the stored chunks; another one re-ingests"
     )
     n_facts: int = Field(default=0, description="inline-XBRL facts read from the filing (0: none tagged)")
+    text_sha256: str = Field(default="", description="sha256 of the document text: the same filing in other bytes "
+                             "(a re-saved PDF) has the same text")
     statements_elsewhere: str = Field(
         default="", description="why this document holds no financial statements (they are in an exhibit)"
     )
@@ -449,6 +451,11 @@ class IngestReport(BaseModel):
     tables: int = 0
     facts: int = Field(default=0, description="inline-XBRL facts read (HTML filings that carry them)")
     warnings: list[str] = Field(default_factory=list, description="what was read only in part, and why")
+    same_as: list[str] = Field(default_factory=list, description="filings already indexed that are this one: the "
+                               "same text, or the same company, form and period")
+    company: str = Field(default="", description="the company, form and period the filing was indexed under")
+    form: str = ""
+    period: str = ""
     seconds: float = 0.0
     stage_seconds: dict[str, float] = Field(
         default_factory=dict, description="parse / sections / chunks / cards / embed / store wall time"

@@ -138,6 +138,10 @@ def ingest_files(files: list[Path], settings: Settings, overrides: MetadataOverr
                 bar.write(format_report(report), file=sys.stdout if report.status != "failed" else sys.stderr)
                 for warning in report.warnings:
                     bar.write(f"           {one_line(warning)}", file=sys.stderr)
+                if report.same_as:
+                    bar.write(f"           the same filing as {', '.join(report.same_as)} (same text, or same company, "
+                              f"form and period): both are indexed; `finrag docs remove NAME` keeps one",
+                              file=sys.stderr)
     failed = sum(r.status == "failed" for r in reports)
     if as_json:
         print_json(reports)

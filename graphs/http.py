@@ -47,6 +47,7 @@ from starlette.routing import Route
 
 from agent.config import Settings
 from agent.errors import FinragError, NotFoundError
+from agent.schemas import DocumentMeta
 from tools.edgar import FILINGS_DIR, Transport
 
 log = logging.getLogger(__name__)
@@ -61,6 +62,7 @@ MAX_TICKER_CHARS = 20  # a ticker or a CIK
 MAX_DOC_NAME_CHARS = 200  # a document's name (or its 64-hex content hash)
 MAX_DOCS_FILTER = 100  # documents one question may be limited to
 MAX_FETCH_FILINGS = 20  # filings one browser request may download: more is a job for `finrag fetch`
+MAX_EDIT_CHARS = 200  # a metadata value typed in the page (the store checks it further)
 B = TypeVar("B", bound=BaseModel)
 MAX_UPLOAD_NAME_CHARS = 120  # longer file names are cut (the extension kept): file systems allow 255 bytes
 UPLOAD_CHUNK_BYTES = 1 << 20  # a request body is written as it arrives, a megabyte at a time
@@ -122,6 +124,12 @@ class _App:
             self._assistant = None
 
 
+def _doc_row(d: DocumentMeta) -> dict[str, Any]:
+    """A filing as the documents list shows it."""
+    return {"name": d.name, "company": d.company, "ticker": d.ticker, "form": d.form, "period": d.fiscal_period,
+            "filed": d.filing_date, "pages": d.n_pages, "format": d.source_format}
+
+
 def _json(value: Any, status: int = 200) -> JSONResponse:
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json")
@@ -144,6 +152,21 @@ class AskRequest(BaseModel):
     thread_id: str | None = Field(default=None, max_length=MAX_THREAD_ID_CHARS, pattern=r"^[\w.:-]*$")
     docs: list[Annotated[str, Field(min_length=1, max_length=MAX_DOC_NAME_CHARS)]] = Field(
         default_factory=list, max_length=MAX_DOCS_FILTER, description="answer from these filings only")
+
+
+class DocEdit(BaseModel):
+    """The body of ``PATCH /api/docs/{name}``: the metadata a person corrects (as ``finrag docs edit`` takes it;
+    each value is checked by the store, which names what a right one looks like)."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    company: str | None = Field(default=None, max_length=MAX_EDIT_CHARS)
+    ticker: str | None = Field(default=None, max_length=MAX_EDIT_CHARS)
+    form: str | None = Field(default=None, max_length=MAX_EDIT_CHARS)
+    fiscal_period: str | None = Field(default=None, max_length=MAX_EDIT_CHARS)
+    fiscal_year: int | None = None
+    period_end: str | None = Field(default=None, max_length=MAX_EDIT_CHARS)
+    filing_date: str | None = Field(default=None, max_length=MAX_EDIT_CHARS)
 
 
 class FetchRequest(BaseModel):
@@ -367,9 +390,51 @@ def build_app(settings: Settings | None = None, edgar_transport: Transport | Non
 
         with Store.open(state.settings) as store:
             found = store.list_documents()
-        return _json([{"name": d.name, "company": d.company, "ticker": d.ticker, "form": d.form,
-                       "period": d.fiscal_period, "filed": d.filing_date, "pages": d.n_pages,
-                       "format": d.source_format} for d in found])
+        return _json([_doc_row(d) for d in found])
+
+    async def edit_doc(request: Request) -> Response:
+        from starlette.concurrency import run_in_threadpool
+
+        from agent.index.store import Store
+
+        try:
+            body = await _body(request, DocEdit)
+        except FinragError as exc:
+            return _error(exc)
+        changes = body.model_dump(exclude_none=True)
+        if not changes:
+            return _error(FinragError("nothing to change: give company, ticker, form or fiscal_period"))
+
+        def edit() -> DocumentMeta:
+            with state.ingest_lock, Store.open(state.settings) as store:
+                return store.update_metadata(request.path_params["doc"], **changes)
+
+        try:
+            return _json(_doc_row(await run_in_threadpool(edit)))
+        except FinragError as exc:
+            return _error(exc)
+
+    async def remove_doc(request: Request) -> Response:
+        from starlette.concurrency import run_in_threadpool
+
+        from agent.index.store import Store
+
+        def remove() -> DocumentMeta:
+            with state.ingest_lock, Store.open(state.settings) as store:
+                return store.remove_document(request.path_params["doc"])
+
+        try:
+            gone = await run_in_threadpool(remove)
+        except FinragError as exc:
+            return _error(exc)
+        return _json({"removed": gone.name})
+
+    def suggestions(request: Request) -> Response:
+        from agent.answer.suggestions import suggested_questions
+        from agent.index.store import Store
+
+        with Store.open(state.settings) as store:
+            return _json({"questions": suggested_questions(store)})
 
     async def fetch_filings(request: Request) -> Response:
         from tools.edgar import EdgarClient, EdgarError, fetch_filings, ingest_overrides, urllib_transport
@@ -506,6 +571,9 @@ def build_app(settings: Settings | None = None, edgar_transport: Transport | Non
         Route("/api/threads", threads, methods=["GET"]),
         Route("/api/threads/{thread_id:str}", thread_turns),
         Route("/api/docs", docs),
+        Route("/api/docs/{doc:str}", edit_doc, methods=["PATCH"]),
+        Route("/api/docs/{doc:str}", remove_doc, methods=["DELETE"]),
+        Route("/api/suggestions", suggestions),
         Route("/api/upload", upload, methods=["PUT", "POST"]),
         Route("/api/fetch", fetch_filings, methods=["POST"]),
         Route("/api/citation/{doc:str}/{page:int}.png", citation_png),

@@ -527,3 +527,102 @@ def test_the_page_colours_meet_wcag_aa() -> None:
     for name in ("muted", "accent", "pass", "fail"):
         for ground in ("#ffffff", palette["bg2"]):
             assert contrast(palette[name], ground) >= 4.5, (name, ground)
+
+
+# ---- issue 59: uploads that say what they are, questions to start with, a viewer for a working day ----------
+def test_an_empty_chat_suggests_questions_the_filings_own_statements_answer(client) -> None:
+    questions = client.get("/api/suggestions").json()["questions"]
+    assert len(questions) == 3 and all("Northwind Instruments" in q for q in questions), questions
+    assert not any("Inc." in q for q in questions)  # the name as a question writes it
+    for question in questions:
+        result = client.post("/api/ask", json={"question": question}).json()
+        assert result["citations"] and "Not found" not in result["answer"], (question, result["answer"])
+
+
+def test_a_filing_is_corrected_in_the_page_with_the_checks_of_docs_edit(client) -> None:
+    bad = client.patch(f"/api/docs/{PDF_NAME}", json={"fiscal_period": "2024"})
+    assert bad.status_code == 400 and "fiscal_period" in bad.json()["error"] and "FY2024" in bad.json()["error"]
+    unknown = client.patch(f"/api/docs/{PDF_NAME}", json={"doc_id": "x"})
+    assert unknown.status_code == 400 and "doc_id" in unknown.json()["error"]
+    assert client.patch(f"/api/docs/{PDF_NAME}", json={}).status_code == 400
+    assert client.patch("/api/docs/NO_SUCH_FILING", json={"ticker": "NWI"}).status_code == 404
+    edited = client.patch(f"/api/docs/{PDF_NAME}", json={"ticker": "nwi", "form": "10-K"})
+    assert edited.status_code == 200 and edited.json()["ticker"] == "NWI"
+    assert next(d for d in client.get("/api/docs").json() if d["name"] == PDF_NAME)["ticker"] == "NWI"
+
+
+def test_an_upload_of_a_filing_already_indexed_names_it_and_can_replace_it(client) -> None:
+    before = set(doc_names(client))
+    body = SAMPLE.read_bytes() + b"\n\nThis copy was printed for the audit committee.\n"
+    response = client.put("/api/upload", params={"name": "northwind-annual-report.md"}, content=body)
+    report = [json.loads(line) for line in response.text.splitlines()][-1]["report"]
+    assert report["status"] == "ingested" and report["company"].startswith("Northwind Instruments")
+    assert report["form"] == "10-K" and report["period"] == "FY2024"
+    # the PDF and its Markdown original, and the earlier uploads whose cover names the same company: same form, period
+    assert {PDF_NAME, "samples_NORTHWIND_2024_10K"} <= set(report["same_as"]) <= before
+    removed = client.delete(f"/api/docs/{report['name']}")
+    assert removed.status_code == 200 and removed.json()["removed"] == report["name"]
+    assert set(doc_names(client)) == before
+    assert client.delete(f"/api/docs/{report['name']}").status_code == 404
+
+
+def test_a_working_day_in_the_viewer(served: str, browser, tmp_path: Path) -> None:
+    """Suggestions in an empty chat, arrow keys that page, zoom that keeps the figure in view, a side panel that
+    widens, and an upload that says what it was indexed as and which filing it already is."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver, wait = browser, WebDriverWait(browser, 120)
+    driver.set_window_size(1366, 768)  # a laptop
+    driver.get(served)
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#suggest button")) == 3)
+    driver.save_screenshot(str(tmp_path / "1-suggestions.png"))
+    first = driver.find_element(By.CSS_SELECTOR, "#suggest button")
+    asked = first.text
+    first.click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#messages .a a.cite") and _ready(d))
+    assert not driver.find_elements(By.ID, "suggest") and asked in driver.find_element(By.ID, "messages").text
+    assert "Not found" not in driver.find_element(By.CSS_SELECTOR, "#messages .a").text
+    where = driver.find_element(By.ID, "where").text
+    page = int(where.split("page ")[1].split(" of")[0])
+
+    body = driver.find_element(By.TAG_NAME, "body")
+    body.send_keys(Keys.ARROW_RIGHT)
+    wait.until(lambda d: f"page {page + 1} of" in d.find_element(By.ID, "where").text and _ready(d))
+    body.send_keys(Keys.ARROW_LEFT)
+    wait.until(lambda d: f"page {page} of" in d.find_element(By.ID, "where").text and _ready(d))
+    assert _figure_box(driver) is not None
+
+    for _ in range(4):  # 2x: the figure stays inside the page area's visible rectangle
+        driver.find_element(By.ID, "zoomin").click()
+    area = driver.execute_script("const r = document.getElementById('pagearea').getBoundingClientRect();"
+                                 "return [r.left, r.top, r.right, r.bottom];")
+    box = _figure_box(driver)
+    assert area[0] <= box[0] and box[2] <= area[2] and area[1] <= box[1] and box[3] <= area[3], (area, box)
+    driver.save_screenshot(str(tmp_path / "2-zoomed.png"))
+
+    def aside() -> float:
+        return driver.execute_script("return document.getElementById('aside').getBoundingClientRect().width")
+
+    narrow = aside()
+    driver.find_element(By.ID, "split").send_keys(Keys.ARROW_LEFT, Keys.ARROW_LEFT)
+    assert aside() >= narrow + 70
+    driver.save_screenshot(str(tmp_path / "3-wide-panel.png"))
+
+    copy = tmp_path / "northwind-copy.md"
+    copy.write_bytes(SAMPLE.read_bytes() + b"\n\nPrinted for the audit committee.\n")
+    driver.find_element(By.ID, "file").send_keys(str(copy))
+    wait.until(lambda d: d.find_element(By.ID, "docedit").is_displayed())
+    note = driver.find_element(By.ID, "doceditnote").text
+    assert "already indexed as" in note and PDF_NAME in note, note
+    assert driver.find_element(By.ID, "editcompany").get_attribute("value").startswith("Northwind Instruments")
+    assert driver.find_element(By.ID, "editperiod").get_attribute("value") == "FY2024"
+    period = driver.find_element(By.ID, "editperiod")
+    period.clear()
+    period.send_keys("2024", Keys.ENTER)
+    wait.until(lambda d: "fiscal_period" in d.find_element(By.ID, "editmsg").text)
+    driver.find_element(By.ID, "editkeep").click()
+    assert "Both are kept" in driver.find_element(By.ID, "editmsg").text
+    wait.until(lambda d: "northwind-copy" in d.find_element(By.ID, "doclist").text)
+    driver.save_screenshot(str(tmp_path / "4-upload.png"))

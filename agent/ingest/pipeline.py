@@ -36,7 +36,7 @@ from agent.ingest.parsing import SUPPORTED_EXTENSIONS, ParsedDocument, load_page
 from agent.ingest.statements import cover_from_facts, statements_elsewhere
 from agent.ingest.structure import detect_sections
 from agent.ingest.xbrl import READ_SHARE_WARNED, FilingFacts, count_numeric_tags, read_facts
-from agent.schemas import Chunk, DocumentMeta, IngestReport
+from agent.schemas import PAGE_SEPARATOR, Chunk, DocumentMeta, IngestReport
 
 # Bump when parsing, sectioning, tables, chunking, cards or embedding text change what is stored: a document
 # ingested by another version is ingested again on the next run instead of being reported unchanged.
@@ -119,6 +119,7 @@ def build_meta(
         n_pages=len(pages),
         ingested_at=datetime.now(UTC).isoformat(),
         n_facts=len(filing_facts.facts) if filing_facts is not None else 0,
+        text_sha256=hashlib.sha256(PAGE_SEPARATOR.join(p.text for p in pages).encode("utf-8")).hexdigest(),
         statements_elsewhere=statements_elsewhere(pages, filing_facts),
     )
     for field in ("company", "ticker", "form", "filing_date"):
@@ -250,6 +251,9 @@ class Ingestor:
 
         report.status = "ingested"
         report.name = meta.name
+        stored_meta = self.store.get_document(doc_id)
+        report.company, report.form, report.period = stored_meta.company, stored_meta.form, stored_meta.fiscal_period
+        report.same_as = [d.name for d in self.store.same_filing(stored_meta)]
         report.pages = len(parsed.pages)
         report.sections = len(sections)
         report.chunks = len(chunks)
