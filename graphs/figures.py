@@ -84,6 +84,13 @@ def _operands(comp: Computation, checks: dict[CiteKey, list[Check]]) -> list[Cit
             for used in comp.all_inputs() if used.citation is not None and not used.computed]
 
 
+def _signed(shown: str, result: NumericValue) -> str:
+    """A computed figure as the viewer heads it: with its sign, which the answer may say in words ('a decrease of
+    9.86%' is -9.86%)."""
+    negative = result.value < 0 and not shown.lstrip().startswith(("-", "(", "−"))
+    return f"-{shown.strip()}" if negative else shown
+
+
 def figure_links(final: FinalAnswer) -> list[FigureLink]:
     """Every citation link of ``final.text``, each with the figure it backs."""
     text = final.text
@@ -127,8 +134,8 @@ def _link(
                 operands = _operands(comp, checks)
                 first = next((o for o in operands if o.doc == doc and o.page == page), None)
                 cited = first or CitedFigure(doc=doc, page=page)
-                return FigureLink(at=at, text=fig.text, cited=cited, computed=True, formula=comp.formula,
-                                  operands=operands)
+                return FigureLink(at=at, text=_signed(fig.text, comp.result), cited=cited, computed=True,
+                                  formula=comp.formula, operands=operands)
     if here:  # a link after words, not a figure ('... as the filing explains [doc, p. 3]')
         return FigureLink(at=at, cited=here[0].cited)
     return FigureLink(at=at, cited=CitedFigure(doc=doc, page=page))

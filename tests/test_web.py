@@ -539,6 +539,13 @@ def test_an_empty_chat_suggests_questions_the_filings_own_statements_answer(clie
         assert result["citations"] and "Not found" not in result["answer"], (question, result["answer"])
 
 
+def test_a_computed_figure_is_headed_with_its_sign(client) -> None:
+    question = "What was the percentage change in Northwind's interest expense from 2023 to 2024?"
+    result = client.post("/api/ask", json={"question": question}).json()
+    assert "a decrease of 9.86%" in result["answer"]
+    assert [link["text"] for link in result["links"] if link["computed"]] == ["-9.86%"]
+
+
 def test_a_filing_is_corrected_in_the_page_with_the_checks_of_docs_edit(client) -> None:
     bad = client.patch(f"/api/docs/{PDF_NAME}", json={"fiscal_period": "2024"})
     assert bad.status_code == 400 and "fiscal_period" in bad.json()["error"] and "FY2024" in bad.json()["error"]
