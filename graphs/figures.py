@@ -104,15 +104,36 @@ def figure_links(final: FinalAnswer) -> list[FigureLink]:
         doc, page = m.group("doc").strip(), int(m.group("page"))
         start = max([s for s, _ in sentences if s <= m.start()] or [0])
         start = max(start, previous_end)
+        since_last_link = text[previous_end : m.start()]
         previous_end = m.end()
         before = [f for f in figures if start <= f.start and f.end <= m.start()]
         link = _link(m.start(), doc, page, before, stated, comps, checks)
-        if not link.cited.quote:  # words, not a figure: the passage this page is cited for
-            cite = next((c for c in final.citations if c.doc == doc and c.page == page), None)
+        if not link.cited.quote:  # words, or a refusal's closest evidence: the span this link cites
+            cite = _quoted_before(final.citations, doc, page, since_last_link)
             if cite is not None:
-                link.cited = _cited(cite, "", "", checks.get(cite_key(cite), []))
+                link.cited = _cited(cite, _printed_in(cite.quote, before), "", checks.get(cite_key(cite), []))
         links.append(link)
     return links
+
+
+def _squashed(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def _quoted_before(citations: Sequence[Citation], doc: str, page: int, before: str) -> Citation | None:
+    """Of the citations of one page, the one whose quote the answer prints right before the link (each of two
+    quoted sentences of one page boxes its own); else the page's first."""
+    here = [c for c in citations if c.doc == doc and c.page == page]
+    said = _squashed(before)
+    quoted = [c for c in here if c.quote and _squashed(c.quote)[:80] in said]
+    return (quoted or here or [None])[0]
+
+
+def _printed_in(quote: str, before: Sequence[NumericValue]) -> str:
+    """The figure of ``quote`` that the answer states before the link (the closest evidence's '$4,812 million'
+    is the row's '4,812'), when exactly one is; '' otherwise (a quoted sentence is boxed whole)."""
+    printed = [n for n in answer_figures(quote) if any(numbers_match(f, n) for f in before)]
+    return printed[0].text.strip() if len({n.text for n in printed}) == 1 else ""
 
 
 def _link(

@@ -460,6 +460,8 @@ def test_the_viewer_follows_each_figure_keeps_the_thread_and_clears_on_a_refusal
     wait.until(lambda d: "Not found" in d.find_element(By.ID, "messages").text.split(CHANGE)[-1])
     wait.until(lambda d: not d.find_element(By.ID, "viewbody").is_displayed())
     assert "Not found" in driver.find_element(By.ID, "note").text
+    driver.find_element(By.CSS_SELECTOR, "#messages .turn:last-child a.cite[data-closest]").click()
+    wait.until(lambda d: _ready(d) and _figure_box(d) is not None)  # the closest evidence boxes its figure too
     driver.find_elements(By.CSS_SELECTOR, "#messages .a a.cite")[0].click()
     wait.until(_ready)
     driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
@@ -633,3 +635,19 @@ def test_a_working_day_in_the_viewer(served: str, browser, tmp_path: Path) -> No
     assert "Both are kept" in driver.find_element(By.ID, "editmsg").text
     wait.until(lambda d: "northwind-copy" in d.find_element(By.ID, "doclist").text)
     driver.save_screenshot(str(tmp_path / "4-upload.png"))
+
+
+def test_every_link_boxes_what_it_cites_a_refusals_closest_evidence_and_each_quoted_sentence(client) -> None:
+    refused = client.post("/api/ask", json={"question": "What was Northwind's revenue in Brazil in 2024?"}).json()
+    assert "Closest evidence" in refused["answer"]
+    (link,) = refused["links"]
+    assert link["cited"]["quote"].startswith("Revenue") and link["cited"]["figure"] == "$4,812"
+    view = client.get(f"/api/citation/{link['cited']['doc']}/{link['cited']['page']}",
+                      params={"quote": link["cited"]["quote"], "figure": link["cited"]["figure"],
+                              "chunk": link["cited"]["chunk"]}).json()
+    assert view["found"] and (view["spans"] or view["boxes"])
+    worded = client.post("/api/ask", json={"question": "Why did Northwind's revenue increase in 2024?"}).json()
+    quotes = [link["cited"]["quote"] for link in worded["links"]]
+    assert len(quotes) == len(set(quotes)) >= 2  # each quoted sentence its own span
+    for link in worded["links"]:
+        assert worded["answer"][: link["at"]].rstrip(" .").endswith(link["cited"]["quote"][-30:].rstrip(" ."))

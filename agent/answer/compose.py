@@ -717,9 +717,13 @@ def compose_answer(
         lines.insert(0, judged)
     if missing:
         lines.append(f"{NOT_FOUND}: {'; '.join(dict.fromkeys(missing))}.")
-        closest = [sa.closest for sa in sub_answers if sa.status == "not_found" and sa.closest and chosen is None]
-        if closest:  # what the filings do say, marked as not the figure asked, so a reader can check why
-            lines.append(f"Closest evidence (not the figure asked): {'; '.join(dict.fromkeys(closest))}.")
+        refused = [sa for sa in sub_answers if sa.status == "not_found" and sa.closest and chosen is None]
+        if refused:  # what the filings do say, marked as not the figure asked, so a reader can check why
+            lines.append(f"Closest evidence (not the figure asked): "
+                         f"{'; '.join(dict.fromkeys(sa.closest for sa in refused))}.")
+            for sa in refused:  # its link opens the row it was read from
+                for c in sa.citations:
+                    citations.setdefault((c.doc, c.page, c.quote), c)
     text = "\n".join(lines) if lines else f"{NOT_FOUND}: {question}."
     answer = FinalAnswer(
         question=question,
