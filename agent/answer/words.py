@@ -191,7 +191,9 @@ def unnamed_modifiers(question: str, metric: str, naming: str, company: str = ""
     """The question's modifiers of ``metric`` (:func:`metric_modifiers`) that the words ``naming`` a figure
     lack: 'fuel surcharge revenue' is not answered by a figure named 'revenue'."""
     named = _content_words(naming)
-    return [w for w in metric_modifiers(question, metric, company) if _stem(w) not in named]
+    # a hyphenated modifier ('customer-related') is named by its words, written with or without the hyphen
+    return [w for w in metric_modifiers(question, metric, company)
+            if _stem(w) not in named and not all(_stem(p) in named for p in w.split("-") if p)]
 
 
 # 'the number of gas customers in 2008', 'how many locomotives were bought': what a count question counts.
