@@ -123,3 +123,18 @@ def test_both_sides_key_a_thing_alike() -> None:
 def test_a_hyphenated_word_before_a_metric_narrows_it_unless_it_says_when_or_how(
         question: str, metric: str, words: list[str]) -> None:
     assert metric_modifiers(question, metric) == words
+
+
+def test_a_count_of_several_companies_needs_the_company_named(tmp_path) -> None:
+    from support import ingested_typeset as typeset
+
+    settings = typeset(tmp_path, "LITWARE_2024_10K.md", FILING)
+    other = FILING.replace("Litware Home Centers", "Proseware Hardware").replace("318 stores", "142 stores")
+    from agent.ingest.pipeline import open_ingestor
+
+    (tmp_path / "PROSEWARE_2024_10K.md").write_text(other, encoding="utf-8")
+    with open_ingestor(settings) as ingestor:
+        assert ingestor.ingest_file(tmp_path / "PROSEWARE_2024_10K.md").status == "ingested"
+    assert "142 stores" in stated(ask_once(settings, "How many stores did Proseware operate at the end of fiscal 2024?"))
+    unnamed = stated(ask_once(settings, "How many stores were operated at the end of fiscal 2024?"))
+    assert "stores as of" not in unnamed  # no company's count stated as the answer (a quoted sentence names its own)

@@ -52,6 +52,8 @@ def answer_from_counts(
     label = asked_period(sub_query)
     filings = sorted((f for f in source.counts(company, key)
                       if not company or same_company(company, f.company, registry)), key=lambda f: f.recency)
+    if not company and len({f.company for f in filings}) > 1:
+        return None  # no company named, and the counts are several companies': whose is asked is the question
     if dated is None and not label:  # no date asked: the newest filing's newest count
         filings = filings[:1]
         newest = max((c.as_of for f in filings for c in f.counts), default="")
