@@ -239,7 +239,11 @@ def metric_modifiers(question: str, metric: str, company: str = "") -> list[str]
     numbers, possessives and the company's own name; widening words ('total', 'net') and the operation asked
     ('average', 'higher') do not count."""
     mention = _mention_of(question, metric)
-    return _before(question, mention.start, company) if mention is not None else []
+    if mention is None:
+        return []
+    # a hyphenated word that only spells out the metric's own name ('long-term senior notes' of long-term debt)
+    own = set(metric.lower().split())
+    return [w for w in _before(question, mention.start, company) if "-" not in w or not set(w.split("-")) <= own]
 
 
 def basis_words(question: str, metric: str, company: str = "") -> list[str]:
