@@ -484,6 +484,23 @@ def build_app(settings: Settings | None = None, edgar_transport: Transport | Non
             return _error(exc)
         return _json(view)
 
+    def filed(request: Request) -> Response:
+        from agent.index.filed import CONTENT_SECURITY_POLICY, filed_html
+        from agent.index.store import Store
+
+        q = request.query_params
+        try:
+            page = int(q.get("page", "1"))
+            with Store.open(state.settings) as store:
+                shown = filed_html(store, request.path_params["doc"], page, q.get("quote", ""), q.get("figure", ""))
+        except ValueError:
+            return _error(FinragError("page must be a number"))
+        except FinragError as exc:
+            return _error(exc)
+        return Response(shown, media_type="text/html; charset=utf-8", headers={
+            "Content-Security-Policy": CONTENT_SECURITY_POLICY, "X-Content-Type-Options": "nosniff",
+            "Referrer-Policy": "no-referrer", "Cache-Control": "no-store"})
+
     def citation_png(request: Request) -> Response:
         from agent.index.render import DEFAULT_RENDER_SCALE, render_png
         from agent.index.store import Store
@@ -576,6 +593,7 @@ def build_app(settings: Settings | None = None, edgar_transport: Transport | Non
         Route("/api/suggestions", suggestions),
         Route("/api/upload", upload, methods=["PUT", "POST"]),
         Route("/api/fetch", fetch_filings, methods=["POST"]),
+        Route("/api/filed/{doc:str}", filed),
         Route("/api/citation/{doc:str}/{page:int}.png", citation_png),
         Route("/api/citation/{doc:str}/{page:int}", citation),
     ]

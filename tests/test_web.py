@@ -307,6 +307,15 @@ def _browser_missing() -> str:
 @pytest.fixture(scope="module")
 def served(pdf_settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`finrag serve`'s app on a free local port, in this process, over a home that holds only the PDF."""
+    work = tmp_path_factory.mktemp("served")
+    settings = Settings.from_env(home=work / "home")
+    with open_ingestor(settings) as ingestor:
+        assert ingestor.ingest_file(sample_as_pdf(work / "filings")).status == "ingested"
+    yield from _serving(settings)
+
+
+def _serving(settings: Settings) -> Iterator[str]:
+    """The app over ``settings`` on a free local port in this process, until the generator is closed."""
     import uvicorn
 
     from graphs.http import build_app
@@ -315,10 +324,6 @@ def served(pdf_settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> 
         from llm_server import free_port
     except ImportError:  # pragma: no cover
         from tests.llm_server import free_port
-    work = tmp_path_factory.mktemp("served")
-    settings = Settings.from_env(home=work / "home")
-    with open_ingestor(settings) as ingestor:
-        assert ingestor.ingest_file(sample_as_pdf(work / "filings")).status == "ingested"
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(build_app(settings), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
@@ -651,3 +656,94 @@ def test_every_link_boxes_what_it_cites_a_refusals_closest_evidence_and_each_quo
     assert len(quotes) == len(set(quotes)) >= 2  # each quoted sentence its own span
     for link in worded["links"]:
         assert worded["answer"][: link["at"]].rstrip(" .").endswith(link["cited"]["quote"][-30:].rstrip(" ."))
+
+
+HOSTILE_HTML = """<html><head><title>Contoso Foods 10-K</title><script>fetch('http://evil.example/x')</script>
+<style>body { background-image: url(http://evil.example/bg.png) }</style></head>
+<body onload="alert(1)">
+<p style="text-align:center;font-weight:bold">CONTOSO FOODS CORPORATION</p>
+<p>Annual Report on Form 10-K for the fiscal year ended December 31, 2024</p>
+<p><img src="http://evil.example/logo.png"> <a href="http://evil.example/">our site</a></p>
+<iframe src="http://evil.example/frame"></iframe>
+<p>Item 8. Financial Statements</p>
+<p>Consolidated Statements of Income (in millions)</p>
+<table style="border-collapse:collapse;background-image:url(http://evil.example/t.png)">
+<tr><td></td><td style="text-align:right">2024</td><td style="text-align:right">2023</td></tr>
+<tr><td onclick="steal()">Net sales</td><td style="text-align:right">8,210</td><td style="text-align:right">7,905</td></tr>
+<tr><td>Operating income</td><td style="text-align:right">1,044</td><td style="text-align:right">987</td></tr>
+<tr><td>Net income</td><td style="text-align:right">768</td><td style="text-align:right">731</td></tr>
+</table>
+<p>Net sales increased 3.9% in 2024, driven by higher prices for packaged meals across every region.</p>
+</body></html>
+"""
+
+
+@pytest.fixture(scope="module")
+def html_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
+    from starlette.testclient import TestClient
+
+    from graphs.http import build_app
+
+    work = tmp_path_factory.mktemp("filed")
+    (work / "CONTOSO_2024_10K.htm").write_text(HOSTILE_HTML, encoding="utf-8")
+    settings = Settings.from_env(home=work / "home")
+    with open_ingestor(settings) as ingestor:
+        assert ingestor.ingest_file(work / "CONTOSO_2024_10K.htm").status == "ingested"
+    with TestClient(build_app(settings), base_url=LOCAL) as test_client:
+        yield test_client
+
+
+def test_an_html_filing_is_shown_as_filed_sanitised_with_the_cited_row_marked(html_client) -> None:
+    from lxml import html as lxml_html
+
+    result = html_client.post("/api/ask", json={"question": "What were Contoso's net sales in 2024?"}).json()
+    assert "$8,210 million" in result["answer"]
+    cited = next(link["cited"] for link in result["links"] if link["cited"]["figure"])
+    response = html_client.get(f"/api/filed/{cited['doc']}", params={
+        "page": cited["page"], "quote": cited["quote"], "figure": cited["figure"]})
+    assert response.status_code == 200
+    policy = response.headers["content-security-policy"]
+    assert "default-src 'none'" in policy and "sandbox" in policy
+    page = response.text.lower()
+    for hostile in ("<script", "onload", "onclick", "evil.example", "<iframe", "<img", "<a ", "background-image"):
+        assert hostile not in page, hostile
+    tree = lxml_html.document_fromstring(response.text)
+    (row,) = tree.xpath("//*[@id='finrag-cited']")
+    assert row.tag == "tr" and "Net sales" in row.text_content()
+    assert [c.text_content() for c in row.xpath(".//*[@class='finrag-figure']")] == ["8,210"]
+    assert "text-align:right" in response.text.replace(" ", "")  # the filing's own layout is kept
+    sentence = html_client.get(f"/api/filed/{cited['doc']}", params={
+        "quote": "Net sales increased 3.9% in 2024, driven by higher prices"}).text
+    (marked,) = lxml_html.document_fromstring(sentence).xpath("//*[@id='finrag-cited']")
+    assert marked.tag == "p" and marked.text_content().startswith("Net sales increased 3.9%")
+    missing = html_client.get("/api/filed/NO_SUCH_FILING")
+    assert missing.status_code == 404
+
+
+def test_the_viewer_shows_an_html_filing_as_filed_at_the_cited_row(browser, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    (tmp_path / "CONTOSO_2024_10K.htm").write_text(HOSTILE_HTML, encoding="utf-8")
+    settings = Settings.from_env(home=tmp_path / "home")
+    with open_ingestor(settings) as ingestor:
+        assert ingestor.ingest_file(tmp_path / "CONTOSO_2024_10K.htm").status == "ingested"
+    server = _serving(settings)
+    url = next(server)
+    try:
+        driver, wait = browser, WebDriverWait(browser, 120)
+        driver.get(url)
+        wait.until(lambda d: "CONTOSO" in d.find_element(By.ID, "doclist").text)
+        driver.find_element(By.ID, "question").send_keys("What were Contoso's net sales in 2024?\n")
+        wait.until(lambda d: d.find_element(By.ID, "filed").get_attribute("data-ready") == "1")
+        frame = driver.find_element(By.ID, "filed")
+        assert frame.is_displayed() and not driver.find_element(By.ID, "pagetext").is_displayed()
+        assert "#finrag-cited" in frame.get_attribute("src") and frame.get_attribute("sandbox") == ""
+        driver.save_screenshot(str(tmp_path / "as-filed.png"))
+        driver.find_element(By.ID, "asfiled").click()  # the stored text, page by page, the figure marked
+        wait.until(lambda d: d.find_element(By.ID, "pagetext").get_attribute("data-ready") == "1")
+        marks = [m.text for m in driver.find_elements(By.CSS_SELECTOR, "#pagetext mark")]
+        assert not frame.is_displayed() and "Net sales" in marks and "8,210" in marks
+        driver.save_screenshot(str(tmp_path / "as-text.png"))
+    finally:
+        server.close()
