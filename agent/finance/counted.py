@@ -87,7 +87,9 @@ def counted_words(text: str, start: int, stop_words: Sequence[str] = ()) -> list
     stops = set(stop_words)
     pos = start
     while len(words) < MAX_COUNTED_WORDS:
-        m = _WORD_RE.match(text, pos + len(text[pos:]) - len(text[pos:].lstrip(" ")))
+        while text[pos : pos + 1] == " ":
+            pos += 1
+        m = _WORD_RE.match(text, pos)
         if m is None:
             break
         word = m.group().rstrip("'’")
