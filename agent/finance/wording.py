@@ -74,3 +74,6 @@ def groups_found(pattern: re.Pattern[str], text: str) -> set[str]:
 def without_possessive(text: str) -> str:
     """The text with every possessive 's dropped ("Space's operating income" -> "Space operating income")."""
     return _POSSESSIVE_RE.sub("", text)
+# An average per unit of time inside the period asked ('average quarterly net income in the first half', 'per
+# month'): the mean of the units' figures, never of the period and the one before it.
+PER_UNIT = r"quarterly|monthly|weekly|daily|per\s+(?:quarter|month|week|day)"
