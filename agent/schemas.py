@@ -458,6 +458,6 @@ class IngestReport(BaseModel):
     period: str = ""
     seconds: float = 0.0
     stage_seconds: dict[str, float] = Field(
-        default_factory=dict, description="parse / sections / chunks / cards / embed / store wall time"
+        default_factory=dict, description="parse / sections / chunks / cards / counts / embed / store wall time"
     )
     finished_at: datetime | None = None

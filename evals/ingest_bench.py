@@ -99,7 +99,7 @@ def bench_file(path: Path) -> IngestBenchRow:
 
 def to_markdown(rows: list[IngestBenchRow]) -> str:
     """The benchmark as a Markdown table."""
-    stages = ["parse", "sections", "chunks", "cards", "embed", "store"]
+    stages = ["parse", "sections", "chunks", "cards", "counts", "embed", "store"]
     head = ("| filing | pages | chunks | tables | seconds | pages/s | " + " | ".join(stages)
             + " | peak RSS MB | index MB | embedding |")
     lines = [head, "|" + "---|" * (11 + len(stages) - 2)]

@@ -16,11 +16,11 @@ from agent.config import Settings
 from agent.index.search import HybridSearcher
 from agent.index.store import Store
 from agent.ingest.files import find_files
-from agent.ingest.pipeline import Ingestor, MetadataOverrides, file_sha256
+from agent.ingest.pipeline import Ingestor, MetadataOverrides, file_sha256, open_ingestor
 from cli.main import main
 
 # Enough files that the ingest is still running when the test kills it after the first commit.
-N_VARIANTS = 24
+N_VARIANTS = 12
 
 
 def _ingestor(settings: Settings, store: Store) -> Ingestor:
@@ -214,3 +214,18 @@ def test_a_new_pipeline_version_keeps_the_name_of_a_file_that_moved(
         again = ing.ingest_file(moved)
         assert (again.status, again.name) == ("ingested", first.name)
         assert [d.name for d in store.list_documents()] == [first.name]
+
+
+def test_the_same_filing_in_other_bytes_is_named_at_ingest(sample_path: Path, tmp_path: Path) -> None:
+    """Issue 59 item 3: a filing already indexed (the same text in other bytes, or the same company, form and
+    period) is reported by the ingest that adds it again, so a user can keep one."""
+    settings = Settings.from_env(home=tmp_path / "home")
+    copy = tmp_path / "northwind-copy.md"
+    copy.write_bytes(sample_path.read_bytes() + b"\n\n")  # other bytes, the same text
+    with open_ingestor(settings) as ingestor:
+        first = ingestor.ingest_file(sample_path)
+        second = ingestor.ingest_file(copy)
+    assert first.same_as == [] and second.status == "ingested" and second.same_as == [first.name]
+    with Store.open(settings) as store:
+        docs = {d.name: d for d in store.list_documents()}
+    assert docs[first.name].text_sha256 == docs[second.name].text_sha256 != ""

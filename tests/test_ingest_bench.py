@@ -14,7 +14,7 @@ def test_bench_file_measures_the_sample(sample_path: Path) -> None:
     row = bench_file(sample_path)
     assert row.status == "ingested", row.error
     assert row.pages == 8 and row.chunks > 0 and row.tables >= 4
-    assert set(row.stage_seconds) == {"parse", "sections", "chunks", "cards", "embed", "store"}
+    assert set(row.stage_seconds) == {"parse", "sections", "chunks", "cards", "counts", "embed", "store"}
     assert row.seconds >= sum(row.stage_seconds.values()) * 0.9
     assert row.pages_per_second == pytest.approx(row.pages / row.seconds, rel=0.01)
     assert row.peak_rss_mb > 100  # the embedding model alone is larger than this

@@ -16,7 +16,7 @@ from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation
 from agent.finance.lexicon import find_metrics
 from agent.finance.numbers import MONEY_UNITS
 from agent.finance.periods import find_periods, granularity, period_year
-from agent.finance.wording import PER_UNIT, without_possessive
+from agent.finance.wording import per_unit, without_possessive
 from agent.query.asked import (
     COMPARATIVE,
     LOWEST,
@@ -131,9 +131,6 @@ def _table_lines(text: str) -> list[str]:
     return [line for i, line in enumerate(lines) if i == first or (i > first and "|" not in line)]
 
 
-_PER_UNIT_RE = re.compile(rf"\b(?:{PER_UNIT})\b", re.IGNORECASE)
-
-
 def over_row_periods(
     sa: SubAnswer, question: str, kind: str, row: Segment, reader: EvidenceReader | None
 ) -> Computation | None:
@@ -142,7 +139,7 @@ def over_row_periods(
     the last of the row's latest years: as many as the question counts, else the years an annual report compares."""
     if reader is None or kind not in {"average", "change", "extreme", PERIODS_MEETING, TREND} or sa.value is None:
         return None
-    if kind == "average" and (_PER_UNIT_RE.search(question) or granularity(sa.period) not in {"", "year"}):
+    if kind == "average" and (per_unit(question.lower().split()) or granularity(sa.period) not in {"", "year"}):
         # an average per quarter within a half, or of a quarter 'and the one before': not the row's years
         return None
     by_year = _row_years(sa, row)

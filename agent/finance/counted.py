@@ -58,7 +58,7 @@ def _forms(base: str) -> set[str]:
 
 
 EVENT_WORDS = frozenset(w for base in _EVENT_VERBS for w in _forms(base)) | _IRREGULAR_EVENTS
-_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+WORD_RE = re.compile(r"[A-Za-z][A-Za-z'’-]*")  # a word, hyphenated or with an apostrophe
 
 
 def stem(word: str) -> str:
@@ -89,13 +89,13 @@ def counted_words(text: str, start: int, stop_words: Sequence[str] = ()) -> list
     while len(words) < MAX_COUNTED_WORDS:
         while text[pos : pos + 1] == " ":
             pos += 1
-        m = _WORD_RE.match(text, pos)
+        m = WORD_RE.match(text, pos)
         if m is None:
             break
         word = m.group().rstrip("'’")
         low = word.lower()
         if low == "of" and words and len(words) + 1 < MAX_COUNTED_WORDS:
-            nxt = _WORD_RE.match(text, m.end() + 1)
+            nxt = WORD_RE.match(text, m.end() + 1)
             if nxt is None or text[m.end() : nxt.start()] != " " or nxt.group().lower() in _OF_ENDS | _ENDS:
                 break
             words += [low, nxt.group().lower()]

@@ -76,4 +76,11 @@ def without_possessive(text: str) -> str:
     return _POSSESSIVE_RE.sub("", text)
 # An average per unit of time inside the period asked ('average quarterly net income in the first half', 'per
 # month'): the mean of the units' figures, never of the period and the one before it.
-PER_UNIT = r"quarterly|monthly|weekly|daily|per\s+(?:quarter|month|week|day)"
+PER_UNIT_ADJECTIVES = frozenset(("quarterly", "monthly", "weekly", "daily"))
+PER_UNIT_NOUNS = frozenset(("quarter", "month", "week", "day"))
+
+
+def per_unit(words: list[str]) -> bool:
+    """Whether lower-case ``words`` ask a figure per unit of time ('quarterly', 'per month')."""
+    return any(w in PER_UNIT_ADJECTIVES for w in words) or any(
+        a == "per" and b in PER_UNIT_NOUNS for a, b in zip(words, words[1:], strict=False))

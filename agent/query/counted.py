@@ -7,14 +7,12 @@ and neither does one that says more of the thing than its name, its company and 
 
 from __future__ import annotations
 
-import re
-
 from agent.entities.names import name_tokens
-from agent.finance.counted import counted_key, counted_words, is_event
+from agent.finance.counted import WORD_RE, counted_key, counted_words, is_event
 from agent.finance.periods import without_periods
 
-_HOW_MANY_RE = re.compile(r"\bhow\s+many\s+|\b(?:number|count)\s+of\s+", re.IGNORECASE)
-_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+# The words that open the name of what is counted: 'how many <thing>', 'the number of <thing>', 'count of <thing>'.
+_OPENERS = (("how", "many"), ("number", "of"), ("count", "of"))
 MAX_WORDS_BEFORE_COUNT = 2  # '<thing> count': 'store count', 'distribution center count'
 # Words a plain count question holds besides its thing, company and date: question and function words, and the
 # verbs of having ('How many stores did Tailspin operate at the end of fiscal 2024?').
@@ -29,28 +27,35 @@ _NOT_A_THING = frozenset(("the", "a", "an", "its", "their", "total", "year", "en
                           "many", "of", "fiscal"))
 
 
+def _letter_words(text: str) -> list[str]:
+    """The runs of letters of ``text``, lower-cased ("Tailspin's part-time" -> tailspin, s, part, time)."""
+    return "".join(c if c.isalpha() else " " for c in text.lower()).split()
+
+
 def counted_thing(question: str, company: str = "") -> str:
     """The words of the thing ``question`` asks the count of, as the filing's count facts key them ('store',
     'distribution center'); '' when it asks no count of a thing or counts a change."""
-    words = re.findall(r"[A-Za-z]+", question.lower())
+    words = _letter_words(question)
     if is_event(words):
         return ""
     own = set(name_tokens(company)) if company else set()
     # the company's name as the question writes it ('Litware' ends the thing; 'centers' of 'Home Centers' does not)
-    stops = [w for w in _WORD_RE.findall(question)
+    stops = [w for w in WORD_RE.findall(question)
              if w[:1].isupper() and w.lower().removesuffix("'s").removesuffix("’s") in own]
     found = _thing(question, stops)
-    said = {w for w in re.findall(r"[a-z]+", without_periods(question).lower())}
+    said = set(_letter_words(without_periods(question)))
     more = said - _PLAIN - own - set(found) - {p for w in found for p in w.split("-")}
     return counted_key(found) if found and not more else ""
 
 
 def _thing(question: str, stops: list[str]) -> list[str]:
     """The words naming the thing ``question`` counts ([] for none)."""
-    m = _HOW_MANY_RE.search(question)
-    if m is not None:
-        return counted_words(question, m.end(), stops)
-    tokens = [t.lower() for t in _WORD_RE.findall(question)]
+    found = list(WORD_RE.finditer(question))
+    low = [m.group().lower() for m in found]
+    for i in range(len(low) - 1):
+        if (low[i], low[i + 1]) in _OPENERS:
+            return counted_words(question, found[i + 1].end(), stops)
+    tokens = low
     if "count" not in tokens:
         return []
     found: list[str] = []
