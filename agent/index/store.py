@@ -381,16 +381,17 @@ class Store(DerivedFiles):
 
     def same_filing(self, meta: DocumentMeta) -> list[DocumentMeta]:
         """The other stored documents that are the filing ``meta`` is: the same text in other bytes, or the same
-        company, form and fiscal period (a second copy under another name, an amended re-typeset)."""
-        def same(d: DocumentMeta) -> bool:
-            if d.doc_id == meta.doc_id:
-                return False
-            if meta.text_sha256 and d.text_sha256 == meta.text_sha256:
-                return True
-            return bool(meta.entity_id and meta.form and meta.fiscal_period) and (
-                (d.entity_id, d.form, d.fiscal_period) == (meta.entity_id, meta.form, meta.fiscal_period))
-
-        return [d for d in self.list_documents() if same(d)]
+        company, form and fiscal period (a second copy under another name, an amended re-typeset). Looked up in
+        SQL, so an ingest into a large index reads only the matches."""
+        by_text = meta.text_sha256 or None  # NULL matches nothing: a document stored before the text hash
+        typed = bool(meta.entity_id and meta.form and meta.fiscal_period)
+        rows = self._conn().execute(
+            "SELECT data FROM documents WHERE doc_id != ? AND (json_extract(data, '$.text_sha256') = ? OR (? AND "
+            "json_extract(data, '$.entity_id') = ? AND json_extract(data, '$.form') = ? AND "
+            "json_extract(data, '$.fiscal_period') = ?)) ORDER BY name",
+            (meta.doc_id, by_text, typed, meta.entity_id, meta.form, meta.fiscal_period),
+        ).fetchall()
+        return [DocumentMeta.model_validate_json(row[0]) for row in rows]
 
     def update_metadata(self, name_or_id: str, **fields: Any) -> DocumentMeta:
         """Edit metadata fields (company, ticker, form, fiscal_year, name, ...) and return the new record."""
