@@ -747,7 +747,7 @@ def answer_from_filings(
     if facts is not None:
         registry = as_registry(indexed) if indexed is not None else None
         stated = (answer_from_facts(sub_query, facts, registry, question)
-                  or answer_from_counts(sub_query, facts, registry))
+                  or answer_from_counts(sub_query, facts))
         if stated is not None:
             return stated, ""
     found, note = _answer_from_text(sub_query, own, pool, recency, indexed, question)

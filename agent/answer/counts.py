@@ -11,10 +11,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from agent.answer.companies import same_company
 from agent.answer.facts import SAME_END_DAYS, CountFiling, FactSource, asked_period, dated_period
 from agent.answer.records import Check, SubAnswer, qualified
-from agent.entities import EntityRegistry
 from agent.query.plan import SubQuery
 from agent.schemas import Citation, CountFact, NumericValue
 
@@ -36,9 +34,7 @@ def _fits(count: CountFact, label: str, dated: date | None) -> bool:
     return count.period == label
 
 
-def answer_from_counts(
-    sub_query: SubQuery, source: FactSource, registry: EntityRegistry | None = None
-) -> SubAnswer | None:
+def answer_from_counts(sub_query: SubQuery, source: FactSource) -> SubAnswer | None:
     """The count a filing states of exactly the thing ``sub_query`` counts, at the date it asks; None when no
     one count is that (the text reader then answers, or the answer is refused)."""
     key = sub_query.intent.counted
@@ -50,8 +46,7 @@ def answer_from_counts(
     mention = dated_period(sub_query.question)
     dated = date.fromisoformat(mention.date) if mention is not None and mention.date else None
     label = asked_period(sub_query)
-    filings = sorted((f for f in source.counts(company, key)
-                      if not company or same_company(company, f.company, registry)), key=lambda f: f.recency)
+    filings = sorted(source.counts(company, key), key=lambda f: f.recency)  # the source keeps the company's only
     if not company and len({f.company for f in filings}) > 1:
         return None  # no company named, and the counts are several companies': whose is asked is the question
     if dated is None and not label:  # no date asked: the newest filing's newest count

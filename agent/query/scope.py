@@ -153,10 +153,10 @@ BASIS_WORDS = frozenset(("total", "net", "gross", "basic", "diluted"))
 
 
 # Words that say when, how much or on what basis: a hyphenated compound holding one ('year-over-year', 'full-year',
-# 'non-GAAP', 'after-tax') is no kind of the metric it stands before.
-_NO_MODIFIER_PIECES = (_NO_PART - {"time", "times"}) | STOP_WORDS | FILLER_WORDS | ADJUSTING | EXCLUDING | PLAIN_MODIFIERS
-_NUMBER_PIECES = frozenset(("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-                            "twelve", "over", "non", "pre", "post", "per"))
+# 'three-month', 'non-GAAP', 'after-tax', 'pre-tax') is no kind of the metric it stands before.
+_NO_MODIFIER_PIECES = ((_NO_PART - {"time", "times"}) | STOP_WORDS | FILLER_WORDS | ADJUSTING | EXCLUDING
+                       | PLAIN_MODIFIERS | {"one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                                            "ten", "eleven", "twelve", "over", "non", "pre", "post", "per"})
 
 
 def _modifier_word(low: str) -> bool:
@@ -165,7 +165,7 @@ def _modifier_word(low: str) -> bool:
     pieces = low.split("-")
     if len(pieces) == 1 or not all(p.isalpha() for p in pieces):
         return low.isalpha()
-    return not any(p in _NO_MODIFIER_PIECES or p in _NUMBER_PIECES or is_month(p) for p in pieces)
+    return not any(p in _NO_MODIFIER_PIECES or is_month(p) for p in pieces)
 
 
 def _before(question: str, start: int, company: str) -> list[str]:
