@@ -22,6 +22,7 @@ _ENV_ALIASES: dict[str, tuple[str, ...]] = {
     "home": ("FINRAG_HOME",),
     "data_dir": ("FINRAG_DATA_DIR",),
     "checkpoint_url": ("FINRAG_CHECKPOINT_URL",),
+    "store_url": ("FINRAG_STORE_URL",),
 }
 
 
@@ -55,6 +56,11 @@ class Settings:
     data_dir: Path | None = field(
         default_factory=_default_data_dir,
         metadata={"help": "Benchmark data in the findata layout (FINRAG_DATA_DIR)."},
+    )
+    store_url: str = field(
+        default="",
+        metadata={"help": "PostgreSQL URL for documents, cards, facts, companies, the memory bank and the thread "
+                  "list, shared by every replica; empty keeps them in SQLite files under home."},
     )
     checkpoint_url: str = field(
         default="", metadata={"help": "Postgres URL for the checkpointer; empty uses SQLite under home."}

@@ -65,10 +65,15 @@ def storage_error_message(exc: BaseException, where: Path | str) -> str | None:
     if isinstance(exc, sqlite3.DatabaseError) and any(
         sign in lowered for sign in ("malformed", "not a database", "corrupt")
     ):
-        return (
-            f"a database under {where} is damaged ({text}); restore that folder from a backup, "
-            "or ingest the filings again into a new FINRAG_HOME"
-        )
+        return damaged_message(where, text)
     if isinstance(exc, sqlite3.DatabaseError):
         return f"database error under {where}: {text}"
     return None
+
+
+def damaged_message(where: Path | str, detail: str) -> str:
+    """One line for a database an integrity check found damaged."""
+    return (
+        f"a database under {where} is damaged ({detail}); restore that folder from a backup, "
+        "or ingest the filings again into a new FINRAG_HOME"
+    )

@@ -1,6 +1,7 @@
 """Checkpointers for multi-turn threads: SQLite under ``settings.home`` by default, Postgres when configured.
 
-``FINRAG_CHECKPOINT_URL`` (``Settings.checkpoint_url``) set to a ``postgres://`` / ``postgresql://`` URL selects
+``FINRAG_CHECKPOINT_URL`` (``Settings.checkpoint_url``; by default the PostgreSQL ``FINRAG_STORE_URL`` when one is
+set) set to a ``postgres://`` / ``postgresql://`` URL selects
 ``langgraph-checkpoint-postgres`` (the optional ``postgres`` extra), imported only then; anything else keeps the
 conversation in ``<home>/checkpoints.sqlite``. Both savers own their connection: close them with
 :func:`close_checkpointer` (or use :func:`checkpointer` as a context manager).
@@ -27,6 +28,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from pydantic import BaseModel
 
 from agent.config import Settings
+from agent.db import is_postgres_url
 from agent.errors import FinragError, StoreError
 
 CHECKPOINT_FILE = "checkpoints.sqlite"
@@ -41,7 +43,8 @@ def checkpoint_path(settings: Settings) -> Path:
 
 def open_checkpointer(settings: Settings) -> BaseCheckpointSaver:
     """A checkpointer for ``settings``: Postgres when ``checkpoint_url`` is a Postgres URL, else SQLite."""
-    url = settings.checkpoint_url.strip()
+    # Replicas that share a PostgreSQL store share their conversations too, unless told otherwise.
+    url = settings.checkpoint_url.strip() or (settings.store_url.strip() if is_postgres_url(settings.store_url) else "")
     if url:
         if not url.startswith(POSTGRES_SCHEMES):
             raise FinragError(f"FINRAG_CHECKPOINT_URL must be a postgres:// URL, got {url.split(':', 1)[0]!r}")

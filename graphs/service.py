@@ -172,7 +172,7 @@ class Assistant:
         self._saver = checkpointer if checkpointer is not None else open_checkpointer(settings)
         self.deps = deps or GraphDeps()
         self.graph = build_main_graph(checkpointer=self._saver, deps=self.deps)
-        self.thread_index = ThreadIndex(settings.home)
+        self.thread_index = ThreadIndex(settings.home, settings.store_url)
 
     # --- lifecycle -----------------------------------------------------------------------------------------
     def close(self) -> None:

@@ -260,6 +260,8 @@ def test_an_index_made_before_the_registry_migrates_on_open(tmp_path: Path) -> N
     db = settings.index_dir / "finrag.sqlite"
     with sqlite3.connect(db) as conn:  # what an older finrag left: no entities, no entity ids
         conn.execute("DROP TABLE entities")
+        conn.execute("DROP TABLE schema_versions")
+        conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
         conn.execute("UPDATE documents SET data = json_remove(data, '$.entity_id', '$.company_source')")
         conn.execute("UPDATE documents SET data = json_set(data, '$.company', 'ACME') WHERE name = 'ACME_2022_NOTES'")
     registry = registry_of(settings)

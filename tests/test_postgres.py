@@ -1,80 +1,38 @@
 """Conversation threads in a real PostgreSQL server: two turns of one thread, each in its own finrag process.
 
-The test makes a throwaway cluster with Debian's ``initdb`` and ``pg_ctl`` on a free port (as the ``postgres``
-user when it runs as root, since PostgreSQL refuses to run as root) and removes it afterwards. It skips with
-the reason where the server binaries or the Postgres checkpointer packages are absent.
+The server is a throwaway cluster (:mod:`tests.pg_server`); the tests skip with the reason where the server
+binaries or the Postgres checkpointer packages are absent.
 """
 
 from __future__ import annotations
 
-import glob
 import importlib.util
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from support import ingested_sample
 
+from evals.postgres_local import LocalPostgres
+
 try:
     from llm_server import free_port
+    from pg_server import pg_server  # noqa: F401
 except ImportError:  # pragma: no cover
     from tests.llm_server import free_port
+    from tests.pg_server import pg_server  # noqa: F401
 
 ROOT = Path(__file__).resolve().parent.parent
-START_TIMEOUT_S = 60
-
-
-def _pg_bin() -> Path | None:
-    for name in ("initdb", "pg_ctl"):
-        if shutil.which(name):
-            return Path(shutil.which(name)).parent  # type: ignore[arg-type]
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-    return Path(found[-1]).parent if found else None
-
-
-def _as_server_user(argv: list[str]) -> list[str]:
-    if os.geteuid() != 0:
-        return argv
-    return ["runuser", "-u", "postgres", "--", *argv]
 
 
 @pytest.fixture(scope="module")
-def postgres_url() -> Iterator[str]:
-    """A running PostgreSQL on a free local port; yields its URL."""
-    missing = [m for m in ("langgraph.checkpoint.postgres", "psycopg") if importlib.util.find_spec(m.split(".")[0])
-               is None or (m.startswith("langgraph") and importlib.util.find_spec(m) is None)]
-    if missing:
-        pytest.skip(f"{', '.join(missing)} not installed (pip install 'finrag[postgres]')")
-    bin_dir = _pg_bin()
-    if bin_dir is None:
-        pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) not found: install Debian's postgresql package")
-    if os.geteuid() == 0 and not shutil.which("runuser"):
-        pytest.skip("running as root without runuser: PostgreSQL refuses to run as root")
-    # Not under pytest's temporary folder: that is private to this user, and the server runs as 'postgres'.
-    work = Path(tempfile.mkdtemp(prefix="finrag-pg-"))
-    data, sockets = work / "data", work / "sock"
-    sockets.mkdir()
-    if os.geteuid() == 0:
-        shutil.chown(work, "postgres")
-        shutil.chown(sockets, "postgres")
-    port = free_port()
-    subprocess.run(_as_server_user([str(bin_dir / "initdb"), "-D", str(data), "-U", "finrag", "--auth=trust",
-                                    "-E", "UTF8", "--no-instructions"]), check=True, capture_output=True)
-    options = f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1"
-    subprocess.run(_as_server_user([str(bin_dir / "pg_ctl"), "-D", str(data), "-o", options, "-l",
-                                    str(work / "server.log"), "-w", "-t", str(START_TIMEOUT_S), "start"]),
-                   check=True, capture_output=True)
-    try:
-        yield f"postgresql://finrag@127.0.0.1:{port}/postgres"
-    finally:
-        subprocess.run(_as_server_user([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "fast", "stop"]),
-                       capture_output=True, check=False)
-        shutil.rmtree(work, ignore_errors=True)
+def postgres_url(pg_server: LocalPostgres) -> str:
+    """A database on the session's PostgreSQL server, for the Postgres checkpointer."""
+    if importlib.util.find_spec("langgraph.checkpoint.postgres") is None:
+        pytest.skip("langgraph-checkpoint-postgres not installed (pip install 'finrag[postgres]')")
+    return pg_server.new_database("checkpoints")
 
 
 def _ask(home: Path, url: str, question: str, thread: str) -> subprocess.CompletedProcess[str]:

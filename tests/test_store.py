@@ -1,10 +1,10 @@
-"""The persistent index: round trip, idempotence, replace, remove, metadata edits and self-repair."""
+"""The persistent index: round trip, idempotence, replace, remove, metadata edits and self-repair, on each engine:
+the embedded SQLite file and a real PostgreSQL server (skipped with the reason where none is installed)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -21,6 +21,11 @@ from agent.errors import NotFoundError, StoreError
 from agent.index.search import HybridSearcher
 from agent.index.store import BM25_DIR, FAISS_FILE, MANIFEST_FILE, Store
 from agent.schemas import PAGE_SEPARATOR, Chunk, ChunkCard, DocumentMeta, NumericValue, Page, Section
+
+try:
+    from pg_server import pg_server, pg_url  # noqa: F401
+except ImportError:  # pragma: no cover
+    from tests.pg_server import pg_server, pg_url  # noqa: F401
 
 DIM = 8
 REPO = Path(__file__).resolve().parent.parent
@@ -89,8 +94,11 @@ ACME_V2 = ["Revenue was $1,600 million in 2018. Purchases of PP&E were $1.3 bill
 BETA = ["Beta sells widgets. Widget demand grew strongly in 2019"]
 
 
-@pytest.fixture
-def settings(tmp_path: Path) -> Settings:
+@pytest.fixture(params=["sqlite", "postgresql"])
+def settings(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
+    """Settings for a new store on each engine; the environment says the same to processes a test starts."""
+    url = request.getfixturevalue("pg_url") if request.param == "postgresql" else ""
+    monkeypatch.setenv("FINRAG_STORE_URL", url)
     return Settings.from_env(home=tmp_path)
 
 
@@ -102,12 +110,9 @@ def store(settings: Settings):
 
 
 def table_counts(store: Store) -> dict[str, int]:
-    conn = sqlite3.connect(store.db_path)
-    try:
-        return {t: conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
-                for t in ("documents", "pages", "sections", "chunks", "cards", "embeddings")}
-    finally:
-        conn.close()
+    conn = store.db.conn()
+    return {t: conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+            for t in ("documents", "pages", "sections", "chunks", "cards", "embeddings")}
 
 
 def faiss_count(store: Store) -> int:
@@ -118,6 +123,7 @@ def faiss_count(store: Store) -> int:
 def test_round_trip(store: Store) -> None:
     doc = make_doc("ACME_2018_10K", ACME)
     store.add_document(**doc)
+    assert store.db_path.exists() == (store.db.dialect == "sqlite")  # a PostgreSQL store writes no SQLite file
     meta = store.get_document("ACME_2018_10K")
     assert meta.doc_id == doc["meta"].doc_id and meta.company == "Acme Corp" and meta.fiscal_year == 2018
     assert meta.n_pages == 2 and meta.n_chunks == len(doc["chunks"]) and meta.ingested_at

@@ -9,34 +9,27 @@ transaction. An entity left with no filing is deleted.
 from __future__ import annotations
 
 import re
-import sqlite3
 from pathlib import Path
 
+from agent.db import Connection
 from agent.entities import EntityRegistry, name_key
 from agent.schemas import DocumentMeta, Entity
 
-ENTITY_TABLE = """
-CREATE TABLE IF NOT EXISTS entities (
-    entity_id TEXT PRIMARY KEY,
-    name TEXT NOT NULL,
-    data TEXT NOT NULL
-);
-"""
 _FILE_COMPANY_RE = re.compile(r"^(.+?)[_\s-]+(?:19|20)\d{2}")
 
 
-def load(conn: sqlite3.Connection) -> EntityRegistry:
+def load(conn: Connection) -> EntityRegistry:
     """Every stored entity."""
     return EntityRegistry(Entity.model_validate_json(row[0]) for row in conn.execute("SELECT data FROM entities"))
 
 
-def with_filings(conn: sqlite3.Connection) -> EntityRegistry:
+def with_filings(conn: Connection) -> EntityRegistry:
     """The entities that have at least one stored filing (the companies a question can be about)."""
     held = {row[0] for row in conn.execute("SELECT DISTINCT json_extract(data, '$.entity_id') FROM documents")}
     return EntityRegistry(e for e in load(conn).entities if e.entity_id in held)
 
 
-def _save(conn: sqlite3.Connection, entity: Entity, old_id: str = "") -> None:
+def _save(conn: Connection, entity: Entity, old_id: str = "") -> None:
     """Write an entity and point its documents (and those of ``old_id``) at its id and name."""
     if old_id and old_id != entity.entity_id:
         conn.execute("DELETE FROM entities WHERE entity_id = ?", (old_id,))
@@ -54,7 +47,7 @@ def _save(conn: sqlite3.Connection, entity: Entity, old_id: str = "") -> None:
     )
 
 
-def attach(conn: sqlite3.Connection, meta: DocumentMeta) -> DocumentMeta:
+def attach(conn: Connection, meta: DocumentMeta) -> DocumentMeta:
     """Attach a filing (not yet stored, or being re-attached) to its entity; returns the metadata naming it."""
     registry = load(conn)
     entity, old_id = registry.attach(meta)
@@ -68,7 +61,7 @@ def _named(meta: DocumentMeta, entity: Entity) -> DocumentMeta:
     return meta.model_copy(update={"entity_id": entity.entity_id, "company": company, "ticker": ticker})
 
 
-def reattach(conn: sqlite3.Connection, meta: DocumentMeta, company: str) -> DocumentMeta:
+def reattach(conn: Connection, meta: DocumentMeta, company: str) -> DocumentMeta:
     """Move a filing to the entity named ``company`` (any of its names, a ticker or an id), or to a new entity
     of that name (``finrag docs edit --company``)."""
     entity = load(conn).resolve(company)
@@ -83,14 +76,14 @@ def reattach(conn: sqlite3.Connection, meta: DocumentMeta, company: str) -> Docu
     return updated
 
 
-def add_ticker(conn: sqlite3.Connection, entity_id: str, ticker: str) -> None:
+def add_ticker(conn: Connection, entity_id: str, ticker: str) -> None:
     """Record a ticker on an entity (``finrag docs edit --ticker``)."""
     entity = load(conn).get(entity_id)
     if entity is not None and ticker and ticker.upper() not in entity.tickers:
         _save(conn, entity.model_copy(update={"tickers": [*entity.tickers, ticker.upper()]}))
 
 
-def merge(conn: sqlite3.Connection, keep: str, gone: str, force: bool = False) -> Entity:
+def merge(conn: Connection, keep: str, gone: str, force: bool = False) -> Entity:
     """Fold entity ``gone`` into ``keep``: its filings, names, tickers and identifiers (two CIKs only with
     ``force``)."""
     registry = load(conn)
@@ -102,7 +95,7 @@ def merge(conn: sqlite3.Connection, keep: str, gone: str, force: bool = False) -
     return kept
 
 
-def rename(conn: sqlite3.Connection, company: str, name: str) -> Entity:
+def rename(conn: Connection, company: str, name: str) -> Entity:
     """Give an entity its name by hand; the name it had stays findable as a former name."""
     registry = load(conn)
     entity = registry.resolve(company)
@@ -113,7 +106,7 @@ def rename(conn: sqlite3.Connection, company: str, name: str) -> Entity:
     return renamed
 
 
-def add_alias(conn: sqlite3.Connection, company: str, alias: str) -> Entity:
+def add_alias(conn: Connection, company: str, alias: str) -> Entity:
     """Add a short form people use for a company ('Big Blue')."""
     registry = load(conn)
     entity = registry.resolve(company)
@@ -125,7 +118,7 @@ def add_alias(conn: sqlite3.Connection, company: str, alias: str) -> Entity:
     return updated
 
 
-def drop_orphans(conn: sqlite3.Connection) -> None:
+def drop_orphans(conn: Connection) -> None:
     """Delete entities no stored filing belongs to any more."""
     conn.execute(
         "DELETE FROM entities WHERE entity_id NOT IN "
@@ -134,7 +127,7 @@ def drop_orphans(conn: sqlite3.Connection) -> None:
     )
 
 
-def migrate(conn: sqlite3.Connection) -> int:
+def migrate(conn: Connection) -> int:
     """Attach every stored filing that has no entity yet (an index made before the registry), oldest period
     first so the newest name wins; returns how many were attached. No re-ingest: the stored company, ticker
     and name say enough."""

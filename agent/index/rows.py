@@ -1,4 +1,5 @@
-"""The SQLite schema of the index and the mapping between pydantic records and table rows.
+"""The index's tables (SQLite's dialect; :mod:`agent.db` runs them on PostgreSQL too), their migrations, and
+the mapping between pydantic records and table rows.
 """
 
 from __future__ import annotations
@@ -8,9 +9,6 @@ from collections.abc import Iterator, Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
-
-SCHEMA_VERSION = 1  # bump when the table layout changes
-
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -83,6 +81,30 @@ CREATE TABLE IF NOT EXISTS counts (
 );
 CREATE INDEX IF NOT EXISTS counts_by_key ON counts(doc_id, key);
 """
+
+
+# One row per company (agent.index.entities); an index of version 1 may have it already or not.
+_ENTITIES = """
+CREATE TABLE IF NOT EXISTS entities (
+    entity_id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    data TEXT NOT NULL
+);
+"""
+
+
+# A filing is looked up by its path on every ingest and by its text hash to find another copy of it.
+_FILING_LOOKUPS = """
+CREATE INDEX IF NOT EXISTS documents_by_path ON documents(json_extract(data, '$.path'));
+CREATE INDEX IF NOT EXISTS documents_by_text ON documents(json_extract(data, '$.text_sha256'));
+"""
+
+
+# The migrations: step i takes the tables from version i to i + 1 (agent.db.migrate); append, never edit.
+SCHEMA_STEPS = (_SCHEMA, _ENTITIES, _FILING_LOOKUPS)
+
+
+SCHEMA_VERSION = len(SCHEMA_STEPS)
 
 
 # Columns stored as real columns per table; every other model field goes to the JSON ``extra`` column,

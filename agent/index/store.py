@@ -1,7 +1,7 @@
-"""The persistent index: SQLite as the source of truth, FAISS and BM25 files derived from it.
+"""The persistent index: a database as the source of truth, FAISS and BM25 files derived from it.
 
-One SQLite file under ``settings.index_dir`` holds documents, pages, sections, chunks, Chunk Cards and
-embeddings. Two derived artefacts make search fast: a FAISS ``IndexIDMap2(IndexFlatIP)`` over every chunk
+One SQLite file under ``settings.index_dir`` (or the PostgreSQL database ``FINRAG_STORE_URL`` names, shared by
+every replica) holds documents, pages, sections, chunks, Chunk Cards, embeddings, facts and companies. Two derived artefacts make search fast: a FAISS ``IndexIDMap2(IndexFlatIP)`` over every chunk
 vector (ids are chunk rowids) and a tokenised BM25 corpus (one file per document). Each write bumps a
 generation number in SQLite; the derived files are written atomically (temp file, fsync, ``os.replace``)
 and a manifest, written last, records the generation they reflect plus a checksum per file. Whenever the
@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
@@ -29,8 +28,9 @@ import numpy as np
 from pydantic import ValidationError
 
 from agent.config import Settings
+from agent.db import Connection, Database, migrate, open_database
 from agent.entities import EntityRegistry
-from agent.errors import NotFoundError, StoreError, storage_error_message
+from agent.errors import NotFoundError, StoreError, damaged_message, storage_error_message
 from agent.index import entities
 from agent.index.derived import BM25_DIR, FAISS_FILE, MANIFEST_FILE, DerivedFiles, _InMemory, _Vectors
 from agent.index.edits import checked_edits
@@ -40,9 +40,8 @@ from agent.index.rows import (
     _COUNT_COLUMNS,
     _FACT_COLUMNS,
     _PAGE_COLUMNS,
-    _SCHEMA,
     _SECTION_COLUMNS,
-    SCHEMA_VERSION,
+    SCHEMA_STEPS,
     _batches,
     _join,
     _split,
@@ -74,25 +73,25 @@ DB_FILE = "finrag.sqlite"
 LOCK_FILE = ".lock"
 
 
-BUSY_TIMEOUT_MS = 30_000  # a writer may hold the database while a long filing is committed
-
-
 MIN_ID_PREFIX = 6  # shortest doc_id prefix accepted as a reference (like abbreviated git hashes)
 
 
 _HELD_LOCKS = threading.local()  # per thread: index directory -> "shared" | "exclusive" lock held
 
 
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
 class Store(DerivedFiles):
-    """SQLite + FAISS + BM25 files under ``settings.index_dir``. Open with :meth:`Store.open`."""
+    """A database (SQLite under ``settings.index_dir``, or PostgreSQL) + FAISS + BM25 files under
+    ``settings.index_dir``. Open with :meth:`Store.open`."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.dir = settings.index_dir
         self.db_path = self.dir / DB_FILE
-        self._local = threading.local()
-        self._connections: list[sqlite3.Connection] = []
-        self._conn_lock = threading.Lock()
+        self.db: Database = open_database(settings.store_url, self.db_path)
         self._write_lock = threading.RLock()  # one writer per process; fcntl handles other processes
         self._vectors: _Vectors | None = None  # replaced whole (atomic assignment), never mutated in place
         self._load_lock = threading.Lock()  # one thread deserialises the FAISS file, the others wait for it
@@ -117,41 +116,27 @@ class Store(DerivedFiles):
         store._ensure_derived()
         return store
 
-    def _conn(self) -> sqlite3.Connection:
-        """This thread's connection (SQLite connections must not be shared between threads)."""
+    def _conn(self) -> Connection:
+        """This thread's connection."""
         if self._closed:
             raise StoreError("The store is closed.")
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            try:
-                conn = sqlite3.connect(
-                    self.db_path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, isolation_level=None
-                )
-                conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-                conn.execute("PRAGMA journal_mode = WAL")
-                conn.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL: durable at checkpoints, fast commits
-                conn.execute("PRAGMA foreign_keys = ON")
-            except sqlite3.DatabaseError as exc:
-                raise StoreError(f"Cannot open the index database {self.db_path}: {exc}") from exc
-            self._local.conn = conn
-            with self._conn_lock:
-                self._connections.append(conn)
-        return conn
+        try:
+            return self.db.conn()
+        except self.db.errors as exc:
+            raise StoreError(f"Cannot open the index database {self.db.where}: {exc}") from exc
 
     @contextlib.contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
+    def _transaction(self) -> Iterator[Connection]:
         """A write transaction; a database still locked after the busy timeout, or read-only, is a StoreError."""
-        conn = self._conn()
+        if self._closed:
+            raise StoreError("The store is closed.")
         try:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
+            with self.db.transaction() as conn:
                 yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
-        except sqlite3.OperationalError as exc:
-            raise StoreError(f"Cannot write the index database {self.db_path}: {exc}") from exc
+        except self.db.integrity_errors:
+            raise
+        except self.db.errors as exc:
+            raise StoreError(f"Cannot write the index database {self.db.where}: {_first_line(exc)}") from exc
 
     @contextlib.contextmanager
     def _file_lock(self, exclusive: bool) -> Iterator[None]:
@@ -195,51 +180,42 @@ class Store(DerivedFiles):
 
     def _check_sound(self) -> None:
         try:
-            rows = self._conn().execute("PRAGMA quick_check").fetchall()
-        except sqlite3.DatabaseError as exc:
+            damage = self.db.damage()
+        except self.db.errors as exc:
             raise StoreError(storage_error_message(exc, self.dir) or str(exc)) from exc
-        if [r[0] for r in rows] != ["ok"]:
-            damage = sqlite3.DatabaseError(f"database disk image is malformed: {rows[0][0]}")
-            raise StoreError(storage_error_message(damage, self.dir) or str(damage))
+        if damage is not None:
+            raise StoreError(damaged_message(self.dir, f"database disk image is malformed: {damage}"))
         self._sound = True
 
     def _init_schema(self) -> None:
         with self._writing(checked=False):
             # An empty file is a truncated database, not a fresh home: creating tables in it would hide the loss.
             # Checked under the writer lock: another process creating the index holds it until the tables exist.
-            if self.db_path.is_file() and self.db_path.stat().st_size == 0:
+            if self.db.dialect == "sqlite" and self.db_path.is_file() and self.db_path.stat().st_size == 0:
                 raise StoreError(
                     f"the index database {self.db_path} is empty (0 bytes): it was truncated; restore it from a "
                     "backup, or remove it to start a new index"
                 )
             try:
-                conn = self._conn()
-                conn.executescript(_SCHEMA + entities.ENTITY_TABLE)
-                version = self._meta_get("schema_version")
-                if version is None:
-                    self._meta_set(conn, "schema_version", str(SCHEMA_VERSION))
-                    self._meta_set(conn, "generation", "0")
-                elif int(version) != SCHEMA_VERSION:
-                    raise StoreError(
-                        f"The index at {self.dir} has schema version {version}; this finrag expects "
-                        f"{SCHEMA_VERSION}. Re-ingest into a new FINRAG_HOME."
-                    )
-                pending = conn.execute(
+                # An index made before versions were kept in schema_versions says its version in meta.
+                found = self._meta_get("schema_version") if "key" in self.db.columns("meta") else None
+                version = migrate(self.db, "index", SCHEMA_STEPS, found=int(found) if found else None)
+                with self._transaction() as conn:
+                    self._meta_set(conn, "schema_version", str(version))
+                    if self._meta_get("generation") is None:
+                        self._meta_set(conn, "generation", "0")
+                pending = self._conn().execute(
                     "SELECT 1 FROM documents WHERE coalesce(json_extract(data, '$.entity_id'), '') = '' LIMIT 1"
                 ).fetchone()
                 if pending:  # an index made before the company registry: its filings are attached now
                     with self._transaction() as tx:
                         log.info("attached %d filings to company entities", entities.migrate(tx))
-            except sqlite3.DatabaseError as exc:
-                raise StoreError(storage_error_message(exc, self.db_path)) from exc
+            except self.db.errors as exc:
+                raise StoreError(storage_error_message(exc, self.db_path) or f"{self.db.where}: {exc}") from exc
 
     def close(self) -> None:
         """Close every connection this store opened."""
-        with self._conn_lock:
-            for conn in self._connections:
-                with contextlib.suppress(sqlite3.Error):
-                    conn.close()
-            self._connections.clear()
+        self.db.close()
         self._closed = True
         self._vectors = None
 
@@ -257,7 +233,7 @@ class Store(DerivedFiles):
         return None if row is None else row[0]
 
     @staticmethod
-    def _meta_set(conn: sqlite3.Connection, key: str, value: str) -> None:
+    def _meta_set(conn: Connection, key: str, value: str) -> None:
         conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                      (key, value))
 
@@ -291,7 +267,7 @@ class Store(DerivedFiles):
         for sql in (
             "SELECT doc_id FROM documents WHERE doc_id = ?",
             "SELECT doc_id FROM documents WHERE name = ?",
-            "SELECT doc_id FROM documents WHERE name = ? COLLATE NOCASE",
+            "SELECT doc_id FROM documents WHERE lower(name) = lower(?)",
         ):
             rows = conn.execute(sql, (ref,)).fetchall()
             if len(rows) == 1:
@@ -304,7 +280,7 @@ class Store(DerivedFiles):
                 raise NotFoundError(f"'{name_or_id}' matches {len(rows)} documents; give more of the id or the name.")
         raise NotFoundError(f"No document named or with id '{name_or_id}'.")
 
-    def _doc_at_path(self, conn: sqlite3.Connection, path: str) -> str | None:
+    def _doc_at_path(self, conn: Connection, path: str) -> str | None:
         row = conn.execute("SELECT doc_id FROM documents WHERE json_extract(data, '$.path') = ?", (path,)).fetchone()
         return None if row is None else row[0]
 
@@ -458,10 +434,12 @@ class Store(DerivedFiles):
             }
         )
         with self._writing():
-            if self.has_document(meta.doc_id):
-                return False
-            derived_current = self._derived_current()
             with self._transaction() as conn:
+                # Inside the transaction, which holds the writers' lock: another process (a second ingest worker
+                # on a shared store) may have committed this filing, or another, since this one was parsed.
+                if self.has_document(meta.doc_id):
+                    return False
+                derived_current = self._derived_current()
                 self._check_embedding_space(model, vectors.shape[1] if len(vectors) else None)
                 # The same file changed on disk replaces its older version; another file never does.
                 old_id = self._doc_at_path(conn, meta.path) if meta.path else None
@@ -488,7 +466,7 @@ class Store(DerivedFiles):
                 generation = self._bump_generation(conn)
             if old_id:
                 log.info("replaced %s (%s) by %s", meta.name, old_id[:12], meta.doc_id[:12])
-            self._checkpoint()
+            self.db.checkpoint()
             if self._bulk:
                 return True
             try:
@@ -527,13 +505,13 @@ class Store(DerivedFiles):
     def remove_document(self, name_or_id: str) -> DocumentMeta:
         """Delete a document everywhere (rows, vectors, BM25 corpus) and return what was removed."""
         with self._writing():
-            meta = self.get_document(name_or_id)
-            derived_current = self._derived_current()
             with self._transaction() as conn:
+                meta = self.get_document(name_or_id)
+                derived_current = self._derived_current()
                 removed_rowids = self._delete_rows(conn, meta.doc_id)
                 entities.drop_orphans(conn)
                 generation = self._bump_generation(conn)
-            self._checkpoint()
+            self.db.checkpoint()
             try:
                 if derived_current:
                     self._apply_delta(generation, removed_doc=meta.doc_id, removed_rowids=removed_rowids)
@@ -585,7 +563,7 @@ class Store(DerivedFiles):
 
     def _insert_rows(
         self,
-        conn: sqlite3.Connection,
+        conn: Connection,
         meta: DocumentMeta,
         pages: list[Page],
         sections: list[Section],
@@ -608,14 +586,14 @@ class Store(DerivedFiles):
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(meta.doc_id, *_split(s, _SECTION_COLUMNS)) for s in sections],
             )
-            rowids = []
-            for chunk in chunks:
-                cursor = conn.execute(
+            rowids = [
+                conn.execute(
                     "INSERT INTO chunks(chunk_id, doc_id, ordinal, section_id, page, page_end, char_start, char_end,"
-                    " is_table, text, extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " is_table, text, extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                     _split(chunk, _CHUNK_COLUMNS),
-                )
-                rowids.append(cursor.lastrowid)
+                ).fetchone()[0]
+                for chunk in chunks
+            ]
             conn.executemany(
                 "INSERT INTO cards(chunk_id, doc_id, data) VALUES (?, ?, ?)",
                 [(card.chunk_id, meta.doc_id, card.model_dump_json()) for card in cards],
@@ -628,12 +606,12 @@ class Store(DerivedFiles):
             if len(vectors) and self._meta_get("embedding_model") is None:
                 self._meta_set(conn, "embedding_model", model)
                 self._meta_set(conn, "embedding_dim", str(dim))
-        except sqlite3.IntegrityError as exc:
+        except self.db.integrity_errors as exc:
             raise StoreError(f"{meta.name}: conflicting rows ({exc}); is a chunk id used by another document?") from exc
         return np.asarray(rowids, dtype=np.int64)
 
     @staticmethod
-    def _delete_rows(conn: sqlite3.Connection, doc_id: str) -> np.ndarray:
+    def _delete_rows(conn: Connection, doc_id: str) -> np.ndarray:
         """Delete a document's rows (children first); return the chunk rowids it had."""
         rowids = np.asarray(
             [r[0] for r in conn.execute("SELECT id FROM chunks WHERE doc_id = ?", (doc_id,))], dtype=np.int64
@@ -645,13 +623,7 @@ class Store(DerivedFiles):
             conn.execute("DELETE FROM meta WHERE key IN ('embedding_model', 'embedding_dim')")
         return rowids
 
-    def _checkpoint(self) -> None:
-        """Fold the write-ahead log into the database and truncate it: a filing's commit would otherwise leave
-        a WAL file as large as the filing on disk. Best effort: readers holding old snapshots may defer it."""
-        with contextlib.suppress(sqlite3.Error):
-            self._conn().execute("PRAGMA wal_checkpoint(TRUNCATE)")
-
-    def _bump_generation(self, conn: sqlite3.Connection) -> int:
+    def _bump_generation(self, conn: Connection) -> int:
         row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
         generation = int(row[0] if row else 0) + 1
         self._meta_set(conn, "generation", str(generation))
@@ -781,17 +753,18 @@ class Store(DerivedFiles):
     # size on disk
     # -----------------------------------------------------------------------------------------------------
     def disk_usage(self) -> dict[str, int]:
-        """Bytes on disk per artefact: sqlite (with WAL), faiss, bm25, total."""
+        """Bytes per artefact: database (the SQLite file with its WAL, or the PostgreSQL tables), faiss, bm25,
+        total."""
 
         def size(path: Path) -> int:
             return path.stat().st_size if path.is_file() else 0
 
-        sqlite_bytes = sum(size(self.dir / f"{DB_FILE}{suffix}") for suffix in ("", "-wal", "-shm"))
+        database_bytes = self.db.size_bytes()
         bm25_bytes = sum(size(p) for p in (self.dir / BM25_DIR).glob("*.tok"))
         faiss_bytes = size(self.dir / FAISS_FILE)
         return {
-            "sqlite": sqlite_bytes,
+            "database": database_bytes,
             "faiss": faiss_bytes,
             "bm25": bm25_bytes,
-            "total": sqlite_bytes + faiss_bytes + bm25_bytes + size(self.dir / MANIFEST_FILE),
+            "total": database_bytes + faiss_bytes + bm25_bytes + size(self.dir / MANIFEST_FILE),
         }

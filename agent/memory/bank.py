@@ -16,16 +16,16 @@ when a newer filing for its company and period is ingested.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
 import math
 import os
 import re
-import sqlite3
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -35,6 +35,7 @@ import numpy as np
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from agent.config import Settings
+from agent.db import Connection, Database, open_database
 from agent.entities.names import core_tokens, name_key, same_name
 from agent.errors import FinragError, NotFoundError, StoreError
 from agent.memory.matching import (
@@ -54,8 +55,6 @@ MEMORY_FILE_NAME = "memory.sqlite"
 ENTRY_ID_CHARS = 12
 # Shortest id prefix accepted on the command line, so a typo cannot hit an arbitrary entry.
 MIN_ID_PREFIX = 4
-# Seconds a writer waits for another process's lock; a memory write is small and quick.
-SQLITE_LOCK_TIMEOUT_S = 10.0
 
 Embed = Callable[[list[str]], np.ndarray]
 
@@ -227,10 +226,10 @@ CREATE TABLE IF NOT EXISTS memory_vectors (
 # Bumped by every write, so any process can tell whether the bank changed.
 _BUMP_GENERATION = (
     "INSERT INTO memory_meta (key, value) VALUES ('generation', 1) "
-    "ON CONFLICT(key) DO UPDATE SET value = value + 1"
+    "ON CONFLICT(key) DO UPDATE SET value = memory_meta.value + 1"
 )
 _ADD_META = (
-    "INSERT INTO memory_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = value + excluded.value"
+    "INSERT INTO memory_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = memory_meta.value + excluded.value"
 )
 _SET_META = "INSERT INTO memory_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
 # Version of the term statistics kept in memory_terms; a bank without it has them rebuilt once on open.
@@ -254,48 +253,74 @@ class _TermStats(BaseModel):
 
 
 class MemoryBank:
-    """Expert-verified answers in one SQLite file (``settings.home / memory.sqlite``)."""
+    """Expert-verified answers in one SQLite file (``settings.home / memory.sqlite``), or in the PostgreSQL
+    store every replica shares (``FINRAG_STORE_URL``)."""
 
     def __init__(self, settings: Settings, embed: Embed | None = None, path: Path | None = None) -> None:
         self.settings = settings
         self.embed = embed
         self.path = Path(path) if path is not None else Path(settings.home) / MEMORY_FILE_NAME
+        # An explicit path is a bank file of its own (an evaluation's scratch bank), never the shared store.
+        self._db: Database | None = None
+        self._url = "" if path is not None else settings.store_url
         self._vectors: dict[str, np.ndarray] = {}  # match text -> unit vector, so texts are embedded once
         self._ready = False
 
     # --- storage -----------------------------------------------------------------------------------------
-    def _connect(self) -> sqlite3.Connection:
+    @property
+    def where(self) -> str:
+        """The bank's place, for messages."""
+        return self._db.where if self._db is not None else str(self.path)
+
+    def _database(self) -> Database:
+        """The bank's database, its tables made (and term statistics built) on first use."""
+        if self._db is None:
+            db = open_database(self._url, self.path, persistent=False)
+            try:
+                db.script(_SCHEMA)
+                with db.transaction() as conn:
+                    self._upgrade_terms(conn)
+            except (*db.errors, OSError) as exc:
+                raise StoreError(f"memory bank at {self.where} cannot be opened: {exc}") from exc
+            self._db = db
+        return self._db
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[Connection]:
+        db = self._database()
         try:
-            if not self._ready:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(self.path, timeout=SQLITE_LOCK_TIMEOUT_S)
-            if not self._ready:
-                conn.executescript(_SCHEMA)
-                self._upgrade_terms(conn)
-                self._ready = True
-        except (sqlite3.Error, OSError) as exc:
-            raise StoreError(f"memory bank at {self.path} cannot be opened: {exc}") from exc
-        return conn
+            with db.session() as conn:
+                yield conn
+        except db.errors as exc:
+            raise StoreError(f"memory bank at {self.where} is unreadable: {exc}") from exc
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[Connection]:
+        db = self._database()
+        try:
+            with db.transaction() as conn:
+                yield conn
+        except db.errors as exc:
+            raise StoreError(f"memory bank at {self.where} could not be written: {exc}") from exc
 
     @staticmethod
-    def _meta(conn: sqlite3.Connection, key: str) -> int:
+    def _meta(conn: Connection, key: str) -> int:
         row = conn.execute("SELECT value FROM memory_meta WHERE key = ?", (key,)).fetchone()
         return int(row[0]) if row else 0
 
-    def _upgrade_terms(self, conn: sqlite3.Connection) -> None:
-        """Build the term statistics once for a bank written before they were kept."""
+    def _upgrade_terms(self, conn: Connection) -> None:
+        """Build the term statistics once for a bank written before they were kept (inside a transaction)."""
         if self._meta(conn, "terms_version") == TERMS_VERSION:
             return
-        with conn:
-            entries = [MemoryEntry.model_validate_json(r[0]) for r in conn.execute("SELECT data FROM memory_entries")]
-            conn.execute("DELETE FROM memory_terms")
-            for key in ("n_entries", "n_tokens"):
-                conn.execute(_SET_META, (key, 0))
-            self._count_terms(conn, entries, sign=1)
-            conn.execute(_SET_META, ("terms_version", TERMS_VERSION))
+        entries = [MemoryEntry.model_validate_json(r[0]) for r in conn.execute("SELECT data FROM memory_entries")]
+        conn.execute("DELETE FROM memory_terms")
+        for key in ("n_entries", "n_tokens"):
+            conn.execute(_SET_META, (key, 0))
+        self._count_terms(conn, entries, sign=1)
+        conn.execute(_SET_META, ("terms_version", TERMS_VERSION))
 
     @staticmethod
-    def _count_terms(conn: sqlite3.Connection, entries: Iterable[MemoryEntry], sign: int) -> None:
+    def _count_terms(conn: Connection, entries: Iterable[MemoryEntry], sign: int) -> None:
         """Add (sign 1) or remove (sign -1) entries' words from the document frequencies and counts."""
         df: Counter[str] = Counter()
         n_entries = n_tokens = 0
@@ -307,7 +332,7 @@ class MemoryBank:
         if not n_entries:
             return
         conn.executemany(
-            "INSERT INTO memory_terms (term, df) VALUES (?, ?) ON CONFLICT(term) DO UPDATE SET df = df + excluded.df",
+            "INSERT INTO memory_terms (term, df) VALUES (?, ?) ON CONFLICT(term) DO UPDATE SET df = memory_terms.df + excluded.df",
             [(term, sign * count) for term, count in df.items()],
         )
         conn.execute("DELETE FROM memory_terms WHERE df <= 0")
@@ -315,13 +340,8 @@ class MemoryBank:
         conn.execute(_ADD_META, ("n_tokens", sign * n_tokens))
 
     def _rows(self, where: str = "", params: Sequence[Any] = ()) -> list[MemoryEntry]:
-        conn = self._connect()
-        try:
+        with self._reading() as conn:
             rows = conn.execute(f"SELECT data FROM memory_entries {where}", tuple(params)).fetchall()
-        except sqlite3.Error as exc:
-            raise StoreError(f"memory bank at {self.path} is unreadable: {exc}") from exc
-        finally:
-            conn.close()
         return [MemoryEntry.model_validate_json(r[0]) for r in rows]
 
     def _write(self, entries: Iterable[MemoryEntry], delete_ids: Iterable[str] = (), reconciled: int | None = None) -> None:
@@ -329,34 +349,28 @@ class MemoryBank:
         ``reconciled`` records the index generation whose documents the stale marks reflect."""
         entries = list({e.id: e for e in entries}.values())
         touched = [e.id for e in entries] + [i for i in delete_ids]
-        conn = self._connect()
-        try:
-            with conn:
-                conn.execute(_BUMP_GENERATION)
-                old: list[MemoryEntry] = []
-                for start in range(0, len(touched), _SQL_BATCH):
-                    batch = touched[start : start + _SQL_BATCH]
-                    marks = ",".join("?" * len(batch))
-                    old += [
-                        MemoryEntry.model_validate_json(r[0])
-                        for r in conn.execute(f"SELECT data FROM memory_entries WHERE id IN ({marks})", batch)
-                    ]
-                self._count_terms(conn, old, sign=-1)
-                conn.executemany("DELETE FROM memory_entries WHERE id = ?", [(i,) for i in touched])
-                conn.executemany(
-                    "INSERT INTO memory_entries (id, status, company_key, period, data) VALUES (?, ?, ?, ?, ?)",
-                    [
-                        (e.id, e.status.value, " ".join(core_tokens(e.company)), e.period, e.model_dump_json())
-                        for e in entries
-                    ],
-                )
-                self._count_terms(conn, entries, sign=1)
-                if reconciled is not None:
-                    conn.execute(_SET_META, ("reconciled_generation", reconciled))
-        except sqlite3.Error as exc:
-            raise StoreError(f"memory bank at {self.path} could not be written: {exc}") from exc
-        finally:
-            conn.close()
+        with self._writing() as conn:
+            conn.execute(_BUMP_GENERATION)
+            old: list[MemoryEntry] = []
+            for start in range(0, len(touched), _SQL_BATCH):
+                batch = touched[start : start + _SQL_BATCH]
+                marks = ",".join("?" * len(batch))
+                old += [
+                    MemoryEntry.model_validate_json(r[0])
+                    for r in conn.execute(f"SELECT data FROM memory_entries WHERE id IN ({marks})", batch)
+                ]
+            self._count_terms(conn, old, sign=-1)
+            conn.executemany("DELETE FROM memory_entries WHERE id = ?", [(i,) for i in touched])
+            conn.executemany(
+                "INSERT INTO memory_entries (id, status, company_key, period, data) VALUES (?, ?, ?, ?, ?)",
+                [
+                    (e.id, e.status.value, " ".join(core_tokens(e.company)), e.period, e.model_dump_json())
+                    for e in entries
+                ],
+            )
+            self._count_terms(conn, entries, sign=1)
+            if reconciled is not None:
+                conn.execute(_SET_META, ("reconciled_generation", reconciled))
 
     def get(self, entry_id_or_prefix: str) -> MemoryEntry:
         """One entry by id or by an unambiguous id prefix (at least MIN_ID_PREFIX characters)."""
@@ -485,11 +499,8 @@ class MemoryBank:
         """Mark stale every entry an indexed filing supersedes, unless the bank already reflects index
         ``generation``. Run when the index is opened: a crash between committing a filing and marking its
         entries (two database files, so no single transaction spans both) is repaired on the next open."""
-        conn = self._connect()
-        try:
+        with self._reading() as conn:
             done = self._meta(conn, "reconciled_generation")
-        finally:
-            conn.close()
         if done == generation:
             return []
         stale: dict[str, MemoryEntry] = {}
@@ -633,16 +644,11 @@ class MemoryBank:
     def _term_stats(self, words: Sequence[str]) -> _TermStats:
         """Bank-wide BM25 statistics for ``words``, computed as rank_bm25's BM25Okapi would over every entry:
         a word in more than half the entries gets epsilon times the mean idf instead of a negative idf."""
-        conn = self._connect()
-        try:
+        with self._reading() as conn:
             n_entries, n_tokens = self._meta(conn, "n_entries"), self._meta(conn, "n_tokens")
             all_df = np.fromiter((r[0] for r in conn.execute("SELECT df FROM memory_terms")), dtype=np.float64)
             marks = ",".join("?" * len(set(words)))
             df = dict(conn.execute(f"SELECT term, df FROM memory_terms WHERE term IN ({marks})", sorted(set(words))))
-        except sqlite3.Error as exc:
-            raise StoreError(f"memory bank at {self.path} is unreadable: {exc}") from exc
-        finally:
-            conn.close()
         if not n_entries or not len(all_df):
             return _TermStats(n_entries=n_entries, avgdl=0.0, idf={})
         raw = np.log(n_entries - all_df + 0.5) - np.log(all_df + 0.5)
@@ -706,8 +712,7 @@ class MemoryBank:
         out: dict[str, np.ndarray] = {}
         if not texts:
             return out
-        conn = self._connect()
-        try:
+        with self._reading() as conn:
             for start in range(0, len(texts), _SQL_BATCH):
                 batch = texts[start : start + _SQL_BATCH]
                 marks = ",".join("?" * len(batch))
@@ -715,25 +720,21 @@ class MemoryBank:
                     f"SELECT text, vector FROM memory_vectors WHERE model = ? AND text IN ({marks})", [model, *batch]
                 ):
                     out[text] = np.frombuffer(blob, dtype=np.float32)
-        finally:
-            conn.close()
         return out
 
     def _store_vectors(self, vectors: dict[str, np.ndarray], model: str) -> None:
         """Keep entry vectors for later processes; best effort (a read-only bank still answers)."""
         if not vectors:
             return
-        conn = self._connect()
         try:
-            with conn:
+            with self._writing() as conn:
                 conn.executemany(
-                    "INSERT OR REPLACE INTO memory_vectors (text, model, vector) VALUES (?, ?, ?)",
+                    "INSERT INTO memory_vectors (text, model, vector) VALUES (?, ?, ?) ON CONFLICT(text, model) "
+                    "DO UPDATE SET vector = excluded.vector",
                     [(t, model, np.asarray(v, dtype=np.float32).tobytes()) for t, v in vectors.items()],
                 )
-        except sqlite3.Error as exc:
+        except StoreError as exc:
             log.warning("memory bank: entry vectors not saved (%s)", exc)
-        finally:
-            conn.close()
 
 
 def _utf8_lines(path: Path, data: bytes) -> list[str]:
