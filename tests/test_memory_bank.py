@@ -1,4 +1,5 @@
-"""Memory bank: matchers, entity/period agreement, verification, staleness, import/export, seed, CLI."""
+"""Memory bank: matchers, entity/period agreement, verification, staleness, import/export, seed, CLI -- on each
+engine: the embedded SQLite file and a real PostgreSQL server (skipped with the reason where none is installed)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,11 @@ from agent.memory import (
 )
 from agent.schemas import Citation
 from cli import memory_cmd
+
+try:
+    from pg_server import pg_server, pg_url  # noqa: F401
+except ImportError:  # pragma: no cover
+    from tests.pg_server import pg_server, pg_url  # noqa: F401
 
 # A stand-in for a sentence embedder: one dimension per finance concept, so paraphrases that share no words
 # still land on the same vector, and unrelated questions are orthogonal.
@@ -53,9 +59,10 @@ CANONICAL = [
 CITE = Citation(doc="3M_2018_10K", page=60, quote="Purchases of property, plant and equipment (PP&E) (1,577)")
 
 
-@pytest.fixture()
-def settings(tmp_path: Path) -> Settings:
-    return Settings.from_env(env={}, home=tmp_path / "home")
+@pytest.fixture(params=["sqlite", "postgresql"])
+def settings(request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
+    url = request.getfixturevalue("pg_url") if request.param == "postgresql" else ""
+    return Settings.from_env(env={}, home=tmp_path / "home", store_url=url)
 
 
 def verified(

@@ -94,6 +94,11 @@ def migrate(db: Database, component: str, steps: Sequence[str], found: int | Non
     before versions were kept here. Returns the version now; a database newer than this code is an error."""
     from agent.errors import StoreError
 
+    if "version" in db.columns("schema_versions"):  # the usual open: up to date, read without the writers' lock
+        with db.session() as conn:
+            row = conn.execute("SELECT version FROM schema_versions WHERE component = ?", (component,)).fetchone()
+        if row is not None and int(row[0]) == len(steps):
+            return len(steps)
     with db.transaction() as conn:
         conn.execute(VERSIONS_DDL)
         row = conn.execute("SELECT version FROM schema_versions WHERE component = ?", (component,)).fetchone()

@@ -200,10 +200,11 @@ class Store(DerivedFiles):
                 # An index made before versions were kept in schema_versions says its version in meta.
                 found = self._meta_get("schema_version") if "key" in self.db.columns("meta") else None
                 version = migrate(self.db, "index", SCHEMA_STEPS, found=int(found) if found else None)
-                with self._transaction() as conn:
-                    self._meta_set(conn, "schema_version", str(version))
-                    if self._meta_get("generation") is None:
-                        self._meta_set(conn, "generation", "0")
+                if found != str(version) or self._meta_get("generation") is None:
+                    with self._transaction() as conn:
+                        self._meta_set(conn, "schema_version", str(version))  # what a finrag before migrations reads
+                        if self._meta_get("generation") is None:
+                            self._meta_set(conn, "generation", "0")
                 pending = self._conn().execute(
                     "SELECT 1 FROM documents WHERE coalesce(json_extract(data, '$.entity_id'), '') = '' LIMIT 1"
                 ).fetchone()

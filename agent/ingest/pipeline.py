@@ -346,6 +346,10 @@ def _usable_bank(settings: Settings, first_use: Callable[[Any], object]) -> Any:
         first_use(bank)
         return bank
     except (StoreError, sqlite3.DatabaseError) as exc:
+        if settings.store_url:  # a shared bank on a server is nobody's file to set aside
+            log.warning("the memory bank is unavailable (%s); this ingest goes on without marking stale answers",
+                        exc)
+            return None
         path = Path(settings.home) / MEMORY_FILE_NAME
         aside = path.with_name(f"{path.name}.damaged-{datetime.now(UTC):%Y%m%d%H%M%S}")
         with contextlib.suppress(OSError):
