@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from agent.db import Connection, Database, open_database
+from agent.db import Connection, Database, migrate, open_database
 
 log = logging.getLogger(__name__)
 
@@ -51,18 +51,23 @@ class ThreadIndex:
     def _exists(self) -> bool:
         return bool(self.store_url) or self.path.exists()
 
-    @contextlib.contextmanager
-    def _connect(self) -> Iterator[Connection]:
-        """A write transaction on the list, its table made on first use."""
+    def _database(self) -> Database:
+        """The list's database, its table made on first use."""
         if self._db is None:
             db = open_database(self.store_url, self.path, persistent=False)
-            db.script(_SCHEMA)
+            migrate(db, "threads", (_SCHEMA,))
             if db.dialect == "sqlite" and "owner" not in db.columns("threads"):
                 # a list made before threads had owners: its threads are nobody's, listed to no browser
                 with db.transaction() as conn:
                     conn.execute("ALTER TABLE threads ADD COLUMN owner TEXT NOT NULL DEFAULT ''")
             self._db = db
-        with self._lock, self._db.transaction() as conn:
+        return self._db
+
+    @contextlib.contextmanager
+    def _connect(self, write: bool = True) -> Iterator[Connection]:
+        """A write transaction on the list, or a connection to read it (which never waits for a writer)."""
+        db = self._database()
+        with self._lock, (db.transaction() if write else db.session()) as conn:
             yield conn
 
     def claim(self, thread_id: str, owner: str) -> bool:
@@ -78,7 +83,7 @@ class ThreadIndex:
         """Who a thread belongs to ('' for a caller with no identity); None for a thread never asked."""
         if not self._exists():
             return None
-        with self._connect() as conn:
+        with self._connect(write=False) as conn:
             row = conn.execute("SELECT owner FROM threads WHERE thread_id = ?", (thread_id,)).fetchone()
         return row[0] if row else None
 
@@ -103,7 +108,7 @@ class ThreadIndex:
         if not self._exists():
             return []
         mine = "" if owner is None else "AND owner = ? "
-        with self._connect() as conn:
+        with self._connect(write=False) as conn:
             rows = conn.execute(
                 f"SELECT thread_id, title, turns, updated_at FROM threads WHERE turns > 0 {mine}"
                 "ORDER BY updated_at DESC, rowid DESC LIMIT ?", (*(() if owner is None else (owner,)), limit)).fetchall()

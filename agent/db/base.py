@@ -60,11 +60,6 @@ class Database:
         """``ddl`` (SQLite's dialect) in this engine's dialect."""
         return ddl
 
-    def script(self, ddl: str) -> None:
-        """Create tables and indexes (``CREATE ... IF NOT EXISTS`` statements) inside a write transaction."""
-        with self.transaction() as conn:
-            _run_script(self, conn, ddl)
-
     def columns(self, table: str) -> list[str]:
         """A table's column names ([] when it does not exist); the engine's own ``rowid`` left out."""
         raise NotImplementedError

@@ -34,6 +34,11 @@ CREATE OR REPLACE FUNCTION json_set(doc text, p1 text, v1 text, p2 text, v2 text
     AS $$ SELECT jsonb_set(jsonb_set(doc::jsonb, string_to_array(substr(p1, 3), '.'), to_jsonb(v1)),
                            string_to_array(substr(p2, 3), '.'), to_jsonb(v2))::text $$;
 """
+_N_FUNCTIONS = 2
+_HAVE_FUNCTIONS = (
+    "SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = "
+    "current_schema() AND p.proname IN ('json_extract', 'json_set')"
+)
 _TYPES = (
     (re.compile(r"\bINTEGER PRIMARY KEY AUTOINCREMENT\b"), "BIGSERIAL PRIMARY KEY"),
     (re.compile(r"\bINTEGER\b"), "BIGINT"),
@@ -89,9 +94,11 @@ class PostgresDatabase(Database):
         with self._lock:
             self._opened.append(raw)
         if not self._ready:
-            with raw.transaction():
-                raw.execute("SELECT pg_advisory_xact_lock(%s)", (WRITER_LOCK,))
-                raw.execute(_FUNCTIONS)
+            # Made once per database, under the writers' lock; a reader never waits for a writer's commit here.
+            if raw.execute(_HAVE_FUNCTIONS).fetchone()[0] < _N_FUNCTIONS:
+                with raw.transaction():
+                    raw.execute("SELECT pg_advisory_xact_lock(%s)", (WRITER_LOCK,))
+                    raw.execute(_FUNCTIONS)
             self._ready = True
         return held
 

@@ -35,7 +35,7 @@ import numpy as np
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from agent.config import Settings
-from agent.db import Connection, Database, open_database
+from agent.db import Connection, Database, migrate, open_database
 from agent.entities.names import core_tokens, name_key, same_name
 from agent.errors import FinragError, NotFoundError, StoreError
 from agent.memory.matching import (
@@ -277,9 +277,12 @@ class MemoryBank:
         if self._db is None:
             db = open_database(self._url, self.path, persistent=False)
             try:
-                db.script(_SCHEMA)
-                with db.transaction() as conn:
-                    self._upgrade_terms(conn)
+                migrate(db, "memory", (_SCHEMA,))
+                with db.session() as conn:
+                    current = self._meta(conn, "terms_version") == TERMS_VERSION
+                if not current:
+                    with db.transaction() as conn:
+                        self._upgrade_terms(conn)
             except (*db.errors, OSError) as exc:
                 raise StoreError(f"memory bank at {self.where} cannot be opened: {exc}") from exc
             self._db = db

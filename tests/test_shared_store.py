@@ -1,0 +1,160 @@
+"""Replicas that share one PostgreSQL store (issue 60): every process below is a real ``finrag`` process with its
+own FINRAG_HOME (its own FAISS and BM25 files) and the same FINRAG_STORE_URL, as replicas on two machines are.
+
+Skipped with the reason where Debian's ``postgresql`` server or psycopg is not installed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from support import SAMPLE
+
+from agent.config import Settings
+from agent.index.store import Store
+from agent.memory import MemoryBank, MemoryStatus
+
+try:
+    from pg_server import pg_server, pg_url  # noqa: F401
+except ImportError:  # pragma: no cover
+    from tests.pg_server import pg_server, pg_url  # noqa: F401
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parent.parent
+TIMEOUT_S = 300
+
+
+def eastwind(folder: Path) -> Path:
+    """A second company's 10-K: the sample retypeset for another registrant with other capital expenditures."""
+    text = SAMPLE.read_text(encoding="utf-8")
+    for old, new in (("Northwind", "Eastwind"), ("NWIN", "EWIN"), ("001-99999", "001-88888"), ("437", "518")):
+        text = text.replace(old, new)
+    path = folder / "EASTWIND_2024_10K.md"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def env_for(home: Path, url: str) -> dict[str, str]:
+    return {**os.environ, "FINRAG_HOME": str(home), "FINRAG_STORE_URL": url, "PYTHONPATH": str(ROOT),
+            "FINRAG_CHECKPOINT_URL": ""}
+
+
+def finrag(home: Path, url: str, *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "cli.main", *argv], capture_output=True, text=True, cwd=ROOT,
+                          env=env_for(home, url), timeout=TIMEOUT_S, check=False)
+
+
+def start(home: Path, url: str, *argv: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "cli.main", *argv], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env_for(home, url))
+
+
+def test_two_ingest_workers_and_two_replicas_share_filings_memory_and_threads(pg_url: str, tmp_path: Path) -> None:
+    replica_a, replica_b = tmp_path / "a", tmp_path / "b"
+    other = eastwind(tmp_path)
+    workers = [start(replica_a, pg_url, "ingest", str(SAMPLE), "--no-progress"),
+               start(replica_b, pg_url, "ingest", str(other), "--no-progress")]
+    for worker in workers:  # both at once: parsing and embedding overlap, the commits take turns
+        _, err = worker.communicate(timeout=TIMEOUT_S)
+        assert worker.returncode == 0, err
+    # Each replica answers from the filing the other worker ingested: its search files were built from the store.
+    east = finrag(replica_a, pg_url, "ask", "What were Eastwind's capital expenditures in 2024?", "--thread", "t-a")
+    assert east.returncode == 0, east.stderr
+    assert "$518 million" in east.stdout
+    north = finrag(replica_b, pg_url, "ask", "What were Northwind's capital expenditures in 2024?", "--thread", "t-b")
+    assert north.returncode == 0, north.stderr
+    assert "$437 million" in north.stdout
+    assert not (replica_a / "index" / "finrag.sqlite").exists() and not (replica_b / "memory.sqlite").exists()
+
+    # A verified answer written on one replica answers on the other.
+    added = finrag(replica_a, pg_url, "memory", "add", "--question", "What was Eastwind's FY2024 headcount?",
+                   "--answer", "about 11,400 people", "--company", "Eastwind Instruments", "--period", "FY2024",
+                   "--citation", "[EASTWIND_2024_10K, p. 2] employed about 11,400 people", "--verifier", "J. Doe")
+    assert added.returncode == 0, added.stderr
+    listed = finrag(replica_b, pg_url, "memory", "list", "--status", "verified", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert [e["question"] for e in json.loads(listed.stdout)] == ["What was Eastwind's FY2024 headcount?"]
+
+    # Both replicas' conversations are in one list (and one checkpointer: the store's database by default).
+    settings = Settings.from_env(env={}, home=replica_a, store_url=pg_url)
+    from graphs.threads import ThreadIndex
+
+    assert {t.thread_id for t in ThreadIndex(settings.home, pg_url).recent()} == {"t-a", "t-b"}
+    follow_up = finrag(replica_a, pg_url, "ask", "what about 2023?", "--thread", "t-b")  # t-b began on replica B
+    assert follow_up.returncode == 0, follow_up.stderr
+    assert "$392 million" in follow_up.stdout
+
+
+def test_a_killed_ingest_leaves_nothing_half_visible(pg_url: str, tmp_path: Path) -> None:
+    """A worker killed inside its commit: readers never see part of the filing, and the next worker stores it."""
+    replica, worker_home = tmp_path / "replica", tmp_path / "worker"
+    other = eastwind(tmp_path)
+    assert finrag(replica, pg_url, "ingest", str(SAMPLE), "--no-progress").returncode == 0
+    script = textwrap.dedent(
+        f"""
+        import sys, time
+        from pathlib import Path
+        from agent.config import Settings
+        from agent.index.store import Store
+        from agent.ingest.pipeline import open_ingestor
+        real = Store._bump_generation
+        def stalled(self, conn):  # the filing's rows are written, the transaction not yet committed
+            generation = real(self, conn)
+            print("INSIDE", flush=True)
+            time.sleep(120)
+            return generation
+        Store._bump_generation = stalled
+        with open_ingestor(Settings.from_env()) as ingestor:
+            ingestor.ingest_file(Path({str(other)!r}))
+        """
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=ROOT,
+                            env=env_for(worker_home, pg_url))
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "INSIDE"
+        # Mid-commit, another replica reads the store without waiting and sees the old state whole.
+        seen = finrag(replica, pg_url, "docs", "--json")
+        assert seen.returncode == 0, seen.stderr
+        assert [d["name"] for d in json.loads(seen.stdout)] == ["NORTHWIND_2024_10K"]
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    with Store.open(Settings.from_env(env={}, home=replica, store_url=pg_url)) as store:
+        assert [d.name for d in store.list_documents()] == ["NORTHWIND_2024_10K"]
+        conn = store.db.conn()
+        for table in ("pages", "sections", "chunks", "cards", "embeddings", "facts", "counts"):
+            orphans = conn.execute(f"SELECT count(*) FROM {table} WHERE doc_id NOT IN (SELECT doc_id FROM documents)")
+            assert orphans.fetchone()[0] == 0, table
+    # The dead worker's lock went with its connection: the next worker stores the filing.
+    again = finrag(worker_home, pg_url, "ingest", str(other), "--no-progress")
+    assert again.returncode == 0, again.stderr
+    answer = finrag(replica, pg_url, "ask", "What were Eastwind's capital expenditures in 2024?")
+    assert "$518 million" in answer.stdout, answer.stdout + answer.stderr
+
+
+def test_verified_answers_survive_a_re_ingest_and_go_stale_on_every_replica(pg_url: str, tmp_path: Path) -> None:
+    replica_a, replica_b = tmp_path / "a", tmp_path / "b"
+    assert finrag(replica_a, pg_url, "ingest", str(SAMPLE), "--no-progress").returncode == 0
+    added = finrag(replica_a, pg_url, "memory", "add", "--question", "What were Northwind's FY2024 capital expenditures?",
+                   "--answer", "$437 million", "--company", "Northwind Instruments", "--period", "FY2024",
+                   "--citation", "[NORTHWIND_2024_10K, p. 3] Capital expenditures were $437 million in 2024",
+                   "--verifier", "J. Doe")
+    assert added.returncode == 0, added.stderr
+    # The same filing ingested again by a worker on another machine (a new replica's first run): still verified.
+    assert finrag(replica_b, pg_url, "ingest", str(SAMPLE), "--no-progress").returncode == 0
+    bank_b = MemoryBank(Settings.from_env(env={}, home=replica_b, store_url=pg_url))
+    assert [e.status for e in bank_b.list()] == [MemoryStatus.VERIFIED]
+    # An amended 10-K for the same year, ingested on replica B, makes the answer stale on replica A as well.
+    amended = tmp_path / "NORTHWIND_2024_10KA.md"
+    amended.write_text(SAMPLE.read_text(encoding="utf-8").replace("FORM 10-K", "FORM 10-K/A"), encoding="utf-8")
+    assert finrag(replica_b, pg_url, "ingest", str(amended), "--no-progress").returncode == 0
+    bank_a = MemoryBank(Settings.from_env(env={}, home=replica_a, store_url=pg_url))
+    assert [e.status for e in bank_a.list()] == [MemoryStatus.STALE]
