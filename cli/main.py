@@ -30,6 +30,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "cli.companies_cmd": ("companies",),
     "cli.search_cmd": ("search",),
     "cli.index_cmd": ("index",),
+    "cli.store_cmd": ("store",),
     "cli.memory_cmd": ("memory",),
     "cli.market_cmd": ("market",),
     "cli.retrieve_cmd": ("retrieve",),

@@ -153,3 +153,23 @@ def checkpointer(settings: Settings) -> Iterator[BaseCheckpointSaver]:
         yield saver
     finally:
         close_checkpointer(saver)
+
+
+def copy_checkpoints(source: BaseCheckpointSaver, target: BaseCheckpointSaver) -> int:
+    """Copy every checkpoint (and its pending writes) of every thread from ``source`` to ``target``, oldest
+    first; returns how many. Savers upsert by id, so a stopped copy is simply run again. Both savers need the
+    graphs' allow-list (:func:`serde_allowlist`) so state objects survive the round trip."""
+    copied = 0
+    for item in reversed(list(source.list(None))):
+        configurable = item.config["configurable"]
+        parent = item.parent_config or {
+            "configurable": {"thread_id": configurable["thread_id"], "checkpoint_ns": configurable.get("checkpoint_ns", "")}
+        }
+        target.put(parent, item.checkpoint, item.metadata, item.checkpoint["channel_versions"])
+        by_task: dict[str, list[tuple[str, Any]]] = {}
+        for task_id, channel, value in item.pending_writes or ():
+            by_task.setdefault(task_id, []).append((channel, value))
+        for task_id, writes in by_task.items():
+            target.put_writes(item.config, writes, task_id)
+        copied += 1
+    return copied

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from agent.db import Connection, Database, migrate, open_database
+from agent.db import Connection, Database, copy_table, migrate, open_database
 
 log = logging.getLogger(__name__)
 
@@ -113,3 +113,9 @@ class ThreadIndex:
                 f"SELECT thread_id, title, turns, updated_at FROM threads WHERE turns > 0 {mine}"
                 "ORDER BY updated_at DESC, rowid DESC LIMIT ?", (*(() if owner is None else (owner,)), limit)).fetchall()
         return [ThreadSummary(thread_id=r[0], title=r[1], turns=r[2], updated_at=r[3]) for r in rows]
+
+    def copy_from(self, source: ThreadIndex) -> int:
+        """Upsert every thread of ``source``'s list; returns how many."""
+        if not source._exists():
+            return 0
+        return copy_table(source._database(), self._database(), "threads", ("thread_id",))

@@ -158,3 +158,65 @@ def test_verified_answers_survive_a_re_ingest_and_go_stale_on_every_replica(pg_u
     assert finrag(replica_b, pg_url, "ingest", str(amended), "--no-progress").returncode == 0
     bank_a = MemoryBank(Settings.from_env(env={}, home=replica_a, store_url=pg_url))
     assert [e.status for e in bank_a.list()] == [MemoryStatus.STALE]
+
+
+def test_store_migrate_copies_a_sqlite_home_resumably_and_check_finds_a_difference(pg_url: str, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    for path in (SAMPLE, eastwind(tmp_path)):
+        assert finrag(home, "", "ingest", str(path), "--no-progress").returncode == 0
+    assert finrag(home, "", "companies", "alias", "Eastwind Instruments", "East").returncode == 0  # a hand edit
+    first = finrag(home, "", "ask", "What were Northwind's capital expenditures in 2024?", "--thread", "kept")
+    assert "$437 million" in first.stdout, first.stderr
+    added = finrag(home, "", "memory", "add", "--question", "What was Northwind's FY2024 headcount?", "--answer",
+                   "about 11,400 people", "--company", "Northwind Instruments", "--period", "FY2024", "--citation",
+                   "[NORTHWIND_2024_10K, p. 2] employed about 11,400 people", "--verifier", "J. Doe")
+    assert added.returncode == 0, added.stderr
+
+    # A copy that stopped after its first document...
+    from agent.index.transfer import copy_index
+
+    class Stopped(Exception):
+        pass
+
+    def stop_after_first(name: str, done: int, total: int) -> None:
+        raise Stopped(name)
+
+    source_settings = Settings.from_env(env={}, home=home)
+    target_settings = source_settings.replace(home=tmp_path / "scratch", store_url=pg_url)
+    with Store.open(source_settings) as source, Store.open(target_settings, search_files=False) as target, \
+            pytest.raises(Stopped):
+        copy_index(source, target, progress=stop_after_first)
+    # ...is finished by running the command again, which skips what is there.
+    migrated = finrag(home, "", "store", "migrate", "--to", "postgresql", "--url", pg_url, "--json")
+    assert migrated.returncode == 0, migrated.stderr
+    result = json.loads(migrated.stdout)
+    assert (result["documents_copied"], result["documents_skipped"]) == (1, 1)
+    assert (result["memory_entries"], result["threads"]) == (1, 1) and result["checkpoints"] >= 1
+    checked = finrag(home, "", "store", "check", "--url", pg_url)
+    assert checked.returncode == 0 and "the two stores agree" in checked.stdout, checked.stdout + checked.stderr
+
+    # A replica on the copy: the alias, the verified answer and the conversation came along.
+    replica = tmp_path / "replica"
+    follow_up = finrag(replica, pg_url, "ask", "what about 2023?", "--thread", "kept")
+    assert "$392 million" in follow_up.stdout, follow_up.stdout + follow_up.stderr
+    east = finrag(replica, pg_url, "ask", "What were East's capital expenditures in 2024?")
+    assert "$518 million" in east.stdout, east.stdout + east.stderr
+
+    # A chunk changed on one side is named by the check.
+    with Store.open(Settings.from_env(env={}, home=replica, store_url=pg_url)) as store, \
+            store.db.transaction() as conn:
+        conn.execute("UPDATE chunks SET text = 'altered' WHERE ordinal = 0 AND doc_id IN "
+                         "(SELECT doc_id FROM documents WHERE name = 'EASTWIND_2024_10K')")
+    differs = finrag(home, "", "store", "check", "--url", pg_url)
+    assert differs.returncode == 1 and "EASTWIND_2024_10K differs: chunks" in differs.stdout, differs.stdout
+
+
+def test_a_store_url_that_is_unreachable_or_not_postgres_is_one_clear_line(tmp_path: Path) -> None:
+    from evals.milvus_lite import free_port
+
+    down = finrag(tmp_path / "home", f"postgresql://finrag@127.0.0.1:{free_port()}/finrag", "docs")
+    assert down.returncode == 1 and "Traceback" not in down.stderr
+    assert "cannot connect to the PostgreSQL store" in down.stderr
+    wrong = finrag(tmp_path / "home", "mysql://db/finrag", "docs")
+    assert wrong.returncode != 0 and "Traceback" not in wrong.stderr
+    assert "FINRAG_STORE_URL must be a postgresql:// URL" in wrong.stderr

@@ -82,6 +82,7 @@ class DerivedFiles:
     _vectors: _Vectors | None
     _load_lock: threading.Lock
     _in_memory: _InMemory | None
+    _rows_only: bool
 
     def doc_tokens(self, doc_id: str) -> tuple[list[str], list[list[str]]]:
         """A document's chunk ids (reading order) and their BM25 tokens, from the derived corpus file."""
@@ -209,14 +210,16 @@ class DerivedFiles:
         # rebuilt then), so an open does not hash the whole index (3 GB and 4 s at a million chunks, measured).
         if self._derived_current():
             return
-        if self.generation == 0 and not (self.dir / MANIFEST_FILE).exists():
-            log.debug("new index under %s", self.dir)
+        if not (self.dir / MANIFEST_FILE).exists():  # a new home, or a new replica of a shared store
+            log.info("building the search files under %s from the store", self.dir)
         else:
-            log.warning("index files under %s are missing, stale or damaged; rebuilding them from SQLite", self.dir)
+            log.warning("index files under %s are missing, stale or damaged; rebuilding them from the store", self.dir)
         self._repair()
 
     def _repair(self) -> None:
         """Rebuild the derived files under the writer lock (unless another writer just did)."""
+        if self._rows_only:
+            raise StoreError("this store was opened to copy rows, without its search files; it cannot search")
         with self._writing(checked=False):  # derived files only: reads of a damaged database fail anyway
             volatile = self._in_memory
             if volatile is not None and volatile.generation == self.generation:

@@ -97,6 +97,7 @@ class Store(DerivedFiles):
         self._load_lock = threading.Lock()  # one thread deserialises the FAISS file, the others wait for it
         self._in_memory: _InMemory | None = None  # derived data that could not be written (full disk)
         self._bulk = False  # inside bulk(): derived files are rebuilt once at the end
+        self._rows_only = False  # opened to copy rows: no derived files at all
         self._closed = False
         self._sound = False  # quick_check passed (once per store, before its first write)
 
@@ -104,8 +105,10 @@ class Store(DerivedFiles):
     # opening, connections, locking
     # -----------------------------------------------------------------------------------------------------
     @classmethod
-    def open(cls, settings: Settings) -> Store:
-        """Open (creating if needed) the index under ``settings.index_dir``; repair derived files if stale."""
+    def open(cls, settings: Settings, search_files: bool = True) -> Store:
+        """Open (creating if needed) the index under ``settings.index_dir``; repair derived files if stale.
+        ``search_files=False`` opens the rows only (a copy between two stores): no FAISS or BM25 file is read
+        or written, and searching it is an error."""
         store = cls(settings)
         try:
             store.dir.mkdir(parents=True, exist_ok=True)
@@ -113,7 +116,10 @@ class Store(DerivedFiles):
         except OSError as exc:
             raise StoreError(f"Cannot create the index directory {store.dir}: {exc}") from exc
         store._init_schema()
-        store._ensure_derived()
+        if search_files:
+            store._ensure_derived()
+        else:
+            store._rows_only = True
         return store
 
     def _conn(self) -> Connection:
@@ -323,6 +329,21 @@ class Store(DerivedFiles):
         """The companies that have a stored filing: how questions, the gate and search filters name them."""
         return entities.with_filings(self._conn())
 
+    def entities_all(self) -> EntityRegistry:
+        """Every stored company entity (a copy to another store takes them all)."""
+        return entities.load(self._conn())
+
+    def adopt_records(self, documents: Sequence[DocumentMeta], companies: Sequence[Entity]) -> None:
+        """Make the records of these stored documents and the company registry exactly the given ones, in one
+        transaction: a store copied from another keeps its hand-made merges, renames and aliases."""
+        with self._writing(), self._transaction() as conn:
+            for meta in documents:
+                conn.execute("UPDATE documents SET name = ?, data = ? WHERE doc_id = ?",
+                             (meta.name, meta.model_dump_json(), meta.doc_id))
+            conn.execute("DELETE FROM entities")
+            conn.executemany("INSERT INTO entities(entity_id, name, data) VALUES (?, ?, ?)",
+                             [(e.entity_id, e.name, e.model_dump_json()) for e in companies])
+
     def entity_filings(self) -> dict[str, list[str]]:
         """entity_id -> names of its filings."""
         out: dict[str, list[str]] = {}
@@ -468,7 +489,7 @@ class Store(DerivedFiles):
             if old_id:
                 log.info("replaced %s (%s) by %s", meta.name, old_id[:12], meta.doc_id[:12])
             self.db.checkpoint()
-            if self._bulk:
+            if self._bulk or self._rows_only:
                 return True
             try:
                 if derived_current:
@@ -513,6 +534,8 @@ class Store(DerivedFiles):
                 entities.drop_orphans(conn)
                 generation = self._bump_generation(conn)
             self.db.checkpoint()
+            if self._rows_only:
+                return meta
             try:
                 if derived_current:
                     self._apply_delta(generation, removed_doc=meta.doc_id, removed_rowids=removed_rowids)

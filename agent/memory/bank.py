@@ -35,7 +35,7 @@ import numpy as np
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from agent.config import Settings
-from agent.db import Connection, Database, migrate, open_database
+from agent.db import Connection, Database, copy_table, migrate, open_database
 from agent.entities.names import core_tokens, name_key, same_name
 from agent.errors import FinragError, NotFoundError, StoreError
 from agent.memory.matching import (
@@ -374,6 +374,14 @@ class MemoryBank:
             self._count_terms(conn, entries, sign=1)
             if reconciled is not None:
                 conn.execute(_SET_META, ("reconciled_generation", reconciled))
+
+    def copy_from(self, source: MemoryBank) -> int:
+        """Upsert every entry of ``source`` as it is (status, verifier, times) and its kept vectors; returns the
+        entries copied. Idempotent, so a stopped copy is simply run again."""
+        entries = source.list()
+        self._write(entries)
+        copy_table(source._database(), self._database(), "memory_vectors", ("text", "model"))
+        return len(entries)
 
     def get(self, entry_id_or_prefix: str) -> MemoryEntry:
         """One entry by id or by an unambiguous id prefix (at least MIN_ID_PREFIX characters)."""
