@@ -23,7 +23,11 @@ def register(actions: argparse._SubParsersAction) -> None:
     p.add_argument("--source-home", type=Path, default=None, help="the index to copy (default: FINRAG_HOME)")
     p.add_argument("--work", type=Path, required=True, help="folder for the synthetic indexes (large)")
     p.add_argument("--sizes", default="100000", help="comma-separated corpus sizes in chunks")
-    p.add_argument("--backends", default="embedded,milvus", help="comma-separated: embedded, milvus")
+    p.add_argument("--backends", default="embedded,milvus", help="comma-separated search backends: embedded, "
+                   "milvus (empty: none)")
+    p.add_argument("--stores", default="", help="comma-separated stores to compare on the same corpus: sqlite, "
+                   "postgresql (a local throwaway server: Debian's postgresql) -- ingest rate, a new replica's "
+                   "first open, store reads per question and a burst of asks on two replicas")
     p.add_argument("--data", type=Path, default=None, help="findata folder for the questions (default FINRAG_DATA_DIR)")
     p.add_argument("--out", type=Path, default=None, help="write scale.json and scale.md here")
     p.add_argument("--json", action="store_true", help="JSON output")
@@ -31,7 +35,10 @@ def register(actions: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
+    from evals.postgres_local import unavailable_reason
     from evals.scale_bench import render, run_scale_bench
+    from evals.store_bench import STORES, run_store_bench
+    from evals.store_bench import render as render_stores
 
     data = args.data or settings.data_dir
     questions_file = None if data is None else Path(data) / "financebench" / "questions.jsonl"
@@ -48,6 +55,19 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if not (source / "index").is_dir():
         err(f"no index at {source}; ingest filings there first (finrag --home {source} ingest FOLDER)")
         return 2
-    rows = run_scale_bench(source, args.work, [int(s) for s in args.sizes.split(",") if s], backends, questions)
-    report(rows, render, args.out, "scale", args.json)
+    stores = [s for s in args.stores.split(",") if s]
+    unknown = sorted(set(stores) - set(STORES))
+    if unknown:
+        err(f"unknown store(s): {', '.join(unknown)}; use sqlite and/or postgresql")
+        return 2
+    if "postgresql" in stores and unavailable_reason():
+        err(f"cannot start a local PostgreSQL server: {unavailable_reason()}")
+        return 2
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    if backends:
+        rows = run_scale_bench(source, args.work, sizes, backends, questions)
+        report(rows, render, args.out, "scale", args.json)
+    if stores:
+        store_rows = run_store_bench(source, args.work / "stores", sizes, stores, questions)
+        report(store_rows, render_stores, args.out, "scale_stores", args.json)
     return 0

@@ -81,8 +81,9 @@ def _dir_mb(path: Path) -> float:
 # ---------------------------------------------------------------------------------------------------------
 # building the synthetic corpus
 # ---------------------------------------------------------------------------------------------------------
-def build_embedded(source_home: Path, home: Path, n_chunks: int, seed: int = 7) -> dict[str, float]:
-    """Write ``n_chunks`` chunks of perturbed copies of the source index into a new store at ``home``."""
+def build_embedded(source_home: Path, home: Path, n_chunks: int, seed: int = 7, store_url: str = "") -> dict[str, float]:
+    """Write ``n_chunks`` chunks of perturbed copies of the source index into a new store at ``home`` (its rows
+    in the PostgreSQL database ``store_url`` when given)."""
     import hashlib
 
     from agent.index.store import Store
@@ -91,8 +92,8 @@ def build_embedded(source_home: Path, home: Path, n_chunks: int, seed: int = 7) 
     started = time.perf_counter()
     rng = np.random.default_rng(seed)
     shuffle = random.Random(seed)
-    source = Store.open(Settings.from_env(home=source_home))
-    target = Store.open(Settings.from_env(home=home))
+    source = Store.open(Settings.from_env(home=source_home, store_url=""))
+    target = Store.open(Settings.from_env(home=home, store_url=store_url))
     metas = sorted(source.list_documents(), key=lambda m: m.name)
     written = copy = 0
     with target.bulk():

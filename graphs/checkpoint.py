@@ -34,6 +34,7 @@ from agent.errors import FinragError, StoreError
 CHECKPOINT_FILE = "checkpoints.sqlite"
 SQLITE_BUSY_TIMEOUT_S = 30.0  # another process (a second `finrag chat`) may be writing the same file
 POSTGRES_SCHEMES = ("postgres://", "postgresql://", "postgresql+psycopg://")
+SETUP_LOCK = 0x66696E726167 + 1  # advisory lock key for creating the checkpoint tables (agent.db's writers take the one before)
 
 
 def checkpoint_path(settings: Settings) -> Path:
@@ -78,7 +79,12 @@ def _open_postgres(url: str) -> BaseCheckpointSaver:
     except Exception as exc:  # psycopg.OperationalError and friends: one line for people
         raise StoreError(f"cannot connect to the Postgres checkpointer: {exc}") from exc
     saver = PostgresSaver(conn, serde=strict_serializer())
-    saver.setup()
+    # Replicas starting together would race creating the same tables: one sets them up, the others wait.
+    conn.execute("SELECT pg_advisory_lock(%s)", (SETUP_LOCK,))
+    try:
+        saver.setup()
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
     return saver
 
 

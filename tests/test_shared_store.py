@@ -65,13 +65,13 @@ def test_two_ingest_workers_and_two_replicas_share_filings_memory_and_threads(pg
     for worker in workers:  # both at once: parsing and embedding overlap, the commits take turns
         _, err = worker.communicate(timeout=TIMEOUT_S)
         assert worker.returncode == 0, err
-    # Each replica answers from the filing the other worker ingested: its search files were built from the store.
-    east = finrag(replica_a, pg_url, "ask", "What were Eastwind's capital expenditures in 2024?", "--thread", "t-a")
-    assert east.returncode == 0, east.stderr
-    assert "$518 million" in east.stdout
-    north = finrag(replica_b, pg_url, "ask", "What were Northwind's capital expenditures in 2024?", "--thread", "t-b")
-    assert north.returncode == 0, north.stderr
-    assert "$437 million" in north.stdout
+    # Each replica answers from the filing the other worker ingested (its search files built from the store), both
+    # starting at once on a database whose conversation tables do not exist yet.
+    asks = [start(replica_a, pg_url, "ask", "What were Eastwind's capital expenditures in 2024?", "--thread", "t-a"),
+            start(replica_b, pg_url, "ask", "What were Northwind's capital expenditures in 2024?", "--thread", "t-b")]
+    (east, east_err), (north, north_err) = (ask.communicate(timeout=TIMEOUT_S) for ask in asks)
+    assert all(ask.returncode == 0 for ask in asks), east_err + north_err
+    assert "$518 million" in east and "$437 million" in north
     assert not (replica_a / "index" / "finrag.sqlite").exists() and not (replica_b / "memory.sqlite").exists()
 
     # A verified answer written on one replica answers on the other.

@@ -431,3 +431,45 @@ def test_sqlite_operations_do_not_load_models(settings: Settings) -> None:
     result = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "HEAVY []" in result.stdout
+
+
+def _derived_files(index_dir: Path) -> dict[Path, bytes]:
+    paths = [index_dir / MANIFEST_FILE, index_dir / FAISS_FILE, *(index_dir / BM25_DIR).glob("*.tok")]
+    return {p.relative_to(index_dir): p.read_bytes() for p in paths if p.is_file()}
+
+
+def _put_back(index_dir: Path, files: dict[Path, bytes]) -> None:
+    for path in (index_dir / BM25_DIR).glob("*.tok"):
+        path.unlink()
+    for relative, data in files.items():
+        (index_dir / relative).write_bytes(data)
+
+
+def test_files_behind_the_store_add_only_the_new_filings(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A replica whose files predate another process's ingest adds that filing instead of rebuilding; a removal
+    (whose chunk ids only a rebuild knows) still rebuilds."""
+    acme, beta = make_doc("ACME_2018_10K", ACME), make_doc("BETA_2019_10K", BETA, seed=2)
+    with Store.open(settings) as store:
+        store.add_document(**acme)
+    older = _derived_files(settings.index_dir)
+    with Store.open(settings) as store:
+        store.add_document(**beta)
+    both = _derived_files(settings.index_dir)
+    _put_back(settings.index_dir, older)  # what a replica that did not write the filing holds
+
+    def rebuild(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the whole index was rebuilt")
+
+    monkeypatch.setattr(Store, "_rebuild_derived", rebuild)
+    with Store.open(settings) as store:
+        assert faiss_count(store) == len(acme["chunks"]) + len(beta["chunks"])
+        assert HybridSearcher(store).bm25("widget demand")[0].chunk.doc_id == beta["meta"].doc_id
+        assert store.dense_search(beta["embeddings"][1], k=1)[0][0] == beta["chunks"][1].chunk_id
+        assert store.dense_search(acme["embeddings"][0], k=1)[0][0] == acme["chunks"][0].chunk_id
+    monkeypatch.undo()
+    with Store.open(settings) as store:
+        store.remove_document("ACME_2018_10K")
+    _put_back(settings.index_dir, both)
+    with Store.open(settings) as store:  # the removed filing's vectors must go: rebuilt
+        assert faiss_count(store) == len(beta["chunks"])
+        assert all(hit.chunk.doc_id == beta["meta"].doc_id for hit in HybridSearcher(store).bm25("revenue widget"))

@@ -210,8 +210,11 @@ class DerivedFiles:
         # rebuilt then), so an open does not hash the whole index (3 GB and 4 s at a million chunks, measured).
         if self._derived_current():
             return
+        manifest = self._read_manifest()
         if not (self.dir / MANIFEST_FILE).exists():  # a new home, or a new replica of a shared store
             log.info("building the search files under %s from the store", self.dir)
+        elif manifest is not None and manifest.generation < self.generation:  # another process stored filings
+            log.info("search files under %s are behind the store; bringing them level", self.dir)
         else:
             log.warning("index files under %s are missing, stale or damaged; rebuilding them from the store", self.dir)
         self._repair()
@@ -224,8 +227,46 @@ class DerivedFiles:
             volatile = self._in_memory
             if volatile is not None and volatile.generation == self.generation:
                 return
-            if not self._derived_current() or not self._derived_verified():
+            if (not self._derived_current() or not self._derived_verified()) and not self._catch_up():
                 self._rebuild_derived(in_memory_ok=True)
+
+    def _catch_up(self) -> bool:
+        """Bring intact files of an older generation level by adding only the filings stored since -- what a
+        replica of a shared store, or an ingest worker beside another, sees after someone else's commit. False,
+        changing nothing, when the change was not additions alone (a filing removed or replaced: its chunks' ids
+        must leave the FAISS index, and only a rebuild knows them) or the files are not intact."""
+        manifest = self._read_manifest()
+        if manifest is None or self._in_memory is not None:
+            return False
+        generation = self.generation
+        stored = {row[0] for row in self._conn().execute("SELECT doc_id FROM documents")}
+        added = sorted(stored - set(manifest.bm25))
+        # Each stored filing bumps the generation once and each removal once: equal counts mean additions only.
+        if (generation - manifest.generation != len(added) or not set(manifest.bm25) <= stored
+                or self.generation != generation):
+            return False
+        previous = self._read_vectors(manifest.generation)
+        if previous is None:
+            return False
+        faiss = _faiss()
+        index = previous.index
+        bm25 = dict(manifest.bm25)
+        conn = self._conn()
+        for doc_id in added:
+            rows = conn.execute("SELECT chunk_id, text FROM chunks WHERE doc_id = ? ORDER BY ordinal", (doc_id,))
+            bm25[doc_id] = self._write_tokens(doc_id, _token_corpus(rows.fetchall()))
+            vectors = conn.execute(
+                "SELECT c.id, e.vector FROM chunks c JOIN embeddings e ON e.chunk_rowid = c.id WHERE c.doc_id = ?",
+                (doc_id,),
+            ).fetchall()
+            if vectors:
+                matrix = np.frombuffer(b"".join(bytes(r[1]) for r in vectors), dtype=np.float32).reshape(len(vectors), -1)
+                if index is None:
+                    index = faiss.IndexIDMap2(faiss.IndexFlatIP(matrix.shape[1]))
+                index.add_with_ids(matrix, np.asarray([r[0] for r in vectors], dtype=np.int64))
+        self._finish_derived(generation, index, bm25)
+        log.info("search files under %s: %d filing(s) added, now at generation %d", self.dir, len(added), generation)
+        return True
 
     def _derived_verified(self) -> bool:
         """Full check: every derived file matches its checksum."""

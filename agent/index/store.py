@@ -116,10 +116,10 @@ class Store(DerivedFiles):
         except OSError as exc:
             raise StoreError(f"Cannot create the index directory {store.dir}: {exc}") from exc
         store._init_schema()
-        if search_files:
-            store._ensure_derived()
-        else:
+        if not search_files:
             store._rows_only = True
+        elif settings.search_backend != "milvus":  # Milvus searches; the files are made only if something reads them
+            store._ensure_derived()
         return store
 
     def _conn(self) -> Connection:
@@ -502,7 +502,7 @@ class Store(DerivedFiles):
                         added_rowids=rowids,
                         added_vectors=vectors,
                     )
-                else:
+                elif not self._catch_up():  # another process committed since these files were written
                     self._rebuild_derived()
             except (OSError, RuntimeError) as exc:
                 raise StoreError(
@@ -539,7 +539,7 @@ class Store(DerivedFiles):
             try:
                 if derived_current:
                     self._apply_delta(generation, removed_doc=meta.doc_id, removed_rowids=removed_rowids)
-                else:
+                elif not self._catch_up():  # another process committed since these files were written
                     self._rebuild_derived()
             except (OSError, RuntimeError) as exc:
                 raise StoreError(
