@@ -101,7 +101,7 @@ def start_local_postgres() -> LocalPostgres:
         [str(bin_dir / "initdb"), "-D", str(work / "data"), "-U", SUPERUSER, "--auth=trust", "-E", "UTF8",
          "--no-instructions"],
         [str(bin_dir / "pg_ctl"), "-D", str(work / "data"), "-o",
-         f"-p {server.port} -k {sockets} -c listen_addresses=127.0.0.1 -c max_connections=200", "-l",
+         f"-p {server.port} -k {sockets} -c listen_addresses=127.0.0.1 -c max_connections=500", "-l",
          str(work / "server.log"), "-w", "-t", str(START_TIMEOUT_S), "start"],
     )
     for argv in steps:

@@ -14,6 +14,7 @@ classes from it would be code execution.
 from __future__ import annotations
 
 import sqlite3
+import time
 import types
 import typing
 from collections.abc import AsyncIterator, Iterator
@@ -34,6 +35,7 @@ from agent.errors import FinragError, StoreError
 CHECKPOINT_FILE = "checkpoints.sqlite"
 SQLITE_BUSY_TIMEOUT_S = 30.0  # another process (a second `finrag chat`) may be writing the same file
 POSTGRES_SCHEMES = ("postgres://", "postgresql://", "postgresql+psycopg://")
+SETUP_WAIT_S, SETUP_POLL_S = 120.0, 0.1
 SETUP_LOCK = 0x66696E726167 + 1  # advisory lock key for creating the checkpoint tables (agent.db's writers take the one before)
 
 
@@ -79,8 +81,14 @@ def _open_postgres(url: str) -> BaseCheckpointSaver:
     except Exception as exc:  # psycopg.OperationalError and friends: one line for people
         raise StoreError(f"cannot connect to the Postgres checkpointer: {exc}") from exc
     saver = PostgresSaver(conn, serde=strict_serializer())
-    # Replicas starting together would race creating the same tables: one sets them up, the others wait.
-    conn.execute("SELECT pg_advisory_lock(%s)", (SETUP_LOCK,))
+    # Replicas starting together would race creating the same tables: one sets them up, the others wait -- by
+    # polling, not in a blocked statement, which CREATE INDEX CONCURRENTLY in the setup would wait for in turn.
+    deadline = time.monotonic() + SETUP_WAIT_S
+    while not conn.execute("SELECT pg_try_advisory_lock(%s) AS held", (SETUP_LOCK,)).fetchone()["held"]:
+        if time.monotonic() > deadline:
+            raise StoreError("another finrag process has been setting up the Postgres checkpointer for "
+                             f"{SETUP_WAIT_S:.0f} s; check the database")
+        time.sleep(SETUP_POLL_S)
     try:
         saver.setup()
     finally:

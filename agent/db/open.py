@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 from agent.db.base import Database
+
+if TYPE_CHECKING:
+    from agent.db.postgres import PostgresDatabase
 from agent.errors import FinragError, StoreError
 
 STORE_SCHEMES = ("postgres://", "postgresql://", "postgresql+psycopg://")
-_SHARED: dict[str, Database] = {}  # one PostgreSQL object per URL and process: the stores share its connections
+_SHARED: dict[str, PostgresDatabase] = {}  # one per URL and process: the stores share its connections
 _SHARED_LOCK = threading.Lock()
 
 
@@ -55,7 +59,7 @@ def open_database(url: str, sqlite_path: Path, persistent: bool = True) -> Datab
             except db.errors as exc:
                 raise StoreError(f"cannot connect to the PostgreSQL store {redacted(url)}: {_first_line(exc)}") from exc
             _SHARED[url] = db
-    return db
+        return db.acquire()
 
 
 def _first_line(exc: BaseException) -> str:

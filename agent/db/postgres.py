@@ -83,6 +83,7 @@ class PostgresDatabase(Database):
         self._opened: list[psycopg.Connection[Any]] = []
         self._lock = threading.Lock()
         self._ready = False
+        self._users = 0
 
     def conn(self) -> Connection:
         held: _PgConnection | None = getattr(self._local, "conn", None)
@@ -131,8 +132,19 @@ class PostgresDatabase(Database):
         ).fetchone()
         return int(row[0])
 
-    def close(self) -> None:
+    def acquire(self) -> PostgresDatabase:
+        """One more user of this process-wide object (each store, bank and thread list that opened it)."""
         with self._lock:
+            self._users += 1
+        return self
+
+    def close(self) -> None:
+        """One user fewer; the last one closes the connections. Closing them while another store of this
+        process still reads would break its query mid-way (a web request's store closing under a long-lived one)."""
+        with self._lock:
+            self._users = max(0, self._users - 1)
+            if self._users:
+                return
             for raw in self._opened:
                 with contextlib.suppress(psycopg.Error):
                     raw.close()

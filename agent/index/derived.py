@@ -242,7 +242,7 @@ class DerivedFiles:
         stored = {row[0] for row in self._conn().execute("SELECT doc_id FROM documents")}
         added = sorted(stored - set(manifest.bm25))
         # Each stored filing bumps the generation once and each removal once: equal counts mean additions only.
-        if (generation - manifest.generation != len(added) or not set(manifest.bm25) <= stored
+        if (not added or generation - manifest.generation != len(added) or not set(manifest.bm25) <= stored
                 or self.generation != generation):
             return False
         previous = self._read_vectors(manifest.generation)
@@ -265,6 +265,7 @@ class DerivedFiles:
                     index = faiss.IndexIDMap2(faiss.IndexFlatIP(matrix.shape[1]))
                 index.add_with_ids(matrix, np.asarray([r[0] for r in vectors], dtype=np.int64))
         self._finish_derived(generation, index, bm25)
+        self._remove_orphan_token_files(set(bm25))  # and what a writer killed mid-write left
         log.info("search files under %s: %d filing(s) added, now at generation %d", self.dir, len(added), generation)
         return True
 
