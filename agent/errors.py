@@ -77,3 +77,8 @@ def damaged_message(where: Path | str, detail: str) -> str:
         f"a database under {where} is damaged ({detail}); restore that folder from a backup, "
         "or ingest the filings again into a new FINRAG_HOME"
     )
+
+
+def first_line(exc: BaseException) -> str:
+    """An exception's message, its first line only (a driver's error may add a multi-line context)."""
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]

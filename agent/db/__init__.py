@@ -3,7 +3,7 @@ every store (``FINRAG_STORE_URL``), behind one small interface so the index, the
 list write one SQL text for both."""
 
 from agent.db.base import Connection, Database, migrate
-from agent.db.copy import copy_table, table_digest
+from agent.db.copy import copy_table
 from agent.db.open import STORE_SCHEMES, is_postgres_url, open_database, redacted
 
 __all__ = [
@@ -15,5 +15,4 @@ __all__ = [
     "migrate",
     "open_database",
     "redacted",
-    "table_digest",
 ]

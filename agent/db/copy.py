@@ -32,16 +32,3 @@ def copy_table(source: Database, target: Database, table: str, keys: Sequence[st
         copied += len(batch)
     return copied
 
-
-def table_digest(db: Database, table: str, columns: Sequence[str], order: str) -> tuple[int, str]:
-    """Rows and a SHA-256 over ``columns`` of every row in ``order``: equal on two databases when the table's
-    content is."""
-    import hashlib
-
-    digest = hashlib.sha256()
-    count = 0
-    with db.session() as conn:
-        for row in conn.execute(f"SELECT {', '.join(columns)} FROM {table} ORDER BY {order}"):
-            digest.update(repr(tuple(bytes(v) if isinstance(v, memoryview) else v for v in row)).encode())
-            count += 1
-    return count, digest.hexdigest()

@@ -11,7 +11,7 @@ from agent.db.base import Database
 
 if TYPE_CHECKING:
     from agent.db.postgres import PostgresDatabase
-from agent.errors import FinragError, StoreError
+from agent.errors import FinragError, StoreError, first_line
 
 STORE_SCHEMES = ("postgres://", "postgresql://", "postgresql+psycopg://")
 _SHARED: dict[str, PostgresDatabase] = {}  # one per URL and process: the stores share its connections
@@ -57,10 +57,7 @@ def open_database(url: str, sqlite_path: Path, persistent: bool = True) -> Datab
             try:
                 db.conn()
             except db.errors as exc:
-                raise StoreError(f"cannot connect to the PostgreSQL store {redacted(url)}: {_first_line(exc)}") from exc
+                raise StoreError(f"cannot connect to the PostgreSQL store {redacted(url)}: {first_line(exc)}") from exc
             _SHARED[url] = db
         return db.acquire()
 
-
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]

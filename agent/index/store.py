@@ -30,7 +30,7 @@ from pydantic import ValidationError
 from agent.config import Settings
 from agent.db import Connection, Database, migrate, open_database
 from agent.entities import EntityRegistry
-from agent.errors import NotFoundError, StoreError, damaged_message, storage_error_message
+from agent.errors import NotFoundError, StoreError, damaged_message, first_line, storage_error_message
 from agent.index import entities
 from agent.index.derived import BM25_DIR, FAISS_FILE, MANIFEST_FILE, DerivedFiles, _InMemory, _Vectors
 from agent.index.edits import checked_edits
@@ -78,9 +78,6 @@ MIN_ID_PREFIX = 6  # shortest doc_id prefix accepted as a reference (like abbrev
 
 _HELD_LOCKS = threading.local()  # per thread: index directory -> "shared" | "exclusive" lock held
 
-
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
 class Store(DerivedFiles):
@@ -142,7 +139,7 @@ class Store(DerivedFiles):
         except self.db.integrity_errors:
             raise
         except self.db.errors as exc:
-            raise StoreError(f"Cannot write the index database {self.db.where}: {_first_line(exc)}") from exc
+            raise StoreError(f"Cannot write the index database {self.db.where}: {first_line(exc)}") from exc
 
     @contextlib.contextmanager
     def _file_lock(self, exclusive: bool) -> Iterator[None]:

@@ -289,22 +289,15 @@ class MemoryBank:
         return self._db
 
     @contextlib.contextmanager
-    def _reading(self) -> Iterator[Connection]:
+    def _using(self, write: bool = False) -> Iterator[Connection]:
+        """A connection to read the bank, or a write transaction; a driver's error is one StoreError."""
         db = self._database()
         try:
-            with db.session() as conn:
+            with db.transaction() if write else db.session() as conn:
                 yield conn
         except db.errors as exc:
-            raise StoreError(f"memory bank at {self.where} is unreadable: {exc}") from exc
-
-    @contextlib.contextmanager
-    def _writing(self) -> Iterator[Connection]:
-        db = self._database()
-        try:
-            with db.transaction() as conn:
-                yield conn
-        except db.errors as exc:
-            raise StoreError(f"memory bank at {self.where} could not be written: {exc}") from exc
+            doing = "could not be written" if write else "is unreadable"
+            raise StoreError(f"memory bank at {self.where} {doing}: {exc}") from exc
 
     @staticmethod
     def _meta(conn: Connection, key: str) -> int:
@@ -343,7 +336,7 @@ class MemoryBank:
         conn.execute(_ADD_META, ("n_tokens", sign * n_tokens))
 
     def _rows(self, where: str = "", params: Sequence[Any] = ()) -> list[MemoryEntry]:
-        with self._reading() as conn:
+        with self._using() as conn:
             rows = conn.execute(f"SELECT data FROM memory_entries {where}", tuple(params)).fetchall()
         return [MemoryEntry.model_validate_json(r[0]) for r in rows]
 
@@ -352,7 +345,7 @@ class MemoryBank:
         ``reconciled`` records the index generation whose documents the stale marks reflect."""
         entries = list({e.id: e for e in entries}.values())
         touched = [e.id for e in entries] + [i for i in delete_ids]
-        with self._writing() as conn:
+        with self._using(write=True) as conn:
             conn.execute(_BUMP_GENERATION)
             old: list[MemoryEntry] = []
             for start in range(0, len(touched), _SQL_BATCH):
@@ -510,7 +503,7 @@ class MemoryBank:
         """Mark stale every entry an indexed filing supersedes, unless the bank already reflects index
         ``generation``. Run when the index is opened: a crash between committing a filing and marking its
         entries (two database files, so no single transaction spans both) is repaired on the next open."""
-        with self._reading() as conn:
+        with self._using() as conn:
             done = self._meta(conn, "reconciled_generation")
         if done == generation:
             return []
@@ -655,7 +648,7 @@ class MemoryBank:
     def _term_stats(self, words: Sequence[str]) -> _TermStats:
         """Bank-wide BM25 statistics for ``words``, computed as rank_bm25's BM25Okapi would over every entry:
         a word in more than half the entries gets epsilon times the mean idf instead of a negative idf."""
-        with self._reading() as conn:
+        with self._using() as conn:
             n_entries, n_tokens = self._meta(conn, "n_entries"), self._meta(conn, "n_tokens")
             all_df = np.fromiter((r[0] for r in conn.execute("SELECT df FROM memory_terms")), dtype=np.float64)
             marks = ",".join("?" * len(set(words)))
@@ -723,7 +716,7 @@ class MemoryBank:
         out: dict[str, np.ndarray] = {}
         if not texts:
             return out
-        with self._reading() as conn:
+        with self._using() as conn:
             for start in range(0, len(texts), _SQL_BATCH):
                 batch = texts[start : start + _SQL_BATCH]
                 marks = ",".join("?" * len(batch))
@@ -738,7 +731,7 @@ class MemoryBank:
         if not vectors:
             return
         try:
-            with self._writing() as conn:
+            with self._using(write=True) as conn:
                 conn.executemany(
                     "INSERT INTO memory_vectors (text, model, vector) VALUES (?, ?, ?) ON CONFLICT(text, model) "
                     "DO UPDATE SET vector = excluded.vector",
