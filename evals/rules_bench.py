@@ -1,5 +1,7 @@
 """How many phrase rules the readers of a question hold: the regular expressions of `agent/query`, `agent/answer`
-and the word classes (`agent/finance/wording.py`), counted per module.
+and the word classes (`agent/finance/wording.py`), counted per module -- and how many functions after the plan
+still read the question's text (issue 57: the plan is the one reading; `agent/answer` and `agent/retrieval`
+should read its fields, never the words again).
 
 Issue 28 asks for fewer of them as learned parts take over. Each definition counts once: a pattern's interpolated
 fragment (``rf"\\b(?:{CHANGE})\\b"``) counts as one literal where it is used and by its own alternatives where it is
@@ -21,6 +23,8 @@ except ImportError:  # pragma: no cover - Python < 3.11
 
 AGENT = Path(__file__).resolve().parent.parent / "agent"
 RULE_PACKAGES = ("query", "answer")  # the readers of a question
+PLAN_READERS = ("answer", "retrieval")  # the stages after the plan, which should read it and not the question
+TEXT_NAMES = frozenset(("question", "question_text", "asked_text"))  # a parameter or attribute holding the words
 WORD_CLASSES = Path("finance") / "wording.py"
 FRAGMENT = "Z"  # what an interpolated fragment counts as inside the pattern that uses it: one literal
 
@@ -34,6 +38,8 @@ class RuleCount(BaseModel):
     alternatives: int = Field(description="branches of the patterns' alternations, fragments counted where defined")
     lines: int = Field(description="source lines of the patterns and of the fragments they interpolate")
     unread: int = Field(default=0, description="patterns built at run time, not counted")
+    text_readers: int = Field(default=0, description="functions after the plan that take or read the question's "
+                              "text (a 'question' parameter, or an object's '.question'); 0 in agent/query")
 
 
 def _text(node: ast.expr) -> str | None:
@@ -109,21 +115,45 @@ def count_module(path: Path, name: str = "") -> RuleCount:
                      lines=len(lines), unread=unread)
 
 
+def text_readers(tree: ast.Module) -> list[str]:
+    """The functions of a module that take the question's words as a parameter or read them off an object."""
+    names = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        arguments = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+        takes = any(a.arg in TEXT_NAMES for a in arguments)
+        reads = any(isinstance(n, ast.Attribute) and n.attr in TEXT_NAMES and isinstance(n.ctx, ast.Load)
+                    for n in ast.walk(node))
+        if takes or reads:
+            names.append(node.name)
+    return names
+
+
 def run_rules_bench(agent: Path = AGENT) -> list[RuleCount]:
     """Each module of the question's readers, most alternatives first, and their total last."""
-    paths = [p for package in RULE_PACKAGES for p in sorted((agent / package).glob("*.py"))]
+    packages = dict.fromkeys((*RULE_PACKAGES, *PLAN_READERS))
+    paths = [p for package in packages for p in sorted((agent / package).glob("*.py"))]
     if (agent / WORD_CLASSES).exists():
         paths.append(agent / WORD_CLASSES)
-    rows = sorted((count_module(p, str(p.relative_to(agent.parent))) for p in paths),
-                  key=lambda r: (-r.alternatives, r.module))
+    rows = []
+    for path in paths:
+        row = count_module(path, str(path.relative_to(agent.parent)))
+        if path.parent.name not in RULE_PACKAGES and path != agent / WORD_CLASSES:  # read for the question only
+            row = RuleCount(module=row.module, compiled=0, calls=0, alternatives=0, lines=0)
+        if path.parent.name in PLAN_READERS:
+            row.text_readers = len(text_readers(ast.parse(path.read_text(encoding="utf-8"))))
+        rows.append(row)
+    rows.sort(key=lambda r: (-r.alternatives, -r.text_readers, r.module))
     total = RuleCount(module="all", compiled=sum(r.compiled for r in rows), calls=sum(r.calls for r in rows),
                       alternatives=sum(r.alternatives for r in rows), lines=sum(r.lines for r in rows),
-                      unread=sum(r.unread for r in rows))
-    return [*[r for r in rows if r.calls or r.alternatives], total]
+                      unread=sum(r.unread for r in rows), text_readers=sum(r.text_readers for r in rows))
+    return [*[r for r in rows if r.calls or r.alternatives or r.text_readers], total]
 
 
 def render(rows: list[RuleCount]) -> str:
     """The counts as a Markdown table."""
-    out = ["| module | compiled | re. calls | alternatives | pattern lines |", "|---|---|---|---|---|"]
-    out += [f"| {r.module} | {r.compiled} | {r.calls} | {r.alternatives} | {r.lines} |" for r in rows]
+    out = ["| module | compiled | re. calls | alternatives | pattern lines | functions reading the question's text |",
+           "|---|---|---|---|---|---|"]
+    out += [f"| {r.module} | {r.compiled} | {r.calls} | {r.alternatives} | {r.lines} | {r.text_readers} |" for r in rows]
     return "\n".join(out)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
 
-from evals.rules_bench import count_module, run_rules_bench
+from evals.rules_bench import count_module, run_rules_bench, text_readers
 
 MODULE = '''
 import re
@@ -61,6 +62,37 @@ def test_the_readers_hold_fewer_rules_than_when_the_wording_issue_was_filed() ->
     total = run_rules_bench()[-1]
     assert all(now < then for now, then in zip((total.compiled, total.calls, total.alternatives, total.lines),
                                                 AT_FILING, strict=True))
+
+
+READER = '''
+def takes(question: str) -> bool:
+    return "revenue" in question
+
+
+def reads(sub_query) -> str:
+    return sub_query.question.lower()
+
+
+def plan_only(sub_query) -> list[str]:
+    return sub_query.intent.metrics
+
+
+class Reader:
+    def method(self, state, *, question_text: str = "") -> str:
+        return question_text
+'''
+
+# Functions of agent/answer and agent/retrieval that read the question's words when this count was added (issue
+# 57 asks for 0: each stage reads the plan). A stage moved onto the plan lowers it; a new reader of the words fails.
+TEXT_READERS_WHEN_COUNTED = 104
+
+
+def test_functions_that_read_the_question_text_are_counted() -> None:
+    assert text_readers(ast.parse(READER)) == ["takes", "reads", "method"]
+
+
+def test_no_new_stage_reads_the_question_text() -> None:
+    assert run_rules_bench()[-1].text_readers <= TEXT_READERS_WHEN_COUNTED
 
 
 def test_the_command_prints_the_table(tmp_path: Path) -> None:
