@@ -367,10 +367,19 @@ class ChunkCard(BaseModel):
     source: str = Field(default="offline", description="offline | llm: which twin produced the card")
 
 
+class PeriodDate(BaseModel):
+    """A period a question writes as a date ('the six months ended March 29, 2025', 'at December 31, 2024')."""
+
+    date: str = Field(description="ISO date of the period's end, or of the day itself")
+    kind: str = Field(description="year | quarter | half | nine_months | point")
+
+
 class TemporalScope(BaseModel):
     type: str = Field(default="none", description="point | range | latest | none")
     periods: list[str] = Field(default_factory=list, description="normalised: FY2018, FY2023Q2")
     granularity: str = Field(default="", description="year | quarter | ''")
+    dated: PeriodDate | None = Field(default=None, description="the one period the question writes as a date, "
+                                     "which the filer's own calendar then names; None for none or several")
 
 
 class ScopeTerm(BaseModel):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from agent.answer.facts import SAME_END_DAYS, CountFiling, FactSource, asked_period, dated_period
+from agent.answer.facts import SAME_END_DAYS, CountFiling, FactSource, asked_period
 from agent.answer.records import Check, SubAnswer, qualified
 from agent.query.plan import SubQuery
 from agent.schemas import Citation, CountFact, NumericValue
@@ -43,7 +43,7 @@ def answer_from_counts(sub_query: SubQuery, source: FactSource) -> SubAnswer | N
     company = sub_query.company or sub_query.intent.company
     if _asks_part(sub_query, company):
         return None
-    mention = dated_period(sub_query.question)
+    mention = sub_query.intent.temporal_scope.dated
     dated = date.fromisoformat(mention.date) if mention is not None and mention.date else None
     label = asked_period(sub_query)
     filings = sorted(source.counts(company, key), key=lambda f: f.recency)  # the source keeps the company's only

@@ -31,13 +31,12 @@ from agent.answer.records import (
 from agent.entities import EntityRegistry
 from agent.finance.concepts import CONCEPT_QUALIFIERS, STATEMENT_METRICS, concepts_for
 from agent.finance.numbers import parse_number
-from agent.finance.periods import PeriodMention, find_periods
 from agent.index.store import Store
 from agent.ingest.xbrl import concept_words
 from agent.query.cues import metric_label
 from agent.query.plan import SubQuery
 from agent.query.scope import terms_for
-from agent.schemas import Citation, CountFact, DocumentMeta, NumericValue, XbrlFact
+from agent.schemas import Citation, CountFact, DocumentMeta, NumericValue, PeriodDate, XbrlFact
 
 TAGGED = "The filer's inline-XBRL tag"  # opens the explanation of every answer read from a fact
 # A tagged figure is the filer's statement of the value: as sure as an exact row of a primary statement.
@@ -147,13 +146,7 @@ def asked_period(sub_query: SubQuery) -> str:
     return sub_query.period or (periods[0] if len(periods) == 1 else "")
 
 
-def dated_period(question: str) -> PeriodMention | None:
-    """The one period a question writes as a date ('the six months ended March 29, 2025'), if it does."""
-    dated = [p for p in find_periods(question) if p.date]
-    return dated[0] if len(dated) == 1 else None
-
-
-def _in_period(fact: XbrlFact, label: str, dated: PeriodMention | None) -> bool:
+def _in_period(fact: XbrlFact, label: str, dated: PeriodDate | None) -> bool:
     """The fact's context is the period asked: by its end date and duration when the question writes a date
     (the filer's fiscal calendar then names it), else by its fiscal label."""
     if dated is None:
@@ -163,7 +156,7 @@ def _in_period(fact: XbrlFact, label: str, dated: PeriodMention | None) -> bool:
 
 
 def _matching(
-    filing: FactFiling, concepts: Sequence[str], period: str, terms: Sequence[str], dated: PeriodMention | None
+    filing: FactFiling, concepts: Sequence[str], period: str, terms: Sequence[str], dated: PeriodDate | None
 ) -> list[XbrlFact]:
     """The filing's located facts of the first of ``concepts`` it tags for the period asked and exactly
     ``terms``; the filing's own period when none is asked."""
@@ -201,7 +194,7 @@ def answer_from_facts(
     company = sub_query.company or sub_query.intent.company
     filings = sorted(source.filings(company, concepts), key=lambda f: f.recency)
     question = f"{sub_query.question} {turn_question}".strip()
-    dated = dated_period(sub_query.question)
+    dated = sub_query.intent.temporal_scope.dated
     for filing in filings:
         if company and not same_company(company, filing.company, registry):
             continue

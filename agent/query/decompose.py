@@ -49,7 +49,7 @@ from agent.query.cues import (
 )
 from agent.query.definitions import DEFINITION_CLAUSE_RE
 from agent.query.dialogue import DialogueSlots
-from agent.query.intent import extract_intent
+from agent.query.intent import extract_intent, written_date
 from agent.query.operations import asks_words, guess_operation, named_operations
 from agent.query.plan import Combination, QueryPlan, SubQuery
 from agent.query.scope import (
@@ -293,6 +293,7 @@ def _sub_intent(base: QueryIntent, question: str, company: str, metric: str, per
         type="point" if period else base.temporal_scope.type if not metric else "latest",
         periods=[period] if period else [],
         granularity="quarter" if "Q" in period[2:] else ("year" if period else ""),
+        dated=written_date(question),
     )
     return base.model_copy(
         deep=True,

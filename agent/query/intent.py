@@ -49,7 +49,7 @@ from agent.query.scope import (
     terms_for,
     unique_terms,
 )
-from agent.schemas import QueryIntent, Relation, ScopeTerm, TemporalScope
+from agent.schemas import PeriodDate, QueryIntent, Relation, ScopeTerm, TemporalScope
 
 MAX_AVERAGE_YEARS = 10  # "N year average" beyond this is not a reporting-period request
 TREND_YEARS = 3  # an annual report's statements compare three years
@@ -337,6 +337,13 @@ def asked_periods(question: str, mentions: list[PeriodMention]) -> list[PeriodMe
     return with_lone_part(question, with_shared_part(question, mentions))
 
 
+def written_date(question: str) -> PeriodDate | None:
+    """The one period ``question`` writes as a date ('the six months ended March 29, 2025'); None for none or
+    several."""
+    dated = [p for p in find_periods(question) if p.date]
+    return PeriodDate(date=dated[0].date, kind=dated[0].kind) if len(dated) == 1 else None
+
+
 def _temporal_scope(
     question: str, mentions: list[PeriodMention], metrics: list[str], relation: Relation
 ) -> TemporalScope:
@@ -370,7 +377,7 @@ def _temporal_scope(
         g = next((x for x in latest.groups() if x), "") or ""
         gran = "quarter" if "quarter" in g.lower() else "year"
     norms.sort(key=sort_key, reverse=True)
-    return TemporalScope(type=scope_type, periods=norms, granularity=gran)
+    return TemporalScope(type=scope_type, periods=norms, granularity=gran, dated=written_date(question))
 
 
 # ---------------------------------------------------------------------------------------------------------
