@@ -408,6 +408,9 @@ class QueryIntent(BaseModel):
                              "words (a description, names), not an amount: no figure answers it")
     keywords: list[str] = Field(default_factory=list)
     scope: list[ScopeTerm] = Field(default_factory=list, description="the parts the question narrows a metric to")
+    operations: list[str] = Field(default_factory=list, description="the kinds of arithmetic or choice the "
+                                  "question's words ask for ('average', 'change', 'choice', 'threshold', ...), read "
+                                  "once; the readers and the composer take them from here")
     counted: str = Field(default="", description="what a count question counts, as count facts key it ('store', "
                          "'distribution center'); '' for no count of a thing")
     company: str = Field(default="", description="company the question is about, for document routing")

@@ -49,7 +49,7 @@ from agent.finance.periods import (
     sort_key,
 )
 from agent.finance.wording import CHANGE_RE, SUM_WORD_RE, TOTAL_RE
-from agent.query.asked import AVERAGE_NAME_RE, PERIODS_MEETING, RATIO_NAME_RE, operations_asked
+from agent.query.asked import AVERAGE_NAME_RE, PERIODS_MEETING, RATIO_NAME_RE
 from agent.query.cues import AVERAGE_RE, PART_OF_RE, PERCENT_RE, asks_percent, spans_range
 from agent.query.definitions import asked_part
 from agent.query.operations import guess_operation
@@ -567,7 +567,7 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     named = list(dict.fromkeys(p.norm for p in find_periods(sub_query.question)))
     if len(named) >= 2:
         combined = _cell_combination(base, sub_query, reader, words, named)
-        if combined is not None or not operations_asked(sub_query.question) & _ROW_OPERATIONS:
+        if combined is not None or not set(sub_query.intent.operations) & _ROW_OPERATIONS:
             return combined
         # 'Between 2023 and 2024, which year had higher X?': one cell finds the row; the answer compares its periods
     asked = set(named) | ({base.period} if base.period else set())

@@ -137,7 +137,7 @@ def _read_answer_kind(sub_query: SubQuery) -> SubQuery:
     A question that picks periods or items by their figures ('which years exceed $5 million'), and a yes-or-no
     question (the model learned from questions that ask what, not whether), ask for figures."""
     question = sub_query.question
-    if sub_query.intent.asks_words or operations_asked(question) or is_yes_no(question) or not asks_words(question):
+    if sub_query.intent.asks_words or sub_query.intent.operations or is_yes_no(question) or not asks_words(question):
         return sub_query
     intent = sub_query.intent.model_copy(update={"asks_words": True, "requires_numeric": False})
     return sub_query.model_copy(update={"intent": intent})

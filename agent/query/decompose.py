@@ -306,6 +306,7 @@ def _sub_intent(base: QueryIntent, question: str, company: str, metric: str, per
             "scope": terms_for(base.scope, metric),
             "relation": Relation.LOOKUP if metric else base.relation,
             "temporal_scope": scope,
+            "operations": sorted(operations_asked(question)),
             "requires_numeric": bool(metric) or base.requires_numeric,
         },
     )

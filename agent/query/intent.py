@@ -430,6 +430,7 @@ def extract_intent(question: str, known_companies: EntityRegistry | Sequence[str
         requires_numeric=_requires_numeric(q, relation, metrics) or bool(counted),
         keywords=keywords_of(q, exclude),
         scope=unique_terms(scope),
+        operations=sorted(operations_asked(question or "")),
         counted=counted,
         company=company,
         ticker=find_ticker(q),

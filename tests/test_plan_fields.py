@@ -1,5 +1,5 @@
-"""A period the question writes as a date is read once, into the plan (issue 57): the fact and count readers take
-it from there and never read the question's words again."""
+"""What the question's words say is read once, into the plan (issue 57): the period it writes as a date, the
+arithmetic or choice it asks for. The readers take them from there and do not read the words again."""
 
 from __future__ import annotations
 
@@ -39,3 +39,24 @@ def test_the_fact_and_count_readers_do_not_read_dates_from_the_words() -> None:
         tree = ast.parse((ANSWER / name).read_text(encoding="utf-8"))
         called = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
         assert "find_periods" not in called and "dated_period" not in called, name
+
+
+def test_the_operations_asked_are_in_the_plan_of_the_turn_and_of_each_sub_query() -> None:
+    question = "What was the average of Acme's revenue in 2023 and 2024?"
+    intent = extract_intent(question, ["Acme"])
+    assert "average" in intent.operations
+    plan = decompose(question, intent, ["Acme"])
+    for sub_query in plan.sub_queries:  # a sub-query's own words: 'What was Acme's revenue in 2023?' asks none
+        assert set(sub_query.intent.operations) <= set(intent.operations)
+    assert extract_intent("What was Acme's revenue in 2024?", ["Acme"]).operations == []
+    which = extract_intent("Which segment of Acme had the highest operating income in 2024?", ["Acme"])
+    assert which.operations
+
+
+def test_the_cell_reader_and_the_answer_kind_read_operations_from_the_plan() -> None:
+    for name in ("cells.py", "compose.py"):
+        tree = ast.parse((ANSWER / name).read_text(encoding="utf-8"))
+        reads = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                 and n.func.id == "operations_asked" and any(isinstance(a, ast.Attribute) and a.attr == "question"
+                                                             for a in n.args)]
+        assert not reads, name  # operations_asked(sub_query.question): read from the plan instead
