@@ -130,6 +130,9 @@ def test_round_trip(store: Store) -> None:
     assert store.list_documents() == [meta]
     assert store.has_document(meta.doc_id)
     assert store.pages(meta.doc_id) == doc["pages"]
+    assert store.page(meta.doc_id, 1) == doc["pages"][1] and store.page("ACME_2018_10K", 0) == doc["pages"][0]
+    with pytest.raises(NotFoundError, match="No page 3"):
+        store.page(meta.doc_id, 2)
     assert store.sections(meta.doc_id) == doc["sections"]
     assert store.chunks([meta.doc_id]) == doc["chunks"]
     assert store.chunks() == doc["chunks"]

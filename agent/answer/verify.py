@@ -355,7 +355,7 @@ def memory_entry_check(store: object) -> Callable[[object], str]:
                 return f"it cites {cite.doc}, which is not indexed"
             if not 1 <= cite.page <= meta.n_pages:
                 return f"it cites p. {cite.page} of {cite.doc}, which has {meta.n_pages} pages"
-            page_text = next((p.text for p in store.pages(meta.doc_id) if p.page == cite.page - 1), "")  # type: ignore[attr-defined]
+            page_text = store.page(meta.doc_id, cite.page - 1).text  # type: ignore[attr-defined]
             flat = " ".join(page_text.split()).lower()
             quote = " ".join(cite.quote.split()).lower()
             if quote and quote not in flat:

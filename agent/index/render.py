@@ -117,7 +117,7 @@ def view_page(store: Store, doc: str, page: int, quote: str = "", figure: str = 
     meta = _resolve(store, doc, page)
     parts = quote_parts(quote, figure)
     path = _pdf_path(meta)
-    text = store.pages(meta.doc_id)[page - 1].text
+    text = store.page(meta.doc_id, page - 1).text
     view = PageView(doc=meta.name, page=page, n_pages=meta.n_pages, source_format=meta.source_format,
                     image=path is not None, printed=printed_page_number(text))
     if path is not None:

@@ -712,6 +712,16 @@ class Store(DerivedFiles):
         ).fetchall()
         return [_join(Page, _PAGE_COLUMNS, row) for row in rows]
 
+    def page(self, doc_id: str, page: int) -> Page:
+        """One page of a document (0-based), read alone: a citation opens one page, not the whole filing."""
+        doc_id = self._resolve(doc_id)
+        row = self._conn().execute(
+            f"SELECT {', '.join(_PAGE_COLUMNS)}, extra FROM pages WHERE doc_id = ? AND page = ?", (doc_id, page)
+        ).fetchone()
+        if row is None:
+            raise NotFoundError(f"No page {page + 1} in document '{doc_id[:12]}'.")
+        return _join(Page, _PAGE_COLUMNS, row)
+
     def facts(self, doc_ids: Sequence[str], concepts: Sequence[str] = ()) -> list[XbrlFact]:
         """The inline-XBRL facts of these documents, of ``concepts`` only when given, in document order."""
         out: list[XbrlFact] = []
