@@ -448,31 +448,42 @@ def _put_back(index_dir: Path, files: dict[Path, bytes]) -> None:
         (index_dir / relative).write_bytes(data)
 
 
-def test_files_behind_the_store_add_only_the_new_filings(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A replica whose files predate another process's ingest adds that filing instead of rebuilding; a removal
-    (whose chunk ids only a rebuild knows) still rebuilds."""
+def _faiss_ids(store: Store) -> set[int]:
+    import faiss
+
+    index = store._load_vectors().index
+    return set(faiss.vector_to_array(index.id_map).tolist()) if index is not None else set()
+
+
+def _chunk_ids(store: Store) -> set[int]:
+    return {row[0] for row in store.db.conn().execute("SELECT id FROM chunks")}
+
+
+def test_files_behind_the_store_change_only_what_changed(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A replica whose files predate other processes' commits brings them level without a rebuild: a filing
+    added, one removed, and one removed and stored again (the same content under new chunk ids)."""
     acme, beta = make_doc("ACME_2018_10K", ACME), make_doc("BETA_2019_10K", BETA, seed=2)
+    gamma = make_doc("GAMMA_2020_10K", ["Gamma makes gears. Gear sales rose in 2020"], seed=3)
     with Store.open(settings) as store:
         store.add_document(**acme)
-    older = _derived_files(settings.index_dir)
+        store.add_document(**gamma)
+    older = _derived_files(settings.index_dir)  # what a replica that wrote none of what follows holds
     with Store.open(settings) as store:
         store.add_document(**beta)
-    both = _derived_files(settings.index_dir)
-    _put_back(settings.index_dir, older)  # what a replica that did not write the filing holds
+        store.remove_document("ACME_2018_10K")
+        store.remove_document("GAMMA_2020_10K")
+        store.add_document(**gamma)
+    _put_back(settings.index_dir, older)
 
     def rebuild(*args: object, **kwargs: object) -> None:
         raise AssertionError("the whole index was rebuilt")
 
     monkeypatch.setattr(Store, "_rebuild_derived", rebuild)
     with Store.open(settings) as store:
-        assert faiss_count(store) == len(acme["chunks"]) + len(beta["chunks"])
+        assert _faiss_ids(store) == _chunk_ids(store)
+        assert faiss_count(store) == len(beta["chunks"]) + len(gamma["chunks"])
         assert HybridSearcher(store).bm25("widget demand")[0].chunk.doc_id == beta["meta"].doc_id
+        assert all(hit.chunk.doc_id != acme["meta"].doc_id for hit in HybridSearcher(store).bm25("revenue PP&E"))
         assert store.dense_search(beta["embeddings"][1], k=1)[0][0] == beta["chunks"][1].chunk_id
-        assert store.dense_search(acme["embeddings"][0], k=1)[0][0] == acme["chunks"][0].chunk_id
-    monkeypatch.undo()
-    with Store.open(settings) as store:
-        store.remove_document("ACME_2018_10K")
-    _put_back(settings.index_dir, both)
-    with Store.open(settings) as store:  # the removed filing's vectors must go: rebuilt
-        assert faiss_count(store) == len(beta["chunks"])
-        assert all(hit.chunk.doc_id == beta["meta"].doc_id for hit in HybridSearcher(store).bm25("revenue widget"))
+        assert store.dense_search(gamma["embeddings"][1], k=1)[0][0] == gamma["chunks"][1].chunk_id
+        assert not (settings.index_dir / BM25_DIR / f"{acme['meta'].doc_id}.tok").exists()

@@ -231,42 +231,53 @@ class DerivedFiles:
                 self._rebuild_derived(in_memory_ok=True)
 
     def _catch_up(self) -> bool:
-        """Bring intact files of an older generation level by adding only the filings stored since -- what a
-        replica of a shared store, or an ingest worker beside another, sees after someone else's commit. False,
-        changing nothing, when the change was not additions alone (a filing removed or replaced: its chunks' ids
-        must leave the FAISS index, and only a rebuild knows them) or the files are not intact."""
+        """Bring intact files of an older generation level with the store by changing only what changed since --
+        what a replica of a shared store, or an ingest worker beside another, sees after someone else's commit.
+        The FAISS index's ids are compared with the store's chunk ids: ids the store no longer holds leave it
+        (a filing removed or replaced), chunks it lacks are added with their stored vectors, and the BM25 corpus
+        of every filing added, re-added or removed is written or dropped. False, changing nothing, when the files
+        are not intact or the store moved while it was read (a rebuild then)."""
         manifest = self._read_manifest()
         if manifest is None or self._in_memory is not None:
             return False
         generation = self.generation
-        stored = {row[0] for row in self._conn().execute("SELECT doc_id FROM documents")}
-        added = sorted(stored - set(manifest.bm25))
-        # Each stored filing bumps the generation once and each removal once: equal counts mean additions only.
-        if (not added or generation - manifest.generation != len(added) or not set(manifest.bm25) <= stored
-                or self.generation != generation):
-            return False
+        if manifest.generation >= generation:
+            return False  # current, or damaged at the current generation: not a catch-up
         previous = self._read_vectors(manifest.generation)
         if previous is None:
             return False
+        conn = self._conn()
+        stored = dict(conn.execute("SELECT id, doc_id FROM chunks").fetchall())
+        documents = {row[0] for row in conn.execute("SELECT doc_id FROM documents")}
+        if self.generation != generation:
+            return False
         faiss = _faiss()
         index = previous.index
-        bm25 = dict(manifest.bm25)
-        conn = self._conn()
-        for doc_id in added:
-            rows = conn.execute("SELECT chunk_id, text FROM chunks WHERE doc_id = ? ORDER BY ordinal", (doc_id,))
-            bm25[doc_id] = self._write_tokens(doc_id, _token_corpus(rows.fetchall()))
-            vectors = conn.execute(
-                "SELECT c.id, e.vector FROM chunks c JOIN embeddings e ON e.chunk_rowid = c.id WHERE c.doc_id = ?",
-                (doc_id,),
-            ).fetchall()
-            if vectors:
-                matrix = np.frombuffer(b"".join(bytes(r[1]) for r in vectors), dtype=np.float32).reshape(len(vectors), -1)
+        held = set(faiss.vector_to_array(index.id_map).tolist()) if index is not None else set()
+        gone = held - stored.keys()
+        new = sorted(set(stored) - held) if self.embedding_dim else []
+        if index is not None and gone:
+            index.remove_ids(np.asarray(sorted(gone), dtype=np.int64))
+        for batch in _batches(new):
+            marks = ",".join("?" * len(batch))
+            rows = conn.execute(f"SELECT chunk_rowid, vector FROM embeddings WHERE chunk_rowid IN ({marks})", batch)
+            rows = rows.fetchall()
+            if rows:
+                matrix = np.frombuffer(b"".join(bytes(r[1]) for r in rows), dtype=np.float32).reshape(len(rows), -1)
                 if index is None:
                     index = faiss.IndexIDMap2(faiss.IndexFlatIP(matrix.shape[1]))
-                index.add_with_ids(matrix, np.asarray([r[0] for r in vectors], dtype=np.int64))
+                index.add_with_ids(matrix, np.asarray([r[0] for r in rows], dtype=np.int64))
+        changed = ({stored[i] for i in new} | (documents - set(manifest.bm25))) & documents
+        bm25 = {doc_id: digest for doc_id, digest in manifest.bm25.items() if doc_id in documents}
+        for doc_id in sorted(changed):
+            rows = conn.execute("SELECT chunk_id, text FROM chunks WHERE doc_id = ? ORDER BY ordinal", (doc_id,))
+            bm25[doc_id] = self._write_tokens(doc_id, _token_corpus(rows.fetchall()))
+        if index is not None and index.ntotal == 0:
+            index = None
         self._finish_derived(generation, index, bm25)
-        self._remove_orphan_token_files(set(bm25))  # and what a writer killed mid-write left
-        log.info("search files under %s: %d filing(s) added, now at generation %d", self.dir, len(added), generation)
+        self._remove_orphan_token_files(set(bm25))  # the removed filings' corpora, and a killed writer's leftovers
+        log.info("search files under %s brought level: %d chunk(s) added, %d removed; generation %d", self.dir,
+                 len(new), len(gone), generation)
         return True
 
     def _derived_verified(self) -> bool:
