@@ -487,3 +487,12 @@ def test_files_behind_the_store_change_only_what_changed(settings: Settings, mon
         assert store.dense_search(beta["embeddings"][1], k=1)[0][0] == beta["chunks"][1].chunk_id
         assert store.dense_search(gamma["embeddings"][1], k=1)[0][0] == gamma["chunks"][1].chunk_id
         assert not (settings.index_dir / BM25_DIR / f"{acme['meta'].doc_id}.tok").exists()
+
+
+def test_a_store_newer_than_this_finrag_is_refused(settings: Settings) -> None:
+    with Store.open(settings) as store:
+        store.add_document(**make_doc("ACME_2018_10K", ACME))
+        with store.db.transaction() as conn:
+            conn.execute("UPDATE schema_versions SET version = 99 WHERE component = 'index'")
+    with pytest.raises(StoreError, match="schema version 99; this finrag knows up to"):
+        Store.open(settings)

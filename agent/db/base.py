@@ -84,8 +84,8 @@ VERSIONS_DDL = "CREATE TABLE IF NOT EXISTS schema_versions (component TEXT PRIMA
 
 def migrate(db: Database, component: str, steps: Sequence[str], found: int | None = None) -> int:
     """Bring ``component``'s tables to the newest layout: ``steps[i]`` upgrades version ``i`` to ``i + 1``
-    (``steps[0]`` creates the tables), each in the transaction that records its version, under the writers'
-    lock, so two processes opening one database upgrade it once. ``found`` is the version a store recorded
+    (``steps[0]`` creates the tables), all of them in the one transaction that records the new version, under
+    the writers' lock, so two processes opening one database upgrade it once and a failed step changes nothing. ``found`` is the version a store recorded
     before versions were kept here. Returns the version now; a database newer than this code is an error."""
     from agent.errors import StoreError
 
