@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import textwrap
 from pathlib import Path
 
 from agent.config import Settings
@@ -13,12 +14,18 @@ from cli.common import err, report
 def register(actions: argparse._SubParsersAction) -> None:
     p = actions.add_parser(
         "scale",
-        help="benchmark search at corpus scale (100k-1M chunks): embedded vs Milvus Lite ingest, latency, memory",
-        description="Copies the filings of an existing index (FinanceBench's, by default this FINRAG_HOME) into "
+        help="benchmark at corpus scale (100k-1M chunks): search backends (embedded vs Milvus Lite) and stores "
+        "(SQLite vs PostgreSQL shared by replicas)",
+        description=textwrap.fill("Copies the filings of an existing index (FinanceBench's, by default this FINRAG_HOME) into "
         "a synthetic corpus of the given sizes (each copy's digits permuted, vectors perturbed), fills each "
         "backend, and times hybrid search over every document and over one company's filings with "
-        "FinanceBench's questions. Needs disk: about 10 GB per million chunks per backend.",
-        epilog="example: finrag eval scale --source-home ~/.local/share/finrag --sizes 100000,1000000 --work /tmp/scale",
+        "FinanceBench's questions. With --stores, the same corpus goes into each store (SQLite, and PostgreSQL on a "
+        "local throwaway server), timed for ingest, a new replica's first open, a replica behind one filing, the "
+        "store reads per question and a burst of asks on two replica processes. Needs disk: about 10 GB per million "
+        "chunks per backend.", width=100),
+        epilog="examples:\n  finrag eval scale --source-home ~/.local/share/finrag --sizes 100000,1000000 --work /tmp/scale\n"
+               "  finrag eval scale --backends '' --stores sqlite,postgresql --sizes 100000 --work /tmp/scale",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--source-home", type=Path, default=None, help="the index to copy (default: FINRAG_HOME)")
     p.add_argument("--work", type=Path, required=True, help="folder for the synthetic indexes (large)")
