@@ -44,10 +44,15 @@ def checkpoint_path(settings: Settings) -> Path:
     return Path(settings.home) / CHECKPOINT_FILE
 
 
+def checkpoint_url(settings: Settings) -> str:
+    """The Postgres URL conversations are kept at ('' for the SQLite file): FINRAG_CHECKPOINT_URL, else the store's
+    when it is PostgreSQL -- replicas that share a store share their conversations too, unless told otherwise."""
+    return settings.checkpoint_url.strip() or (settings.store_url.strip() if is_postgres_url(settings.store_url) else "")
+
+
 def open_checkpointer(settings: Settings) -> BaseCheckpointSaver:
     """A checkpointer for ``settings``: Postgres when ``checkpoint_url`` is a Postgres URL, else SQLite."""
-    # Replicas that share a PostgreSQL store share their conversations too, unless told otherwise.
-    url = settings.checkpoint_url.strip() or (settings.store_url.strip() if is_postgres_url(settings.store_url) else "")
+    url = checkpoint_url(settings)
     if url:
         if not url.startswith(POSTGRES_SCHEMES):
             raise FinragError(f"FINRAG_CHECKPOINT_URL must be a postgres:// URL, got {url.split(':', 1)[0]!r}")
@@ -135,21 +140,33 @@ def serde_allowlist(*schemas: Any) -> set[tuple[str, str]]:
 
 @asynccontextmanager
 async def studio_checkpointer() -> AsyncIterator[BaseCheckpointSaver]:
-    """The checkpointer ``langgraph dev`` uses (``langgraph.json``): the same SQLite file under FINRAG_HOME the
-    CLI keeps threads in, so Studio threads survive a restart, with every type the graphs' states carry
-    registered, so a resumed thread deserialises without 'unregistered type' warnings."""
+    """The checkpointer ``langgraph dev`` uses (``langgraph.json``): where the CLI keeps threads -- the SQLite file
+    under FINRAG_HOME, or the PostgreSQL database of :func:`checkpoint_url` -- so Studio threads survive a
+    restart, with every type the graphs' states carry registered, so a resumed thread deserialises without
+    'unregistered type' warnings."""
     import aiosqlite
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
     from graphs.state import BranchInput, DeepRetrievalState, MainState
 
-    path = checkpoint_path(Settings.from_env())
+    settings = Settings.from_env()
+    allow = serde_allowlist(MainState, BranchInput, DeepRetrievalState)
+    url = checkpoint_url(settings)
+    if url:
+        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+
+        async with AsyncPostgresSaver.from_conn_string(url.replace("postgresql+psycopg://", "postgresql://", 1),
+                                                       serde=strict_serializer()) as saver:
+            await saver.setup()
+            yield saver.with_allowlist(allow)
+        return
+    path = checkpoint_path(settings)
     path.parent.mkdir(parents=True, exist_ok=True)
     async with aiosqlite.connect(path, timeout=SQLITE_BUSY_TIMEOUT_S) as conn:
         await conn.execute("PRAGMA journal_mode=WAL")
         saver = AsyncSqliteSaver(conn, serde=strict_serializer())
         await saver.setup()
-        yield saver.with_allowlist(serde_allowlist(MainState, BranchInput, DeepRetrievalState))
+        yield saver.with_allowlist(allow)
 
 
 def close_checkpointer(saver: BaseCheckpointSaver) -> None:

@@ -56,3 +56,26 @@ def test_copying_a_list_keeps_every_thread(url: str, tmp_path: Path) -> None:
     target = ThreadIndex(tmp_path / "b", url)
     assert target.copy_from(source) == 1 and target.copy_from(source) == 1  # again: the same, upserted
     assert [(t.thread_id, t.turns) for t in target.recent()] == [("t1", 2)] and target.owner_of("t1") == "alice"
+
+
+def test_studio_keeps_its_threads_where_the_cli_does(url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`langgraph dev`'s checkpointer: the SQLite file under FINRAG_HOME, or the shared store's PostgreSQL."""
+    import asyncio
+
+    from langgraph.checkpoint.base import empty_checkpoint
+
+    from graphs.checkpoint import studio_checkpointer
+
+    monkeypatch.setenv("FINRAG_HOME", str(tmp_path))
+    monkeypatch.setenv("FINRAG_STORE_URL", url)
+    monkeypatch.setenv("FINRAG_CHECKPOINT_URL", "")
+
+    async def round_trip() -> str:
+        async with studio_checkpointer() as saver:
+            config = {"configurable": {"thread_id": "studio-1", "checkpoint_ns": ""}}
+            await saver.aput(config, empty_checkpoint(), {"source": "input", "step": -1}, {})
+            return type(saver).__name__ if await saver.aget_tuple(config) is not None else ""
+
+    name = asyncio.run(round_trip())
+    assert name == ("AsyncPostgresSaver" if url else "AsyncSqliteSaver")
+    assert (tmp_path / "checkpoints.sqlite").exists() == (not url)
