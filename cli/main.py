@@ -52,11 +52,13 @@ EPILOG = """examples:
   finrag serve                                a browser chat; click a citation to see the page, span boxed
   finrag memory list                          verified answers in the memory bank
   finrag index migrate --to milvus            copy the index into Milvus (then FINRAG_SEARCH_BACKEND=milvus)
+  finrag store migrate --to postgresql --url postgresql://...   one store for every replica (then FINRAG_STORE_URL)
   finrag train operations                     rebuild the learned operation model from FINRAG_DATA_DIR
   finrag train answer-kinds                   rebuild the model that tells amount questions from words ones
 
-Data lives under $FINRAG_HOME (default ~/.local/share/finrag). A language model is optional: set
-OPENAI_API_KEY (and OPENAI_BASE_URL for vLLM, Ollama or llama.cpp) to use one; everything runs offline without.
+Data lives under $FINRAG_HOME (default ~/.local/share/finrag), or in PostgreSQL for replicas ($FINRAG_STORE_URL).
+A language model is optional: set OPENAI_API_KEY (and OPENAI_BASE_URL for vLLM, Ollama or llama.cpp) to use one;
+everything runs offline without.
 """
 
 
