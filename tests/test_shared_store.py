@@ -220,3 +220,13 @@ def test_a_store_url_that_is_unreachable_or_not_postgres_is_one_clear_line(tmp_p
     wrong = finrag(tmp_path / "home", "mysql://db/finrag", "docs")
     assert wrong.returncode != 0 and "Traceback" not in wrong.stderr
     assert "FINRAG_STORE_URL must be a postgresql:// URL" in wrong.stderr
+
+
+def test_store_commands_say_what_is_missing(tmp_path: Path) -> None:
+    no_url = finrag(tmp_path / "home", "", "store", "migrate", "--to", "postgresql")
+    assert no_url.returncode == 2 and "--url postgresql://" in no_url.stderr and "Traceback" not in no_url.stderr
+    nothing = finrag(tmp_path / "home", "", "store", "migrate", "--to", "postgresql", "--url",
+                     "postgresql://finrag@127.0.0.1:1/finrag")
+    assert nothing.returncode == 1 and "no SQLite index under" in nothing.stderr
+    check = finrag(tmp_path / "home", "", "store", "check")
+    assert check.returncode == 2 and "FINRAG_STORE_URL" in check.stderr
