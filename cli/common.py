@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import json
@@ -152,3 +153,18 @@ class TerminalSafeStream(io.TextIOBase):
     @property
     def encoding(self) -> str:  # type: ignore[override]
         return getattr(self.stream, "encoding", "utf-8")
+
+
+def print_usage(parser: argparse.ArgumentParser) -> int:
+    """A command group run without an action: its help, and the usage-error exit status."""
+    parser.print_help()
+    return 2
+
+
+def progress_lines(label: str) -> Callable[[str, int, int], None]:
+    """One plain line per item on stderr ('  copied 3/40: NAME'), so a long copy or check shows where it is."""
+
+    def show(name: str, done: int, total: int) -> None:
+        print(f"  {label} {done}/{total}: {name}", file=sys.stderr, flush=True)
+
+    return show

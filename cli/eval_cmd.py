@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import importlib
 
+from cli.common import print_usage
+
 # Action modules under `finrag eval`, each exposing register(actions).
 EVAL_MODULES = (
     "cli.eval_ingest",
@@ -35,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Evaluate finrag on data in the findata layout (FinanceBench, ConvFinQA, TAT-QA). "
         "Everything runs offline; results go to --out as JSON and Markdown.",
     )
-    p.set_defaults(func=lambda args, settings: (p.print_help(), 2)[1])
+    p.set_defaults(func=lambda args, settings: print_usage(p))
     actions = p.add_subparsers(dest="eval_action", metavar="ACTION")
     for name in EVAL_MODULES:
         importlib.import_module(name).register(actions)

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from agent.config import Settings
-from cli.common import err, print_json, table
+from cli.common import err, print_json, print_usage, progress_lines, table
 
 if TYPE_CHECKING:
     from agent.index.milvus import MilvusBackend
@@ -40,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.set_defaults(func=lambda args, settings: _usage(p))
+    p.set_defaults(func=lambda args, settings: print_usage(p))
     actions = p.add_subparsers(dest="action", metavar="ACTION")
 
     migrate = actions.add_parser("migrate", help="copy the embedded index into Milvus (resumable, idempotent)",
@@ -64,10 +63,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     check.set_defaults(func=run_check)
 
 
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
-    return 2
-
 
 def _milvus_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--uri", default=None,
@@ -80,14 +75,6 @@ def _settings(args: argparse.Namespace, settings: Settings) -> Settings:
     changes = {"milvus_uri": args.uri, "milvus_collection": args.collection}
     return settings.replace(**{k: v for k, v in changes.items() if v})
 
-
-def _progress(label: str) -> Callable[[str, int, int], None]:
-    """One plain line per document on stderr (a migration of thousands of filings shows where it is)."""
-
-    def show(name: str, done: int, total: int) -> None:
-        print(f"  {label} {done}/{total}: {name}", file=sys.stderr, flush=True)
-
-    return show
 
 
 @contextmanager
@@ -116,7 +103,7 @@ def run_migrate(args: argparse.Namespace, settings: Settings) -> int:
         if args.fresh:
             backend.drop()
         started = time.perf_counter()
-        written, removed = backend.mirror(progress=None if args.json else _progress("copied"))
+        written, removed = backend.mirror(progress=None if args.json else progress_lines("copied"))
         seconds = time.perf_counter() - started
         held = backend.mirrored()
     chunks = sum(mark.n_chunks for mark in held.values())
@@ -149,7 +136,7 @@ def run_check(args: argparse.Namespace, settings: Settings) -> int:
             err(f"Milvus at {milvus.uri} holds no finrag documents; copy them first: finrag index migrate --to milvus")
             return 1
         report = compare_backends(store, EmbeddedBackend(store), milvus, queries=queries, tolerance=tolerance,
-                                  progress=None if args.json else _progress("checked"))
+                                  progress=None if args.json else progress_lines("checked"))
     if args.json:
         print_json({**report.model_dump(), "ok": report.ok})
         return 0 if report.ok else 1

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from agent.config import Settings
 from agent.db import is_postgres_url, redacted
-from cli.common import err, print_json
+from cli.common import err, print_json, print_usage, progress_lines
 
 TARGETS = ("postgresql",)
 
@@ -37,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.set_defaults(func=lambda args, settings: _usage(p))
+    p.set_defaults(func=lambda args, settings: print_usage(p))
     actions = p.add_subparsers(dest="action", metavar="ACTION")
     migrate = actions.add_parser("migrate", help="copy the SQLite stores under FINRAG_HOME into PostgreSQL (resumable)",
                                  description="Copy every document, company, memory entry, thread and conversation "
@@ -57,10 +55,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     check.set_defaults(func=run_check)
 
 
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
-    return 2
-
 
 def _url_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--url", default=None, help="the PostgreSQL database (default $FINRAG_STORE_URL)")
@@ -74,12 +68,6 @@ def _pair(args: argparse.Namespace, settings: Settings) -> tuple[Settings, Setti
         return None
     return settings.replace(store_url=""), settings.replace(store_url=url)
 
-
-def _progress(label: str) -> Callable[[str, int, int], None]:
-    def show(name: str, done: int, total: int) -> None:
-        print(f"  {label} {done}/{total}: {name}", file=sys.stderr, flush=True)
-
-    return show
 
 
 def run_migrate(args: argparse.Namespace, settings: Settings) -> int:
@@ -102,7 +90,7 @@ def run_migrate(args: argparse.Namespace, settings: Settings) -> int:
         with Store.open(source_settings) as source:
             target_settings = target_settings.replace(embedding_model=source.embedding_model or settings.embedding_model)
             with Store.open(target_settings, search_files=False) as target:
-                report = copy_index(source, target, progress=None if args.json else _progress("copied"))
+                report = copy_index(source, target, progress=None if args.json else progress_lines("copied"))
         entries = MemoryBank(target_settings).copy_from(MemoryBank(source_settings))
         threads = ThreadIndex(target_settings.home, target_settings.store_url).copy_from(ThreadIndex(settings.home))
         conversations = _copy_conversations(source_settings, target_settings)
@@ -158,7 +146,7 @@ def run_check(args: argparse.Namespace, settings: Settings) -> int:
         target_settings = target_settings.replace(home=Path(scratch))
         with Store.open(source_settings, search_files=False) as source, \
                 Store.open(target_settings, search_files=False) as target:
-            report = compare_indexes(source, target, progress=None if args.json else _progress("checked"))
+            report = compare_indexes(source, target, progress=None if args.json else progress_lines("checked"))
         ours = {e.id: e.model_dump_json() for e in MemoryBank(source_settings).list()}
         theirs = {e.id: e.model_dump_json() for e in MemoryBank(target_settings).list()}
     memory_differs = sorted(i for i in set(ours) | set(theirs) if ours.get(i) != theirs.get(i))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from agent.config import Settings
 from agent.query.operations import LabelledQuestion
-from cli.common import data_dir_of
+from cli.common import data_dir_of, print_usage
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -19,7 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "finrag reads it. The same data gives the same file, so the shipped model can be checked and rebuilt.",
         epilog="example: FINRAG_DATA_DIR=../shared/findata finrag train operations",
     )
-    p.set_defaults(func=lambda args, settings: (p.print_help(), 2)[1])
+    p.set_defaults(func=lambda args, settings: print_usage(p))
     actions = p.add_subparsers(dest="train_action", metavar="MODEL")
     ops = actions.add_parser(
         "operations",
