@@ -9,7 +9,9 @@ stored" is one ``ORDER BY rowid`` on both.
 from __future__ import annotations
 
 import contextlib
+from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 
@@ -28,7 +30,7 @@ class Connection(Protocol):
     def executemany(self, sql: str, rows: Any, /) -> Cursor: ...
 
 
-class Database:
+class Database(ABC):
     """One database: connections per thread, transactions that serialise writers across processes.
 
     Subclasses set ``dialect``, ``where`` (a place to name in messages, credentials left out), ``errors`` (the
@@ -40,29 +42,27 @@ class Database:
     errors: tuple[type[BaseException], ...] = ()
     integrity_errors: tuple[type[BaseException], ...] = ()
 
+    @abstractmethod
     def conn(self) -> Connection:
         """This thread's connection, for reads (each statement commits on its own)."""
-        raise NotImplementedError
 
     @contextlib.contextmanager
     def session(self) -> Iterator[Connection]:
         """A connection for a few reads."""
         yield self.conn()
 
-    @contextlib.contextmanager
-    def transaction(self) -> Iterator[Connection]:
+    @abstractmethod
+    def transaction(self) -> AbstractContextManager[Connection]:
         """A write transaction, committed on leaving, rolled back on an error. Writers of one database are
         serialised across processes and machines: the second waits for the first to commit."""
-        raise NotImplementedError
-        yield  # pragma: no cover
 
     def translate_ddl(self, ddl: str) -> str:
         """``ddl`` (SQLite's dialect) in this engine's dialect."""
         return ddl
 
+    @abstractmethod
     def columns(self, table: str) -> list[str]:
         """A table's column names ([] when it does not exist); the engine's own ``rowid`` left out."""
-        raise NotImplementedError
 
     def damage(self) -> str | None:
         """What an integrity check of the storage found, or None when it is sound."""
@@ -70,11 +70,13 @@ class Database:
 
     def checkpoint(self) -> None:
         """Let the engine fold its journal after a large commit (SQLite's WAL); nothing elsewhere."""
+        return None
 
     def size_bytes(self) -> int:
         """What the database takes on disk."""
         return 0
 
+    @abstractmethod
     def close(self) -> None:
         """Close every connection this object opened."""
 
