@@ -85,6 +85,15 @@ class LineBox(BaseModel):
         return [round(v, 4) for v in (self.x0, self.y0, self.x1, self.y1)]
 
 
+class TextRun(BaseModel):
+    """Words printed together on a PDF line, with no column gap between them ('Percent to Sales', '$ 5,221,400'),
+    and where they start and end, as fractions of the page width."""
+
+    text: str
+    x0: float
+    x1: float
+
+
 class Page(BaseModel):
     """One page of extracted text."""
 
@@ -95,6 +104,11 @@ class Page(BaseModel):
         default_factory=list, exclude=True,
         description="a PDF page's box of each line of ``text`` (None where blank or not placed); empty for other "
         "formats. Read at ingest (indentation, table boxes), not stored")
+    runs: list[list[TextRun] | None] = Field(
+        default_factory=list, exclude=True,
+        description="a PDF page's runs of words of each line of ``text``, split where a column gap separates them "
+        "(None where blank or not placed); empty for other formats. Read at ingest (which column a header's "
+        "caption heads), not stored")
     indents: list[float | None] = Field(
         default_factory=list, exclude=True,
         description="how far each line of ``text`` is indented from the left edge, as a fraction of the page width, "

@@ -44,24 +44,37 @@ def ingested_sample(home: Path) -> Settings:
 def text_pdf(path: Path, pages: list[str]) -> Path:
     """A text PDF (Courier, one text line per line of each page's text, table cells spaced into columns; a line's
     leading spaces indent it, as a filing indents a row under its sub-heading)."""
+    placed = []
+    for page in pages:
+        lines = []
+        for line in page.splitlines()[:70]:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")] if "|" in line else [line.strip()]
+            row = cells[0].ljust(46)[:46] + "".join(c.rjust(12) for c in cells[1:])
+            lines.append([(36 + COURIER_8PT * (len(line) - len(line.lstrip(" "))), row)])
+        placed.append(lines)
+    return placed_pdf(path, placed)
+
+
+COURIER_8PT = 4.8  # the advance of every character of Courier at 8 pt
+
+
+def placed_pdf(path: Path, pages: list[list[list[tuple[float, str]]]]) -> Path:
+    """A text PDF (Courier 8 pt, a line every 10.5 pt from the top of a letter page): each line a list of (x in
+    points from the left edge, text) pieces, each printed where it says -- a header's caption centred over the
+    columns it heads, figures right-aligned in their column, as a filing is typeset."""
     import zlib
 
     from evals.hostile import write_pdf
 
-    def escape(line: str) -> str:
-        return line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+    def escape(text: str) -> str:
+        text = text.encode("latin-1", "replace").decode("latin-1")
+        return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
 
     streams = []
     for page in pages:
-        ops = []
-        for i, line in enumerate(page.splitlines()[:70]):
-            cells = [c.strip() for c in line.strip().strip("|").split("|")] if "|" in line else [line.strip()]
-            row = cells[0].ljust(46)[:46] + "".join(c.rjust(12) for c in cells[1:])
-            text = escape(row.encode("latin-1", "replace").decode("latin-1"))
-            indent = 4.8 * (len(line) - len(line.lstrip(" ")))  # Courier 8 pt: 4.8 pt a character
-            ops.append(f"BT /F1 8 Tf {36 + indent:.1f} {760 - 10.5 * i:.1f} Td ({text}) Tj ET")
+        ops = [f"BT /F1 8 Tf {x:.1f} {760 - 10.5 * i:.1f} Td ({escape(text)}) Tj ET"
+               for i, line in enumerate(page) for x, text in line]
         streams.append(zlib.compress("\n".join(ops).encode("latin-1")))
     pdf = write_pdf(path, list(range(len(pages))), streams)
-    data = pdf.read_bytes().replace(b"/BaseFont /Helvetica", b"/BaseFont /Courier")
-    pdf.write_bytes(data.replace(b"%PDF-1.7", b"%PDF-1.7", 1))
+    pdf.write_bytes(pdf.read_bytes().replace(b"/BaseFont /Helvetica", b"/BaseFont /Courier"))
     return pdf

@@ -59,12 +59,15 @@ def test_placed_lines_box_each_line_from_its_first_to_its_last_printed_character
     raw = "Revenue  100\r\n\r\n   Products  60"
     placed = placed_lines(_Page(raw), raw, width=1000, height=1000)
     assert [line for line, _ in placed] == ["Revenue  100", "", "   Products  60"]
-    first, blank, indented = (box for _, box in placed)
+    first, blank, indented = (p for _, p in placed)
     assert blank is None
     assert first is not None and indented is not None
-    assert first.x0 == 0.0 and indented.x0 == pytest.approx(0.03)  # three characters in
-    assert first.x1 == pytest.approx(0.118)
-    assert first.y0 < indented.y0  # top of the page first
+    assert first.box.x0 == 0.0 and indented.box.x0 == pytest.approx(0.03)  # three characters in
+    assert first.box.x1 == pytest.approx(0.118)
+    assert first.box.y0 < indented.box.y0  # top of the page first
+    # Words a column gap apart are runs of their own; a word space keeps words in one run.
+    assert [(r.text, r.x0) for r in first.runs] == [("Revenue", 0.0), ("100", pytest.approx(0.09))]
+    assert [r.text for r in indented.runs] == ["Products", "60"]
     # A text whose characters do not map one to one onto boxes places nothing rather than misplacing.
     assert placed_lines(_Page(raw + "x"), raw, 1000, 1000) == []
 

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from agent.config import Settings
 from agent.ingest.hostile import is_instruction_like
 from agent.ingest.layout import line_box, line_indent, span_box
+from agent.ingest.linearise import linearise_row, table_header_line
 from agent.ingest.parts import table_parts
 from agent.ingest.structure import RUNNING_ZONE_LINES, line_key, running_lines
-from agent.ingest.tables import TableBlock, find_tables, linearise_row, table_header_line
+from agent.ingest.tables import TableBlock, find_tables
 from agent.ingest.typed_tables import same_label, table_record
 from agent.schemas import PAGE_SEPARATOR, Chunk, Page, Section, TableRecord, chunk_id_for
 
@@ -340,7 +341,7 @@ def chunk_document(
     page_starts = [p.char_start for p in pages]
     skip = _boilerplate_lines(pages)
     tables: list[tuple[int, TableBlock]] = [
-        (page.char_start, table) for page in pages for table in find_tables(page.text)
+        (page.char_start, table) for page in pages for table in find_tables(page.text, page.runs)
     ]
     table_pages = [max(0, bisect.bisect_right(page_starts, offset) - 1) for offset, _ in tables]
     table_starts = [offset + t.char_start for offset, t in tables]

@@ -14,10 +14,12 @@ figures: it is dropped.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from agent.finance.numbers import header_scale, units_only
 from agent.finance.periods import find_periods
+from agent.schemas import TextRun
 
 # Cells and list items joined on one line in HTML and Markdown tables.
 CELL_SEPARATOR = " | "
@@ -43,6 +45,14 @@ _NOTE_COLUMN_RE = re.compile(r"^(?:notes?|note\s*\(s\)|note\s+ref(?:erence)?\.?|
 _PERIOD_CAPTION_RE = re.compile(
     rf"\b(?:ended|ending|as\s+(?:of|at)|year[\s-]*end|fiscal)\b"
     rf"|^{_MONTH_WORD}\.?\s+\d{{1,2}},?$|^\d{{1,2}}\s+{_MONTH_WORD},?$",
+    re.IGNORECASE,
+)
+
+# A caption naming a span of a year without the year ('SECOND QUARTER', 'Six Months', 'Year to Date'): over a
+# group of columns it heads that group, as a year does.
+SPAN_CAPTION_RE = re.compile(
+    r"\b(?:(?:first|second|third|fourth)[\s-]+quarter|(?:three|six|nine|twelve|thirteen|twenty[\s-]six|"
+    r"thirty[\s-]nine|fifty[\s-]two|\d{1,2})[\s-]+(?:months?|weeks?)|year[\s-]+to[\s-]+date|(?:first|second)\s+half)\b",
     re.IGNORECASE,
 )
 
@@ -128,6 +138,10 @@ def _spans(row: list[str], lines: set[int], below: list[str] | None) -> list[str
         return own
     ends = [*starts[1:], width]
     spans = [b - a for a, b in zip(starts, ends, strict=True)]
+    if len(spans) > 2 and spans[-1] < spans[0] and not _heads_group(row[starts[-1]]):
+        # '2023 | | 2022 | | Percent' over 'Amount | % | Amount | % | Increase': a last caption that is no period
+        # heads its own column after the groups of periods
+        starts, ends, spans = starts[:-1], ends[:-1], spans[:-1]
     if len(set(spans[:-1])) > 1 or spans[-1] < spans[0] or max(spans) < 2:
         return own
     out = [row[0], *[""] * (width - 1)]
@@ -137,6 +151,7 @@ def _spans(row: list[str], lines: set[int], below: list[str] | None) -> list[str
         if any(_is_period(below[k]) for k in range(a + 1, b)):
             return own
         out[a:b] = [row[a]] * (b - a)
+    out[ends[-1]:] = own[ends[-1]:]
     return out
 
 
@@ -243,3 +258,105 @@ def _joined_symbols(cells: list[str]) -> list[str]:
             if k is not None:
                 out[k], out[j] = out[k] + cell, ""
     return out
+
+
+def placed_header(header: list[list[TextRun]], body: list[list[TextRun]]) -> tuple[list[str], list[str]] | None:
+    """A PDF table's header read column by column from where its words are printed: the value columns are where
+    the body's figures stand (runs of rows that overlap are one column), each header run heads the columns it
+    is printed over (a year centred over 'Amount | Percent to Sales' heads both; one alone in its row heads them
+    all; a run left of the figures is the stub), and the rows are folded as a grid's are (:func:`fold_header`). Also the lines folded out above the
+    names (a caption over every column, 'SECOND QUARTER'; a period caption without its year). None when the
+    figures do not stand in clear columns or the header does not name each of them."""
+    rows = [_joined_runs(r) for r in body]
+    values = [[r for r in row if is_figure(r.text)] for row in rows]
+    columns = _figure_columns([v for v in values if v])
+    if columns is None or len(columns) < 2:
+        return None
+    labels = [r.x1 for row, vals in zip(rows, values, strict=True) for r in row if r not in vals and r.x1 < columns[0][0]]
+    left = (max(labels) + columns[0][0]) / 2 if labels else columns[0][0]
+    edges = [left, *((a[1] + b[0]) / 2 for a, b in itertools.pairwise(columns)), 1.0]
+    grid: list[list[str]] = []
+    for row in header:
+        cells = [""] * (len(columns) + 1)
+        spans: list[tuple[TextRun, list[int]]] = []
+        joined = _joined_runs(row)
+        alone = sum(run.x1 > left for run in joined) == 1  # a caption alone in its row heads every column
+        for run in joined:
+            over = [k for k in range(len(columns)) if run.x1 > edges[k] and run.x0 < edges[k + 1]]
+            if over and alone:
+                over = list(range(len(columns)))
+            if not over:
+                cells[0] = f"{cells[0]} {run.text}".strip()
+            spans.append((run, over))
+        for run, over in _period_groups(spans, columns):
+            for k in over:
+                cells[k + 1] = f"{cells[k + 1]} {run.text}".strip()
+        grid.append(cells)
+    for row, vals in zip(rows, values, strict=True):
+        if not vals:
+            continue
+        cells = [" ".join(r.text for r in row if r not in vals), *[""] * len(columns)]
+        for run in vals:
+            k = next(k for k, (a, b) in enumerate(columns) if run.x1 >= a and run.x0 <= b)
+            cells[k + 1] = run.text
+        grid.append(cells)
+    folded, at = fold_header(grid)
+    if at is None or len(folded[at]) != len(columns) + 1:
+        return None
+    return folded[at][1:], [r[0] for r in folded[:at]]
+
+
+def _joined_runs(row: list[TextRun]) -> list[TextRun]:
+    """A row's runs with a symbol run printed apart from its figure ('$' at a cell's left edge, a ')' or '%' after
+    it) joined to that figure."""
+    out: list[TextRun] = []
+    for run in row:
+        if out and (out[-1].text in PREFIX_CELLS or run.text in SUFFIX_CELLS):
+            out[-1] = TextRun(text=f"{out[-1].text}{run.text}", x0=out[-1].x0, x1=run.x1)
+        else:
+            out.append(run)
+    return out
+
+
+def _figure_columns(rows: list[list[TextRun]]) -> list[tuple[float, float]] | None:
+    """The horizontal extents of a table's value columns: figures of different rows that overlap stand in one
+    column. None when a row has two figures in one column (the figures stand in no clear columns)."""
+    runs = sorted((r.x0, r.x1) for row in rows for r in row)
+    columns: list[tuple[float, float]] = []
+    for x0, x1 in runs:
+        if columns and x0 <= columns[-1][1]:
+            columns[-1] = (columns[-1][0], max(columns[-1][1], x1))
+        else:
+            columns.append((x0, x1))
+    for row in rows:
+        hit = [next(k for k, (a, b) in enumerate(columns) if r.x0 >= a and r.x1 <= b) for r in row]
+        if len(set(hit)) != len(hit):
+            return None
+    return columns
+
+
+def _period_groups(spans: list[tuple[TextRun, list[int]]], columns: list[tuple[float, float]]
+                   ) -> list[tuple[TextRun, list[int]]]:
+    """A header row's runs with the columns each heads: those it is printed over, and -- when the row's periods
+    then head groups of unequal width ('2023' centred over the middle of 'Amount | % | Change') -- the columns
+    next to a period's group that are nearer its centre than any other run's, if that makes the groups equal."""
+    placed = [(run, list(over)) for run, over in spans if over]
+    taken = {k for _, over in placed for k in over}
+    periods = [(run, over) for run, over in placed if _heads_group(run.text)]
+    if len(periods) < 2 or len({len(over) for _, over in periods}) == 1 and len(taken) == len(columns):
+        return placed
+    extended = [(run, list(over)) for run, over in placed]
+    for k in (k for k in range(len(columns)) if k not in taken):
+        centre = (columns[k][0] + columns[k][1]) / 2
+        run, over = min(extended, key=lambda p: abs((p[0].x0 + p[0].x1) / 2 - centre))
+        if _heads_group(run.text) and (k == min(over) - 1 or k == max(over) + 1):
+            over.append(k)
+    groups = [sorted(over) for run, over in extended if _heads_group(run.text)]
+    if len({len(g) for g in groups}) == 1:
+        return [(run, sorted(over)) for run, over in extended]
+    return placed
+
+
+def _heads_group(text: str) -> bool:
+    """A header run that heads a group of columns: a period ('2023') or a span without its year ('Six Months')."""
+    return _is_period(text) or bool(SPAN_CAPTION_RE.search(text))

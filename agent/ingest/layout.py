@@ -11,15 +11,19 @@ Markdown and text filings have neither.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol, TypeVar
+from typing import NamedTuple, Protocol, TypeVar
 
-from agent.schemas import LineBox, Page
+from agent.schemas import LineBox, Page, TextRun
 
 # pdfium ends each visual line with CRLF, and each of the two counts as a character of the text page.
 PDFIUM_LINE_END = "\r\n"
 # A normalised line is looked for among this many raw lines after the last one matched: normalising removes
 # blank-line runs (a few lines), never whole paragraphs.
 ALIGN_LOOKAHEAD = 8
+# Two words are in one run unless the space between them is wider than this many times the line's tallest
+# character (a '$' or a parenthesis is ~0.75 em): a word space is at most ~0.6 em (a monospaced font's), a column
+# gap in a statement more than one.
+RUN_GAP_HEIGHTS = 1.6
 
 
 T = TypeVar("T")
@@ -33,25 +37,53 @@ class TextPage(Protocol):
     def get_charbox(self, index: int, loose: bool = False) -> tuple[float, float, float, float]: ...
 
 
-def placed_lines(textpage: TextPage, raw: str, width: float, height: float) -> list[tuple[str, LineBox | None]]:
-    """Each visual line of a pdfium text page's ``raw`` text (its CRLF-separated lines) with its box, or None for a
-    blank line. Empty when the text does not map one character to one character box (then nothing is placed)."""
+class PlacedLine(NamedTuple):
+    """Where a PDF line is printed: its box, and its words in runs split at column gaps."""
+
+    box: LineBox
+    runs: list[TextRun]
+
+
+def placed_lines(textpage: TextPage, raw: str, width: float, height: float) -> list[tuple[str, PlacedLine | None]]:
+    """Each visual line of a pdfium text page's ``raw`` text (its CRLF-separated lines) with where it is printed,
+    or None for a blank line. Empty when the text does not map one character to one character box (then nothing
+    is placed)."""
     if width <= 0 or height <= 0 or textpage.count_chars() != len(raw):
         return []
-    out: list[tuple[str, LineBox | None]] = []
+    out: list[tuple[str, PlacedLine | None]] = []
     pos = 0
     for line in raw.split(PDFIUM_LINE_END):
         printed = [i for i, ch in enumerate(line) if not ch.isspace()]
         if printed:
-            left, bottom, _, top = textpage.get_charbox(pos + printed[0])
-            _, bottom_end, right, top_end = textpage.get_charbox(pos + printed[-1])
-            out.append((line, LineBox(
-                x0=_fraction(left, width), y0=_fraction(height - max(top, top_end), height),
-                x1=_fraction(right, width), y1=_fraction(height - min(bottom, bottom_end), height))))
+            boxes = [textpage.get_charbox(pos + i) for i in printed]
+            (left, bottom, _, top), (_, bottom_end, right, top_end) = boxes[0], boxes[-1]
+            box = LineBox(x0=_fraction(left, width), y0=_fraction(height - max(top, top_end), height),
+                          x1=_fraction(right, width), y1=_fraction(height - min(bottom, bottom_end), height))
+            out.append((line, PlacedLine(box, _runs(line, printed, boxes, width))))
         else:
             out.append((line, None))
         pos += len(line) + len(PDFIUM_LINE_END)
     return out
+
+
+def _runs(line: str, printed: list[int], boxes: list[tuple[float, float, float, float]], width: float
+          ) -> list[TextRun]:
+    """A line's printed characters grouped into runs: a new run starts where the gap from the last printed
+    character is wider than a word space (see RUN_GAP_HEIGHTS); a space between two characters of one run is kept."""
+    gap = RUN_GAP_HEIGHTS * max(top - bottom for _, bottom, _, top in boxes)
+    runs: list[TextRun] = []
+    text, x0, x1 = "", 0.0, 0.0
+    for k, (i, (left, _, right, _)) in enumerate(zip(printed, boxes, strict=True)):
+        if k and left - x1 > gap:
+            runs.append(TextRun(text=text, x0=_fraction(x0, width), x1=_fraction(x1, width)))
+            text = ""
+        if not text:
+            text, x0, x1 = line[i], left, right
+        else:
+            text += (" " if i > printed[k - 1] + 1 else "") + line[i]
+            x1 = max(x1, right)
+    runs.append(TextRun(text=text, x0=_fraction(x0, width), x1=_fraction(x1, width)))
+    return runs
 
 
 def _fraction(value: float, whole: float) -> float:

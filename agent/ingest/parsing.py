@@ -29,8 +29,8 @@ from agent.ingest.grid import (
     is_figure,
     spanned_grid,
 )
-from agent.ingest.layout import align_lines, placed_lines
-from agent.schemas import PAGE_SEPARATOR, LineBox, Page
+from agent.ingest.layout import PlacedLine, align_lines, placed_lines
+from agent.schemas import PAGE_SEPARATOR, Page
 
 SUPPORTED_SUFFIXES: dict[str, str] = {
     ".pdf": "pdf",
@@ -83,7 +83,7 @@ _SPACED_YEAR_RE = re.compile(r"(?<![\d,.] )(?<![\d,.])\b(1 9|2 0) (\d) (\d)\b(?!
 
 
 PageProgress = Callable[[int, int], None]  # (pages read, pages in the file)
-PlacedLines = list[tuple[str, LineBox | None]]  # a PDF page's raw lines with their boxes
+PlacedLines = list[tuple[str, PlacedLine | None]]  # a PDF page's raw lines with their boxes and runs
 IndentedLines = list[tuple[str, float | None]]  # an HTML page's table rows with their indentation (page fraction)
 
 
@@ -211,9 +211,12 @@ def _assemble(path: Path, raw_pages: list[str], source_format: str, settings: Se
     pages: list[Page] = []
     offset = 0
     for i, text in enumerate(texts):
-        lines = align_lines(text, placed[i], normalise_text) if i < len(placed) else []
+        at = align_lines(text, placed[i], normalise_text) if i < len(placed) else []
+        lines = [p.box if p is not None else None for p in at]
+        runs = [[r.model_copy(update={"text": normalise_text(r.text)}) for r in p.runs] if p is not None else None
+                for p in at]
         indents = align_lines(text, indented[i], normalise_text) if i < len(indented) else []
-        pages.append(Page(page=i, text=text, char_start=offset, lines=lines, indents=indents))
+        pages.append(Page(page=i, text=text, char_start=offset, lines=lines, runs=runs, indents=indents))
         offset += len(text) + len(PAGE_SEPARATOR)
     return ParsedDocument(pages=pages, source_format=source_format)
 

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, Field
 
 from agent.finance.numbers import SCALE_NAMES, header_scale, units_only
-from agent.ingest.grid import CELL_SEPARATOR, NIL_CELL_RE, is_figure
+from agent.ingest.grid import CELL_SEPARATOR, NIL_CELL_RE, SPAN_CAPTION_RE, is_figure, placed_header
+from agent.schemas import TextRun
 
 # A table needs at least this many rows of numbers; one line ending in a number is just a sentence.
 MIN_DATA_ROWS = 2
@@ -74,7 +75,7 @@ _SENTENCE_END_RE = re.compile(r"[.!?][\"”’)]?$")
 _COMPARISON_HEADER_RE = re.compile(
     r"\b(?:19|20)\d{2}\s*(?:vs\.?|versus|v\.|compared\s+(?:to|with)|over)\s*(?:19|20)\d{2}\b", re.IGNORECASE
 )
-_CHANGE_COLUMN_RE = re.compile(r"\bchange\b|%|\bvariance\b|\bvs\.?\b|\bincrease\b|\bdecrease\b", re.IGNORECASE)
+CHANGE_COLUMN_RE = re.compile(r"\bchange\b|%|\bvariance\b|\bvs\.?\b|\bincrease\b|\bdecrease\b", re.IGNORECASE)
 
 _MONTH_RE = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
@@ -96,7 +97,7 @@ _PERIOD_RE = re.compile(
     rf"|(?P<year>\b{_YEAR}\b)",
     re.IGNORECASE,
 )
-_DURATION_RE = re.compile(
+DURATION_RE = re.compile(
     r"\b(?:(?:three|six|nine|twelve|thirteen|fourteen|twenty[- ]six|thirty[- ]nine|fifty[- ]two|fifty[- ]three|\d{1,2})"
     r"[\s-]+(?:months?|weeks?)|quarters?|(?:fiscal\s+)?years?)\s+ended\b",
     re.IGNORECASE,
@@ -424,7 +425,7 @@ def _is_meta_line(text: str) -> bool:
         return True
     if header_scale(text) != 1.0 and len(text.split()) <= 8:
         return True
-    if _DURATION_RE.search(text) or re.match(rf"^(?:as of|at)\b|^{_MONTH_RE}\s+\d", lowered):
+    if DURATION_RE.search(text) or re.match(rf"^(?:as of|at)\b|^{_MONTH_RE}\s+\d", lowered):
         return True
     return not any(ch.isalpha() for ch in lowered)
 
@@ -475,7 +476,7 @@ def detect_columns(header_text: str, expected: int | None = None) -> list[str]:
                        for kind, c in mentions if kind != "monthday"]
     if expected and len(columns) > expected:
         columns = columns[-expected:]
-    durations = [re.sub(r"\s+", " ", d.group(0)) for d in _DURATION_RE.finditer(header_text)]
+    durations = [re.sub(r"\s+", " ", d.group(0)) for d in DURATION_RE.finditer(header_text)]
     if durations and columns:
         sub_annual = any(_SUB_ANNUAL_RE.search(d) for d in durations)
         if (len(durations) > 1 or sub_annual) and len(columns) % len(durations) == 0:
@@ -586,7 +587,46 @@ def _subheadings_start(group: list[_Row], first_data: int) -> int:
     return k if top < k and detect_columns(header) else first_data
 
 
-def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
+def _placed_lines(row: _Row, page_text: str, runs: Sequence[list[TextRun] | None]) -> list[list[TextRun]]:
+    """The runs of each line a row of a PDF page is printed on; empty when a line has no layout."""
+    first = page_text.count("\n", 0, row.start)
+    count = page_text.count("\n", row.start, max(row.start, row.end - 1)) + 1
+    placed = list(runs[first:first + count])
+    return [p for p in placed if p is not None] if len(placed) == count and None not in placed else []
+
+
+def _placed_columns(group: list[_Row], first_data: int, last_data: int, page_text: str,
+                    runs: Sequence[list[TextRun] | None]) -> tuple[list[str], str, range] | None:
+    """A PDF table's column names read from where its header's words stand (:func:`placed_header`: the label-only
+    lines above the first values and their sub-headings, words right of the row labels), the caption lines folded
+    out above them, and the header's rows. None without a layout or a name for each value column."""
+    body = [placed[0] for r in group[first_data:last_data + 1] if r.cells
+            and len(placed := _placed_lines(r, page_text, runs)) == 1]
+    labels = [run.x1 for placed in body for run in placed[:1] if not is_figure(run.text)]
+    if not labels:
+        return None
+    edge, top = max(labels), first_data
+    while top > 0 and first_data - top < SUBHEADINGS_MAX and not group[top - 1].cells and all(
+        r.x1 <= edge for p in _placed_lines(group[top - 1], page_text, runs) for r in p
+    ):
+        top -= 1  # a sub-heading over the first values ('Home Improvement' / '  U.S. | 2,400,100 | ...')
+    header: list[list[TextRun]] = []
+    bottom = top
+    while top > 0 and bottom - top < HEADER_MAX_LINES:
+        row = group[top - 1]
+        placed = _placed_lines(row, page_text, runs)
+        if row.cells and not row.is_header or not placed or any(
+            all(r.x1 <= edge for r in p) or any(r.x0 < edge < r.x1 for r in p) for p in placed
+        ):
+            break  # a title, a sentence or a scale line printed from the row labels' edge: no column's header
+        header[:0] = placed
+        top -= 1
+    found = placed_header(header, body) if header else None
+    return (found[0], " ".join(found[1]), range(top, bottom)) if found is not None else None
+
+
+def _build(group: list[_Row], page_text: str, lines: list[_Line],
+           runs: Sequence[list[TextRun] | None] = ()) -> TableBlock:
     first_data = next(i for i, r in enumerate(group) if r.is_data)
     last_data = max(i for i, r in enumerate(group) if r.is_data)
     # The body starts after the last period header row; label-only rows between it and the first values are
@@ -643,7 +683,7 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
     period_caption = next(
         (r.label for r in group[col_start:body_start]
          if not r.cells and len(r.label.split()) <= TITLE_MAX_WORDS
-         and (_DURATION_RE.search(r.label) or re.match(r"^(?:as (?:of|at)|at)\b", r.label, re.IGNORECASE))),
+         and (DURATION_RE.search(r.label) or re.match(r"^(?:as (?:of|at)|at)\b", r.label, re.IGNORECASE))),
         "",
     )
     stub = next((stub for r in reversed(group[col_start:body_start]) if (stub := _stub(r))), "")
@@ -692,6 +732,13 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line]) -> TableBlock:
         body = [r for r in body if r is not header_row]
         if title == header_row.label:
             title = ""
+    widths = {len(r.cells) for r in body if r.cells}
+    placed = _placed_columns(group, first_data, last_data, page_text, runs)
+    if placed is not None and len(placed[0]) == max(widths) and any(_PERIOD_RE.search(n) for n in placed[0]) \
+            and not _covers(columns, placed[0]):
+        # A PDF header's text alone does not say which column '2023' or 'SECOND QUARTER' heads; where it stands does.
+        columns = _dated_names(placed[0], placed[1])
+        body = [r for r in body if group.index(r) not in placed[2]]
     return TableBlock(
         char_start=start,
         char_end=body[-1].end,
@@ -752,11 +799,19 @@ def _covers(columns: list[str], names: list[str]) -> bool:
 def _dated_names(names: list[str], caption: str) -> list[str]:
     """Column names whose period is a bare year, dated by the one day and duration the caption over them
     prints ('September 30,' over '2019 Amount' -> 'September 30, 2019 Amount'; 'Three Months Ended June 30,'
-    over '2025' -> 'Three Months Ended June 30, 2025'). As they are when the caption prints no such day, or
-    several, or heads whole years ('Years ended December 31,': the columns are the fiscal years)."""
+    over '2025' -> 'Three Months Ended June 30, 2025'), or by the one span of a year it names without a day
+    ('SECOND QUARTER' over '2023 Amount' -> 'SECOND QUARTER 2023 Amount'). As they are when the caption prints
+    no such day or span, or several, or heads whole years ('Years ended December 31,': the columns are the
+    fiscal years)."""
     days = {re.sub(r"\s+", " ", m.group(0)).rstrip(",") for m in _PERIOD_RE.finditer(caption)
             if m.lastgroup == "monthday"}
-    durations = {re.sub(r"\s+", " ", d.group(0)) for d in _DURATION_RE.finditer(caption)}
+    durations = {re.sub(r"\s+", " ", d.group(0)) for d in DURATION_RE.finditer(caption)}
+    # a span with its year ('Reports Second Quarter 2023 Results' in a headline) names no group's span
+    spans = [m.group(0) for m in SPAN_CAPTION_RE.finditer(caption)
+             if not re.match(rf"\s*(?:of\s+)?(?:fiscal\s+)?{_YEAR}\b", caption[m.end():], re.IGNORECASE)]
+    if not days and not durations and len({re.sub(r"[\s-]+", " ", s).lower() for s in spans}) == 1:
+        return [f"{spans[0]} {name}" if [m.lastgroup for m in _PERIOD_RE.finditer(name)] == ["year"] else name
+                for name in names]
     if len(days) != 1 or len(durations) > 1:
         return names
     day = days.pop()
@@ -797,10 +852,11 @@ def _grouped_columns(columns: list[str], header: list[_Row], body: list[_Row]) -
     return columns, None
 
 
-def find_tables(page_text: str) -> list[TableBlock]:
-    """Statement-like tables in one page's text, in reading order, with spans relative to the page."""
+def find_tables(page_text: str, runs: Sequence[list[TextRun] | None] = ()) -> list[TableBlock]:
+    """Statement-like tables in one page's text, in reading order, with spans relative to the page; ``runs``
+    gives a PDF page's runs of words per line (:attr:`Page.runs`), which say which column a header word heads."""
     lines = _lines(page_text)
-    tables = [_build(group, page_text, lines) for group in _groups(_rows(lines))]
+    tables = [_build(group, page_text, lines, runs) for group in _groups(_rows(lines))]
     out = [t if t.title else t.model_copy(update={"title": _introduction(lines, t.char_start)}) for t in tables]
     # The header's own first cell names the rows more closely than a heading above the table can.
     return [t.model_copy(update={"title": f"{t.title}: {t.stub}" if t.title else t.stub})
@@ -842,50 +898,3 @@ def _introducing_sentence(above: list[_Line], start: int) -> str:
     if len(words) < INTRODUCTION_MIN_WORDS:
         return ""
     return " ".join(words[:INTRODUCTION_MAX_WORDS]).strip(" ,:;")
-
-
-# -------------------------------------------------------------------------------------------------------
-# Linearisation
-# -------------------------------------------------------------------------------------------------------
-def labelled_columns(table: TableBlock, cells: Sequence[str]) -> list[int]:
-    """The column each cell of a row sits under (-1: none). Cells are under the columns in order when the row
-    has one per column, or more where the header prints a change column the periods leave unnamed."""
-    cols = table.columns
-    if cols and (
-        len(cells) == len(cols) or (len(cells) > len(cols) and _CHANGE_COLUMN_RE.search(table.caption or ""))
-    ):
-        return [i if i < len(cols) else -1 for i in range(len(cells))]
-    return [-1] * len(cells)
-
-
-def _labelled_cells(table: TableBlock, cells: list[str]) -> list[str]:
-    return [f"{table.columns[k]}: {cell}" if k >= 0 else cell
-            for cell, k in zip(cells, labelled_columns(table, cells), strict=True)]
-
-
-def linearise_row(table: TableBlock, row: TableRow) -> str:
-    """One row as text: ``label | 2018: (1,577) | 2017: (1,373) | (in millions)``; sub-headings as their label."""
-    if not row.cells:
-        return row.label
-    parts = [row.label] if row.label else []
-    parts.extend(_labelled_cells(table, row.cells))
-    if table.scale_label:
-        parts.append(table.scale_label)
-    return " | ".join(parts)
-
-
-def linearise(table: TableBlock) -> list[str]:
-    """Every body row of a table, linearised (see :func:`linearise_row`)."""
-    return [linearise_row(table, row) for row in table.rows]
-
-
-def table_header_line(table: TableBlock) -> str:
-    """The line that introduces a table chunk: title, period columns and scale."""
-    parts = [table.title] if table.title else []
-    if table.period_caption and not any(_DURATION_RE.search(c) for c in table.columns):
-        parts.append(table.period_caption)
-    if table.columns:
-        parts.append("columns: " + ", ".join(table.columns))
-    if table.scale_label:
-        parts.append(table.scale_label)
-    return " | ".join(parts) if parts else "Table"

@@ -23,7 +23,8 @@ from agent.finance.periods import (
     parse_date,
     single_period,
 )
-from agent.ingest.tables import TableBlock, TableRow, labelled_columns
+from agent.ingest.linearise import labelled_columns
+from agent.ingest.tables import TableBlock, TableRow
 from agent.schemas import (
     ColumnKind,
     LineBox,
