@@ -16,6 +16,7 @@ EVAL_MODULES = (
     "cli.eval_cold",
     "cli.eval_render",
     "cli.eval_xbrl",
+    "cli.eval_structure",
     "cli.eval_serve",
     "cli.eval_bm25",
     "cli.eval_names",

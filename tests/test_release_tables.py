@@ -4,7 +4,9 @@ spans side by side ('SECOND QUARTER' and 'YEAR TO DATE'). Before, a PDF's header
 'SECOND QUARTER 2023 | 2022' for five columns of figures -- and every question on the release was refused; the
 same table as HTML read its columns as the fiscal years, so the quarter's net sales were stated as the year's.
 Now the header is read column by column from where its words are printed (a PDF) or from its grid (HTML,
-Markdown). The filings are typeset here."""
+Markdown); a 'Year to Date' column is the half or nine months the filing's quarter closes, and a figure under a
+dated column has that column's period, never what its name's words read as alone. The filings are typeset
+here."""
 
 from __future__ import annotations
 
@@ -124,7 +126,11 @@ def test_a_pdf_header_is_read_column_by_column_from_where_its_words_stand(releas
     (table,) = find_tables(segments.text, segments.runs)
     assert [(c.label, c.period) for c in typed_columns(table, 12)] == [
         ("SECOND QUARTER 2023", "FY2023Q2"), ("SECOND QUARTER 2022", "FY2022Q2"),
-        ("YEAR TO DATE 2023", ""), ("YEAR TO DATE 2022", "")]  # year to date is never the fiscal year
+        ("YEAR TO DATE 2023", ""), ("YEAR TO DATE 2022", "")]  # year to date is never the fiscal year...
+    # ... it is the months to the end of the quarter the filing reports
+    assert [(c.period, c.months) for c in typed_columns(table, 12, "FY2023Q2")][2:] == [("FY2023H1", 6),
+                                                                                         ("FY2022H1", 6)]
+    assert [c.period for c in typed_columns(table, 12, "FY2023Q3")][2:] == ["FY2023M9", "FY2022M9"]
     assert [r.label for r in table.rows][:2] == ["Home Improvement", "U.S."]  # the sub-heading stays a row
 
 
@@ -165,6 +171,7 @@ def litware(tmp_path_factory: pytest.TempPathFactory, release_pdf: Path) -> Sett
     ("LITWARE net sales 2Q23", "$5,221,400 thousand"),
     ("What were Litware's Home Improvement international net sales in the second quarter of 2023?",
      "$610,300 thousand"),
+    ("What were Litware's net sales in the first half of 2023?", "$9,910,600 thousand"),  # the year to date
 ])
 def test_release_figures_are_answered_from_their_columns(litware: Settings, question: str, figure: str) -> None:
     assert figure in stated(ask_once(litware, question))

@@ -210,7 +210,10 @@ def _table_cells(reader: EvidenceReader, allowed: set[int]) -> list[_Cell]:
             if piped and letter_runs(cell.rsplit(":", 1)[-1]):
                 continue  # a number inside a name ('s&p 500' in a header line), not a value of the row
             header = cell.split(":", 1)[0].strip() if ":" in cell else (names[i] if names else "")
-            periods = set(label_periods) | _label_periods(header, fy_end)
+            # A figure the reading placed under a dated column has that column's period, not what its name's words
+            # read as alone ('YEAR TO DATE 2023' is the half a second quarter's release reports, not fiscal 2023).
+            placed = bool(n.period and n.column)
+            periods = set(label_periods) | (set() if placed else _label_periods(header, fy_end))
             if n.period:
                 periods.add(n.period)
             out.append(_Cell(seg=seg, label=label, header=header, parent=seg.parent, value=n, periods=periods))

@@ -332,7 +332,8 @@ def drop_near_duplicates(texts: list[str], threshold: float) -> list[int]:
 # Entry point
 # -------------------------------------------------------------------------------------------------------
 def chunk_document(
-    doc_id: str, pages: list[Page], sections: list[Section], settings: Settings, fy_end_month: int = 0
+    doc_id: str, pages: list[Page], sections: list[Section], settings: Settings, fy_end_month: int = 0,
+    filing_period: str = "",
 ) -> list[Chunk]:
     """Chunks of a document in reading order, each table chunk with the typed record of its rows (periods in a
     fiscal year ending in ``fy_end_month``, the filer's; 0 when unknown). Also fills ``Section.summary`` on the
@@ -369,6 +370,7 @@ def chunk_document(
             on_page = pages[table_pages[k]]
             record = table_record(table, table_id=f"{doc_id[:12]}:t{k}", page=table_pages[k], offset=offset,
                                   section=section, part=part, fy_end_month=fy_end_month,
+                                  filing_period=filing_period,
                                   box=span_box(on_page, table.char_start, table.char_end),
                                   row_boxes=[line_box(on_page, row.char_start) for row in table.rows],
                                   row_indents=[line_indent(on_page, row.char_start) for row in table.rows])

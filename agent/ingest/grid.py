@@ -48,6 +48,10 @@ _PERIOD_CAPTION_RE = re.compile(
     re.IGNORECASE,
 )
 
+# A run alone on its header line heads every column when its centre is this close to the middle of the columns
+# (as a share of their width): a caption centred over them all ('SECOND QUARTER'), not one column's name.
+CENTRED_SHARE = 0.1
+OVERLAP_SHARE = 0.25  # of the narrower of a run and a column's extent: less is a sliver, not a column it heads
 # A caption naming a span of a year without the year ('SECOND QUARTER', 'Six Months', 'Year to Date'): over a
 # group of columns it heads that group, as a year does.
 SPAN_CAPTION_RE = re.compile(
@@ -263,10 +267,11 @@ def _joined_symbols(cells: list[str]) -> list[str]:
 def placed_header(header: list[list[TextRun]], body: list[list[TextRun]]) -> tuple[list[str], list[str]] | None:
     """A PDF table's header read column by column from where its words are printed: the value columns are where
     the body's figures stand (runs of rows that overlap are one column), each header run heads the columns it
-    is printed over (a year centred over 'Amount | Percent to Sales' heads both; one alone in its row heads them
-    all; a run left of the figures is the stub), and the rows are folded as a grid's are (:func:`fold_header`). Also the lines folded out above the
-    names (a caption over every column, 'SECOND QUARTER'; a period caption without its year). None when the
-    figures do not stand in clear columns or the header does not name each of them."""
+    is printed over (:func:`_line_spans`: a year centred over 'Amount | Percent to Sales' heads both; a caption
+    centred alone on its line heads them all; a run left of the figures is the stub), lines that each name single
+    columns are one header row, and the rows are folded as a grid's are (:func:`fold_header`). Also the lines
+    folded out above the names (a caption over every column, 'SECOND QUARTER'; a period caption without its
+    year). None when the figures do not stand in clear columns or the header does not name each of them."""
     rows = [_joined_runs(r) for r in body]
     values = [[r for r in row if is_figure(r.text)] for row in rows]
     columns = _figure_columns([v for v in values if v])
@@ -275,23 +280,22 @@ def placed_header(header: list[list[TextRun]], body: list[list[TextRun]]) -> tup
     labels = [r.x1 for row, vals in zip(rows, values, strict=True) for r in row if r not in vals and r.x1 < columns[0][0]]
     left = (max(labels) + columns[0][0]) / 2 if labels else columns[0][0]
     edges = [left, *((a[1] + b[0]) / 2 for a, b in itertools.pairwise(columns)), 1.0]
+    area = (columns[0][0], max([columns[-1][1], *(r.x1 for line in header for r in line)]))
     grid: list[list[str]] = []
-    for row in header:
-        cells = [""] * (len(columns) + 1)
-        spans: list[tuple[TextRun, list[int]]] = []
-        joined = _joined_runs(row)
-        alone = sum(run.x1 > left for run in joined) == 1  # a caption alone in its row heads every column
-        for run in joined:
-            over = [k for k in range(len(columns)) if run.x1 > edges[k] and run.x0 < edges[k + 1]]
-            if over and alone:
-                over = list(range(len(columns)))
-            if not over:
-                cells[0] = f"{cells[0]} {run.text}".strip()
-            spans.append((run, over))
-        for run, over in _period_groups(spans, columns):
+    banded = False  # the last grid row is a band of lines that each name single columns
+    for line in header:
+        stub, spans = _line_spans(_joined_runs(line), columns, edges, area)
+        cells = [stub, *[""] * len(columns)]
+        for run, over in spans:
             for k in over:
                 cells[k + 1] = f"{cells[k + 1]} {run.text}".strip()
-        grid.append(cells)
+        single = not stub and all(len(over) == 1 for _, over in spans)
+        if single and banded:
+            # one header row printed over several lines ('Percent to' / 'Sales' beside 'Amount'): one cell a column
+            grid[-1] = [f"{a} {b}".strip() for a, b in zip(grid[-1], cells, strict=True)]
+        else:
+            grid.append(cells)
+        banded = single
     for row, vals in zip(rows, values, strict=True):
         if not vals:
             continue
@@ -304,6 +308,30 @@ def placed_header(header: list[list[TextRun]], body: list[list[TextRun]]) -> tup
     if at is None or len(folded[at]) != len(columns) + 1:
         return None
     return folded[at][1:], [r[0] for r in folded[:at]]
+
+
+def _line_spans(line: list[TextRun], columns: list[tuple[float, float]], edges: list[float],
+                area: tuple[float, float]) -> tuple[str, list[tuple[TextRun, list[int]]]]:
+    """A header line's stub (its words left of the figures) and each other run with the columns it heads: those
+    it is printed over; every column for a run alone on its line, wider than any column and centred over them all
+    ('SECOND QUARTER'); and a period's group widened as :func:`_period_groups` says."""
+    stub = " ".join(r.text for r in line if r.x1 <= edges[0])
+    inside = [r for r in line if r.x1 > edges[0]]
+    spans: list[tuple[TextRun, list[int]]] = []
+    widest = max(b - a for a, b in columns)
+    for run in inside:
+        # a column a run reaches into by a sliver is not one it heads (a name right-aligned over left-aligned figures)
+        over = [k for k in range(len(columns)) if min(run.x1, edges[k + 1]) - max(run.x0, edges[k])
+                >= OVERLAP_SHARE * min(run.x1 - run.x0, edges[k + 1] - edges[k])]
+        centre, middle = (run.x0 + run.x1) / 2, (area[0] + area[1]) / 2
+        home = next((k for k in range(len(columns)) if edges[k] <= centre < edges[k + 1]), None)
+        if len(over) > 1 and home is not None and run.x1 - run.x0 < edges[home + 1] - edges[home]:
+            over = [home]  # narrower than the column its middle stands in: that column's name, wrapped or aligned
+        if over and len(inside) == 1 and run.x1 - run.x0 > widest \
+                and abs(centre - middle) <= CENTRED_SHARE * (area[1] - area[0]):
+            over = list(range(len(columns)))
+        spans.append((run, over))
+    return stub, _period_groups(spans, columns)
 
 
 def _joined_runs(row: list[TextRun]) -> list[TextRun]:

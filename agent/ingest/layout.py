@@ -24,6 +24,8 @@ ALIGN_LOOKAHEAD = 8
 # character (a '$' or a parenthesis is ~0.75 em): a word space is at most ~0.6 em (a monospaced font's), a column
 # gap in a statement more than one.
 RUN_GAP_HEIGHTS = 1.6
+_FIGURE_ENDS = frozenset("0123456789%)")
+_FIGURE_STARTS = frozenset("0123456789($-—–")
 
 
 T = TypeVar("T")
@@ -74,13 +76,16 @@ def _runs(line: str, printed: list[int], boxes: list[tuple[float, float, float, 
     runs: list[TextRun] = []
     text, x0, x1 = "", 0.0, 0.0
     for k, (i, (left, _, right, _)) in enumerate(zip(printed, boxes, strict=True)):
-        if k and left - x1 > gap:
+        spaced = k and i > printed[k - 1] + 1
+        # two figures are never one run, however tight their columns ('5,221,400 100.00%')
+        figures = spaced and line[printed[k - 1]] in _FIGURE_ENDS and line[i] in _FIGURE_STARTS
+        if k and (left - x1 > gap or figures):
             runs.append(TextRun(text=text, x0=_fraction(x0, width), x1=_fraction(x1, width)))
             text = ""
         if not text:
             text, x0, x1 = line[i], left, right
         else:
-            text += (" " if i > printed[k - 1] + 1 else "") + line[i]
+            text += (" " if spaced else "") + line[i]
             x1 = max(x1, right)
     runs.append(TextRun(text=text, x0=_fraction(x0, width), x1=_fraction(x1, width)))
     return runs

@@ -228,7 +228,8 @@ class Ingestor:
                     setattr(meta, field, getattr(previous, field))
         with _timed(stages, "chunks"):
             # Table columns are typed in the filer's fiscal calendar, so the cover is read first.
-            chunks = chunk_document(doc_id, parsed.pages, sections, self.settings, meta.fy_end_month)
+            chunks = chunk_document(doc_id, parsed.pages, sections, self.settings, meta.fy_end_month,
+                                    meta.fiscal_period)
         if not chunks:
             raise IngestError(str(path), "no text could be extracted into chunks")
         meta.n_chunks = len(chunks)

@@ -597,32 +597,26 @@ def _placed_lines(row: _Row, page_text: str, runs: Sequence[list[TextRun] | None
 
 def _placed_columns(group: list[_Row], first_data: int, last_data: int, page_text: str,
                     runs: Sequence[list[TextRun] | None]) -> tuple[list[str], str, range] | None:
-    """A PDF table's column names read from where its header's words stand (:func:`placed_header`: the label-only
-    lines above the first values and their sub-headings, words right of the row labels), the caption lines folded
-    out above them, and the header's rows. None without a layout or a name for each value column."""
+    """A PDF table's column names read from where its header's words stand (:func:`placed_header`), the caption
+    lines folded out above them, and the header's lines (indices into the page's lines). The header is the lines
+    above the first values -- past a sub-heading or two at the row labels' edge -- whose words all stand right of
+    the row labels and are no figures (a row of the table above has a label and figures). None without a layout or
+    a name for each value column."""
     body = [placed[0] for r in group[first_data:last_data + 1] if r.cells
             and len(placed := _placed_lines(r, page_text, runs)) == 1]
     labels = [run.x1 for placed in body for run in placed[:1] if not is_figure(run.text)]
     if not labels:
         return None
-    edge, top = max(labels), first_data
-    while top > 0 and first_data - top < SUBHEADINGS_MAX and not group[top - 1].cells and all(
-        r.x1 <= edge for p in _placed_lines(group[top - 1], page_text, runs) for r in p
-    ):
-        top -= 1  # a sub-heading over the first values ('Home Improvement' / '  U.S. | 2,400,100 | ...')
-    header: list[list[TextRun]] = []
-    bottom = top
-    while top > 0 and bottom - top < HEADER_MAX_LINES:
-        row = group[top - 1]
-        placed = _placed_lines(row, page_text, runs)
-        if row.cells and not row.is_header or not placed or any(
-            all(r.x1 <= edge for r in p) or any(r.x0 < edge < r.x1 for r in p) for p in placed
-        ):
-            break  # a title, a sentence or a scale line printed from the row labels' edge: no column's header
-        header[:0] = placed
-        top -= 1
-    found = placed_header(header, body) if header else None
-    return (found[0], " ".join(found[1]), range(top, bottom)) if found is not None else None
+    edge, first = max(labels), page_text.count("\n", 0, group[first_data].start)
+    k = first - 1
+    while k >= 0 and first - k <= SUBHEADINGS_MAX and runs[k] and all(r.x1 <= edge for r in runs[k] or ()):
+        k -= 1  # a sub-heading over the first values ('Home Improvement' / '  U.S. | 2,400,100 | ...')
+    bottom = k + 1
+    while k >= 0 and bottom - k <= HEADER_MAX_LINES and (line := runs[k]) and any(r.x0 >= edge for r in line) \
+            and not any(r.x0 < edge < r.x1 or r.x0 >= edge and is_figure(r.text) for r in line):
+        k -= 1
+    found = placed_header([line or [] for line in runs[k + 1:bottom]], body) if k + 1 < bottom else None
+    return (found[0], " ".join(found[1]), range(k + 1, bottom)) if found is not None else None
 
 
 def _build(group: list[_Row], page_text: str, lines: list[_Line],
@@ -738,7 +732,13 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
             and not _covers(columns, placed[0]):
         # A PDF header's text alone does not say which column '2023' or 'SECOND QUARTER' heads; where it stands does.
         columns = _dated_names(placed[0], placed[1])
-        body = [r for r in body if group.index(r) not in placed[2]]
+        body = [r for r in body if page_text.count("\n", 0, r.start) not in placed[2]]
+        above = [ln for ln in lines if ln.kind != "blank" and page_text.count("\n", 0, ln.start) < placed[2].start]
+        if above and placed[2].start < page_text.count("\n", 0, start):
+            # a header of more lines than a table's label run: its title and scale are above its first line
+            start, near = above[-1].end + 1, [ln.text for ln in above[-TITLE_LOOKBACK_LINES:]]
+            scale = scale if scale != 1.0 else header_scale(" ".join(near))
+            title = next((t for t in reversed(near) if not _is_meta_line(t) and header_scale(t) == 1.0), title)
     return TableBlock(
         char_start=start,
         char_end=body[-1].end,

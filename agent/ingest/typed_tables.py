@@ -51,6 +51,10 @@ _CHANGE_LABEL_RE = re.compile(r"\bchange\b|\bvariance\b|\bvs\.?\b|\bversus\b|\bi
 _PERCENT_LABEL_RE = re.compile(r"%|\bper\s*cent\b|\bpercent(?:age)?\b", re.IGNORECASE)  # 'Change (%)', '% of sales'
 _NOTE_MARK_RE = re.compile(r"\(\s*(?:\d{1,2}|[a-z])\s*\)|\*+")
 _SUB_PERIOD_MONTHS = {"Q": 3, "H": 6, "M": 9}
+_YEAR_TO_DATE_RE = re.compile(r"\byear[\s-]+to[\s-]+date\b|\bytd\b", re.IGNORECASE)
+_FILING_QUARTER_RE = re.compile(r"^FY\d{4}Q([1-4])$")
+_YEAR_RE = re.compile(r"\b(?:19|20)\d{2}\b")
+_TO_DATE = {1: "Q1", 2: "H1", 3: "M9", 4: ""}  # the fiscal label's suffix for the months to a quarter's end
 
 # A primary statement by its title or section path, then (for a table whose title was lost) by rows only it has.
 STATEMENT_TITLES: dict[str, re.Pattern[str]] = {
@@ -151,10 +155,24 @@ def _period_text(label: str) -> str:
     return label.replace("%", " percent")
 
 
-def typed_columns(table: TableBlock, fy_end_month: int) -> list[TableColumn]:
-    """The table's value columns, each with its kind and, for a period, its fiscal label, end date and months.
-    A change or span column is no period's value, whatever years its name prints."""
-    periods = column_periods([_period_text(label) for label in table.columns], fy_end_month)
+def _year_to_date(label: str, fy_end_month: int, filing_period: str) -> str:
+    """A 'Year to Date 2023' column of a quarter's filing: the fiscal year's months to the quarter's end, read in
+    the filing's own period ('FY2023H1' in a second quarter's release, 'FY2023' in a fourth's); '' when the
+    filing reports no quarter or the name prints no one year."""
+    quarter = _FILING_QUARTER_RE.match(filing_period)
+    years = _YEAR_RE.findall(label)
+    if quarter is None or len(years) != 1 or not _YEAR_TO_DATE_RE.search(label):
+        return ""
+    year = column_periods([years[0]], fy_end_month)[0]
+    return f"{year}{_TO_DATE[int(quarter.group(1))]}" if year else ""
+
+
+def typed_columns(table: TableBlock, fy_end_month: int, filing_period: str = "") -> list[TableColumn]:
+    """The table's value columns, each with its kind and, for a period, its fiscal label, end date and months
+    (a 'Year to Date' column's from ``filing_period``, the quarter the filing reports). A change or span column
+    is no period's value, whatever years its name prints."""
+    periods = [period or _year_to_date(label, fy_end_month, filing_period) for label, period in zip(
+        table.columns, column_periods([_period_text(label) for label in table.columns], fy_end_month), strict=True)]
     caption = table.period_caption
     columns: list[TableColumn] = []
     for label, period in zip(table.columns, periods, strict=True):
@@ -334,12 +352,13 @@ def _kind(section: Section, statement: str, title: str, part: str) -> TableKind:
 def table_record(
     table: TableBlock, *, table_id: str, page: int, offset: int, section: Section, part: str = "",
     fy_end_month: int = 0, box: LineBox | None = None, row_boxes: Sequence[LineBox | None] = (),
-    row_indents: Sequence[float | None] = (),
+    row_indents: Sequence[float | None] = (), filing_period: str = "",
 ) -> TableRecord:
     """The typed record of a table found at ``offset`` (its page's start) in the document text; ``box`` is where
     it is printed on its page, ``row_boxes`` where each of its rows starts (PDF filings; else none) and
-    ``row_indents`` how far each row's label is indented (PDF and HTML filings)."""
-    columns = typed_columns(table, fy_end_month)
+    ``row_indents`` how far each row's label is indented (PDF and HTML filings); ``filing_period`` is the period
+    the filing reports (a 'Year to Date' column's span is read from it)."""
+    columns = typed_columns(table, fy_end_month, filing_period)
     header = " | ".join(p for p in (table.title, table.period_caption) if p)
     # Rows of a table whose columns are names are of the one period their header names ('As at 31 December 2019').
     block = "" if any(c.period for c in columns) else single_period(header, fy_end_month)
