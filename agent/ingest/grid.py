@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Sequence
 
 from agent.finance.numbers import header_scale, units_only
 from agent.finance.periods import find_periods
@@ -51,6 +52,12 @@ _PERIOD_CAPTION_RE = re.compile(
 # A run alone on its header line heads every column when its centre is this close to the middle of the columns
 # (as a share of their width): a caption centred over them all ('SECOND QUARTER'), not one column's name.
 CENTRED_SHARE = 0.1
+# Lines above a PDF table's first values read as its header: a header of seven named columns wraps each name over
+# two or three lines, and a cell's words at different heights print as lines of their own.
+PLACED_HEADER_MAX_LINES = 40
+# Sub-heading lines ('Net Revenue', 'Operating Profit') looked past between a period header and a table's first
+# values: a segment table names its first metric there; more plain lines than this are prose or a new title.
+SUBHEADINGS_MAX = 2
 OVERLAP_SHARE = 0.25  # of the narrower of a run and a column's extent: less is a sliver, not a column it heads
 # A caption naming a span of a year without the year ('SECOND QUARTER', 'Six Months', 'Year to Date'): over a
 # group of columns it heads that group, as a year does.
@@ -264,6 +271,29 @@ def _joined_symbols(cells: list[str]) -> list[str]:
     return out
 
 
+def placed_columns(runs: Sequence[list[TextRun] | None], first: int, body: Sequence[int]
+                   ) -> tuple[list[str], str, range] | None:
+    """A PDF table's column names read from where its header's words stand (:func:`placed_header`), the caption
+    lines folded out above them, and the header's lines (indices into the page's ``runs``, a list per line). The
+    body is the lines ``body`` (the first values on line ``first``); the header is the lines above the first
+    values (past a sub-heading or two) whose words all stand right of the row labels and are no figures (a row of
+    a table above) nor a scale. None when the header does not name each value column."""
+    rows = [line for k in body if k < len(runs) and (line := runs[k])]
+    labels = [run.x1 for line in rows for run in line[:1] if not is_figure(run.text)]
+    if not labels or first > len(runs):
+        return None
+    edge, k = max(labels), first - 1
+    while k >= 0 and first - k <= SUBHEADINGS_MAX and runs[k] and all(r.x1 <= edge for r in runs[k] or ()):
+        k -= 1  # a sub-heading over the first values ('Home Improvement' / '  U.S. | 2,400,100 | ...')
+    bottom = k + 1
+    while k >= 0 and bottom - k <= PLACED_HEADER_MAX_LINES and (line := runs[k]) and any(r.x0 >= edge for r in line) \
+            and not any(r.x0 < edge < r.x1 or r.x0 >= edge and is_figure(r.text) for r in line) \
+            and not all(header_scale(r.text) != 1.0 for r in line if r.x0 >= edge):
+        k -= 1  # ('(In millions)' centred over the columns is the scale line above the header)
+    found = placed_header([line or [] for line in runs[k + 1:bottom]], rows) if k + 1 < bottom else None
+    return (found[0], " ".join(found[1]), range(k + 1, bottom)) if found is not None else None
+
+
 def placed_header(header: list[list[TextRun]], body: list[list[TextRun]]) -> tuple[list[str], list[str]] | None:
     """A PDF table's header read column by column from where its words are printed: the value columns are where
     the body's figures stand (runs of rows that overlap are one column), each header run heads the columns it
@@ -272,7 +302,8 @@ def placed_header(header: list[list[TextRun]], body: list[list[TextRun]]) -> tup
     columns are one header row, and the rows are folded as a grid's are (:func:`fold_header`). Also the lines
     folded out above the names (a caption over every column, 'SECOND QUARTER'; a period caption without its
     year). None when the figures do not stand in clear columns or the header does not name each of them."""
-    rows = [_joined_runs(r) for r in body]
+    # rows with a label: a lone '(1)' under a table is a footnote's mark, not a figure of a column
+    rows = [joined for r in body if (joined := _joined_runs(r)) and not is_figure(joined[0].text)]
     values = [[r for r in row if is_figure(r.text)] for row in rows]
     columns = _figure_columns([v for v in values if v])
     if columns is None or len(columns) < 2:
@@ -296,6 +327,7 @@ def placed_header(header: list[list[TextRun]], body: list[list[TextRun]]) -> tup
         else:
             grid.append(cells)
         banded = single
+    head = len(grid)
     for row, vals in zip(rows, values, strict=True):
         if not vals:
             continue
@@ -305,9 +337,15 @@ def placed_header(header: list[list[TextRun]], body: list[list[TextRun]]) -> tup
             cells[k + 1] = run.text
         grid.append(cells)
     folded, at = fold_header(grid)
-    if at is None or len(folded[at]) != len(columns) + 1:
-        return None
-    return folded[at][1:], [r[0] for r in folded[:at]]
+    if at is not None and len(folded[at]) == len(columns) + 1:
+        return folded[at][1:], [r[0] for r in folded[:at]]
+    # The grid's fold keeps a duration caption ('Three Months Ended' over two dates) as a line of its own; where
+    # the words stacked over each column name it apart from the others, they are its name.
+    over_all = [r for r in grid[:head] if r[1] and len(set(r[1:])) == 1]
+    names = [" ".join(r[j] for r in grid[:head] if r not in over_all and r[j]) for j in range(1, len(columns) + 1)]
+    if all(names) and len(set(names)) == len(names):
+        return names, [r[1] for r in over_all]
+    return None
 
 
 def _line_spans(line: list[TextRun], columns: list[tuple[float, float]], edges: list[float],

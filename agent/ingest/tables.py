@@ -17,7 +17,14 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, Field
 
 from agent.finance.numbers import SCALE_NAMES, header_scale, units_only
-from agent.ingest.grid import CELL_SEPARATOR, NIL_CELL_RE, SPAN_CAPTION_RE, is_figure, placed_header
+from agent.ingest.grid import (
+    CELL_SEPARATOR,
+    NIL_CELL_RE,
+    SPAN_CAPTION_RE,
+    SUBHEADINGS_MAX,
+    is_figure,
+    placed_columns,
+)
 from agent.schemas import TextRun
 
 # A table needs at least this many rows of numbers; one line ending in a number is just a sentence.
@@ -42,9 +49,6 @@ SCALED_TITLE_MIN_WORDS = 2  # 'Segment revenue (in millions)' titles its table; 
 INTRODUCTION_MIN_WORDS = 3  # "we have the following :" names nothing; "total purchase commitments are" does
 # The most words of a column's name in a header of years and names ('total | 2008 | 2009 - 2010 | thereafter').
 COLUMN_NAME_MAX_WORDS = 4
-# Sub-heading lines ('Net Revenue', 'Operating Profit') looked past between a period header and a table's first
-# values: a segment table names its first metric there; more plain lines than this are prose or a new title.
-SUBHEADINGS_MAX = 2
 
 # A figure as printed, with a footnote mark after it ('1,025,659(1)', '56*') kept in the cell.
 _CELL_NOTE_RE = re.compile(r"(?:\(\d{1,2}\)|\*{1,3})$")
@@ -587,36 +591,12 @@ def _subheadings_start(group: list[_Row], first_data: int) -> int:
     return k if top < k and detect_columns(header) else first_data
 
 
-def _placed_lines(row: _Row, page_text: str, runs: Sequence[list[TextRun] | None]) -> list[list[TextRun]]:
-    """The runs of each line a row of a PDF page is printed on; empty when a line has no layout."""
-    first = page_text.count("\n", 0, row.start)
-    count = page_text.count("\n", row.start, max(row.start, row.end - 1)) + 1
-    placed = list(runs[first:first + count])
-    return [p for p in placed if p is not None] if len(placed) == count and None not in placed else []
-
-
 def _placed_columns(group: list[_Row], first_data: int, last_data: int, page_text: str,
                     runs: Sequence[list[TextRun] | None]) -> tuple[list[str], str, range] | None:
-    """A PDF table's column names read from where its header's words stand (:func:`placed_header`), the caption
-    lines folded out above them, and the header's lines (indices into the page's lines). The header is the lines
-    above the first values -- past a sub-heading or two at the row labels' edge -- whose words all stand right of
-    the row labels and are no figures (a row of the table above has a label and figures). None without a layout or
-    a name for each value column."""
-    body = [placed[0] for r in group[first_data:last_data + 1] if r.cells
-            and len(placed := _placed_lines(r, page_text, runs)) == 1]
-    labels = [run.x1 for placed in body for run in placed[:1] if not is_figure(run.text)]
-    if not labels:
-        return None
-    edge, first = max(labels), page_text.count("\n", 0, group[first_data].start)
-    k = first - 1
-    while k >= 0 and first - k <= SUBHEADINGS_MAX and runs[k] and all(r.x1 <= edge for r in runs[k] or ()):
-        k -= 1  # a sub-heading over the first values ('Home Improvement' / '  U.S. | 2,400,100 | ...')
-    bottom = k + 1
-    while k >= 0 and bottom - k <= HEADER_MAX_LINES and (line := runs[k]) and any(r.x0 >= edge for r in line) \
-            and not any(r.x0 < edge < r.x1 or r.x0 >= edge and is_figure(r.text) for r in line):
-        k -= 1
-    found = placed_header([line or [] for line in runs[k + 1:bottom]], body) if k + 1 < bottom else None
-    return (found[0], " ".join(found[1]), range(k + 1, bottom)) if found is not None else None
+    """A PDF table's column names read from where its header's words stand (:func:`placed_columns`)."""
+    body = [page_text.count("\n", 0, r.start) for r in group[first_data:last_data + 1]
+            if r.cells and "\n" not in page_text[r.start:r.end].strip()]
+    return placed_columns(runs, page_text.count("\n", 0, group[first_data].start), body) if runs else None
 
 
 def _build(group: list[_Row], page_text: str, lines: list[_Line],
@@ -728,10 +708,13 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
             title = ""
     widths = {len(r.cells) for r in body if r.cells}
     placed = _placed_columns(group, first_data, last_data, page_text, runs)
-    if placed is not None and len(placed[0]) == max(widths) and any(_PERIOD_RE.search(n) for n in placed[0]) \
-            and not _covers(columns, placed[0]):
+    # names without a period head a table of no columns the text could read, under the one period over them all
+    dated = placed is not None and (any(_PERIOD_RE.search(n) for n in placed[0])
+                                    or not columns and len(list(_PERIOD_RE.finditer(placed[1]))) == 1)
+    if placed is not None and dated and len(placed[0]) == max(widths) and not _covers(columns, placed[0]):
         # A PDF header's text alone does not say which column '2023' or 'SECOND QUARTER' heads; where it stands does.
         columns = _dated_names(placed[0], placed[1])
+        period_caption = period_caption or (placed[1] if not any(_PERIOD_RE.search(n) for n in columns) else "")
         body = [r for r in body if page_text.count("\n", 0, r.start) not in placed[2]]
         above = [ln for ln in lines if ln.kind != "blank" and page_text.count("\n", 0, ln.start) < placed[2].start]
         if above and placed[2].start < page_text.count("\n", 0, start):
