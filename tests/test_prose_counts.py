@@ -59,7 +59,7 @@ def test_ingest_reads_each_count_of_a_state_with_its_date(litware: Settings) -> 
     assert counts[("store", "301")].as_of == "2024-02-01"  # 'a year earlier'
     assert counts[("distribution center", "four")].value == 4
     assert counts[("distribution center", "four")].dated_by == "filing"  # present tense, no date: the filing's
-    associates = counts[("associate", "21,600")]
+    associates = counts[("employee", "21,600")]  # the workforce, under the filer's name for it
     assert associates.bound == "approximately" and associates.period == "FY2024"  # fiscal 2024 ends Feb 1, 2025
     assert "21,600 associates" in associates.quote and associates.page == 0
     # events count changes, not the thing; amounts, years and elliptic counts ('about 9,800 worked') count nothing
@@ -74,6 +74,11 @@ def test_ingest_reads_each_count_of_a_state_with_its_date(litware: Settings) -> 
     ("How many distribution centers does Litware operate?", "four distribution centers"),
     ("How many associates did Litware have at the end of fiscal 2024?", "approximately 21,600 associates"),
     ("How many stores did Litware operate at the end of fiscal 2023?", "301 stores"),
+    # the workforce under the filer's own name for it: employees, people employed, team members, headcount
+    ("How many employees did Litware have?", "approximately 21,600 associates"),
+    ("How many people did Litware employ?", "approximately 21,600 associates"),
+    ("How many team members did Litware have at the end of fiscal 2024?", "approximately 21,600 associates"),
+    ("Litware headcount FY24", "approximately 21,600 associates"),
 ])
 def test_a_count_in_prose_answers_the_count_asked(litware: Settings, question: str, figure: str) -> None:
     answer = ask_once(litware, question)
@@ -82,6 +87,8 @@ def test_a_count_in_prose_answers_the_count_asked(litware: Settings, question: s
 
 @pytest.mark.parametrize(("question", "never"), [
     ("How many part-time associates did Litware have?", "21,600"),  # a kind of the thing: not the whole
+    ("How many part-time employees did Litware have?", "21,600"),  # ... under any name of the workforce
+    ("How many people did Litware serve?", "21,600"),  # people are the workforce only when employed
     ("How many stores did Litware operate in North Carolina?", "318"),  # a part of the company
     ("How many stores did Litware open in fiscal 2024?", "318"),  # an event, not the state
     ("How many stores did Litware operate at the end of fiscal 2022?", "301"),  # a date the filing does not give
@@ -100,6 +107,9 @@ def test_a_count_never_answers_another_thing_part_or_date(litware: Settings, que
     ("How many stores did Litware operate a year earlier?", ""),  # a date the plan does not type
     ("How many shares were outstanding?", ""),  # shares are amounts of the share metrics
     ("How many years did revenue exceed $1 billion?", ""),
+    ("How many associates did Litware have?", "employee"),  # one key for the workforce's names
+    ("How many part-time team members did Litware have?", "part-time employee"),
+    ("How many people did Litware employ?", "employee"),
 ])
 def test_the_plan_reads_the_thing_counted(question: str, thing: str) -> None:
     assert counted_thing(question, "Litware Home Centers, Inc.") == thing

@@ -73,10 +73,22 @@ def stem(word: str) -> str:
     return low
 
 
-def counted_key(words: Iterable[str]) -> str:
+# The names filers give their workforce ('21,600 associates', 'team members'): one thing, keyed as 'employee', its
+# modifiers kept ('part-time associates' -> 'part-time employee'). People are the workforce only when employed.
+_WORKFORCE = ("employee", "associate", "team member", "teammate", "coworker", "co-worker", "worker", "staff member")
+_PEOPLE = ("people", "person", "individual")
+EMPLOY_RE = re.compile(r"^employ(?:s|ed|ing)?$", re.IGNORECASE)
+
+
+def counted_key(words: Iterable[str], employed: bool = False) -> str:
     """The key two names of one counted thing share: their words' stems, in order ('Distribution Centers' ->
-    'distribution center')."""
-    return " ".join(stem(w) for w in words if w)
+    'distribution center'); a name of the workforce is 'employee' (people too when ``employed``: the count
+    follows a form of 'employ')."""
+    key = " ".join(stem(w) for w in words if w)
+    for name in (*_WORKFORCE, *(_PEOPLE if employed else ())):
+        if key == name or key.endswith(f" {name}"):
+            return f"{key[: len(key) - len(name)]}employee"
+    return key
 
 
 def counted_words(text: str, start: int, stop_words: Sequence[str] = ()) -> list[str]:

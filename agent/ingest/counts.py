@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from datetime import date
 
-from agent.finance.counted import counted_key, counted_words, is_event
+from agent.finance.counted import EMPLOY_RE, counted_key, counted_words, is_event
 from agent.finance.numbers import figure_qualifier
 from agent.finance.periods import find_periods, instant_norm
 from agent.schemas import Chunk, CountFact, Page
@@ -136,6 +136,6 @@ def _count(sentence: str, m: re.Match[str], fy_end_month: int, period_end: str) 
         period = instant_norm(date.fromisoformat(as_of), fy_end_month)
     return CountFact(
         value=value, text=m.group(), bound=figure_qualifier(sentence, m.start(), m.end()), counted=" ".join(words),
-        key=counted_key(words), as_of=as_of, dated_by=dated_by, period=period, page=0, span_start=0, span_end=0,
+        key=counted_key(words, employed=any(EMPLOY_RE.match(w) for w in before)), as_of=as_of, dated_by=dated_by, period=period, page=0, span_start=0, span_end=0,
         quote="",
     )

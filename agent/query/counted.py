@@ -8,11 +8,12 @@ and neither does one that says more of the thing than its name, its company and 
 from __future__ import annotations
 
 from agent.entities.names import name_tokens
-from agent.finance.counted import WORD_RE, counted_key, counted_words, is_event
+from agent.finance.counted import EMPLOY_RE, WORD_RE, counted_key, counted_words, is_event
 from agent.finance.periods import without_periods
 
 # The words that open the name of what is counted: 'how many <thing>', 'the number of <thing>', 'count of <thing>'.
 _OPENERS = (("how", "many"), ("number", "of"), ("count", "of"))
+WORKFORCE_METRIC, WORKFORCE_KEY = "employees", counted_key(["employees"])  # the lexicon's metric, the count's key
 MAX_WORDS_BEFORE_COUNT = 2  # '<thing> count': 'store count', 'distribution center count'
 # Words a plain count question holds besides its thing, company and date: question and function words, and the
 # verbs of having ('How many stores did Tailspin operate at the end of fiscal 2024?').
@@ -45,7 +46,7 @@ def counted_thing(question: str, company: str = "") -> str:
     found = _thing(question, stops)
     said = set(_letter_words(without_periods(question)))
     more = said - _PLAIN - own - set(found) - {p for w in found for p in w.split("-")}
-    return counted_key(found) if found and not more else ""
+    return counted_key(found, employed=any(EMPLOY_RE.match(w) for w in words)) if found and not more else ""
 
 
 def _thing(question: str, stops: list[str]) -> list[str]:

@@ -38,7 +38,7 @@ from agent.finance.wording import (
 )
 from agent.ingest.cards import find_scope_entities
 from agent.query.asked import PERIODS_MEETING, operations_asked
-from agent.query.counted import counted_thing
+from agent.query.counted import WORKFORCE_KEY, WORKFORCE_METRIC, counted_thing
 from agent.query.cues import BEFORE, relative_years, share_of_metric
 from agent.query.kind import COMPOSED, WORKED_OUT, QueryKind, classify_query, find_form, in_question_form
 from agent.query.scope import (
@@ -416,7 +416,8 @@ def extract_intent(question: str, known_companies: EntityRegistry | Sequence[str
     entities: list[str] = [company] if company else []
     entities += [s.name for s in find_scope_entities(q) if s.name.lower() != company.lower()]
     exclude = set(name_tokens(company)) if company else set()
-    counted = counted_thing(q, company)
+    # the lexicon's workforce metric ('headcount', 'number of employees') asks the count of the filer's employees
+    counted = counted_thing(q, company) or (WORKFORCE_KEY if metrics == [WORKFORCE_METRIC] and not scope else "")
     topic = topic_of(metrics)
     if topic == "Other":
         topic = topic_from_cues(q)
