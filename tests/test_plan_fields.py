@@ -60,3 +60,18 @@ def test_the_cell_reader_and_the_answer_kind_read_operations_from_the_plan() -> 
                  and n.func.id == "operations_asked" and any(isinstance(a, ast.Attribute) and a.attr == "question"
                                                              for a in n.args)]
         assert not reads, name  # operations_asked(sub_query.question): read from the plan instead
+
+
+def test_each_sub_query_knows_the_operations_that_take_its_figure() -> None:
+    question = "What was Acme's inventory as a percentage of total assets in 2024?"
+    plan = decompose(question, extract_intent(question, ["Acme"]), ["Acme"])
+    assert [c.operation for c in plan.combinations] == ["share"]
+    assert all(sq.operand_of == ["share"] for sq in plan.sub_queries) and len(plan.sub_queries) == 2
+    lookup = "What was Acme's operating income in 2024?"
+    assert decompose(lookup, extract_intent(lookup, ["Acme"]), ["Acme"]).sub_queries[0].operand_of == []
+
+
+def test_a_margin_asked_of_revenue_is_the_margin_itself() -> None:
+    question = "What was Acme's gross margin as a percent of sales in 2024?"
+    plan = decompose(question, extract_intent(question, ["Acme"]), ["Acme"])
+    assert [sq.metric for sq in plan.sub_queries] == ["gross margin"] and not plan.combinations

@@ -221,6 +221,7 @@ def _table_cells(reader: EvidenceReader, allowed: set[int]) -> list[_Cell]:
 
 
 _PARENTHESES_RE = re.compile(r"\([^)]*\)")
+_DIVIDED = frozenset({"share", "ratio"})  # the operations whose operands are amounts, divided in code
 _TITLE_LINE_RE = re.compile(r"\(?[A-Za-z][\w\s.,&'-]{0,30}\)?")  # a short line of words only: a title or scale
 
 
@@ -587,8 +588,10 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     quote = cell.seg.text
     citation = ev.citation(quote, cell.seg.start)
     value = _cell_value(cell, asked, base.period, sub_query.question)
+    # a figure the plan divides ('gross margin' over revenue) is an amount, whatever a 'margin' may name alone
+    divided = bool(set(sub_query.operand_of) & _DIVIDED)
     if (base.metric in METRICS and figure_kind(base.metric) == "money" and value.unit == "%"
-            and not RATIO_NAME_RE.search(sub_query.question)):
+            and (divided or not RATIO_NAME_RE.search(sub_query.question))):
         return None  # a share printed beside the amounts ('Percentage of service revenue') is not the amount asked
     period = value.period
     # a part of a company's metric ('Europe' of CONTOSO's revenue) says whose figure of what it is, as the

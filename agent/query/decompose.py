@@ -186,6 +186,16 @@ def _margin_of(question: str, metrics: Sequence[str]) -> str:
     return ""
 
 
+def _margin_itself(metrics: list[str]) -> list[str]:
+    """'Gross margin as a percent of sales': a margin the lexicon defines over revenue, asked of revenue, is that
+    margin itself -- one metric, never the margin divided by revenue again."""
+    if len(metrics) == 2 and metrics[1] == MARGIN_BASE and (info := METRICS.get(metrics[0])) is not None \
+            and info.formula is not None and info.formula.unit == "%" \
+            and [t.metric for t in info.formula.denominator] == [MARGIN_BASE]:
+        return metrics[:1]
+    return metrics
+
+
 def _plan_periods(
     question: str, intent: QueryIntent, metrics: Sequence[str], operations: Sequence[str]
 ) -> list[str]:
@@ -465,6 +475,13 @@ def _part_of_whole(question: str, intent: QueryIntent, company: str, metric: str
 
 
 def decompose(question: str, intent: QueryIntent, known_companies: EntityRegistry | Sequence[str] = ()) -> QueryPlan:
+    """Offline twin: split by company x metric x period and add the combinations the question needs (see
+    :func:`_decomposed`); each sub-query knows the operations that take its figure."""
+    return _decomposed(question, intent, known_companies).with_operands()
+
+
+def _decomposed(question: str, intent: QueryIntent, known_companies: EntityRegistry | Sequence[str] = ()
+                ) -> QueryPlan:
     """Offline twin: split by company x metric x period and add the combinations the question needs.
 
     A simple question (one company, one metric, one period) stays one sub-query with the question as asked.
@@ -481,6 +498,7 @@ def decompose(question: str, intent: QueryIntent, known_companies: EntityRegistr
     if len(intent.temporal_scope.periods) >= 2:
         # 'How did revenue change from 2017 to 2018?' (lexicon: revenue growth) compares the base metric.
         metrics = list(dict.fromkeys(growth_base(m) for m in metrics))
+    metrics = _margin_itself(metrics)
     margin_of = _margin_of(asked, metrics)
     if margin_of:
         metrics = [margin_of, MARGIN_BASE]  # 'D&A % margin': D&A as a percentage of revenue
@@ -836,4 +854,4 @@ def decompose_llm(
     percent = len(metrics) == 1 and is_percentage_metric(next(iter(metrics)))
     ops = _operations(question, intent, len(companies), len(metrics), len(periods), percent)
     plan.combinations = plan_combinations(question, plan.sub_queries, ops)
-    return plan
+    return plan.with_operands()

@@ -20,6 +20,8 @@ class SubQuery(BaseModel):
     metric: str = Field(default="", description="canonical metric; '' for non-numeric questions")
     period: str = Field(default="", description="normalised period; '' for the latest available")
     intent: QueryIntent = Field(default_factory=QueryIntent)
+    operand_of: list[str] = Field(default_factory=list, description="the operations of the plan's combinations "
+                                  "that take this figure ('share': it is a numerator or a denominator, an amount)")
 
 
 class Combination(BaseModel):
@@ -47,3 +49,12 @@ class QueryPlan(BaseModel):
     notes: list[str] = Field(default_factory=list, description="e.g. sub-queries dropped over the cap")
     source: Literal["offline", "llm"] = "offline"
     reason: str = ""
+
+    def with_operands(self) -> QueryPlan:
+        """The plan with each sub-query marked with the operations of the combinations that take its figure."""
+        taken: dict[str, list[str]] = {}
+        for combo in self.combinations:
+            for op in combo.operands:
+                taken.setdefault(op, []).append(combo.operation)
+        subs = [sq.model_copy(update={"operand_of": sorted(set(taken.get(sq.id, [])))}) for sq in self.sub_queries]
+        return self.model_copy(update={"sub_queries": subs})
