@@ -53,6 +53,7 @@ EARNINGS: list[Line] = [
     _row("Gross margin", ["1,820,200", "34.86", "1,730,800", "34.54", "5.2"], EARNINGS_EDGES),
     _row("Operating income", ["717,900", "13.75", "680,400", "13.58", "5.5"], EARNINGS_EDGES),
     _row("Net earnings", ["540,100", "10.34", "512,300", "10.22", "5.4"], EARNINGS_EDGES),
+    _row("Diluted earnings per share", ["$ 2.41", "", "$ 2.25", "", "7.1%"], EARNINGS_EDGES),  # blank columns
 ]
 SEGMENT_EDGES = [300, 370, 460, 530]
 SEGMENTS: list[Line] = [
@@ -120,6 +121,8 @@ def test_a_pdf_header_is_read_column_by_column_from_where_its_words_stand(releas
     assert _typed(table)[:4] == GROUPED_COLUMNS
     assert _typed(table)[4][2] == "change"  # 'Percent Increase': no period's value
     assert [r.label for r in table.rows][:2] == ["Net sales", "Cost of sales"]  # the header's lines head, no rows
+    eps = table.rows[-1]
+    assert (eps.cells, eps.columns) == (["$2.41", "$2.25", "7.1%"], [0, 2, 4])  # each figure where it stands
     # The same text without where its words stand cannot say which column a year heads (the old reading).
     (text_only,) = find_tables(earnings.text)
     assert len(text_only.columns) != 5
@@ -151,7 +154,7 @@ def test_placed_header_gives_up_when_figures_stand_in_no_clear_columns() -> None
 
     header = [[run("2023", 0.5, 0.55), run("2022", 0.7, 0.75)]]
     clear = [[run("Sales", 0.1, 0.2), run("1,200", 0.5, 0.55), run("1,100", 0.7, 0.75)]]
-    assert placed_header(header, clear) == (["2023", "2022"], [])
+    assert placed_header(header, clear) == (["2023", "2022"], [], [(0.5, 0.55), (0.7, 0.75)])
     # two figures of one row inside one column: no columns to head
     ragged = [*clear, [run("Costs", 0.1, 0.2), run("800", 0.5, 0.53), run("700", 0.54, 0.56)]]
     assert placed_header(header, ragged) is None
@@ -172,6 +175,7 @@ def litware(tmp_path_factory: pytest.TempPathFactory, release_pdf: Path) -> Sett
     ("What were Litware's Home Improvement international net sales in the second quarter of 2023?",
      "$610,300 thousand"),
     ("What were Litware's net sales in the first half of 2023?", "$9,910,600 thousand"),  # the year to date
+    ("What was Litware's diluted EPS in Q2 2023?", "$2.41"),  # a row that leaves the percent columns blank
     # the 'Percent to Sales' column is the margin asked; computed from the amounts it is the same
     ("What was Litware's gross margin as a percent of sales in the second quarter of 2023?", "34.86%"),
     ("What was Litware's operating income as a percentage of net sales in Q2 2022?", "13.58%"),

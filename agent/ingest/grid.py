@@ -272,9 +272,10 @@ def _joined_symbols(cells: list[str]) -> list[str]:
 
 
 def placed_columns(runs: Sequence[list[TextRun] | None], first: int, body: Sequence[int]
-                   ) -> tuple[list[str], str, range] | None:
+                   ) -> tuple[list[str], str, range, list[tuple[float, float]]] | None:
     """A PDF table's column names read from where its header's words stand (:func:`placed_header`), the caption
-    lines folded out above them, and the header's lines (indices into the page's ``runs``, a list per line). The
+    lines folded out above them, the header's lines (indices into the page's ``runs``, a list per line) and the
+    value columns' extents. The
     body is the lines ``body`` (the first values on line ``first``); the header is the lines above the first
     values (past a sub-heading or two) whose words all stand right of the row labels and are no figures (a row of
     a table above) nor a scale. None when the header does not name each value column."""
@@ -291,17 +292,27 @@ def placed_columns(runs: Sequence[list[TextRun] | None], first: int, body: Seque
             and not all(header_scale(r.text) != 1.0 for r in line if r.x0 >= edge):
         k -= 1  # ('(In millions)' centred over the columns is the scale line above the header)
     found = placed_header([line or [] for line in runs[k + 1:bottom]], rows) if k + 1 < bottom else None
-    return (found[0], " ".join(found[1]), range(k + 1, bottom)) if found is not None else None
+    return (found[0], " ".join(found[1]), range(k + 1, bottom), found[2]) if found is not None else None
 
 
-def placed_header(header: list[list[TextRun]], body: list[list[TextRun]]) -> tuple[list[str], list[str]] | None:
+def placed_cells(line: list[TextRun], columns: list[tuple[float, float]]) -> list[int]:
+    """The value column each figure of a row's line stands in ('Diluted earnings per share | $2.41 | | $2.25 | |
+    7.1%': 0, 2, 4); [] when a figure stands in none or two stand in one."""
+    at = [next((k for k, (a, b) in enumerate(columns) if run.x1 >= a and run.x0 <= b), -1)
+          for run in _joined_runs(line) if is_figure(run.text)]
+    return at if at and -1 not in at and all(a < b for a, b in itertools.pairwise(at)) else []
+
+
+def placed_header(header: list[list[TextRun]], body: list[list[TextRun]]
+                  ) -> tuple[list[str], list[str], list[tuple[float, float]]] | None:
     """A PDF table's header read column by column from where its words are printed: the value columns are where
     the body's figures stand (runs of rows that overlap are one column), each header run heads the columns it
     is printed over (:func:`_line_spans`: a year centred over 'Amount | Percent to Sales' heads both; a caption
     centred alone on its line heads them all; a run left of the figures is the stub), lines that each name single
     columns are one header row, and the rows are folded as a grid's are (:func:`fold_header`). Also the lines
     folded out above the names (a caption over every column, 'SECOND QUARTER'; a period caption without its
-    year). None when the figures do not stand in clear columns or the header does not name each of them."""
+    year), and the columns' extents. None when the figures do not stand in clear columns or the header does not
+    name each of them."""
     # rows with a label: a lone '(1)' under a table is a footnote's mark, not a figure of a column
     rows = [joined for r in body if (joined := _joined_runs(r)) and not is_figure(joined[0].text)]
     values = [[r for r in row if is_figure(r.text)] for row in rows]
@@ -338,13 +349,13 @@ def placed_header(header: list[list[TextRun]], body: list[list[TextRun]]) -> tup
         grid.append(cells)
     folded, at = fold_header(grid)
     if at is not None and len(folded[at]) == len(columns) + 1:
-        return folded[at][1:], [r[0] for r in folded[:at]]
+        return folded[at][1:], [r[0] for r in folded[:at]], columns
     # The grid's fold keeps a duration caption ('Three Months Ended' over two dates) as a line of its own; where
     # the words stacked over each column name it apart from the others, they are its name.
     over_all = [r for r in grid[:head] if r[1] and len(set(r[1:])) == 1]
     names = [" ".join(r[j] for r in grid[:head] if r not in over_all and r[j]) for j in range(1, len(columns) + 1)]
     if all(names) and len(set(names)) == len(names):
-        return names, [r[1] for r in over_all]
+        return names, [r[1] for r in over_all], columns
     return None
 
 

@@ -3,15 +3,16 @@ introduces a table chunk. The text is for search and quotes; the reader reads th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from agent.ingest.tables import CHANGE_COLUMN_RE, DURATION_RE, TableBlock, TableRow
 
 
-def labelled_columns(table: TableBlock, cells: Sequence[str]) -> list[int]:
-    """The column each cell of a row sits under (-1: none). Cells are under the columns in order when the row
-    has one per column, or more where the header prints a change column the periods leave unnamed."""
-    cols = table.columns
+def labelled_columns(table: TableBlock, row: TableRow) -> list[int]:
+    """The column each cell of a row sits under (-1: none): where the page's layout placed it (a row that leaves
+    columns blank), else under the columns in order when the row has one cell per column, or more where the
+    header prints a change column the periods leave unnamed."""
+    cols, cells = table.columns, row.cells
+    if len(row.columns) == len(cells) and all(0 <= k < len(cols) for k in row.columns):
+        return list(row.columns)
     if cols and (
         len(cells) == len(cols) or (len(cells) > len(cols) and CHANGE_COLUMN_RE.search(table.caption or ""))
     ):
@@ -19,9 +20,9 @@ def labelled_columns(table: TableBlock, cells: Sequence[str]) -> list[int]:
     return [-1] * len(cells)
 
 
-def _labelled_cells(table: TableBlock, cells: list[str]) -> list[str]:
+def _labelled_cells(table: TableBlock, row: TableRow) -> list[str]:
     return [f"{table.columns[k]}: {cell}" if k >= 0 else cell
-            for cell, k in zip(cells, labelled_columns(table, cells), strict=True)]
+            for cell, k in zip(row.cells, labelled_columns(table, row), strict=True)]
 
 
 def linearise_row(table: TableBlock, row: TableRow) -> str:
@@ -29,7 +30,7 @@ def linearise_row(table: TableBlock, row: TableRow) -> str:
     if not row.cells:
         return row.label
     parts = [row.label] if row.label else []
-    parts.extend(_labelled_cells(table, row.cells))
+    parts.extend(_labelled_cells(table, row))
     if table.scale_label:
         parts.append(table.scale_label)
     return " | ".join(parts)

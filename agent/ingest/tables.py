@@ -23,6 +23,7 @@ from agent.ingest.grid import (
     SPAN_CAPTION_RE,
     SUBHEADINGS_MAX,
     is_figure,
+    placed_cells,
     placed_columns,
 )
 from agent.schemas import TextRun
@@ -119,6 +120,8 @@ class TableRow(BaseModel):
     label: str = ""
     cells: list[str] = Field(default_factory=list)
     line: str = Field(default="", description="the row's source text, whitespace collapsed")
+    columns: list[int] = Field(default_factory=list, description="the value column each cell stands under, where "
+                               "a PDF's layout places them (a row that leaves columns blank); empty: in order")
     char_start: int = 0
     char_end: int = 0
 
@@ -165,6 +168,7 @@ class _Row:
     end: int
     open_for_cells: bool = True
     is_break: bool = False
+    placed: list[int] = field(default_factory=list)  # the column each cell stands in, where the layout says
 
     @property
     def is_header(self) -> bool:
@@ -592,7 +596,8 @@ def _subheadings_start(group: list[_Row], first_data: int) -> int:
 
 
 def _placed_columns(group: list[_Row], first_data: int, last_data: int, page_text: str,
-                    runs: Sequence[list[TextRun] | None]) -> tuple[list[str], str, range] | None:
+                    runs: Sequence[list[TextRun] | None]
+                    ) -> tuple[list[str], str, range, list[tuple[float, float]]] | None:
     """A PDF table's column names read from where its header's words stand (:func:`placed_columns`)."""
     body = [page_text.count("\n", 0, r.start) for r in group[first_data:last_data + 1]
             if r.cells and "\n" not in page_text[r.start:r.end].strip()]
@@ -716,6 +721,9 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
         columns = _dated_names(placed[0], placed[1])
         period_caption = period_caption or (placed[1] if not any(_PERIOD_RE.search(n) for n in columns) else "")
         body = [r for r in body if page_text.count("\n", 0, r.start) not in placed[2]]
+        for r in body:  # a row that leaves columns blank: each figure under the column it stands in
+            line = runs[page_text.count("\n", 0, r.start)] if "\n" not in page_text[r.start:r.end].strip() else None
+            r.placed = placed_cells(line, placed[3]) if line and 0 < len(r.cells) < len(columns) else []
         above = [ln for ln in lines if ln.kind != "blank" and page_text.count("\n", 0, ln.start) < placed[2].start]
         if above and placed[2].start < page_text.count("\n", 0, start):
             # a header of more lines than a table's label run: its title and scale are above its first line
@@ -737,6 +745,7 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
                 label=r.label,
                 cells=list(r.cells),
                 line=re.sub(r"\s+", " ", page_text[r.start:r.end]).strip(),
+                columns=r.placed if len(r.placed) == len(r.cells) else [],
                 char_start=r.start,
                 char_end=r.end,
             )

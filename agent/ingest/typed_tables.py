@@ -287,7 +287,7 @@ def _lines(table: TableBlock, offset: int, fy_end_month: int, block: str, named:
         # a 'Current liabilities:' block is no current liability).
         own = "" if repeats or total and not _totals_block(label, parent) else parent
         out.append(_line(row, offset, box, parent=own, total=total, period=period,
-                         columns=labelled_columns(table, row.cells)))
+                         columns=labelled_columns(table, row)))
         if total:
             outline.close(parent)
     return out
