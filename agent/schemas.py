@@ -394,6 +394,8 @@ class TemporalScope(BaseModel):
     granularity: str = Field(default="", description="year | quarter | ''")
     dated: PeriodDate | None = Field(default=None, description="the one period the question writes as a date, "
                                      "which the filer's own calendar then names; None for none or several")
+    to_date: bool = Field(default=False, description="the question asks a year to date ('YTD 2024'): of each "
+                          "fiscal year asked, the months to the end of the quarter the filing read reports")
 
 
 class ScopeTerm(BaseModel):

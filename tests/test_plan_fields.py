@@ -75,3 +75,20 @@ def test_a_margin_asked_of_revenue_is_the_margin_itself() -> None:
     question = "What was Acme's gross margin as a percent of sales in 2024?"
     plan = decompose(question, extract_intent(question, ["Acme"]), ["Acme"])
     assert [sq.metric for sq in plan.sub_queries] == ["gross margin"] and not plan.combinations
+
+
+def test_a_year_to_date_is_in_the_plan_and_each_sub_query() -> None:
+    question = "What were Acme's year-to-date net sales in 2024 and 2023?"
+    plan = decompose(question, extract_intent(question, ["Acme"]), ["Acme"])
+    assert plan.intent.temporal_scope.to_date
+    assert {sq.period for sq in plan.sub_queries} == {"FY2024", "FY2023"}
+    assert all(sq.intent.temporal_scope.to_date for sq in plan.sub_queries)
+    assert not extract_intent("What were Acme's net sales in 2024?", ["Acme"]).temporal_scope.to_date
+
+
+def test_a_year_to_date_is_the_months_to_the_quarter_the_filing_reports() -> None:
+    from agent.finance.periods import to_date
+
+    assert [to_date("FY2024", f) for f in ("FY2024Q1", "FY2024Q2", "FY2024Q3", "FY2024")] == [
+        "FY2024Q1", "FY2024H1", "FY2024M9", "FY2024"]
+    assert to_date("FY2023", "FY2024Q2") == "" and to_date("FY2024Q2", "FY2024Q2") == ""

@@ -53,6 +53,9 @@ def woodgrove(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     ("What was Woodgrove's net income for the six months ended June 30, 2024?", "$25,010 thousand"),
     ("What was Woodgrove's net income in the first half of 2024?", "$25,010 thousand"),
     ("What was Woodgrove's net interest income for Q2 2024?", "$39,130 thousand"),
+    # the year to date of a second quarter's 10-Q is its six months, this year's and the comparative year's
+    ("What was Woodgrove's net income year to date 2024?", "$25,010 thousand"),
+    ("Woodgrove YTD 2023 net income", "$29,310 thousand"),
 ])
 def test_each_column_answers_its_own_duration(woodgrove: Settings, question: str, figure: str) -> None:
     assert figure in stated(ask_once(woodgrove, question))

@@ -176,6 +176,8 @@ def litware(tmp_path_factory: pytest.TempPathFactory, release_pdf: Path) -> Sett
      "$610,300 thousand"),
     ("What were Litware's net sales in the first half of 2023?", "$9,910,600 thousand"),  # the year to date
     ("What was Litware's diluted EPS in Q2 2023?", "$2.41"),  # a row that leaves the percent columns blank
+    ("What were Litware's net sales year to date 2023?", "$9,910,600 thousand"),  # the release's own column
+    ("Litware YTD 2022 net sales", "$9,561,000 thousand"),
     # the 'Percent to Sales' column is the margin asked; computed from the amounts it is the same
     ("What was Litware's gross margin as a percent of sales in the second quarter of 2023?", "34.86%"),
     ("What was Litware's operating income as a percentage of net sales in Q2 2022?", "13.58%"),

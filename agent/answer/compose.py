@@ -68,7 +68,14 @@ from agent.finance.formulas import FormulaKind
 from agent.finance.lexicon import figure_kind, find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import MONEY_UNITS
-from agent.finance.periods import CALENDAR_FY_END, find_periods, granularity
+from agent.finance.periods import (
+    CALENDAR_FY_END,
+    find_periods,
+    granularity,
+    period_year,
+    shift_period,
+    to_date,
+)
 from agent.finance.wording import AS_SHARE_RE
 from agent.query.asked import (
     CHOICE,
@@ -121,7 +128,7 @@ def answer_sub_query(
     is the question the sub-query was split from (a name it uses must hold for every part).
     """
     reader = reader or EvidenceReader(evidence)
-    sub_query = in_filer_calendar(_read_answer_kind(sub_query), reader)
+    sub_query = _to_date_resolved(in_filer_calendar(_read_answer_kind(sub_query), reader), reader.evidence)
     answer = _answer_sub_query(sub_query, evidence, reader)
     typed = _TYPED_OP_RE.search(sub_query.question)
     if typed is not None and answer.value is not None and answer.status in {"found", "text"}:
@@ -197,6 +204,26 @@ def _with_typed_number(answer: SubAnswer, typed: re.Match[str], question: str) -
         f"(computed: {comp.formula}) {labels}.\n{answer.answer}"  # then the figure read, as cited
     )
     return computed
+
+
+def _to_date_resolved(sub_query: SubQuery, evidence: Sequence[Evidence]) -> SubQuery:
+    """A year-to-date question's period in the filing read: 'YTD 2023' over a second quarter's filing is its
+    half (FY2023H1), over a year's filing the year. As it is when the filings read report different quarters of
+    the year, or none of it."""
+    scope = sub_query.intent.temporal_scope
+    if not scope.to_date or len(scope.periods) != 1:
+        return sub_query
+    company = name_key(sub_query.company or sub_query.intent.company)
+    asked = scope.periods[0]
+    # a quarter's filing compares its year to date with the year before's, to the same quarter's end
+    found = {resolved for ev in evidence if ev.filing_period and (not company or name_key(ev.company) == company)
+             for filed in (ev.filing_period, shift_period(ev.filing_period, -1))
+             if period_year(filed) == period_year(asked) and (resolved := to_date(asked, filed))}
+    if len(found) != 1:
+        return sub_query
+    period = found.pop()
+    intent = sub_query.intent.model_copy(update={"temporal_scope": scope.model_copy(update={"periods": [period]})})
+    return sub_query.model_copy(update={"period": period, "intent": intent})
 
 
 def _answer_sub_query(

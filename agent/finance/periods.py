@@ -236,6 +236,10 @@ _YEAR_TO_DATE_RE = re.compile(
     r"(?:ended|ending)\b",
     re.I,
 )
+# 'Year to Date 2023', 'YTD', 'year-to-date': the months of a fiscal year to the end of the quarter a filing reports
+# (a release's or a 10-Q's column, a question's period); the filing says which quarter.
+TO_DATE_RE = re.compile(r"\byear[\s-]+to[\s-]+date\b|\bytd\b", re.IGNORECASE)
+_TO_DATE_SUFFIX = {1: "Q1", 2: "H1", 3: "M9", 4: ""}  # the fiscal label's suffix for the months to a quarter's end
 _YEAR_TO_DATE_CUE = "ended"  # cheap test before the pattern: most texts name no duration at all
 YEAR_TO_DATE_DATE_CHARS = 40  # the column's end date follows its duration words ('six months ended July 29, 2023')
 
@@ -832,3 +836,14 @@ def single_period(text: str, fy_end_month: int, alone: bool = False) -> str:
         if any(w not in _PERIOD_FILLER for w in re.findall(r"[a-z]+", rest.lower())):
             return ""
     return column_periods([mentions[0].surface], fy_end_month)[0]
+
+
+def to_date(year_label: str, filing_period: str) -> str:
+    """The year to date of fiscal year ``year_label`` ('FY2023') in a filing reporting ``filing_period``: the half
+    of a second quarter's filing ('FY2023H1'), the nine months of a third's, the year of a fourth's or a year's
+    filing; '' when the filing reports a quarter of another year or no period."""
+    year = period_year(year_label)
+    m = re.fullmatch(r"FY(\d{4})(?:Q([1-4]))?", filing_period)
+    if year is None or m is None or int(m.group(1)) != year or granularity(year_label) != "year":
+        return ""
+    return f"FY{year}{_TO_DATE_SUFFIX[int(m.group(2) or 4)]}"

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from agent.finance.numbers import MONEY_UNITS, currency_of, find_numbers, header_scale, units_only
 from agent.finance.periods import (
+    TO_DATE_RE,
     column_periods,
     find_periods,
     is_duration_label,
@@ -22,6 +23,7 @@ from agent.finance.periods import (
     names_several_periods,
     parse_date,
     single_period,
+    to_date,
 )
 from agent.ingest.linearise import labelled_columns
 from agent.ingest.tables import TableBlock, TableRow
@@ -51,10 +53,7 @@ _CHANGE_LABEL_RE = re.compile(r"\bchange\b|\bvariance\b|\bvs\.?\b|\bversus\b|\bi
 _PERCENT_LABEL_RE = re.compile(r"%|\bper\s*cent\b|\bpercent(?:age)?\b", re.IGNORECASE)  # 'Change (%)', '% of sales'
 _NOTE_MARK_RE = re.compile(r"\(\s*(?:\d{1,2}|[a-z])\s*\)|\*+")
 _SUB_PERIOD_MONTHS = {"Q": 3, "H": 6, "M": 9}
-_YEAR_TO_DATE_RE = re.compile(r"\byear[\s-]+to[\s-]+date\b|\bytd\b", re.IGNORECASE)
-_FILING_QUARTER_RE = re.compile(r"^FY\d{4}Q([1-4])$")
 _YEAR_RE = re.compile(r"\b(?:19|20)\d{2}\b")
-_TO_DATE = {1: "Q1", 2: "H1", 3: "M9", 4: ""}  # the fiscal label's suffix for the months to a quarter's end
 
 # A primary statement by its title or section path, then (for a table whose title was lost) by rows only it has.
 STATEMENT_TITLES: dict[str, re.Pattern[str]] = {
@@ -159,12 +158,13 @@ def _year_to_date(label: str, fy_end_month: int, filing_period: str) -> str:
     """A 'Year to Date 2023' column of a quarter's filing: the fiscal year's months to the quarter's end, read in
     the filing's own period ('FY2023H1' in a second quarter's release, 'FY2023' in a fourth's); '' when the
     filing reports no quarter or the name prints no one year."""
-    quarter = _FILING_QUARTER_RE.match(filing_period)
     years = _YEAR_RE.findall(label)
-    if quarter is None or len(years) != 1 or not _YEAR_TO_DATE_RE.search(label):
+    if len(years) != 1 or not TO_DATE_RE.search(label) or not re.search(r"Q[1-4]$", filing_period):
         return ""
     year = column_periods([years[0]], fy_end_month)[0]
-    return f"{year}{_TO_DATE[int(quarter.group(1))]}" if year else ""
+    quarter = filing_period[-2:]
+    # the filing's quarter, in the column's year: a prior year's column is to the same quarter's end
+    return to_date(year, f"{year}{quarter}") if year else ""
 
 
 def typed_columns(table: TableBlock, fy_end_month: int, filing_period: str = "") -> list[TableColumn]:

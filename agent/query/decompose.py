@@ -14,7 +14,7 @@ from agent.finance.direction import shown_name
 from agent.finance.formulas import FormulaKind
 from agent.finance.lexicon import canonical, components, find_metrics, is_percentage_metric
 from agent.finance.metrics import METRICS
-from agent.finance.periods import expand_range, find_periods, shift_period
+from agent.finance.periods import expand_range, find_periods, granularity, shift_period
 from agent.finance.wording import CHANGE_NOUN, CHANGE_RE, SHARE_RE, plain_words
 from agent.llm import schemas as llm_schemas
 from agent.llm.models import UsageLog, structured_call
@@ -304,6 +304,8 @@ def _sub_intent(base: QueryIntent, question: str, company: str, metric: str, per
         periods=[period] if period else [],
         granularity="quarter" if "Q" in period[2:] else ("year" if period else ""),
         dated=written_date(question),
+        # the turn's year to date holds for each of its years (a sub-query's words may name the year alone)
+        to_date=base.temporal_scope.to_date and granularity(period) in {"year", ""},
     )
     return base.model_copy(
         deep=True,

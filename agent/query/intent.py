@@ -17,6 +17,7 @@ from agent.finance.lexicon import canonical, find_metrics, topic_from_cues, topi
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import name_numbers
 from agent.finance.periods import (
+    TO_DATE_RE,
     PeriodMention,
     expand_range,
     find_periods,
@@ -377,7 +378,8 @@ def _temporal_scope(
         g = next((x for x in latest.groups() if x), "") or ""
         gran = "quarter" if "quarter" in g.lower() else "year"
     norms.sort(key=sort_key, reverse=True)
-    return TemporalScope(type=scope_type, periods=norms, granularity=gran, dated=written_date(question))
+    return TemporalScope(type=scope_type, periods=norms, granularity=gran, dated=written_date(question),
+                         to_date=bool(TO_DATE_RE.search(question)) and gran in {"year", ""})
 
 
 # ---------------------------------------------------------------------------------------------------------
