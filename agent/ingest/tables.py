@@ -721,15 +721,16 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
         columns = _dated_names(placed[0], placed[1])
         period_caption = period_caption or (placed[1] if not any(_PERIOD_RE.search(n) for n in columns) else "")
         body = [r for r in body if page_text.count("\n", 0, r.start) not in placed[2]]
-        for r in body:  # a row that leaves columns blank: each figure under the column it stands in
-            line = runs[page_text.count("\n", 0, r.start)] if "\n" not in page_text[r.start:r.end].strip() else None
-            r.placed = placed_cells(line, placed[3]) if line and 0 < len(r.cells) < len(columns) else []
         above = [ln for ln in lines if ln.kind != "blank" and page_text.count("\n", 0, ln.start) < placed[2].start]
         if above and placed[2].start < page_text.count("\n", 0, start):
             # a header of more lines than a table's label run: its title and scale are above its first line
             start, near = above[-1].end + 1, [ln.text for ln in above[-TITLE_LOOKBACK_LINES:]]
             scale = scale if scale != 1.0 else header_scale(" ".join(near))
             title = next((t for t in reversed(near) if not _is_meta_line(t) and header_scale(t) == 1.0), title)
+    for r in body if placed is not None and len(placed[3]) == len(columns) else ():
+        # a row that leaves columns blank: each figure under the column it stands in
+        line = runs[page_text.count("\n", 0, r.start)] if "\n" not in page_text[r.start:r.end].strip() else None
+        r.placed = placed_cells(line, placed[3]) if line and 0 < len(r.cells) < len(columns) else []
     return TableBlock(
         char_start=start,
         char_end=body[-1].end,
