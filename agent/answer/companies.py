@@ -146,6 +146,13 @@ def check_company(
         if stranger:
             return Check(name="company", passed=False, detail=(
                 f"the question names {stranger}, which no indexed filing is and the evidence does not mention{known}"))
+        cites = answer.citations or ([answer.citation] if answer.citation else [])
+        owners = sorted({owner for cite in cites if (owner := doc_company(reader, cite.doc))}, key=name_key)
+        if len({name_key(o) for o in owners}) > 1:
+            # one answer made of several companies' filings answers none of them: whose is the plain question back
+            return Check(name="company", passed=False, detail=(
+                f"the question names no company, and what was found is from {' and '.join(owners)}'s filings: "
+                "which company is asked?"))
         return Check(name="company", passed=True, detail="no company named")
     if (registry is None or registry.resolve(asked) is None) and answer.value is not None and covers(
         figure_provenance(answer, reader), asked
