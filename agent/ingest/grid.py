@@ -275,10 +275,10 @@ def placed_columns(runs: Sequence[list[TextRun] | None], first: int, body: Seque
                    ) -> tuple[list[str], str, range, list[tuple[float, float]]] | None:
     """A PDF table's column names read from where its header's words stand (:func:`placed_header`), the caption
     lines folded out above them, the header's lines (indices into the page's ``runs``, a list per line) and the
-    value columns' extents. The
-    body is the lines ``body`` (the first values on line ``first``); the header is the lines above the first
-    values (past a sub-heading or two) whose words all stand right of the row labels and are no figures (a row of
-    a table above) nor a scale. None when the header does not name each value column."""
+    value columns' extents. The body is the lines ``body`` (the first values on line ``first``); the header is the
+    lines above the first values (past a sub-heading or two) whose words all stand right of the row labels and are
+    no figures (a row of a table above) nor only a scale ('(In millions)' centred over the columns). None when the
+    header does not name each value column."""
     rows = [line for k in body if k < len(runs) and (line := runs[k])]
     labels = [run.x1 for line in rows for run in line[:1] if not is_figure(run.text)]
     if not labels or first > len(runs):
@@ -290,7 +290,7 @@ def placed_columns(runs: Sequence[list[TextRun] | None], first: int, body: Seque
     while k >= 0 and bottom - k <= PLACED_HEADER_MAX_LINES and (line := runs[k]) and any(r.x0 >= edge for r in line) \
             and not any(r.x0 < edge < r.x1 or r.x0 >= edge and is_figure(r.text) for r in line) \
             and not all(header_scale(r.text) != 1.0 for r in line if r.x0 >= edge):
-        k -= 1  # ('(In millions)' centred over the columns is the scale line above the header)
+        k -= 1
     found = placed_header([line or [] for line in runs[k + 1:bottom]], rows) if k + 1 < bottom else None
     return (found[0], " ".join(found[1]), range(k + 1, bottom), found[2]) if found is not None else None
 
