@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 
+from agent.answer.asked_period import in_filer_calendar, to_date_resolved
 from agent.answer.cells import _cell_answer, share_asked
 from agent.answer.choice import item_kind, table_choice
 from agent.answer.gate import (
@@ -59,7 +60,7 @@ from agent.answer.row_periods import (
 )
 from agent.answer.values import _lexicon_answer
 from agent.answer.verify import verify_answer
-from agent.answer.words import _about, _asks_figure, _content_words, filing_owner
+from agent.answer.words import _asks_figure, _content_words, filing_owner
 from agent.entities.names import name_key
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation, period_tie, reported_cell
@@ -69,12 +70,8 @@ from agent.finance.lexicon import figure_kind, find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import MONEY_UNITS
 from agent.finance.periods import (
-    CALENDAR_FY_END,
     find_periods,
     granularity,
-    period_year,
-    shift_period,
-    to_date,
 )
 from agent.finance.wording import AS_SHARE_RE
 from agent.query.asked import (
@@ -128,7 +125,7 @@ def answer_sub_query(
     is the question the sub-query was split from (a name it uses must hold for every part).
     """
     reader = reader or EvidenceReader(evidence)
-    sub_query = _to_date_resolved(in_filer_calendar(_read_answer_kind(sub_query), reader), reader.evidence)
+    sub_query = to_date_resolved(in_filer_calendar(_read_answer_kind(sub_query), reader), reader.evidence)
     answer = _answer_sub_query(sub_query, evidence, reader)
     typed = _TYPED_OP_RE.search(sub_query.question)
     if typed is not None and answer.value is not None and answer.status in {"found", "text"}:
@@ -148,26 +145,6 @@ def _read_answer_kind(sub_query: SubQuery) -> SubQuery:
         return sub_query
     intent = sub_query.intent.model_copy(update={"asks_words": True, "requires_numeric": False})
     return sub_query.model_copy(update={"intent": intent})
-
-
-def in_filer_calendar(sub_query: SubQuery, reader: EvidenceReader) -> SubQuery:
-    """``sub_query`` with the period it writes as a date ('the three months ended July 29, 2023') named in the
-    fiscal calendar of the filer whose evidence answers it: that quarter is the second of a year ending in
-    January, not the third. Periods named by label ('Q3 2023') are the question's own and stay as asked."""
-    calendars = {ev.fy_end_month for ev in reader.evidence if ev.fy_end_month and ev.source == "filing"
-                 and (not sub_query.company or _about(ev, sub_query.company))}
-    if len(calendars) != 1 or calendars == {CALENDAR_FY_END}:
-        return sub_query
-    fy_end = calendars.pop()
-    dated = [p for p in find_periods(sub_query.question) if p.date]
-    if len(dated) != 1 or dated[0].norm != sub_query.period:
-        return sub_query
-    own = next((p.norm for p in find_periods(sub_query.question, fy_end) if p.start == dated[0].start), "")
-    if not own or own == sub_query.period:
-        return sub_query
-    intent = sub_query.intent.model_copy(deep=True)
-    intent.temporal_scope.periods = [own if p == sub_query.period else p for p in intent.temporal_scope.periods]
-    return sub_query.model_copy(update={"period": own, "intent": intent})
 
 
 def _with_typed_number(answer: SubAnswer, typed: re.Match[str], question: str) -> SubAnswer:
@@ -204,26 +181,6 @@ def _with_typed_number(answer: SubAnswer, typed: re.Match[str], question: str) -
         f"(computed: {comp.formula}) {labels}.\n{answer.answer}"  # then the figure read, as cited
     )
     return computed
-
-
-def _to_date_resolved(sub_query: SubQuery, evidence: Sequence[Evidence]) -> SubQuery:
-    """A year-to-date question's period in the filing read: 'YTD 2023' over a second quarter's filing is its
-    half (FY2023H1), over a year's filing the year. As it is when the filings read report different quarters of
-    the year, or none of it."""
-    scope = sub_query.intent.temporal_scope
-    if not scope.to_date or len(scope.periods) != 1:
-        return sub_query
-    company = name_key(sub_query.company or sub_query.intent.company)
-    asked = scope.periods[0]
-    # a quarter's filing compares its year to date with the year before's, to the same quarter's end
-    found = {resolved for ev in evidence if ev.filing_period and (not company or name_key(ev.company) == company)
-             for filed in (ev.filing_period, shift_period(ev.filing_period, -1))
-             if period_year(filed) == period_year(asked) and (resolved := to_date(asked, filed))}
-    if len(found) != 1:
-        return sub_query
-    period = found.pop()
-    intent = sub_query.intent.model_copy(update={"temporal_scope": scope.model_copy(update={"periods": [period]})})
-    return sub_query.model_copy(update={"period": period, "intent": intent})
 
 
 def _answer_sub_query(

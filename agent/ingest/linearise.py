@@ -3,7 +3,8 @@ introduces a table chunk. The text is for search and quotes; the reader reads th
 
 from __future__ import annotations
 
-from agent.ingest.tables import CHANGE_COLUMN_RE, DURATION_RE, TableBlock, TableRow
+from agent.ingest.columns import DURATION_RE
+from agent.ingest.tables import CHANGE_COLUMN_RE, TableBlock, TableRow
 
 
 def labelled_columns(table: TableBlock, row: TableRow) -> list[int]:

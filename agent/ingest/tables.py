@@ -17,10 +17,18 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, Field
 
 from agent.finance.numbers import SCALE_NAMES, header_scale, units_only
+from agent.ingest.columns import (
+    DURATION_RE,
+    MONTH_RE,
+    PERIOD_RE,
+    covers,
+    dated_names,
+    detect_columns,
+    reads_more,
+)
 from agent.ingest.grid import (
     CELL_SEPARATOR,
     NIL_CELL_RE,
-    SPAN_CAPTION_RE,
     SUBHEADINGS_MAX,
     is_figure,
     placed_cells,
@@ -82,36 +90,14 @@ _COMPARISON_HEADER_RE = re.compile(
 )
 CHANGE_COLUMN_RE = re.compile(r"\bchange\b|%|\bvariance\b|\bvs\.?\b|\bincrease\b|\bdecrease\b", re.IGNORECASE)
 
-_MONTH_RE = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)(?:\s?\.)?"  # 'dec . 28': a tokenizer's space
-)
-_YEAR = r"(?:19|20)\d{2}"
 # '12/09', '12/31/10', 'december 29 2001': a column header of dates (performance graphs), never a value.
 _DATE_CELL_RE = re.compile(
-    rf"^(?:\d{{1,2}}/(?:\d{{1,2}}/)?(?:\d{{2}}|\d{{4}})|{_MONTH_RE}\s+\d{{1,2}},?\s+(?:19|20)\d{{2}})$", re.IGNORECASE
-)
-_PERIOD_RE = re.compile(
-    rf"(?P<date>\b{_MONTH_RE}\s+\d{{1,2}},?\s+{_YEAR}\b)"
-    rf"|(?P<quarter>\b(?:Q[1-4]|[1-4]Q)\s*(?:FY\s*)?'?\s*(?:{_YEAR}|\d{{2}})\b)"
-    rf"|(?P<ordq>\b(?:first|second|third|fourth)[\s-]+quarter(?:[\s-]+(?:of\s+)?(?:fiscal\s+)?{_YEAR}\b)?)"
-    rf"|(?P<fiscal>\b(?:fiscal(?:\s+year)?|FY)\s*'?\s*(?:{_YEAR}|\d{{2}})\b|(?<![\w-])F[0-3]\d\b|\b{_YEAR}\s?/\s?\d{{2}}(?:\d{{2}})?\b)"
-    rf"|(?P<monthyear>\b{_MONTH_RE}\s+{_YEAR}\b)"
-    rf"|(?P<monthday>\b{_MONTH_RE}\s+\d{{1,2}}\b,?)"
-    r"|(?P<numdate>(?<![\d/])\d{1,2}/(?:\d{1,2}/)?(?:\d{4}|\d{2})(?![\d/]))"
-    rf"|(?P<year>\b{_YEAR}\b)",
-    re.IGNORECASE,
-)
-DURATION_RE = re.compile(
-    r"\b(?:(?:three|six|nine|twelve|thirteen|fourteen|twenty[- ]six|thirty[- ]nine|fifty[- ]two|fifty[- ]three|\d{1,2})"
-    r"[\s-]+(?:months?|weeks?)|quarters?|(?:fiscal\s+)?years?)\s+ended\b",
-    re.IGNORECASE,
+    rf"^(?:\d{{1,2}}/(?:\d{{1,2}}/)?(?:\d{{2}}|\d{{4}})|{MONTH_RE}\s+\d{{1,2}},?\s+(?:19|20)\d{{2}})$", re.IGNORECASE
 )
 # A company line ("3M Company and Subsidiaries", "Northwind Instruments, Inc.") is a poor table title.
 _ENTITY_LINE_RE = re.compile(
     r"\b(?:inc|incorporated|corporation|corp|company|co|ltd|plc|llc|subsidiaries|group|holdings)\.?$", re.IGNORECASE
 )
-_SUB_ANNUAL_RE = re.compile(r"months?|weeks?|quarter", re.IGNORECASE)
 
 
 class TableRow(BaseModel):
@@ -416,7 +402,7 @@ def _names_columns(row: _Row) -> bool:
     period's digits aside), no scale or period matter. After data it starts a new table."""
     names = _column_names(row)
     return len(names) >= 2 and all(
-        re.search(r"[A-Za-z]{3}", n) and not re.search(r"\d", _PERIOD_RE.sub(" ", n)) and not _is_meta_line(n)
+        re.search(r"[A-Za-z]{3}", n) and not re.search(r"\d", PERIOD_RE.sub(" ", n)) and not _is_meta_line(n)
         for n in names
     )
 
@@ -433,75 +419,9 @@ def _is_meta_line(text: str) -> bool:
         return True
     if header_scale(text) != 1.0 and len(text.split()) <= 8:
         return True
-    if DURATION_RE.search(text) or re.match(rf"^(?:as of|at)\b|^{_MONTH_RE}\s+\d", lowered):
+    if DURATION_RE.search(text) or re.match(rf"^(?:as of|at)\b|^{MONTH_RE}\s+\d", lowered):
         return True
     return not any(ch.isalpha() for ch in lowered)
-
-
-def detect_columns(header_text: str, expected: int | None = None) -> list[str]:
-    """Period labels of a table's value columns, in order, from its header text.
-
-    ``'(Millions) 2018 2017 2016'`` -> ``['2018', '2017', '2016']``;
-    ``'Three Months Ended Six Months Ended June 30, 2023 June 30, 2022 ...'`` -> labels with their duration.
-    ``expected`` is the number of period cells in the header row when known; periods mentioned earlier in the
-    header (a stray date in a caption) are then dropped.
-    """
-    mentions: list[tuple[str, str]] = []
-    for m in _PERIOD_RE.finditer(header_text):
-        kind = m.lastgroup or ""
-        mentions.append((kind, re.sub(r"\s+", " ", m.group(0)).strip().rstrip(",")))
-    dated = {text.lower()[: text.lower().index("quarter")] for kind, text in mentions
-             if kind == "ordq" and re.search(_YEAR, text)}
-    # 'First-Quarter 2023 Results' over a 'First-Quarter' column: the caption repeated without its year is
-    # the same column, not a second one.
-    mentions = [(kind, text) for kind, text in mentions
-                if not (kind == "ordq" and not re.search(_YEAR, text)
-                        and text.lower()[: text.lower().index("quarter")] in dated)]
-    if any(kind == "monthday" for kind, _ in mentions):
-        # A date glued to the next column's year ('January 29, 2023' in 'January 29, 2023 2022') is a
-        # month-day and a year of two different header lines.
-        split: list[tuple[str, str]] = []
-        for kind, text in mentions:
-            if kind == "date":
-                day, year = text.rsplit(" ", 1)
-                day = day.rstrip(",")
-                split.extend([("monthday", day), ("year", year)])
-            else:
-                split.append((kind, text))
-        mentions = split
-    month_days = [text for kind, text in mentions if kind == "monthday"]
-    years = [text for kind, text in mentions if kind == "year"]
-    n = expected or len(years)
-    columns: list[str]
-    if n and len(month_days) >= n and len(years) >= n and len(mentions) == len(month_days) + len(years):
-        # 'January 28, ... January 29, ... 2023 2022': the k-th month-day goes with the k-th year.
-        columns = [f"{md}, {y}" for md, y in zip(month_days[-n:], years[-n:], strict=True)]
-    else:
-        columns = [text for kind, text in mentions if kind != "monthday"]
-        if years and any(kind == "date" for kind, _ in mentions):
-            # 'Years ended December 31, 2022 2021 2020': the columns are the years.
-            columns = [re.search(_YEAR, c).group(0) if kind in {"date", "year"} else c  # type: ignore[union-attr]
-                       for kind, c in mentions if kind != "monthday"]
-    if expected and len(columns) > expected:
-        columns = columns[-expected:]
-    durations = [re.sub(r"\s+", " ", d.group(0)) for d in DURATION_RE.finditer(header_text)]
-    if durations and columns:
-        sub_annual = any(_SUB_ANNUAL_RE.search(d) for d in durations)
-        if (len(durations) > 1 or sub_annual) and len(columns) % len(durations) == 0:
-            per = len(columns) // len(durations)
-            # 'Three months ended March 31, | 2025 | 2024': a quarter is named by its closing day, so the day
-            # stays with each year column (without it the column would read as a whole fiscal year).
-            days = [""] * len(durations)
-            if len(month_days) == len(durations):
-                days = month_days
-            elif month_days and len(set(month_days)) == 1:
-                days = [month_days[0]] * len(durations)
-            columns = [
-                f"{durations[i // per]} {days[i // per]}, {col}" if days[i // per] and re.fullmatch(_YEAR, col)
-                else f"{durations[i // per]} {col}"
-                for i, col in enumerate(columns)
-            ]
-    return columns
 
 
 def _scale_label(scale: float, header_text: str) -> str:
@@ -535,7 +455,7 @@ def _is_column_line(row: _Row) -> bool:
         return True
     if row.cells or len(row.label.split()) > TITLE_MAX_WORDS or _SENTENCE_VERB_RE.search(row.label):
         return False
-    return _is_meta_line(row.label) or bool(_PERIOD_RE.search(row.label))
+    return _is_meta_line(row.label) or bool(PERIOD_RE.search(row.label))
 
 
 def _column_names(row: _Row, width: int = 0) -> list[str]:
@@ -543,7 +463,7 @@ def _column_names(row: _Row, width: int = 0) -> list[str]:
     ('(in millions) | Americas | Europe') heads the row labels, not a column, unless it names a period and the
     rows have ``width`` values, one under each cell ('three months ended dec 28 2013 | ...')."""
     names = [c.strip() for c in row.label.split("|")] if not row.cells else []
-    if width and len(names) == width and all(names) and _PERIOD_RE.search(names[0]):
+    if width and len(names) == width and all(names) and PERIOD_RE.search(names[0]):
         return names
     return names[1:] if names and _is_meta_line(names[0]) else names
 
@@ -559,7 +479,7 @@ def _line_names(row: _Row, body: list[_Row], dated: bool = False) -> list[str]:
     named = (
         len(names) >= 2
         and widths == {len(names)}
-        and all(re.search(r"[A-Za-z]{3}", n) and not re.search(r"\d", _PERIOD_RE.sub(" ", n) if dated else n)
+        and all(re.search(r"[A-Za-z]{3}", n) and not re.search(r"\d", PERIOD_RE.sub(" ", n) if dated else n)
                 for n in names)
     )
     return names if named else []
@@ -570,7 +490,7 @@ def _stub(row: _Row) -> str:
     rows are rather than a scale or a period."""
     parts = [p.strip() for p in row.label.split("|")]
     first = parts[0] if len(parts) > 1 or row.is_header else ""
-    return first if first and not _is_meta_line(first) and not _PERIOD_RE.search(first) else ""
+    return first if first and not _is_meta_line(first) and not PERIOD_RE.search(first) else ""
 
 
 def _subheadings_start(group: list[_Row], first_data: int) -> int:
@@ -682,10 +602,10 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
     if named and widths == {len(named)}:
         # 'total', 'thereafter', 'Change' are columns too: the k-th value is under the k-th name; a period cell
         # keeps the duration the line above gives it ('Six Months Ended' over 'March 29, 2025 | ... | Change').
-        dated = [c for c in named if _PERIOD_RE.search(c)]
+        dated = [c for c in named if PERIOD_RE.search(c)]
         if len(dated) == len(columns) and all(c in label for c, label in zip(dated, columns, strict=True)):
             labels = iter(columns)
-            columns = [next(labels) if _PERIOD_RE.search(c) else c for c in named]
+            columns = [next(labels) if PERIOD_RE.search(c) else c for c in named]
         else:
             columns = list(named)
     year_rows = any(not r.label and r.cells and _YEAR_CELL_RE.match(r.cells[0]) for r in body)
@@ -695,7 +615,7 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
         # table's title: there the row is the period.)
         columns = names
         period_caption = period_caption or next(
-            (r.label for r in group[col_start:body_start] if not r.cells and _PERIOD_RE.search(r.label)), ""
+            (r.label for r in group[col_start:body_start] if not r.cells and PERIOD_RE.search(r.label)), ""
         )
     columns, names_row = _grouped_columns(columns, group[col_start:body_start], body)
     if names_row is not None:
@@ -707,19 +627,20 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
         # day printed over it ('December 31,', 'Three Months Ended September 30,') is each year's.
         above = group[:group.index(header_row)]
         caption = " ".join(r.label for r in above[-HEADER_MAX_LINES:] if not r.cells and _is_column_line(r))
-        columns = _dated_names(columns if _covers(columns, header_names) else header_names, caption)
+        columns = dated_names(columns if covers(columns, header_names) else header_names, caption)
         body = [r for r in body if r is not header_row]
         if title == header_row.label:
             title = ""
     widths = {len(r.cells) for r in body if r.cells}
     placed = _placed_columns(group, first_data, last_data, page_text, runs)
     # names without a period head a table of no columns the text could read, under the one period over them all
-    dated = placed is not None and (any(_PERIOD_RE.search(n) for n in placed[0])
-                                    or not columns and len(list(_PERIOD_RE.finditer(placed[1]))) == 1)
-    if placed is not None and dated and len(placed[0]) == max(widths) and not _covers(columns, placed[0]):
+    dated = placed is not None and (any(PERIOD_RE.search(n) for n in placed[0])
+                                    or not columns and len(list(PERIOD_RE.finditer(placed[1]))) == 1)
+    if placed is not None and dated and len(placed[0]) == max(widths) \
+            and reads_more(columns, names := dated_names(placed[0], placed[1])):
         # A PDF header's text alone does not say which column '2023' or 'SECOND QUARTER' heads; where it stands does.
-        columns = _dated_names(placed[0], placed[1])
-        period_caption = period_caption or (placed[1] if not any(_PERIOD_RE.search(n) for n in columns) else "")
+        columns = names
+        period_caption = period_caption or (placed[1] if not any(PERIOD_RE.search(n) for n in columns) else "")
         body = [r for r in body if page_text.count("\n", 0, r.start) not in placed[2]]
         above = [ln for ln in lines if ln.kind != "blank" and page_text.count("\n", 0, ln.start) < placed[2].start]
         if above and placed[2].start < page_text.count("\n", 0, start):
@@ -774,55 +695,10 @@ def _named_header(above: list[_Row], body: list[_Row], page_text: str) -> tuple[
             continue  # a row of values written so that it did not split into cells ('$— | $240.7')
         if len(names) == width + 1:
             names = names[1:]
-        if len(names) == width and any(_PERIOD_RE.search(n) for n in names):
+        if len(names) == width and any(PERIOD_RE.search(n) for n in names):
             return row, names
         break
     return None, []
-
-
-def _covers(columns: list[str], names: list[str]) -> bool:
-    """Whether the columns read from the header lines already say what a line of names says: one distinct
-    column per name, each printing its name ('Three Months Ended June 30, 2023' for '2023'; not '2017' for
-    '2017/18', nor '2019' for '2019 United States')."""
-    if len(columns) != len(names) or len(set(columns)) != len(columns):
-        return False
-    return all(name.lower() in column.lower() for column, name in zip(columns, names, strict=True))
-
-
-def _dated_names(names: list[str], caption: str) -> list[str]:
-    """Column names whose period is a bare year, dated by the one day and duration the caption over them
-    prints ('September 30,' over '2019 Amount' -> 'September 30, 2019 Amount'; 'Three Months Ended June 30,'
-    over '2025' -> 'Three Months Ended June 30, 2025'), or by the one span of a year it names without a day
-    ('SECOND QUARTER' over '2023 Amount' -> 'SECOND QUARTER 2023 Amount'). As they are when the caption prints
-    no such day or span, or several, or heads whole years ('Years ended December 31,': the columns are the
-    fiscal years)."""
-    days = {re.sub(r"\s+", " ", m.group(0)).rstrip(",") for m in _PERIOD_RE.finditer(caption)
-            if m.lastgroup == "monthday"}
-    durations = {re.sub(r"\s+", " ", d.group(0)) for d in DURATION_RE.finditer(caption)}
-    # a span with its year ('Reports Second Quarter 2023 Results' in a headline) names no group's span
-    spans = [m.group(0) for m in SPAN_CAPTION_RE.finditer(caption)
-             if not re.match(rf"\s*(?:of\s+)?(?:fiscal\s+)?{_YEAR}\b", caption[m.end():], re.IGNORECASE)]
-    if not days and not durations and len({re.sub(r"[\s-]+", " ", s).lower() for s in spans}) == 1:
-        return [f"{spans[0]} {name}" if [m.lastgroup for m in _PERIOD_RE.finditer(name)] == ["year"] else name
-                for name in names]
-    if len(days) != 1 or len(durations) > 1:
-        return names
-    day = days.pop()
-    duration = durations.pop() if durations else ""
-    if duration and not _SUB_ANNUAL_RE.search(duration):
-        return names  # 'Years ended December 31,' over '2023': the columns are the fiscal years
-    prefix = f"{duration} {day}" if duration else day
-    out = []
-    for name in names:
-        mentions = list(_PERIOD_RE.finditer(name))
-        if not (len(mentions) == 1 and mentions[0].lastgroup == "year"):
-            out.append(name)
-            continue
-        head = name[: mentions[0].start()]
-        # 'Three Months Ended 2024' already says its duration: only the day is added, never the duration twice
-        dated = day if duration and duration.lower() in head.lower() else prefix
-        out.append(f"{head}{dated}, {name[mentions[0].start():]}")
-    return out
 
 
 def _grouped_columns(columns: list[str], header: list[_Row], body: list[_Row]) -> tuple[list[str], _Row | None]:
