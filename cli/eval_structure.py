@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import gzip
 import tempfile
 from pathlib import Path
 
 from agent.config import Settings
 from agent.errors import FinragError
 from cli.common import report
-from cli.eval_xbrl import FIXTURES
+from cli.eval_xbrl import filings_or_fixtures
 
 
 def register(actions: argparse._SubParsersAction) -> None:
@@ -43,17 +42,6 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         raise FinragError(f"--readers: unknown reader {unknown[0] if unknown else '(none)'!r}; "
                           f"choose from {', '.join(READERS)}")
     with tempfile.TemporaryDirectory() as tmp:
-        files = list(args.files)
-        if not files:
-            packed = sorted(FIXTURES.glob("*.htm.gz"))
-            if not packed:
-                raise FinragError("no filing given, and no test filings in this installation: pass .htm files")
-            for gz in packed:
-                files.append(Path(tmp) / gz.name.removesuffix(".gz"))
-                files[-1].write_bytes(gzip.decompress(gz.read_bytes()))
-        missing = [f for f in files if not f.is_file()]
-        if missing:
-            raise FinragError(f"{missing[0]}: no such file")
-        results = [score for f in files for score in run_structure_bench(f, readers)]
+        results = [score for f in filings_or_fixtures(args.files, Path(tmp)) for score in run_structure_bench(f, readers)]
     report(results, render, args.out, "structure", args.json)
     return 0

@@ -30,21 +30,27 @@ def register(actions: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def filings_or_fixtures(files: list[Path], tmp: Path) -> list[Path]:
+    """The inline-XBRL filings given, or the repository's test filings unpacked into ``tmp``; one clear error for
+    a file that is not there or an installation without test filings."""
+    files = list(files)
+    if not files:
+        packed = sorted(FIXTURES.glob("*.htm.gz"))
+        if not packed:
+            raise FinragError("no filing given, and no test filings in this installation: pass .htm files")
+        for gz in packed:
+            files.append(tmp / gz.name.removesuffix(".gz"))
+            files[-1].write_bytes(gzip.decompress(gz.read_bytes()))
+    missing = [f for f in files if not f.is_file()]
+    if missing:
+        raise FinragError(f"{missing[0]}: no such file")
+    return files
+
+
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from evals.xbrl_bench import render, run_xbrl_bench
 
     with tempfile.TemporaryDirectory() as tmp:
-        files = list(args.files)
-        if not files:
-            packed = sorted(FIXTURES.glob("*.htm.gz"))
-            if not packed:
-                raise FinragError("no filing given, and no test filings in this installation: pass .htm files")
-            for gz in packed:
-                files.append(Path(tmp) / gz.name.removesuffix(".gz"))
-                files[-1].write_bytes(gzip.decompress(gz.read_bytes()))
-        missing = [f for f in files if not f.is_file()]
-        if missing:
-            raise FinragError(f"{missing[0]}: no such file")
-        results = [run_xbrl_bench(f) for f in files]
+        results = [run_xbrl_bench(f) for f in filings_or_fixtures(args.files, Path(tmp))]
     report(results, render, args.out, "xbrl", args.json)
     return 0

@@ -92,3 +92,16 @@ def test_an_unknown_reader_and_a_missing_chromium_say_so(release: Path, monkeypa
     monkeypatch.setattr(shutil, "which", lambda name: None)
     with pytest.raises(FinragError, match="install it"):
         print_to_pdf(release, tmp_path / "out.pdf")
+
+
+def test_the_command_writes_its_table_and_says_what_is_wrong(release: Path, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from cli.main import main
+
+    assert main(["--home", str(tmp_path / "home"), "eval", "structure", str(release), "--readers", "layout",
+                 "--out", str(tmp_path / "out")]) == 0
+    assert "| litware-20230701.htm | layout |" in (tmp_path / "out" / "structure.md").read_text()
+    assert main(["--home", str(tmp_path / "home"), "eval", "structure", "--readers", "camelot"]) != 0
+    assert "unknown reader 'camelot'" in capsys.readouterr().err
+    assert main(["--home", str(tmp_path / "home"), "eval", "structure", str(tmp_path / "none.htm")]) != 0
+    assert "no such file" in capsys.readouterr().err
