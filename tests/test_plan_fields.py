@@ -92,3 +92,9 @@ def test_a_year_to_date_is_the_months_to_the_quarter_the_filing_reports() -> Non
     assert [to_date("FY2024", f) for f in ("FY2024Q1", "FY2024Q2", "FY2024Q3", "FY2024")] == [
         "FY2024Q1", "FY2024H1", "FY2024M9", "FY2024"]
     assert to_date("FY2023", "FY2024Q2") == "" and to_date("FY2024Q2", "FY2024Q2") == ""
+
+
+def test_a_capitalised_part_is_a_name_even_when_a_word_of_it_says_change() -> None:
+    scope = extract_intent("What were Acme's Home Improvement net sales in 2024?", ["Acme"]).scope
+    assert [(t.text, t.kind) for t in scope] == [("home improvement", "part")]
+    assert extract_intent("What was the increase in Acme's net sales in 2024?", ["Acme"]).scope == []

@@ -177,6 +177,10 @@ def litware(tmp_path_factory: pytest.TempPathFactory, release_pdf: Path) -> Sett
     ("What were Litware's net sales in the first half of 2023?", "$9,910,600 thousand"),  # the year to date
     ("What was Litware's diluted EPS in Q2 2023?", "$2.41"),  # a row that leaves the percent columns blank
     ("What were Litware's net sales year to date 2023?", "$9,910,600 thousand"),  # the release's own column
+    # a segment's total row under the segment's heading, in a table titled by the metric
+    ("What were Garden net sales in the second quarter of 2022?", "$2,110,200 thousand"),
+    ("What were Litware's Home Improvement net sales in Q2 2023?", "$3,010,400 thousand"),
+    ("What were Litware's Home Improvement net sales year to date 2023?", "$5,830,600 thousand"),
     ("Litware YTD 2022 net sales", "$9,561,000 thousand"),
     # the 'Percent to Sales' column is the margin asked; computed from the amounts it is the same
     ("What was Litware's gross margin as a percent of sales in the second quarter of 2023?", "34.86%"),

@@ -251,9 +251,10 @@ def _names_other_metric(cell: SubAnswer, metric: str) -> bool:
 
 def _names_parts(answer: SubAnswer, parts: Sequence[str]) -> bool:
     """The figure's own row is labelled by the part the question narrows it to ('Europe | 1,100' for 'net sales in
-    Europe'): a part's row, not a row that mentions the part among other words."""
+    Europe', 'Total Garden' for Garden's): a part's row or its block's total, not a row that mentions the part
+    among other words."""
     label = " ".join(answer.quote.split("|", 1)[0].lower().split()) if "|" in answer.quote else ""
-    return bool(label) and any(label == " ".join(part.lower().split()) for part in parts)
+    return bool(label) and any(label.removeprefix("total ") == " ".join(part.lower().split()) for part in parts)
 
 
 def _share_of_two(sub_query: SubQuery, metric: str) -> bool:

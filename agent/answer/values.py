@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 from agent.answer.passages import PASSAGE_MAX_CHARS, _passages_answer
 from agent.answer.reading import (
     TOTAL_ROW_RE,
+    Evidence,
     EvidenceReader,
     Segment,
     clause_at,
@@ -258,10 +259,11 @@ def _candidates(
             # The part's own table names its figure with the whole's words ('Net sales' under 'Space').
             quality, exact = _label_quality(seg, whole)
             reasons = [f"{whole} of {part}, the part asked: {seg.label or _mention_surface(seg, whole)}"]
-        if quality <= 0 and _segment_row(seg, metric, terms):
+        if quality <= 0 and _segment_row(seg, metric, terms, reader.evidence[seg.ev]):
             quality = PARTIAL_LABEL
-            heading = next(m.surface for m in seg.heading if m.canonical == metric)
-            reasons = [f"segment row: {seg.label}, under the sub-heading {heading} ({metric})"]
+            heading = next((m.surface for m in seg.heading if m.canonical == metric), "") or _titled(
+                reader.evidence[seg.ev], metric)
+            reasons = [f"segment row: {seg.label}, under {heading!r} ({metric})"]
         if quality <= 0 or (seg.kind == "row" and _names_other_number(seg.label, question)):
             continue
         if seg.kind == "row" and "total" not in asked and _totals_listed_line(seg, reader.lines.get(seg.ev, set())):
@@ -311,12 +313,22 @@ def _clause(cand: _Candidate) -> str:
     return clause_at(cand.seg.raw, at, at + (cand.value.end - cand.value.start))
 
 
-def _segment_row(seg: Segment, metric: str, terms: Sequence[str]) -> bool:
-    """A table row whose label is a name the question scopes to, under a sub-heading naming ``metric``."""
-    if seg.kind != "row" or not terms or not any(m.canonical == metric for m in seg.heading):
+def _segment_row(seg: Segment, metric: str, terms: Sequence[str], ev: Evidence) -> bool:
+    """A table row whose label is a name the question scopes to, or its block's total ('Total Garden'), under a
+    sub-heading or a table title naming ``metric`` ('NET SALES BY SEGMENT')."""
+    if seg.kind != "row" or not terms or not (any(m.canonical == metric for m in seg.heading) or _titled(ev, metric)):
         return False
-    label = " ".join(seg.label.lower().split())
+    label = " ".join(seg.label.lower().split()).removeprefix("total ")
     return any(label == t or label.startswith(f"{t} ") or t.startswith(f"{label} ") for t in terms)
+
+
+def _titled(ev: Evidence, metric: str) -> str:
+    """The title of the evidence's table when it names ``metric`` or a part's figure of it ('NET SALES BY SEGMENT':
+    segment revenue, revenue's parts), else ''."""
+    title = ev.table.title if ev.table is not None else ""
+    named = {m.canonical for m in find_metrics(title)} if title else set()
+    ok = metric in named or any(metric in (m, METRICS[m].part_of) for m in named if m in METRICS)
+    return title if ok else ""
 
 
 def _provenance(reader: EvidenceReader, cand: _Candidate) -> str:

@@ -207,7 +207,8 @@ def _walk_before(question: str, start: int, company: str) -> tuple[list[str], li
             or low.removesuffix("s") in owner
             or tok.endswith(("'s", "’s"))
             or find_periods(tok)
-            or _OPERATION_WORD_RE.fullmatch(low)
+            # a capitalised word inside a question is a name's ('Home Improvement' net sales), no operation
+            or (_OPERATION_WORD_RE.fullmatch(low) and not tok[:1].isupper())
             or len(mods) >= MAX_MODIFIER_WORDS
         ):
             break
