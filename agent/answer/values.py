@@ -316,10 +316,13 @@ def _clause(cand: _Candidate) -> str:
 def _segment_row(seg: Segment, metric: str, terms: Sequence[str], ev: Evidence) -> bool:
     """A table row whose label is a name the question scopes to, or its block's total ('Total Garden'), under a
     sub-heading or a table title naming ``metric`` ('NET SALES BY SEGMENT')."""
-    if seg.kind != "row" or not terms or not (any(m.canonical == metric for m in seg.heading) or _titled(ev, metric)):
+    if seg.kind != "row" or not terms:
         return False
-    label = " ".join(seg.label.lower().split()).removeprefix("total ")
-    return any(label == t or label.startswith(f"{t} ") or t.startswith(f"{label} ") for t in terms)
+    label = " ".join(seg.label.lower().split())
+    if any(m.canonical == metric for m in seg.heading):
+        return any(label == t or label.startswith(f"{t} ") or t.startswith(f"{label} ") for t in terms)
+    # under a title only the part's own row or its total: 'United Kingdom deferred tax' is another line of the part
+    return bool(_titled(ev, metric)) and label.removeprefix("total ") in terms
 
 
 def _titled(ev: Evidence, metric: str) -> str:
