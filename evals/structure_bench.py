@@ -33,7 +33,7 @@ from agent.ingest.chunking import chunk_document
 from agent.ingest.parsing import ParsedDocument, load_pages
 from agent.ingest.structure import detect_sections
 from agent.ingest.xbrl import read_facts
-from agent.schemas import Page, TableRecord, XbrlFact
+from agent.schemas import PAGE_SEPARATOR, Page, TableRecord, XbrlFact
 
 READERS = ("layout", "text", "pdfplumber")
 PRINT_TIMEOUT_S = 120  # Chromium prints a 1 MB filing in ~3 s; a stuck print is an error, not a wait
@@ -159,7 +159,7 @@ def _plumbed_records(pdf: Path, fy_end_month: int, filing_period: str) -> list[T
                 lines.append("")
             text = "\n".join(lines)
             pages.append(Page(page=i, text=text, char_start=offset))
-            offset += len(text) + 2
+            offset += len(text) + len(PAGE_SEPARATOR)
     return _records(pages, fy_end_month, filing_period)
 
 

@@ -60,7 +60,7 @@ from agent.answer.row_periods import (
 )
 from agent.answer.values import _lexicon_answer
 from agent.answer.verify import verify_answer
-from agent.answer.words import _asks_figure, _content_words, filing_owner
+from agent.answer.words import _asks_figure, _content_words, filing_owner, is_part_row
 from agent.entities.names import name_key
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation, period_tie, reported_cell
@@ -253,8 +253,7 @@ def _names_parts(answer: SubAnswer, parts: Sequence[str]) -> bool:
     """The figure's own row is labelled by the part the question narrows it to ('Europe | 1,100' for 'net sales in
     Europe', 'Total Garden' for Garden's): a part's row or its block's total, not a row that mentions the part
     among other words."""
-    label = " ".join(answer.quote.split("|", 1)[0].lower().split()) if "|" in answer.quote else ""
-    return bool(label) and any(label.removeprefix("total ") == " ".join(part.lower().split()) for part in parts)
+    return "|" in answer.quote and is_part_row(answer.quote.split("|", 1)[0], parts)
 
 
 def _share_of_two(sub_query: SubQuery, metric: str) -> bool:

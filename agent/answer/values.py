@@ -45,6 +45,7 @@ from agent.answer.words import (
     asked_qualifiers,
     clip_words,
     filing_owner,
+    is_part_row,
     unasked_column,
     unasked_part,
     unnamed_modifiers,
@@ -322,7 +323,7 @@ def _segment_row(seg: Segment, metric: str, terms: Sequence[str], ev: Evidence) 
     if any(m.canonical == metric for m in seg.heading):
         return any(label == t or label.startswith(f"{t} ") or t.startswith(f"{label} ") for t in terms)
     # under a title only the part's own row or its total: 'United Kingdom deferred tax' is another line of the part
-    return bool(_titled(ev, metric)) and label.removeprefix("total ") in terms
+    return bool(_titled(ev, metric)) and is_part_row(label, terms)
 
 
 def _titled(ev: Evidence, metric: str) -> str:

@@ -176,6 +176,13 @@ def _asks_figure(sub_query: SubQuery) -> bool:
     return bool(find_periods(q)) or bool(_HOW_MUCH_RE.search(q)) or sub_query.intent.requires_numeric
 
 
+def is_part_row(label: str, parts: Sequence[str]) -> bool:
+    """A row labelled by one of ``parts`` or its block's total ('Europe', 'Total Garden'), not a row that names
+    the part among other words ('United Kingdom deferred tax')."""
+    own = " ".join(label.lower().split()).removeprefix("total ")
+    return bool(own) and any(own == " ".join(part.lower().split()) for part in parts)
+
+
 def clip_words(text: str, limit: int) -> str:
     """``text`` cut to at most ``limit`` characters at a word boundary, marked with an ellipsis when cut."""
     if len(text) <= limit:

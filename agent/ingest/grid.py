@@ -298,8 +298,7 @@ def placed_columns(runs: Sequence[list[TextRun] | None], first: int, body: Seque
 def placed_cells(line: list[TextRun], columns: list[tuple[float, float]]) -> list[int]:
     """The value column each figure of a row's line stands in ('Diluted earnings per share | $2.41 | | $2.25 | |
     7.1%': 0, 2, 4); [] when a figure stands in none or two stand in one."""
-    at = [next((k for k, (a, b) in enumerate(columns) if run.x1 >= a and run.x0 <= b), -1)
-          for run in _joined_runs(line) if is_figure(run.text)]
+    at = [_column_of(run, columns) for run in _joined_runs(line) if is_figure(run.text)]
     return at if at and -1 not in at and all(a < b for a, b in itertools.pairwise(at)) else []
 
 
@@ -344,8 +343,7 @@ def placed_header(header: list[list[TextRun]], body: list[list[TextRun]]
             continue
         cells = [" ".join(r.text for r in row if r not in vals), *[""] * len(columns)]
         for run in vals:
-            k = next(k for k, (a, b) in enumerate(columns) if run.x1 >= a and run.x0 <= b)
-            cells[k + 1] = run.text
+            cells[_column_of(run, columns) + 1] = run.text
         grid.append(cells)
     folded, at = fold_header(grid)
     if at is not None and len(folded[at]) == len(columns) + 1:
@@ -381,6 +379,11 @@ def _line_spans(line: list[TextRun], columns: list[tuple[float, float]], edges: 
             over = list(range(len(columns)))
         spans.append((run, over))
     return stub, _period_groups(spans, columns)
+
+
+def _column_of(run: TextRun, columns: list[tuple[float, float]]) -> int:
+    """The value column a figure's run stands in (its extent overlaps the run), -1 for none."""
+    return next((k for k, (a, b) in enumerate(columns) if run.x1 >= a and run.x0 <= b), -1)
 
 
 def _joined_runs(row: list[TextRun]) -> list[TextRun]:
