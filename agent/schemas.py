@@ -135,6 +135,43 @@ def chunk_id_for(doc_id: str, ordinal: int) -> str:
     return f"{doc_id[:12]}:{ordinal}"
 
 
+class NumericValue(BaseModel):
+    """A number with everything needed to read it right: unit, scale, sign, period."""
+
+    text: str = Field(description="verbatim as written, e.g. '(1,577)' or '$4.2 billion'")
+    value: float = Field(description="signed value in the stated scale, e.g. -1577.0")
+    scale: float = Field(default=1.0, description="multiplier: 1, 1e3, 1e6, 1e9")
+    unit: str = Field(default="", description="USD | % | shares | x | bps | '' (plain number)")
+    period: str = Field(default="", description="normalised period the number belongs to, if known")
+    column: str = Field(default="", description="the header of the table column the figure sits under, as printed")
+    start: int = Field(default=-1, description="offset in the chunk text, -1 when not located")
+    end: int = -1
+    bound: str = Field(
+        default="",
+        description="how the filing qualifies the figure: '' (as stated), 'approximately', 'nearly', or a bound "
+        "('more than', 'less than', 'at least', 'up to'); a bound is no figure to compute with",
+    )
+    readable: bool = Field(
+        default=True, description="False for a figure printed with more digits than a number holds: it keeps its "
+        "place (no other figure takes its period) with value 0, and is never stated or computed with",
+    )
+
+    @property
+    def absolute(self) -> float:
+        """The value times its scale (USD 1,577 million -> 1.577e9)."""
+        return self.value * self.scale
+
+    @property
+    def is_bound(self) -> bool:
+        """The filing gives a limit ('less than $300 million'), not the figure itself."""
+        return self.bound in ONE_SIDED_BOUNDS
+
+    @property
+    def is_approximate(self) -> bool:
+        """The filing gives the figure as an approximation ('approximately $120 million')."""
+        return self.bound in APPROXIMATIONS
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Typed tables: what a table's headings say about each figure, kept from ingest to answer
 # ---------------------------------------------------------------------------------------------------------
@@ -156,13 +193,15 @@ class TableColumn(BaseModel):
 
 
 class TableCell(BaseModel):
-    """One value cell as printed, with the column it sits under."""
+    """One value cell as printed, with the column it sits under and its figures typed at ingest."""
 
     text: str
     column: int = Field(description="index into the table's columns; -1 when the row has more cells than columns")
-    value: float | None = Field(default=None, description="signed value as printed (parentheses negative); "
-                                "None for a dash or a word")
     notes: list[str] = Field(default_factory=list, description="footnote marks printed with the value ('(1)', '*')")
+    figures: list[NumericValue] = Field(default_factory=list, description="the figures the cell prints, each with "
+                                        "the unit, scale and currency its row, column and table state, its column's "
+                                        "name and period, and its offsets in ``text``; a dash under a period column "
+                                        "is a zero; none for a word")
 
 
 class TableLine(BaseModel):
@@ -238,43 +277,6 @@ class Chunk(BaseModel):
 # How a filing may qualify a figure it writes in prose: about this much, or only a limit on it.
 APPROXIMATIONS: frozenset[str] = frozenset({"approximately", "nearly"})
 ONE_SIDED_BOUNDS: frozenset[str] = frozenset({"more than", "less than", "at least", "up to"})
-
-
-class NumericValue(BaseModel):
-    """A number with everything needed to read it right: unit, scale, sign, period."""
-
-    text: str = Field(description="verbatim as written, e.g. '(1,577)' or '$4.2 billion'")
-    value: float = Field(description="signed value in the stated scale, e.g. -1577.0")
-    scale: float = Field(default=1.0, description="multiplier: 1, 1e3, 1e6, 1e9")
-    unit: str = Field(default="", description="USD | % | shares | x | bps | '' (plain number)")
-    period: str = Field(default="", description="normalised period the number belongs to, if known")
-    column: str = Field(default="", description="the header of the table column the figure sits under, as printed")
-    start: int = Field(default=-1, description="offset in the chunk text, -1 when not located")
-    end: int = -1
-    bound: str = Field(
-        default="",
-        description="how the filing qualifies the figure: '' (as stated), 'approximately', 'nearly', or a bound "
-        "('more than', 'less than', 'at least', 'up to'); a bound is no figure to compute with",
-    )
-    readable: bool = Field(
-        default=True, description="False for a figure printed with more digits than a number holds: it keeps its "
-        "place (no other figure takes its period) with value 0, and is never stated or computed with",
-    )
-
-    @property
-    def absolute(self) -> float:
-        """The value times its scale (USD 1,577 million -> 1.577e9)."""
-        return self.value * self.scale
-
-    @property
-    def is_bound(self) -> bool:
-        """The filing gives a limit ('less than $300 million'), not the figure itself."""
-        return self.bound in ONE_SIDED_BOUNDS
-
-    @property
-    def is_approximate(self) -> bool:
-        """The filing gives the figure as an approximation ('approximately $120 million')."""
-        return self.bound in APPROXIMATIONS
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -127,13 +127,12 @@ def _cells(records: Iterable[TableRecord]) -> list[_Read]:
     for record in records:
         for row in record.rows:
             for cell in row.cells:
-                if cell.value is None:
-                    continue
                 column = record.columns[cell.column] if 0 <= cell.column < len(record.columns) else None
-                period = (column.period if column is not None else "") or row.period
                 named = column is not None and column.kind == "name"
-                out.append(_Read(printed=abs(cell.value), period=period, whole=not record.part and not named,
-                                 parted=bool(record.part) or named or bool(row.parent)))
+                # the figures as ingest typed them, the ones the reader reads (a dash proves no structure)
+                out.extend(_Read(printed=abs(f.value), period=f.period or row.period, whole=not record.part and not named,
+                                 parted=bool(record.part) or named or bool(row.parent))
+                           for f in cell.figures if f.readable and f.value and any(ch.isdigit() for ch in f.text))
     return out
 
 

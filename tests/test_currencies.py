@@ -80,8 +80,9 @@ def test_a_tables_currency_is_the_one_its_header_states(lantern: Settings) -> No
     revenues = next(r for r in records if any(row.label == "Online games" for row in r.rows))
     borrowings = next(r for r in records if any(row.label == "Total borrowings" for row in r.rows))
     assert revenues.currency == "CNY" and revenues.scale == 1e6
-    # the rows name currencies ('USD-denominated notes'); the header states none, and no figure is written in one
-    assert borrowings.currency == ""
+    # the rows name currencies ('USD-denominated notes'); the header states none, and no figure is written in one:
+    # the figures are in the filing's own currency, never in one a row names
+    assert borrowings.currency == "CNY"
 
 
 def test_an_answer_states_the_currency_of_the_filing(lantern: Settings) -> None:

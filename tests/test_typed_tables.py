@@ -13,6 +13,7 @@ from support import ask_once, ingested_typeset, stated
 from agent.answer.reading import Evidence, EvidenceReader
 from agent.config import Settings
 from agent.index.store import Store
+from agent.ingest.figures import typed_row
 from agent.ingest.tables import find_tables
 from agent.ingest.typed_tables import table_record
 from agent.schemas import Chunk, Section, TableColumn, TableRecord
@@ -86,8 +87,9 @@ def test_rows_keep_their_sub_heading_and_totals(tailspin: Settings) -> None:
     assert rows["Cost of sales:"].heading
     assert rows["Occupancy"].parent == "Cost of sales" and not rows["Occupancy"].total
     assert rows["Total cost of sales"].total and rows["Operating income"].parent == ""
-    assert [(c.text, c.column, c.value) for c in rows["Net sales"].cells][:2] == [
-        ("$412,300", 0, 412300.0), ("$398,150", 1, 398150.0)]
+    assert [(c.text, c.column, [(f.value, f.unit, f.scale, f.period) for f in c.figures])
+            for c in rows["Net sales"].cells][:2] == [
+        ("$412,300", 0, [(412300.0, "USD", 1e3, "FY2024Q2")]), ("$398,150", 1, [(398150.0, "USD", 1e3, "FY2023Q2")])]
 
 
 def test_a_continuation_chunk_repeats_a_sub_heading_only_over_rows_it_heads(tailspin: Settings) -> None:
@@ -104,7 +106,9 @@ def test_a_change_column_is_typed_as_one_and_a_dash_percent_is_an_empty_cell(tai
     assert channel.kind == "mdna"
     assert [c.kind for c in channel.columns] == ["period", "period", "change"]
     digital = next(row for row in channel.rows if row.label == "Digital")
-    assert [c.column for c in digital.cells] == [0, 1, 2] and digital.cells[2].value is None
+    assert [c.column for c in digital.cells] == [0, 1, 2] and digital.cells[2].figures == []
+    # a quarter's filing: July 29, 2023 is the second quarter's end of the fiscal year ending in February 2024
+    assert [(f.value, f.period) for f in digital.cells[0].figures] == [(111300.0, "FY2024Q2")]
 
 
 @pytest.mark.parametrize(("question", "figure", "other"), [
@@ -148,10 +152,12 @@ def test_the_reader_takes_periods_from_the_record_not_the_chunk_text() -> None:
     text, record = _chunk_record()
     # A record whose columns say more than the linearised text ('Fiscal years ended in early February'): the
     # record is the one reading of the table's header.
-    record = record.model_copy(update={"columns": [
+    columns = [
         TableColumn(label="2024", kind="period", period="FY2025", months=12),
         TableColumn(label="2023", kind="period", period="FY2024", months=12),
-    ]})
+    ]
+    record = record.model_copy(update={
+        "columns": columns, "rows": [typed_row(r, columns, record.scale, record.currency) for r in record.rows]})
     reader = EvidenceReader([Evidence(chunk_id="x:1", doc_name="X", text=text, table=record)])
     revenue = next(s for s in reader.segments if s.label == "Revenue")
     assert [(n.text, n.period, n.scale) for n in revenue.numbers] == [("1,200", "FY2025", 1e6), ("1,100", "FY2024", 1e6)]
@@ -352,7 +358,7 @@ def test_a_footnote_mark_after_a_figure_is_kept_as_a_note_not_read_as_a_figure()
     record = table_record(find_tables(page)[0], table_id="x:t0", page=0, offset=0,
                           section=Section(section_id=0, title="Note 21", path=["Note 21"], kind="note"))
     income = next(r for r in record.rows if r.label == "Net income")
-    assert [(c.value, c.notes) for c in income.cells] == [(285501.0, []), (1025659.0, ["(1)"])]
+    assert [([f.value for f in c.figures], c.notes) for c in income.cells] == [([285501.0], []), ([1025659.0], ["(1)"])]
     text = "Note 21\nResults of operations | columns: 2019, 2018 | (in thousands)\n" + "\n".join(
         f"{r.label} | 2019: {r.cells[0].text} | 2018: {r.cells[1].text} | (in thousands)" for r in record.rows)
     rows = [r.model_copy(update={"chunk_line": 2 + i}) for i, r in enumerate(record.rows)]

@@ -412,6 +412,9 @@ def _best_of(
                 continue
         label_words = _content_words(cell.label)
         parent_words = _content_words(cell.parent)
+        if (words <= parent_words and not words <= label_words and not TOTAL_ROW_RE.match(cell.label)
+                and not only_periods(cell.label)):
+            continue  # the sub-heading asked ('Purchase obligations:') is the sum of its rows: one row is a part of it
         hits = _hits(reader, cell, words)
         if not hits:
             continue

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from agent.answer.verify import split_sentences
 from agent.finance.lexicon import MetricMention, find_metrics
-from agent.finance.numbers import currency_of, find_numbers, header_scale, name_numbers, nil_cell
+from agent.finance.numbers import currency_of, find_numbers, header_scale, name_numbers
 from agent.finance.periods import (
     CALENDAR_FY_END,
     PeriodMention,
@@ -33,6 +33,7 @@ from agent.finance.periods import (
     period_year,
     single_period,
 )
+from agent.ingest.figures import clean_label, dash_code, stated_unit, states_percent, unscaled_row
 from agent.ingest.hostile import is_hostile_row, is_instruction_like
 from agent.ingest.typed_tables import (
     MDNA_RE,
@@ -53,15 +54,7 @@ _BY_BREAKDOWN_RE = re.compile(r"\s+by\s+(?=[a-z])", re.IGNORECASE)
 _COLUMNS_RE = re.compile(r"\bcolumns:\s*(?P<cols>[^|\n]+)")
 _CELL_HEADER_RE = re.compile(r"^\s*(?P<hdr>[^:|]{1,60}?)\s*:\s*(?P<val>[^:]*\d[^:]*)$", re.S)
 CELL_HEADER_ITER_RE = re.compile(r"\|\s*(?P<hdr>[^:|\n]{1,60}?)\s*:\s*[^|\n]*\d")
-_DASH_CODES = frozenset(("2013", "2014"))  # a dash the text extraction printed as its code point (U+2013, U+2014)
-# Rows whose figures are never "in millions": per-share amounts, percentages, ratios, days, counts.
-_UNSCALED_ROW_RE = re.compile(
-    r"per\s+(?:common\s+|diluted\s+|basic\s+)?share|\bEPS\b|%|\bpercent|\bratios?\b|\brates?\b|\bmargins?\b|\bdays\b|"
-    r"number\s+of",
-    re.IGNORECASE,
-)
 _SCALE_CELL_RE = re.compile(r"\((?:in|amounts\s+in|dollars\s+in)\s[^)]*\)|\$|\|", re.IGNORECASE)
-_DOT_LEADER_RE = re.compile(r"\s*\.{2,}[\s.$]*$|\s*\.{3,}")
 _STATEMENT_ANY_RE = re.compile(
     r"consolidated|statements?\s+of|balance\s+sheets?|item\s+8\b|financial\s+statements", re.I
 )
@@ -236,67 +229,6 @@ def line_key(label: str) -> str:
     return " ".join(re.sub(r"\s*\(.*?\)\s*$", "", label).lower().split()).strip(" :")
 
 
-# A footnote digit the extraction glued to the word before it ('Effective tax rate4 (%)', 'Order intake1'): one
-# digit after four lower-case letters or more; names that carry a number keep it apart or in capitals ('Tier 1').
-_GLUED_NOTE_RE = re.compile(r"\b([a-z]{4,})\d\b")
-
-
-def _clean_label(label: str) -> str:
-    """A row label without dot leaders, a dangling '$' or a note reference: 'Total assets.......... $',
-    'Adjusted operating margin3 (%)'."""
-    label = _GLUED_NOTE_RE.sub(r"\1", _DOT_LEADER_RE.sub("", label))
-    return label.strip(" $:").strip()
-
-
-_PERCENT_SIGN_RE = re.compile(r"%|\bper\s?cent\b", re.IGNORECASE)
-
-
-# 'Floating rate notes', 'Fixed-rate debt': an instrument named by its kind of rate, whose figures are amounts.
-_INSTRUMENT_RATE_RE = re.compile(r"\b(?:floating|variable|fixed|adjustable)[\s-]+$", re.IGNORECASE)
-
-
-def _dash_code(cell: str) -> bool:
-    """A cell holding only a dash printed as its code point ('2013', '$ 2014')."""
-    return cell.strip().lstrip("$").strip() in _DASH_CODES
-
-
-def _after_number(label: str, at: int) -> bool:
-    """The word at ``at`` follows a number ('3.5% senior notes', 'Notes, 4 percent'): a rate naming an instrument."""
-    return label[:at].rstrip().endswith(tuple("0123456789"))
-
-
-def _unscaled_row(label: str) -> bool:
-    """A row whose figures are never 'in millions' (per-share amounts, percentages, ratios, days, counts); not
-    one naming an instrument by its rate ('3.25% Senior notes due 2029', 'Floating rate notes')."""
-    for m in _UNSCALED_ROW_RE.finditer(label):
-        word = m.group().lower()
-        if word.startswith(("%", "percent")) and _after_number(label, m.start()):
-            continue
-        if word.startswith("rate") and _INSTRUMENT_RATE_RE.search(label[: m.start()]):
-            continue
-        return True
-    return False
-
-
-def _states_percent(label: str) -> bool:
-    """A row label that says its figures are percentages ('Gross margin (%)', '% of revenue', 'Percent
-    change'); not one naming an instrument by its rate ('3.5% senior notes', 'Notes, 4 percent')."""
-    return any(not _after_number(label, m.start()) for m in _PERCENT_SIGN_RE.finditer(label))
-
-
-def _stated_unit(n: NumericValue, unscaled: bool, currency: str, percent: bool = False) -> NumericValue:
-    """A table figure with the unit and scale its row states: a percentage row's plain figures are percentages
-    ('Gross margin (%) | 73.2'); a per-share, percentage or ratio row is never 'in millions'; a scaled plain
-    figure of a table in a ``currency`` ('USD', 'CNY') is in it."""
-    if percent and n.unit == "":
-        n = n.model_copy(update={"unit": "%"})
-    if unscaled or n.unit in {"%", "bps", "x"}:
-        n = n.model_copy(update={"scale": 1.0})
-    if currency and n.unit == "" and n.scale > 1.0:
-        n = n.model_copy(update={"unit": currency})
-    return n
-
-
 def _row(
     piece: str,
     start: int,
@@ -312,13 +244,13 @@ def _row(
         cells.append((pos, part))
         pos += len(part) + 1
     label_at = next((i for i, (_, c) in enumerate(cells) if c.strip()), 0)
-    label = _clean_label(cells[label_at][1]) if cells else ""
+    label = clean_label(cells[label_at][1]) if cells else ""
     if find_numbers(label) and not letter_runs(label, 3) and not name_numbers(label):
         label, label_at = "", -1  # a row of values only (a continuation line)
     row_scale = header_scale(piece)
     scale = row_scale if row_scale != 1.0 else chunk_scale
-    unscaled = _unscaled_row(label)
-    percent = _states_percent(label)
+    unscaled = unscaled_row(label)
+    percent = states_percent(label)
     headers: list[str] = []
     values: list[NumericValue] = []
     for i, (offset, cell) in enumerate(cells):
@@ -332,9 +264,9 @@ def _row(
         )
         # A cell under its column's name is a value even when it reads like a year ('2008: 1953' millions); a
         # bare '2013' or '2014' there is a dash whose code point the text extraction printed (U+2013, U+2014).
-        years = m is not None and m.group("hdr").strip().lower() != "columns" and not _dash_code(body)
+        years = m is not None and m.group("hdr").strip().lower() != "columns" and not dash_code(body)
         for n in find_numbers(body, scale, include_years=years):
-            n = _stated_unit(n, unscaled, currency, percent)
+            n = stated_unit(n, unscaled, currency, percent)
             at = start + offset + body_at + n.start
             values.append(n.model_copy(update={"start": at, "end": at + (n.end - n.start)}))
             headers.append(header)
@@ -348,16 +280,9 @@ def _row(
     return label, values
 
 
-def _record_row(
-    piece: str, start: int, row: TableLine, record: TableRecord, currency: str
-) -> tuple[str, list[NumericValue]]:
-    """A row's label and values from its typed record: each cell's figures under the period of the column the
-    record puts the cell in, located in the linearised ``piece`` (at ``start`` of the chunk text) for quoting."""
-    label = _clean_label(row.label)
-    own_scale = header_scale(label)
-    scale = own_scale if own_scale != 1.0 else record.scale
-    unscaled = _unscaled_row(label)
-    percent = _states_percent(label)
+def _record_row(piece: str, start: int, row: TableLine, record: TableRecord) -> tuple[str, list[NumericValue]]:
+    """A row's label and figures from its typed record, as ingest typed them (unit, scale, currency, column and
+    period), each located in the linearised ``piece`` (at ``start`` of the chunk text) for quoting."""
     values: list[NumericValue] = []
     # The chunk prints the row as 'label | 2019: 1,234 | 2018: 987 | (in millions)' (no label: no first bar).
     pos = piece.find(row.label) + len(row.label) if row.label and row.label in piece else -len(" | ")
@@ -371,25 +296,9 @@ def _record_row(
                 continue
             at = found + len("| ") + len(printed)
         pos = at + len(cell.text)
-        # A cell under its column's name is a value even when it reads like a year ('2008: 1953' millions); a
-        # bare '2013' or '2014' there is a dash whose code point the text extraction printed (U+2013, U+2014).
-        years = column is not None and not _dash_code(cell.text)
-        body = cell.text
-        for note in cell.notes:  # '1,025,659(1)': the footnote mark is no second figure
-            at_note = body.rfind(note)
-            body = body[:at_note] + " " * len(note) + body[at_note + len(note):]
-        nil = nil_cell(body, scale) if column is not None and column.period else None
-        for n in [nil] if nil is not None else find_numbers(body, scale, include_years=years):
-            if column is not None and column.unit == "%" and n.unit == "":
-                n = n.model_copy(update={"unit": "%"})  # 'Change (%) | 50.7': the header says it is a percentage
-            n = _stated_unit(n, unscaled, currency, percent)
-            values.append(n.model_copy(update={
-                "start": start + at + n.start, "end": start + at + n.end, "period": column.period if column else "",
-                "column": column.label if column else "",
-            }))
-    if not any(v.period for v in values) and len(record.columns) == len(values):
-        values = [v.model_copy(update={"period": c.period}) for v, c in zip(values, record.columns, strict=True)]
-    return label, values
+        values.extend(f.model_copy(update={"start": start + at + f.start, "end": start + at + f.end})
+                      for f in cell.figures)
+    return clean_label(row.label), values
 
 
 class _Layout(BaseModel):
@@ -433,7 +342,7 @@ def _segments(ev_index: int, ev: Evidence, own_currency: str, inherited: _Layout
             row = record.row_at_line(bisect.bisect_right(line_starts, start)) if record is not None else None
             row = row if row is not None and row.cells else None  # a line the table parser kept whole
             if row is not None:
-                label, nums = _record_row(piece, start, row, record, currency)  # type: ignore[arg-type]
+                label, nums = _record_row(piece, start, row, record)  # type: ignore[arg-type]
                 block = row.period
             else:
                 label, nums = _row(piece, start, chunk_scale, columns, periods_of, currency)
@@ -568,7 +477,7 @@ def _loose_rows(
                 start=start + (len(line) - len(line.lstrip())),
                 end=end,
                 raw=raw,
-                label=_clean_label(label),
+                label=clean_label(label),
                 numbers=values,
                 mentions=find_metrics(label),
             )

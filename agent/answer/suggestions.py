@@ -42,7 +42,7 @@ def _rows(table: TableRecord) -> Iterator[tuple[str, str]]:
     wanted = _ASKED_ROWS.get(table.statement, ())
     for row in table.rows:
         name = canonical(row.label.strip().rstrip(":"))
-        if name in wanted and any(c.value is not None for c in row.cells):
+        if name in wanted and any(any(ch.isdigit() for ch in f.text) for c in row.cells for f in c.figures):
             yield name, row.label.strip().rstrip(":")
 
 

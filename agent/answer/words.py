@@ -18,7 +18,7 @@ from agent.finance.wording import without_possessive
 from agent.query.cues import NON_NUMERIC_RELATIONS
 from agent.query.plan import SubQuery
 from agent.query.scope import CONTRIBUTION_VERBS, FILLER_WORDS, PREDICATE_VERBS, STOP_WORDS, metric_modifiers
-from agent.schemas import NumericValue
+from agent.schemas import NumericValue, TableColumn
 
 TOTAL_BONUS = 0.1  # among partial labels, a "Total ..." row is the total, not a sub-item
 
@@ -164,8 +164,21 @@ def unasked_column(ev: Evidence, value: NumericValue, asked: str) -> str:
     own = next((c for c in named if c.label == value.column), None)
     if own is None or len(named) < 2 or WHOLE_COLUMN_RE.match(own.label):
         return ""
-    asked = without_possessive(asked)
-    return "" if _content_words(without_units(own.label)) <= _content_words(asked) else own.label
+    asked_words = _content_words(without_possessive(asked))
+    if _content_words(without_units(own.label)) <= asked_words:
+        return ""
+    # A long name is named by the words that tell it from the other columns ('remaining available for future
+    # issuance' of 'number of securities remaining available ... (excluding securities reflected in column (a))').
+    hits = {c.label: len(asked_words & _distinct_words(c, named)) for c in named}
+    mine = hits[own.label]
+    named_enough = mine >= max(1, len(_distinct_words(own, named)) / 2)
+    return "" if named_enough and all(n < mine for label, n in hits.items() if label != own.label) else own.label
+
+
+def _distinct_words(column: TableColumn, columns: Sequence[TableColumn]) -> set[str]:
+    """The words of a column's name that no other of ``columns`` prints."""
+    others = set().union(*(_content_words(without_units(c.label)) for c in columns if c.label != column.label))
+    return _content_words(without_units(column.label)) - others
 
 
 def _asks_figure(sub_query: SubQuery) -> bool:

@@ -295,7 +295,7 @@ def parse_date(text: str) -> date | None:
     return None
 
 
-def _snap(d: date) -> tuple[int, int]:
+def period_close(d: date) -> tuple[int, int]:
     """(year, month) a period ending on ``d`` closes: day 1-7 belongs to the previous month (52/53 weeks)."""
     if d.day <= SNAP_DAY:
         return (d.year - 1, 12) if d.month == 1 else (d.year, d.month - 1)
@@ -305,7 +305,7 @@ def _snap(d: date) -> tuple[int, int]:
 def fiscal_quarter_of(d: date, fy_end_month: int = 12) -> tuple[int, int]:
     """(fiscal year, fiscal quarter) of a period ending on ``d``; the fiscal year ends in ``fy_end_month``, counted
     from January of the year that names it (13 and above: a month of the next year, see :func:`fiscal_naming`)."""
-    year, month = _snap(d)
+    year, month = period_close(d)
     fiscal_year = -(-(12 * year + month - fy_end_month) // 12)  # the first year whose end is not before d
     quarter = ((month - fy_end_month - 1) % 12) // 3 + 1
     return fiscal_year, quarter
@@ -336,7 +336,7 @@ def fiscal_naming(text: str, fy_end_month: int) -> int:
         except ValueError:
             continue
         dated = fiscal_quarter_of(ended, fy_end_month)[0]
-        if _snap(ended)[1] == fy_end_month and int(named) == dated - 1:
+        if period_close(ended)[1] == fy_end_month and int(named) == dated - 1:
             return fy_end_month + 12
     return fy_end_month
 
@@ -350,7 +350,7 @@ def same_calendar(month: int, fy_end_month: int) -> int:
 def _norm_for_months(d: date, months: int, fy_end_month: int) -> tuple[str, str]:
     fy, q = fiscal_quarter_of(d, fy_end_month)
     if months >= 12:  # a year is named by the year it closes in, unless the filer names it by the year it began
-        return f"FY{fy if fy_end_month > 12 else _snap(d)[0]}", "year"
+        return f"FY{fy if fy_end_month > 12 else period_close(d)[0]}", "year"
     if months == 9 and q == 3:
         return f"FY{fy}M9", "nine_months"
     if months == 6 and q in (2, 4):
@@ -528,7 +528,7 @@ def _year_to_date_end_month(text: str) -> int | None:
         span = _duration_months(m.group("dur"), m.group("unit"))
         ended = parse_date(text[m.end() : m.end() + YEAR_TO_DATE_DATE_CHARS])
         if span in (6, 9) and ended is not None:
-            months.add((_snap(ended)[1] - span - 1) % 12 + 1)
+            months.add((period_close(ended)[1] - span - 1) % 12 + 1)
     return months.pop() if len(months) == 1 else None
 
 
@@ -779,16 +779,27 @@ def sort_key(norm: str) -> tuple[int, int, int]:
 # Table columns
 # ---------------------------------------------------------------------------------------------------------
 CALENDAR_FY_END = 12  # calendar fiscal years unless the columns or the filer say otherwise
-# A column of several years or an open end ('2009 - 2010', '2021 -22', '2025 and thereafter') is no one period.
+# A column of several years or an open end ('2009 - 2010', '2021 -22', '2025 and thereafter') is no one period, nor
+# is a maturity bucket counted from the balance sheet date ('Less than 1 year', '1-3 years', 'More than 5 years').
 _SPAN_LABEL_RE = re.compile(
-    r"\b(?:19|20)\d{2}\s*[-–]\s*\d{2,4}\b|\bthereafter\b|\bbeyond\b|\band\s+(?:later|after)\b", re.IGNORECASE
+    r"\b(?:19|20)\d{2}\s*[-–]\s*\d{2,4}\b|\bthereafter\b|\bbeyond\b|\band\s+(?:later|after)\b|"
+    r"\b(?:less|more)\s+than\s+(?:one|two|three|five|\d{1,2})\s+years?\b|\b\d{1,2}\s*[-–]\s*\d{1,2}\s+years\b|"
+    r"\byears\s*\d{1,2}\s*[-–]\s*\d{1,2}\b|\b(?:within|after|over)\s+(?:one|\d{1,2})\s+years?\b",
+    re.IGNORECASE,
 )
 _DURATION_HEADER_RE = re.compile(r"\bmonths?\b|\bweeks?\b|\bquarters?\b", re.IGNORECASE)
 
 
 def is_span_label(label: str) -> bool:
-    """'2009 - 2010', '2021 -22', '2025 and thereafter': a column or row of several years, no one period."""
+    """'2009 - 2010', '2021 -22', '2025 and thereafter', '1-3 years': a column or row of several years, no one
+    period."""
     return _SPAN_LABEL_RE.search(label) is not None
+
+
+def without_spans(label: str) -> str:
+    """``label`` with its spans of years blanked ('1-3 years' -> ' '): what is left says whether it prints a
+    figure."""
+    return _SPAN_LABEL_RE.sub(" ", label)
 
 
 def is_duration_label(label: str) -> bool:
@@ -810,7 +821,7 @@ def column_periods(labels: Sequence[str], fy_end_month: int = 0) -> list[str]:
     # The table's own labels decide first; the filer's calendar only where they say nothing of it.
     own = same_calendar(infer_fy_end_month(" | ".join(labels), 0), fy_end_month)
     if not own and len(points) >= 2 and len({d.year for d in points}) == len(points):
-        months = {_snap(d)[1] for d in points}
+        months = {period_close(d)[1] for d in points}
         own = months.pop() if len(months) == 1 else 0
     fy_end = own or fy_end_month or CALENDAR_FY_END
     return [normalise_period(label, fy_end) if label and not is_span_label(label) else "" for label in labels]

@@ -23,7 +23,7 @@ from agent.ingest.linearise import linearise_row, table_header_line
 from agent.ingest.parts import table_parts
 from agent.ingest.structure import RUNNING_ZONE_LINES, line_key, running_lines
 from agent.ingest.tables import TableBlock, find_tables
-from agent.ingest.typed_tables import same_label, table_record
+from agent.ingest.typed_tables import same_label, table_currency, table_record
 from agent.schemas import PAGE_SEPARATOR, Chunk, Page, Section, TableRecord, chunk_id_for
 
 # A prose piece with fewer words than this (a page number, a lone caption) is not worth a chunk.
@@ -353,6 +353,9 @@ def chunk_document(
         return at >= 0 and sections[at].kind == "statement"
 
     parts = table_parts([t for _, t in tables], [in_statement(start) for start in table_starts], doc_text)
+    # the filing's reporting currency: the one most of its tables state
+    stated = Counter(c for _, t in tables if (c := table_currency(t)))
+    filing_currency = stated.most_common(1)[0][0] if stated else ""
     pieces: list[_Piece] = []
     for section in sections:
         s_start, s_end = section.char_start, section.char_end
@@ -370,7 +373,7 @@ def chunk_document(
             on_page = pages[table_pages[k]]
             record = table_record(table, table_id=f"{doc_id[:12]}:t{k}", page=table_pages[k], offset=offset,
                                   section=section, part=part, fy_end_month=fy_end_month,
-                                  filing_period=filing_period,
+                                  filing_period=filing_period, filing_currency=filing_currency,
                                   box=span_box(on_page, table.char_start, table.char_end),
                                   row_boxes=[line_box(on_page, row.char_start) for row in table.rows],
                                   row_indents=[line_indent(on_page, row.char_start) for row in table.rows])

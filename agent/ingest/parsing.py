@@ -659,6 +659,8 @@ _MD_PAGE_BREAK_RE = re.compile(
 _MD_TABLE_RULE_RE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _DATE_PART_RE = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?|\d{1,2}|[,.]", re.IGNORECASE)
 _PERIOD_WORD_RE = re.compile(r"fiscal|years?|fy|ended|ending|as|of|at", re.IGNORECASE)
+# A caption ending in a word that needs the next one ('for the' of 'for the years ended ...') says nothing alone.
+_OPEN_WORD_RE = re.compile(r"the|a|an|for|of|by|in|on|at|as|to|and|or|from", re.IGNORECASE)
 _FOOTNOTE_MARK_RE = re.compile(r"\(\s*(?:\d{1,2}|[a-z])\s*\)")
 _MD_HEADING_RE = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
 _MD_IMAGE_RE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
@@ -683,7 +685,7 @@ def _spanning_caption(cells: list[str]) -> tuple[str, list[str]]:
     # but head named columns ('payments due by fiscal year | total | 2020').
     while n and (_DATE_PART_RE.fullmatch(words[0][n - 1]) or (bare and _PERIOD_WORD_RE.fullmatch(words[0][n - 1]))):
         n -= 1
-    if not SPANNING_CAPTION_MIN_WORDS <= n <= SPANNING_CAPTION_MAX_WORDS:
+    if not SPANNING_CAPTION_MIN_WORDS <= n <= SPANNING_CAPTION_MAX_WORDS or _OPEN_WORD_RE.fullmatch(words[0][n - 1]):
         return "", [" ".join(w) for w in words]
     return " ".join(words[0][:n]), [" ".join(w[n:]) for w in words]
 

@@ -9,6 +9,7 @@ per line (label, then ``$``, ``5,363``, ... each on its own line, as other PDF e
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 from collections.abc import Sequence
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, Field
 
 from agent.finance.numbers import SCALE_NAMES, header_scale, units_only
+from agent.finance.periods import without_spans
 from agent.ingest.columns import (
     DURATION_RE,
     MONTH_RE,
@@ -155,6 +157,7 @@ class _Row:
     open_for_cells: bool = True
     is_break: bool = False
     placed: list[int] = field(default_factory=list)  # the column each cell stands in, where the layout says
+    grid: bool = False  # printed as a grid's cells (HTML, Markdown: ' | ' between them), not laid out as text
 
     @property
     def is_header(self) -> bool:
@@ -322,15 +325,16 @@ def _rows(lines: list[_Line]) -> list[_Row]:
     for line in lines:
         if line.kind == "blank":
             continue
-        if line.kind == "prose":
+        if line.kind == "prose" and not (current is not None and current.is_header):
             rows.append(_Row("", [], line.start, line.end, open_for_cells=False, is_break=True))
             current, prefix = None, ""
-        elif line.kind == "text":
-            if current is not None and not current.cells and line.text[:1].islower():
+        elif line.kind in {"text", "prose"}:  # a long line right under a table's header is its first sub-heading
+            if current is not None and not current.cells and line.text[:1].islower() \
+                    and CELL_SEPARATOR not in line.text:  # a grid's line of cells wraps no label
                 current.label = f"{current.label} {line.text}"
                 current.end = line.end
             else:
-                current = _Row(line.text, [], line.start, line.end)
+                current = _Row(line.text, [], line.start, line.end, grid=CELL_SEPARATOR in line.text)
                 rows.append(current)
             prefix = ""
         elif line.kind == "prefix":
@@ -346,7 +350,7 @@ def _rows(lines: list[_Line]) -> list[_Row]:
                 current.cells.extend(cells)
                 current.end = line.end
             else:
-                current = _Row("", cells, line.start, line.end)
+                current = _Row("", cells, line.start, line.end, grid=CELL_SEPARATOR in line.text)
                 rows.append(current)
             # One value per line is the one-cell-per-line layout: more values follow. A line of several values
             # is a whole row (pdfium's layout), so the next line starts a new one.
@@ -357,7 +361,7 @@ def _rows(lines: list[_Line]) -> list[_Row]:
                 current.cells = list(line.cells)
                 current.end = line.end
             else:
-                current = _Row(line.label, list(line.cells), line.start, line.end)
+                current = _Row(line.label, list(line.cells), line.start, line.end, grid=CELL_SEPARATOR in line.text)
                 rows.append(current)
             current.open_for_cells = False
             prefix = ""
@@ -393,7 +397,15 @@ def _groups(rows: list[_Row]) -> list[list[_Row]]:
                 current = current[-run:]
         current.append(row)
     groups.append(current)
-    return [g for g in groups if sum(r.is_data for r in g) >= MIN_DATA_ROWS]
+    return [g for g in groups if sum(r.is_data for r in g) >= MIN_DATA_ROWS or _one_row_grid(g)]
+
+
+def _one_row_grid(group: list[_Row]) -> bool:
+    """A grid table of one row under a header of cells ('(Dollars in millions) | 2019 | 2018' over 'Interest
+    expense | $2,082 | $2,025'): a table, though a line of text ending in a figure alone is a sentence."""
+    data = [i for i, r in enumerate(group) if r.is_data]
+    return len(data) == 1 and group[data[0]].grid and len(group[data[0]].cells) >= 2 and any(
+        r.grid and (r.is_header or not r.cells) for r in group[:data[0]])
 
 
 def _names_columns(row: _Row) -> bool:
@@ -402,7 +414,8 @@ def _names_columns(row: _Row) -> bool:
     period's digits aside), no scale or period matter. After data it starts a new table."""
     names = _column_names(row)
     return len(names) >= 2 and all(
-        re.search(r"[A-Za-z]{3}", n) and not re.search(r"\d", PERIOD_RE.sub(" ", n)) and not _is_meta_line(n)
+        re.search(r"[A-Za-z]{3}", n) and not re.search(r"\d", PERIOD_RE.sub(" ", without_spans(n)))
+        and not _is_meta_line(n)
         for n in names
     )
 
@@ -476,10 +489,14 @@ def _line_names(row: _Row, body: list[_Row], dated: bool = False) -> list[str]:
     when ``dated``, the dates and periods the names print. Empty when the line is no such line."""
     widths = {len(r.cells) - (1 if not r.label and _YEAR_CELL_RE.match(r.cells[0]) else 0) for r in body if r.cells}
     names = _column_names(row, next(iter(widths)) if len(widths) == 1 else 0)
+    if row.grid and len(widths) == 1 and len(names) == next(iter(widths)) + 1:
+        names = names[1:]  # a grid's first cell heads the row labels ('Plan category'), not a column of values
+    year_rows = any(not r.label and r.cells and _YEAR_CELL_RE.match(r.cells[0]) for r in body)
     named = (
-        len(names) >= 2
+        len(names) >= (1 if year_rows else 2)  # one name over rows labelled by their year is their one column's
         and widths == {len(names)}
-        and all(re.search(r"[A-Za-z]{3}", n) and not re.search(r"\d", PERIOD_RE.sub(" ", n) if dated else n)
+        and all(re.search(r"[A-Za-z]{3}", n)
+                and not re.search(r"\d", PERIOD_RE.sub(" ", without_spans(n)) if dated else without_spans(n))
                 for n in names)
     )
     return names if named else []
@@ -609,10 +626,15 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
         else:
             columns = list(named)
     year_rows = any(not r.label and r.cells and _YEAR_CELL_RE.match(r.cells[0]) for r in body)
-    if names and len(columns) < len(names) and not year_rows:
+    if names and len(columns) < len(names) and year_rows:
+        # 'Operating Leases | Finance Leases' over '2021 | $138 | $6': each value is under its column's name, and
+        # the row is labelled by its year
+        body = [dataclasses.replace(r, label=r.cells[0], cells=r.cells[1:])
+                if not r.label and r.cells and _YEAR_CELL_RE.match(r.cells[0]) else r for r in body]
+        columns = names
+    elif names and len(columns) < len(names):
         # 'USD denominated | Non-USD denominated' over 'December 31, 2019': the period heads the table (or a block
-        # of its rows), each value is under its column's name. (Rows labelled by their year keep the names as the
-        # table's title: there the row is the period.)
+        # of its rows), each value is under its column's name.
         columns = names
         period_caption = period_caption or next(
             (r.label for r in group[col_start:body_start] if not r.cells and PERIOD_RE.search(r.label)), ""

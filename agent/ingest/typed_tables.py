@@ -21,10 +21,13 @@ from agent.finance.periods import (
     is_duration_label,
     is_span_label,
     names_several_periods,
+    normalise_period,
     parse_date,
+    period_close,
     single_period,
     to_date,
 )
+from agent.ingest.figures import typed_row
 from agent.ingest.linearise import labelled_columns
 from agent.ingest.tables import TableBlock, TableRow
 from agent.schemas import (
@@ -167,12 +170,29 @@ def _year_to_date(label: str, fy_end_month: int, filing_period: str) -> str:
     return to_date(year, f"{year}{quarter}") if year else ""
 
 
+def _quarter_ends(labels: Sequence[str], fy_end_month: int, filing_period: str) -> list[str]:
+    """In a quarter's filing of a filer whose year ends in a known month, dates of one other month in different
+    years ('July 29, 2023 | July 30, 2022' in a February filer's second quarter) are the quarter's end and the prior
+    year's, not year ends; their fiscal quarters. Empty otherwise (see :func:`column_periods`)."""
+    dates = [parse_date(label) if label and not is_duration_label(label) else None for label in labels]
+    points = [d for d in dates if d is not None]
+    if not re.search(r"Q[1-4]$", filing_period) or not 1 <= fy_end_month <= 24 or len(points) < 2:
+        return []
+    months = {period_close(d)[1] for d in points}
+    if len(months) != 1 or months.pop() == (fy_end_month - 1) % 12 + 1:
+        return []
+    return [normalise_period(label, fy_end_month) if d is not None else "" for label, d in zip(labels, dates,
+                                                                                                strict=True)]
+
+
 def typed_columns(table: TableBlock, fy_end_month: int, filing_period: str = "") -> list[TableColumn]:
     """The table's value columns, each with its kind and, for a period, its fiscal label, end date and months
     (a 'Year to Date' column's from ``filing_period``, the quarter the filing reports). A change or span column
     is no period's value, whatever years its name prints."""
+    texts = [_period_text(label) for label in table.columns]
     periods = [period or _year_to_date(label, fy_end_month, filing_period) for label, period in zip(
-        table.columns, column_periods([_period_text(label) for label in table.columns], fy_end_month), strict=True)]
+        table.columns, _quarter_ends(texts, fy_end_month, filing_period) or column_periods(texts, fy_end_month),
+        strict=True)]
     caption = table.period_caption
     columns: list[TableColumn] = []
     for label, period in zip(table.columns, periods, strict=True):
@@ -194,8 +214,7 @@ def typed_columns(table: TableBlock, fy_end_month: int, filing_period: str = "")
 def _cell(text: str, column: int) -> TableCell:
     numbers = find_numbers(text, include_years=True)
     notes = [m.group(0) for m in _NOTE_MARK_RE.finditer(text) if numbers and m.start() >= numbers[0].end]
-    value = numbers[0].value if numbers and numbers[0].readable else None
-    return TableCell(text=text, column=column, value=value, notes=notes)
+    return TableCell(text=text, column=column, notes=notes)
 
 
 class _Outline:
@@ -323,7 +342,7 @@ def _line(row: TableRow, offset: int, box: LineBox | None, *, parent: str = "", 
 # -------------------------------------------------------------------------------------------------------
 # The record
 # -------------------------------------------------------------------------------------------------------
-def _currency(table: TableBlock) -> str:
+def table_currency(table: TableBlock) -> str:
     """The currency the table's figures are in: the one its header states ('(RMB in millions)', 'HK$'000', '$'),
     else the one most of its figures are written in; '' for none (a row label naming a currency says nothing of
     the figures)."""
@@ -352,12 +371,13 @@ def _kind(section: Section, statement: str, title: str, part: str) -> TableKind:
 def table_record(
     table: TableBlock, *, table_id: str, page: int, offset: int, section: Section, part: str = "",
     fy_end_month: int = 0, box: LineBox | None = None, row_boxes: Sequence[LineBox | None] = (),
-    row_indents: Sequence[float | None] = (), filing_period: str = "",
+    row_indents: Sequence[float | None] = (), filing_period: str = "", filing_currency: str = "",
 ) -> TableRecord:
     """The typed record of a table found at ``offset`` (its page's start) in the document text; ``box`` is where
     it is printed on its page, ``row_boxes`` where each of its rows starts (PDF filings; else none) and
     ``row_indents`` how far each row's label is indented (PDF and HTML filings); ``filing_period`` is the period
-    the filing reports (a 'Year to Date' column's span is read from it)."""
+    the filing reports (a 'Year to Date' column's span is read from it); ``filing_currency`` the one most of the
+    filing's tables state, which a table stating none is in."""
     columns = typed_columns(table, fy_end_month, filing_period)
     header = " | ".join(p for p in (table.title, table.period_caption) if p)
     # Rows of a table whose columns are names are of the one period their header names ('As at 31 December 2019').
@@ -369,6 +389,8 @@ def table_record(
     scale = table.scale if table.scale != 1.0 else header_scale(
         " ".join([table.title, table.caption, *(r.label for r in table.rows if not r.cells)]))
     statement = statement_of(" > ".join(section.path), table.title, rows=body)
+    currency = table_currency(table) or filing_currency
+    rows = [typed_row(r, columns, scale, currency) for r in rows]
     return TableRecord(
         table_id=table_id,
         page=page,
@@ -381,7 +403,7 @@ def table_record(
         period_caption=table.period_caption,
         scale=scale,
         scale_label=table.scale_label,
-        currency=_currency(table),
+        currency=currency,
         columns=columns,
         rows=rows,
         n_rows=len(rows),

@@ -1,0 +1,122 @@
+"""A table row's figures typed once, at ingest: each cell's figures with the unit, scale and currency its row,
+column and table state, under its column's name and period.
+
+The reader takes these figures as they are (:mod:`agent.answer.reading`); it never re-reads a cell's text.
+A row's label can say what its figures are ('Gross margin (%)' is a percentage, 'per share' is never in
+millions), a column's header can ('Change (%)'), and a table's header says the scale and the currency. A dash
+under a period column is a zero; a dash printed as its code point ('2014' for U+2014) is no year.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from agent.finance.numbers import find_numbers, header_scale, nil_cell
+from agent.schemas import NumericValue, TableColumn, TableLine
+
+_DASH_CODES = frozenset(("2013", "2014"))  # a dash the text extraction printed as its code point (U+2013, U+2014)
+# Rows whose figures are never "in millions": per-share amounts, percentages, ratios, days, counts.
+_UNSCALED_ROW_RE = re.compile(
+    r"per\s+(?:common\s+|diluted\s+|basic\s+)?share|\bEPS\b|%|\bpercent|\bratios?\b|\brates?\b|\bmargins?\b|\bdays\b|"
+    r"number\s+of",
+    re.IGNORECASE,
+)
+_DOT_LEADER_RE = re.compile(r"\s*\.{2,}[\s.$]*$|\s*\.{3,}")
+# A footnote digit the extraction glued to the word before it ('Effective tax rate4 (%)', 'Order intake1'): one
+# digit after four lower-case letters or more; names that carry a number keep it apart or in capitals ('Tier 1').
+_GLUED_NOTE_RE = re.compile(r"\b([a-z]{4,})\d\b")
+_COUNT_RE = re.compile(r"\bnumber\s+of\b", re.IGNORECASE)
+_PERCENT_SIGN_RE = re.compile(r"%|\bper\s?cent\b", re.IGNORECASE)
+# 'Floating rate notes', 'Fixed-rate debt': an instrument named by its kind of rate, whose figures are amounts.
+_INSTRUMENT_RATE_RE = re.compile(r"\b(?:floating|variable|fixed|adjustable)[\s-]+$", re.IGNORECASE)
+
+
+def clean_label(label: str) -> str:
+    """A row label without dot leaders, a dangling '$' or a note reference: 'Total assets.......... $',
+    'Adjusted operating margin3 (%)'."""
+    label = _GLUED_NOTE_RE.sub(r"\1", _DOT_LEADER_RE.sub("", label))
+    return label.strip(" $:").strip()
+
+
+def dash_code(cell: str) -> bool:
+    """A cell holding only a dash printed as its code point ('2013', '$ 2014')."""
+    return cell.strip().lstrip("$").strip() in _DASH_CODES
+
+
+def _after_number(label: str, at: int) -> bool:
+    """The word at ``at`` follows a number ('3.5% senior notes', 'Notes, 4 percent'): a rate naming an instrument."""
+    return label[:at].rstrip().endswith(tuple("0123456789"))
+
+
+def unscaled_row(label: str) -> bool:
+    """A row whose figures are never 'in millions' (per-share amounts, percentages, ratios, days, counts); not
+    one naming an instrument by its rate ('3.25% Senior notes due 2029', 'Floating rate notes')."""
+    for m in _UNSCALED_ROW_RE.finditer(label):
+        word = m.group().lower()
+        if word.startswith(("%", "percent")) and _after_number(label, m.start()):
+            continue
+        if word.startswith("rate") and _INSTRUMENT_RATE_RE.search(label[: m.start()]):
+            continue
+        return True
+    return False
+
+
+def states_percent(label: str) -> bool:
+    """A row label that says its figures are percentages ('Gross margin (%)', '% of revenue', 'Percent
+    change'); not one naming an instrument by its rate ('3.5% senior notes', 'Notes, 4 percent')."""
+    return any(not _after_number(label, m.start()) for m in _PERCENT_SIGN_RE.finditer(label))
+
+
+def stated_unit(n: NumericValue, unscaled: bool, currency: str, percent: bool = False) -> NumericValue:
+    """A table figure with the unit and scale its row states: a percentage row's plain figures are percentages
+    ('Gross margin (%) | 73.2'); a per-share, percentage or ratio row is never 'in millions'; a scaled plain
+    figure of a table in a ``currency`` ('USD', 'CNY') is in it."""
+    if percent and n.unit == "":
+        n = n.model_copy(update={"unit": "%"})
+    if unscaled or n.unit in {"%", "bps", "x"}:
+        n = n.model_copy(update={"scale": 1.0})
+    if currency and n.unit == "" and n.scale > 1.0:
+        n = n.model_copy(update={"unit": currency})
+    return n
+
+
+def typed_row(row: TableLine, columns: Sequence[TableColumn], scale: float, currency: str) -> TableLine:
+    """``row`` with each cell's figures typed (offsets within the cell's text): the table's ``scale`` unless the
+    row states its own, the table's ``currency`` for scaled plain figures, '%' under a percentage column or row,
+    each figure under its column's name and period."""
+    label = clean_label(row.label)
+    own_scale = header_scale(label)
+    scale = own_scale if own_scale != 1.0 else scale
+    unscaled, percent = unscaled_row(label), states_percent(label)
+    cells = []
+    for cell in row.cells:
+        column = columns[cell.column] if 0 <= cell.column < len(columns) else None
+        body = cell.text
+        for note in cell.notes:  # '1,025,659(1)': the footnote mark is no second figure
+            at_note = body.rfind(note)
+            body = body[:at_note] + " " * len(note) + body[at_note + len(note):]
+        # A cell under its column's name is a value even when it reads like a year ('2008: 1953' millions); a
+        # bare '2013' or '2014' there is a dash whose code point the text extraction printed (U+2013, U+2014).
+        years = column is not None and not dash_code(cell.text)
+        nil = nil_cell(body, scale) if column is not None and column.period else None
+        # a column named for a price per share or a rate ('Average price paid per share') is never in millions, and
+        # one named for a count ('Total number of shares purchased') is in the table's scale but no currency
+        named = column.label if column is not None and not column.period else ""
+        counted = bool(_COUNT_RE.search(named))
+        unscaled_here = unscaled or (bool(named) and not counted and unscaled_row(named))
+        figures = []
+        for n in [nil] if nil is not None else find_numbers(body, scale, include_years=years):
+            if column is not None and column.unit == "%" and n.unit == "":
+                n = n.model_copy(update={"unit": "%"})  # 'Change (%) | 50.7': the header says it is a percentage
+            n = stated_unit(n, unscaled_here, "" if counted else currency, percent)
+            figures.append(n.model_copy(update={"period": column.period if column else "",
+                                                "column": column.label if column else ""}))
+        cells.append(cell.model_copy(update={"figures": figures}))
+    flat = [f for c in cells for f in c.figures]
+    if not any(f.period for f in flat) and len(columns) == len(flat):
+        # a row of as many figures as the table has columns, none placed: the k-th figure is under the k-th column
+        periods = iter(c.period for c in columns)
+        cells = [c.model_copy(update={"figures": [f.model_copy(update={"period": next(periods)}) for f in c.figures]})
+                 for c in cells]
+    return row.model_copy(update={"cells": cells})
