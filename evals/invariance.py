@@ -32,6 +32,7 @@ from tqdm import tqdm
 from agent.config import Settings
 from agent.entities import EntityRegistry
 from agent.errors import FinragError
+from agent.finance.lexicon import find_metrics
 from evals.runner import EvalItem, EvalSet, GraphRunner, assemble, score_prediction
 
 CLASSES = ("wrapper", "ticker", "abbreviation", "casual", "reordered", "date format")
@@ -43,6 +44,7 @@ ABBREVIATIONS: tuple[tuple[str, str], ...] = (
     ("research and development expenses", "R&D spend"),
     ("research and development", "R&D"),
     ("capital expenditures", "capex"),
+    ("capital expenditure", "capex"),
     ("free cash flow", "FCF"),
     ("earnings per share", "EPS"),
     ("operating income", "op income"),
@@ -134,6 +136,24 @@ def casual(question: str, company: Company | None, form: str) -> list[str]:
     short = _ARTICLE_RE.sub("", _shorthand_year(_abbreviated(np)))
     short = " ".join(short.split())
     return [short] if short and short != np else []
+
+
+_SCALE_ASKED_RE = re.compile(r"\bin\s+(?:USD\s+|US\$\s*|\$\s*)?(thousands|millions|billions)\b", re.I)
+_YES_NO_RE = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b", re.I)
+
+
+def terse(question: str, company: Company | None) -> str:
+    """The casual shorthand of a lookup not worded 'what was X' ('What is the FY2018 capital expenditure amount (in
+    USD millions) for 3M? ...' -> 'MMM capex FY18'): the ticker (or name), the question's own words for its one
+    metric, abbreviated, and its one year; '' when the question names no company, or not one metric and one year."""
+    mentions = find_metrics(question)
+    years = {m.group(1) for m in _YEAR_RE.finditer(question)}
+    if company is None or len({m.canonical for m in mentions}) != 1 or len(years) != 1 or _YES_NO_RE.match(question):
+        return ""  # a yes-or-no question ('Does X have positive working capital?') asks more than the figure
+    metric = _abbreviated(mentions[0].surface.lower())
+    scale = _SCALE_ASKED_RE.search(question)  # the unit the answer is asked in stays asked ('in billions')
+    return " ".join(filter(None, [company.ticker or company.surface, metric, f"FY{years.pop()[2:]}",
+                                  f"in {scale.group(1).lower()}" if scale else ""]))
 
 
 def reordered(question: str, company: Company | None, form: str) -> list[str]:
@@ -253,11 +273,26 @@ def variants_of(item: EvalItem, registry: EntityRegistry, classes: Sequence[str]
     out: list[tuple[str, str]] = []
     seen = {item.question}
     for name in classes:
-        for text in PERTURBATIONS[name](item.question, company, _form_of(item)):
+        texts = PERTURBATIONS[name](item.question, company, _form_of(item))
+        if name == "casual" and not texts and _one_lookup(item.question, registry):
+            texts = [t for t in [terse(item.question, company)] if t]
+        for text in texts:
             if text not in seen:
                 seen.add(text)
                 out.append((name, text))
     return out
+
+
+def _one_lookup(question: str, registry: EntityRegistry) -> bool:
+    """The question's plan reads one figure of one metric and period of the company as a whole, and computes or
+    chooses nothing with it (the shorthand of a part's figure or of a choice would ask another question)."""
+    from agent.query.intent import extract_intent
+
+    reading = plan_reading(question, registry)
+    if len(reading.needs) != 1 or reading.operations or reading.parts or extract_intent(question).operations:
+        return False
+    company, metric, period, kind, relation = reading.needs[0].split("|")
+    return bool(company and metric and period) and (kind, relation) == ("figure", "lookup")
 
 
 def _registry(settings: Settings, home: Path) -> EntityRegistry:

@@ -87,3 +87,30 @@ def test_a_question_asking_another_noun_of_the_metric_is_not_answered_by_the_met
                                "cash equivalents between 2023 and 2024?")
     stated = out.split("Closest evidence")[0]
     assert "11,120" not in stated and "-7.60" not in stated, out
+
+
+COMPREHENSIVE = """# Woodgrove Pharma, Inc.
+
+ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934
+For the fiscal year ended December 31, 2024
+
+## Item 8. Financial Statements and Supplementary Data
+
+### Consolidated Statements of Comprehensive Income
+
+(in millions)
+
+| | 2024 | 2023 |
+|---|---|---|
+| Unrealized holding gains/(losses) on derivative financial instruments, net | 512 | (208) |
+| Reclassification adjustments for (gains)/losses included in net income | (664) | 134 |
+| Other comprehensive income/(loss), before tax | (152) | (74) |
+"""
+
+
+def test_a_figure_counted_inside_the_metric_is_not_the_metric(tmp_path) -> None:
+    """'(gains)/losses included in net income' are gains and losses, placed in net income by a participle: never
+    the company's net income."""
+    settings = ingested_typeset(tmp_path, "woodgrove-10k-2024.md", COMPREHENSIVE)
+    answer = ask_once(settings, "What was Woodgrove's net income in 2024?").split("Closest evidence", 1)[0]
+    assert "664" not in answer and answer.startswith("Not found"), answer

@@ -178,3 +178,34 @@ def test_invariance_rewords_by_class_and_compares_plans(tmp_path: Path) -> None:
     rows = {r.perturbation: r for r in report.rows}
     assert rows["ticker"].n == 1 and rows["casual"].n == 1
     assert all(v.plan_same and v.outcome == "right" for v in report.variants), report.variants
+
+
+def test_a_ticker_that_is_also_a_word_names_its_company_in_capitals() -> None:
+    boeing = Entity(entity_id="ticker:BA", name="The Boeing Company", tickers=["BA"], name_source="cover")
+    lowes = Entity(entity_id="ticker:LOW", name="Lowe's Companies, Inc.", tickers=["LOW"], name_source="cover")
+    gartner = Entity(entity_id="ticker:IT", name="Gartner, Inc.", tickers=["IT"], name_source="cover")
+    registry = EntityRegistry([boeing, lowes, gartner])
+    assert registry.named_in("BA net ppe FY18") == boeing
+    assert registry.named_in("LOW op income FY23") == lowes
+    assert registry.named_in("what was the low price of the stock?") is None  # a word, not written as a symbol
+    assert registry.named_in("IT spending FY22") is None  # one of the most frequent words: a word even in capitals
+    assert registry.named_in("LOW AND HIGH SALES PRICES") is None  # a heading set in capitals
+
+
+def test_a_period_in_shorthand_is_searched_as_the_filing_prints_its_year() -> None:
+    from agent.retrieval.candidates import searched_text
+    from agent.schemas import QueryIntent, TemporalScope
+
+    intent = QueryIntent(temporal_scope=TemporalScope(type="point", periods=["FY2020"]))
+    assert searched_text("AWK cash dividends FY20", intent) == "AWK cash dividends FY20 2020"
+    assert searched_text("dividends in 2020", intent) == "dividends in 2020"
+
+
+def test_the_casual_form_of_a_lookup_worded_otherwise_keeps_its_metric_year_and_unit() -> None:
+    from evals.invariance import Company, terse
+
+    question = ("What is the FY2021 capital expenditure amount (in USD billions) for PepsiCo? Respond to the question "
+                "using the statement of cash flows.")
+    assert terse(question, Company("PepsiCo", "PEP")) == "PEP capex FY21 in billions"
+    assert terse("Is 3M a capital-intensive business based on FY2022 data?", Company("3M", "MMM")) == ""
+

@@ -237,6 +237,10 @@ _ARTICLE = r"(?:(?:the|our|its|their)\s+)?$"
 # accrued compensation'), not a noun and its object.
 _GOVERNING_RE = re.compile(rf"\s(?:{_PREPOSITIONS}|(?P<to>to))\s+{_ARTICLE}", re.IGNORECASE)
 GOVERNOR_WORDS = 3  # words of the noun before the preposition ('depreciation expense', 'exchange rate changes')
+# Participles that place a noun inside the metric after them ('(gains)/losses included in net income', 'amounts
+# recognized in other comprehensive income'): the noun is what the words name, the metric where it is counted.
+_LOCATING_PARTICIPLES = frozenset(("included", "recognized", "recognised", "recorded", "reported", "reflected",
+                                   "presented", "reclassified", "charged", "credited"))
 _AUXILIARIES = frozenset(("was", "were", "is", "are", "be", "been", "being", "has", "have", "had"))
 _GOVERNOR_STOP_RE = re.compile(r"[^A-Za-z'’&/-]")  # a number, a bracket or punctuation ends the noun
 
@@ -270,9 +274,13 @@ def _governor_before(text: str, start: int, bare_to: bool = True) -> str | None:
     if prep is None or (prep.group("to") and not bare_to):
         return None
     words: list[str] = []
-    tokens = before[: max(0, prep.start() - 1)].split()
+    # '(gains)/losses' is a noun written with brackets; a bracket standing alone ends the noun
+    tokens = [re.sub(r"[()]", "", t) if re.search(r"[A-Za-z]", t) else t
+              for t in before[: max(0, prep.start() - 1)].split()]
     for word in reversed(tokens):
-        if len(words) == GOVERNOR_WORDS or _GOVERNOR_STOP_RE.search(word) or word.lower() in STOP_WORDS:
+        # a locating participle is part of the noun's phrase ('(gains)/losses included in', 'gains recognized in')
+        stop = word.lower() in STOP_WORDS and word.lower() not in _LOCATING_PARTICIPLES
+        if len(words) == GOVERNOR_WORDS or _GOVERNOR_STOP_RE.search(word) or stop:
             break
         words.insert(0, word)
     ahead = tokens[len(tokens) - len(words) - 1].lower() if len(tokens) > len(words) else ""

@@ -48,6 +48,9 @@ FILER_WORDS = frozenset(
 # word first: 'regions', 'state', 'best', 'johnson' (4.7), 'target'. Such a word names a company only when it is
 # written as a name (capitalised, not opening the sentence), and alone it is never a short form of a longer name.
 COMMON_WORD_ZIPF = 4.0
+# A word this frequent ('it', 'all', 'on', 'now') is a word even in capitals; a less frequent one written in capitals
+# may be a ticker ('BA', 'LOW', 'COST', 'CAT').
+FREQUENT_WORD_ZIPF = 6.0
 COMMON_WORDS_FILE = Path(__file__).with_name("common_words.txt")  # built by build_common_words()
 COMMON_WORDS_SCANNED = 50_000  # wordfreq's most frequent English words read (Zipf 4 is reached near 10,000)
 _TOKEN_RE = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?|&")
@@ -150,19 +153,27 @@ def is_common_word(word: str) -> bool:
     return low.isalpha() and low in _common_words()
 
 
+def is_frequent_word(word: str) -> bool:
+    """Whether ``word`` is among the most frequent English words (see FREQUENT_WORD_ZIPF): 'it', 'all', 'now'."""
+    return _common_words().get(word.lower(), 0.0) >= FREQUENT_WORD_ZIPF
+
+
 @lru_cache(maxsize=1)
-def _common_words() -> frozenset[str]:
-    return frozenset(COMMON_WORDS_FILE.read_text(encoding="ascii").split())
+def _common_words() -> dict[str, float]:
+    """Each common word with its Zipf frequency, as the shipped list writes them ('regions 4.52')."""
+    pairs = (line.split() for line in COMMON_WORDS_FILE.read_text(encoding="ascii").splitlines() if line.strip())
+    return {word: float(zipf) for word, zipf in pairs}
 
 
 def build_common_words(path: Path = COMMON_WORDS_FILE) -> int:
-    """Write the English words at or above COMMON_WORD_ZIPF, from ``wordfreq`` (a test extra), one a line;
-    returns how many. The list ships with finrag, so answering needs neither the library nor its 30 MB of data."""
+    """Write the English words at or above COMMON_WORD_ZIPF with their Zipf frequency, from ``wordfreq`` (a test
+    extra), one a line; returns how many. The list ships with finrag, so answering needs neither the library nor
+    its 30 MB of data."""
     from wordfreq import top_n_list, zipf_frequency
 
     words = sorted(w for w in top_n_list("en", COMMON_WORDS_SCANNED)
                    if w.isascii() and w.isalpha() and zipf_frequency(w, "en") >= COMMON_WORD_ZIPF)
-    path.write_text("\n".join(words) + "\n", encoding="ascii")
+    path.write_text("".join(f"{w} {zipf_frequency(w, 'en'):.2f}\n" for w in words), encoding="ascii")
     return len(words)
 
 

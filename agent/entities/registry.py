@@ -22,6 +22,7 @@ from agent.entities.names import (
     abbreviates,
     core_tokens,
     is_common_word,
+    is_frequent_word,
     name_key,
     name_tokens,
     names_company,
@@ -83,6 +84,19 @@ def _words(text: str) -> list[_Word]:
 def _bare(word: _Word) -> str:
     """The word as written without a possessive ending ('ADTM's' -> 'ADTM')."""
     return _POSSESSIVE_END_RE.sub("", word.text) if word.possessive else word.text
+
+
+def _written_as_ticker(words: Sequence[_Word], i: int) -> bool:
+    """A known symbol written in capitals ('BA', 'LOW', 'COST') names its company, unless it is an ordinary word
+    there: one of the most frequent ('IT', 'ALL', 'ON'), or a common word beside another common word in capitals (a
+    heading set in capitals: 'COST OF SALES')."""
+    symbol = _bare(words[i])
+    if not is_common_word(symbol):
+        return True
+    if is_frequent_word(symbol):
+        return False
+    beside = [_bare(words[k]) for k in (i - 1, i + 1) if 0 <= k < len(words)]
+    return not any(w.isupper() and is_common_word(w) for w in beside)
 
 
 def _names_metric(text: str, word: _Word) -> bool:
@@ -256,7 +270,7 @@ class EntityRegistry(Sequence[str]):
         best: tuple[str, int] | None = None
         symbol = _bare(words[i])
         ticker = forms.get("$" + symbol) if symbol.isupper() else None
-        if ticker and len(words[i].low) >= 2 and not is_common_word(words[i].low):
+        if ticker and len(words[i].low) >= 2 and _written_as_ticker(words, i):
             best = (ticker[0].entity_id, i)
         acc = ""
         for j in range(i, min(len(words), i + MAX_NAME_TOKENS)):

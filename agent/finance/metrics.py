@@ -504,7 +504,7 @@ _DEFS: list[MetricDef] = [
         "property plant and equipment", "property plant and equipment net",
         "net property plant and equipment",
         "property and equipment", "property and equipment net", "net property and equipment", "ppne",
-        "net ppne", "fixed assets", "net fixed assets", "property plant equipment",
+        "net ppne", "net ppe", "fixed assets", "net fixed assets", "property plant equipment",
         "total property plant and equipment", "property equipment and software", "long lived assets",
         "property plant and equipment at cost", "plant and equipment",
     ], abbreviations=["PP&E", "net PP&E"],
