@@ -193,12 +193,11 @@ def test_a_ticker_that_is_also_a_word_names_its_company_in_capitals() -> None:
 
 
 def test_a_period_in_shorthand_is_searched_as_the_filing_prints_its_year() -> None:
-    from agent.retrieval.candidates import searched_text
+    from agent.retrieval.candidates import asked_years
     from agent.schemas import QueryIntent, TemporalScope
 
-    intent = QueryIntent(temporal_scope=TemporalScope(type="point", periods=["FY2020"]))
-    assert searched_text("AWK cash dividends FY20", intent) == "AWK cash dividends FY20 2020"
-    assert searched_text("dividends in 2020", intent) == "dividends in 2020"
+    intent = QueryIntent(temporal_scope=TemporalScope(type="point", periods=["FY2020", "FY2020Q2", "FY2019"]))
+    assert asked_years(intent) == ["2020", "2019"]
 
 
 def test_the_casual_form_of_a_lookup_worded_otherwise_keeps_its_metric_year_and_unit() -> None:

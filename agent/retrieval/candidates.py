@@ -328,7 +328,8 @@ class CandidateGenerator:
         budget = candidate_budget(n_chunks, self.settings)
         if budget == 0:
             return CandidateSet(candidates=[], budget=0, n_chunks=0, notes=["the routed documents hold no chunks"])
-        question = searched_text(question, intent)
+        # the plan's years the question does not print as the filing's columns do ('FY20', '2Q25' -> '2020', '2025')
+        question = " ".join([question, *(y for y in asked_years(intent) if y not in question)])
         query_vector = self.searcher.encode_query(question)
         cosines = {d.doc_id: _cosines(d.matrix, query_vector) for d in docs}
         depth = budget
@@ -515,13 +516,10 @@ def card_period_score(card_periods: frozenset[str], asked: Sequence[str]) -> flo
     return score / len(asked)
 
 
-def searched_text(question: str, intent: QueryIntent) -> str:
-    """The question as searched: its own words, and the years of the periods its plan asks that it does not write
-    as the filing prints them ('FY20', '2Q25', '1H FY24' are searched with '2020', '2025', '2024': the tables'
-    columns print the year)."""
-    years = [str(y) for p in intent.temporal_scope.periods if (y := period_year(p)) is not None]
-    missing = [y for y in dict.fromkeys(years) if y not in question]
-    return " ".join([question, *missing])
+def asked_years(intent: QueryIntent) -> list[str]:
+    """The years of the periods the plan asks, as a filing's columns print them ('FY2020', 'FY2025Q2' -> '2020',
+    '2025'), each once."""
+    return list(dict.fromkeys(str(y) for p in intent.temporal_scope.periods if (y := period_year(p)) is not None))
 
 
 def lexicon_query(intent: QueryIntent) -> str:
