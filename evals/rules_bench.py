@@ -1,5 +1,6 @@
-"""How many phrase rules the readers of a question hold: the regular expressions of `agent/query`, `agent/answer`
-and the word classes (`agent/finance/wording.py`), counted per module -- and how many functions after the plan
+"""How many phrase rules the readers of a question hold: the regular expressions and word lists of `agent/query`,
+`agent/answer`, the word classes (`agent/finance/wording.py`) and the period reader (`agent/finance/periods.py`),
+counted per module -- and how many functions after the plan
 still read the question's text (issue 57: the plan is the one reading; `agent/answer` and `agent/retrieval`
 should read its fields, never the words again).
 
@@ -26,6 +27,8 @@ RULE_PACKAGES = ("query", "answer")  # the readers of a question
 PLAN_READERS = ("answer", "retrieval")  # the stages after the plan, which should read it and not the question
 TEXT_NAMES = frozenset(("question", "question_text", "asked_text"))  # a parameter or attribute holding the words
 WORD_CLASSES = Path("finance") / "wording.py"
+PERIODS = Path("finance") / "periods.py"  # reads the periods a question names, as it reads a filing's
+SET_MIN_WORDS = 2  # a literal of fewer strings is a constant, not a word list
 FRAGMENT = "Z"  # what an interpolated fragment counts as inside the pattern that uses it: one literal
 
 
@@ -40,6 +43,9 @@ class RuleCount(BaseModel):
     unread: int = Field(default=0, description="patterns built at run time, not counted")
     text_readers: int = Field(default=0, description="functions after the plan that take or read the question's "
                               "text (a 'question' parameter, or an object's '.question'); 0 in agent/query")
+    word_sets: int = Field(default=0, description="module-level sets, tuples or lists of words (a phrase rule written "
+                           "as a word list: 'frozenset((\"due\", \"payable\"))')")
+    set_words: int = Field(default=0, description="the words those sets hold")
 
 
 def _text(node: ast.expr) -> str | None:
@@ -111,8 +117,42 @@ def count_module(path: Path, name: str = "") -> RuleCount:
             if counted is not None:
                 alternatives += counted
                 lines.update(range(node.value.lineno, (node.value.end_lineno or node.value.lineno) + 1))
+    sets = word_sets(tree)
     return RuleCount(module=name or path.name, compiled=compiled, calls=calls, alternatives=alternatives,
-                     lines=len(lines), unread=unread)
+                     lines=len(lines), unread=unread, word_sets=len(sets), set_words=sum(sets))
+
+
+def _words_of(node: ast.expr) -> list[str] | None:
+    """The strings of a set, tuple or list literal (also inside ``frozenset(...)``/``set(...)``), or of one string
+    of words split or handed to a helper; None for anything else."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in {"frozenset", "set"} \
+            and len(node.args) == 1:
+        node = node.args[0]
+    if isinstance(node, ast.Call) and len(node.args) <= 1 and not (
+            isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) and node.func.value.id == "re"):
+        # 'due payable'.split(), or a helper over one string of words (_content_words("carrying book fair"))
+        inner = node.func.value if isinstance(node.func, ast.Attribute) and not node.args else (
+            node.args[0] if node.args else None)
+        if isinstance(inner, ast.Constant) and isinstance(inner.value, str) and " " in inner.value.strip():
+            return inner.value.split()
+        return None
+    if not isinstance(node, ast.Set | ast.Tuple | ast.List):
+        return None
+    if not all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
+        return None
+    return [e.value for e in node.elts]  # type: ignore[attr-defined]
+
+
+def word_sets(tree: ast.Module) -> list[int]:
+    """The size of each module-level literal of words ('frozenset(("due", "payable"))'): phrase rules written as
+    word lists; a literal of fewer than :data:`SET_MIN_WORDS` strings, or of strings that are no words, is none."""
+    sizes = []
+    for node in tree.body:
+        value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+        words = _words_of(value) if value is not None else None
+        if words and len(words) >= SET_MIN_WORDS and all(any(ch.isalpha() for ch in w) for w in words):
+            sizes.append(len(words))
+    return sizes
 
 
 def text_readers(tree: ast.Module) -> list[str]:
@@ -134,12 +174,12 @@ def run_rules_bench(agent: Path = AGENT) -> list[RuleCount]:
     """Each module of the question's readers, most alternatives first, and their total last."""
     packages = dict.fromkeys((*RULE_PACKAGES, *PLAN_READERS))
     paths = [p for package in packages for p in sorted((agent / package).glob("*.py"))]
-    if (agent / WORD_CLASSES).exists():
-        paths.append(agent / WORD_CLASSES)
+    shared = [agent / WORD_CLASSES, agent / PERIODS]  # the finance modules that read a question's words too
+    paths += [p for p in shared if p.exists()]
     rows = []
     for path in paths:
         row = count_module(path, str(path.relative_to(agent.parent)))
-        if path.parent.name not in RULE_PACKAGES and path != agent / WORD_CLASSES:  # read for the question only
+        if path.parent.name not in RULE_PACKAGES and path not in shared:  # read for the question only
             row = RuleCount(module=row.module, compiled=0, calls=0, alternatives=0, lines=0)
         if path.parent.name in PLAN_READERS:
             row.text_readers = len(text_readers(ast.parse(path.read_text(encoding="utf-8"))))
@@ -147,13 +187,16 @@ def run_rules_bench(agent: Path = AGENT) -> list[RuleCount]:
     rows.sort(key=lambda r: (-r.alternatives, -r.text_readers, r.module))
     total = RuleCount(module="all", compiled=sum(r.compiled for r in rows), calls=sum(r.calls for r in rows),
                       alternatives=sum(r.alternatives for r in rows), lines=sum(r.lines for r in rows),
-                      unread=sum(r.unread for r in rows), text_readers=sum(r.text_readers for r in rows))
-    return [*[r for r in rows if r.calls or r.alternatives or r.text_readers], total]
+                      unread=sum(r.unread for r in rows), text_readers=sum(r.text_readers for r in rows),
+                      word_sets=sum(r.word_sets for r in rows), set_words=sum(r.set_words for r in rows))
+    return [*[r for r in rows if r.calls or r.alternatives or r.text_readers or r.word_sets], total]
 
 
 def render(rows: list[RuleCount]) -> str:
     """The counts as a Markdown table."""
-    out = ["| module | compiled | re. calls | alternatives | pattern lines | functions reading the question's text |",
-           "|---|---|---|---|---|---|"]
-    out += [f"| {r.module} | {r.compiled} | {r.calls} | {r.alternatives} | {r.lines} | {r.text_readers} |" for r in rows]
+    out = ["| module | compiled | re. calls | alternatives | pattern lines | word sets | their words "
+           "| functions reading the question's text |",
+           "|---|---|---|---|---|---|---|---|"]
+    out += [f"| {r.module} | {r.compiled} | {r.calls} | {r.alternatives} | {r.lines} | {r.word_sets} | {r.set_words} "
+            f"| {r.text_readers} |" for r in rows]
     return "\n".join(out)
