@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from agent.config import Settings
 from agent.errors import FinragError
-from cli.common import err, print_json
+from cli.common import err, print_json, stale_filings_notice
 
 if TYPE_CHECKING:  # the graph (LangGraph, LangChain) loads only when a command runs, not for --help
     from graphs.service import AskResult
@@ -57,6 +57,9 @@ def handle_ask(args: argparse.Namespace, settings: Settings) -> int:
     """One turn; the answer on stdout, the thread id on stderr."""
     from graphs.service import Assistant
 
+    notice = stale_filings_notice(settings)
+    if notice:
+        print(notice, file=sys.stderr)
     with Assistant(settings) as assistant:
         result = assistant.ask(args.question, thread_id=args.thread, docs=args.doc or [])
     if args.json:
@@ -85,6 +88,9 @@ def handle_chat(args: argparse.Namespace, settings: Settings, stdin: TextIO | No
     from graphs.service import Assistant
 
     stdin = stdin or sys.stdin
+    notice = stale_filings_notice(settings)
+    if notice:
+        print(notice, file=sys.stderr)
     with Assistant(settings) as assistant:
         thread = args.thread or assistant.new_thread()
         last: AskResult | None = assistant.last_result(thread) if args.thread else None

@@ -168,3 +168,28 @@ def progress_lines(label: str) -> Callable[[str, int, int], None]:
         print(f"  {label} {done}/{total}: {name}", file=sys.stderr, flush=True)
 
     return show
+
+
+STALE_NAMES_SHOWN = 3  # filings named in the notice; the rest are counted
+
+
+def stale_filings_notice(settings: Any) -> str:
+    """A one-line notice when the index holds filings read by an older pipeline (their tables lack what this one
+    types at ingest, e.g. each cell's figures): which to ingest again; '' when every filing is current or the index
+    cannot be read."""
+    from agent.index.store import Store
+    from agent.ingest.pipeline import PIPELINE_VERSION
+
+    try:
+        with Store(settings) as store:
+            stale = [d.name for d in store.list_documents() if d.pipeline_version != PIPELINE_VERSION]
+    except Exception:  # noqa: BLE001 - a notice never stops an answer; the answer reports a broken index itself
+        return ""
+    if not stale:
+        return ""
+    shown = ", ".join(stale[:STALE_NAMES_SHOWN]) + (f" and {len(stale) - STALE_NAMES_SHOWN} more"
+                                                     if len(stale) > STALE_NAMES_SHOWN else "")
+    return (f"note: {len(stale)} filing{'s were' if len(stale) > 1 else ' was'} indexed by an older finrag ({shown}); "
+            f"run `finrag ingest PATH` on {'them' if len(stale) > 1 else 'it'} again so their tables are read as this "
+            f"version reads them (pipeline {PIPELINE_VERSION})")
+

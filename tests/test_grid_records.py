@@ -229,3 +229,17 @@ def test_a_count_column_has_no_currency_and_a_price_column_no_scale(settings) ->
 def test_a_table_stating_no_currency_is_in_the_filing_s(settings) -> None:
     answer = stated(ask_once(settings, "What was Contoso's foreign exchange loss in 2024?"))
     assert "$" in answer and "42" in answer
+
+
+def test_an_index_read_by_an_older_pipeline_is_named_for_ingest_again(tmp_path: Path) -> None:
+    from agent.ingest.pipeline import PIPELINE_VERSION
+    from cli.common import stale_filings_notice
+
+    settings = ingested_typeset(tmp_path, "contoso-10k-2024.md", FILING)
+    assert stale_filings_notice(settings) == ""
+    with Store(settings) as store:
+        (doc,) = store.list_documents()
+        store.update_metadata(doc.name, pipeline_version="53")
+    notice = stale_filings_notice(settings)
+    assert "1 filing was indexed by an older finrag (contoso-10k-2024)" in notice
+    assert "finrag ingest" in notice and f"pipeline {PIPELINE_VERSION}" in notice
