@@ -11,7 +11,6 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from agent.answer.gate import _governor_before, _governor_words
 from agent.answer.passages import PASSAGE_MAX_CHARS, _passages_answer
 from agent.answer.reading import (
     TOTAL_ROW_RE,
@@ -547,23 +546,12 @@ def _said(part: str, scope: Sequence[str]) -> bool:
     return any(part.lower() in s.lower() or s.lower() in part.lower() for s in scope)
 
 
-def _row_governs(metric: str, label: str) -> bool:
-    """Whether a row's label names ``metric`` only as the place another noun is counted in ('Reclassification
-    adjustments for (gains)/losses included in net income'): the figure is that noun's, not the metric's."""
-    mentions = [m for m in find_metrics(label) if m.canonical == metric] if metric and label else []
-    governors = [_governor_before(label, m.start) for m in mentions]
-    return bool(governors) and all(g and _governor_words(g) for g in governors)
-
-
 def _found_answer(base: SubAnswer, found: _Found, kind: str, target_scale: float | None) -> SubAnswer:
-    # the question asks the noun a row counts in the metric (the gate holds it to that): the figure is named by its
-    # row and shown as printed, never as the metric nor turned to the metric's direction
-    governed = _row_governs(base.metric, found.named_by)
-    read = found.value if governed else found.read_as(asked_name(base.question, base.metric) or base.metric)
-    name = found.named_by if governed else shown_name(base.question, base.metric)
-    outflow = base.metric in arithmetic.SPENDING_METRICS and read.value < 0  # spending is said as an amount
+    read = found.read_as(asked_name(base.question, base.metric) or base.metric)
+    name = shown_name(base.question, base.metric)
+    outflow = base.metric in arithmetic.SPENDING_METRICS and read.value < 0
     shown_value = read.model_copy(update={"value": abs(read.value)}) if outflow else read
-    if name != base.metric and read.value < 0 and not governed:
+    if name != base.metric and read.value < 0:
         # 'the income tax benefit' of a year with a tax provision: the provision is said, not a negative benefit
         name = f"{base.metric} (not a {asks_contrary(name)})"
         shown_value = turned(read, -read.value)
