@@ -169,9 +169,10 @@ def unasked_column(ev: Evidence, value: NumericValue, asked: str) -> str:
         return ""
     # A long name is named by the words that tell it from the other columns ('remaining available for future
     # issuance' of 'number of securities remaining available ... (excluding securities reflected in column (a))').
-    hits = {c.label: len(asked_words & _distinct_words(c, named)) for c in named}
+    distinct = {c.label: _distinct_words(c, named) for c in named}
+    hits = {label: len(asked_words & words) for label, words in distinct.items()}
     mine = hits[own.label]
-    named_enough = mine >= max(1, len(_distinct_words(own, named)) / 2)
+    named_enough = mine >= max(1, len(distinct[own.label]) / 2)
     return "" if named_enough and all(n < mine for label, n in hits.items() if label != own.label) else own.label
 
 

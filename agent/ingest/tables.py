@@ -481,17 +481,22 @@ def _column_names(row: _Row, width: int = 0) -> list[str]:
     return names[1:] if names and _is_meta_line(names[0]) else names
 
 
+def _labelled_by_year(row: _Row) -> bool:
+    """A row whose label is its year, printed as its first cell ('2021 | $138 | $6')."""
+    return not row.label and bool(row.cells) and bool(_YEAR_CELL_RE.match(row.cells[0]))
+
+
 def _line_names(row: _Row, body: list[_Row], dated: bool = False) -> list[str]:
     """The names a line of column names gives the columns above rows labelled by their period ('total cost of
     shares purchased | total number of shares purchased | average price paid per share' over '2012 | 971883 |
     14087.8 | 68.99', or 'three months ended dec . 28 2013 | ... | change' over six values, when ``dated``: no
     other header line sits between it and the rows): as many names as the rows have values, and no figures but,
     when ``dated``, the dates and periods the names print. Empty when the line is no such line."""
-    widths = {len(r.cells) - (1 if not r.label and _YEAR_CELL_RE.match(r.cells[0]) else 0) for r in body if r.cells}
+    widths = {len(r.cells) - (1 if _labelled_by_year(r) else 0) for r in body if r.cells}
     names = _column_names(row, next(iter(widths)) if len(widths) == 1 else 0)
     if row.grid and len(widths) == 1 and len(names) == next(iter(widths)) + 1:
         names = names[1:]  # a grid's first cell heads the row labels ('Plan category'), not a column of values
-    year_rows = any(not r.label and r.cells and _YEAR_CELL_RE.match(r.cells[0]) for r in body)
+    year_rows = any(_labelled_by_year(r) for r in body)
     named = (
         len(names) >= (1 if year_rows else 2)  # one name over rows labelled by their year is their one column's
         and widths == {len(names)}
@@ -625,12 +630,12 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
             columns = [next(labels) if PERIOD_RE.search(c) else c for c in named]
         else:
             columns = list(named)
-    year_rows = any(not r.label and r.cells and _YEAR_CELL_RE.match(r.cells[0]) for r in body)
+    year_rows = any(_labelled_by_year(r) for r in body)
     if names and len(columns) < len(names) and year_rows:
         # 'Operating Leases | Finance Leases' over '2021 | $138 | $6': each value is under its column's name, and
         # the row is labelled by its year
-        body = [dataclasses.replace(r, label=r.cells[0], cells=r.cells[1:])
-                if not r.label and r.cells and _YEAR_CELL_RE.match(r.cells[0]) else r for r in body]
+        body = [dataclasses.replace(r, label=r.cells[0], cells=r.cells[1:]) if _labelled_by_year(r) else r
+                for r in body]
         columns = names
     elif names and len(columns) < len(names):
         # 'USD denominated | Non-USD denominated' over 'December 31, 2019': the period heads the table (or a block

@@ -528,10 +528,7 @@ def lexicon_query(intent: QueryIntent) -> str:
     for m in intent.metrics:
         if m in METRICS:
             words += synonyms(m)[:LEXICON_MAX_SYNONYMS]
-    for p in intent.temporal_scope.periods:
-        year = period_year(p)
-        if year is not None:
-            words.append(str(year))
+    words += asked_years(intent)
     return " ".join(dict.fromkeys(words))
 
 
