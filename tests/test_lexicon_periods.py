@@ -376,3 +376,9 @@ def test_the_end_of_a_period_still_says_end() -> None:
 def test_a_month_ends_text_only_as_a_whole_word(text: str, month: bool, month_day: bool) -> None:
     assert ends_in_month(text) is month
     assert ends_in_month_day(text) is month_day
+
+
+def test_a_revenue_line_net_of_interest_is_revenue() -> None:
+    # a card issuer's headline line nets the interest it pays: one metric, not revenue and interest expense
+    assert [m.canonical for m in find_metrics("Total revenues net of interest expense")] == ["revenue"]
+    assert [m.canonical for m in find_metrics("Interest expense")] == ["interest expense"]

@@ -181,3 +181,17 @@ def test_a_cover_whose_name_is_an_image_takes_the_registrant_the_signatures_name
     assert (guess.company, guess.company_source, guess.file_number) == ("Acme Widgets Corporation", "text", "001-02217")
     no_signatures = detect_metadata(Path("ACMEWIDGETS_2017_10K.pdf"), pages(cover, header, body))
     assert no_signatures.company == "Acme Widgets Corporation"
+
+
+def test_ticker_over_its_caption() -> None:
+    # the cover prints each field's caption under it, the trading-symbol row included
+    cover = (
+        "FORM 10-K\nFOR THE FISCAL YEAR ENDED MAY 31, 2023\nCommission File No. 1-10635\nWINGTIP, Inc.\n"
+        "(Exact name of Registrant as specified in its charter)\n"
+        "SECURITIES REGISTERED PURSUANT TO SECTION 12(B) OF THE ACT:\n"
+        "Class B Common Stock WTP New York Stock Exchange\n"
+        "(Title of each class) (Trading symbol) (Name of each exchange on which registered)\n"
+        "SECURITIES REGISTERED PURSUANT TO SECTION 12(G) OF THE ACT:\nNONE"
+    )
+    guess = detect_metadata(Path("annual.pdf"), pages(cover))
+    assert (guess.company, guess.ticker) == ("WINGTIP, Inc.", "WTP")

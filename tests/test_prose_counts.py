@@ -148,3 +148,19 @@ def test_a_count_of_several_companies_needs_the_company_named(tmp_path) -> None:
     assert "142 stores" in stated(ask_once(settings, "How many stores did Proseware operate at the end of fiscal 2024?"))
     unnamed = stated(ask_once(settings, "How many stores were operated at the end of fiscal 2024?"))
     assert "stores as of" not in unnamed  # no company's count stated as the answer (a quoted sentence names its own)
+
+
+def test_a_count_that_is_the_subject_of_a_complement_is_a_part_of_the_thing() -> None:
+    # 'N employees ... were union represented' counts the represented ones; 'N people were employed by' is all
+    def read(sentence: str) -> dict[str, str]:
+        from agent.ingest.counts import _NUMBER_RE, _count
+
+        return {m.group(): f.key for m in _NUMBER_RE.finditer(sentence)
+                if (f := _count(sentence, m, 12, "2024-12-31")) is not None}
+
+    assert read("Approximately 15,500 employees, which constitute 32% of our total workforce, were union "
+                "represented as of December 31, 2024.") == {}
+    assert read("Approximately 1,200 employees are located outside the United States.") == {}
+    assert read("As of December 31, 2024, approximately 12,000 people were employed by the Company.") == {
+        "12,000": "employee"}
+    assert read("As of December 31, 2024, we had approximately 48,200 employees.") == {"48,200": "employee"}

@@ -206,6 +206,7 @@ def surface_forms() -> dict[tuple[str, ...], str]:
 
 
 _NEGATION = "non"  # the prefix that names the complement of what follows it
+_SPLIT_BY = frozenset(("by",))  # the preposition after a metric that says how it is split ('by segment')
 
 
 def find_metrics(text: str, include_statements: bool = False) -> list[MetricMention]:
@@ -243,6 +244,12 @@ def find_metrics(text: str, include_statements: bool = False) -> list[MetricMent
                 break
         if best is not None:
             candidates.append((i, best[0], best[1]))
+    # A phrase that shares its first word with the end of an earlier one and runs on with a preposition ('unearned
+    # revenue' + 'revenue by segment') is the earlier metric's head with a post-modifier: the words before a head
+    # noun say what it is, the phrase after it only how it is split ('Unearned revenue by segment').
+    ends = {j - 1 for i, j, _ in candidates if j - i > 1}
+    candidates = [c for c in candidates
+                  if not (c[0] in ends and c[1] - c[0] > 1 and toks[c[0] + 1][0] in _SPLIT_BY)]
     # Longest match wins; ties go to the earlier one.
     candidates.sort(key=lambda c: (-(c[1] - c[0]), c[0]))
     taken = [False] * n
@@ -401,6 +408,11 @@ def figure_kind(metric: str) -> str:
     if info.topic == "Per Share":
         return "per_share"
     return "money"
+
+
+def names_per_share(text: str) -> bool:
+    """Whether ``text`` names a per-share figure ('Diluted Earnings Per Common Share', 'EPS')."""
+    return any(figure_kind(m.canonical) == "per_share" for m in find_metrics(text)) if text else False
 
 
 # Metrics without a formula that are still quoted in percent ('dividend yield', 'organic growth', 'tax rate').

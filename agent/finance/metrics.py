@@ -37,6 +37,8 @@ _DEFS: list[MetricDef] = [
         "sales",
         "total sales", "operating revenue", "total operating revenue", "net operating revenue", "top line",
         "topline", "sales revenue", "net revenues and sales",
+        # a card issuer's or a bank's headline line: the interest it pays is netted in, not a second metric
+        "total revenues net of interest expense", "revenues net of interest expense",
     ], related=["segment revenue", "geographic revenue", "revenue growth"]),
     _m("segment revenue", _REV, [
         "segment revenue", "segment sales", "segment net sales", "revenue by segment", "net sales by segment",

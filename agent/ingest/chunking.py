@@ -269,6 +269,8 @@ def _table_pieces(
 
     for i in kept:
         row = table.rows[i]
+        if not row.label and record.rows[i].label:  # a line the record names ('Total Revenues' for a block's total)
+            row = row.model_copy(update={"label": record.rows[i].label})
         line = linearise_row(table, row)
         n = len(line.split())
         if group and words + n > budget:

@@ -38,6 +38,10 @@ VERB_WINDOW = 4  # words before a number searched for the verb that makes it an 
 _YEAR_BEFORE_RE = re.compile(r"^[^.;,\d]{0,12}?\b(?:a\s+year\s+(?:earlier|ago|before)|(?:in\s+|at\s+)?the\s+prior\s+"
                              r"year|(?:at\s+)?(?:the\s+end\s+of\s+)?(?:the\s+)?previous\s+year|last\s+year)\b",
                              re.IGNORECASE)
+# The counted words as the subject of 'be' and a complement (after an aside between commas): the count is of
+# those the complement holds of ('were union represented'), a part of the thing; 'were employed by' is all of it.
+_SUBJECT_PREDICATE_RE = re.compile(r"^\s*(?:,[^,]{0,120},\s*)?(?:were|was|are|is)\s+(?:(?:also|then)\s+)?"
+                                   r"(?P<word>[A-Za-z-]+)", re.IGNORECASE)
 MAX_YEAR = 2100
 MIN_YEAR = 1900
 
@@ -129,6 +133,9 @@ def _count(sentence: str, m: re.Match[str], fy_end_month: int, period_end: str) 
             return None
         as_of, period, dated_by = period_end, instant_norm(date.fromisoformat(period_end), fy_end_month), "filing"
     after = sentence[m.end():]
+    predicate = _SUBJECT_PREDICATE_RE.match(after[len(" ".join(words)) + 1:])
+    if predicate is not None and not EMPLOY_RE.match(predicate.group("word")):
+        return None  # '50,000 employees, which constitute 32% of our workforce, were union represented': those of them
     if _YEAR_BEFORE_RE.match(after[len(" ".join(words)) + 1:]):
         if not as_of:
             return None
@@ -136,6 +143,6 @@ def _count(sentence: str, m: re.Match[str], fy_end_month: int, period_end: str) 
         period = instant_norm(date.fromisoformat(as_of), fy_end_month)
     return CountFact(
         value=value, text=m.group(), bound=figure_qualifier(sentence, m.start(), m.end()), counted=" ".join(words),
-        key=counted_key(words, employed=any(EMPLOY_RE.match(w) for w in before)), as_of=as_of, dated_by=dated_by, period=period, page=0, span_start=0, span_end=0,
+        key=counted_key(words, employed=any(EMPLOY_RE.match(w) for w in before) or predicate is not None), as_of=as_of, dated_by=dated_by, period=period, page=0, span_start=0, span_end=0,
         quote="",
     )

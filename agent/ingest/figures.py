@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from agent.finance.lexicon import names_per_share
 from agent.finance.numbers import find_numbers, header_scale, nil_cell
 from agent.schemas import NumericValue, TableColumn, TableLine
 
@@ -30,6 +31,20 @@ _COUNT_RE = re.compile(r"\bnumber\s+of\b", re.IGNORECASE)
 _PERCENT_SIGN_RE = re.compile(r"%|\bper\s?cent\b", re.IGNORECASE)
 # 'Floating rate notes', 'Fixed-rate debt': an instrument named by its kind of rate, whose figures are amounts.
 _INSTRUMENT_RATE_RE = re.compile(r"\b(?:floating|variable|fixed|adjustable)[\s-]+$", re.IGNORECASE)
+
+
+# Two figures side by side, as a row prints its cells ('$ 4,539.9 $ 4,364.0', '1,597.4 1,590.4'): thousands grouped or
+# decimals, nothing but a space or a currency sign between them (a list in a label, '$11.2, $25.0 and $20.7', has words).
+_FIGURE = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+"
+_CELLS_IN_LABEL_RE = re.compile(rf"(?<![\w.,])(?:{_FIGURE})\s+[$€£¥]?\s?(?:{_FIGURE})(?![\w%])")
+
+
+def merged_label(label: str) -> bool:
+    """A row label that prints figures side by side as cells ('Share Amounts 2022 2021 ... Net sales $ 4,539.9
+    $ 4,364.0 ... Gross margin 1,597.4 ... Net earnings attributable to General Mills'): lines of a table the
+    extraction ran into one, which name no one line item. A label citing amounts ('net of refunds of $11.2, $25.0
+    and $20.7') is a line item."""
+    return _CELLS_IN_LABEL_RE.search(label) is not None
 
 
 def clean_label(label: str) -> str:
@@ -88,7 +103,10 @@ def typed_row(row: TableLine, columns: Sequence[TableColumn], scale: float, curr
     label = clean_label(row.label)
     own_scale = header_scale(label)
     scale = own_scale if own_scale != 1.0 else scale
-    unscaled, percent = unscaled_row(label), states_percent(label)
+    # a sub-heading that names a per-share figure ('Diluted Earnings Per Common Share' over 'Net income attributable
+    # to X') makes its rows per-share amounts
+    unscaled = unscaled_row(label) or names_per_share(row.parent)
+    percent = states_percent(label)
     cells = []
     for cell in row.cells:
         column = columns[cell.column] if 0 <= cell.column < len(columns) else None

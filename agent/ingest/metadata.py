@@ -26,6 +26,7 @@ COVER_PAGES = 3
 TICKER_PAGES = 8
 # Lines after "Trading Symbol(s)" searched for the symbol.
 TICKER_TABLE_LINES = 12
+CAPTION_UNDER_LINES = 2  # lines above a "Trading symbol" caption printed under its row, searched after those below
 # Period ends fall on or just after a quarter's last month (52/53-week years end a few days into the next
 # month): stepping back this many days lands in the month the period is named after.
 PERIOD_END_SHIFT_DAYS = 15
@@ -261,7 +262,9 @@ def _ticker(pages: list[Page]) -> str:
     cover_lines = [ln.strip() for p in pages[:COVER_PAGES] for ln in p.text.split("\n") if ln.strip()]
     for i, line in enumerate(cover_lines):
         if re.search(r"trading\s+symbol", line, re.IGNORECASE):
-            for row in cover_lines[i:i + TICKER_TABLE_LINES]:
+            # a cover prints its captions over the table's rows or, as it does under the registrant's name, under
+            # them ('Class B Common Stock NKE New York Stock Exchange' over '(Title of each class) (Trading symbol)')
+            for row in [*cover_lines[i:i + TICKER_TABLE_LINES], *cover_lines[max(0, i - CAPTION_UNDER_LINES):i]]:
                 for m in _TICKER_ROW_RE.finditer(row):
                     if m.group(1).rstrip(".") not in _NOT_TICKERS:
                         return m.group(1).rstrip(".")

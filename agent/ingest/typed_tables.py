@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+from agent.finance.lexicon import find_metrics
 from agent.finance.numbers import MONEY_UNITS, currency_of, find_numbers, header_scale, units_only
 from agent.finance.periods import (
     TO_DATE_RE,
@@ -217,6 +218,9 @@ def _cell(text: str, column: int) -> TableCell:
     return TableCell(text=text, column=column, notes=notes)
 
 
+MIN_TOTALLED_ROWS = 2  # a block's unlabelled line totals two rows or more (one row under a heading is its figure)
+
+
 class _Outline:
     """The sub-heading a table's next row sits under: the last one, until a total (or a row repeating it) closes
     its block. Where the filing says how far each label is indented (a PDF's layout, an HTML table's CSS), that says
@@ -282,6 +286,7 @@ def _lines(table: TableBlock, offset: int, fy_end_month: int, block: str, named:
     boxes = list(boxes) if len(boxes) == len(table.rows) else [None] * len(table.rows)
     outline = _Outline(list(indents) if len(indents) == len(table.rows) else [None] * len(table.rows))
     out: list[TableLine] = []
+    under: dict[str, int] = {}  # rows of figures under each open sub-heading
     for k, (row, box) in enumerate(zip(table.rows, boxes, strict=True)):
         label = row.label
         if not row.cells and " | " in label and find_numbers(label.split(" | ", 1)[1]):
@@ -298,6 +303,12 @@ def _lines(table: TableBlock, offset: int, fy_end_month: int, block: str, named:
             out.append(_line(row, offset, box, heading=True))
             continue
         parent = outline.parent(k, total=bool(TOTAL_ROW_RE.match(label)))
+        if not label.strip() and under.get(parent, 0) >= MIN_TOTALLED_ROWS and find_metrics(f"Total {parent}"):
+            # a line of figures with no label after the rows of a block is the total of the metric its sub-heading
+            # names ('Revenues' / 'Casino' / 'Rooms' / ... / '3,942,207': total revenues), as a statement prints it;
+            # a heading whose total names no metric ('Amounts falling due within one year') leaves the line unnamed
+            label = f"Total {parent}"
+        under[parent] = under.get(parent, 0) + 1
         # A row repeating its sub-heading totals its block (indented back to the heading's level, it is not under it).
         repeats = any(p and same_label(label, p) for p in (parent, outline.heading))
         period = block if block and not single_period(label, fy_end_month, alone=True) else ""
@@ -306,7 +317,7 @@ def _lines(table: TableBlock, offset: int, fy_end_month: int, block: str, named:
         # a 'Current liabilities:' block is no current liability).
         own = "" if repeats or total and not _totals_block(label, parent) else parent
         out.append(_line(row, offset, box, parent=own, total=total, period=period,
-                         columns=labelled_columns(table, row)))
+                         columns=labelled_columns(table, row), label=label))
         if total:
             outline.close(parent)
     return out
@@ -325,9 +336,9 @@ def _words(text: str) -> set[str]:
 
 
 def _line(row: TableRow, offset: int, box: LineBox | None, *, parent: str = "", total: bool = False,
-          heading: bool = False, period: str = "", columns: Sequence[int] = ()) -> TableLine:
+          heading: bool = False, period: str = "", columns: Sequence[int] = (), label: str = "") -> TableLine:
     return TableLine(
-        label=row.label,
+        label=label or row.label,
         parent=parent,
         total=total,
         heading=heading,
