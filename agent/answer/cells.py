@@ -36,7 +36,7 @@ from agent.answer.words import (
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue
 from agent.finance.direction import in_direction, restated_as, turned
-from agent.finance.lexicon import figure_kind, find_metrics
+from agent.finance.lexicon import figure_kind, find_metrics, names_per_share
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import CURRENCIES, SCALE_NAMES, currency_of, find_numbers, is_name_number, nil_cell
 from agent.finance.periods import (
@@ -298,6 +298,8 @@ def _best_cell(
         # A share or a percentage change printed beside a row's amounts ('Change (%) | 50.7' after '183.2 | 121.6')
         # is not what a question after an amount asks.
         cells = [c for c in cells if c.value.unit != "%" or all(n.unit == "%" for n in c.seg.numbers)]
+    if not names_per_share(question):  # rows under 'Diluted Earnings Per Common Share' are per-share figures
+        cells = [c for c in cells if not names_per_share(c.parent)]
     if not asked:  # a schedule's year rows ('2004 | 925005') answer only a question naming the year
         cells = [c for c in cells if not only_periods(c.label)]
     found = _best_of(cells, reader, words, asked, same_row, question)

@@ -50,7 +50,7 @@ from agent.answer.words import (
 )
 from agent.entities import EntityRegistry, as_registry
 from agent.finance.arithmetic import Computation
-from agent.finance.lexicon import canonical, find_metrics
+from agent.finance.lexicon import canonical, find_metrics, names_per_share
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import MONEY_UNITS, SCALE_NAMES, find_numbers
 from agent.finance.periods import find_periods, names_several_periods, period_year, sort_key
@@ -181,7 +181,11 @@ def check_metric(
             return Check(name="metric", passed=False, detail=(
                 f"the question asks the {asked_of.lower()} of {answer.metric}; the figure's words do not say "
                 f"{' '.join(sorted(unsaid))}"))
-    other = _other_kind_of_metric(answer.metric, words, question)
+    metric_words = _metric_words(answer, words, reader)
+    # a part of a turn's question may name the metric its figure is counted under ('Capital expenditure on R&D')
+    names = [m.surface for m in find_metrics(question) if m.canonical == answer.metric]
+    other = "" if metric_words != words and _writes_asked(metric_words, names, _content_words(question)) else (
+        _other_kind_of_metric(answer.metric, metric_words, f"{question} {turn_question}"))
     if other:
         return Check(name="metric", passed=False,
                      detail=f"the figure's row is {other} ({METRICS[other].topic}), not {answer.metric}")
@@ -207,6 +211,35 @@ def check_metric(
                 name="metric", passed=False, detail=f"the figure is qualified '{term}' ({kind}); the question is not"
             )
     return Check(name="metric", passed=True, detail=f"metric matched: {answer.metric or 'as asked'}")
+
+
+def _metric_words(answer: SubAnswer, words: str, reader: EvidenceReader | None) -> str:
+    """The words that name the figure's metric: its own (a row's label, a sentence's words before it), or the
+    sub-heading naming a per-share figure that the row sits under (its label names what is divided); for a row that names a part and no metric ('Cloud Platforms'),
+    the sub-heading it sits under when that names one ('Operating Income:'), else its table's title and header
+    ('Unearned revenue by segment')."""
+    row = (reader.row_at(answer.citation.chunk_id, answer.value.start)
+           if reader is not None and answer.citation is not None and answer.value is not None else None)
+    parent = find_metrics(row.parent) if row is not None and row.parent else []
+    if row is not None and names_per_share(row.parent):
+        return row.parent  # 'Diluted Earnings Per Common Share' over 'Net income attributable to X': per share
+    if find_metrics(words) or reader is None:
+        return words
+    return row.parent if parent else figure_context(answer, reader)
+
+
+def _writes_asked(words: str, names: Sequence[str], asked: set[str]) -> bool:
+    """Whether ``words`` print one of the question's own ``names`` for its metric with no word before it that the
+    question (its content words ``asked``) lacks: 'Deferred income tax expense (benefit):' for 'deferred income tax
+    expense', however the lexicon splits either; never 'Unearned revenue by segment' for 'revenue'."""
+    low = words.lower()
+    for name in names:
+        at = low.find(name.lower())
+        if at >= 0:
+            before = low[:at].split()
+            if not before or before[-1].strip("(),.:;") in asked:
+                return True
+    return False
 
 
 def _sentence_metric(answer: SubAnswer, reader: EvidenceReader | None) -> str:

@@ -33,7 +33,14 @@ from agent.finance.periods import (
     period_year,
     single_period,
 )
-from agent.ingest.figures import clean_label, dash_code, stated_unit, states_percent, unscaled_row
+from agent.ingest.figures import (
+    clean_label,
+    dash_code,
+    merged_label,
+    stated_unit,
+    states_percent,
+    unscaled_row,
+)
 from agent.ingest.hostile import is_hostile_row, is_instruction_like
 from agent.ingest.typed_tables import (
     MDNA_RE,
@@ -348,7 +355,7 @@ def _segments(ev_index: int, ev: Evidence, own_currency: str, inherited: _Layout
                 label, nums = _row(piece, start, chunk_scale, columns, periods_of, currency)
                 if record is not None and _COLUMNS_RE.search(piece):
                     nums = []  # the typed table's header line: its dates ('As of December 31, 2019') are no figures
-            if is_hostile_row(piece.split("|", 1)[0]):
+            if is_hostile_row(piece.split("|", 1)[0]) or merged_label(label):
                 continue
             if block and nums and not any(n.period for n in nums) and not single_period(label, ev.fy_end_month, True):
                 nums = [n.model_copy(update={"period": block}) for n in nums]
@@ -402,7 +409,7 @@ def _segments(ev_index: int, ev: Evidence, own_currency: str, inherited: _Layout
                 )
             )
     if is_table:
-        out.extend(s for s in _loose_rows(ev_index, text, chunk_scale, columns, currency) if not is_hostile_row(s.label))
+        out.extend(s for s in _loose_rows(ev_index, text, chunk_scale, columns, currency) if not is_hostile_row(s.label) and not merged_label(s.label))
     return out
 
 

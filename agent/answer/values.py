@@ -54,7 +54,7 @@ from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation, formula_components
 from agent.finance.direction import asked_name, asks_contrary, in_direction, shown_name, turned
 from agent.finance.formulas import Formula
-from agent.finance.lexicon import canonical, figure_kind, find_metrics
+from agent.finance.lexicon import canonical, figure_kind, find_metrics, names_per_share
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import MONEY_UNITS
 from agent.finance.periods import shift_period, sort_key
@@ -267,6 +267,8 @@ def _candidates(
             reasons = [f"segment row: {seg.label}, under {heading!r} ({metric})"]
         if quality <= 0 or (seg.kind == "row" and _names_other_number(seg.label, question)):
             continue
+        if kind != "per_share" and names_per_share(seg.parent):
+            continue  # 'Net income attributable to X' under 'Diluted Earnings Per Common Share' is per share
         if seg.kind == "row" and "total" not in asked and _totals_listed_line(seg, reader.lines.get(seg.ev, set())):
             # 'Total other operating expenses' sums the 'Other operating expenses' line it lists: a question
             # naming the line without 'total' asks for the line.
@@ -322,6 +324,8 @@ def _segment_row(seg: Segment, metric: str, terms: Sequence[str], ev: Evidence) 
     label = " ".join(seg.label.lower().split())
     if any(m.canonical == metric for m in seg.heading):
         return any(label == t or label.startswith(f"{t} ") or t.startswith(f"{label} ") for t in terms)
+    if any(m.canonical in METRICS and metric not in (m.canonical, METRICS[m.canonical].part_of) for m in seg.heading):
+        return False  # the sub-heading names the block's metric ('Revenue' over the segments), another than asked
     # under a title only the part's own row or its total: 'United Kingdom deferred tax' is another line of the part
     return bool(_titled(ev, metric)) and is_part_row(label, terms)
 
@@ -383,9 +387,12 @@ class _Found(BaseModel):
 
 
 def _named_by(cand: _Candidate) -> str:
-    """A row's label; of a sentence, the few words before the figure ('a net loss of')."""
+    """A row's label, after its sub-heading when only that names the metric ('Operating income (loss): Computing
+    and Graphics', whose direction the sub-heading says); of a sentence, the few words before the figure ('a net
+    loss of')."""
     if cand.seg.kind == "row":
-        return cand.seg.label
+        label, parent = cand.seg.label, cand.seg.parent
+        return f"{parent}: {label}" if parent and not cand.seg.mentions and find_metrics(parent) else label
     before = cand.seg.raw[: max(0, cand.value.start - cand.seg.start)]
     return " ".join(before.split()[-NAMING_WORDS:])
 
