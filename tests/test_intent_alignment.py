@@ -330,3 +330,16 @@ def test_gold_pages_outscore_other_pages_on_financebench(findata: Path) -> None:
         total += 1
     assert total >= 80
     assert wins / total >= 0.9  # measured 0.96 (81/84) when written
+
+
+def test_the_part_a_plan_asks_is_aligned_like_a_named_entity() -> None:
+    # the plan's part ('Commercial Airplanes' of its revenue) is no entity the question lists, but a card that names it
+    # answers the part and one that does not is the company's or another part's
+    intent = extract_intent("What was Contoso's Commercial Airplanes revenue in 2022?", ["Contoso"])
+    assert [t.text for t in intent.scope] == ["commercial airplanes"]
+    segment = ChunkCard(chunk_id="x:1", metrics=["revenue"], periods=["FY2022"], entities=["Contoso"],
+                        summary="Revenues: Commercial Airplanes 25,867; Defense, Space & Security 23,162")
+    company = ChunkCard(chunk_id="x:2", metrics=["revenue"], periods=["FY2022"], entities=["Contoso"],
+                        summary="Total revenues 66,608")
+    assert "scope matched: commercial airplanes" in align(segment, intent).matched
+    assert align(segment, intent).score > align(company, intent).score

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import overload
 
 from agent.entities.names import (
+    FILER_WORDS,
     LEGAL_FORMS,
     NOT_NAMES,
     OBJECT_WORDS,
@@ -266,7 +267,11 @@ class EntityRegistry(Sequence[str]):
             out = self._short_forms(text, words)
         return out
 
-    def _match_at(self, text: str, words: list[_Word], i: int, forms: dict[str, list[_Form]]) -> tuple[str, int] | None:
+    def _match_at(
+        self, text: str, words: list[_Word], i: int, forms: dict[str, list[_Form]], whole: bool = True
+    ) -> tuple[str, int] | None:
+        """The entity a name written from word ``i`` on stands for, and its last word. ``whole``: the name must
+        not run on into a longer proper name ('Johnson Controls')."""
         best: tuple[str, int] | None = None
         symbol = _bare(words[i])
         ticker = forms.get("$" + symbol) if symbol.isupper() else None
@@ -287,6 +292,8 @@ class EntityRegistry(Sequence[str]):
         if best is None:
             return None
         entity_id, j = best
+        if not whole:
+            return entity_id, j
         # The words before and after must not continue a longer proper name ('Johnson Controls', 'Kraft Foods').
         k = j + 1
         while k < len(words) and words[k].low in LEGAL_FORMS and _capitalised(words[k]) and not words[j].possessive:
@@ -328,6 +335,19 @@ class EntityRegistry(Sequence[str]):
                     out.append(Mention(e, w.start, w.end, w.text))
                     break
         return out
+
+    def leading(self, name: str) -> tuple[Entity, str] | None:
+        """The entity a name no company goes by opens with, and the words after it: 'CTSO Cloud Platforms' ->
+        (Contoso, 'Cloud Platforms'). None when the name opens with no entity's name or ticker, is all of it, or
+        runs on with a legal form or a word naming a filer ('Contoso Bank': another company's name)."""
+        words = _words(name)
+        found = self._match_at(name, words, 0, self._index(), whole=False) if words else None
+        if found is None or found[1] + 1 >= len(words):
+            return None
+        rest = words[found[1] + 1:]
+        if any(w.low in LEGAL_FORMS | FILER_WORDS for w in rest):
+            return None
+        return self._by_id[found[0]], name[rest[0].start:].strip()
 
     def with_names_for_tickers(self, text: str) -> str:
         """``text`` with each ticker it writes for a company ('ADTM', "ADTM's") in the registry's name for that

@@ -173,6 +173,9 @@ def _before(question: str, start: int, company: str) -> list[str]:
     return _walk_before(question, start, company)[0]
 
 
+NAME_JOINERS = frozenset(("and", "&"))  # what joins the capitalised words of one name ('Computing and Graphics')
+
+
 def _walk_before(question: str, start: int, company: str) -> tuple[list[str], list[str]]:
     """(narrowing words, basis words) right before offset ``start`` (a metric's name), each in order."""
     owner = {w.lower() for w in name_tokens(company)} if company else set()
@@ -181,7 +184,12 @@ def _walk_before(question: str, start: int, company: str) -> tuple[list[str], li
     tokens = _TOKEN_RE.findall(question[:start])
     depth = 0
     appended = False
-    for tok in reversed(tokens):
+    last = ""  # the word last taken, as written
+    for i in range(len(tokens) - 1, -1, -1):
+        tok = tokens[i]
+        if tok.lower() in NAME_JOINERS and appended and last[:1].isupper() and i and tokens[i - 1][:1].isupper():
+            mods.append(tok.lower())  # a name's joined words ('Computing and Graphics', 'Space & Security')
+            continue
         if tok == ")":  # 'adjusted (non-GAAP) net income': an aside between a qualifier and its metric
             depth += 1
             continue
@@ -214,7 +222,9 @@ def _walk_before(question: str, start: int, company: str) -> tuple[list[str], li
             break
         if low not in PLAIN_MODIFIERS:
             mods.append(low)
-            appended = True
+            appended, last = True, tok
+    while mods and mods[-1] in NAME_JOINERS:  # 'Adobe and Microsoft': the joiner joined another name to a company's
+        mods.pop()
     return mods[::-1], basis[::-1]
 
 
@@ -244,7 +254,8 @@ def metric_modifiers(question: str, metric: str, company: str = "") -> list[str]
         return []
     # a hyphenated word that only spells out the metric's own name ('long-term senior notes' of long-term debt)
     own = set(metric.lower().split())
-    return [w for w in _before(question, mention.start, company) if "-" not in w or not set(w.split("-")) <= own]
+    return [w for w in _before(question, mention.start, company)
+            if w not in NAME_JOINERS and ("-" not in w or not set(w.split("-")) <= own)]
 
 
 def basis_words(question: str, metric: str, company: str = "") -> list[str]:

@@ -13,7 +13,7 @@ from agent.entities.names import is_common_word
 from agent.finance.lexicon import find_metrics, written_out
 from agent.finance.periods import find_periods
 from agent.query.kind import in_question_form
-from agent.query.scope import STOP_WORDS
+from agent.query.scope import NAME_JOINERS, STOP_WORDS
 
 OPENER_MARKS = (":", " -- ", " - ", " — ", " – ")  # what ends an opener before the question
 MAX_OPENER_CHARS = 60  # an opener is a few words
@@ -26,8 +26,61 @@ FRONTED_PREPOSITIONS = ("in", "for", "at", "within", "across", "during")  # 'In 
 def plain_question(question: str, registry: EntityRegistry) -> str:
     """``question`` as the plan reads it: tickers written as company names, an opener cut, a fronted clause put
     after what it narrows (see the module)."""
-    named = registry.with_names_for_tickers(question)
+    named = _company_before_part(registry.with_names_for_tickers(question), registry)
     return _clause_after(_without_opener(written_out(named, is_common_word, STOP_WORDS.__contains__), registry))
+
+
+def _capitalised_runs(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each run of two or more capitalised words in ``text``, words of one name joined by 'and' or
+    '&' inside it ('CTSO Cloud Platforms', 'Defense, Space & Security'); a question mark, a colon or a semicolon ends
+    a run ('MGM Resorts? Answer in millions')."""
+    runs: list[tuple[int, int]] = []
+    start, end, words, pos = -1, -1, 0, 0
+    for word in [*text.split(), ""]:
+        at = text.find(word, pos) if word else len(text)
+        pos = at + len(word)
+        bare = word.rstrip(_RUN_ENDS)
+        if word[:1].isupper() or (word[:1].isdigit() and start >= 0):
+            start, end, words = (at if start < 0 else start), at + len(bare), words + 1
+            if bare == word:
+                continue
+        elif word in NAME_JOINERS and start >= 0:
+            continue
+        if words > 1:
+            runs.append((start, end))
+        start, words = -1, 0
+    return runs
+
+
+_RUN_ENDS = "?!;:\"'”)"  # punctuation that ends a run of a name's words
+_POSSESSIVES = ("'s", "’s", "'", "’")
+
+
+def _after_name(text: str) -> str:
+    """The words after a company's name in a run, without the name's possessive or its closing full stop."""
+    text = text.lstrip(" .")
+    for mark in _POSSESSIVES:
+        if text.startswith(mark):
+            text = text[len(mark):]
+            break
+    return text.lstrip(" .,").strip()
+
+
+def _company_before_part(text: str, registry: EntityRegistry) -> str:
+    """``text`` with a company's name or ticker that runs on into words no company goes by written as the
+    company's ('CTSO Cloud Platforms op income' -> "Contoso Systems Corporation's Cloud Platforms op income"): an
+    analyst names the company, then its part; the part's figure must then name the part (the gate checks it)."""
+    for start, end in reversed(_capitalised_runs(text)):
+        run = text[start:end]
+        named = next((m for m in registry.mentions(run) if m.start == 0), None)
+        # the company written out, then maybe its part ('Adatum Corp. Cloud Services'), or its ticker run on
+        lead = (named.entity, _after_name(run[named.end:])) if named is not None else registry.leading(run)
+        if (lead is None or not any(ch.isalpha() for ch in lead[1]) or lead[1].split()[0] in NAME_JOINERS
+                or registry.knows(lead[1]) or find_periods(lead[1]) or find_metrics(lead[1].split()[0])):
+            continue  # the company alone, two companies, or the company then a period or a metric
+        entity, rest = lead
+        text = f"{text[:start]}{entity.name}'s {rest}{text[end:]}"
+    return text
 
 
 def _clause_after(text: str) -> str:

@@ -227,8 +227,12 @@ def _entity_score(card: ChunkCard, intent: QueryIntent, reasons: list[str]) -> f
             reasons.append(f"company differs: asked {intent.company}")
             return 0.0  # another company's evidence does not answer, whatever its scope
     scoped = [e for e in intent.entities if _squash(e) != company]
+    # the parts the plan narrows its metrics to ('Commercial Airplanes' of its revenue) are named as its entities are
+    named = {_squash(e) for e in scoped}
+    scoped += [t.text for t in intent.scope if t.kind != "measure" and _squash(t.text) not in named]
     if scoped:
-        hits = [e for e in scoped if _squash(e) in card_entities]
+        words = _card_words(card)
+        hits = [e for e in scoped if _squash(e) in card_entities or set(_WORD.findall(e.lower())) <= words]
         if hits:
             reasons.append(f"scope matched: {', '.join(hits)}")
             parts.append(1.0)
