@@ -223,7 +223,7 @@ def _metric_words(answer: SubAnswer, words: str, reader: EvidenceReader | None) 
     parent = find_metrics(row.parent) if row is not None and row.parent else []
     if row is not None and names_per_share(row.parent):
         return row.parent  # 'Diluted Earnings Per Common Share' over 'Net income attributable to X': per share
-    if find_metrics(words) or reader is None:
+    if not words.strip() or find_metrics(words) or reader is None:
         return words
     return row.parent if parent else figure_context(answer, reader)
 

@@ -73,6 +73,11 @@ def _company_before_part(text: str, registry: EntityRegistry) -> str:
     for start, end in reversed(_capitalised_runs(text)):
         run = text[start:end]
         named = next((m for m in registry.mentions(run) if m.start == 0), None)
+        if run.endswith(_POSSESSIVES) or (named is not None and (
+                named.surface.endswith(_POSSESSIVES) or run[named.end:].lstrip(" .").startswith(_POSSESSIVES))):
+            # "Northwind's Industrial Sensors": the company's part, as written; "Contoso Media's revenues": a name
+            # owning the figure, the company's or a part named after it (the part's row must print it whole)
+            continue
         # the company written out, then maybe its part ('Adatum Corp. Cloud Services'), or its ticker run on
         lead = (named.entity, _after_name(run[named.end:])) if named is not None else registry.leading(run)
         if (lead is None or not any(ch.isalpha() for ch in lead[1]) or lead[1].split()[0] in NAME_JOINERS
