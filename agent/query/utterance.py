@@ -56,16 +56,6 @@ _RUN_ENDS = "?!;:\"'”)"  # punctuation that ends a run of a name's words
 _POSSESSIVES = ("'s", "’s", "'", "’")
 
 
-def _after_name(text: str) -> str:
-    """The words after a company's name in a run, without the name's possessive or its closing full stop."""
-    text = text.lstrip(" .")
-    for mark in _POSSESSIVES:
-        if text.startswith(mark):
-            text = text[len(mark):]
-            break
-    return text.lstrip(" .,").strip()
-
-
 def _company_before_part(text: str, registry: EntityRegistry) -> str:
     """``text`` with a company's name or ticker that runs on into words no company goes by written as the
     company's ('CTSO Cloud Platforms op income' -> "Contoso Systems Corporation's Cloud Platforms op income"): an
@@ -79,7 +69,7 @@ def _company_before_part(text: str, registry: EntityRegistry) -> str:
             # owning the figure, the company's or a part named after it (the part's row must print it whole)
             continue
         # the company written out, then maybe its part ('Adatum Corp. Cloud Services'), or its ticker run on
-        lead = (named.entity, _after_name(run[named.end:])) if named is not None else registry.leading(run)
+        lead = (named.entity, run[named.end:].lstrip(" .,").strip()) if named is not None else registry.leading(run)
         if (lead is None or not any(ch.isalpha() for ch in lead[1]) or lead[1].split()[0] in NAME_JOINERS
                 or registry.knows(lead[1]) or find_periods(lead[1]) or find_metrics(lead[1].split()[0])):
             continue  # the company alone, two companies, or the company then a period or a metric
