@@ -50,7 +50,7 @@ from agent.answer.words import (
 )
 from agent.entities import EntityRegistry, as_registry
 from agent.finance.arithmetic import Computation
-from agent.finance.lexicon import canonical, find_metrics, names_per_share
+from agent.finance.lexicon import canonical, figure_kind, find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import MONEY_UNITS, SCALE_NAMES, find_numbers
 from agent.finance.periods import find_periods, names_several_periods, period_year, sort_key
@@ -215,13 +215,13 @@ def check_metric(
 
 def _metric_words(answer: SubAnswer, words: str, reader: EvidenceReader | None) -> str:
     """The words that name the figure's metric: its own (a row's label, a sentence's words before it), or the
-    sub-heading naming a per-share figure that the row sits under (its label names what is divided); for a row that names a part and no metric ('Cloud Platforms'),
-    the sub-heading it sits under when that names one ('Operating Income:'), else its table's title and header
-    ('Unearned revenue by segment')."""
+    sub-heading naming a per-share figure that the row sits under (its label names what is divided); for a row that
+    names a part and no metric ('Cloud Platforms'), the sub-heading it sits under when that names one ('Operating
+    Income:'), else its table's title and header ('Unearned revenue by segment')."""
     row = (reader.row_at(answer.citation.chunk_id, answer.value.start)
            if reader is not None and answer.citation is not None and answer.value is not None else None)
     parent = find_metrics(row.parent) if row is not None and row.parent else []
-    if row is not None and names_per_share(row.parent):
+    if row is not None and any(figure_kind(m.canonical) == "per_share" for m in parent):
         return row.parent  # 'Diluted Earnings Per Common Share' over 'Net income attributable to X': per share
     if not words.strip() or find_metrics(words) or reader is None:
         return words

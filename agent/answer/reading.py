@@ -409,7 +409,8 @@ def _segments(ev_index: int, ev: Evidence, own_currency: str, inherited: _Layout
                 )
             )
     if is_table:
-        out.extend(s for s in _loose_rows(ev_index, text, chunk_scale, columns, currency) if not is_hostile_row(s.label) and not merged_label(s.label))
+        out.extend(s for s in _loose_rows(ev_index, text, chunk_scale, columns, currency)
+                   if not is_hostile_row(s.label) and not merged_label(s.label))
     return out
 
 

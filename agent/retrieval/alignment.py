@@ -213,7 +213,7 @@ def _squash(name: str) -> str:
     return "".join(_WORD.findall(name.lower().replace("&", "and")))
 
 
-def _entity_score(card: ChunkCard, intent: QueryIntent, reasons: list[str]) -> float | None:
+def _entity_score(card: ChunkCard, intent: QueryIntent, words: set[str], reasons: list[str]) -> float | None:
     company = _squash(intent.company) if intent.company else ""
     card_entities = {_squash(e): e for e in card.entities}
     parts: list[float] = []
@@ -231,7 +231,6 @@ def _entity_score(card: ChunkCard, intent: QueryIntent, reasons: list[str]) -> f
     named = {_squash(e) for e in scoped}
     scoped += [t.text for t in intent.scope if t.kind != "measure" and _squash(t.text) not in named]
     if scoped:
-        words = _card_words(card)
         hits = [e for e in scoped if _squash(e) in card_entities or set(_WORD.findall(e.lower())) <= words]
         if hits:
             reasons.append(f"scope matched: {', '.join(hits)}")
@@ -284,10 +283,9 @@ def _card_words(card: ChunkCard) -> set[str]:
     return set(_WORD.findall(text.lower()))
 
 
-def _keyword_score(card: ChunkCard, intent: QueryIntent, reasons: list[str]) -> float | None:
+def _keyword_score(intent: QueryIntent, words: set[str], reasons: list[str]) -> float | None:
     if not intent.keywords:
         return None
-    words = _card_words(card)
     hits = [k for k in intent.keywords if all(w in words for w in _WORD.findall(k.lower()))]
     if hits:
         reasons.append(f"keywords: {', '.join(hits[:6])} ({len(hits)}/{len(intent.keywords)})")
@@ -310,12 +308,13 @@ def _factor(card: ChunkCard, reasons: list[str]) -> float:
 def align(card: ChunkCard, intent: QueryIntent) -> Alignment:
     """How well ``card`` satisfies ``intent``, field by field, with reasons (deterministic, card-only)."""
     reasons: list[str] = []
+    words = _card_words(card)  # what the card says, read once for the entity and keyword scores
     comp = AlignmentComponents(
         metric=_metric_score(card, intent, reasons),
         period=_period_score(card, intent, reasons),
-        entity=_entity_score(card, intent, reasons),
+        entity=_entity_score(card, intent, words, reasons),
         evidence_type=_evidence_score(card, intent, reasons),
-        keyword=_keyword_score(card, intent, reasons),
+        keyword=_keyword_score(intent, words, reasons),
     )
     metric_weight = METRIC_WEIGHT if intent.metrics else METRIC_WEIGHT * TOPIC_ONLY_SHARE
     weighted = [
