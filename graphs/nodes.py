@@ -658,7 +658,7 @@ def answer(state: MainState, runtime: Runtime[Settings], *, deps: GraphDeps = DE
         )
         events += [TraceEvent(node=ANSWER, sub_query_id=sid, text=text) for sid, text in notes]
         evidence += facts.evidence_for(sub_answers, evidence)
-        final = compose_final(plan, sub_answers, evidence)
+        final = compose_final(plan, sub_answers, evidence, rewrite.turn_operation)
         if res.model is not None and any(e.source == "filing" for e in evidence):
             final = llm_answer(rewrite.question, evidence, model=res.model, fallback=final, usage=usage,
                                computations=final.computations)
@@ -786,8 +786,9 @@ def _answer_from_text(
     return found, ""
 
 
-def compose_final(plan: Any, sub_answers: Sequence[SubAnswer], evidence: Sequence[Evidence]) -> FinalAnswer:
+def compose_final(plan: Any, sub_answers: Sequence[SubAnswer], evidence: Sequence[Evidence],
+                  turn_operation: str = "") -> FinalAnswer:
     """Combinations in code over the sub-answers, then one verified answer (see
     :func:`agent.answer.compose.compose_plan`)."""
-    return compose_plan(plan, sub_answers, list(evidence))
+    return compose_plan(plan, sub_answers, list(evidence), turn_operation)
 

@@ -30,6 +30,7 @@ from agent.answer.gate import (
     operation_refusal,
     part_refusal,
     sanity_failure,
+    turn_operation_unmet,
     unmet_operation,
 )
 from agent.answer.judgement import is_yes_no, verdict
@@ -82,6 +83,7 @@ from agent.query.asked import (
     operation_asked,
     operation_description,
     operation_kind,
+    operation_unmet,
     operations_asked,
     threshold_asked,
 )
@@ -765,13 +767,20 @@ def answer_offline(
             )
     reader = EvidenceReader(evidence)
     sub_answers = [answer_sub_query(sq, evidence, reader, turn_question=plan.question) for sq in plan.sub_queries]
-    return compose_plan(plan, sub_answers, evidence)
+    return compose_plan(plan, sub_answers, evidence, rewrite.turn_operation if rewrite is not None else "")
 
 
-def compose_plan(plan: QueryPlan, sub_answers: Sequence[SubAnswer], evidence: Sequence[Evidence]) -> FinalAnswer:
+def compose_plan(plan: QueryPlan, sub_answers: Sequence[SubAnswer], evidence: Sequence[Evidence],
+                 turn_operation: str = "") -> FinalAnswer:
     """The plan's combinations computed in code over its sub-answers, then one verified answer: the results no
     other step consumes lead. When such a result is built from other steps (the 3-year average of a ratio) and
-    cannot be computed, the parts that could be are its closest evidence, never the answer."""
+    cannot be computed, the parts that could be are its closest evidence, never the answer. ``turn_operation``
+    is the arithmetic a follow-up asked that its rewritten question lost (:attr:`Rewrite.turn_operation`): a
+    plan computing nothing states no read figure as its answer."""
+    if turn_operation and not _performs(plan, turn_operation):
+        # the plan's own arithmetic (a change of the figures looked up) is not what the turn asked either
+        plan = plan.model_copy(update={"combinations": []})
+        sub_answers = [_unperformed(sa, turn_operation) for sa in sub_answers]
     combined = combine(plan, sub_answers, evidence)
     sub_answers = [part_refusal(sa, combined.misread[sa.sub_query_id])
                    if sa.sub_query_id in combined.misread and sa.status != "not_found" else sa for sa in sub_answers]
@@ -799,6 +808,27 @@ def compose_plan(plan: QueryPlan, sub_answers: Sequence[SubAnswer], evidence: Se
     if not final.text.strip():
         final = final.model_copy(update={"text": f"{NOT_FOUND}: {plan.question}."})
     return final
+
+
+# Operations that answer one another: a share is a ratio in percent, a percentage change a change's rate.
+_SAME_ARITHMETIC = ({"share", "ratio"}, {"change", "percent_change"})
+
+
+def _performs(plan: QueryPlan, operation: str) -> bool:
+    """Whether one of the plan's combinations computes ``operation`` (or its kin, :data:`_SAME_ARITHMETIC`)."""
+    kin = next((group for group in _SAME_ARITHMETIC if operation in group), {operation})
+    return any(c.operation in kin for c in plan.combinations)
+
+
+def _unperformed(sa: SubAnswer, operation: str) -> SubAnswer:
+    """A sub-answer of a follow-up asking ``operation`` of figures the conversation named: a figure read as it
+    stands is refused (kept as the closest evidence) unless its words say it is that result; so is a sentence."""
+    if sa.status == "text":
+        what = operation_unmet(operation, "")
+        return operation_refusal(sa, what, "no figure to compute it from was found") if what else sa
+    what = turn_operation_unmet(sa, operation)
+    return operation_refusal(sa, what, "the turn computes it with figures of the conversation, and only single "
+                             "reported values were found") if what else sa
 
 
 def _share_unplanned(plan: QueryPlan, computations: Sequence[Computation]) -> str:

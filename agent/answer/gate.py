@@ -54,7 +54,7 @@ from agent.finance.lexicon import canonical, figure_kind, find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import MONEY_UNITS, SCALE_NAMES, find_numbers
 from agent.finance.periods import find_periods, names_several_periods, period_year, sort_key
-from agent.query.asked import operation_unmet_by
+from agent.query.asked import operation_unmet, operation_unmet_by
 from agent.query.cues import NON_NUMERIC_RELATIONS, possessive
 from agent.query.definitions import asked_part
 from agent.query.plan import SubQuery
@@ -601,6 +601,15 @@ def unmet_operation(answer: SubAnswer, question: str, caption: str = "") -> str:
     if answer.status != "found" or answer.value is None:
         return ""
     return operation_unmet_by(question, f"{_operation_words(answer)} {answer.metric} {caption}")
+
+
+def turn_operation_unmet(answer: SubAnswer, operation: str, caption: str = "") -> str:
+    """For a figure read as it stands in a follow-up whose own words ask ``operation`` (a share of an earlier
+    answer, its change) that the rewritten question lost: how the answer names that operation, unless the
+    figure's row, sentence or table ``caption`` say it already is its result; '' when it answers."""
+    if answer.status != "found" or answer.value is None or not operation:
+        return ""
+    return operation_unmet(operation, f"{_operation_words(answer)} {answer.metric} {caption}")
 
 
 def _operation_words(answer: SubAnswer) -> str:

@@ -241,6 +241,14 @@ _MODEL_OPERATIONS: dict[str, tuple[str, re.Pattern[str]]] = {
 }
 
 
+def operation_unmet(operation: str, naming: str) -> str:
+    """How the answer names ``operation`` (an operation model kind: 'share', 'change', ...) when a figure named by
+    the words ``naming`` is not its result ('Gross margin %' is a share already); '' when it is, or for a kind
+    the model does not compute."""
+    what, carried = _MODEL_OPERATIONS.get("ratio" if operation == "share" else operation, ("", None))
+    return what if not (carried is not None and carried.search(naming)) else ""
+
+
 def model_operation(question: str) -> str:
     """The arithmetic the operation model reads in ``question`` (sum, ratio, change, ...), when it holds arithmetic
     likelier than a lookup; '' otherwise."""

@@ -84,6 +84,11 @@ class Rewrite(BaseModel):
         default="",
         description="arithmetic on the references: change | percent_change | ratio | sum | average | ''",
     )
+    turn_operation: str = Field(
+        default="",
+        description="the arithmetic a follow-up's own words ask (share, ratio, change, percent_change, average, "
+        "cagr), read once from the turn as typed: an answer that performs none of it answers less than was asked",
+    )
     read_first: bool = Field(
         default=False,
         description="with one reference: the figure looked up now is the first operand ('X divided by that')",

@@ -31,6 +31,7 @@ from agent.finance.wording import CHANGE_NOUN, CHANGE_RE, SHARE_RE, plain_words
 from agent.llm import schemas as llm_schemas
 from agent.llm.models import UsageLog, structured_call
 from agent.llm.prompts import echoes_prompt, rewrite_messages
+from agent.query.asked import operation_asked
 from agent.query.cues import (
     _DEMONSTRATIVE_RE,
     _REFERENCE_RE,
@@ -162,8 +163,36 @@ def rewrite(
     registry = as_registry(known_companies)
     asked = " ".join(question.split())
     plain = plain_question(asked, registry)
-    done = _rewritten(_Turn.read(plain, history, slots, registry))
+    turn = _Turn.read(plain, history, slots, registry)
+    done = _rewritten(turn)
+    done.turn_operation = _turn_operation(turn, done)
     return done if plain == asked else done.model_copy(update={"original": asked, "changed": True})
+
+
+
+
+def _turn_operation(turn: _Turn, done: Rewrite) -> str:
+    """The arithmetic a follow-up's own words ask that its rewritten question no longer asks and no reference to an
+    earlier answer carries: what its answer must still perform (the composer refuses a figure read as it stands
+    for it); '' for a first turn, a turn kept as asked, and one that computes with earlier answers."""
+    if not turn.has_history or not done.changed or done.references or done.unresolved or done.standalone:
+        return ""
+    operation = _value_operation(turn.question, turn.slots) or _last_result_named(turn)
+    # a total asked of ('and what was the total of those sales?') is printed as often as it is added up
+    if operation == "sum" or operation_asked(done.question):
+        return ""
+    return operation
+
+
+def _last_result_named(turn: _Turn) -> str:
+    """The operation of the last computation when the turn names its result by a demonstrative ('this percentage',
+    'that change' in another year): the turn asks for that arithmetic again; '' otherwise."""
+    last = turn.slots.last_computation
+    if last is None:
+        return ""
+    named = [m.group(0) for m in _DEMONSTRATIVE_RE.finditer(turn.question)]
+    percent = last.result.unit == "%" and any(asks_percent(phrase) for phrase in named)
+    return last.operation if percent or _THIS_CHANGE_RE.search(turn.question) else ""
 
 
 def _rewritten(turn: _Turn) -> Rewrite:
@@ -263,9 +292,19 @@ class _Carry:
 def _refers_to_nothing(turn: _Turn) -> Rewrite | None:
     """'what is that divided by 100?' after an answer that stated no figure: nothing to compute with."""
     slots = turn.slots
-    if turn.has_history and slots.last_refused and computes_with_last(turn.question, slots, bool(turn.intent.metrics)):
+    if turn.has_history and slots.last_refused and (
+        computes_with_last(turn.question, slots, bool(turn.intent.metrics)) or _bare_operation(turn)
+    ):
         return _unresolved(turn.question, turn.intent, slots)
     return None
+
+
+def _bare_operation(turn: _Turn) -> bool:
+    """'so what was the percentage change?': arithmetic naming no figure, company or period of its own, which
+    computes with what the turn before asked (an older computation is no operand of it)."""
+    q = turn.question
+    return not (turn.intent.metrics or turn.own.companies or turn.periods or _own_words(q)) and bool(
+        _value_operation(q, turn.slots))
 
 
 def _with_typed_number(turn: _Turn) -> Rewrite | None:
@@ -755,5 +794,6 @@ def rewrite_llm(
         slots=new_slots,
         references=offline.references,
         operation=offline.operation,
+        turn_operation=offline.turn_operation,
         source="llm",
     )
