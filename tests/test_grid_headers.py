@@ -125,6 +125,39 @@ def test_a_title_over_the_years_and_a_units_row_are_no_column_names() -> None:
     assert [(label, period) for label, period, _ in columns] == [("2019", "FY2019"), ("2018", "FY2018")]
 
 
+UNITS_ROW_FILING = """# Contoso Group plc
+
+Annual Report for the year ended 31 March 2019
+
+## 6 Segment information continued
+
+|  | Year-ended 31 March 2019 | Year-ended 31 March 2018 |
+|---|---|---|
+| Revenue from external customers by country | $M | $M |
+| UK | 83.2 | 73.5 |
+| USA | 222.2 | 199.0 |
+| Germany | 143.5 | 128.4 |
+| Total revenue from external customers by country | 448.9 | 400.9 |
+"""
+
+
+def test_a_units_row_with_a_label_heads_the_rows_and_scales_the_table() -> None:
+    # 'Revenue from external customers by country | $M | $M': the label says what every row below is, the units
+    # cells the table's scale; neither is a row of figures nor a column's name
+    (page,) = _markdown_pages(UNITS_ROW_FILING)
+    (table,) = find_tables(page)
+    assert table.stub == "Revenue from external customers by country"
+    assert table.title.endswith("Revenue from external customers by country")
+    assert table.scale == 1e6
+    assert [r.label for r in table.rows][:3] == ["UK", "USA", "Germany"]
+
+
+def test_a_country_row_under_a_revenue_stub_is_that_countrys_revenue(tmp_path: Path) -> None:
+    settings = ingested_typeset(tmp_path, "CONTOSO_2019_AR.md", UNITS_ROW_FILING)
+    answer = ask_once(settings, "What was Contoso's revenue from the UK in 2019?")
+    assert "$83.2 million" in stated(answer) and "FY2019" in answer
+
+
 def test_a_note_column_holds_references_not_figures() -> None:
     (page,) = _markdown_pages("""
 | | | 30 June 2019 | 30 June 2018 |

@@ -203,7 +203,10 @@ def fold_header(rows: list[list[str]]) -> tuple[list[list[str]], int | None]:
         if row[0]:
             stubs.append(row[0])
         if len(lines) < sum(bool(c) for c in row[1:]):
-            # '$ | $ | %' under the years: units, read as the column's ('2019 (%)'); a currency sign adds nothing
+            # '$ | $ | %' under the years: units, read as the column's ('2019 (%)'); a currency sign adds nothing,
+            # a scale every unit cell states ('$M | $M') is the table's, a line of its own above the header
+            scales = {c for c in row[1:] if c and _only_units(c) and header_scale(c) != 1.0}
+            above.extend([[scales.pop()]] if len(scales) == 1 else [])
             row = [row[0], *(_unit_name(c) if _only_units(c) else c for c in row[1:])]
             name_rows.append((row, lines))
     names = [""] * width

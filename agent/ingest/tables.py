@@ -656,6 +656,7 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
         caption = " ".join(r.label for r in above[-HEADER_MAX_LINES:] if not r.cells and _is_column_line(r))
         columns = dated_names(columns if covers(columns, header_names) else header_names, caption)
         body = [r for r in body if r is not header_row]
+        stub = stub or _stub(header_row)  # its first cell heads the labels ('Revenue by country | 2019 | 2018')
         if title == header_row.label:
             title = ""
     widths = {len(r.cells) for r in body if r.cells}
