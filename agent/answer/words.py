@@ -93,9 +93,21 @@ def _stem(word: str) -> str:
 _NEGATED_RE = re.compile(r"\bnon[-\s]+(?=[a-z])")
 
 
+def _buckets(text: str) -> set[str]:
+    """The spans of numbers that name a bucket ('1-90 days past due', '91-180'), never two years ('2018-2019')."""
+    out = set()
+    for token in text.replace("–", "-").split():
+        low, _, high = token.strip("(),.;:?").partition("-")
+        if low.isdigit() and high.isdigit() and not (len(low) == 4 and len(high) in {2, 4}):
+            out.add(f"{int(low)}-{int(high)}")
+    return out
+
+
 def _content_words(text: str) -> set[str]:
     """Words that name what a figure is: no stop words, no periods, no question filler; a number that is part
-    of a name counts ('500' of 's&p 500' tells it from 's&p retail index')."""
+    of a name counts ('500' of 's&p 500' tells it from 's&p retail index'), and so does a bucket's span ('1-90':
+    the 61-90 days past due are not the 1-90)."""
+    buckets = _buckets(text)
     # 'long-term' meets 'long term'; 'non-current' is one word: it never names what 'current' does
     rest = without_periods(re.sub(r"[-/]", " ", _NEGATED_RE.sub("non", text.lower())))
     words = {
@@ -103,7 +115,7 @@ def _content_words(text: str) -> set[str]:
         for w in _WORD_RE.findall(rest)
         if w not in STOP_WORDS and w not in FILLER_WORDS and not w.isdigit()
     }
-    return words | {num for word, nums in _numbered_names(rest).items() if word in words for num in nums}
+    return words | buckets | {num for word, nums in _numbered_names(rest).items() if word in words for num in nums}
 
 
 ROOT_CHARS = 6  # letters two forms of a word share ('operat-ed', 'franch-isees'); 'curren-t/-cy' is the price

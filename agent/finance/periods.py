@@ -780,10 +780,11 @@ def sort_key(norm: str) -> tuple[int, int, int]:
 # ---------------------------------------------------------------------------------------------------------
 CALENDAR_FY_END = 12  # calendar fiscal years unless the columns or the filer say otherwise
 # A column of several years or an open end ('2009 - 2010', '2021 -22', '2025 and thereafter') is no one period, nor
-# is a maturity bucket counted from the balance sheet date ('Less than 1 year', '1-3 years', 'More than 5 years').
+# is a maturity or ageing bucket counted from the balance sheet date ('Less than 1 year', '1-3 years', 'More than 5
+# years', '1-90 days past due').
 _SPAN_LABEL_RE = re.compile(
     r"\b(?:19|20)\d{2}\s*[-–]\s*\d{2,4}\b|\bthereafter\b|\bbeyond\b|\band\s+(?:later|after)\b|"
-    r"\b(?:less|more)\s+than\s+(?:one|two|three|five|\d{1,2})\s+years?\b|\b\d{1,2}\s*[-–]\s*\d{1,2}\s+years\b|"
+    r"\b(?:less|more)\s+than\s+(?:one|two|three|five|\d{1,2})\s+years?\b|\b\d{1,3}\s*[-–]\s*\d{1,3}\s+[a-z]{3,4}s\b|"
     r"\byears\s*\d{1,2}\s*[-–]\s*\d{1,2}\b|\b(?:within|after|over)\s+(?:one|\d{1,2})\s+years?\b",
     re.IGNORECASE,
 )

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from agent.finance.lexicon import names_per_share
 from agent.finance.numbers import find_numbers, header_scale, nil_cell
+from agent.finance.periods import without_spans
 from agent.schemas import NumericValue, TableColumn, TableLine
 
 _DASH_CODES = frozenset(("2013", "2014"))  # a dash the text extraction printed as its code point (U+2013, U+2014)
@@ -66,7 +67,9 @@ def _after_number(label: str, at: int) -> bool:
 
 def unscaled_row(label: str) -> bool:
     """A row whose figures are never 'in millions' (per-share amounts, percentages, ratios, days, counts); not
-    one naming an instrument by its rate ('3.25% Senior notes due 2029', 'Floating rate notes')."""
+    one naming an instrument by its rate ('3.25% Senior notes due 2029', 'Floating rate notes'), nor a bucket by its
+    span ('1-90 days past due' holds amounts)."""
+    label = without_spans(label)
     for m in _UNSCALED_ROW_RE.finditer(label):
         word = m.group().lower()
         if word.startswith(("%", "percent")) and _after_number(label, m.start()):

@@ -405,10 +405,20 @@ def operation_items(question: str) -> tuple[str, list[tuple[str, str]]] | None:
             context = re.sub(r"^\s*(?:in|of|for)?\s*(?:the\s+)?", "", m.group("ctx") if "ctx" in m.groupdict() else "")
             head = f"{context.strip()} of " if context.strip() else ""
             tail_text = after.rstrip(" ?.")
-            named = [_LEADING_ARTICLE_RE.sub("", i) for i in items]
+            named = _shared_tail([_LEADING_ARTICLE_RE.sub("", i) for i in items])
             return operation, [(i, f"What was the {head}{i}{tail_text}?") for i in named]
         return None
     return None
+
+
+def _shared_tail(items: list[str]) -> list[str]:
+    """Two items sharing the words after the second's first ('1-90 and 91-180 days past due', 'domestic and
+    international discount rates'): the first, one word naming nothing by itself, takes them too."""
+    first, second = items[0].split(), items[1].split()
+    tail = second[1:]
+    if len(first) != 1 or not tail or find_metrics(items[0]) or not all(w.islower() for w in tail):
+        return items
+    return [f"{items[0]} {' '.join(tail)}", items[1]]
 
 
 def lookup_question(

@@ -1,0 +1,65 @@
+"""An ageing or maturity bucket is named by its span ('1-90 days past due', '91-180'): a figure answers for the bucket
+its own column prints, never a neighbour whose span shares a number ('61-90' is not '1-90') nor the total column;
+and 'the difference between 1-90 and 91-180 days past due' shares 'days past due' between its two items."""
+
+from __future__ import annotations
+
+import pytest
+from support import ask_once, ingested_typeset, stated
+
+from agent.answer.words import _content_words
+from agent.config import Settings
+from agent.query.cues import operation_items
+
+pytestmark = pytest.mark.usefixtures("no_yfinance")
+
+FILING = """# Fabrikam Inc.
+
+Annual Report for the year ended December 31, 2019
+
+## Note 8. Trade receivables past due
+
+(in thousands)
+
+| | Not past due | 1-90 days past due | 91-180 days past due | Total |
+|---|---|---|---|---|
+| Low risk country | 8,000 | 2,500 | 1,278 | 11,778 |
+| High risk country | 3,000 | 900 | 400 | 4,300 |
+"""
+
+
+@pytest.fixture(scope="module")
+def fabrikam(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return ingested_typeset(tmp_path_factory.mktemp("buckets"), "FABRIKAM_2019_AR.md", FILING)
+
+
+def test_a_difference_of_two_buckets_reads_each_buckets_column(fabrikam: Settings) -> None:
+    answer = ask_once(fabrikam, "What is the difference between 1-90 and 91-180 days past due in low risk country?")
+    assert "1,222 thousand" in answer and "2,500 - 1,278" in answer  # the bucket holds amounts, in thousands
+
+
+@pytest.mark.parametrize("question", [
+    "What was the 61-90 days past due in low risk country?",
+    "What was the 1-90 in low risk country?",
+])
+def test_a_bucket_is_answered_by_its_own_column_or_refused(fabrikam: Settings, question: str) -> None:
+    answer = stated(ask_once(fabrikam, question))
+    assert "11,778" not in answer  # the total column is no bucket
+    if "61-90" in question:
+        assert answer.startswith("Not found") and "2,500" not in answer  # nor is a bucket of another span
+    else:
+        assert "2,500" in answer or answer.startswith("Not found")
+
+
+def test_two_items_share_the_words_after_the_seconds_first() -> None:
+    found = operation_items("What is the difference between 1-90 and 91-180 days past due in low risk country?")
+    assert found is not None and [item for item, _ in found[1]] == ["1-90 days past due", "91-180 days past due"]
+    found = operation_items("What is the difference between the domestic and international discount rates?")
+    assert found is not None and found[1][0][0] == "domestic discount rates"
+    found = operation_items("What is the difference between revenue and cost of sales in 2019?")
+    assert found is not None and found[1][0][0] == "revenue"  # a metric of its own takes nothing
+
+
+def test_a_span_of_years_is_no_bucket() -> None:
+    assert "1-90" in _content_words("1-90 days past due") and "1-3" in _content_words("due in 1-3 years")
+    assert not {w for w in _content_words("revenue from 2018-2019 and 2018-19") if "-" in w}
