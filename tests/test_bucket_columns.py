@@ -1,6 +1,8 @@
 """An ageing or maturity bucket is named by its span ('1-90 days past due', '91-180'): a figure answers for the bucket
 its own column prints, never a neighbour whose span shares a number ('61-90' is not '1-90') nor the total column;
-and 'the difference between 1-90 and 91-180 days past due' shares 'days past due' between its two items."""
+and 'the difference between 1-90 and 91-180 days past due' shares 'days past due' between its two items. Spans printed
+bare under the labels' head ('Days past due | 1–90 | 91–180') are named by it. A refusal quoting a bucket marks none
+of its numbers unverified."""
 
 from __future__ import annotations
 
@@ -9,6 +11,9 @@ from support import ask_once, ingested_typeset, stated
 
 from agent.answer.words import _content_words
 from agent.config import Settings
+from agent.finance.periods import is_bucket
+from agent.ingest.parsing import _markdown_pages
+from agent.ingest.tables import find_tables
 from agent.query.cues import operation_items
 
 pytestmark = pytest.mark.usefixtures("no_yfinance")
@@ -47,6 +52,7 @@ def test_a_bucket_is_answered_by_its_own_column_or_refused(fabrikam: Settings, q
     assert "11,778" not in answer  # the total column is no bucket
     if "61-90" in question:
         assert answer.startswith("Not found") and "2,500" not in answer  # nor is a bucket of another span
+        assert "61-90" in answer and "[unverified]" not in answer  # the bucket's name, quoted, is no figure
     else:
         assert "2,500" in answer or answer.startswith("Not found")
 
@@ -63,3 +69,35 @@ def test_two_items_share_the_words_after_the_seconds_first() -> None:
 def test_a_span_of_years_is_no_bucket() -> None:
     assert "1-90" in _content_words("1-90 days past due") and "1-3" in _content_words("due in 1-3 years")
     assert not {w for w in _content_words("revenue from 2018-2019 and 2018-19") if "-" in w}
+
+
+UNNAMED_BUCKETS = """# Tailspin Telecom plc
+
+Annual Report for the year ended 31 December 2019
+
+## 18. Trade receivables
+
+The ageing of trade receivables past due by country risk (EUR thousand):
+
+| Days past due | 1–90 | 91–180 | 181–360 | >360 | Total |
+|---|---|---|---|---|---|
+| Country risk: Low | 1,347 | 125 | 127 | 313 | 1,912 |
+| Country risk: Medium | 891 | 725 | 600 | 819 | 3,035 |
+"""
+
+
+def test_spans_under_the_labels_head_are_named_by_it(tmp_path_factory: pytest.TempPathFactory) -> None:
+    # 'Days past due' over '1–90 | 91–180 | ...': each span counts days past due; the columns are '1–90 days past due'
+    (page,) = _markdown_pages(UNNAMED_BUCKETS)
+    (table,) = find_tables(page)
+    assert table.columns[:2] == ["1–90 days past due", "91–180 days past due"] and table.columns[-1] == "Total"
+    settings = ingested_typeset(tmp_path_factory.mktemp("spans"), "TAILSPIN_2019_AR.md", UNNAMED_BUCKETS)
+    answer = ask_once(settings, "What is the difference between 1-90 and 91-180 days past due in low risk country?")
+    assert "1,347 - 125" in answer and "1,222" in answer
+    medium = stated(ask_once(settings, "What were the 181-360 days past due for medium country risk?"))
+    assert "600" in medium and "3,035" not in medium
+
+
+def test_a_bucket_is_a_span_of_numbers_never_two_years() -> None:
+    assert is_bucket("1–90") and is_bucket("91-180") and is_bucket(">360")
+    assert not is_bucket("2018-2019") and not is_bucket("2018-19") and not is_bucket("Total")

@@ -173,10 +173,19 @@ def answer_figures(text: str) -> list[NumericValue]:
         glued_letter = re.search(r"\d[A-Za-z]", nv.text) and nv.unit == "" and nv.scale == 1.0
         if before.isalpha() or after[:1].isalpha() or re.match(r"-[A-Za-z]", after) or glued_letter:
             continue  # glued to letters: '3M', 'Q3', 'FY24', '10-K'
+        if _in_span(masked, nv.start, nv.end):
+            continue  # a bucket's name: '61-90 days past due'
         if _STRUCTURAL_RE.search(masked[max(0, nv.start - 12) : nv.start]):
             continue
         figures.append(nv)
     return figures
+
+
+def _in_span(text: str, start: int, end: int) -> bool:
+    """Whether the number at ``start:end`` is one end of a span of numbers written with a dash ('61-90')."""
+    after = text[end:end + 2]
+    dashed = text[start] in "-–" and start > 0 and text[start - 1].isdigit()  # '-90' of '61-90'
+    return dashed or (len(after) == 2 and after[0] in "-–" and after[1].isdigit())
 
 
 class _Pool(BaseModel):

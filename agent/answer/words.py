@@ -13,7 +13,7 @@ from agent.answer.reading import (
 )
 from agent.entities.names import name_key, names_company, same_name
 from agent.finance.numbers import name_numbers, without_units
-from agent.finance.periods import find_periods, without_periods
+from agent.finance.periods import find_periods, is_bucket, without_periods
 from agent.finance.wording import without_possessive
 from agent.query.cues import NON_NUMERIC_RELATIONS
 from agent.query.plan import SubQuery
@@ -94,13 +94,9 @@ _NEGATED_RE = re.compile(r"\bnon[-\s]+(?=[a-z])")
 
 
 def _buckets(text: str) -> set[str]:
-    """The spans of numbers that name a bucket ('1-90 days past due', '91-180'), never two years ('2018-2019')."""
-    out = set()
-    for token in text.replace("–", "-").split():
-        low, _, high = token.strip("(),.;:?").partition("-")
-        if low.isdigit() and high.isdigit() and not (len(low) == 4 and len(high) in {2, 4}):
-            out.add(f"{int(low)}-{int(high)}")
-    return out
+    """The buckets a text names by their span ('1-90 days past due', '91–180', '>360'), dashes made one."""
+    tokens = (t.strip("(),.;:?").replace("–", "-") for t in text.split())
+    return {t for t in tokens if is_bucket(t) and not t.isdigit()}
 
 
 def _content_words(text: str) -> set[str]:

@@ -798,9 +798,26 @@ def is_span_label(label: str) -> bool:
 
 
 def without_spans(label: str) -> str:
-    """``label`` with its spans of years blanked ('1-3 years' -> ' '): what is left says whether it prints a
-    figure."""
-    return _SPAN_LABEL_RE.sub(" ", label)
+    """``label`` with its spans of years blanked ('1-3 years' -> ' ', an open-ended bucket too: '>360 days'): what
+    is left says whether it prints a figure."""
+    words = _SPAN_LABEL_RE.sub(" ", label).split(" ")
+    for i, word in enumerate(words):
+        if is_bucket(word) and word[:1] in OPEN_ENDS:
+            words[i] = ""
+            if i + 1 < len(words) and words[i + 1].isalpha():
+                words[i + 1] = ""  # its unit: '>360 days'
+    return " ".join(words)
+
+
+OPEN_ENDS = "<>≤≥"  # an open-ended bucket's sign ('>360', '<30')
+
+
+def is_bucket(text: str) -> bool:
+    """Whether ``text`` is a bucket's span of numbers ('1–90', '91-180', '>360'), never two years ('2018-2019')."""
+    low, _, high = text.strip().lstrip(OPEN_ENDS).replace("–", "-").partition("-")
+    if not low.isdigit() or (high and not high.isdigit()):
+        return False
+    return not high or not (len(low) == 4 and len(high) in {2, 4})
 
 
 def is_duration_label(label: str) -> bool:

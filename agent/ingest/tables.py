@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, Field
 
 from agent.finance.numbers import SCALE_NAMES, header_scale, units_only
-from agent.finance.periods import without_spans
+from agent.finance.periods import is_bucket, without_spans
 from agent.ingest.columns import (
     DURATION_RE,
     MONTH_RE,
@@ -495,7 +495,10 @@ def _line_names(row: _Row, body: list[_Row], dated: bool = False) -> list[str]:
     widths = {len(r.cells) - (1 if _labelled_by_year(r) else 0) for r in body if r.cells}
     names = _column_names(row, next(iter(widths)) if len(widths) == 1 else 0)
     if row.grid and len(widths) == 1 and len(names) == next(iter(widths)) + 1:
-        names = names[1:]  # a grid's first cell heads the row labels ('Plan category'), not a column of values
+        # a grid's first cell heads the row labels ('Plan category'), not a column of values; it names what a span of
+        # numbers under it counts ('Days past due' over '1–90 | 91–180 | >360': '1–90 days past due')
+        head = names[0]
+        names = [f"{n} {head.lower()}" if head and is_bucket(n) else n for n in names[1:]]
     year_rows = any(_labelled_by_year(r) for r in body)
     named = (
         len(names) >= (1 if year_rows else 2)  # one name over rows labelled by their year is their one column's
