@@ -169,8 +169,6 @@ def rewrite(
     return done if plain == asked else done.model_copy(update={"original": asked, "changed": True})
 
 
-
-
 def _turn_operation(turn: _Turn, done: Rewrite) -> str:
     """The arithmetic a follow-up's own words ask that its rewritten question no longer asks and no reference to an
     earlier answer carries: what its answer must still perform (the composer refuses a figure read as it stands
