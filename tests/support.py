@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from agent.config import Settings
@@ -26,6 +27,15 @@ def ask_once(settings: Settings, question: str) -> str:
 
     with Assistant(settings) as assistant:
         return assistant.ask(question, assistant.new_thread()).answer
+
+
+def ask_thread(settings: Settings, turns: Sequence[str]) -> list[str]:
+    """The answers to ``turns`` asked in order on one new thread of a fresh assistant over ``settings``' index."""
+    from graphs.service import Assistant
+
+    with Assistant(settings) as assistant:
+        thread = assistant.new_thread()
+        return [assistant.ask(turn, thread).answer for turn in turns]
 
 
 def stated(answer: str) -> str:

@@ -5,12 +5,11 @@ next turn's 'the change'. A company name ending in an abbreviation ('..., Inc.?'
 from __future__ import annotations
 
 import pytest
-from support import ingested_typeset
+from support import ask_thread, ingested_typeset
 
 from agent.config import Settings
 from agent.query.intent import asking_part, relation_of
 from agent.schemas import Relation
-from graphs.service import Assistant
 
 pytestmark = pytest.mark.usefixtures("no_yfinance")
 
@@ -46,15 +45,10 @@ def tailwind(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     return ingested_typeset(tmp_path_factory.mktemp("tailwind"), "TAILWIND_2024_10K.md", FILING)
 
 
-def _thread(settings: Settings, turns: tuple[str, ...]) -> list[str]:
-    with Assistant(settings) as assistant:
-        thread = assistant.new_thread()
-        return [assistant.ask(turn, thread).answer for turn in turns]
-
 
 @pytest.mark.parametrize("why", ["what drove the increase?", "why did it rise?", "what caused the change?"])
 def test_a_why_follow_up_quotes_the_drivers_of_the_metric_asked(tailwind: Settings, why: str) -> None:
-    first, second, third, fourth = _thread(tailwind, (
+    first, second, third, fourth = ask_thread(tailwind, (
         "What were Tailwind's net sales in 2024?", "and in 2023?", why, "what was the change?"))
     assert "2,180" in first and "2,000" in second
     assert "driven by higher volumes" in third and "computed" not in third

@@ -7,12 +7,11 @@ evidence. A bare 'so what was the percentage change?' after a refused turn compu
 from __future__ import annotations
 
 import pytest
-from support import ingested_typeset, stated
+from support import ask_thread, ingested_typeset, stated
 
 from agent.config import Settings
 from agent.query.dialogue import DialogueSlots
 from agent.query.rewrite import rewrite
-from graphs.service import Assistant
 
 pytestmark = pytest.mark.usefixtures("no_yfinance")
 
@@ -60,14 +59,9 @@ def fabrikam(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     return ingested_typeset(tmp_path_factory.mktemp("fabrikam"), "FABRIKAM_2024_10K.md", FILING)
 
 
-def _thread(settings: Settings, turns: tuple[str, ...]) -> list[str]:
-    with Assistant(settings) as assistant:
-        thread = assistant.new_thread()
-        return [assistant.ask(turn, thread).answer for turn in turns]
-
 
 def test_a_share_of_a_figure_named_anew_never_states_that_figure(fabrikam: Settings) -> None:
-    first, second = _thread(fabrikam, (
+    first, second = ask_thread(fabrikam, (
         "What was Fabrikam's long-term debt in 2024?",
         "and how much does this total represent in relation to the total assets of that year, in percentage?"))
     assert "6,000" in first
@@ -76,7 +70,7 @@ def test_a_share_of_a_figure_named_anew_never_states_that_figure(fabrikam: Setti
 
 
 def test_a_percentage_asked_again_for_another_year_is_no_lookup(fabrikam: Settings) -> None:
-    answers = _thread(fabrikam, (
+    answers = ask_thread(fabrikam, (
         "In 2024, what were Fabrikam's Europe net sales?",
         "and what were the total industrial packaging net sales?",
         "what percentage, then, of this total did that amount represent?",
@@ -89,14 +83,14 @@ def test_a_percentage_asked_again_for_another_year_is_no_lookup(fabrikam: Settin
 
 
 def test_a_share_of_the_whole_asked_after_a_part_is_no_lookup_of_the_next_part(fabrikam: Settings) -> None:
-    first, second = _thread(fabrikam, (
+    first, second = ask_thread(fabrikam, (
         "What were the purchase obligations due in 2025?", "and what percentage did the lease obligations represent?"))
     assert "1,950" in first
     assert "140" not in stated(second) or "%" in stated(second).split("[")[0]
 
 
 def test_a_bare_percentage_change_after_a_refusal_computes_with_nothing_older(fabrikam: Settings) -> None:
-    answers = _thread(fabrikam, (
+    answers = ask_thread(fabrikam, (
         "What was Fabrikam's long-term debt in 2023?", "and in 2024?",
         "what was the change in the widget reserve over that time?", "so what was the percentage change?"))
     assert "6,400" in answers[0] and "6,000" in answers[1]

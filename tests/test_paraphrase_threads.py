@@ -4,12 +4,11 @@ of a total is a share, never a sum, over a breakdown table typeset here."""
 from __future__ import annotations
 
 import pytest
-from support import ingested_sample, ingested_typeset
+from support import ask_thread, ingested_sample, ingested_typeset
 
 from agent.config import Settings
 from agent.query.cues import AFTER, BEFORE, relative_years
 from agent.query.scope import metric_modifiers
-from graphs.service import Assistant
 
 pytestmark = pytest.mark.usefixtures("no_yfinance")
 
@@ -54,9 +53,7 @@ def acme(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 
 
 def _thread(settings: Settings, turns: tuple[str, ...]) -> list[str]:
-    with Assistant(settings) as assistant:
-        thread = assistant.new_thread()
-        return [assistant.ask(turn, thread).answer.split("\n")[0] for turn in turns]
+    return [answer.split("\n")[0] for answer in ask_thread(settings, turns)]
 
 
 @pytest.mark.parametrize("turns", NORTHWIND_THREADS, ids=[t[0][:30] for t in NORTHWIND_THREADS])
