@@ -600,7 +600,7 @@ def unmet_operation(answer: SubAnswer, question: str, caption: str = "") -> str:
     one: 'the percentage constitution of X among Y' asks a share in words no list holds."""
     if answer.status != "found" or answer.value is None:
         return ""
-    return operation_unmet_by(question, f"{_operation_words(answer)} {answer.metric} {caption}")
+    return operation_unmet_by(question, _result_words(answer, caption))
 
 
 def turn_operation_unmet(answer: SubAnswer, operation: str, caption: str = "") -> str:
@@ -609,7 +609,13 @@ def turn_operation_unmet(answer: SubAnswer, operation: str, caption: str = "") -
     figure's row, sentence or table ``caption`` say it already is its result; '' when it answers."""
     if answer.status != "found" or answer.value is None or not operation:
         return ""
-    return operation_unmet(operation, f"{_operation_words(answer)} {answer.metric} {caption}")
+    return operation_unmet(operation, _result_words(answer, caption))
+
+
+def _result_words(answer: SubAnswer, caption: str) -> str:
+    """The words that may say a read figure already is the result of an operation: its own, its metric's name and
+    its table's ``caption``."""
+    return f"{_operation_words(answer)} {answer.metric} {caption}"
 
 
 def _operation_words(answer: SubAnswer) -> str:
