@@ -105,13 +105,16 @@ def _content_words(text: str) -> set[str]:
     the 61-90 days past due are not the 1-90)."""
     buckets = _buckets(text)
     # 'long-term' meets 'long term'; 'non-current' is one word: it never names what 'current' does
-    rest = without_periods(re.sub(r"[-/]", " ", _NEGATED_RE.sub("non", text.lower())))
+    spaced = re.sub(r"[-/]", " ", text)
+    rest = without_periods(_NEGATED_RE.sub("non", spaced.lower()))
     words = {
         _stem(w.removesuffix("'s").rstrip("'"))  # 'Europe's revenue' names the 'Europe' row
         for w in _WORD_RE.findall(rest)
         if w not in STOP_WORDS and w not in FILLER_WORDS and not w.isdigit()
     }
-    return words | buckets | {num for word, nums in _numbered_names(rest).items() if word in words for num in nums}
+    # read as written: a name's capital letter ('Customer B') is no article once lower-cased
+    named = _numbered_names(spaced)
+    return words | buckets | {num for word, nums in named.items() if _stem(word) in words for num in nums}
 
 
 ROOT_CHARS = 6  # letters two forms of a word share ('operat-ed', 'franch-isees'); 'curren-t/-cy' is the price

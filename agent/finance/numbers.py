@@ -87,12 +87,27 @@ _SCALE_AFTER_RE = re.compile(r"\s*(?:%|percent|thousands?|millions?|billions?|tr
 NAME_NUMBER_REACH = 40  # characters searched back for the word a number names with
 
 
+# 'Customer A', 'Class B': a capital letter after a word, as written, names one of several things of that word.
+_NAME_LETTER_RE = re.compile(r"(?<![\w&$])([A-Za-z][A-Za-z&]+)\s([A-Z])\b(?![\w.&'’-])")
+
+
+def is_name_letter(word: str, letter: str) -> bool:
+    """Whether ``letter`` after ``word`` is the letter of a name ('Customer A', 'Class B'), not an article
+    ('was A' is none: a function word before it)."""
+    return (len(letter) == 1 and letter.isupper() and word.isalpha() and len(word) > 1
+            and word.lower() not in _FUNCTION_WORDS)
+
+
 def name_numbers(text: str) -> dict[str, set[str]]:
-    """Words that carry a number as part of their name ('s&p 500' -> {'s&p': {'500'}}), lower-cased."""
+    """Words that carry a number as part of their name ('s&p 500' -> {'s&p': {'500'}}), or a capital letter as
+    written ('Customer B' -> {'customer': {'b'}}), lower-cased."""
     out: dict[str, set[str]] = {}
     for word, num in _NAME_NUMBER_RE.findall(text.lower()):
         if not _YEAR_RE.match(num) and word not in _OPERAND_AFTER:
             out.setdefault(word, set()).add(num)
+    for word, letter in _NAME_LETTER_RE.findall(text):
+        if is_name_letter(word, letter):
+            out.setdefault(word.lower(), set()).add(letter.lower())
     return out
 
 

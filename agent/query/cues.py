@@ -357,9 +357,9 @@ _ITEM_OPERATIONS: tuple[tuple[str, re.Pattern[str], str], ...] = (
     ("ratio", re.compile(r"\bratio\s+of\s+(?:the\s+)?", re.I), "to"),
 )
 # Words after the items that say when or in what they are read ('in 2019', 'as at 31 December 2019', 'for fiscal
-# 2018'): they belong to both items' questions.
-_ITEM_TAIL_RE = re.compile(r"\s+(?:in|for|as\s+(?:at|of)|at|during|on|from|of\s+fiscal|of\s+(?:fy|19|20))(?![\w-]).*$|"
-                           r"\s*[?.]\s*$", re.I)
+# 2018'): they belong to both items' questions ('from' only before a date: 'revenue from customer A' is an item).
+_ITEM_TAIL_RE = re.compile(r"\s+(?:in|for|as\s+(?:at|of)|at|during|on|from(?=\s+\w*\s*\d)|of\s+fiscal|of\s+(?:fy|19|20))"
+                           r"(?![\w-]).*$|\s*[?.]\s*$", re.I)
 
 
 def split_tail(text: str) -> tuple[str, str]:

@@ -56,6 +56,7 @@ from agent.query.scope import (
     basis_words,
     growth_base,
     metric_modifiers,
+    scope_terms,
     share_part,
     terms_for,
     unique_terms,
@@ -361,8 +362,10 @@ def _item_sub_queries(intent: QueryIntent, company: str, period: str, items: Seq
         item_intent = _sub_intent(intent, text, company, metric, period)
         item_intent.metrics = [metric] if metric else []  # an item naming no metric is read by its own words
         # the parts the whole question names belong to the item that names them ('International', not
-        # 'Foodservice', for the first of 'the International and Foodservice segment')
-        item_intent.scope = [t for t in item_intent.scope if t.text.lower() in text.lower()]
+        # 'Foodservice', for the first of 'the International and Foodservice segment'), and so do the parts
+        # the item's own words name ('customer A' of 'the difference in revenue between customer A and B')
+        item_intent.scope = unique_terms([*(t for t in item_intent.scope if t.text.lower() in text.lower()),
+                                          *(terms_for(scope_terms(text, company), metric) if metric else [])])
         out.append(SubQuery(id=_sub_query_id(company, f"{metric} {text}", period), question=text, company=company,
                             metric=metric, period=period, intent=item_intent))
     return out
@@ -539,12 +542,16 @@ def _decomposed(question: str, intent: QueryIntent, known_companies: EntityRegis
                                          operands=[sq.id for sq in plan.sub_queries],
                                          label=f"{' or '.join(names)}, {ranked_by}")]
         return plan
-    over_items = _operation_over_items(asked, intent, companies, periods)
+    # the items are read in the periods the question names: a difference between two items in one year is no
+    # change from the year before (the one period a 'difference' would otherwise be widened to)
+    named_periods = chronological(intent.temporal_scope.periods)
+    over_items = _operation_over_items(asked, intent, companies, named_periods)
     if over_items is not None:
         # 'The difference in fair value between purchased technology and trademarks': one lookup an item, and the
         # operation over them computed in code.
         operation, (a, b), lookups = over_items
-        plan.sub_queries = _item_sub_queries(intent, companies[0], item_period, lookups)
+        plan.sub_queries = _item_sub_queries(intent, companies[0], named_periods[0] if named_periods else "",
+                                             lookups)
         label = {"difference": f"{a} minus {b}", "sum": f"total of {a} and {b}", "ratio": f"{a} to {b}"}[operation]
         plan.combinations = [Combination(id="c1", operation=operation,  # type: ignore[arg-type]
                                          operands=[sq.id for sq in plan.sub_queries], label=label)]

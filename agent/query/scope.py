@@ -26,6 +26,7 @@ from agent.finance.lexicon import (
     narrower_name,
 )
 from agent.finance.metrics import METRICS
+from agent.finance.numbers import is_name_letter
 from agent.finance.periods import find_periods, is_month
 from agent.finance.wording import CHANGE, SHARE_NOUN
 from agent.schemas import ScopeTerm
@@ -197,6 +198,10 @@ def _walk_before(question: str, start: int, company: str) -> tuple[list[str], li
             depth -= tok == "("
             continue
         low = tok.lower().rstrip(".")
+        if _name_letter(tokens, i):
+            mods.append(low)  # 'Customer A revenue': the letter names the part with the word before it
+            appended, last = True, tok
+            continue
         if low in _SUBJECT_PRONOUNS:
             if appended:  # the word after a pronoun is its verb ('can you pull', 'I need'): no modifier
                 mods.pop()
@@ -281,6 +286,11 @@ def _bare(token: str) -> str:
     return token.rstrip(".").removesuffix("'s").removesuffix("’s")
 
 
+def _name_letter(tokens: Sequence[str], i: int) -> bool:
+    """Whether token ``i`` is the capital letter of the name the word before it opens ('Customer A')."""
+    return i > 0 and is_name_letter(tokens[i - 1], tokens[i]) and tokens[i - 1].lower() not in STOP_WORDS
+
+
 def _names_no_part(token: str, company_words: set[str]) -> bool:
     """A word that names no part; a word that is a period (a lone month) is in the question's period spans
     already, or a month."""
@@ -345,7 +355,7 @@ def scope_terms(question: str, company: str = "", registry: EntityRegistry | Non
                 if not token[0].isalnum() or low in _ENDS or low in _OPENS or len(words) >= MAX_PART_WORDS:
                     break
                 j += 1
-                if not _names_no_part(token, company_words):
+                if not _names_no_part(token, company_words) or _name_letter(tokens, j - 1):
                     words.append(_bare(token))
             text = " ".join(words)
             if text and tokens[i].lower() in EXCLUDING | ADJUSTING:
