@@ -15,7 +15,7 @@ from agent.finance.formulas import FormulaKind
 from agent.finance.lexicon import canonical, components, find_metrics, is_percentage_metric
 from agent.finance.metrics import METRICS
 from agent.finance.periods import expand_range, find_periods, granularity, shift_period
-from agent.finance.wording import CHANGE_NOUN, CHANGE_RE, SHARE_RE, plain_words
+from agent.finance.wording import CHANGE_NOUN, CHANGE_RE, SHARE_RE, SUM_WORD_RE, plain_words
 from agent.llm import schemas as llm_schemas
 from agent.llm.models import UsageLog, structured_call
 from agent.llm.prompts import MAX_SUB_QUERIES, decompose_messages
@@ -34,6 +34,7 @@ from agent.query.cues import (
     LINK_WORDS,
     NON_NUMERIC_RELATIONS,
     PERCENT_RE,
+    and_list,
     chronological,
     intent_companies,
     is_operation_word,
@@ -296,6 +297,11 @@ def _operations(
     )
     if across_companies or across_metrics:
         ops.append("difference")
+    if (n_metrics >= 2 and n_companies <= 1 and n_periods <= 1 and not share and not ratio
+            and SUM_WORD_RE.search(q) and guess_operation(q).alone("sum")):
+        # 'the sum of goodwill and customer-related intangible assets': of the metrics named; 'the combined revenue
+        # and operating income' asks two figures (the model settles which a sum word asks)
+        ops.append("sum")
     return ops
 
 
@@ -639,7 +645,8 @@ def _whole_of_share(question: str, metrics: Sequence[str]) -> str:
     """The metric a share is of: the one of ``metrics`` named right after 'share of' / 'percentage of' ('what share
     of revenue did R&D account for', 'R&D as a percentage of revenue', 'what portion of the price went to
     goodwill'), with only a determiner or the company's name between; '' otherwise."""
-    m = SHARE_RE.search(question)
+    # the last share words name the whole: 'the proportion of cost of revenue as a percentage of revenue'
+    m = next(reversed(list(SHARE_RE.finditer(question))), None)
     after = find_metrics(question[m.end():]) if m is not None else []
     if m is None or not after or after[0].canonical not in metrics:
         return ""
@@ -763,6 +770,12 @@ def plan_combinations(
         ids = [by_key.get((companies[0], m, p)) for m in metrics[:2]]
         if all(ids):
             add("difference", [i for i in ids if i], "", f"{metrics[0]} minus {metrics[1]}")
+    if "sum" in operations and len(metrics) >= 2 and len(companies) == 1 and len(periods) <= 1:
+        p = periods[0] if periods else ""
+        ids = [by_key.get((companies[0], m, p)) for m in metrics]
+        if all(ids):
+            add("sum", [i for i in ids if i], "",
+                f"total of {and_list([asked_name(question, m, companies[0]) for m in metrics])}")
     return out
 
 
