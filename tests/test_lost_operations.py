@@ -98,6 +98,16 @@ def test_a_bare_percentage_change_after_a_refusal_computes_with_nothing_older(fa
     assert answers[3].startswith("Not found") and "6.25" not in answers[3]  # not the debt's change of two turns ago
 
 
+def test_a_change_asked_of_two_figures_of_one_period_is_no_change_over_time(fabrikam: Settings) -> None:
+    answers = ask_thread(fabrikam, (
+        "What is the difference between North America net sales and Europe net sales in 2024?",
+        "what is the net difference?"))
+    assert "2,400" in answers[0]
+    # the last difference's own operands again would answer 'from FY2024 to FY2024' with the last answer, reversed
+    assert answers[1].startswith("Not found") and "FY2024 to FY2024" not in answers[1]
+    assert "1,200 - 3,600" not in answers[1] and "2,400" not in stated(answers[1])
+
+
 def test_the_rewrite_records_the_arithmetic_its_question_lost() -> None:
     first = rewrite("What was Fabrikam's long-term debt in 2024?", [], DialogueSlots())
     assert first.turn_operation == ""  # a first turn is planned from its own words

@@ -314,6 +314,10 @@ def _reference_rewrite(question: str, slots: DialogueSlots, operation: str) -> R
         return None
     if operation in {"change", "percent_change", "cagr"}:
         dated = [v for v in pool if v.value.period and normalise_period(v.value.period) == v.value.period]
+        if len(dated) >= 2 and dated[-2].value.period == dated[-1].value.period:
+            # two figures of one period: no change over time; the last difference's own operands again (its
+            # answer), or two metrics whose difference a change's words would misname
+            return None
         if operation == "change" and _LESS_BETWEEN_RE.search(question) and len(pool) == 2:
             new, old = _order_by_question(pool, question)  # 'the 2016 less the 2015 value', as written
         elif len(dated) >= 2:
