@@ -36,9 +36,17 @@ from agent.answer.words import (
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue
 from agent.finance.direction import in_direction, restated_as, turned
-from agent.finance.lexicon import figure_kind, find_metrics, names_per_share
+from agent.finance.lexicon import figure_kind, find_metrics, names_count, names_per_share
 from agent.finance.metrics import METRICS
-from agent.finance.numbers import CURRENCIES, SCALE_NAMES, currency_of, find_numbers, is_name_number, nil_cell
+from agent.finance.numbers import (
+    CURRENCIES,
+    SCALE_NAMES,
+    SUBUNITS,
+    currency_of,
+    find_numbers,
+    is_name_number,
+    nil_cell,
+)
 from agent.finance.periods import (
     CALENDAR_FY_END,
     expand_range,
@@ -300,6 +308,8 @@ def _best_cell(
         cells = [c for c in cells if c.value.unit != "%" or all(n.unit == "%" for n in c.seg.numbers)]
     if not names_per_share(question):  # rows under 'Diluted Earnings Per Common Share' are per-share figures
         cells = [c for c in cells if not names_per_share(c.parent)]
+    else:  # rows under 'Weighted average number of shares used in earnings per share' count shares
+        cells = [c for c in cells if not names_count(c.parent)]
     if not asked:  # a schedule's year rows ('2004 | 925005') answer only a question naming the year
         cells = [c for c in cells if not only_periods(c.label)]
     found = _best_of(cells, reader, words, asked, same_row, question)
@@ -696,6 +706,8 @@ def _as_stated(value: NumericValue) -> str:
         return f"nil (printed '{shown}')"
     if value.unit == "%":
         return shown if "%" in shown else f"{shown}%"
+    if value.unit in SUBUNITS:
+        return f"{shown} {value.unit}"
     if value.unit in CURRENCIES and not currency_of(shown):
         shown = f"{CURRENCIES[value.unit]}{shown}"
     scaled = any(n.scale != 1.0 for n in find_numbers(shown))  # '1.2 million', '5k': the cell writes its own

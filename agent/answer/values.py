@@ -54,9 +54,9 @@ from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation, formula_components
 from agent.finance.direction import asked_name, asks_contrary, in_direction, shown_name, turned
 from agent.finance.formulas import Formula
-from agent.finance.lexicon import canonical, figure_kind, find_metrics, names_per_share
+from agent.finance.lexicon import canonical, figure_kind, find_metrics, names_count, names_per_share
 from agent.finance.metrics import METRICS
-from agent.finance.numbers import MONEY_UNITS
+from agent.finance.numbers import MONEY_UNITS, SUBUNITS
 from agent.finance.periods import shift_period, sort_key
 from agent.query.definitions import question_formulas
 from agent.query.plan import SubQuery
@@ -150,7 +150,7 @@ def _fits(kind: str, n: NumericValue) -> bool:
     if kind in {"ratio", "days"}:
         return n.unit in {"x", ""} and n.scale == 1.0
     if kind == "per_share":
-        return n.unit in MONEY_UNITS or n.unit == ""
+        return n.unit in MONEY_UNITS or n.unit in SUBUNITS or n.unit == ""
     return n.unit in {"", "shares"}
 
 
@@ -269,6 +269,8 @@ def _candidates(
             continue
         if kind != "per_share" and names_per_share(seg.parent):
             continue  # 'Net income attributable to X' under 'Diluted Earnings Per Common Share' is per share
+        if kind == "per_share" and names_count(seg.parent):
+            continue  # 'Basic earnings per share' under 'Weighted average number of shares used in ...' counts shares
         if seg.kind == "row" and "total" not in asked and _totals_listed_line(seg, reader.lines.get(seg.ev, set())):
             # 'Total other operating expenses' sums the 'Other operating expenses' line it lists: a question
             # naming the line without 'total' asks for the line.

@@ -410,6 +410,15 @@ def figure_kind(metric: str) -> str:
     return "money"
 
 
+_COUNT_RE = re.compile(r"\bnumber\s+of\b", re.IGNORECASE)
+
+
+def names_count(text: str) -> bool:
+    """Whether ``text`` names a count ('Total number of shares purchased', 'Weighted average number of shares used
+    in earnings per share')."""
+    return bool(_COUNT_RE.search(text))
+
+
 def names_per_share(text: str) -> bool:
     """Whether ``text`` names a per-share figure ('Diluted Earnings Per Common Share', 'EPS')."""
     return any(figure_kind(m.canonical) == "per_share" for m in find_metrics(text)) if text else False

@@ -37,6 +37,8 @@ CURRENCIES: dict[str, str] = {
     "CAD": "C$", "NZD": "NZ$", "TWD": "NT$", "BRL": "R$", "INR": "₹", "KRW": "₩", "CHF": "CHF ",
 }
 MONEY_UNITS: frozenset[str] = frozenset(CURRENCIES)
+# Hundredths of a currency, as a row or its heading says ('cents per share', 'Dividend (pence)'): shown by name.
+SUBUNITS: frozenset[str] = frozenset(("cents", "pence"))
 # What a country's letters before '$' make of it ('HK$', 'S$'); the ISO codes and signs written before a figure
 # ('RMB200 billion', '¥3,000').
 _DOLLARS = {"US": "USD", "HK": "HKD", "S": "SGD", "SG": "SGD", "A": "AUD", "AU": "AUD", "C": "CAD", "CA": "CAD",
@@ -360,6 +362,8 @@ def format_number(value: float, unit: str = "", scale: float = 1.0, decimals: in
         return f"{sign}{body}x"
     if unit == "bps":
         return f"{sign}{body} bps"
+    if unit in SUBUNITS:
+        return f"{sign}{body} {unit}"
     prefix = CURRENCIES.get(unit, "")
     suffix = f" {scale_name}" if scale_name else ""
     tail = " shares" if unit == "shares" else ""

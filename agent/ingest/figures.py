@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from agent.finance.lexicon import names_per_share
+from agent.finance.lexicon import names_count, names_per_share
 from agent.finance.numbers import find_numbers, header_scale, nil_cell
 from agent.finance.periods import without_spans
 from agent.schemas import NumericValue, TableColumn, TableLine
@@ -28,8 +28,9 @@ _DOT_LEADER_RE = re.compile(r"\s*\.{2,}[\s.$]*$|\s*\.{3,}")
 # A footnote digit the extraction glued to the word before it ('Effective tax rate4 (%)', 'Order intake1'): one
 # digit after four lower-case letters or more; names that carry a number keep it apart or in capitals ('Tier 1').
 _GLUED_NOTE_RE = re.compile(r"\b([a-z]{4,})\d\b")
-_COUNT_RE = re.compile(r"\bnumber\s+of\b", re.IGNORECASE)
 _PERCENT_SIGN_RE = re.compile(r"%|\bper\s?cent\b", re.IGNORECASE)
+# 'Basic earnings per share (cents per share)', 'Dividend per share (pence)': figures in hundredths of the currency.
+_CENTS_RE = re.compile(r"\b(?:cents?|pence)\b", re.IGNORECASE)
 # 'Floating rate notes', 'Fixed-rate debt': an instrument named by its kind of rate, whose figures are amounts.
 _INSTRUMENT_RATE_RE = re.compile(r"\b(?:floating|variable|fixed|adjustable)[\s-]+$", re.IGNORECASE)
 
@@ -80,6 +81,13 @@ def unscaled_row(label: str) -> bool:
     return False
 
 
+def subunit(label: str) -> str:
+    """'cents' or 'pence' when a label says its figures are in hundredths of the currency ('(cents per share)',
+    'Dividend (pence)'); '' otherwise."""
+    m = _CENTS_RE.search(label)
+    return ("pence" if m.group().lower() == "pence" else "cents") if m else ""
+
+
 def states_percent(label: str) -> bool:
     """A row label that says its figures are percentages ('Gross margin (%)', '% of revenue', 'Percent
     change'); not one naming an instrument by its rate ('3.5% senior notes', 'Notes, 4 percent')."""
@@ -107,9 +115,11 @@ def typed_row(row: TableLine, columns: Sequence[TableColumn], scale: float, curr
     own_scale = header_scale(label)
     scale = own_scale if own_scale != 1.0 else scale
     # a sub-heading that names a per-share figure ('Diluted Earnings Per Common Share' over 'Net income attributable
-    # to X') makes its rows per-share amounts
-    unscaled = unscaled_row(label) or names_per_share(row.parent)
+    # to X') makes its rows per-share amounts, unless it counts ('Weighted average number of shares used in
+    # earnings per share': its rows are numbers of shares, named by the figure they serve)
+    unscaled = unscaled_row(label) or (names_per_share(row.parent) and not names_count(row.parent))
     percent = states_percent(label)
+    cents = subunit(label) or subunit(row.parent)  # the row or its sub-heading says so
     cells = []
     for cell in row.cells:
         column = columns[cell.column] if 0 <= cell.column < len(columns) else None
@@ -124,12 +134,14 @@ def typed_row(row: TableLine, columns: Sequence[TableColumn], scale: float, curr
         # a column named for a price per share or a rate ('Average price paid per share') is never in millions, and
         # one named for a count ('Total number of shares purchased') is in the table's scale but no currency
         named = column.label if column is not None and not column.period else ""
-        counted = bool(_COUNT_RE.search(named))
+        counted = names_count(named)
         unscaled_here = unscaled or (bool(named) and not counted and unscaled_row(named))
         figures = []
         for n in [nil] if nil is not None else find_numbers(body, scale, include_years=years):
             if column is not None and column.unit == "%" and n.unit == "":
                 n = n.model_copy(update={"unit": "%"})  # 'Change (%) | 50.7': the header says it is a percentage
+            if cents and n.unit == "":
+                n = n.model_copy(update={"unit": cents, "scale": 1.0})
             n = stated_unit(n, unscaled_here, "" if counted else currency, percent)
             figures.append(n.model_copy(update={"period": column.period if column else "",
                                                 "column": column.label if column else ""}))

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, Field
 
 from agent.finance.numbers import SCALE_NAMES, header_scale, units_only
-from agent.finance.periods import is_bucket, without_spans
+from agent.finance.periods import is_bucket, is_duration_label, without_spans
 from agent.ingest.columns import (
     DURATION_RE,
     MONTH_RE,
@@ -177,6 +177,10 @@ def _header_cells(cells: list[str]) -> list[str]:
 
 def _period_cell(cell: str) -> bool:
     cell = _CELL_NOTE_RE.sub("", cell)  # '2018(1)': a year heading a column, with its footnote mark
+    year, _, weeks = cell.partition(" ")  # '2019 53 WEEKS': a year with the weeks or months it spans
+    count, _, unit = weeks.partition(" ")
+    if _YEAR_CELL_RE.match(year) and count.isdigit() and is_duration_label(unit) and " " not in unit:
+        return True
     return bool(_YEAR_CELL_RE.match(cell) or _DATE_CELL_RE.match(cell) or _FISCAL_CELL_RE.match(cell))
 
 
@@ -282,8 +286,9 @@ def _classify(text: str, start: int) -> _Line:
         if len(parts) >= 2 and all(_DATE_CELL_RE.match(p) for p in parts):
             return _Line("cells", stripped, start, end, cells=parts)  # '12/09 | 12/10 | ...': a date header
         heads = _header_cells(parts)
-        if _names_periods(heads) or len(heads) >= 2 and len(heads) < len(parts) and all(_period_cell(p) for p in heads):
-            return _Line("cells", stripped, start, end, cells=parts)  # '2008 | 2009 | thereafter', '£m | 2019 | 2018'
+        if _names_periods(heads) or len(heads) >= 2 and all(_period_cell(p) for p in heads):
+            # '2008 | 2009 | thereafter', '£m | 2019 | 2018', '2019 53 WEEKS | 2018 52 WEEKS'
+            return _Line("cells", stripped, start, end, cells=parts)
         first_label, first_cells = split_cells(parts[0])
         label = parts[0] if first_label else ""
         value_parts = parts[1:] if label else parts

@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from agent.finance.lexicon import find_metrics
+from agent.finance.lexicon import find_metrics, names_count
 from agent.finance.numbers import MONEY_UNITS, currency_of, find_numbers, header_scale, units_only
 from agent.finance.periods import (
     TO_DATE_RE,
@@ -28,7 +28,7 @@ from agent.finance.periods import (
     single_period,
     to_date,
 )
-from agent.ingest.figures import typed_row
+from agent.ingest.figures import subunit, typed_row
 from agent.ingest.linearise import labelled_columns
 from agent.ingest.tables import TableBlock, TableRow
 from agent.schemas import (
@@ -55,7 +55,7 @@ _POINT_CAPTION_RE = re.compile(r"^\s*(?:as\s+(?:of|at)|at)\b", re.IGNORECASE)
 _CHANGE_LABEL_RE = re.compile(r"\bchange\b|\bvariance\b|\bvs\.?\b|\bversus\b|\bincrease\b|\bdecrease\b|^%", re.I)
 # A footnote mark printed after a value ('1,234 (1)', '56*'): never a second figure of the cell.
 _PERCENT_LABEL_RE = re.compile(r"%|\bper\s*cent\b|\bpercent(?:age)?\b", re.IGNORECASE)  # 'Change (%)', '% of sales'
-_NOTE_MARK_RE = re.compile(r"\(\s*(?:\d{1,2}|[a-z])\s*\)|\*+")
+_NOTE_MARK_RE = re.compile(r"\(\s*(?:\d{1,2}(?:\s*,\s*\d{1,2})*|[a-z])\s*\)|\*+")  # '(1)', '(1,2)', '(a)', '*'
 _SUB_PERIOD_MONTHS = {"Q": 3, "H": 6, "M": 9}
 _YEAR_RE = re.compile(r"\b(?:19|20)\d{2}\b")
 
@@ -288,6 +288,10 @@ def _lines(table: TableBlock, offset: int, fy_end_month: int, block: str, named:
     out: list[TableLine] = []
     under: dict[str, int] = {}  # rows of figures under each open sub-heading
     for k, (row, box) in enumerate(zip(table.rows, boxes, strict=True)):
+        if row.cells and all(_NOTE_MARK_RE.fullmatch(c.strip()) for c in row.cells):
+            # 'Weighted average number of shares used in earnings per share (shares, millions) (1)': the footnote
+            # mark the text split off its label is no figure
+            row = row.model_copy(update={"label": f"{row.label} {' '.join(row.cells)}".strip(), "cells": []})
         label = row.label
         if not row.cells and " | " in label and find_numbers(label.split(" | ", 1)[1]):
             # a row of figures the cell parser could not split
@@ -295,7 +299,10 @@ def _lines(table: TableBlock, offset: int, fy_end_month: int, block: str, named:
             continue
         if not row.cells:
             head = label.split(" | ", 1)[0]  # 'Deferred tax assets | S$ Mil | S$ Mil': units printed per column
-            short = len(head.split()) <= SUBHEADING_MAX_WORDS and not find_numbers(_NOTE_MARK_RE.sub(" ", head))
+            # a long line stating what its rows count or their unit heads them too: numbers of shares ('Weighted
+            # average number of shares used in earnings per share'), amounts in cents ('... (cents per share)')
+            short = ((len(head.split()) <= SUBHEADING_MAX_WORDS or names_count(head) or subunit(head))
+                     and not find_numbers(_NOTE_MARK_RE.sub(" ", head)))
             outline.parent(k)
             outline.add(k, sub_heading(head, after_rows=True) if short else "")
             if named:
