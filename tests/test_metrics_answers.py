@@ -214,6 +214,8 @@ def test_cents_are_hundredths_of_a_dollar() -> None:
     assert numeric_match("Diluted EPS was 73.3 cps.", "$0.733").matched
     assert numeric_match("The dividend was 73.3 cents per share.", "$0.733").matched
     assert not numeric_match("The dividend was 73.3 cents per share.", "$73.3").matched
+    # a bare gold read off a table printed in cents per share is in cents
+    assert numeric_match("Basic earnings per share was 206.20 cents.", "206.2").matched
 
 
 def test_text_gold() -> None:

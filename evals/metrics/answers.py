@@ -338,8 +338,9 @@ def _multipliers(pred: NumericValue, gold: NumericValue, gold_scale: float, hint
         return [base]
     if pk == gk == "plain" and pred.scale == gold_scale == 1.0:
         return [1.0]  # bare numbers with no money or scale anywhere: a thousandfold relation is a coincidence
-    # An unscaled side may also be written in the other's own scale ('3.45' beside a gold of '3.45 cents').
-    same = [1.0] if pred.scale == 1.0 else []
+    # An unscaled side may also be written in the other's own scale ('3.45' beside a gold of '3.45 cents', '206.2
+    # cents' beside a bare gold of '206.2' read off a table printed in cents per share).
+    same = [1.0] if pred.scale == 1.0 or (pred.scale == CENT and not gold.unit) else []
     return [base * r for r in SCALE_RELATIONS] + [base / r for r in SCALE_RELATIONS[1:]] + same
 
 
