@@ -288,10 +288,10 @@ def _lines(table: TableBlock, offset: int, fy_end_month: int, block: str, named:
     out: list[TableLine] = []
     under: dict[str, int] = {}  # rows of figures under each open sub-heading
     for k, (row, box) in enumerate(zip(table.rows, boxes, strict=True)):
-        if row.cells and all(_NOTE_MARK_RE.fullmatch(c.strip()) for c in row.cells):
+        if _footnote_only(row, len(table.columns)):
             # 'Weighted average number of shares used in earnings per share (shares, millions) (1)': the footnote
             # mark the text split off its label is no figure
-            row = row.model_copy(update={"label": f"{row.label} {' '.join(row.cells)}".strip(), "cells": []})
+            row = row.model_copy(update={"label": f"{row.label} {row.cells[0]}".strip(), "cells": []})
         label = row.label
         if not row.cells and " | " in label and find_numbers(label.split(" | ", 1)[1]):
             # a row of figures the cell parser could not split
@@ -328,6 +328,15 @@ def _lines(table: TableBlock, offset: int, fy_end_month: int, block: str, named:
         if total:
             outline.close(parent)
     return out
+
+
+def _footnote_only(row: TableRow, width: int) -> bool:
+    """A row of a table of several columns whose one cell is a footnote mark of single digits or a letter ('(1)',
+    '(1,2)', '(a)'): the mark of its label, split off as a cell. '(45)' is a negative figure."""
+    if len(row.cells) != 1 or width < 2:
+        return False
+    mark = row.cells[0].strip()
+    return bool(_NOTE_MARK_RE.fullmatch(mark)) and all(len(d) == 1 for d in re.findall(r"\d+", mark))
 
 
 def _totals_block(label: str, heading: str) -> bool:
