@@ -1,8 +1,9 @@
 """A note on earnings per share prints the inputs under long label-only headings that say what the rows below
 count or in what unit they are: 'Weighted average number of shares used in earnings per share (shares, millions)'
 over 'Basic earnings per share | 1,305.7' (a number of shares, never a per-share amount) and 'Basic earnings per
-share (cents per share)' over 'Continuing operations | 114.3' (cents, never dollars). A footnote mark after such a heading ('(1)', '(1,2)') is no figure. A header of years with the
-weeks each spans ('2019 53 WEEKS | 2018 52 WEEKS') names the columns."""
+share (cents per share)' over 'Continuing operations | 114.3' (cents, never dollars). A footnote mark after such a
+heading ('(1)', '(1,2)') is no figure, and a per-share amount is in the currency its table states, never one
+invented. A header of years with the weeks each spans ('2019 53 WEEKS | 2018 52 WEEKS') names the columns."""
 
 from __future__ import annotations
 
@@ -103,3 +104,23 @@ def test_a_row_in_pence_is_in_pence(tmp_path_factory: pytest.TempPathFactory) ->
     answer = stated(ask_once(settings, "What was the dividend per share in 2024?"))
     assert "12.5 pence" in answer or "12.50 pence" in answer
     assert "$12.5" not in answer and "£12.5" not in answer
+
+
+EUROS = """# Lindqvist Industrier AB
+
+Annual Report 2019
+
+## Consolidated income statement
+
+| € million | 2019 | 2018 |
+|---|---|---|
+| Revenue | 4,210 | 3,980 |
+| Net income | 312 | 290 |
+| Basic earnings per share | 1.23 | 1.10 |
+"""
+
+
+def test_a_per_share_amount_is_in_its_tables_currency(tmp_path_factory: pytest.TempPathFactory) -> None:
+    settings = ingested_typeset(tmp_path_factory.mktemp("euros"), "LINDQVIST_2019_AR.md", EUROS)
+    answer = stated(ask_once(settings, "What was basic earnings per share in 2019?"))
+    assert "€1.23" in answer and "$1.23" not in answer  # never a currency the filing does not state

@@ -176,8 +176,8 @@ def _display_figure(n: NumericValue, kind: str, target_scale: float | None) -> s
         return arithmetic.display(n.value, n.unit or ("%" if kind == "percent" else ""), 1.0)
     if kind in {"ratio", "days"}:
         return arithmetic.display(n.value, "x" if kind == "ratio" else "days", 1.0)
-    if kind == "per_share":
-        return format_number(n.value, n.unit or "USD", 1.0, 2)
+    if kind == "per_share":  # in the currency the figure's table or sentence states; none invented
+        return format_number(n.value, n.unit, 1.0, 2)
     scale = n.scale or 1.0
     value = n.value
     written = decimals_of(n.text)

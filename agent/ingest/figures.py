@@ -94,15 +94,17 @@ def states_percent(label: str) -> bool:
     return any(not _after_number(label, m.start()) for m in _PERCENT_SIGN_RE.finditer(label))
 
 
-def stated_unit(n: NumericValue, unscaled: bool, currency: str, percent: bool = False) -> NumericValue:
+def stated_unit(n: NumericValue, unscaled: bool, currency: str, percent: bool = False,
+                per_share: bool = False) -> NumericValue:
     """A table figure with the unit and scale its row states: a percentage row's plain figures are percentages
     ('Gross margin (%) | 73.2'); a per-share, percentage or ratio row is never 'in millions'; a scaled plain
-    figure of a table in a ``currency`` ('USD', 'CNY') is in it."""
+    figure of a table in a ``currency`` ('USD', 'CNY') is in it, and so is a ``per_share`` amount ('€ million'
+    over 'Basic earnings per share | 1.23': euros a share)."""
     if percent and n.unit == "":
         n = n.model_copy(update={"unit": "%"})
     if unscaled or n.unit in {"%", "bps", "x"}:
         n = n.model_copy(update={"scale": 1.0})
-    if currency and n.unit == "" and n.scale > 1.0:
+    if currency and n.unit == "" and (n.scale > 1.0 or per_share):
         n = n.model_copy(update={"unit": currency})
     return n
 
@@ -117,7 +119,8 @@ def typed_row(row: TableLine, columns: Sequence[TableColumn], scale: float, curr
     # a sub-heading that names a per-share figure ('Diluted Earnings Per Common Share' over 'Net income attributable
     # to X') makes its rows per-share amounts, unless it counts ('Weighted average number of shares used in
     # earnings per share': its rows are numbers of shares, named by the figure they serve)
-    unscaled = unscaled_row(label) or (names_per_share(row.parent) and not names_count(row.parent))
+    per_share = names_per_share(label) or (names_per_share(row.parent) and not names_count(row.parent))
+    unscaled = unscaled_row(label) or per_share
     percent = states_percent(label)
     cents = subunit(label) or subunit(row.parent)  # the row or its sub-heading says so
     cells = []
@@ -142,7 +145,7 @@ def typed_row(row: TableLine, columns: Sequence[TableColumn], scale: float, curr
                 n = n.model_copy(update={"unit": "%"})  # 'Change (%) | 50.7': the header says it is a percentage
             if cents and n.unit == "":
                 n = n.model_copy(update={"unit": cents, "scale": 1.0})
-            n = stated_unit(n, unscaled_here, "" if counted else currency, percent)
+            n = stated_unit(n, unscaled_here, "" if counted else currency, percent, per_share and not named)
             figures.append(n.model_copy(update={"period": column.period if column else "",
                                                 "column": column.label if column else ""}))
         cells.append(cell.model_copy(update={"figures": figures}))
