@@ -17,7 +17,14 @@ from agent.finance.periods import find_periods, is_bucket, without_periods
 from agent.finance.wording import without_possessive
 from agent.query.cues import NON_NUMERIC_RELATIONS
 from agent.query.plan import SubQuery
-from agent.query.scope import CONTRIBUTION_VERBS, FILLER_WORDS, PREDICATE_VERBS, STOP_WORDS, metric_modifiers
+from agent.query.scope import (
+    CONTRIBUTION_VERBS,
+    EXCLUDING,
+    FILLER_WORDS,
+    PREDICATE_VERBS,
+    STOP_WORDS,
+    metric_modifiers,
+)
 from agent.schemas import NumericValue, TableColumn
 
 TOTAL_BONUS = 0.1  # among partial labels, a "Total ..." row is the total, not a sub-item
@@ -128,11 +135,24 @@ def same_root(a: str, b: str) -> bool:
     return n >= MIN_ROOT_CHARS and a[:n] == b[:n] and (n == ROOT_CHARS or n == min(len(a), len(b)))
 
 
+def _excluded_words(text: str) -> set[str]:
+    """The words ``text`` says a figure is without ('Balances without Adoption of Topic 606': adoption), unless it
+    also names them as what the figure is ('securities remaining available ... (excluding securities reflected in
+    column (a))' are securities)."""
+    tokens = [_stem(t) for t in _WORD_RE.findall(text.lower()) if t not in STOP_WORDS or t in EXCLUDING]
+    after = {i + 1 for i, t in enumerate(tokens) if t in EXCLUDING}
+    excluded = {tokens[i] for i in after if i < len(tokens)}
+    return excluded - {t for i, t in enumerate(tokens) if i not in after}
+
+
 def negated_words(asked: str, own: str) -> list[str]:
     """The words ``asked`` uses that the figure's ``own`` words negate ('current' of a 'Monetary assets,
-    non-current' row) while ``asked`` does not: the figure is the opposite of what was asked."""
+    non-current' row, 'adoption' of a 'Balances without adoption' column) while ``asked`` does not: the figure is
+    the opposite of what was asked."""
     asked_words, own_words = _content_words(asked), _content_words(own)
-    return sorted(w for w in asked_words if f"non{w}" in own_words and f"non{w}" not in asked_words)
+    excluded, asked_excluded = _excluded_words(own), _excluded_words(asked)
+    return sorted(w for w in asked_words if f"non{w}" in own_words and f"non{w}" not in asked_words
+                  or w in excluded and w not in asked_excluded)
 
 
 # The verbs that tie a company or a part to the amount it brought in, as content words: no word a row must print.
@@ -175,6 +195,8 @@ def unasked_column(ev: Evidence, value: NumericValue, asked: str) -> str:
     own = next((c for c in named if c.label == value.column), None)
     if own is None or len(named) < 2 or WHOLE_COLUMN_RE.match(own.label):
         return ""
+    if negated_words(asked, own.label):
+        return own.label  # 'Balances without adoption' answers no question after the adoption's adjustment
     asked_words = _content_words(without_possessive(asked))
     if _content_words(without_units(own.label)) <= asked_words:
         return ""

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
-from agent.finance.numbers import SCALE_NAMES, header_scale, units_only
+from agent.finance.numbers import SCALE_NAMES, header_scale, is_name_number, units_only
 from agent.finance.periods import is_bucket, is_duration_label, without_spans
 from agent.ingest.columns import (
     DURATION_RE,
@@ -413,16 +413,22 @@ def _one_row_grid(group: list[_Row]) -> bool:
         r.grid and (r.is_header or not r.cells) for r in group[:data[0]])
 
 
+def _figure_free(name: str, dated: bool = True) -> bool:
+    """Whether a column name prints no figure: digits only in its periods (when ``dated``), spans ('1-3 years') and
+    names that carry a number ('Topic 606', 'Level 3')."""
+    text = without_spans(name)
+    if dated:
+        text = PERIOD_RE.sub(" ", text)
+    return not any(not is_name_number(text, m.start(), m.end()) for m in re.finditer(r"\d+", text))
+
+
 def _names_columns(row: _Row) -> bool:
     """A header row of column names ('USD denominated | Non-USD denominated', a Markdown or HTML table's first
     row, a grid table's folded header '2019 Amount | 2019 % of total'): two names at least, no figures (a
     period's digits aside), no scale or period matter. After data it starts a new table."""
     names = _column_names(row)
-    return len(names) >= 2 and all(
-        re.search(r"[A-Za-z]{3}", n) and not re.search(r"\d", PERIOD_RE.sub(" ", without_spans(n)))
-        and not _is_meta_line(n)
-        for n in names
-    )
+    return len(names) >= 2 and all(re.search(r"[A-Za-z]{3}", n) and _figure_free(n) and not _is_meta_line(n)
+                                   for n in names)
 
 
 def _is_meta_line(text: str) -> bool:
@@ -508,9 +514,7 @@ def _line_names(row: _Row, body: list[_Row], dated: bool = False) -> list[str]:
     named = (
         len(names) >= (1 if year_rows else 2)  # one name over rows labelled by their year is their one column's
         and widths == {len(names)}
-        and all(re.search(r"[A-Za-z]{3}", n)
-                and not re.search(r"\d", PERIOD_RE.sub(" ", without_spans(n)) if dated else without_spans(n))
-                for n in names)
+        and all(re.search(r"[A-Za-z]{3}", n) and _figure_free(n, dated) for n in names)
     )
     return names if named else []
 
