@@ -32,11 +32,12 @@ from agent.answer.words import (
     _for_company,
     _names_other_number,
     counted_noun,
+    other_kind_parent,
 )
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue
 from agent.finance.direction import in_direction, restated_as, turned
-from agent.finance.lexicon import figure_kind, find_metrics, names_count, names_per_share
+from agent.finance.lexicon import figure_kind, find_metrics, names_per_share
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import (
     CURRENCIES,
@@ -306,10 +307,8 @@ def _best_cell(
         # A share or a percentage change printed beside a row's amounts ('Change (%) | 50.7' after '183.2 | 121.6')
         # is not what a question after an amount asks.
         cells = [c for c in cells if c.value.unit != "%" or all(n.unit == "%" for n in c.seg.numbers)]
-    if not names_per_share(question):  # rows under 'Diluted Earnings Per Common Share' are per-share figures
-        cells = [c for c in cells if not names_per_share(c.parent)]
-    else:  # rows under 'Weighted average number of shares used in earnings per share' count shares
-        cells = [c for c in cells if not names_count(c.parent)]
+    per_share = names_per_share(question)
+    cells = [c for c in cells if not other_kind_parent(per_share, c.parent)]
     if not asked:  # a schedule's year rows ('2004 | 925005') answer only a question naming the year
         cells = [c for c in cells if not only_periods(c.label)]
     found = _best_of(cells, reader, words, asked, same_row, question)

@@ -46,6 +46,7 @@ from agent.answer.words import (
     clip_words,
     filing_owner,
     is_part_row,
+    other_kind_parent,
     unasked_column,
     unasked_part,
     unnamed_modifiers,
@@ -54,7 +55,7 @@ from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation, formula_components
 from agent.finance.direction import asked_name, asks_contrary, in_direction, shown_name, turned
 from agent.finance.formulas import Formula
-from agent.finance.lexicon import canonical, figure_kind, find_metrics, names_count, names_per_share
+from agent.finance.lexicon import canonical, figure_kind, find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import MONEY_UNITS, SUBUNITS
 from agent.finance.periods import shift_period, sort_key
@@ -267,10 +268,8 @@ def _candidates(
             reasons = [f"segment row: {seg.label}, under {heading!r} ({metric})"]
         if quality <= 0 or (seg.kind == "row" and _names_other_number(seg.label, question)):
             continue
-        if kind != "per_share" and names_per_share(seg.parent):
-            continue  # 'Net income attributable to X' under 'Diluted Earnings Per Common Share' is per share
-        if kind == "per_share" and names_count(seg.parent):
-            continue  # 'Basic earnings per share' under 'Weighted average number of shares used in ...' counts shares
+        if other_kind_parent(kind == "per_share", seg.parent):
+            continue  # per share under 'Diluted Earnings Per Common Share'; a count under 'Weighted average number of'
         if seg.kind == "row" and "total" not in asked and _totals_listed_line(seg, reader.lines.get(seg.ev, set())):
             # 'Total other operating expenses' sums the 'Other operating expenses' line it lists: a question
             # naming the line without 'total' asks for the line.

@@ -12,6 +12,7 @@ from agent.answer.reading import (
     EvidenceReader,
 )
 from agent.entities.names import name_key, names_company, same_name
+from agent.finance.lexicon import names_count, names_per_share
 from agent.finance.numbers import name_numbers, without_units
 from agent.finance.periods import find_periods, is_bucket, without_periods
 from agent.finance.wording import without_possessive
@@ -86,6 +87,14 @@ def _names_other_number(label: str, question: str) -> bool:
 EQUITY_WORDS = frozenset(
     ("common", "stock", "share", "price", "performance", "value", "return", "cumulative", "investment")
 )  # words that say 'the stock of' a company or index a performance table names by its name alone
+
+
+def other_kind_parent(per_share: bool, parent: str) -> bool:
+    """Whether the sub-heading a row sits under makes its figures another kind than the one asked: per-share
+    amounts ('Diluted Earnings Per Common Share' over 'Net income attributable to X') when a figure not per share is
+    asked, numbers of shares ('Weighted average number of shares used in earnings per share' over 'Basic earnings
+    per share') when a per-share amount is."""
+    return names_count(parent) if per_share else names_per_share(parent)
 
 
 def _stem(word: str) -> str:

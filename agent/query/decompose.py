@@ -765,17 +765,14 @@ def plan_combinations(
             tracked_metric,
             f"{a} minus {b}: {shown_name(question, tracked_metric)}{in_points}",
         )
-    elif "difference" in operations and len(metrics) >= 2 and len(companies) == 1 and len(periods) <= 1:
-        p = periods[0] if periods else ""
-        ids = [by_key.get((companies[0], m, p)) for m in metrics[:2]]
-        if all(ids):
-            add("difference", [i for i in ids if i], "", f"{metrics[0]} minus {metrics[1]}")
-    if "sum" in operations and len(metrics) >= 2 and len(companies) == 1 and len(periods) <= 1:
-        p = periods[0] if periods else ""
-        ids = [by_key.get((companies[0], m, p)) for m in metrics]
-        if all(ids):
-            add("sum", [i for i in ids if i], "",
-                f"total of {and_list([asked_name(question, m, companies[0]) for m in metrics])}")
+    # Across the metrics of one company in one period: their difference (the first named minus the second), their sum.
+    one_each = len(metrics) >= 2 and len(companies) == 1 and len(periods) <= 1
+    ids = [by_key.get((companies[0], m, periods[0] if periods else "")) for m in metrics] if one_each else []
+    if "difference" in operations and ids and all(ids[:2]):
+        add("difference", [i for i in ids[:2] if i], "", f"{metrics[0]} minus {metrics[1]}")
+    if "sum" in operations and ids and all(ids):
+        add("sum", [i for i in ids if i], "",
+            f"total of {and_list([asked_name(question, m, companies[0]) for m in metrics])}")
     return out
 
 
