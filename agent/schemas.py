@@ -56,6 +56,8 @@ class DocumentMeta(BaseModel):
     statements_elsewhere: str = Field(
         default="", description="why this document holds no financial statements (they are in an exhibit)"
     )
+    parts: list[str] = Field(default_factory=list, description="names the filing prints for parts of its company: "
+                             "segments, products, regions written as names in its tables' rows, columns and titles")
 
 
 class Entity(BaseModel):
@@ -70,6 +72,8 @@ class Entity(BaseModel):
     aliases: list[str] = Field(default_factory=list, description="short forms people use, added by hand")
     name_source: str = Field(default="", description="cover | xbrl | release | text | file name | edited")
     name_as_of: str = Field(default="", description="period end of the filing the name was read from")
+    parts: list[str] = Field(default_factory=list, description="names its filings print for parts of it (segments, "
+                             "products, regions; see DocumentMeta.parts), gathered from its stored filings")
 
 
 class LineBox(BaseModel):
@@ -190,6 +194,14 @@ class TableColumn(BaseModel):
     months: int = Field(default=0, description="duration: 12, 9, 6 or 3; 0 for a point in time or unknown")
     unit: str = Field(default="", description="'%' when the header says its figures are percentages "
                       "('Change (%)', '% of revenue'); '' when the table's unit holds")
+    part: str = Field(default="", description="what a period column names beside its period when other columns "
+                      "of that period name other parts ('U.S.' of 'Q1 2025 U.S.' beside 'Q1 2025 Ex-U.S.' and "
+                      "'Q1 2025 Total'); '' otherwise")
+
+    @property
+    def name(self) -> str:
+        """What the column names beside a period: a named column's label, a period column's part."""
+        return self.label if self.kind == "name" else self.part
 
 
 class TableCell(BaseModel):

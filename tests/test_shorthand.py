@@ -109,6 +109,22 @@ def test_a_fronted_clause_is_read_after_what_it_narrows(asked: str, read: str) -
     assert plain_question(asked, EntityRegistry([FABRIKAM])) == read
 
 
+@pytest.mark.parametrize(("asked", "read"), [
+    ("For my model I need FBRK's total deposits at year-end 2024.",
+     "What was Fabrikam Robotics, Inc.'s total deposits at year-end 2024?"),
+    ("Can you pull Fabrikam's backlog for 2024 from the release?", "What was Fabrikam's backlog for 2024?"),
+    ("Could you tell me what Fabrikam's backlog was in 2024?", "What Fabrikam's backlog was in 2024?"),
+    # a request to compute or to explain keeps its words; words that name a figure before the company stay
+    ("Can you compute the change in Fabrikam's backlog from 2023 to 2024?",
+     "Can you compute the change in Fabrikam's backlog from 2023 to 2024?"),
+    ("I need the Europe revenue of Fabrikam in 2024.", "I need the Europe revenue of Fabrikam in 2024."),
+    ("Pull up Fabrikam's revenue by region from the 10-K for 2024.",
+     "Pull up Fabrikam's revenue by region from the 10-K for 2024."),
+])
+def test_a_request_addressed_to_the_reader_is_the_lookup_it_asks(asked: str, read: str) -> None:
+    assert plain_question(asked, EntityRegistry([FABRIKAM])) == read
+
+
 def test_a_part_in_a_fronted_clause_is_a_part_of_the_plan() -> None:
     from agent.query.dialogue import DialogueSlots
     from agent.query.rewrite import rewrite
@@ -145,6 +161,17 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 def test_the_same_figure_however_it_is_asked(home: Settings, asked: str) -> None:
     answer = ask_once(home, asked)
     assert "$390 million" in stated(answer) and "FABRIKAM_2024_10K, p. 1" in answer, (asked, answer)
+
+
+@pytest.mark.parametrize("asked", ["FBRK EPS FY24", "What was Fabrikam's EPS in 2024?", "FBRK diluted EPS YE24"])
+def test_eps_without_a_basis_is_the_diluted_figure_and_says_so(home: Settings, asked: str) -> None:
+    answer = stated(ask_once(home, asked))
+    assert "2.41" in answer and "diluted earnings per share" in answer, (asked, answer)
+
+
+@pytest.mark.parametrize(("asked", "figure"), [("FBRK NI FY23", "$198 million"), ("FBRK rev YE24", "$2,640 million")])
+def test_analyst_abbreviations_of_a_metric_and_a_year_end(home: Settings, asked: str, figure: str) -> None:
+    assert figure in stated(ask_once(home, asked)), asked
 
 
 @pytest.mark.parametrize("asked", [

@@ -33,11 +33,12 @@ from agent.answer.words import (
     _names_other_number,
     counted_noun,
     other_kind_parent,
+    owner_row,
 )
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue
 from agent.finance.direction import in_direction, restated_as, turned
-from agent.finance.lexicon import figure_kind, find_metrics, names_per_share
+from agent.finance.lexicon import deduction_start, figure_kind, find_metrics, label_head, names_per_share
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import (
     CURRENCIES,
@@ -56,6 +57,7 @@ from agent.finance.periods import (
     names_several_periods,
     normalise_period,
     sort_key,
+    without_periods,
 )
 from agent.finance.wording import CHANGE_RE, SUM_WORD_RE, TOTAL_RE
 from agent.query.asked import AVERAGE_NAME_RE, PERIODS_MEETING, RATIO_NAME_RE
@@ -311,13 +313,15 @@ def _best_cell(
     cells = [c for c in cells if not other_kind_parent(per_share, c.parent)]
     if not asked:  # a schedule's year rows ('2004 | 925005') answer only a question naming the year
         cells = [c for c in cells if not only_periods(c.label)]
-    found = _best_of(cells, reader, words, asked, same_row, question)
+    owner = frozenset(_content_words(company))
+    found = _best_of(cells, reader, words, asked, same_row, question, owner)
     if found is None and asked:
         # No cell of the period names the item: an undated one-column table (a walk from one year's figure
         # to the next) may still carry it; cells that name another period stay out.
         undated = [c for c in cells if not c.periods and len(c.seg.numbers) == 1 and not c.seg.numbers[0].period]
-        found = _best_of(undated, reader, words, set(), same_row, question)  # a dated row's 'total' is no year
-    named = _hits(reader, found[1], words) if found is not None else set()
+        found = _best_of(undated, reader, words, set(), same_row, question, owner)  # a dated row's 'total' is no year
+    deducts = deduction_start(question) >= 0
+    named = _hits(reader, found[1], words, deducts) if found is not None else set()
     if asked and (found is None or not words <= named):
         # No table names it all: a sentence may state it for the period ('rental expense was $66.9 million,
         # $57.2 million and $49.0 million in 2010, 2009 and 2008, respectively'). A sentence naming all the
@@ -327,8 +331,8 @@ def _best_cell(
         # a row states for the question.
         prose_cells = [c for c in _prose_cells(reader, allowed)
                        if found is None or (c.value.unit == "%") == (found[1].value.unit == "%")]
-        prose = _best_of(prose_cells, reader, words, asked, same_row, question)
-        if prose is not None and (found is None or _hits(reader, prose[1], words) > named):
+        prose = _best_of(prose_cells, reader, words, asked, same_row, question, owner)
+        if prose is not None and (found is None or _hits(reader, prose[1], words, deducts) > named):
             found = prose
     return found
 
@@ -393,18 +397,15 @@ def _prose_cells(reader: EvidenceReader, allowed: set[int]) -> list[_Cell]:
     return out
 
 
-def _best_of(
-    cells: Sequence[_Cell],
-    reader: EvidenceReader,
-    words: set[str],
-    asked: set[str],
-    same_row: str,
-    question: str = "",
-) -> tuple[float, _Cell] | None:
-    """The best-scoring cell of ``cells`` (see :func:`_best_cell`), or None below the minimum score."""
+def _best_of(cells: Sequence[_Cell], reader: EvidenceReader, words: set[str], asked: set[str], same_row: str,
+             question: str = "", owner: frozenset[str] = frozenset()) -> tuple[float, _Cell] | None:
+    """The best-scoring cell of ``cells`` (see :func:`_best_cell`), or None below the minimum score; a cell that
+    names none of ``words`` but the ``owner``'s (the company's name words) names nothing the figure is."""
     best: tuple[float, _Cell] | None = None
     wants_total = bool(TOTAL_RE.search(question))
+    deducts = deduction_start(question) >= 0
     counted = counted_noun(question) if question else ""
+    owner = owner - _content_words(counted)  # the stores of Wingtip Stores are named by the word the company shares
     for cell in cells:
         if asked and not (asked & cell.periods):
             continue
@@ -426,8 +427,8 @@ def _best_of(
         if (words <= parent_words and not words <= label_words and not TOTAL_ROW_RE.match(cell.label)
                 and not only_periods(cell.label)):
             continue  # the sub-heading asked ('Purchase obligations:') is the sum of its rows: one row is a part of it
-        hits = _hits(reader, cell, words)
-        if not hits:
+        hits = _hits(reader, cell, words, deducts, owner)
+        if not hits - owner and (cell.prose or not owner_row(cell.label, hits, owner, whole=True)):
             continue
         header_words = _content_words(cell.header)
         if (not cell.prose and label_words and len(header_words) <= COLUMN_NAME_MAX_WORDS
@@ -456,7 +457,7 @@ def _best_of(
             + (HEADER_NAMED_BONUS if _names_header(question, cell.header) else 0.0)
             # 'the revenue from Access & Aggregation' of a row printed by segment and in total: the total column
             # is the whole; a column the question names wins by the words it names
-            + (WHOLE_COLUMN_BONUS if not cell.periods and WHOLE_COLUMN_RE.match(cell.header) else 0.0)
+            + (WHOLE_COLUMN_BONUS if WHOLE_COLUMN_RE.match(without_periods(cell.header).strip()) else 0.0)
         )
         if best is None or score > best[0]:
             best = (score, cell)
@@ -465,13 +466,18 @@ def _best_of(
     return best
 
 
-def _hits(reader: EvidenceReader, cell: _Cell, words: set[str]) -> set[str]:
-    """The question's ``words`` a cell's own words name: its row label and column header; once the row names
-    something of its own, its sub-heading and its table's title too, which say what it is part of ('ending
-    balance' of a table titled 'changes in gross unrecognized tax benefits')."""
-    hits = words & (_content_words(cell.label) | _content_words(cell.header))
+def _hits(reader: EvidenceReader, cell: _Cell, words: set[str], deducts: bool = False,
+          owner: frozenset[str] = frozenset()) -> set[str]:
+    """The question's ``words`` a cell's own words name: its row label (what the figure is, not what it is taken
+    net of, unless the question ``deducts`` too) and column header; once the row names something of its own
+    beyond the ``owner``'s name ('MGM China' under 'Capital expenditures' names MGM, not capex), or is the owner,
+    its sub-heading
+    and its table's title too, which say what it is part of ('ending balance' of a table titled 'changes in gross
+    unrecognized tax benefits')."""
+    label = cell.label if deducts or cell.prose else label_head(cell.label)
+    hits = words & (_content_words(label) | _content_words(cell.header))
     parent_words = _content_words(cell.parent)
-    if hits - parent_words:
+    if hits - parent_words - owner or (not cell.prose and owner_row(label, hits, owner)):
         hits |= words & (parent_words | _title_words(reader, cell))
     return hits
 

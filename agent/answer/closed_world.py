@@ -38,6 +38,7 @@ from agent.entities import EntityRegistry
 from agent.entities.names import names_company
 from agent.finance.lexicon import find_metrics
 from agent.finance.metrics import METRICS
+from agent.finance.periods import without_periods
 from agent.finance.wording import CHANGE, SCALE_ASKED_RE, TOTAL_RE, without_possessive
 from agent.query.cues import possessive
 from agent.query.definitions import asked_part
@@ -71,7 +72,7 @@ def _uncovered_words(answer: SubAnswer, question: str, provenance: str, headings
     total; the other words are the metric check's (modifiers) and the scope check's (parts)."""
     if only_periods(row_label(answer) or answer.named or naming_words(answer)):
         return []  # a schedule's year row ('2015 | 1,110') is the asked metric's by the schedule's own reading
-    question = without_possessive(asking_part(asked_part(question)))
+    question = without_periods(without_possessive(asking_part(asked_part(question))))  # '6/30/25' is the period's
     question = SCALE_ASKED_RE.sub(" ", _NET_CHANGE_RE.sub(" ", question))  # 'net change in X' asks X's change
     printed = f"{provenance} {headings}"
     metrics = {m.canonical for m in find_metrics(printed)}

@@ -61,7 +61,7 @@ from agent.answer.row_periods import (
 )
 from agent.answer.values import _lexicon_answer
 from agent.answer.verify import verify_answer
-from agent.answer.words import _asks_figure, _content_words, filing_owner, is_part_row
+from agent.answer.words import _asks_figure, _content_words, cited_unasked_part, filing_owner, is_part_row
 from agent.entities.names import name_key
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation, period_tie, reported_cell
@@ -224,6 +224,9 @@ def _answer_sub_query(
         return cell
     if _names_other_metric(cell, metric):
         return answer  # 'Industrial Sensors revenue' names the segment asked, but it is no operating income
+    asked = " ".join([sub_query.question, company, *base.scope])
+    if cited_unasked_part(cell, reader, asked) and not cited_unasked_part(answer, reader, asked):
+        return answer  # the company's own figure, not a segment's table that words the question more closely
     if base.scope and _names_parts(answer, base.scope) and not _names_parts(cell, base.scope):
         return answer  # 'net sales in Europe': the Europe row, not a total that names more of the words
     words = _content_words(sub_query.question)

@@ -55,7 +55,7 @@ from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation, formula_components
 from agent.finance.direction import asked_name, asks_contrary, in_direction, shown_name, turned
 from agent.finance.formulas import Formula
-from agent.finance.lexicon import canonical, figure_kind, find_metrics
+from agent.finance.lexicon import canonical, deducted, figure_kind, find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import MONEY_UNITS, SUBUNITS
 from agent.finance.periods import shift_period, sort_key
@@ -135,6 +135,10 @@ COMPONENT_FALLBACKS: dict[str, tuple[str, str]] = {
         "net income",
         "a company without noncontrolling interests reports one net income line",
     ),
+    "earnings per share": (
+        "diluted earnings per share",
+        "earnings per share asked without a basis is the diluted figure, the one a filer reports as its EPS",
+    ),
 }
 
 
@@ -177,7 +181,7 @@ def _label_quality(seg: Segment, metric: str) -> tuple[float, bool]:
     if seg.kind == "row":
         if canonical(line_key(seg.label)) == metric or canonical(seg.label) == metric:
             return EXACT_LABEL, True
-        if any(m.canonical == metric for m in seg.mentions):
+        if any(m.canonical == metric and not deducted(seg.label, m) for m in seg.mentions):
             bonus = TOTAL_BONUS if TOTAL_ROW_RE.match(seg.label) else 0.0
             return PARTIAL_LABEL + bonus, False
         return 0.0, False
@@ -504,15 +508,16 @@ def _lexicon_answer(
     # The question's own restriction ('in the United States') scopes the figure like a segment name does.
     scope = [company, *intent.entities, *(term for _, term in asked_qualifiers(sub_query.question)), *base.scope]
     direct = _find(reader, metric, period, company, sub_query.question, scope)
-    stand_in_note = ""
+    stand_in_note, shown = "", base
     if direct is None and metric in COMPONENT_FALLBACKS:
         stand_in, why = COMPONENT_FALLBACKS[metric]
         direct = _find(reader, stand_in, period, company, sub_query.question, scope)
         stand_in_note = f" The filing reports no separate {metric}; {stand_in} is used ({why})."
+        shown = base.model_copy(update={"metric": stand_in})  # the answer says which figure it states
     if info.formula is None:
         if direct is None:
             return _not_found(base, f"{_subject(company, metric, period or 'any period', base.scope)}")
-        answer = _found_answer(base, direct, kind, target_scale)
+        answer = _found_answer(shown, direct, kind, target_scale)
         answer.explanation += stand_in_note
         return answer
     formulas, unreadable = question_formulas(sub_query.question)
@@ -526,7 +531,9 @@ def _lexicon_answer(
     # A definition the question writes is computed by it; the filing's own figure may follow another one. Else
     # the row printing the metric under its own name is the statement of record ('Gross margin (%) | 73.2'), a
     # margin or ratio included: what the filing states is stated, computed only where no row prints it.
-    prefer_computed = bool(formulas) or not (direct and direct.kind == "row" and direct.exact)
+    # A part's row ('Operating margin' under a segment's heading) is no statement of the company's figure.
+    of_part = direct is not None and bool(direct.part) and not _said(direct.part, [sub_query.question, *scope])
+    prefer_computed = bool(formulas) or of_part or not (direct and direct.kind == "row" and direct.exact)
     if computed is not None and (prefer_computed or direct is None):
         answer = _computed_answer(base, computed, kind, target_scale, sure)
         if formulas:

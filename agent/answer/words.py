@@ -11,8 +11,9 @@ from agent.answer.reading import (
     Evidence,
     EvidenceReader,
 )
+from agent.answer.records import SubAnswer
 from agent.entities.names import name_key, names_company, same_name
-from agent.finance.lexicon import names_count, names_per_share
+from agent.finance.lexicon import find_metrics, names_count, names_per_share
 from agent.finance.numbers import name_numbers, without_units
 from agent.finance.periods import find_periods, is_bucket, without_periods
 from agent.finance.wording import without_possessive
@@ -191,37 +192,66 @@ def unasked_part(ev: Evidence, asked: str) -> str:
     return "" if _content_words(ev.part) <= _content_words(asked) else ev.part
 
 
+def owner_row(label: str, hits: set[str], owner: frozenset[str], whole: bool = False) -> bool:
+    """A row that the company's name (``owner``, among the question's words that ``hits`` it) names: the company
+    itself ('cadence design systems inc .' beside the indices of a performance graph); unless ``whole``, also a row
+    saying what it is of the company ('Net income attributable to Contoso' under 'Diluted Earnings Per Common
+    Share'), whose sub-heading it then takes. Never a part of it named after it ('Contoso China')."""
+    words = _content_words(label)
+    return bool(hits & owner) and bool(words) and (words <= owner or not whole and bool(find_metrics(label)))
+
+
+def cited_unasked_part(answer: SubAnswer, reader: EvidenceReader, asked: str) -> bool:
+    """The figure is cited from a part's table (a segment's, a region's) that the words ``asked`` do not name."""
+    cited = {c.chunk_id for c in (answer.citations or ([answer.citation] if answer.citation else []))}
+    return any(unasked_part(ev, asked) for ev in reader.evidence if ev.chunk_id in cited)
+
+
 WHOLE_COLUMN_RE = re.compile(r"^\s*(?:total|consolidated|combined|all)\b", re.IGNORECASE)
 
 
 def unasked_column(ev: Evidence, value: NumericValue, asked: str) -> str:
-    """The named column a table figure sits under ('Americas', 'Fair Value') when its table prints the row under
-    two named columns or more and the words ``asked`` do not name this one; '' otherwise. A total column
-    ('Total', 'Consolidated') is the whole, and a period column names no part."""
+    """The name of the column a table figure sits under ('Americas', 'Fair Value', 'U.S.' of 'Q1 2025 U.S.') when
+    its table prints the row under two such names or more (of one period) and the words ``asked`` do not name
+    this one; '' otherwise. A total column ('Total', 'Consolidated') is the whole, and a period column of no part
+    names none."""
     if ev.table is None or not value.column:
         return ""
-    named = [c for c in ev.table.columns if c.kind == "name"]
-    own = next((c for c in named if c.label == value.column), None)
-    if own is None or len(named) < 2 or WHOLE_COLUMN_RE.match(own.label):
+    own = next((c for c in ev.table.columns if c.label == value.column and c.name), None)
+    if own is None:
         return ""
-    if negated_words(asked, own.label):
-        return own.label  # 'Balances without adoption' answers no question after the adoption's adjustment
-    asked_words = _content_words(without_possessive(asked))
-    if _content_words(without_units(own.label)) <= asked_words:
+    named = [c for c in ev.table.columns if c.name and (c.kind == "name" or c.period == own.period)]
+    if len(named) < 2 or WHOLE_COLUMN_RE.match(own.name):
+        return ""
+    if negated_words(asked, own.name):
+        return own.name  # 'Balances without adoption' answers no question after the adoption's adjustment
+    asked_words = _name_words(without_possessive(asked))
+    if _name_words(without_units(own.name)) <= asked_words:
         return ""
     # A long name is named by the words that tell it from the other columns ('remaining available for future
     # issuance' of 'number of securities remaining available ... (excluding securities reflected in column (a))').
-    distinct = {c.label: _distinct_words(c, named) for c in named}
-    hits = {label: len(asked_words & words) for label, words in distinct.items()}
-    mine = hits[own.label]
-    named_enough = mine >= max(1, len(distinct[own.label]) / 2)
-    return "" if named_enough and all(n < mine for label, n in hits.items() if label != own.label) else own.label
+    distinct = {c.name: _distinct_words(c, named) for c in named}
+    hits = {name: len(asked_words & words) for name, words in distinct.items()}
+    mine = hits[own.name]
+    named_enough = mine >= max(1, len(distinct[own.name]) / 2)
+    return "" if named_enough and all(n < mine for name, n in hits.items() if name != own.name) else own.name
 
 
 def _distinct_words(column: TableColumn, columns: Sequence[TableColumn]) -> set[str]:
     """The words of a column's name that no other of ``columns`` prints."""
-    others = set().union(*(_content_words(without_units(c.label)) for c in columns if c.label != column.label))
-    return _content_words(without_units(column.label)) - others
+    others = set().union(*(_name_words(without_units(c.name)) for c in columns if c.name != column.name))
+    return _name_words(without_units(column.name)) - others
+
+
+def _name_words(text: str) -> set[str]:
+    """The content words of a name, an abbreviation written with full stops counted as one ('U.S.' -> 'us', of
+    'Ex-U.S.' too): it tells a 'U.S.' column from an 'Ex-U.S.' one."""
+    dotted = set()
+    for token in text.replace("-", " ").split():
+        letters = [p for p in token.strip(",;:()?'’").split(".") if p]
+        if len(letters) >= 2 and all(len(p) == 1 and p.isalpha() for p in letters):
+            dotted.add("".join(letters).lower())
+    return _content_words(text) | dotted
 
 
 def _asks_figure(sub_query: SubQuery) -> bool:

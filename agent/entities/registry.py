@@ -201,6 +201,14 @@ class EntityRegistry(Sequence[str]):
         not known): a name no filing goes by is then a part of that filer, never another company's figure."""
         return self[0] if len(self) == 1 and self.complete else ""
 
+    def part_owner(self, name: str) -> str:
+        """The one company whose filings print ``name`` as a part of it (a segment, product or region; see
+        :attr:`Entity.parts`), or '' when none does or several do."""
+        key = name_key(name)
+        owners = {e.name for e in self._by_id.values() if e.name_source and key
+                  and any(name_key(part) == key for part in e.parts)}
+        return owners.pop() if len(owners) == 1 else ""
+
     def get(self, entity_id: str) -> Entity | None:
         """The entity with this id, or None."""
         return self._by_id.get(entity_id)

@@ -34,7 +34,7 @@ from agent.finance.numbers import (
     find_numbers,
     format_number,
 )
-from agent.finance.periods import period_year, quarters_of
+from agent.finance.periods import granularity, period_year, quarters_of
 from agent.schemas import Citation, NumericValue
 
 # Metrics whose figures are amounts spent or written off: filings print them as negatives (cash-flow outflows, the
@@ -380,8 +380,20 @@ def difference(a: CitedValue, b: CitedValue, metric: str = "") -> Computation:
     )
 
 
+def _same_span(values: Sequence[CitedValue], operation: str) -> None:
+    """Refuse a change or an average over figures of spans of different lengths: a half year or nine months (never
+    a point in time) beside a quarter or a year is no movement of one figure ('474,520' for FY2025H1 against
+    '241,660' for FY2025Q2), and their mean measures nothing."""
+    dated = [v for v in values if v.value.period]
+    spans = {granularity(v.value.period) for v in dated}
+    if len(spans) > 1 and {"half", "nine_months"} & spans:
+        listing = ", ".join(f"{v.label} ({v.value.period})" for v in dated)
+        raise ArithmeticRefusal(f"cannot {operation} {listing}: they cover spans of different lengths")
+
+
 def change(old: CitedValue, new: CitedValue, metric: str = "") -> Computation:
     """The change from ``old`` to ``new`` (new - old), e.g. FY2023 to FY2024."""
+    _same_span([old, new], "compare")
     comp = difference(new, old, metric)
     comp.operation = "change"
     comp.inputs = [old, new]
@@ -392,6 +404,7 @@ def change(old: CitedValue, new: CitedValue, metric: str = "") -> Computation:
 def percent_change(old: CitedValue, new: CitedValue, metric: str = "") -> Computation:
     """Growth from ``old`` to ``new`` in percent: (new - old) / |old| x 100; when both are negative (a deduction,
     an allowance or a loss printed in parentheses both years) the growth of their size, (|new| - |old|) / |old|."""
+    _same_span([old, new], "compare")
     _common_unit([old, new], "compare")
     scale = _common_scale([old, new])
     x, y = _operand(old, scale), _operand(new, scale)
@@ -503,6 +516,7 @@ def average(values: Sequence[CitedValue], metric: str = "") -> Computation:
     """The arithmetic mean of ``values`` (e.g. a three-year average margin)."""
     if not values:
         raise ArithmeticRefusal("nothing to average")
+    _same_span(values, "average")
     unit = _common_unit(values, "average")
     scale = _common_scale(values)
     xs = [_operand(v, scale) for v in values]

@@ -37,7 +37,7 @@ _CONTEXT_VETO: dict[str, re.Pattern[str]] = {
 
 # Abbreviations that are also ordinary words or names in lower case: matched only as written in capitals.
 _UPPERCASE_ONLY: frozenset[str] = frozenset(
-    {"CFO", "OCF", "ROA", "ROE", "DSO", "DIO", "DPO", "CCC", "ETR", "DPS"}
+    {"CFO", "OCF", "ROA", "ROE", "DSO", "DIO", "DPO", "CCC", "ETR", "DPS", "NI"}
 )
 
 
@@ -207,6 +207,53 @@ def surface_forms() -> dict[tuple[str, ...], str]:
 
 _NEGATION = "non"  # the prefix that names the complement of what follows it
 _SPLIT_BY = frozenset(("by",))  # the preposition after a metric that says how it is split ('by segment')
+
+
+# What a label takes out of, or has not yet taken from, the figure it heads ('Loans, net of allowance for credit
+# losses', 'Property and equipment, less accumulated depreciation', 'Income before income taxes').
+_DEDUCTING = (("net", "of"), ("less",), ("excluding",), ("without",), ("before",), ("after",))
+
+
+def deduction_start(text: str) -> int:
+    """Offset in ``text`` of the first phrase by which it takes something out of, or not yet from, what it names
+    ('Loans, net of allowance ...'), with a head before it; -1 when none. A label that opens with the phrase
+    ('Less: accumulated depreciation') is the deducted amount's own line."""
+    tokens = _tokens(text)
+    words = [w for w, _, _ in tokens]
+    for k in range(1, len(words)):
+        if any(tuple(words[k:k + len(phrase)]) == phrase for phrase in _DEDUCTING):
+            return tokens[k][1]
+    return -1
+
+
+def deducted(text: str, mention: MetricMention, adjacent: bool = False) -> bool:
+    """Whether ``mention`` (found in ``text``) names what the figure of ``text`` is taken net of, less, without,
+    before or after: the figure is the head's ('Loans'), not this metric's (see :func:`deduction_start`). A label
+    deducts all it names after the phrase; a question (``adjacent``) the metric right after it only ('the net
+    deferred tax asset before valuation allowance'; not the second operand of 'the ratio of X before tax to Y')."""
+    if not adjacent:
+        return 0 <= deduction_start(text) <= mention.start
+    tokens = _tokens(text)
+    words = [w for w, _, _ in tokens]
+    at = next((k for k, (_, start, _) in enumerate(tokens) if start >= mention.start), len(words))
+    # the phrase ends right before the mention, or opens it ('less accumulated depreciation' is one name)
+    return any(k > 0 and tuple(words[k:k + len(phrase)]) == phrase
+               for phrase in _DEDUCTING for k in (at - len(phrase), at))
+
+
+def label_head(label: str) -> str:
+    """The words of a row label that say what its figure is: those before a deduction ('Loans' of 'Loans, net of
+    allowance for credit losses'); the whole label when it makes none."""
+    at = deduction_start(label)
+    return label[:at].rstrip(" ,;:-") if at > 0 else label
+
+
+def without_metrics(text: str) -> str:
+    """``text`` with the metrics it names blanked (offsets kept): a word inside a metric's own name ('comparable
+    sales growth', a rate of change already) is no word of the question around it."""
+    for mention in reversed(find_metrics(text)):
+        text = text[:mention.start] + " " * (mention.end - mention.start) + text[mention.end:]
+    return text
 
 
 def find_metrics(text: str, include_statements: bool = False) -> list[MetricMention]:

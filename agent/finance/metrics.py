@@ -258,7 +258,8 @@ _DEFS: list[MetricDef] = [
         "profit for the year", "net income including noncontrolling interest",
         "net income including noncontrolling interests",
         "bottom line", "consolidated net income",
-    ], related=["net income attributable to shareholders", "net margin", "income from continuing operations"]),
+    ], abbreviations=["NI"], related=["net income attributable to shareholders", "net margin",
+                                       "income from continuing operations"]),
     # Net income less discontinued operations: the same figure only when a filer has none, so never a name of it.
     _m("income from continuing operations", _PROF, [
         "income from continuing operations", "earnings from continuing operations",

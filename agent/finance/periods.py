@@ -111,13 +111,13 @@ _WEEK_SPANS: tuple[tuple[int, int, int], ...] = ((12, 17, 3), (24, 28, 6), (36, 
 def _duration_months(dur: str, unit: str) -> int:
     """Months of a duration as a header writes it ('six' months, '26' weeks -> 6); 0 for a span no calendar uses."""
     if unit.lower().startswith("week"):
-        return _weeks_months(dur)
+        return weeks_months(dur)
     months = _DURATION_WORDS.get(re.sub(r"[\s-]+", " ", dur.lower()), 0)
     return int(dur) if dur.isdigit() and months == 0 else months
 
 
-def _weeks_months(dur: str) -> int:
-    """Months of a duration in weeks ('12' -> 3, 'fifty-two' -> 12); 0 for a span no calendar uses."""
+def weeks_months(dur: str) -> int:
+    """Months of a duration in weeks ('12' -> 3, '26' -> 6, 'fifty-two' -> 12); 0 for a span no calendar uses."""
     weeks = int(dur) if dur.isdigit() else _WEEK_WORDS.get(re.sub(r"[\s-]+", " ", dur.lower()), 0)
     return next((months for lo, hi, months in _WEEK_SPANS if lo <= weeks <= hi), 0)
 
@@ -179,7 +179,8 @@ _P_HALF = [
 ]
 _P_NINE = re.compile(rf"\b(?:first\s+)?nine\s+months\s+(?:of\s+)?(?:the\s+)?{_FY_YEAR}", re.I)
 _P_FY = [
-    re.compile(r"\b(?:FY|F/Y)\s*['’]?(?P<y>(?:19|20)\d{2}|\d{2})\b(?!\s*%)", re.I),
+    # 'FY24', 'F/Y 2024'; 'YE24', an analyst's year-end
+    re.compile(r"\b(?:F/?Y|YE)\s*['’]?(?P<y>(?:19|20)\d{2}|\d{2})\b(?!\s*%)", re.I),
     re.compile(
         rf"\b(?:fiscal|calendar)\s+(?:years?\s+)?(?:of\s+)?['’]?(?P<y>{_Y4}|(?<=['’])\d{{2}})\b{_MORE_YEARS}",
         re.I,
@@ -224,7 +225,7 @@ _LC_FY = [_lower_twin(p) for p in _P_FY]
 _Q_DIGIT = ("q1", "q2", "q3", "q4")
 _QUARTER_TRIGGERS = (_Q_DIGIT, ("1q", "2q", "3q", "4q"), _Q_DIGIT, _Q_DIGIT, ("quarter", "three months"), ("quarter",))
 _HALF_TRIGGERS = (("half", "six months"), ("h1", "h2"), ("1h", "2h"), ("h1", "h2"))
-_FY_TRIGGERS = (("fy", "f/y"), ("fiscal", "calendar"), ("cy1", "cy2", "cy 1", "cy 2"), ("f0", "f1", "f2", "f3"))
+_FY_TRIGGERS = (("fy", "f/y", "ye1", "ye2", "ye 1", "ye 2"), ("fiscal", "calendar"), ("cy1", "cy2", "cy 1", "cy 2"), ("f0", "f1", "f2", "f3"))
 _FY_END_HINT = re.compile(
     rf"\b(?:fiscal\s+)?years?\s+(?:ended|ending)\s+(?P<mon>{MONTH})\s+(?P<day>\d{{1,2}})", re.I
 )
@@ -650,17 +651,30 @@ _SUB_ANNUAL_DURATION_RE = re.compile(
     r"[\s-]+weeks?|quarters?)\s+ended\b|\byear[\s-]+to[\s-]+date\b",
     re.IGNORECASE,
 )
-_DURATION_MONTHS = {**dict.fromkeys(("three", "3"), 3), **dict.fromkeys(("six", "6"), 6), **dict.fromkeys(("nine", "9"), 9)}
+DURATION_MONTHS = {**dict.fromkeys(("three", "3"), 3), **dict.fromkeys(("six", "6"), 6), **dict.fromkeys(("nine", "9"), 9)}
 
 
 def _sub_annual_months(duration: re.Match[str]) -> int:
     """Months of a sub-annual duration match (a quarter when it names none); 0 when the weeks make a year."""
     if duration.group("n"):
-        return _DURATION_MONTHS[duration.group("n").lower()]
+        return DURATION_MONTHS[duration.group("n").lower()]
     if duration.group("w"):
-        months = _weeks_months(duration.group("w"))
+        months = weeks_months(duration.group("w"))
         return months if months < 12 else 0
     return 3
+
+
+_QUARTER_OF_LABEL = {"H1": 2, "M9": 3, "": 4}  # the fiscal quarter a half, nine months or a year runs to
+
+
+def to_date_of(norm: str, months: int) -> str:
+    """The fiscal period of ``months`` that ends where ``norm`` ends (FY2025Q2 and 6 -> FY2025H1; FY2025H1 and 3 ->
+    FY2025Q2; FY2025M9 and 3 -> FY2025Q3); '' when no fiscal label names it (six months to a third quarter's end)."""
+    year, sub = _parts(norm) or (0, "?")
+    quarter = int(sub[1]) if sub.startswith("Q") else _QUARTER_OF_LABEL.get(sub, 0)
+    if not quarter or months not in {3, 3 * quarter}:
+        return ""
+    return f"FY{year}Q{quarter}" if months == 3 else {2: f"FY{year}H1", 3: f"FY{year}M9", 4: f"FY{year}"}[quarter]
 
 
 def normalise_period(text: str, default_fy_end_month: int = 12) -> str:

@@ -43,7 +43,7 @@ SUM_WORD = r"sum|combined|altogether|together|in\s+aggregate"
 COUNT_WORD = r"two|three|four|five|six|seven|eight|nine|ten"
 COUNT_VALUES = {w: n for n, w in enumerate(COUNT_WORD.split("|"), start=2)}
 
-CHANGE_RE = re.compile(rf"\b(?:{CHANGE}|{YEAR_ON_YEAR})\b", re.IGNORECASE)
+CHANGE_RE = re.compile(rf"\b(?:{CHANGE}|(?P<yoy>{YEAR_ON_YEAR}))\b", re.IGNORECASE)
 SHARE_RE = re.compile(SHARE_OF, re.IGNORECASE)
 AS_SHARE_RE = re.compile(AS_SHARE, re.IGNORECASE)
 # The scale a question asks its answer in ('in USD millions', '(answer in thousands)', 'in $ billions').
@@ -58,6 +58,11 @@ FALL_RE = re.compile(rf"\b(?:{FALL}|{FALL_OR_NAME})\b", re.IGNORECASE)  # where 
 
 _WORD_RUN_RE = re.compile(r"[a-z&]+")
 _POSSESSIVE_RE = re.compile(r"['’]s\b")
+
+
+def year_on_year(text: str) -> bool:
+    """Whether ``text`` compares with the same period a year before ('y/y', 'year-over-year')."""
+    return any(m.group("yoy") for m in CHANGE_RE.finditer(text))
 
 
 def plain_words(text: str, min_length: int = 2) -> list[str]:

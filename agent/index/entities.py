@@ -24,9 +24,14 @@ def load(conn: Connection) -> EntityRegistry:
 
 
 def with_filings(conn: Connection) -> EntityRegistry:
-    """The entities that have at least one stored filing (the companies a question can be about)."""
-    held = {row[0] for row in conn.execute("SELECT DISTINCT json_extract(data, '$.entity_id') FROM documents")}
-    return EntityRegistry(e for e in load(conn).entities if e.entity_id in held)
+    """The entities that have at least one stored filing (the companies a question can be about), each with the
+    names of parts its filings print."""
+    parts: dict[str, list[str]] = {}
+    for (data,) in conn.execute("SELECT data FROM documents"):
+        meta = DocumentMeta.model_validate_json(data)
+        parts.setdefault(meta.entity_id, []).extend(meta.parts)
+    return EntityRegistry(e.model_copy(update={"parts": list(dict.fromkeys(parts[e.entity_id]))})
+                          for e in load(conn).entities if e.entity_id in parts)
 
 
 def _save(conn: Connection, entity: Entity, old_id: str = "") -> None:

@@ -354,7 +354,9 @@ def chunk_document(
         at = bisect.bisect_right(section_starts, start) - 1
         return at >= 0 and sections[at].kind == "statement"
 
-    parts = table_parts([t for _, t in tables], [in_statement(start) for start in table_starts], doc_text)
+    table_ends = [offset + t.char_end for offset, t in tables]
+    leads = [doc_text[(table_ends[k - 1] if k else 0):start] for k, start in enumerate(table_starts)]
+    parts = table_parts([t for _, t in tables], [in_statement(start) for start in table_starts], doc_text, leads)
     # the filing's reporting currency: the one most of its tables state
     stated = Counter(c for _, t in tables if (c := table_currency(t)))
     filing_currency = stated.most_common(1)[0][0] if stated else ""

@@ -11,8 +11,10 @@ A part's title is a name: a few words, no sentence ('The following table summari
 Quarter', 'Fiscal 2024': the same rows a period apart), no metric ('Net Sales' over rows by segment: the parts are
 then the rows); and the filing names the part elsewhere, as a row (the segment note's 'Aeronautics | 3,100') or in a
 sentence about its segments ('We operate in two business segments: Aeronautics and Space'), which tells a segment's
-heading from a topic's ('Fair Value' over an option roll-forward). The rows the siblings
-share include a metric: a part's figures are the company's metrics, counted for the part.
+heading from a topic's ('Fair Value' over an option roll-forward); or the family sits under a heading that
+speaks of segments ('Business Segment Results' over 'Aeronautics' and 'Space'), which says what its titles are even
+where the filing names them nowhere else. The rows the siblings share include a metric: a part's figures are the
+company's metrics, counted for the part.
 """
 
 from __future__ import annotations
@@ -20,13 +22,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from agent.entities.names import is_common_word
 from agent.finance.lexicon import canonical, find_metrics
 from agent.finance.periods import find_periods
 from agent.ingest.structure import is_statement_title
 from agent.ingest.tables import TableBlock
+from agent.schemas import TableRecord
 
 MIN_SHARED_ROWS = 2  # one shared label ('Total') is a coincidence; two shared rows are a repeated layout
 MAX_PART_WORDS = 6  # 'Europe, Middle East & Africa' is a name; a longer title is a caption or a sentence
+MAX_HEADING_WORDS = 8  # 'Results of Operations by Reportable Segment' is a heading; a longer line is prose
 
 # A title that dates its table: the siblings are periods of one thing, not parts of the company.
 _PERIOD_WORD_RE = re.compile(r"\b(?:quarters?|months?|weeks?|years?|fiscal|half|ended|as\s+of)\b", re.IGNORECASE)
@@ -58,22 +63,36 @@ def _rows(table: TableBlock) -> dict[str, tuple[str, ...]]:
     return {_key(r.label): tuple(r.cells) for r in table.data_rows if _key(r.label)}
 
 
-def _names_part(title: str, labels: set[str], sentences: Sequence[str] = ()) -> bool:
-    """A title that can name a part (see the module docstring); ``labels`` are the filing's row labels and
-    ``sentences`` those of its prose that speak of segments (:func:`part_sentences`): a part is named as a row, or
-    in such a sentence as written in the title."""
+def _is_name(title: str) -> bool:
+    """A title written as a name: a few words, no sentence, no period, no metric, no statement."""
     words = title.split()
     if not words or len(words) > MAX_PART_WORDS or title.rstrip().endswith((":", ".")):
         return False
     if not all(_NAME_WORD_RE.fullmatch(w) for w in words) or max(len(w) for w in words) < 2:
         return False
-    if is_statement_title(title) or _PERIOD_WORD_RE.search(title) or find_periods(title) or find_metrics(title):
-        return False
+    return not (is_statement_title(title) or _PERIOD_WORD_RE.search(title) or find_periods(title)
+                or find_metrics(title))
+
+
+def _names_part(title: str, labels: set[str], sentences: Sequence[str] = ()) -> bool:
+    """A title the filing names as a part elsewhere: ``labels`` are its row labels and ``sentences`` those of its
+    prose that speak of segments (:func:`part_sentences`); a part is named as a row, or in such a sentence as
+    written in the title."""
     name = _SEGMENT_SUFFIX_RE.sub("", _key(title))
     if any(label == name or label.startswith(f"{name} ") for label in labels):
         return True
     written = _SEGMENT_SUFFIX_RE.sub("", title.strip(" :"), count=1) if title[:1].isupper() else ""
     return bool(written) and any(re.search(rf"\b{re.escape(written)}\b", s) for s in sentences)
+
+
+def under_part_heading(lead: str) -> bool:
+    """``lead`` (the text between a table and the one before it) holds a heading that speaks of segments,
+    divisions or business units: a short line that is no sentence."""
+    for line in lead.splitlines():
+        line = line.strip(" #*:")
+        if line and len(line.split()) <= MAX_HEADING_WORDS and not line.endswith(".") and _PART_NOUN_RE.search(line):
+            return True
+    return False
 
 
 def _siblings(a: TableBlock, b: TableBlock, rows_a: dict[str, tuple[str, ...]], rows_b: dict[str, tuple[str, ...]]) -> bool:
@@ -85,21 +104,58 @@ def _siblings(a: TableBlock, b: TableBlock, rows_a: dict[str, tuple[str, ...]], 
             and any(canonical(k) is not None for k in shared))
 
 
-def table_parts(tables: Sequence[TableBlock], in_statement: Sequence[bool], text: str = "") -> list[str]:
+def table_parts(tables: Sequence[TableBlock], in_statement: Sequence[bool], text: str = "",
+                leads: Sequence[str] = ()) -> list[str]:
     """For each table, the part of the company its title names ('' when it is no part's): see the module
     docstring; a parent company's own statements are :data:`PARENT_ONLY`'s. ``in_statement[i]`` says table i
     sits in a primary statement's section (a sibling of no part); ``text`` is the filing's, whose sentences about
-    its segments name parts too."""
+    its segments name parts too; ``leads[i]`` is the text between table i and the table before it, whose
+    headings say what a family of siblings is."""
     rows = [_rows(t) for t in tables]
     labels = {label for r in rows for label in r}
     sentences = part_sentences(text) if text else []
-    eligible = [not stated and _names_part(t.title, labels, sentences)
-                for t, stated in zip(tables, in_statement, strict=True)]
+    nameable = [not stated and _is_name(t.title) for t, stated in zip(tables, in_statement, strict=True)]
+    named = [ok and _names_part(t.title, labels, sentences) for t, ok in zip(tables, nameable, strict=True)]
     parts = [PARENT_ONLY if _PARENT_ONLY_RE.search(f"{t.title} {t.caption}") else "" for t in tables]
+    headed = False  # the family being read sits under a heading about segments
     for i, a in enumerate(tables):
-        if not eligible[i]:
+        if not nameable[i]:
             continue
+        if not parts[i]:
+            headed = i < len(leads) and under_part_heading(leads[i])
         for j in range(i + 1, len(tables)):
-            if eligible[j] and _siblings(a, tables[j], rows[i], rows[j]):
+            if nameable[j] and (headed or named[i] and named[j]) and _siblings(a, tables[j], rows[i], rows[j]):
                 parts[i], parts[j] = a.title, tables[j].title
     return parts
+
+
+# Lower-case words inside a name written in capitals ('Bank of America', 'Research and Development Services').
+_NAME_LINKS = frozenset(("and", "&", "of", "the", "for"))
+
+
+def _printed_name(label: str) -> str:
+    """``label`` when it is written as the name of a part ('Zorvexa', 'Commercial Banking', 'Defense Systems'): a
+    few capitalised words, no metric, period, number, total or statement, and not one ordinary word ('Digital',
+    'International', 'Other'); '' otherwise."""
+    name = " ".join(label.split()).strip(" :")
+    words = name.split()
+    if not words or len(words) > MAX_PART_WORDS or any(ch.isdigit() for ch in name):
+        return ""
+    if not all(_NAME_WORD_RE.fullmatch(w) and (w[:1].isupper() or w.lower() in _NAME_LINKS) for w in words):
+        return ""
+    if not words[0][:1].isupper() or (len(words) == 1 and is_common_word(words[0].strip(".,"))):
+        return ""
+    if (words[0].lower() == "total" or is_statement_title(name) or find_metrics(name) or find_periods(name)
+            or name == PARENT_ONLY):
+        return ""
+    return name
+
+
+def printed_names(records: Sequence[TableRecord]) -> list[str]:
+    """The names a filing prints for parts of its company, in order: its part tables' titles, its named columns and
+    its row labels written as names (see :func:`_printed_name`). A question naming one of them names the company
+    whose filing prints it, narrowed to that part ('What were Zorvexa sales?' is about Zorvexa's maker)."""
+    names: list[str] = []
+    for record in records:
+        names += [record.part, *(c.label for c in record.columns if c.kind == "name"), *(r.label for r in record.rows)]
+    return list(dict.fromkeys(n for label in names if (n := _printed_name(label))))

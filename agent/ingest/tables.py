@@ -583,12 +583,16 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
         col_start -= 1
     title, zone_start = "", col_start
     names: list[str] = []  # the columns' names, when a line above the header gives one per value
+    names_period = ""  # the period printed in the first cell of the names' line, over them all
     for i in range(col_start - 1, max(-1, col_start - 1 - TITLE_LOOKBACK_LINES), -1):
         row = group[i]
         line_names = _line_names(row, group[body_start:last_data + 1], col_start == body_start) if i == col_start - 1 else []
         if line_names:
             names = line_names  # 'total cost | number of shares | average price': the columns' names
             title, zone_start = " | ".join(names), i
+            corner = row.label.split("|", 1)[0].strip() if "|" in row.label else ""
+            if corner and PERIOD_RE.search(corner) and corner not in names:
+                names_period = corner  # 'Three Months Ended June 30, 2025 | Commercial Banking | ...'
             break
         if row.cells or len(row.label.split()) > TITLE_MAX_WORDS or _SENTENCE_VERB_RE.search(row.label):
             break  # a sentence above the table is its introduction, read whole where it wraps (see _introduction)
@@ -653,7 +657,7 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
         # 'USD denominated | Non-USD denominated' over 'December 31, 2019': the period heads the table (or a block
         # of its rows), each value is under its column's name.
         columns = names
-        period_caption = period_caption or next(
+        period_caption = names_period or period_caption or next(
             (r.label for r in group[col_start:body_start] if not r.cells and PERIOD_RE.search(r.label)), ""
         )
     columns, names_row = _grouped_columns(columns, group[col_start:body_start], body)
@@ -666,11 +670,21 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
         # day printed over it ('December 31,', 'Three Months Ended September 30,') is each year's.
         above = group[:group.index(header_row)]
         caption = " ".join(r.label for r in above[-HEADER_MAX_LINES:] if not r.cells and _is_column_line(r))
+        # 'SECOND QUARTER | 2025 Amount | 2024 Amount': a period in the header's first cell spans the years under it
+        corner = header_row.label.split("|", 1)[0].strip() if "|" in header_row.label else ""
+        if corner and PERIOD_RE.search(corner) and corner not in header_names:
+            caption = f"{caption} {corner}".strip()
         columns = dated_names(columns if covers(columns, header_names) else header_names, caption)
         body = [r for r in body if r is not header_row]
         stub = stub or _stub(header_row)  # its first cell heads the labels ('Revenue by country | 2019 | 2018')
-        if title == header_row.label:
-            title = ""
+        if title in {"", header_row.label}:
+            # the header was read as the title, or hid it: the title is the plain line right above it ('Product
+            # Revenues' over '(In millions)'), never a sentence introducing the table or a heading above that
+            nearest = next((r.label for r in reversed(above[-TITLE_LOOKBACK_LINES:])
+                            if not r.cells and not _is_meta_line(r.label)), "")
+            plain = (len(nearest.split()) <= TITLE_MAX_WORDS and not nearest.rstrip().endswith((".", ":"))
+                     and not _SENTENCE_VERB_RE.search(nearest))
+            title = nearest if plain else ("" if title == header_row.label else title)
     widths = {len(r.cells) for r in body if r.cells}
     placed = _placed_columns(group, first_data, last_data, page_text, runs)
     # names without a period head a table of no columns the text could read, under the one period over them all
@@ -688,6 +702,9 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
             start, near = above[-1].end + 1, [ln.text for ln in above[-TITLE_LOOKBACK_LINES:]]
             scale = scale if scale != 1.0 else header_scale(" ".join(near))
             title = next((t for t in reversed(near) if not _is_meta_line(t) and header_scale(t) == 1.0), title)
+    corner, *named_cells = [c.strip() for c in period_caption.split("|")]
+    if named_cells == columns and PERIOD_RE.search(corner):
+        period_caption = corner  # 'Three Months Ended June 30, 2025 | Commercial Banking | Total': the period
     for r in body if placed is not None and len(placed[3]) == len(columns) else ():
         # a row that leaves columns blank: each figure under the column it stands in
         line = runs[page_text.count("\n", 0, r.start)] if "\n" not in page_text[r.start:r.end].strip() else None

@@ -27,6 +27,7 @@ from agent.finance.periods import (
     period_close,
     single_period,
     to_date,
+    without_periods,
 )
 from agent.ingest.figures import subunit, typed_row
 from agent.ingest.linearise import labelled_columns
@@ -206,6 +207,21 @@ def typed_columns(table: TableBlock, fy_end_month: int, filing_period: str = "")
             months=_months(period, label, caption),
             unit="%" if _PERCENT_LABEL_RE.search(label) else "",
         ))
+    return _with_parts(columns)
+
+
+def _with_parts(columns: list[TableColumn]) -> list[TableColumn]:
+    """Period columns of one period and unit that name something more ('Q1 2025 U.S. | Q1 2025 Ex-U.S. | Q1 2025
+    Total'): each names a part of that period's figure, what its label prints beside the period."""
+    by_period: dict[tuple[str, str], list[int]] = {}
+    for i, column in enumerate(columns):
+        if column.kind == "period":
+            by_period.setdefault((column.period, column.unit), []).append(i)
+    for group in by_period.values():
+        parts = [without_periods(columns[i].label).strip(" ,:-") for i in group]
+        if len(group) >= 2 and all(parts) and len(set(parts)) == len(parts):
+            for i, part in zip(group, parts, strict=True):
+                columns[i] = columns[i].model_copy(update={"part": part})
     return columns
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from agent.finance.lexicon import without_metrics
 from agent.finance.numbers import parse_number
 from agent.finance.periods import find_periods
 from agent.finance.wording import AS_SHARE, CHANGE, CHANGE_NOUN
@@ -214,8 +215,10 @@ def asked_operation(question: str, naming: str) -> str:
 
 
 def operations_asked(question: str) -> set[str]:
-    """Every operation kind ('average', 'change', 'extreme', 'periods', 'ratio') the question's words ask for."""
-    return {kind for kind, _, asked, _ in _OPERATIONS if asked.search(question)}
+    """Every operation kind ('average', 'change', 'extreme', 'periods', 'ratio') the question's words ask for; a
+    change word inside a metric's own name ('comparable sales growth', a rate of change already) asks none."""
+    plain = without_metrics(question)
+    return {kind for kind, _, asked, _ in _OPERATIONS if asked.search(plain if kind == "change" else question)}
 
 
 def operation_description(kind: str) -> str:

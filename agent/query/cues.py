@@ -12,7 +12,7 @@ from agent.entities import EntityRegistry, as_registry
 from agent.finance.formulas import FormulaKind
 from agent.finance.lexicon import MetricMention, find_metrics
 from agent.finance.metrics import METRICS
-from agent.finance.periods import find_periods, sort_key, without_periods
+from agent.finance.periods import DURATION_MONTHS, find_periods, sort_key, weeks_months, without_periods
 from agent.finance.wording import (
     CHANGE,
     CHANGE_NOUN,
@@ -192,6 +192,22 @@ _RELATIVE_YEAR_RE = re.compile(
 )
 BEFORE, AFTER = -1, 1  # the years by which a relative period is shifted
 _SHIFTS = {"before": BEFORE, "ago": BEFORE, "after": AFTER, "later": AFTER}  # the groups of _RELATIVE_YEAR_RE
+
+
+HALF_YEAR_MONTHS = 6
+FULL_YEAR_MONTHS = 12
+
+
+def months_named(text: str) -> int:
+    """The months of a span to date ``text`` names without its year ('the six months', 'the first half', 'the 26
+    weeks'); 0 when none ('half of that' is arithmetic)."""
+    words = [w.strip("?,.!;:()'\"") for w in text.lower().split()]
+    for word, following in zip(words, words[1:], strict=False):
+        if word in DURATION_MONTHS and following.startswith("month") or (word, following) == ("first", "half"):
+            return DURATION_MONTHS.get(word, HALF_YEAR_MONTHS)
+        if following.startswith("week") and (months := weeks_months(word)) < FULL_YEAR_MONTHS:
+            return months  # 'the 26 weeks' of a 52/53-week calendar
+    return 0
 
 
 def relative_years(text: str) -> set[int]:

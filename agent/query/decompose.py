@@ -12,7 +12,7 @@ from agent.entities.names import name_key
 from agent.finance.arithmetic import needs_prior_period
 from agent.finance.direction import shown_name
 from agent.finance.formulas import FormulaKind
-from agent.finance.lexicon import canonical, components, find_metrics, is_percentage_metric
+from agent.finance.lexicon import canonical, components, find_metrics, is_percentage_metric, without_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.periods import expand_range, find_periods, granularity, shift_period
 from agent.finance.wording import CHANGE_NOUN, CHANGE_RE, SHARE_RE, SUM_WORD_RE, plain_words
@@ -209,7 +209,7 @@ def _plan_periods(
         and METRICS[metrics[0]].formula is not None
         and METRICS[metrics[0]].formula.kind is FormulaKind.GROWTH
     )
-    if len(periods) == 1 and CHANGE_RE.search(question) and not growth_metric and metrics:
+    if len(periods) == 1 and CHANGE_RE.search(without_metrics(question)) and not growth_metric and metrics:
         with contextlib.suppress(ValueError):  # a period that cannot shift stays as asked
             periods = [shift_period(periods[0], years=-1), periods[0]]
     if (

@@ -13,7 +13,14 @@ from collections.abc import Sequence
 
 from agent.entities import EntityRegistry, as_registry
 from agent.entities.names import FILER_WORDS, NOT_NAMES, name_tokens
-from agent.finance.lexicon import canonical, find_metrics, topic_from_cues, topic_of
+from agent.finance.lexicon import (
+    canonical,
+    deducted,
+    find_metrics,
+    topic_from_cues,
+    topic_of,
+    without_metrics,
+)
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import name_numbers
 from agent.finance.periods import (
@@ -358,7 +365,7 @@ def _temporal_scope(
     years = span_years(question)
     if years and len(norms) == 1:
         norms = [shift_period(norms[0], -k) for k in range(years)]
-    needs_prior = bool(_CHANGE_ASKED.search(question)) or BEFORE in relative_years(question) or any(
+    needs_prior = bool(_CHANGE_ASKED.search(without_metrics(question))) or BEFORE in relative_years(question) or any(
         METRICS[m].formula is not None and METRICS[m].formula.needs_prior_period() for m in metrics
     )
     if relation == Relation.TREND and len(norms) == 1:
@@ -385,6 +392,20 @@ def _temporal_scope(
 # ---------------------------------------------------------------------------------------------------------
 # The intent
 # ---------------------------------------------------------------------------------------------------------
+def _owner_of_parts(question: str, scope: Sequence[ScopeTerm], registry: EntityRegistry) -> str:
+    """The one company whose filings print the parts a question names as names ('the operating income of Cloud
+    Services'), in an index of several; '' when the parts are no filer's, several filers', or written as an
+    abbreviation ('U.S.': a place every filer may report)."""
+    owners = set()
+    for term in scope:
+        at = question.lower().find(term.text.lower())
+        written = question[at:at + len(term.text)] if at >= 0 else ""
+        if term.kind == "part" and written[:1].isupper() and not written.replace(".", "").isupper():
+            owners.add(registry.part_owner(written))
+    owners.discard("")  # a part no filer prints ('Devices', an ordinary word) says no company
+    return owners.pop() if len(owners) == 1 else ""
+
+
 def extract_intent(question: str, known_companies: EntityRegistry | Sequence[str] | None = None) -> QueryIntent:
     """The offline Query Intent of a question (deterministic).
 
@@ -394,7 +415,7 @@ def extract_intent(question: str, known_companies: EntityRegistry | Sequence[str
     """
     q = " ".join((question or "").split())
     # a metric the question leaves out ('operating margin excluding restructuring') is not asked
-    mentions_m = [m for m in find_metrics(q) if not excluded(q, m.start)]
+    mentions_m = [m for m in find_metrics(q) if not excluded(q, m.start) and not deducted(q, m, adjacent=True)]
     metrics = list(dict.fromkeys(m.canonical for m in mentions_m))
     periods = asked_periods(q, find_periods(q))
     relation = relation_of(q)
@@ -403,14 +424,19 @@ def extract_intent(question: str, known_companies: EntityRegistry | Sequence[str
     part = ""
     if not company:
         company = guess_company(q)
-        if (company and registry is not None and registry.sole and not registry.knows(company)
+        if (company and registry is not None and not registry.knows(company)
                 and classify_query(q) is QueryKind.FILING):
-            # 'What was Asia Pacific revenue?' over one filer's filings: a name no filing goes by is a part of
-            # that filer (the question names no company), which its figure's own row or heading must name (the
-            # gate checks it), never its total; a stock price is any listed company's, never the filer's part
-            part, company = company, ""
+            # 'What was Asia Pacific revenue?' over one filer's filings, 'What were Zorvexa sales?' over filings of
+            # which one prints Zorvexa as a row: a name no filing goes by is a part of that filer, which its
+            # figure's own row or heading must name (the gate checks it), never its total; a stock price is any
+            # listed company's, never a filer's part
+            owner = registry.sole or registry.part_owner(company)
+            if owner:
+                part, company = company, (owner if not registry.sole else "")
     scope = [*scope_terms(q, company, registry), *(ScopeTerm(text=part, metric=m, kind="name") for m in
                                                      (metrics or [""]) if part)]
+    if not company and not part and registry is not None and not registry.sole:
+        company = _owner_of_parts(q, scope, registry)
     if len(metrics) == 1 and not terms_for(scope, metrics[0]) and share_of_metric(q) is None:
         # 'How much did Wingtip's digital channel contribute to net sales?': the contributing part narrows it
         contributed = contributed_part(q, metrics[0], company, registry)

@@ -19,7 +19,7 @@ _COMPANY_PRONOUN_RE = re.compile(rf"\b(?:(?P<owner>{_OWNER})|it)\b", re.I)
 
 # A question word, or an auxiliary that opens a question. Without one the text is a noun phrase or a request
 # ('ADTM op income FY23', 'For my model, I need ...'): all it can ask of an amount it names is the figure.
-_QUESTION_WORDS = frozenset(["what", "which", "who", "whose", "how", "why", "when", "where", "whether"])
+QUESTION_WORDS = frozenset(["what", "which", "who", "whose", "how", "why", "when", "where", "whether"])
 _OPENING_AUXILIARIES = frozenset([
     "is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could", "will", "would", "should",
 ])
@@ -30,9 +30,16 @@ def in_question_form(text: str) -> bool:
     """Whether ``text`` asks in the form of a question (a question word, or an auxiliary opening it), not as a
     noun phrase or a request ('Can you pull ...' is a request)."""
     words = re.findall(r"[a-z]+", text.lower())
-    if not _QUESTION_WORDS.isdisjoint(words):
+    if not QUESTION_WORDS.isdisjoint(words):
         return True
     return len(words) > 1 and words[0] in _OPENING_AUXILIARIES and words[1] not in _ASKED_OF
+
+
+def addresses_reader(text: str) -> bool:
+    """Whether ``text`` speaks to or for the one asking ('can you pull ...', 'for my model I need ...', "we'd like
+    ..."): a request's words, not what is asked."""
+    words = text.lower().replace("'", " ").replace("’", " ").split()
+    return not _ASKED_OF.isdisjoint(w.strip(",.;:!?") for w in words)
 
 
 # Router cues.

@@ -17,6 +17,7 @@ needs filings, market data or no evidence at all.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,8 +27,14 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from agent.entities import EntityRegistry, as_registry
 from agent.finance.lexicon import find_metrics
-from agent.finance.periods import find_periods, shift_period, sort_key, without_periods
-from agent.finance.wording import CHANGE_NOUN, CHANGE_RE, SHARE_RE, plain_words
+from agent.finance.periods import (
+    find_periods,
+    shift_period,
+    sort_key,
+    to_date_of,
+    without_periods,
+)
+from agent.finance.wording import CHANGE_NOUN, CHANGE_RE, SHARE_RE, plain_words, year_on_year
 from agent.llm import schemas as llm_schemas
 from agent.llm.models import UsageLog, structured_call
 from agent.llm.prompts import echoes_prompt, rewrite_messages
@@ -50,6 +57,7 @@ from agent.query.cues import (
     lookup_question,
     margin_metric,
     metric_label,
+    months_named,
     possessive,
     relative_years,
     scale_hint,
@@ -98,7 +106,9 @@ def _relative_period(question: str, slots: DialogueSlots) -> list[str]:
             return [shift_period(latest, years=BEFORE if BEFORE in shifts else AFTER)]
     except ValueError:
         return []
-    return []
+    # 'and for the six months?' after a second quarter: the half year to that quarter's end
+    spanned = to_date_of(latest, months_named(question))
+    return [spanned] if spanned and spanned != latest else []
 
 
 def _standalone_kind(question: str, intent: QueryIntent, slots: DialogueSlots) -> str:
@@ -615,8 +625,8 @@ def _own_subject_question(question: str, slots: DialogueSlots, periods: Sequence
     """'And in the year before, what was the average price paid per share?': a follow-up that names its own
     subject keeps it, in the period it resolves to; '' when it names nothing the last question did not."""
     subject = subject_phrase(question)
-    if not subject or len(periods) != 1:
-        return ""
+    if not subject or len(periods) != 1 or months_named(subject):
+        return ""  # 'and for the six months?' names a span, not a subject
     said = set(_own_words(subject)) - set(_RELATIVE_WORDS)
     known = " ".join([slots.last_question, slots.last_lookup, slots.subject]).lower()
     if said <= set(plain_words(known)):
@@ -639,6 +649,10 @@ def _change_since_rewrite(question: str, slots: DialogueSlots) -> Rewrite | None
     figure was already answered (the remembered figures then serve)."""
     named = list(dict.fromkeys(p.norm for p in find_periods(question)))
     last = slots.last_values[-1] if slots.last_values else None
+    if not named and last is not None and last.value.period and year_on_year(question):
+        # 'how much did that grow y/y?': since the same period a year before
+        with contextlib.suppress(ValueError):
+            named = [shift_period(last.value.period, years=-1)]
     if (
         len(named) != 1
         or last is None

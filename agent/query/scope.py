@@ -29,6 +29,7 @@ from agent.finance.metrics import METRICS
 from agent.finance.numbers import is_name_letter
 from agent.finance.periods import find_periods, is_month
 from agent.finance.wording import CHANGE, SHARE_NOUN
+from agent.query.kind import QUESTION_WORDS
 from agent.schemas import ScopeTerm
 
 # A preposition right after a metric opens the part it is asked of ('revenue from X', 'assets in X'); a
@@ -60,7 +61,7 @@ _NO_PART = frozenset((
     "reportable", "operating", "geographic", "geographical", "area", "areas", "category", "categories",
     "company", "companies", "firm", "entity", "group", "corporation", "statement", "statements", "table", "tables",
     "report", "filing", "note", "notes", "quarter", "quarters", "month", "months", "week", "weeks", "half", "year",
-    "years", "fy", "fys", "fiscal", "ended", "ending", "end", "period", "periods", "date", "beginning", "first",
+    "years", "fy", "fys", "fiscal", "full", "ended", "ending", "end", "period", "periods", "date", "beginning", "first",
     "second", "third", "fourth", "last", "prior", "previous", "current", "next", "same", "latest", "usd", "dollars",
     "dollar", "millions", "million", "billions", "billion", "thousands", "thousand", "percent", "percentage",
     "amount", "amounts", "value", "values", "figure", "number", "total", "totals", "overall", "consolidated",
@@ -434,7 +435,6 @@ def terms_for(terms: Iterable[ScopeTerm], metric: str) -> list[ScopeTerm]:
 _OUTLAY_WORDS = frozenset(("spend", "spends", "spent", "spending", "pay", "pays", "paid", "payment", "payments", "incur",
                            "incurs", "incurred", "invest", "invests", "invested", "allocate", "allocated", "return",
                            "returned", "expense", "expenses", "cost", "costs", "charge", "charges", "outlay", "outlays"))
-_QUESTION_WORDS = frozenset(("what", "which", "how", "why", "when", "where", "who"))
 # Verbs that tie their subject to the amount it brought in: a part of the metric when the subject is no company
 # ('how much did the digital channel contribute to net sales', 'what operating income did the Cloud Services
 # segment report', 'how much of revenue came from Europe'). In these forms only: their nouns name figures of their
@@ -447,7 +447,7 @@ CONTRIBUTION_VERBS = frozenset((
 # Words that never name the part a share is asked of: function words, part-kind and widening words, the verbs and
 # particles that link a part to its whole ('came from', 'account for', 'out of').
 _NO_SHARE_PART = (STOP_WORDS | _NO_PART | FILLER_WORDS | _PREDICATE_WORDS | _ENDS | _OPENS | _VERB_PARTICLES
-                  | _MODIFIER_BREAKS | _QUESTION_WORDS | CONTRIBUTION_VERBS)
+                  | _MODIFIER_BREAKS | QUESTION_WORDS | CONTRIBUTION_VERBS)
 
 
 def contributed_part(question: str, metric: str, company: str = "", registry: EntityRegistry | None = None) -> str:

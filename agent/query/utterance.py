@@ -12,12 +12,18 @@ from agent.entities import EntityRegistry
 from agent.entities.names import is_common_word
 from agent.finance.lexicon import find_metrics, written_out
 from agent.finance.periods import find_periods
-from agent.query.kind import in_question_form
+from agent.finance.wording import plain_words
+from agent.query.cues import NON_NUMERIC_RELATIONS, is_operation_word
+from agent.query.intent import relation_of
+from agent.query.kind import QUESTION_WORDS, addresses_reader, in_question_form
 from agent.query.scope import NAME_JOINERS, STOP_WORDS
 
 OPENER_MARKS = (":", " -- ", " - ", " — ", " – ")  # what ends an opener before the question
 MAX_OPENER_CHARS = 60  # an opener is a few words
 MIN_OPENER_WORDS = 2  # one word before a colon may be the part asked about ('Europe: what was revenue?')
+
+
+_SOURCE_WORDS = 3  # 'from the release' ending a request
 
 
 FRONTED_PREPOSITIONS = ("in", "for", "at", "within", "across", "during")  # 'In Europe, what was revenue?'
@@ -27,7 +33,38 @@ def plain_question(question: str, registry: EntityRegistry) -> str:
     """``question`` as the plan reads it: tickers written as company names, an opener cut, a fronted clause put
     after what it narrows (see the module)."""
     named = _company_before_part(registry.with_names_for_tickers(question), registry)
-    return _clause_after(_without_opener(written_out(named, is_common_word, STOP_WORDS.__contains__), registry))
+    plain = _clause_after(_without_opener(written_out(named, is_common_word, STOP_WORDS.__contains__), registry))
+    return _without_request(plain, registry)
+
+
+def _only_asks(head: str, registry: EntityRegistry) -> bool:
+    """Words that speak to or for the one asking and name nothing a figure is: no metric, period, number,
+    company or arithmetic."""
+    return (addresses_reader(head) and not find_metrics(head) and not find_periods(head)
+            and not any(c.isdigit() for c in head) and not registry.mentions(head)
+            and not any(is_operation_word(w) for w in plain_words(head)))
+
+
+def _without_request(text: str, registry: EntityRegistry) -> str:
+    """'Can you pull Contoso's total deposits at June 30?', 'For my model I need Contoso's ...': a request (no
+    question in form) whose words before the company it names speak to or for the one asking and name nothing a
+    figure is (no metric, period, number, arithmetic) is the lookup it asks for: "What was Contoso's total
+    deposits at June 30?". A request to explain or to compute keeps its words."""
+    words = text.split()
+    wh = next((k for k, w in enumerate(words) if w.lower().strip(",;:") in QUESTION_WORDS), -1)
+    if wh > 0 and _only_asks(" ".join(words[:wh]), registry):
+        return " ".join([words[wh][:1].upper() + words[wh][1:], *words[wh + 1:]])  # 'Could you tell me what ...'
+    mentions = registry.mentions(text)
+    if not mentions or in_question_form(text) or relation_of(text) in NON_NUMERIC_RELATIONS:
+        return text
+    start = min(m.start for m in mentions)
+    if not _only_asks(text[:start], registry):
+        return text
+    asked = text[start:].strip().rstrip(".!?").split()
+    if len(asked) > _SOURCE_WORDS and [w.lower() for w in asked[-_SOURCE_WORDS:-1]] == ["from", "the"] and (
+            asked[-1].isalpha() and asked[-1].islower()):
+        asked = asked[:-_SOURCE_WORDS]  # 'pull ... from the release': where to read it, not whose figure it is
+    return f"What was {' '.join(asked)}?"
 
 
 def _capitalised_runs(text: str) -> list[tuple[int, int]]:
