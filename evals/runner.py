@@ -271,12 +271,15 @@ ANALYST_DIR = Path(__file__).parent / "analyst_set"
 
 
 def analyst_set(limit: int | None = None) -> EvalSet:
-    """The analyst set: 42 questions an analyst asks (the first ``limit``) of three filings typeset for finrag, which
-    are its sources -- a 10-K with segment tables under headings, a regional note and a non-GAAP reconciliation; a
-    retailer's 10-Q of a year ending in early February and named by the year it began; a bank's 10-Q with its
-    segments. Each question's type names its class (segment, region, qualifier, fiscal calendar, follow-up, a trap
-    whose answer is a refusal, ...). Written by finrag's developers: a check of the classes the dev sets barely
-    hold, not a held-out score. Its bench home caches the filings by name: delete it after editing one."""
+    """The analyst set: 144 questions an analyst asks (the first ``limit``) of ten filings of ten companies typeset
+    for finrag, which are its sources, in one index -- 10-Ks with segment tables under headings (named by a
+    sentence, or only by a 'Business Segment Results' heading), a regional note and non-GAAP reconciliations;
+    retailers' 10-Qs of 52/53-week years; banks' 10-Qs with three- and six-month columns and segment columns;
+    earnings releases with 'Amount | Percent to Sales' columns under a quarter named in the header's first cell and
+    product tables split 'U.S. | Ex-U.S. | Total'; a 20-F in Canadian dollars with a Note column. Each question's
+    type names its class (segment, region, product, qualifier, fiscal calendar, shorthand, wrapper, follow-up, a
+    trap whose answer is a refusal, ...). Written by finrag's developers: a check of the classes the dev sets
+    barely hold, not a held-out score. Its bench home caches the filings by name: delete it after editing one."""
     base = questions_set(ANALYST_DIR / "questions.jsonl", limit)
     items = [item.model_copy(update={"dataset": "analyst"}) for item in base.items]
     sources = {p.stem: SourceDoc(name=p.stem, path=p) for p in sorted(ANALYST_DIR.glob("*.md"))}
