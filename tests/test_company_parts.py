@@ -156,7 +156,6 @@ def test_the_company_then_its_part(question: str, written: str, part: str) -> No
 @pytest.mark.parametrize("question", [
     "CTSO revenue FY23",  # the company alone
     "Contoso Holdings revenue FY23",  # a legal form: another company's name
-    "What was Contoso Revenue in FY23?",  # a metric in capitals ends the name
     "What were accounts payable for Contoso Systems? Answer in USD millions.",  # a question mark ends it
     "What was Contoso Systems Corporation's revenue in FY23?",  # the name and its possessive
 ])
@@ -165,6 +164,14 @@ def test_no_part_where_the_name_ends(question: str) -> None:
     assert plain_question(question, registry).count("'s") == question.count("'s")
     assert registry.leading("Contoso Holdings") is None
     assert registry.leading("CTSO Cloud Platforms") == (CONTOSO, "Cloud Platforms")
+
+
+def test_a_metric_in_capitals_after_the_name_is_the_companys_no_part() -> None:
+    registry = EntityRegistry([CONTOSO])
+    plain = plain_question("What was Contoso Revenue in FY23?", registry)
+    assert plain == f"What was {CONTOSO.name}'s Revenue in FY23?"
+    intent = extract_intent(plain, registry)
+    assert intent.company == CONTOSO.name and not intent.scope and intent.metrics == ["revenue"]
 
 
 def test_a_metric_split_by_a_preposition_keeps_the_words_before_its_head() -> None:

@@ -169,7 +169,10 @@ def test_eps_without_a_basis_is_the_diluted_figure_and_says_so(home: Settings, a
     assert "2.41" in answer and "diluted earnings per share" in answer, (asked, answer)
 
 
-@pytest.mark.parametrize(("asked", "figure"), [("FBRK NI FY23", "$198 million"), ("FBRK rev YE24", "$2,640 million")])
+@pytest.mark.parametrize(("asked", "figure"), [
+    ("FBRK NI FY23", "$198 million"), ("FBRK rev YE24", "$2,640 million"), ("FBRK total revs FY23", "$2,215 million"),
+    ("FBRK GM FY24", "42.05%"),  # gross margin: (2,640 - 1,530) / 2,640
+])
 def test_analyst_abbreviations_of_a_metric_and_a_year_end(home: Settings, asked: str, figure: str) -> None:
     assert figure in stated(ask_once(home, asked)), asked
 

@@ -37,7 +37,7 @@ _CONTEXT_VETO: dict[str, re.Pattern[str]] = {
 
 # Abbreviations that are also ordinary words or names in lower case: matched only as written in capitals.
 _UPPERCASE_ONLY: frozenset[str] = frozenset(
-    {"CFO", "OCF", "ROA", "ROE", "DSO", "DIO", "DPO", "CCC", "ETR", "DPS", "NI"}
+    {"CFO", "OCF", "ROA", "ROE", "DSO", "DIO", "DPO", "CCC", "ETR", "DPS", "NI", "GM"}
 )
 
 
@@ -157,9 +157,14 @@ def written_out(text: str, ordinary: Callable[[str], bool] = lambda _word: False
         vocabulary = _vocabulary()
         if low in vocabulary:
             continue
-        starting = [w for w in vocabulary if w.startswith(low) and len(w) - len(low) >= MIN_CLIPPED_AWAY and w.isalpha()]
+        # a clip written in the plural ('revs') is the plural of its word ('revenues')
+        clip = low[:-1] if low.endswith("s") and not any(w.startswith(low) for w in vocabulary) else low
+        starting = [w for w in vocabulary
+                    if w.startswith(clip) and len(w) - len(clip) >= MIN_CLIPPED_AWAY and w.isalpha()]
+        if clip != low:
+            starting = [f"{w}s" for w in starting if not w.endswith("s") and f"{w}s" in vocabulary]
         plain = [w for w in starting if ordinary(w)]
-        one_word = len({w.removesuffix("s") for w in plain}) == 1 and len(low) >= MIN_LONE_CLIPPED_LETTERS
+        one_word = len({w.removesuffix("s") for w in plain}) == 1 and len(clip) >= MIN_LONE_CLIPPED_LETTERS
         readings = _clipped_readings(text, start, end, plain or starting, lone=bool(plain) and one_word)
         if len(readings) == 1:
             out = out[:start] + next(iter(readings.values())) + out[end:]

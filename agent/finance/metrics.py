@@ -205,7 +205,7 @@ _DEFS: list[MetricDef] = [
     _m("gross margin", _PROF, [
         "gross margin", "gross profit margin", "gross margin percentage", "gross margin percent",
         "gross margin rate", "gross profit percentage", "gross profit as a percentage of revenue",
-    ], related=["gross profit"], formula=_margin("gross profit")),
+    ], abbreviations=["GM"], related=["gross profit"], formula=_margin("gross profit")),
     _m("cost of goods sold margin", _PROF, [
         "cost of goods sold margin", "cogs margin", "cost of sales as a percentage of net sales",
         "cost of sales as a percentage of revenue", "cost of revenue as a percentage of revenue",

@@ -219,6 +219,7 @@ def _walk_before(question: str, start: int, company: str) -> tuple[list[str], li
             or low in FILLER_WORDS
             or low in owner
             or low.removesuffix("s") in owner
+            or low in REGISTRANT_FORMS  # 'Tailspin Therapeutics, Inc. R&D expense': the name ends there
             or tok.endswith(("'s", "’s"))
             or find_periods(tok)
             # a capitalised word inside a question is a name's ('Home Improvement' net sales), no operation

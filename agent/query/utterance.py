@@ -108,8 +108,9 @@ def _company_before_part(text: str, registry: EntityRegistry) -> str:
         # the company written out, then maybe its part ('Adatum Corp. Cloud Services'), or its ticker run on
         lead = (named.entity, run[named.end:].lstrip(" .,").strip()) if named is not None else registry.leading(run)
         if (lead is None or not any(ch.isalpha() for ch in lead[1]) or lead[1].split()[0] in NAME_JOINERS
-                or registry.knows(lead[1]) or find_periods(lead[1]) or find_metrics(lead[1].split()[0])):
-            continue  # the company alone, two companies, or the company then a period or a metric
+                or registry.knows(lead[1]) or find_periods(lead[1])):
+            continue  # the company alone, two companies, or the company then a period
+        # the company then its part, or then a metric ('TSPN R&D expense': the name's legal form ends the name)
         entity, rest = lead
         text = f"{text[:start]}{entity.name}'s {rest}{text[end:]}"
     return text
