@@ -13,6 +13,7 @@ from support import ask_once, ingested_typeset, stated
 from agent.config import Settings
 from agent.finance.lexicon import deducted, find_metrics, label_head
 from agent.ingest.tables import find_tables
+from agent.query.intent import extract_intent
 
 pytestmark = pytest.mark.usefixtures("no_yfinance")
 
@@ -215,6 +216,9 @@ def test_a_row_net_of_a_line_is_no_figure_of_that_line() -> None:
     assert label_head("Less: accumulated depreciation") == "Less: accumulated depreciation"
     ppe = "Property and equipment, less accumulated depreciation"
     assert [m.canonical for m in find_metrics(ppe) if not deducted(ppe, m)] == ["property plant and equipment"]
+    # in a question, 'before' names what the asked figure is taken before; 'less' asks a subtraction
+    assert extract_intent("What was the net deferred tax asset before valuation allowance in 2019?", ()).metrics == []
+    assert extract_intent("What is the FY2022 EBITDA less capex?", ()).metrics == ["ebitda", "capital expenditure"]
 
 
 def test_the_allowance_is_not_read_off_the_net_loans_row(bank: Settings) -> None:

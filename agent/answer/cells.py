@@ -21,7 +21,15 @@ from agent.answer.reading import (
     measured_unit,
     only_periods,
 )
-from agent.answer.records import SubAnswer, _capital, _computed_answer, _subject, question_scale
+from agent.answer.records import (
+    SubAnswer,
+    _capital,
+    _computed_answer,
+    _subject,
+    as_stated,
+    display_value,
+    question_scale,
+)
 from agent.answer.words import (
     EQUITY_WORDS,
     RETRIEVAL_WEIGHT,
@@ -42,12 +50,7 @@ from agent.finance.lexicon import deduction_start, figure_kind, find_metrics, la
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import (
     CURRENCIES,
-    SCALE_NAMES,
-    SUBUNITS,
-    currency_of,
-    find_numbers,
     is_name_number,
-    nil_cell,
 )
 from agent.finance.periods import (
     CALENDAR_FY_END,
@@ -620,7 +623,10 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     of_part = bool(whose and base.scope and base.metric in METRICS)
     if of_part and figure_kind(base.metric) == "money" and not value.unit:
         value = value.model_copy(update={"unit": "USD"})
-    shown = _as_stated(value)
+    shown = as_stated(value)
+    target = question_scale(sub_query.question)
+    if target and value.scale not in {target, 1.0} and (not value.unit or value.unit in CURRENCIES):
+        shown = display_value(value, "money", target)  # in the scale asked, every digit printed kept
     when = f" in {period}" if period else ""
     name = _shown_name(cell, sub_query.question)
     if only_periods(name):  # a schedule row is named by its year: the figure is the asked metric's
@@ -701,24 +707,6 @@ def share_asked(question: str) -> bool:
     """The question asks for one figure as a share or ratio of another, naming both ('what portion of the
     purchase price was allocated to goodwill', 'X as a percentage of Y')."""
     return _share_asked(question) is not None
-
-
-def _as_stated(value: NumericValue) -> str:
-    """A cell's figure as printed, with the unit and scale its table states around it: 'Change (%) | 50.7' is
-    50.7%, '14,250' under "£'000" is £14,250 thousand; a dash is nil."""
-    shown = value.text.strip()
-    if nil_cell(shown) is not None:
-        return f"nil (printed '{shown}')"
-    if value.unit == "%":
-        return shown if "%" in shown else f"{shown}%"
-    if value.unit in SUBUNITS:
-        return f"{shown} {value.unit}"
-    if value.unit in CURRENCIES and not currency_of(shown):
-        shown = f"{CURRENCIES[value.unit]}{shown}"
-    scaled = any(n.scale != 1.0 for n in find_numbers(shown))  # '1.2 million', '5k': the cell writes its own
-    if value.scale in SCALE_NAMES and value.unit not in {"x", "bps"} and not scaled:
-        shown = f"{shown} {SCALE_NAMES[value.scale]}"
-    return shown
 
 
 def _cell_share(

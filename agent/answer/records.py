@@ -13,7 +13,16 @@ from pydantic import BaseModel, Field, computed_field
 from agent.answer.verify import Verification
 from agent.finance import arithmetic
 from agent.finance.arithmetic import CitedValue, Computation
-from agent.finance.numbers import decimals_of, format_number
+from agent.finance.numbers import (
+    CURRENCIES,
+    SCALE_NAMES,
+    SUBUNITS,
+    currency_of,
+    decimals_of,
+    find_numbers,
+    format_number,
+    nil_cell,
+)
 from agent.finance.wording import SCALE_ASKED_RE
 from agent.query.cues import metric_label, possessive
 from agent.schemas import Citation, NumericValue
@@ -158,6 +167,24 @@ def question_scale(question: str) -> float | None:
     """The scale a question asks the answer in ('in USD millions' -> 1e6); None when it names none."""
     m = SCALE_ASKED_RE.search(question or "")
     return _SCALE_OF_WORD[m.group("scale").lower()] if m else None
+
+
+def as_stated(value: NumericValue) -> str:
+    """A cell's figure as printed, with the unit and scale its table states around it: 'Change (%) | 50.7' is
+    50.7%, '14,250' under "£'000" is £14,250 thousand; a dash is nil."""
+    shown = value.text.strip()
+    if nil_cell(shown) is not None:
+        return f"nil (printed '{shown}')"
+    if value.unit == "%":
+        return shown if "%" in shown else f"{shown}%"
+    if value.unit in SUBUNITS:
+        return f"{shown} {value.unit}"
+    if value.unit in CURRENCIES and not currency_of(shown):
+        shown = f"{CURRENCIES[value.unit]}{shown}"
+    scaled = any(n.scale != 1.0 for n in find_numbers(shown))  # '1.2 million', '5k': the cell writes its own
+    if value.scale in SCALE_NAMES and value.unit not in {"x", "bps"} and not scaled:
+        shown = f"{shown} {SCALE_NAMES[value.scale]}"
+    return shown
 
 
 def display_value(n: NumericValue, kind: str, target_scale: float | None = None) -> str:

@@ -217,6 +217,7 @@ _SPLIT_BY = frozenset(("by",))  # the preposition after a metric that says how i
 # What a label takes out of, or has not yet taken from, the figure it heads ('Loans, net of allowance for credit
 # losses', 'Property and equipment, less accumulated depreciation', 'Income before income taxes').
 _DEDUCTING = (("net", "of"), ("less",), ("excluding",), ("without",), ("before",), ("after",))
+_SUBTRACTING = (("net", "of"), ("less",))  # in a question: 'EBITDA less capex' asks the difference
 
 
 def deduction_start(text: str) -> int:
@@ -234,16 +235,18 @@ def deduction_start(text: str) -> int:
 def deducted(text: str, mention: MetricMention, adjacent: bool = False) -> bool:
     """Whether ``mention`` (found in ``text``) names what the figure of ``text`` is taken net of, less, without,
     before or after: the figure is the head's ('Loans'), not this metric's (see :func:`deduction_start`). A label
-    deducts all it names after the phrase; a question (``adjacent``) the metric right after it only ('the net
-    deferred tax asset before valuation allowance'; not the second operand of 'the ratio of X before tax to Y')."""
+    deducts all it names after the phrase; a question (``adjacent``) the metric right after 'before', 'after',
+    'excluding' or 'without' only ('the net deferred tax asset before valuation allowance'; not the second operand
+    of 'the ratio of X before tax to Y', nor what 'EBITDA less capex' subtracts)."""
     if not adjacent:
         return 0 <= deduction_start(text) <= mention.start
     tokens = _tokens(text)
     words = [w for w, _, _ in tokens]
     at = next((k for k, (_, start, _) in enumerate(tokens) if start >= mention.start), len(words))
-    # the phrase ends right before the mention, or opens it ('less accumulated depreciation' is one name)
+    # the phrase ends right before the mention, or opens it; a question's 'less' and 'net of' ask a subtraction
+    # ('EBITDA less capex'), its 'before' and 'without' what the asked figure is taken before
     return any(k > 0 and tuple(words[k:k + len(phrase)]) == phrase
-               for phrase in _DEDUCTING for k in (at - len(phrase), at))
+               for phrase in _DEDUCTING if phrase not in _SUBTRACTING for k in (at - len(phrase), at))
 
 
 def label_head(label: str) -> str:
