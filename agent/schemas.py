@@ -118,6 +118,11 @@ class Page(BaseModel):
         description="how far each line of ``text`` is indented from the left edge, as a fraction of the page width, "
         "where an HTML table row's CSS says so (None elsewhere; a PDF's indentation is its line boxes'); empty when "
         "the format says nothing. Read at ingest (a table row's block), not stored")
+    grid: list[list[tuple[int, int]] | None] = Field(
+        default_factory=list, exclude=True,
+        description="where each cell of a grid table's line (HTML, Markdown) sits in its table's grid: the columns "
+        "it spans, one (start, end) per cell of the line as written (None for other lines); empty for a PDF. Read "
+        "at ingest (the column of each figure of a row that leaves cells blank), not stored")
 
 
 class Section(BaseModel):

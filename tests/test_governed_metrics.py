@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from support import ask_once, ingested_typeset
 
+from agent.answer.gate import _governed_metric
 from agent.config import Settings
 
 # The cash-flow excerpt both filings print; each ends it with its own net change row.
@@ -114,3 +115,14 @@ def test_a_figure_counted_inside_the_metric_is_not_the_metric(tmp_path) -> None:
     settings = ingested_typeset(tmp_path, "woodgrove-10k-2024.md", COMPREHENSIVE)
     answer = ask_once(settings, "What was Woodgrove's net income in 2024?").split("Closest evidence", 1)[0]
     assert "664" not in answer and answer.startswith("Not found"), answer
+
+
+@pytest.mark.parametrize(("naming", "governor"), [
+    ("Cost of license and subscription revenue", "Cost"),
+    ("Cost of maintenance revenue", "Cost"),
+    ("Total revenue", ""),
+    ("License and subscription revenue", ""),
+])
+def test_a_cost_of_a_revenue_is_no_revenue(naming: str, governor: str) -> None:
+    # the metric's own modifiers may stand between the preposition and it, joined by 'and'
+    assert _governed_metric("revenue", naming, "What was license and subscription revenue in 2025?") == governor

@@ -21,7 +21,7 @@ from agent.config import Settings
 from agent.finance.concepts import concepts_for
 from agent.finance.metrics import METRICS
 from agent.index.store import Store
-from agent.ingest.parsing import _assemble, _html_pages, _indentation, load_pages
+from agent.ingest.parsing import _assemble, _html_pages, _line_marks, load_pages
 from agent.ingest.pipeline import open_ingestor
 from agent.ingest.xbrl import read_facts
 from agent.query.plan import SubQuery
@@ -73,7 +73,7 @@ def test_marks_locate_every_visible_fact_and_leave_the_text_as_it_was(filings: d
     path = filings[APPLE]
     settings = Settings()
     parsed = load_pages(path, settings)
-    plain = _assemble(path, _indentation(_html_pages(path, path.read_bytes()))[0], "html", settings)
+    plain = _assemble(path, _line_marks(_html_pages(path, path.read_bytes()))[0], "html", settings)
     assert [p.text for p in parsed.pages] == [p.text for p in plain.pages]
     assert parsed.inline_xbrl and len(parsed.fact_spans) >= 660  # 674 tagged; the rest sit in hidden sections
     for span in parsed.fact_spans.values():

@@ -58,7 +58,7 @@ from agent.query.asked import operation_unmet, operation_unmet_by
 from agent.query.cues import NON_NUMERIC_RELATIONS, possessive
 from agent.query.definitions import asked_part
 from agent.query.plan import SubQuery
-from agent.query.scope import STOP_WORDS, operation_word, terms_for
+from agent.query.scope import NAME_JOINERS, STOP_WORDS, operation_word, terms_for
 from agent.schemas import NumericValue
 
 SHARE_BOUND = 100.0  # a part of a whole (a share, a mix) lies within +-100 % of it
@@ -270,6 +270,7 @@ _ARTICLE = r"(?:(?:the|our|its|their)\s+)?$"
 # accrued compensation'), not a noun and its object.
 _GOVERNING_RE = re.compile(rf"\s(?:{_PREPOSITIONS}|(?P<to>to))\s+{_ARTICLE}", re.IGNORECASE)
 GOVERNOR_WORDS = 3  # words of the noun before the preposition ('depreciation expense', 'exchange rate changes')
+MODIFIER_WORDS = 3  # words of the metric's own between the preposition and it ('of license and subscription revenue')
 # Participles that place a noun inside the metric after them ('(gains)/losses included in net income', 'amounts
 # recognized in other comprehensive income'): the noun is what the words name, the metric where it is counted.
 _LOCATING_PARTICIPLES = frozenset(("included", "recognized", "recognised", "recorded", "reported", "reflected",
@@ -304,6 +305,18 @@ def _governor_before(text: str, start: int, bare_to: bool = True) -> str | None:
     ``bare_to``: whether a bare 'to' governs (in a question it joins a ratio's terms)."""
     before = text[:start]
     prep = _GOVERNING_RE.search(f" {before}")
+    shorter = before.rstrip()
+    for _ in range(MODIFIER_WORDS if prep is None and text[start:start + 1].islower() else 0):
+        # the metric's own modifiers between the preposition and it ('Cost of license and subscription revenue'),
+        # written in lower case, as the metric is: a capital starts a phrase of its own after a heading or name
+        head, _, word = shorter.rpartition(" ")
+        if not (word in NAME_JOINERS or word.isalpha() and word.islower() and word not in STOP_WORDS):
+            break
+        shorter = head
+        prep = _GOVERNING_RE.search(f" {shorter} ")
+        if prep is not None:
+            before = f"{shorter} "
+            break
     if prep is None or (prep.group("to") and not bare_to):
         return None
     words: list[str] = []

@@ -159,8 +159,8 @@ def _spans(row: list[str], lines: set[int], below: list[str] | None) -> list[str
     for a, b in zip(starts, ends, strict=True):
         if a in lines:
             continue
-        if any(_is_period(below[k]) for k in range(a + 1, b)):
-            return own
+        if _is_period(row[a]) and any(_is_period(below[k]) for k in range(a + 1, b)):
+            return own  # a period never heads another period ('2019 | | 2018' over '2019 | 2018 | ...')
         out[a:b] = [row[a]] * (b - a)
     out[ends[-1]:] = own[ends[-1]:]
     return out
@@ -296,6 +296,17 @@ def placed_columns(runs: Sequence[list[TextRun] | None], first: int, body: Seque
         k -= 1
     found = placed_header([line or [] for line in runs[k + 1:bottom]], rows) if k + 1 < bottom else None
     return (found[0], " ".join(found[1]), range(k + 1, bottom), found[2]) if found is not None else None
+
+
+GridPlace = tuple[int, int]  # the columns of a table's grid a cell spans: the first, and one past the last
+
+
+def grid_placed(header: Sequence[GridPlace], cells: Sequence[GridPlace]) -> list[int]:
+    """The value column each figure of a grid table's row stands under: the header cell whose columns hold the
+    figure's first column ('Diluted earnings per share | 1.12 | | 0.98 |' under 'Amount | Percent to Sales |
+    Amount | Percent to Sales': 0, 2); [] when a figure stands under no header cell, or two under one."""
+    at = [next((k for k, (a, b) in enumerate(header) if a <= first < b), -1) for first, _ in cells]
+    return at if at and -1 not in at and all(a < b for a, b in itertools.pairwise(at)) else []
 
 
 def placed_cells(line: list[TextRun], columns: list[tuple[float, float]]) -> list[int]:

@@ -22,12 +22,20 @@ from agent.config import Settings
 from agent.errors import IngestError
 from agent.ingest.bounded import bounded_call
 from agent.ingest.grid import (
-    CELL_SEPARATOR,
-    PREFIX_CELLS,
-    SUFFIX_CELLS,
+    GridPlace,
     fold_header,
     is_figure,
     spanned_grid,
+)
+from agent.ingest.grid_lines import (
+    GRID_MARK_RE,
+    GRID_OPEN,
+    cell_texts,
+    grid_lines,
+    grid_places,
+    marked_line,
+    merged_symbol_cells,
+    spanned_cells,
 )
 from agent.ingest.layout import PlacedLine, align_lines, placed_lines
 from agent.schemas import PAGE_SEPARATOR, Page
@@ -55,8 +63,6 @@ MAX_CONTROL_SHARE = 0.02  # real text has none; random bytes have about 10 % (26
 MIN_CONTROL_BYTES = 64  # a few stray control characters in a short text are dropped, not a reason to refuse it
 BINARY_SAMPLE_BYTES = 65536  # the start of a file says whether it is text
 MAX_COLSPAN = 64  # a colspan beyond any real table's width is markup damage, not a caption over 1,000 columns
-SPANNING_CAPTION_MIN_WORDS = 2  # 'year ended' is a caption; one shared word ('total') may be a column's own
-SPANNING_CAPTION_MAX_WORDS = 12  # a longer shared run is a sentence-like title: split off, it would read as prose
 
 _LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st"}
 # pdfium marks a hyphen it met at a line end as U+FFFE; the word continues on the same output line.
@@ -85,6 +91,7 @@ _SPACED_YEAR_RE = re.compile(r"(?<![\d,.] )(?<![\d,.])\b(1 9|2 0) (\d) (\d)\b(?!
 PageProgress = Callable[[int, int], None]  # (pages read, pages in the file)
 PlacedLines = list[tuple[str, PlacedLine | None]]  # a PDF page's raw lines with their boxes and runs
 IndentedLines = list[tuple[str, float | None]]  # an HTML page's table rows with their indentation (page fraction)
+GriddedLines = list[tuple[str, list[GridPlace] | None]]  # a page's grid table lines with their cells' columns
 
 
 class FactSpan(BaseModel):
@@ -184,9 +191,11 @@ def _paginate_words(lines: list[str], words_per_page: int = WORDS_PER_PAGE) -> l
 
 
 def _assemble(path: Path, raw_pages: list[str], source_format: str, settings: Settings,
-              placed: Sequence[PlacedLines] = (), indented: Sequence[IndentedLines] = ()) -> ParsedDocument:
+              placed: Sequence[PlacedLines] = (), indented: Sequence[IndentedLines] = (),
+              gridded: Sequence[GriddedLines] = ()) -> ParsedDocument:
     """The document's pages from its raw page texts; ``placed`` gives a PDF page's lines with their boxes,
-    ``indented`` an HTML page's table rows with their indentation."""
+    ``indented`` an HTML page's table rows with their indentation, ``gridded`` a page's grid table lines with
+    the columns of their cells."""
     texts = [normalise_text(t) for t in raw_pages]
     first, last = 0, len(texts)
     # Drop empty pages at the ends of HTML/Markdown/text splits (a break right at the start or end).
@@ -196,6 +205,7 @@ def _assemble(path: Path, raw_pages: list[str], source_format: str, settings: Se
         while first < last and not texts[first].strip():
             first += 1
     texts, placed, indented = texts[first:last], list(placed)[first:last], list(indented)[first:last]
+    gridded = list(gridded)[first:last]
     if not any(t.strip() for t in texts):
         raise IngestError(str(path), "no text found in the file")
     if len(texts) > settings.max_pages:
@@ -216,7 +226,8 @@ def _assemble(path: Path, raw_pages: list[str], source_format: str, settings: Se
         runs = [[r.model_copy(update={"text": normalise_text(r.text)}) for r in p.runs] if p is not None else None
                 for p in at]
         indents = align_lines(text, indented[i], normalise_text) if i < len(indented) else []
-        pages.append(Page(page=i, text=text, char_start=offset, lines=lines, runs=runs, indents=indents))
+        grid = align_lines(text, gridded[i], normalise_text) if i < len(gridded) else []
+        pages.append(Page(page=i, text=text, char_start=offset, lines=lines, runs=runs, indents=indents, grid=grid))
         offset += len(text) + len(PAGE_SEPARATOR)
     return ParsedDocument(pages=pages, source_format=source_format)
 
@@ -432,19 +443,19 @@ class _HtmlWriter:
         ]
         # A header printed over several rows is read as the grid it is (see agent.ingest.grid); otherwise, and
         # when the grid cannot name each column, the rows are written as they are, empty cells dropped.
-        lines = [CELL_SEPARATOR.join(_merge_symbol_cells([text for text, _ in row if text])) for row in spanned]
+        lines = [merged_symbol_cells(list(spanned_cells(row))) for row in spanned]
         first, heads = _header_rows(spanned)
         folded, at = fold_header(spanned_grid(spanned)) if heads >= 2 else ([], None)
         body = len(spanned) - first
-        read = _grid_lines(folded, at) if at is not None else []
-        if read and read[-body:] == lines[-body:]:
+        read = grid_lines(folded, at) if at is not None else []
+        if read and [cell_texts(r) for r in read[-body:]] == [cell_texts(r) for r in lines[-body:]]:
             lines = read  # the grid lost no cell of the body: its header is the better read
             indents = [None] * (len(read) - body) + indents[len(indents) - body:]
         for line, indent in zip(lines, indents, strict=False):
             if line:
                 if indent is not None:
                     self.parts.append(f"{_INDENT_OPEN}{indent:.1f}{_INDENT_SHUT}")
-                self.parts.append(line)
+                self.parts.append(marked_line(line))
                 self.parts.append("\n")
 
 
@@ -485,21 +496,30 @@ def _css_left(style: str) -> float:
     return points
 
 
-def _indentation(raw_pages: list[str]) -> tuple[list[str], list[IndentedLines]]:
-    """The pages without the writer's indentation marks, and each page's marked lines with their indentation as a
-    fraction of the page width."""
+def _line_marks(raw_pages: list[str]) -> tuple[list[str], list[IndentedLines], list[GriddedLines]]:
+    """The pages without the writer's line marks, each page's indented lines with their indentation as a
+    fraction of the page width, and its grid lines with the columns of their cells."""
     pages: list[str] = []
     indented: list[IndentedLines] = []
+    gridded: list[GriddedLines] = []
     for page in raw_pages:
-        if _INDENT_OPEN not in page:  # a page without indented rows (all of a PDF's, most prose pages)
-            pages.append(page)
-            indented.append([])
-            continue
-        marked = [(unmarked(_INDENT_MARK_RE.sub("", line)), float(m.group(1)) / HTML_PAGE_WIDTH_PT)
-                  for line in page.split("\n") if (m := _INDENT_MARK_RE.match(line))]
-        pages.append(_INDENT_MARK_RE.sub("", page))
-        indented.append(marked)
-    return pages, indented
+        indents: IndentedLines = []
+        grids: GriddedLines = []
+        if _INDENT_OPEN in page or GRID_OPEN in page:  # most prose pages, and all of a PDF's, hold no mark
+            for line in page.split("\n"):
+                indent = _INDENT_MARK_RE.match(line)
+                rest = line[indent.end():] if indent else line
+                places = GRID_MARK_RE.match(rest)
+                text = unmarked(rest[places.end():] if places else rest)
+                if indent:
+                    indents.append((text, float(indent.group(1)) / HTML_PAGE_WIDTH_PT))
+                if places:
+                    grids.append((text, grid_places(places.group(1))))
+            page = GRID_MARK_RE.sub("", _INDENT_MARK_RE.sub("", page))
+        pages.append(page)
+        indented.append(indents)
+        gridded.append(grids)
+    return pages, indented, gridded
 
 
 def _colspan(cell: object) -> int:
@@ -519,36 +539,6 @@ def _header_rows(rows: list[list[tuple[str, int]]]) -> tuple[int, int]:
             return i, count
         count += bool(texts)
     return len(rows), count
-
-
-def _grid_lines(rows: list[list[str]], header: int | None) -> list[str]:
-    """A grid table's rows as lines of cells, empty cells dropped; the ``header`` row's caption shared by every
-    cell split off as a line of its own (see :func:`_spanning_caption`)."""
-    out: list[str] = []
-    for i, row in enumerate(rows):
-        cells = [c for c in row if c]
-        caption, names = _spanning_caption(cells) if i == header else ("", [])
-        line = CELL_SEPARATOR.join(_merge_symbol_cells(names or cells))
-        out.extend([caption, line] if caption else [line])
-    return out
-
-
-def _merge_symbol_cells(cells: list[str]) -> list[str]:
-    """Rejoin '$', '(' and ')' or '%' cells that EDGAR tables split off their number."""
-    out: list[str] = []
-    prefix = ""
-    for cell in cells:
-        if cell in PREFIX_CELLS:
-            prefix += cell
-            continue
-        if cell in SUFFIX_CELLS and out:
-            out[-1] += cell
-            continue
-        out.append(prefix + cell)
-        prefix = ""
-    if prefix:
-        out.append(prefix)
-    return out
 
 
 def _decode(data: bytes) -> str:
@@ -657,37 +647,11 @@ _MD_PAGE_BREAK_RE = re.compile(
     re.IGNORECASE,
 )
 _MD_TABLE_RULE_RE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_DATE_PART_RE = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?|\d{1,2}|[,.]", re.IGNORECASE)
-_PERIOD_WORD_RE = re.compile(r"fiscal|years?|fy|ended|ending|as|of|at", re.IGNORECASE)
-# A caption ending in a word that needs the next one ('for the' of 'for the years ended ...') says nothing alone.
-_OPEN_WORD_RE = re.compile(r"the|a|an|for|of|by|in|on|at|as|to|and|or|from", re.IGNORECASE)
-_FOOTNOTE_MARK_RE = re.compile(r"\(\s*(?:\d{1,2}|[a-z])\s*\)")
 _MD_HEADING_RE = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
 _MD_IMAGE_RE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _MD_LINK_RE = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 _MD_EMPHASIS_RE = re.compile(r"(\*\*|__)(.+?)\1")
 _HTML_COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
-
-
-def _spanning_caption(cells: list[str]) -> tuple[str, list[str]]:
-    """A header row whose cells all start with the same words ('payments due by period total | payments due by
-    period 2007 | ...') is a spanning header flattened into each column: its caption once, then the columns'
-    own names ('total | 2007 | ...'), so the period columns read as periods."""
-    # '( 1 )' in a header cell refers to a note: no figure, and no part of the column's name.
-    words = [_FOOTNOTE_MARK_RE.sub(" ", c).split() for c in cells]
-    if len(words) < 2 or not all(words):
-        return "", cells
-    n = 0
-    while all(len(w) > n + 1 and w[n] == words[0][n] for w in words):
-        n += 1
-    bare = all(len(w) == n + 1 for w in words)  # each column is the shared words and one more ('2012')
-    # A date is never cut ('dec . | 31 2014'); 'as of', 'fiscal year' stay with a bare year ('fiscal year | 2018')
-    # but head named columns ('payments due by fiscal year | total | 2020').
-    while n and (_DATE_PART_RE.fullmatch(words[0][n - 1]) or (bare and _PERIOD_WORD_RE.fullmatch(words[0][n - 1]))):
-        n -= 1
-    if not SPANNING_CAPTION_MIN_WORDS <= n <= SPANNING_CAPTION_MAX_WORDS or _OPEN_WORD_RE.fullmatch(words[0][n - 1]):
-        return "", [" ".join(w) for w in words]
-    return " ".join(words[0][:n]), [" ".join(w[n:]) for w in words]
 
 
 def _md_cells(line: str) -> list[str] | None:
@@ -713,7 +677,8 @@ def _markdown_table(rows: list[list[str]], header: int | None) -> list[str]:
     """A Markdown table's rows as lines of cells: its header folded into one row of column names (see
     :func:`agent.ingest.grid.fold_header`), empty cells dropped. ``header``: the row above the table's rule."""
     folded, at = fold_header(rows)
-    return [_inline(line) for line in _grid_lines(folded, header if at is None else at)]
+    lines = grid_lines(folded, header if at is None else at)
+    return [marked_line([(_inline(text), a, b) for text, a, b in line]) for line in lines]
 
 
 def _markdown_lines(page: list[str]) -> list[str]:
@@ -749,6 +714,11 @@ def _split_breaks(lines: list[str], is_break: Callable[[str], bool]) -> list[lis
 
 
 def _markdown_pages(text: str) -> list[str]:
+    """A Markdown document's pages of text, without the grid's marks."""
+    return _line_marks(_marked_markdown_pages(text))[0]
+
+
+def _marked_markdown_pages(text: str) -> list[str]:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     # Page-break comments must survive the comment stripping, so mark them first.
     lines = [_PAGE_MARK if _MD_PAGE_BREAK_RE.match(line) else line for line in text.split("\n")]
@@ -875,16 +845,18 @@ def load_pages(path: Path, settings: Settings, on_page: PageProgress | None = No
         if source_format == "html":
             marked = settings.read_xbrl and has_inline_xbrl(data)
             try:
-                raw_pages, indented = _indentation(_budgeted_html_pages(path, data, marked, settings))
+                raw_pages, indented, gridded = _line_marks(_budgeted_html_pages(path, data, marked, settings))
             except RecursionError as exc:
                 raise IngestError(str(path), "HTML nested too deeply to read (thousands of levels)") from exc
             if marked:
-                parsed = _assemble(path, [unmarked(p) for p in raw_pages], source_format, settings, indented=indented)
+                parsed = _assemble(path, [unmarked(p) for p in raw_pages], source_format, settings, indented=indented,
+                                   gridded=gridded)
                 parsed.inline_xbrl, parsed.fact_spans = True, locate_facts(raw_pages, parsed.pages)
                 return parsed
-            return _assemble(path, raw_pages, source_format, settings, indented=indented)
+            return _assemble(path, raw_pages, source_format, settings, indented=indented, gridded=gridded)
         elif source_format == "md":
-            raw_pages = _markdown_pages(_read_text(path, data, settings))
+            raw_pages, _, gridded = _line_marks(_marked_markdown_pages(_read_text(path, data, settings)))
+            return _assemble(path, raw_pages, source_format, settings, gridded=gridded)
         else:
             raw_pages = _text_pages(_read_text(path, data, settings))
     return _assemble(path, raw_pages, source_format, settings)

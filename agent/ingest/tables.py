@@ -32,6 +32,8 @@ from agent.ingest.grid import (
     CELL_SEPARATOR,
     NIL_CELL_RE,
     SUBHEADINGS_MAX,
+    GridPlace,
+    grid_placed,
     is_figure,
     placed_cells,
     placed_columns,
@@ -559,7 +561,7 @@ def _placed_columns(group: list[_Row], first_data: int, last_data: int, page_tex
 
 
 def _build(group: list[_Row], page_text: str, lines: list[_Line],
-           runs: Sequence[list[TextRun] | None] = ()) -> TableBlock:
+           runs: Sequence[list[TextRun] | None] = (), grid: Sequence[list[GridPlace] | None] = ()) -> TableBlock:
     first_data = next(i for i, r in enumerate(group) if r.is_data)
     last_data = max(i for i, r in enumerate(group) if r.is_data)
     # The body starts after the last period header row; label-only rows between it and the first values are
@@ -709,6 +711,8 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
         # a row that leaves columns blank: each figure under the column it stands in
         line = runs[page_text.count("\n", 0, r.start)] if "\n" not in page_text[r.start:r.end].strip() else None
         r.placed = placed_cells(line, placed[3]) if line and 0 < len(r.cells) < len(columns) else []
+    if grid and placed is None:
+        _place_grid_rows(group, body, page_text, grid, len(columns))
     return TableBlock(
         char_start=start,
         char_end=body[-1].end,
@@ -778,11 +782,31 @@ def _grouped_columns(columns: list[str], header: list[_Row], body: list[_Row]) -
     return columns, None
 
 
-def find_tables(page_text: str, runs: Sequence[list[TextRun] | None] = ()) -> list[TableBlock]:
+def _place_grid_rows(group: list[_Row], body: list[_Row], page_text: str, grid: Sequence[list[GridPlace] | None],
+                     width: int) -> None:
+    """Each figure of a grid table's row that leaves cells blank under the column it sits in, by the grid's
+    columns of the nearest line above the body naming ``width`` value columns (its cells right of the labels)."""
+    def values(row: _Row) -> list[GridPlace]:
+        k = page_text.count("\n", 0, row.start)
+        places = grid[k] if k < len(grid) and "\n" not in page_text[row.start:row.end].strip() else None
+        return [p for p in places or () if p[0] > 0]
+
+    header = next((found for r in reversed(group) if r.end <= body[0].start and len(found := values(r)) == width), [])
+    for r in body if header else ():
+        named = page_text[r.start:r.end].split(CELL_SEPARATOR)[1:] if not r.cells and values(r) else []
+        if r.is_header or any(PERIOD_RE.search(name) for name in named):
+            break  # a header inside the body heads the rows below it, in columns of its own
+        if 0 < len(r.cells) < width and not r.placed and len(cells := values(r)) == len(r.cells):
+            r.placed = grid_placed(header, cells)
+
+
+def find_tables(page_text: str, runs: Sequence[list[TextRun] | None] = (),
+                grid: Sequence[list[GridPlace] | None] = ()) -> list[TableBlock]:
     """Statement-like tables in one page's text, in reading order, with spans relative to the page; ``runs``
-    gives a PDF page's runs of words per line (:attr:`Page.runs`), which say which column a header word heads."""
+    gives a PDF page's runs of words per line (:attr:`Page.runs`), which say which column a header word heads;
+    ``grid`` a grid table's columns of each cell per line (:attr:`Page.grid`)."""
     lines = _lines(page_text)
-    tables = [_build(group, page_text, lines, runs) for group in _groups(_rows(lines))]
+    tables = [_build(group, page_text, lines, runs, grid) for group in _groups(_rows(lines))]
     out = [t if t.title else t.model_copy(update={"title": _introduction(lines, t.char_start)}) for t in tables]
     # The header's own first cell names the rows more closely than a heading above the table can.
     return [t.model_copy(update={"title": f"{t.title}: {t.stub}" if t.title else t.stub})
