@@ -65,6 +65,9 @@ def ordinary_clips(text: str) -> str:
     ("What was the op cash flow?", "What was the operating cash flow?"),
     ("gross prof 2024", "gross profit 2024"),
     ("How much did rev grow y/y?", "How much did revenue grow y/y?"),
+    # two clips that name one metric only together are read together
+    ("TSPN op inc Q1 2025", "TSPN operating income Q1 2025"),
+    ("int exp in 2023", "interest expense in 2023"),
 ])
 def test_a_clipped_word_of_a_metric_is_written_out(asked: str, read: str) -> None:
     assert ordinary_clips(asked) == read
@@ -74,7 +77,8 @@ def test_a_clipped_word_of_a_metric_is_written_out(asked: str, read: str) -> Non
     "What was Contoso Inc. revenue in 2024?",  # a capitalised word is a name
     "What were net sales of the Devices segment in 2023?",  # 'in' is no clipped 'income'
     "How much did the digital channel contribute to net sales?",  # a whole word, and 'to' no 'total'
-    "int exp in 2023",  # 'int': interest or international -- not one word, so not read
+    "int in 2023",  # 'int': interest or international -- not one word, so not read alone
+    "op cf 2024",  # no metric is named by any reading of the two together
 ])
 def test_a_word_that_is_no_clip_or_could_be_several_stays(asked: str) -> None:
     assert ordinary_clips(asked) == asked

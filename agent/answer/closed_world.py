@@ -29,6 +29,7 @@ from agent.answer.words import (
     LINKING_VERBS,
     _content_words,
     asked_qualifiers,
+    name_words,
     negated_words,
     same_root,
     unasked_column,
@@ -262,7 +263,7 @@ def _uncovered_name(answer: SubAnswer, question: str, provenance: str, filers: s
                     parts: Sequence[ScopeTerm]) -> str:
     """The first proper name of the question that is no company (a segment, a region, a product, a counterparty),
     or part its plan reads around the metric, that the figure's ``provenance`` does not name; '' when none."""
-    named = _content_words(provenance)
+    named = name_words(provenance)
     for name in dict.fromkeys([*question_names(question), *(t.text for t in parts)]):
         if answer.company and (same_company(name, answer.company, registry) or names_company(answer.company, name)):
             continue
@@ -273,7 +274,7 @@ def _uncovered_name(answer: SubAnswer, question: str, provenance: str, filers: s
         proper = name[:1].isupper()
         if proper and not covers(provenance, name):
             return name
-        if not proper and not _content_words(name) <= named and not _written_glued(name, provenance):
+        if not proper and not name_words(name) <= named and not _written_glued(name, provenance):
             return name
     return ""
 

@@ -13,7 +13,7 @@ from agent.answer.reading import EvidenceReader
 from agent.answer.records import Check, SubAnswer
 from agent.entities import EntityRegistry, as_registry
 from agent.entities.names import FILER_WORDS, NOT_NAMES, name_key, names_company, opening_verbs, same_name
-from agent.finance.lexicon import canonical
+from agent.finance.lexicon import canonical, find_metrics
 from agent.finance.periods import find_periods
 from agent.query.cues import possessive
 from agent.query.scope import printed_as_registrant
@@ -59,6 +59,8 @@ def question_names(question: str) -> list[str]:
         words = [w.group(0) for w in re.finditer(r"\S+", m.group(1))
                  if m.start(1) + w.start() not in verbs and w.group(0).lower().strip(".,") not in NOT_NAMES]
         name = " ".join(words).strip(" .,-")
+        metric = next((m for m in find_metrics(name) if m.start > 0), None)
+        name = name[:metric.start].strip(" .,-") if metric is not None else name  # 'Commercial Banking NI
         if len(name_key(name)) < MIN_NAME_KEY or find_periods(name) or canonical(name) is not None:
             continue
         if name_key(name) in FILER_WORDS:

@@ -225,8 +225,8 @@ def unasked_column(ev: Evidence, value: NumericValue, asked: str) -> str:
         return ""
     if negated_words(asked, own.name):
         return own.name  # 'Balances without adoption' answers no question after the adoption's adjustment
-    asked_words = _name_words(without_possessive(asked))
-    if _name_words(without_units(own.name)) <= asked_words:
+    asked_words = name_words(without_possessive(asked))
+    if name_words(without_units(own.name)) <= asked_words:
         return ""
     # A long name is named by the words that tell it from the other columns ('remaining available for future
     # issuance' of 'number of securities remaining available ... (excluding securities reflected in column (a))').
@@ -239,11 +239,11 @@ def unasked_column(ev: Evidence, value: NumericValue, asked: str) -> str:
 
 def _distinct_words(column: TableColumn, columns: Sequence[TableColumn]) -> set[str]:
     """The words of a column's name that no other of ``columns`` prints."""
-    others = set().union(*(_name_words(without_units(c.name)) for c in columns if c.name != column.name))
-    return _name_words(without_units(column.name)) - others
+    others = set().union(*(name_words(without_units(c.name)) for c in columns if c.name != column.name))
+    return name_words(without_units(column.name)) - others
 
 
-def _name_words(text: str) -> set[str]:
+def name_words(text: str) -> set[str]:
     """The content words of a name, an abbreviation written with full stops counted as one ('U.S.' -> 'us', of
     'Ex-U.S.' too): it tells a 'U.S.' column from an 'Ex-U.S.' one."""
     dotted = set()
@@ -283,10 +283,12 @@ def clip_words(text: str, limit: int) -> str:
 def unnamed_modifiers(question: str, metric: str, naming: str, company: str = "") -> list[str]:
     """The question's modifiers of ``metric`` (:func:`metric_modifiers`) that the words ``naming`` a figure
     lack: 'fuel surcharge revenue' is not answered by a figure named 'revenue'."""
-    named = _content_words(naming)
-    # a hyphenated modifier ('customer-related') is named by its words, written with or without the hyphen
+    named = name_words(naming)
+    # a hyphenated modifier ('customer-related') is named by its words, written with or without the hyphen; an
+    # abbreviation by its letters, written with or without stops ('ex-US' of 'Ex-U.S.')
     return [w for w in metric_modifiers(question, metric, company)
-            if _stem(w) not in named and not all(_stem(p) in named for p in w.split("-") if p)]
+            if _stem(w) not in named and not all(_stem(p) in named for p in w.split("-") if p)
+            and not name_words(w) <= named]
 
 
 # 'the number of gas customers in 2008', 'how many locomotives were bought': what a count question counts.

@@ -156,6 +156,7 @@ class EntityRegistry(Sequence[str]):
         for entity in entities:
             self._by_id[entity.entity_id] = entity
         self._forms: dict[str, list[_Form]] | None = None
+        self._part_words: frozenset[str] | None = None
 
     # --- construction ----------------------------------------------------------------------------------
     @classmethod
@@ -201,12 +202,23 @@ class EntityRegistry(Sequence[str]):
         not known): a name no filing goes by is then a part of that filer, never another company's figure."""
         return self[0] if len(self) == 1 and self.complete else ""
 
-    def part_owner(self, name: str) -> str:
-        """The one company whose filings print ``name`` as a part of it (a segment, product or region; see
-        :attr:`Entity.parts`), or '' when none does or several do."""
+    def part_owners(self, name: str) -> set[str]:
+        """The companies whose filings print ``name`` as a part of them (a segment, product or region; see
+        :attr:`Entity.parts`)."""
         key = name_key(name)
-        owners = {e.name for e in self._by_id.values() if e.name_source and key
-                  and any(name_key(part) == key for part in e.parts)}
+        return {e.name for e in self._by_id.values() if e.name_source and key
+                and any(name_key(part) == key for part in e.parts)}
+
+    def part_words(self) -> frozenset[str]:
+        """The lower-cased words of every part name the indexed filings print ('cloud', 'services' of Cloud
+        Services)."""
+        if self._part_words is None:
+            self._part_words = frozenset(w for e in self._by_id.values() for part in e.parts for w in name_tokens(part))
+        return self._part_words
+
+    def part_owner(self, name: str) -> str:
+        """The one company whose filings print ``name`` as a part of it, or '' when none does or several do."""
+        owners = self.part_owners(name)
         return owners.pop() if len(owners) == 1 else ""
 
     def get(self, entity_id: str) -> Entity | None:
@@ -515,6 +527,7 @@ class EntityRegistry(Sequence[str]):
     def _put(self, entity: Entity) -> None:
         self._by_id[entity.entity_id] = entity
         self._forms = None
+        self._part_words = None
 
 
 def _key_of(cik: str, file_number: str, ticker: str, name: str) -> str:

@@ -13,8 +13,9 @@ canonical metrics: the answer step computes them in code and alignment credits c
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from pydantic import BaseModel
@@ -37,7 +38,7 @@ _CONTEXT_VETO: dict[str, re.Pattern[str]] = {
 
 # Abbreviations that are also ordinary words or names in lower case: matched only as written in capitals.
 _UPPERCASE_ONLY: frozenset[str] = frozenset(
-    {"CFO", "OCF", "ROA", "ROE", "DSO", "DIO", "DPO", "CCC", "ETR", "DPS", "NI", "GM"}
+    {"CFO", "OCF", "ROA", "ROE", "DSO", "DIO", "DPO", "CCC", "ETR", "DPS", "NI", "GM", "GP"}
 )
 
 
@@ -144,31 +145,59 @@ def written_out(text: str, ordinary: Callable[[str], bool] = lambda _word: False
     capitals, is in no metric name, and starts words of the lexicon's; it stands for the ``ordinary`` English
     words among them ('rev': revenue, not revolver), or for any when none is ordinary. It is written out when
     exactly one metric is then named there that the text did not name: with a neighbour ('op income'), or alone
-    only when the ordinary words it starts are all one word ('rev'; not 'int': interest or international). A
-    capitalised word ('Inc') is a name and stays, and a ``function_word`` ('in', 'to') is never clipped."""
+    only when the ordinary words it starts are all one word ('rev'; not 'int': interest or international); two
+    clips side by side that name one metric only together ('op inc') are written out together. A capitalised word
+    ('Inc') is a name and stays, and a ``function_word`` ('in', 'to') is never clipped."""
     mentions = find_metrics(text)
     out = text
     for low, start, end in reversed(_tokens(text)):
-        raw = text[start:end]
-        if (not MIN_CLIPPED_LETTERS <= len(low) <= MAX_CLIPPED_LETTERS or not low.isalpha() or not (raw.islower() or raw.isupper())
-                or function_word(low) or _trie().get(low) is not None
-                or any(m.start <= start < m.end for m in mentions)):
-            continue
-        vocabulary = _vocabulary()
-        if low in vocabulary:
-            continue
-        # a clip written in the plural ('revs') is the plural of its word ('revenues')
-        clip = low[:-1] if low.endswith("s") and not any(w.startswith(low) for w in vocabulary) else low
-        starting = [w for w in vocabulary
-                    if w.startswith(clip) and len(w) - len(clip) >= MIN_CLIPPED_AWAY and w.isalpha()]
-        if clip != low:
-            starting = [f"{w}s" for w in starting if not w.endswith("s") and f"{w}s" in vocabulary]
-        plain = [w for w in starting if ordinary(w)]
-        one_word = len({w.removesuffix("s") for w in plain}) == 1 and len(clip) >= MIN_LONE_CLIPPED_LETTERS
-        readings = _clipped_readings(text, start, end, plain or starting, lone=bool(plain) and one_word)
+        clip = _clip_words(text, low, start, end, mentions, ordinary, function_word)
+        readings = _clipped_readings(text, start, end, *clip) if clip is not None else {}
+        if len(readings) == 1:
+            out = out[:start] + next(iter(readings.values())) + out[end:]
+    mentions = find_metrics(out)
+    clips = [(start, end, clip) for low, start, end in _tokens(out)
+             if (clip := _clip_words(out, low, start, end, mentions, ordinary, function_word)) is not None]
+    for (start, gap, first), (after, end, second) in reversed(list(itertools.pairwise(clips))):
+        readings = _paired_readings(out, start, end, first[0], second[0]) if out[gap:after] == " " else {}
         if len(readings) == 1:
             out = out[:start] + next(iter(readings.values())) + out[end:]
     return out
+
+
+def _clip_words(text: str, low: str, start: int, end: int, mentions: Sequence[MetricMention],
+                ordinary: Callable[[str], bool], function_word: Callable[[str], bool]) -> tuple[list[str], bool] | None:
+    """The words of the lexicon's the token at ``start:end`` may be clipped from, and whether it may stand for
+    them alone (see :func:`written_out`); None when it is no clip."""
+    raw = text[start:end]
+    if (not MIN_CLIPPED_LETTERS <= len(low) <= MAX_CLIPPED_LETTERS or not low.isalpha() or not (raw.islower() or raw.isupper())
+            or function_word(low) or _trie().get(low) is not None
+            or any(m.start <= start < m.end for m in mentions)):
+        return None
+    vocabulary = _vocabulary()
+    if low in vocabulary:
+        return None
+    # a clip written in the plural ('revs') is the plural of its word ('revenues')
+    clip = low[:-1] if low.endswith("s") and not any(w.startswith(low) for w in vocabulary) else low
+    starting = [w for w in vocabulary
+                if w.startswith(clip) and len(w) - len(clip) >= MIN_CLIPPED_AWAY and w.isalpha()]
+    if clip != low:
+        starting = [f"{w}s" for w in starting if not w.endswith("s") and f"{w}s" in vocabulary]
+    plain = [w for w in starting if ordinary(w)]
+    one_word = len({w.removesuffix("s") for w in plain}) == 1 and len(clip) >= MIN_LONE_CLIPPED_LETTERS
+    return (plain or starting), bool(plain) and one_word
+
+
+def _paired_readings(text: str, start: int, end: int, first: list[str], second: list[str]) -> dict[str, str]:
+    """Canonical metric -> the two words of ``first`` and ``second`` that, written for the two clips at
+    ``start:end``, name it there across both."""
+    readings: dict[str, str] = {}
+    for a, b in itertools.product(first, second):
+        trial = f"{text[:start]}{a} {b}{text[end:]}"
+        for m in find_metrics(trial):
+            if m.start <= start and m.end >= start + len(a) + 1 + len(b):
+                readings.setdefault(m.canonical, f"{a} {b}")
+    return readings
 
 
 def _clipped_readings(text: str, start: int, end: int, words: list[str], lone: bool) -> dict[str, str]:

@@ -201,7 +201,7 @@ _DEFS: list[MetricDef] = [
     # --- Profitability ----------------------------------------------------------------------------------
     _m("gross profit", _PROF, [
         "gross profit", "gross income", "gross profit dollars",
-    ], related=["gross margin"], formula=_diff("revenue", "cost of goods sold")),
+    ], abbreviations=["GP"], related=["gross margin"], formula=_diff("revenue", "cost of goods sold")),
     _m("gross margin", _PROF, [
         "gross margin", "gross profit margin", "gross margin percentage", "gross margin percent",
         "gross margin rate", "gross profit percentage", "gross profit as a percentage of revenue",

@@ -142,7 +142,7 @@ REGIONS: tuple[str, ...] = (
     "Netherlands", "Ireland", "Italy", "Spain", "Israel", "Hong Kong",
 )
 _REGION_RE = re.compile(
-    r"(?<![A-Za-z.])(?:"
+    r"(?<![A-Za-z.-])(?:"
     + "|".join(re.escape(r) for r in sorted(REGIONS, key=len, reverse=True))
     + r")(?![A-Za-z])"
 )

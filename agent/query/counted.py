@@ -60,8 +60,9 @@ def _thing(question: str, stops: list[str]) -> list[str]:
     if "count" not in tokens:
         return []
     found: list[str] = []
+    named = {stop.lower() for stop in stops}  # the tokens are lower-cased, the company's words as written
     for token in reversed(tokens[: tokens.index("count")]):
-        if (token.endswith(("'s", "’s")) or token in _NOT_A_THING or token in stops
+        if (token.endswith(("'s", "’s")) or token in _NOT_A_THING or token in named
                 or len(found) >= MAX_WORDS_BEFORE_COUNT):
             break
         found.insert(0, token)

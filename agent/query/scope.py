@@ -41,7 +41,7 @@ EXCLUDING = frozenset(("excluding", "excl", "ex", "except", "without"))
 # A metric named right after another one's name and one of these words adjusts it ('operating income before
 # restructuring', 'net income after minority interests'): a figure of its own, no second metric asked.
 ADJUSTING = frozenset(("before", "after"))
-_EX_HYPHEN_RE = re.compile(r"\b(ex|excl)-(?=[a-z]|$)", re.IGNORECASE)  # 'capex ex-acquisitions'
+_EX_HYPHEN_RE = re.compile(r"\b(ex|excl)-(?=(?-i:[a-z])|$)", re.IGNORECASE)  # 'capex ex-acquisitions'
 _OPENS = frozenset(("of", "in", "from", "for", "within", "at", "across", "among", *EXCLUDING, *_OPENS_WITH_PARTICLE))
 # Words that end the part: links to another clause, a comparison, a question verb.
 _ENDS = frozenset((
@@ -210,6 +210,11 @@ def _walk_before(question: str, start: int, company: str) -> tuple[list[str], li
         appended = False
         if low in BASIS_WORDS and len(mods) < MAX_MODIFIER_WORDS:
             basis.append(low)
+        prefix, _, named = tok.partition("-")
+        if prefix.lower() in EXCLUDING and named[:1].isupper() and len(mods) < MAX_MODIFIER_WORDS:
+            mods.append(low)  # 'Ex-U.S. sales', 'Kelmira ex-US revenue': the name of what lies outside a region
+            appended, last = True, tok
+            continue
         if (
             not _modifier_word(low)
             or len(low) < 2  # a letter left of a garbled word ('segment 2019s' for "segment's")

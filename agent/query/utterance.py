@@ -9,10 +9,11 @@ name, the metric in the lexicon's words, its parts where parts are read, and no 
 from __future__ import annotations
 
 from agent.entities import EntityRegistry
-from agent.entities.names import is_common_word
+from agent.entities.names import is_common_word, is_frequent_word
 from agent.finance.lexicon import find_metrics, written_out
-from agent.finance.periods import find_periods
+from agent.finance.periods import find_periods, without_periods
 from agent.finance.wording import plain_words
+from agent.ingest.cards import find_scope_entities
 from agent.query.cues import NON_NUMERIC_RELATIONS, is_operation_word
 from agent.query.intent import relation_of
 from agent.query.kind import QUESTION_WORDS, addresses_reader, in_question_form
@@ -28,13 +29,52 @@ _SOURCE_WORDS = 3  # 'from the release' ending a request
 
 FRONTED_PREPOSITIONS = ("in", "for", "at", "within", "across", "during")  # 'In Europe, what was revenue?'
 
+# Words of a span of time, a basis or an operation an analyst abbreviates ('qtr', 'yr', '6 mos', 'wks', 'adj', 'avg'),
+# each read in the plural too; see _abbreviations_written_out.
+ABBREVIATED_WORDS = ("quarter", "year", "month", "week", "adjusted", "average")
+MIN_ABBREVIATED_AWAY = 2  # letters an abbreviation leaves out of its word: 'mont' is a typo, 'mth' an abbreviation
+MAX_ABBREVIATION_LETTERS = 4  # 'qtr', 'mths', 'adj'; a longer word is a word of its own
+LAST_YEAR_OF_CENTURY = 69  # a year written with two digits after an apostrophe: "'23" is 2023, "'98" 1998
+
 
 def plain_question(question: str, registry: EntityRegistry) -> str:
     """``question`` as the plan reads it: tickers written as company names, an opener cut, a fronted clause put
     after what it narrows (see the module)."""
-    named = _company_before_part(registry.with_names_for_tickers(question), registry)
+    named = _company_before_part(_abbreviations_written_out(registry.with_names_for_tickers(question)), registry)
     plain = _clause_after(_without_opener(written_out(named, is_common_word, STOP_WORDS.__contains__), registry))
     return _without_request(plain, registry)
+
+
+def _abbreviates(short: str, word: str) -> bool:
+    """Whether ``short`` is written as an abbreviation of ``word``: its first letter, then letters of it in order,
+    at least :data:`MIN_ABBREVIATED_AWAY` left out ('qtr' of 'quarter', 'yr' of 'year', 'mos' of 'months')."""
+    rest = iter(word[1:])
+    return short[:1] == word[:1] and len(word) - len(short) >= MIN_ABBREVIATED_AWAY and all(c in rest for c in short[1:])
+
+
+def _abbreviations_written_out(text: str) -> str:
+    """``text`` with each abbreviated word of a span of time, a basis or an operation written out ('qtr ended
+    3/29/25' -> 'quarter ended 3/29/25', '6 mos' -> '6 months', 'adj. EPS' -> 'adjusted EPS', 'avg' -> 'average')
+    and each year written short in full ("'23" -> '2023'), so the period, scope and operation readers read them: a
+    word of letters (and maybe a stop) that is no ordinary word, no part of a period already read, and abbreviates
+    one of :data:`ABBREVIATED_WORDS` (its plural when it ends in 's')."""
+    read = [(p.start, p.end) for p in find_periods(text)]
+    out, at = [], 0
+    for word in text.split(" "):
+        start, at = at, at + len(word) + 1
+        core = word.rstrip("?!,;:")
+        if len(core) == 3 and core[0] in "'’" and core[1:].isdigit():  # "FCF '23": a year written short
+            century = "20" if int(core[1:]) <= LAST_YEAR_OF_CENTURY else "19"
+            out.append(f"{century}{core[1:]}{word[len(core):]}")
+            continue
+        low = core.removesuffix(".").lower()
+        found = [w for w in (f"{w}s" if low.endswith("s") else w for w in ABBREVIATED_WORDS) if _abbreviates(low, w)]
+        if (len(found) != 1 or not low.isascii() or not low.isalpha() or len(low) > MAX_ABBREVIATION_LETTERS
+                or is_common_word(low) or any(a <= start < b for a, b in read)):
+            out.append(word)
+            continue
+        out.append(found[0] + word[len(core):])
+    return " ".join(out)
 
 
 def _only_asks(head: str, registry: EntityRegistry) -> bool:
@@ -107,8 +147,8 @@ def _company_before_part(text: str, registry: EntityRegistry) -> str:
             continue
         # the company written out, then maybe its part ('Adatum Corp. Cloud Services'), or its ticker run on
         lead = (named.entity, run[named.end:].lstrip(" .,").strip()) if named is not None else registry.leading(run)
-        if (lead is None or not any(ch.isalpha() for ch in lead[1]) or lead[1].split()[0] in NAME_JOINERS
-                or registry.knows(lead[1]) or find_periods(lead[1])):
+        if (lead is None or not any(ch.isalpha() for ch in without_periods(lead[1]))
+                or lead[1].split()[0] in NAME_JOINERS or registry.knows(lead[1])):
             continue  # the company alone, two companies, or the company then a period
         # the company then its part, or then a metric ('TSPN R&D expense': the name's legal form ends the name)
         entity, rest = lead
@@ -132,20 +172,32 @@ def _clause_after(text: str) -> str:
 
 
 def _without_opener(text: str, registry: EntityRegistry) -> str:
-    """``text`` without words before a colon or dash that only address the reader: at least two words, a function
-    word among them, no capitalised word after the first (no name), no metric, period, company or number, and a
-    question after them. Anything else before a colon may narrow what is asked, so it stays."""
+    """``text`` without words before a colon or dash that only address the reader: at least two words, no
+    capitalised word after the first (no name), no metric, period, company or number; and either a function word
+    among them before a question ('Quick question for you: what was ...'), or only ordinary words that name no
+    part a filing prints before a lookup naming a company ('Quick one - LWA backlog at YE24?'). Anything else
+    before a colon may narrow what is asked ('consumer banking - CNFC NII 2Q25'), so it stays."""
     ends = [(i, mark) for mark in OPENER_MARKS if 0 < (i := text.find(mark)) <= MAX_OPENER_CHARS]
     if not ends:
         return text
     end, mark = min(ends)
     opener, rest = text[:end].strip(), text[end + len(mark):].strip()
-    if not rest or "?" in opener or not in_question_form(rest):
+    if not rest or "?" in opener:
         return text
-    words = opener.split()
-    if (len(words) < MIN_OPENER_WORDS or any(w[:1].isupper() for w in words[1:])
-            or not any(w.lower().strip(",.!") in STOP_WORDS for w in words) or any(c.isdigit() for c in opener)):
+    words = [w.strip(",.!") for w in opener.split()]
+    if len(words) < MIN_OPENER_WORDS or any(w[:1].isupper() for w in words[1:]) or any(c.isdigit() for c in opener):
         return text
     if find_metrics(opener) or find_periods(opener) or registry.mentions(opener):
         return text
-    return rest
+    addressed = any(w.lower() in STOP_WORDS for w in words) and in_question_form(rest)
+    return rest if addressed or (_aside(words, registry) and registry.mentions(rest)) else text
+
+
+def _aside(words: list[str], registry: EntityRegistry) -> bool:
+    """Words of small talk ('Quick one', 'Heads up'): ordinary words, one of them among the most frequent, none a
+    word of a part any filing prints ('cloud' of Cloud Services), no region and no named segment ('Mining
+    segment')."""
+    opener = " ".join(words)
+    printed = registry.part_words()
+    return (all(is_common_word(w) for w in words) and any(is_frequent_word(w) for w in words)
+            and not any(w.lower() in printed for w in words) and not find_scope_entities(opener))
