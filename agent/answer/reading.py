@@ -343,8 +343,15 @@ def _segments(ev_index: int, ev: Evidence, own_currency: str, inherited: _Layout
     # The period a block of rows is under when the columns are names, not periods ('USD denominated | Non-USD
     # denominated' with 'As at 31 December 2018' above the block): the header's one period, then each period line.
     block = ""
+    # The filing's own period while the paragraph's latest sentence naming a period names it ('Revenue for 2024
+    # was C$2,841.6 million, up 7% from 2023. Adjusted EBITDA was C$1,102.3 million.'): an undated sentence after
+    # it reports on that period too. Any other period named last, a table row or a new paragraph ends it.
+    reported, last_end = "", 0
     for start, end in split_sentences(text):
         piece = text[start:end]
+        if "\n\n" in text[last_end:start] or "|" in piece:
+            reported = ""
+        last_end = end
         if "|" in piece:
             row = record.row_at_line(bisect.bisect_right(line_starts, start)) if record is not None else None
             row = row if row is not None and row.cells else None  # a line the table parser kept whole
@@ -391,6 +398,11 @@ def _segments(ev_index: int, ev: Evidence, own_currency: str, inherited: _Layout
             if is_instruction_like(piece):
                 continue
             nums = _sentence_numbers(piece, start, ev.fy_end_month or CALENDAR_FY_END)
+            named = {p.norm for p in find_periods(piece, ev.fy_end_month or CALENDAR_FY_END)}
+            if named:
+                reported = ev.filing_period if ev.filing_period in named else ""
+            elif reported:
+                nums = [n if n.period else n.model_copy(update={"period": reported}) for n in nums]
             if is_table and not any(columns) and single_period(piece, ev.fy_end_month, alone=True):
                 block = single_period(piece, ev.fy_end_month, alone=True)  # 'As at 31 December 2018'
             if is_table:
