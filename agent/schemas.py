@@ -446,6 +446,8 @@ class QueryIntent(BaseModel):
     operations: list[str] = Field(default_factory=list, description="the kinds of arithmetic or choice the "
                                   "question's words ask for ('average', 'change', 'choice', 'threshold', ...), read "
                                   "once; the readers and the composer take them from here")
+    scale: float | None = Field(default=None, description="the scale the question asks its answer in ('in USD "
+                                "millions' -> 1e6); None when it names none")
     counted: str = Field(default="", description="what a count question counts, as count facts key it ('store', "
                          "'distribution center'); '' for no count of a thing")
     company: str = Field(default="", description="company the question is about, for document routing")

@@ -752,7 +752,7 @@ def answer_from_filings(
             return stated, ""
     found, note = _answer_from_text(sub_query, own, pool, recency, indexed, question)
     if facts is not None:
-        found = statements_refusal(cross_check(found, facts), facts)
+        found = statements_refusal(cross_check(found, facts, sub_query.intent.scale), facts)
     return found, note
 
 

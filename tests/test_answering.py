@@ -17,7 +17,7 @@ from scripted import ScriptedChatModel
 from agent.answer.compose import answer_offline, answer_sub_query, combine, compose_answer
 from agent.answer.llm_answer import llm_answer
 from agent.answer.reading import Evidence
-from agent.answer.records import NOT_FOUND, FinalAnswer, SubAnswer, question_scale
+from agent.answer.records import NOT_FOUND, FinalAnswer, SubAnswer
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue
 from agent.finance.numbers import is_name_number, name_numbers
@@ -120,6 +120,7 @@ def lookup(metric: str, period: str, question: str = "") -> SubAnswer:
         requires_numeric=True,
         company="Northwind Instruments",
         temporal_scope=TemporalScope(type="point", periods=[period] if period else []),
+        scale=extract_intent(text).scale,  # the plan's reading of the scale asked
     )
     sq = SubQuery(
         id=f"nw:{metric}:{period}",
@@ -352,8 +353,9 @@ def test_absent_metric_is_an_honest_not_found() -> None:
 
 
 def test_question_scale_is_applied_in_code() -> None:
-    assert question_scale("Answer in USD billions.") == 1e9 and question_scale("in thousands") == 1e3
-    assert question_scale("What was revenue?") is None
+    # read once, into the plan: the reader and the composer show figures in it
+    assert extract_intent("Answer in USD billions.").scale == 1e9 and extract_intent("in thousands").scale == 1e3
+    assert extract_intent("What was revenue?").scale is None
     answer = lookup("revenue", "FY2024", "What was Northwind's revenue in FY2024 in USD billions?")
     # Quoted rounded the way analysts do, with every digit the filing reported kept beside it.
     assert answer.display == "$4.8 billion ($4.812 billion)"
@@ -371,7 +373,7 @@ def test_question_scale_is_applied_in_code() -> None:
         question="What were Contoso's net sales in FY2024 (in USD millions)?",
         metric="revenue",
         period="FY2024",
-        intent=QueryIntent(metrics=["revenue"], requires_numeric=True),
+        intent=QueryIntent(metrics=["revenue"], requires_numeric=True, scale=1e6),
     )
     converted = answer_sub_query(sq, [thousands])
     assert converted.display == "$1,577 million ($1,577.25 million)" and converted.value is not None

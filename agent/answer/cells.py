@@ -28,7 +28,6 @@ from agent.answer.records import (
     _subject,
     as_stated,
     display_value,
-    question_scale,
 )
 from agent.answer.words import (
     EQUITY_WORDS,
@@ -624,7 +623,7 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     if of_part and figure_kind(base.metric) == "money" and not value.unit:
         value = value.model_copy(update={"unit": "USD"})
     shown = as_stated(value)
-    target = question_scale(sub_query.question)
+    target = sub_query.intent.scale
     if target and value.scale not in {target, 1.0} and (not value.unit or value.unit in CURRENCIES):
         shown = display_value(value, "money", target)  # in the scale asked, every digit printed kept
     when = f" in {period}" if period else ""
@@ -777,7 +776,7 @@ def _cell_share(
     except ArithmeticRefusal:
         return None
     kind = "money" if share.subtract else ("percent" if percent else "ratio")
-    answer = _computed_answer(base, comp, kind, question_scale(sub_query.question), min(sureness))
+    answer = _computed_answer(base, comp, kind, sub_query.intent.scale, min(sureness))
     relation = "minus" if share.subtract else ("as a percentage of" if percent else "relative to")
     answer.answer = (
         f"{_capital(values[0].label)} {relation} {values[1].label}: "
@@ -863,7 +862,7 @@ def _cell_combination(
     except ArithmeticRefusal:
         return None
     kind = "percent" if comp.result.unit == "%" else ("ratio" if operation == "ratio" else "money")
-    answer = _computed_answer(base, comp, kind, question_scale(q), min(sureness))
+    answer = _computed_answer(base, comp, kind, sub_query.intent.scale, min(sureness))
     answer.named = named_row  # what every operand is, for the gate's closed world
     name = values[0].label.rsplit(" ", 1)[0]
     first, second = values[0].value.period, values[-1].value.period

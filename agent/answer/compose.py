@@ -49,7 +49,6 @@ from agent.answer.records import (
     _not_found,
     _subject,
     qualified,
-    question_scale,
 )
 from agent.answer.row_periods import (
     TREND,
@@ -131,7 +130,7 @@ def answer_sub_query(
     answer = _answer_sub_query(sub_query, evidence, reader)
     typed = _TYPED_OP_RE.search(sub_query.question)
     if typed is not None and answer.value is not None and answer.status in {"found", "text"}:
-        answer = _with_typed_number(answer, typed, sub_query.question)
+        answer = _with_typed_number(answer, typed, sub_query.intent.scale)
         # 'less an initial investment of $100' is arithmetic the user typed, no word the figure's row must print
         sub_query = sub_query.model_copy(update={"question": sub_query.question[: typed.start()].rstrip() + "?"})
     return gate(answer, sub_query, reader, indexed_companies, turn_question)
@@ -149,9 +148,9 @@ def _read_answer_kind(sub_query: SubQuery) -> SubQuery:
     return sub_query.model_copy(update={"intent": intent})
 
 
-def _with_typed_number(answer: SubAnswer, typed: re.Match[str], question: str) -> SubAnswer:
-    """The figure read, less / plus / divided by the number the question typed; the figure alone when the
-    arithmetic is refused."""
+def _with_typed_number(answer: SubAnswer, typed: re.Match[str], scale: float | None) -> SubAnswer:
+    """The figure read, less / plus / divided by the number the question typed, shown in the ``scale`` asked; the
+    figure alone when the arithmetic is refused."""
     read = answer.cited_value()
     if read is None:
         return answer
@@ -176,7 +175,7 @@ def _with_typed_number(answer: SubAnswer, typed: re.Match[str], question: str) -
             comp, kind = arithmetic.change(literal, read, answer.metric), "money"
     except ArithmeticRefusal:
         return answer
-    computed = _computed_answer(answer, comp, kind, question_scale(question), answer.confidence)
+    computed = _computed_answer(answer, comp, kind, scale, answer.confidence)
     labels = " ".join(dict.fromkeys(c.label() for c in comp.citations()))
     computed.answer = (
         f"{read.value.text.strip()} {' '.join(op.split())} {number}: {computed.display} "

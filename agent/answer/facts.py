@@ -26,7 +26,6 @@ from agent.answer.records import (
     _capital,
     _subject,
     display_value,
-    question_scale,
 )
 from agent.entities import EntityRegistry
 from agent.finance.concepts import CONCEPT_QUALIFIERS, STATEMENT_METRICS, concepts_for
@@ -222,7 +221,7 @@ def _cited_fact(found: Sequence[XbrlFact], filing: FactFiling) -> XbrlFact:
 def _answer(sub_query: SubQuery, filing: FactFiling, fact: XbrlFact, terms: Sequence[str], company: str) -> SubAnswer:
     kind = _kind(fact)
     value = fact_value(fact)
-    shown = display_value(value, kind, question_scale(sub_query.question))
+    shown = display_value(value, kind, sub_query.intent.scale)
     quote = filing.quotes.get(fact.fact_id, fact.text)
     citation = Citation(doc=filing.doc_name, page=(fact.page or 0) + 1, quote=quote,
                         chunk_id=filing.chunks.get(fact.fact_id, ""))
@@ -265,10 +264,11 @@ def _same_row(quote: str, line: str) -> bool:
     return bool(quote) and _squash(quote)[:80] in _squash(line)
 
 
-def cross_check(answer: SubAnswer, source: FactSource) -> SubAnswer:
+def cross_check(answer: SubAnswer, source: FactSource, scale: float | None = None) -> SubAnswer:
     """A figure read from a filing's text held against the filer's tags: the fact on the same printed row, else
     the facts of the metric's concepts in that filing. A period or a value that disagrees refuses it (the tag is
-    the filer's word); a scale the reader missed is taken from the tag; an agreeing tag adds a check."""
+    the filer's word); a scale the reader missed is taken from the tag (the figure shown in the ``scale`` asked);
+    an agreeing tag adds a check."""
     if answer.status != "found" or answer.value is None or answer.citation is None:
         return answer
     printed = _figure(answer.value.text)
@@ -277,7 +277,7 @@ def cross_check(answer: SubAnswer, source: FactSource) -> SubAnswer:
     tagged = [f for f, line in source.on_page(answer.citation.doc, answer.citation.page - 1)
               if _figure(f.text) == printed and _same_row(answer.quote, line)]
     if tagged:
-        return _held_against(answer, tagged, printed, "tags this printed figure")
+        return _held_against(answer, tagged, printed, "tags this printed figure", scale)
     concepts = concepts_for(answer.metric)
     filing = next(iter(source.filings("", concepts, answer.citation.doc)), None)
     if filing is None:
@@ -288,7 +288,8 @@ def cross_check(answer: SubAnswer, source: FactSource) -> SubAnswer:
         return answer
     at_period = [f for f in facts if answer.period in (f.period, f.period_by_dates)]
     if at_period:
-        return _held_against(answer, at_period, printed, f"tags {metric_label(answer.metric)} for {answer.period}")
+        return _held_against(answer, at_period, printed, f"tags {metric_label(answer.metric)} for {answer.period}",
+                             scale)
     same = [f for f in facts if not _apart(f.value, answer.value.absolute)]
     if same:
         shown = " or ".join(sorted({f"{f.period} ({period_words(f)})" for f in same}))
@@ -296,7 +297,8 @@ def cross_check(answer: SubAnswer, source: FactSource) -> SubAnswer:
     return answer
 
 
-def _held_against(answer: SubAnswer, tagged: Sequence[XbrlFact], printed: float, what: str) -> SubAnswer:
+def _held_against(answer: SubAnswer, tagged: Sequence[XbrlFact], printed: float, what: str,
+                  scale: float | None = None) -> SubAnswer:
     """``answer`` checked against the facts that should state it: one of them agrees, or the reader missed
     the scale, or it is refused."""
     assert answer.value is not None
@@ -306,7 +308,7 @@ def _held_against(answer: SubAnswer, tagged: Sequence[XbrlFact], printed: float,
     if not agreeing:
         rescaled = [f for f in tagged if not _apart(f.value, printed * 10.0 ** f.scale)]
         if rescaled and answer.period in {"", *(p for f in rescaled for p in (f.period, f.period_by_dates))}:
-            return _rescaled(answer, rescaled[0])
+            return _rescaled(answer, rescaled[0], scale)
         return _disagrees(answer, f"the filer {what} as {display_value(fact_value(fact), _kind(fact))} "
                                   f"({fact.concept}, {period_words(fact)}); the figure read is {answer.value.text}")
     periods = {p for f in agreeing for p in (f.period, f.period_by_dates) if p}
@@ -322,12 +324,13 @@ def _apart(a: float, b: float) -> bool:
     return abs(abs(a) - abs(b)) > AGREEMENT_TOLERANCE * max(abs(a), abs(b))
 
 
-def _rescaled(answer: SubAnswer, fact: XbrlFact) -> SubAnswer:
-    """The figure read, in the scale its tag states (the table printed no scale the reader could see)."""
+def _rescaled(answer: SubAnswer, fact: XbrlFact, scale: float | None = None) -> SubAnswer:
+    """The figure read, in the scale its tag states (the table printed no scale the reader could see), shown in
+    the ``scale`` asked."""
     assert answer.value is not None
     unit = (answer.value.unit or "USD") if fact.unit.startswith("USD") else answer.value.unit
     value = answer.value.model_copy(update={"scale": 10.0 ** fact.scale, "unit": unit})
-    shown = display_value(value, _kind(fact), question_scale(answer.question))
+    shown = display_value(value, _kind(fact), scale)
     old = answer.display or answer.value.text
     check = Check(name="scale", passed=True, detail=f"scale {fact.scale} from the filer's tag {fact.concept}")
     return answer.model_copy(update={

@@ -23,7 +23,6 @@ from agent.finance.numbers import (
     format_number,
     nil_cell,
 )
-from agent.finance.wording import SCALE_ASKED_RE
 from agent.query.cues import metric_label, possessive
 from agent.schemas import Citation, NumericValue
 
@@ -36,9 +35,6 @@ COMPUTED_CONFIDENCE_FLOOR = 0.5  # a computation is as sure as its least sure in
 ROUNDED_DECIMALS = {1e9: 1, 1e6: 0, 1e3: 0}  # how a converted figure is quoted: $4.6 billion, $303 million
 
 
-
-
-_SCALE_OF_WORD = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
 
 
 class Passage(BaseModel):
@@ -163,12 +159,6 @@ class CombinationResult(BaseModel):
 # ---------------------------------------------------------------------------------------------------------
 # Display
 # ---------------------------------------------------------------------------------------------------------
-def question_scale(question: str) -> float | None:
-    """The scale a question asks the answer in ('in USD millions' -> 1e6); None when it names none."""
-    m = SCALE_ASKED_RE.search(question or "")
-    return _SCALE_OF_WORD[m.group("scale").lower()] if m else None
-
-
 def as_stated(value: NumericValue) -> str:
     """A cell's figure as printed, with the unit and scale its table states around it: 'Change (%) | 50.7' is
     50.7%, '14,250' under "£'000" is £14,250 thousand; a dash is nil."""

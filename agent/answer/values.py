@@ -32,7 +32,6 @@ from agent.answer.records import (
     _not_found,
     _subject,
     display_value,
-    question_scale,
 )
 from agent.answer.words import (
     _WORD_RE,
@@ -503,7 +502,7 @@ def _lexicon_answer(
     if metric not in METRICS:
         return _not_found(base, f"'{metric}' is not a metric finrag knows")
     info = METRICS[metric]
-    target_scale = question_scale(sub_query.question)
+    target_scale = sub_query.intent.scale
     kind = figure_kind(metric)
     # The question's own restriction ('in the United States') scopes the figure like a segment name does.
     scope = [company, *intent.entities, *(term for _, term in asked_qualifiers(sub_query.question)), *base.scope]

@@ -464,6 +464,15 @@ def scale_hint(question: str) -> str:
     return m.group(0).strip("() ") if m else ""
 
 
+_SCALE_OF_WORD = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
+
+
+def asked_scale(question: str) -> float | None:
+    """The scale a question asks the answer in ('in USD millions' -> 1e6); None when it names none."""
+    m = SCALE_ASKED_RE.search(question or "")
+    return _SCALE_OF_WORD[m.group("scale").lower()] if m else None
+
+
 def margin_metric(metric: str) -> str:
     """The lexicon margin of an amount metric ('ebitda' -> 'ebitda margin'); '' when it has none."""
     for name, info in METRICS.items():

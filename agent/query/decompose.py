@@ -35,6 +35,7 @@ from agent.query.cues import (
     NON_NUMERIC_RELATIONS,
     PERCENT_RE,
     and_list,
+    asked_scale,
     chronological,
     intent_companies,
     is_operation_word,
@@ -326,6 +327,7 @@ def _sub_intent(base: QueryIntent, question: str, company: str, metric: str, per
             "relation": Relation.LOOKUP if metric else base.relation,
             "temporal_scope": scope,
             "operations": sorted(operations_asked(question)),
+            "scale": asked_scale(question),  # a sub-query's own words say the scale its figure is shown in
             "requires_numeric": bool(metric) or base.requires_numeric,
         },
     )
