@@ -124,6 +124,12 @@ def test_a_fronted_clause_is_read_after_what_it_narrows(asked: str, read: str) -
     ("I need the Europe revenue of Fabrikam in 2024.", "I need the Europe revenue of Fabrikam in 2024."),
     ("Pull up Fabrikam's revenue by region from the 10-K for 2024.",
      "Pull up Fabrikam's revenue by region from the 10-K for 2024."),
+    # one word before the company's possessive is a verb telling the reader what to do ...
+    ("Pull FBRK's revenue for 2024.", "What was Fabrikam Robotics, Inc.'s revenue for 2024?"),
+    ("Show Fabrikam's backlog at YE24", "What was Fabrikam's backlog at YE24?"),
+    # ... unless it qualifies the figure or asks more than a lookup
+    ("Adjusted Fabrikam's EPS for 2024", "Adjusted Fabrikam's EPS for 2024"),
+    ("Compare Fabrikam's revenue in 2024 and 2023.", "Compare Fabrikam's revenue in 2024 and 2023."),
 ])
 def test_a_request_addressed_to_the_reader_is_the_lookup_it_asks(asked: str, read: str) -> None:
     assert plain_question(asked, EntityRegistry([FABRIKAM])) == read

@@ -17,7 +17,8 @@ from agent.ingest.cards import find_scope_entities
 from agent.query.cues import NON_NUMERIC_RELATIONS, is_operation_word
 from agent.query.intent import relation_of
 from agent.query.kind import QUESTION_WORDS, addresses_reader, in_question_form
-from agent.query.scope import NAME_JOINERS, STOP_WORDS
+from agent.query.scope import NAME_JOINERS, PLAIN_MODIFIERS, STOP_WORDS
+from agent.schemas import Relation
 
 OPENER_MARKS = (":", " -- ", " - ", " — ", " – ")  # what ends an opener before the question
 MAX_OPENER_CHARS = 60  # an opener is a few words
@@ -85,6 +86,18 @@ def _only_asks(head: str, registry: EntityRegistry) -> bool:
             and not any(is_operation_word(w) for w in plain_words(head)))
 
 
+def _commands(head: str, text: str, registry: EntityRegistry) -> bool:
+    """'Pull Contoso's total deposits ...', 'Show Litware's backlog ...': one ordinary word before a company written
+    with its possessive is a verb telling the reader what to do (a word narrowing the figure would stand after the
+    possessive), when it names nothing a figure is, is no participle or modifier ('Adjusted', 'Total') and the text
+    asks a lookup, not a comparison or a computation."""
+    word = head.strip()
+    low = word.lower()
+    return (word.isalpha() and is_common_word(word) and not low.endswith("ed") and low not in PLAIN_MODIFIERS
+            and not find_metrics(word) and not is_operation_word(low) and not registry.mentions(word)
+            and relation_of(text) == Relation.LOOKUP)
+
+
 def _without_request(text: str, registry: EntityRegistry) -> str:
     """'Can you pull Contoso's total deposits at June 30?', 'For my model I need Contoso's ...': a request (no
     question in form) whose words before the company it names speak to or for the one asking and name nothing a
@@ -97,9 +110,11 @@ def _without_request(text: str, registry: EntityRegistry) -> str:
     mentions = registry.mentions(text)
     if not mentions or in_question_form(text) or relation_of(text) in NON_NUMERIC_RELATIONS:
         return text
-    start = min(m.start for m in mentions)
-    if not _only_asks(text[:start], registry):
+    first = min(mentions, key=lambda m: m.start)
+    owned = first.surface.endswith(_POSSESSIVES) or text[first.end:].lstrip(" .").startswith(_POSSESSIVES)
+    if not (_only_asks(text[:first.start], registry) or owned and _commands(text[:first.start], text, registry)):
         return text
+    start = first.start
     asked = text[start:].strip().rstrip(".!?").split()
     if len(asked) > _SOURCE_WORDS and [w.lower() for w in asked[-_SOURCE_WORDS:-1]] == ["from", "the"] and (
             asked[-1].isalpha() and asked[-1].islower()):
