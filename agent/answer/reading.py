@@ -397,8 +397,9 @@ def _segments(ev_index: int, ev: Evidence, own_currency: str, inherited: _Layout
         else:
             if is_instruction_like(piece):
                 continue
-            nums = _sentence_numbers(piece, start, ev.fy_end_month or CALENDAR_FY_END)
-            named = {p.norm for p in find_periods(piece, ev.fy_end_month or CALENDAR_FY_END)}
+            periods = find_periods(piece, ev.fy_end_month or CALENDAR_FY_END)
+            nums = _sentence_numbers(piece, start, periods)
+            named = {p.norm for p in periods}
             if named:
                 reported = ev.filing_period if ev.filing_period in named else ""
             elif reported:
@@ -505,14 +506,13 @@ def _loose_rows(
     return out
 
 
-def _sentence_numbers(sentence: str, offset: int, fy_end_month: int = CALENDAR_FY_END) -> list[NumericValue]:
-    """Numbers of a sentence, each with the period written next to it, a date named in the filer's fiscal calendar
-    (``fy_end_month``: 'as of August 2, 2025' closes the second quarter of a year ending in January).
+def _sentence_numbers(sentence: str, offset: int, periods: Sequence[PeriodMention] = ()) -> list[NumericValue]:
+    """Numbers of a sentence, each with the period written next to it (``periods``: the sentence's, a date named in
+    the filer's fiscal calendar: 'as of August 2, 2025' closes the second quarter of a year ending in January).
 
     A number takes the first period after it when no other number comes between ('$437 million in 2024'),
     else the nearest period before it with no number between ('In 2024, capex was $437 million').
     """
-    periods = find_periods(sentence, fy_end_month)
     numbers = [
         n
         for n in find_numbers(sentence)

@@ -305,15 +305,18 @@ def grid_placed(header: Sequence[GridPlace], cells: Sequence[GridPlace]) -> list
     """The value column each figure of a grid table's row stands under: the header cell whose columns hold the
     figure's first column ('Diluted earnings per share | 1.12 | | 0.98 |' under 'Amount | Percent to Sales |
     Amount | Percent to Sales': 0, 2); [] when a figure stands under no header cell, or two under one."""
-    at = [next((k for k, (a, b) in enumerate(header) if a <= first < b), -1) for first, _ in cells]
+    return _in_order([next((k for k, (a, b) in enumerate(header) if a <= first < b), -1) for first, _ in cells])
+
+
+def _in_order(at: list[int]) -> list[int]:
+    """Columns found for a row's figures, left to right, each its own; [] when one has none (-1) or two share one."""
     return at if at and -1 not in at and all(a < b for a, b in itertools.pairwise(at)) else []
 
 
 def placed_cells(line: list[TextRun], columns: list[tuple[float, float]]) -> list[int]:
     """The value column each figure of a row's line stands in ('Diluted earnings per share | $2.41 | | $2.25 | |
     7.1%': 0, 2, 4); [] when a figure stands in none or two stand in one."""
-    at = [_column_of(run, columns) for run in _joined_runs(line) if is_figure(run.text)]
-    return at if at and -1 not in at and all(a < b for a, b in itertools.pairwise(at)) else []
+    return _in_order([_column_of(run, columns) for run in _joined_runs(line) if is_figure(run.text)])
 
 
 def placed_header(header: list[list[TextRun]], body: list[list[TextRun]]

@@ -79,11 +79,8 @@ def _abbreviations_written_out(text: str) -> str:
 
 
 def _only_asks(head: str, registry: EntityRegistry) -> bool:
-    """Words that speak to or for the one asking and name nothing a figure is: no metric, period, number,
-    company or arithmetic."""
-    return (addresses_reader(head) and not find_metrics(head) and not find_periods(head)
-            and not any(c.isdigit() for c in head) and not registry.mentions(head)
-            and not any(is_operation_word(w) for w in plain_words(head)))
+    """Words that speak to or for the one asking and name nothing a figure is."""
+    return addresses_reader(head) and _names_no_figure(head, registry)
 
 
 def _commands(head: str, text: str, registry: EntityRegistry) -> bool:
@@ -94,8 +91,13 @@ def _commands(head: str, text: str, registry: EntityRegistry) -> bool:
     word = head.strip()
     low = word.lower()
     return (word.isalpha() and is_common_word(word) and not low.endswith("ed") and low not in PLAIN_MODIFIERS
-            and not find_metrics(word) and not is_operation_word(low) and not registry.mentions(word)
-            and relation_of(text) == Relation.LOOKUP)
+            and _names_no_figure(word, registry) and relation_of(text) == Relation.LOOKUP)
+
+
+def _names_no_figure(words: str, registry: EntityRegistry) -> bool:
+    """No metric, period, number, company or arithmetic among ``words``."""
+    return (not find_metrics(words) and not find_periods(words) and not any(c.isdigit() for c in words)
+            and not registry.mentions(words) and not any(is_operation_word(w) for w in plain_words(words)))
 
 
 def _without_request(text: str, registry: EntityRegistry) -> str:
