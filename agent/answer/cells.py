@@ -209,11 +209,18 @@ def _table_cells(reader: EvidenceReader, allowed: set[int]) -> list[_Cell]:
         fy_end = reader.evidence[seg.ev].fy_end_month or CALENDAR_FY_END
         label_periods = _label_periods(label, fy_end)
         undated = _undated_columns(reader.evidence[seg.ev], seg, label_periods)
-        names = _column_names(text, seg.start)
+        names = _column_names(text, seg.start) if seg.row is None else []
         names = names if len(names) == len(numbers) else []
         for i, n in enumerate(numbers):
             if undated and i < len(undated):
                 n = n.model_copy(update={"period": undated[i]})
+            if seg.row is not None:
+                # A typed row's figure is under the column ingest placed it in.
+                periods = set(label_periods) | (set() if n.period and n.column else _label_periods(n.column, fy_end))
+                if n.period:
+                    periods.add(n.period)
+                out.append(_Cell(seg=seg, label=label, header=n.column, parent=seg.parent, value=n, periods=periods))
+                continue
             cell_end = text.find("|", n.end)
             if ":" in text[n.end : cell_end if cell_end >= 0 else len(text)].split("\n", 1)[0]:
                 continue  # a number before its cell's colon is in the column header ('peer group ( 1 ):')
@@ -479,7 +486,8 @@ def _hits(reader: EvidenceReader, cell: _Cell, words: set[str], deducts: bool = 
     label = cell.label if deducts or cell.prose else label_head(cell.label)
     hits = words & (_content_words(label) | _content_words(cell.header))
     parent_words = _content_words(cell.parent)
-    if hits - parent_words - owner or (not cell.prose and owner_row(label, hits, owner)):
+    # a row labelled by its period only ('2014 | 385,373') is the figure its table's title names, for that period
+    if hits - parent_words - owner or (not cell.prose and (owner_row(label, hits, owner) or only_periods(label))):
         hits |= words & (parent_words | _title_words(reader, cell))
     return hits
 
@@ -562,7 +570,8 @@ def _cell_value(cell: _Cell, asked: set[str], fallback_period: str, question: st
 def _cell_name(cell: _Cell) -> str:
     """What the figure is, for people: its row label plus a column header that is not just a period."""
     header = "" if only_periods(cell.header) else cell.header
-    return " ".join(x for x in (cell.label, header) if x).strip()
+    label = "" if header and only_periods(cell.label) else cell.label  # a row dated by its label: its column names it
+    return " ".join(x for x in (label, header) if x).strip()
 
 
 def _shown_name(cell: _Cell, question: str = "") -> str:
@@ -628,7 +637,7 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
         shown = display_value(value, "money", target)  # in the scale asked, every digit printed kept
     when = f" in {period}" if period else ""
     name = _shown_name(cell, sub_query.question)
-    if only_periods(name):  # a schedule row is named by its year: the figure is the asked metric's
+    if name == cell.label and only_periods(name):  # a schedule row is named by its year: the asked metric's
         name = base.metric or (f"{base.company}'s {cell.counts}" if cell.counts and base.company else "the amount")
     sentence = f"{_capital(name)}{when} was {shown}"
     if of_part:

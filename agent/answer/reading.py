@@ -146,6 +146,8 @@ class Segment(BaseModel):
         description="a table row's sub-heading: the label-only line above it ('Service revenue:' over 'Americas', "
         "'EMEA' and 'Total'), until a total row closes its block",
     )
+    row: TableLine | None = Field(default=None, description="the typed row a table row was read from, as ingest "
+                                  "typed it; None for a sentence")
 
     @property
     def text(self) -> str:
@@ -308,6 +310,13 @@ def _record_row(piece: str, start: int, row: TableLine, record: TableRecord) -> 
     return clean_label(row.label), values
 
 
+def _titled(title: str) -> list[MetricMention]:
+    """The one metric a table's title names for every row ('Net sales by region': its rows are net sales); none
+    when it names several. A breakdown's title names its rows' metric before the 'by'."""
+    titled = find_metrics(_BY_BREAKDOWN_RE.split(title, maxsplit=1)[0])
+    return titled if len({m.canonical for m in titled}) == 1 else []
+
+
 class _Layout(BaseModel):
     """A table chunk's period columns and scale, which a continuation chunk without a header inherits."""
 
@@ -324,7 +333,7 @@ def _segments(ev_index: int, ev: Evidence, own_currency: str, inherited: _Layout
     chunk_scale = header_scale(text) if is_table else 1.0
     if chunk_scale == 1.0:
         chunk_scale = inherited.scale
-    record = ev.table if ev.table is not None and ev.table.columns else None
+    record = ev.table
     if record is not None:
         # The typed record's columns and scale, as ingest read them from the table's header.
         periods_of = {c.label: c.period for c in record.columns}
@@ -339,6 +348,8 @@ def _segments(ev_index: int, ev: Evidence, own_currency: str, inherited: _Layout
     line_starts = [m.end() for m in re.finditer("\n", text)] if record is not None else []
     out: list[Segment] = []
     heading: list[MetricMention] = []  # the metric a table's latest sub-heading line names
+    if record is not None:
+        heading = _titled(record.title)
     parent = ""  # the table's latest sub-heading line: what the rows under it are parts of
     # The period a block of rows is under when the columns are names, not periods ('USD denominated | Non-USD
     # denominated' with 'As at 31 December 2018' above the block): the header's one period, then each period line.
@@ -371,8 +382,7 @@ def _segments(ev_index: int, ev: Evidence, own_currency: str, inherited: _Layout
                 # The table's own header line: a title naming one metric ('Net sales by region') names it
                 # for the rows below, as a sub-heading does ('Europe | 1,100' is Europe's net sales).
                 # A breakdown's title ('Net sales by region') names its rows' metric before the 'by'.
-                titled = find_metrics(_BY_BREAKDOWN_RE.split(label, maxsplit=1)[0])
-                heading = titled if len({m.canonical for m in titled}) == 1 else []
+                heading = _titled(label)
                 parent = ""  # a table's header line: the lines above it are its titles, not a row's sub-heading
             out.append(
                 Segment(
@@ -388,6 +398,7 @@ def _segments(ev_index: int, ev: Evidence, own_currency: str, inherited: _Layout
                     # a row repeating its sub-heading ('Other intangible assets | 21.4') is that block's sum
                     parent=(row.parent if row is not None else parent if not same_label(label, parent) else "")
                     if nums else "",
+                    row=row,
                 )
             )
             if TOTAL_ROW_RE.match(label) or (parent and same_label(label, parent)):

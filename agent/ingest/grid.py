@@ -44,7 +44,7 @@ _NOTE_COLUMN_RE = re.compile(r"^(?:notes?|note\s*\(s\)|note\s+ref(?:erence)?\.?|
 # A caption that heads period columns without naming one of them ('Years Ended September 30,', 'December 31,',
 # 'Fiscal Year End', 'As of'): read with the years below it, as a line of its own.
 _PERIOD_CAPTION_RE = re.compile(
-    rf"\b(?:ended|ending|as\s+(?:of|at)|year[\s-]*end|fiscal)\b"
+    rf"\b(?:ended|ending|as\s+(?:of|at)|year[\s-]*end)\b|^(?:for\s+the\s+)?fiscal\b"
     rf"|^{_MONTH_WORD}\.?\s+\d{{1,2}},?$|^\d{{1,2}}\s+{_MONTH_WORD},?$",
     re.IGNORECASE,
 )

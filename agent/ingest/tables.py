@@ -274,7 +274,9 @@ def split_cells(text: str) -> tuple[str, list[str]]:
     return label, cells
 
 
-def _classify(text: str, start: int) -> _Line:
+def _classify(text: str, start: int, stub: bool = False) -> _Line:
+    """A line of a page as the table reader sees it; ``stub``: a grid line (HTML, Markdown) whose first cell sits
+    in the grid's first column, the one that labels the rows, whatever it prints ('2014 | 385,373')."""
     end = start + len(text)
     stripped = text.strip()
     if not stripped:
@@ -292,15 +294,20 @@ def _classify(text: str, start: int) -> _Line:
             # '2008 | 2009 | thereafter', '£m | 2019 | 2018', '2019 53 WEEKS | 2018 52 WEEKS'
             return _Line("cells", stripped, start, end, cells=parts)
         first_label, first_cells = split_cells(parts[0])
-        label = parts[0] if first_label else ""
+        label = parts[0] if first_label or stub else ""
         value_parts = parts[1:] if label else parts
         cells: list[str] = []
+        figures = worded = 0  # cells of one figure that is no period ('$565,609', not '2019'); cells of words
         for part in value_parts:
             part_label, part_cells = split_cells(part)
             if part_label or len(part_cells) != 1:
-                return _Line("text", stripped, start, end)
+                cells.append(part)  # a cell of words ('2039 or indefinite'): the grid says where cells are
+                worded += 1
+                continue
+            figures += not _period_cell(part_cells[0])
             cells.extend(part_cells)
-        if not cells:
+        if not cells or worded and not (label and figures):
+            # words among periods or names only ('2019 | (Restated) 2018', 'Amount | % of total'): a header
             return _Line("text", stripped, start, end)
         return _Line("row" if label else "cells", stripped, start, end, label=label, cells=cells)
     label, cells = split_cells(stripped)
@@ -311,12 +318,13 @@ def _classify(text: str, start: int) -> _Line:
     return _Line("row" if label else "cells", stripped, start, end, label=label, cells=cells)
 
 
-def _lines(page_text: str) -> list[_Line]:
+def _lines(page_text: str, grid: Sequence[list[GridPlace] | None] = ()) -> list[_Line]:
     out: list[_Line] = []
     pos = 0
-    for raw in page_text.split("\n"):
+    for k, raw in enumerate(page_text.split("\n")):
         lead = len(raw) - len(raw.lstrip())
-        out.append(_classify(raw.strip(), pos + lead))
+        places = grid[k] if k < len(grid) else None
+        out.append(_classify(raw.strip(), pos + lead, stub=bool(places) and places[0][0] == 0))
         pos += len(raw) + 1
     return out
 
@@ -665,7 +673,7 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
     columns, names_row = _grouped_columns(columns, group[col_start:body_start], body)
     if names_row is not None:
         body = [r for r in body if r is not names_row]  # the columns' names row heads them; it is no sub-heading
-    header_row, header_names = _named_header(group[:first_data], body, page_text)
+    header_row, header_names = _named_header(group[:first_data], body, page_text, undated=not columns)
     if header_row is not None:
         # A grid table's header, folded at parsing into one line naming each value column ('2019 Amount | 2019
         # % of total | ...'), names them more fully than the lines above it can, unless they already say it; a
@@ -678,7 +686,15 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
             caption = f"{caption} {corner}".strip()
         columns = dated_names(columns if covers(columns, header_names) else header_names, caption)
         body = [r for r in body if r is not header_row]
-        stub = stub or _stub(header_row)  # its first cell heads the labels ('Revenue by country | 2019 | 2018')
+        start = min(start, header_row.start)  # the header is the table's, not the prose's above it
+        # label lines between the grid's header and its first figures head the rows below them: sub-headings
+        # ('Income tax net operating loss carryforwards:'), never the table's title
+        under = [r for r in group[group.index(header_row) + 1:body_start] if not r.cells and r not in body
+                 and not _is_meta_line(r.label) and CELL_SEPARATOR not in r.label]
+        body = [*under, *body]
+        title = "" if title in {r.label for r in under} else title
+        if len([p for p in header_row.label.split(CELL_SEPARATOR) if p.strip()]) > len(header_names):
+            stub = stub or _stub(header_row)  # its first cell heads the labels ('Revenue by country | 2019 | 2018')
         if title in {"", header_row.label}:
             # the header was read as the title, or hid it: the title is the plain line right above it ('Product
             # Revenues' over '(In millions)'), never a sentence introducing the table or a heading above that
@@ -737,14 +753,17 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
     )
 
 
-def _named_header(above: list[_Row], body: list[_Row], page_text: str) -> tuple[_Row | None, list[str]]:
+def _named_header(above: list[_Row], body: list[_Row], page_text: str,
+                  undated: bool = False) -> tuple[_Row | None, list[str]]:
     """The line of a grid table's cells (HTML, Markdown: ' | ' between them) nearest above the first values
     (sub-headings and rows of figures the cell parser could not split between) that names each value column: as
     many names as the widest row has values (a first one more heads the row labels), no figure among them, a
-    period in one at least ('2019 | 2018 | 2019 vs 2018 % Change', '2018 Amount | 2018 % to Net Sales'). Also
-    its names; (None, []) when there is no such line."""
+    period in one at least ('2019 | 2018 | 2019 vs 2018 % Change', '2018 Amount | 2018 % to Net Sales'), or in
+    none when the table is ``undated`` (no line above it names a period column: 'Citi | S&P 500 | S&P
+    Financials' over rows labelled by their date, 'Fair Value Amount' over one column). Also its names; (None,
+    []) when there is no such line."""
     widths = [len(r.cells) for r in body if r.cells]
-    if not widths or max(widths) < 2:
+    if not widths or max(widths) < (1 if undated else 2):
         return None, []
     width = max(widths)
     for row in reversed(above):
@@ -756,7 +775,7 @@ def _named_header(above: list[_Row], body: list[_Row], page_text: str) -> tuple[
             continue  # a row of values written so that it did not split into cells ('$— | $240.7')
         if len(names) == width + 1:
             names = names[1:]
-        if len(names) == width and any(PERIOD_RE.search(n) for n in names):
+        if len(names) == width and (undated or any(PERIOD_RE.search(n) for n in names)):
             return row, names
         break
     return None, []
@@ -805,7 +824,7 @@ def find_tables(page_text: str, runs: Sequence[list[TextRun] | None] = (),
     """Statement-like tables in one page's text, in reading order, with spans relative to the page; ``runs``
     gives a PDF page's runs of words per line (:attr:`Page.runs`), which say which column a header word heads;
     ``grid`` a grid table's columns of each cell per line (:attr:`Page.grid`)."""
-    lines = _lines(page_text)
+    lines = _lines(page_text, grid)
     tables = [_build(group, page_text, lines, runs, grid) for group in _groups(_rows(lines))]
     out = [t if t.title else t.model_copy(update={"title": _introduction(lines, t.char_start)}) for t in tables]
     # The header's own first cell names the rows more closely than a heading above the table can.

@@ -1,0 +1,149 @@
+"""A grid table (Markdown, HTML) states its structure: which cell labels the row, which line heads the columns,
+where each cell is. Read as printed, three layouts lost it: a cell of words among the figures ('2039 or
+indefinite') kept the whole row as one label with no figure; a row labelled by its year in the grid's first
+column ('2014 | 385,373') lost its label; a header of names and no period ('Citi | S&P 500 | S&P Financials')
+named no column, so the reader guessed the names from the chunk's text again. Each is now typed at ingest, and
+the reader takes a figure's column from the typed row only."""
+
+from __future__ import annotations
+
+import pytest
+from support import ask_once, ingested_typeset, stated
+
+from agent.config import Settings
+from agent.index.store import Store
+from agent.ingest.parsing import load_pages
+from agent.ingest.tables import find_tables
+from agent.ingest.typed_tables import table_record
+from agent.schemas import Section, TableRecord
+
+pytestmark = pytest.mark.usefixtures("no_yfinance")
+
+FILING = """# Fabrikam Utilities, Inc.
+
+FORM 10-K
+
+For the fiscal year ended December 31, 2024
+
+Fabrikam Utilities, Inc.
+(Exact name of registrant as specified in its charter)
+
+## Item 5. Market for Registrant's Common Equity
+
+### Performance Graph
+
+The table compares the cumulative total return on Fabrikam common stock with two indices.
+
+Cumulative Total Return
+
+| | Fabrikam | S&P 500 | S&P Utilities |
+|---|---|---|---|
+| December 31, 2022 | 100.0 | 100.0 | 100.0 |
+| December 31, 2023 | 131.8 | 132.4 | 135.6 |
+| December 31, 2024 | 152.3 | 170.8 | 188.9 |
+
+## Item 8. Financial Statements and Supplementary Data
+
+### Note 9. Income Taxes
+
+The amount and expiration dates of income tax net operating loss carryforwards and tax credit carryforwards as
+of December 31, 2024 are as follows:
+
+| (dollars in thousands) | Last Fiscal Year of Expiration | Amount |
+|---|---|---|
+| Income tax net operating loss carryforwards: | | |
+| Domestic-state | 2039 | $57,299 |
+| Foreign | 2039 or indefinite | $565,609 |
+| Tax credit carryforwards: | | |
+| Domestic-federal | 2029 | $39,784 |
+| Foreign | 2027 or indefinite | $15,345 |
+
+### Note 11. Long-Term Debt
+
+Long-term debt consists of first mortgage bonds and senior notes issued by the company and its utility subsidiaries, which mature at various dates through 2054. The annual long-term debt maturities for debt outstanding as of December 31, 2024 are as follows:
+
+| | Amount (in thousands) |
+|---|---|
+| 2025 | 385,373 |
+| 2026 | 1,110,566 |
+| 2027 | 270,852 |
+"""
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return ingested_typeset(tmp_path_factory.mktemp("grid"), "FABRIKAM_2024_10K.md", FILING)
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory: pytest.TempPathFactory) -> list[TableRecord]:
+    path = tmp_path_factory.mktemp("typed") / "FABRIKAM_2024_10K.md"
+    path.write_text(FILING)
+    section = Section(section_id=0, title="Notes", path=["Notes"], kind="note")
+    return [table_record(t, table_id=f"x:t{i}", page=0, offset=0, section=section, fy_end_month=12)
+            for page in load_pages(path, Settings()).pages
+            for i, t in enumerate(find_tables(page.text, page.runs, page.grid))]
+
+
+def _table(records: list[TableRecord], label: str) -> TableRecord:
+    return next(r for r in records if any(row.label == label for row in r.rows))
+
+
+def test_a_cell_of_words_among_figures_keeps_the_row(records: list[TableRecord]) -> None:
+    table = _table(records, "Domestic-state")
+    foreign = [row for row in table.rows if row.label == "Foreign"]
+    assert len(foreign) == 2 and all(row.cells for row in foreign)  # not one label of the whole line
+    assert [c.text for c in foreign[0].cells] == ["2039 or indefinite", "$565,609"]
+    assert [c.label for c in table.columns] == ["Last Fiscal Year of Expiration", "Amount"]
+    assert all(c.kind == "name" for c in table.columns)
+    assert foreign[0].parent.startswith("Income tax net operating loss") and foreign[1].parent.startswith("Tax credit")
+
+
+def test_the_grids_first_column_labels_the_row_whatever_it_prints(records: list[TableRecord]) -> None:
+    table = _table(records, "2026")
+    assert [row.label for row in table.rows] == ["2025", "2026", "2027"]
+    assert [f.value for row in table.rows for c in row.cells for f in c.figures] == [385373, 1110566, 270852]
+
+
+def test_a_header_of_names_without_a_period_names_the_columns(records: list[TableRecord]) -> None:
+    table = _table(records, "December 31, 2024")
+    assert [(c.label, c.kind) for c in table.columns] == [
+        ("Fabrikam", "name"), ("S&P 500", "name"), ("S&P Utilities", "name")]
+    row = next(r for r in table.rows if r.label == "December 31, 2024")
+    assert {table.columns[c.column].label: c.text for c in row.cells}["S&P Utilities"] == "188.9"
+    assert table.title != "Fabrikam"  # the first column's name is no stub: the header's first cell is blank
+
+
+def test_a_tables_header_line_is_in_its_chunk_not_the_prose(home: Settings) -> None:
+    with Store.open(home, search_files=False) as store:
+        prose = [c.text for c in store.chunks() if c.table is None]
+    assert not any("|" in line for text in prose for line in text.splitlines()[1:]), prose
+
+
+@pytest.mark.parametrize(("question", "figure"), [
+    ("What was the cumulative total return on Fabrikam common stock at December 31, 2024?", "152.3"),
+    ("What are Fabrikam's annual long-term debt maturities in 2026?", "1,110,566"),
+    ("What was Fabrikam's foreign income tax net operating loss carryforward amount at December 31, 2024?",
+     "565,609"),
+])
+def test_typed_grid_figures_are_answered(home: Settings, question: str, figure: str) -> None:
+    answer = stated(ask_once(home, question))
+    assert figure in answer, answer
+
+
+def test_a_column_named_by_a_date_row_is_not_another_columns_figure(home: Settings) -> None:
+    answer = stated(ask_once(home, "What was the cumulative total return on Fabrikam common stock at December 31, 2023?"))
+    assert "131.8" in answer and "132.4" not in answer and "135.6" not in answer, answer
+
+
+def test_the_reader_takes_the_column_from_the_typed_row(home: Settings) -> None:
+    from agent.answer.reading import Evidence, EvidenceReader
+
+    with Store.open(home, search_files=False) as store:
+        chunk = next(c for c in store.chunks() if c.table is not None and "S&P 500" in c.text)
+    # Without the header line in the chunk's text, the columns' names can only come from the typed record.
+    text = "\n".join("" if "columns:" in line else line for line in chunk.text.split("\n"))
+    reader = EvidenceReader([Evidence(chunk_id=chunk.chunk_id, doc_name="FABRIKAM_2024_10K", text=text,
+                                      table=chunk.table)])
+    figures = {(seg.label, n.column): n.value for seg in reader.segments if seg.row is not None for n in seg.numbers}
+    assert figures[("December 31, 2023", "S&P Utilities")] == 135.6
