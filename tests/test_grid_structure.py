@@ -147,3 +147,13 @@ def test_the_reader_takes_the_column_from_the_typed_row(home: Settings) -> None:
                                       table=chunk.table)])
     figures = {(seg.label, n.column): n.value for seg in reader.segments if seg.row is not None for n in seg.numbers}
     assert figures[("December 31, 2023", "S&P Utilities")] == 135.6
+
+
+def test_a_column_of_years_holds_years_not_amounts(records: list[TableRecord]) -> None:
+    table = _table(records, "Domestic-state")
+    expiry = [f for row in table.rows for c in row.cells if table.columns[c.column].label.startswith("Last")
+              for f in c.figures]
+    amounts = [f for row in table.rows for c in row.cells if table.columns[c.column].label == "Amount"
+               for f in c.figures]
+    assert [f.value for f in expiry] == [2039, 2039, 2029, 2027] and all(f.unit == "" and f.scale == 1 for f in expiry)
+    assert all(f.scale == 1000 and f.unit == "USD" for f in amounts)  # the table's scale and currency stay theirs

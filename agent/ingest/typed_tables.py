@@ -411,6 +411,32 @@ def _kind(section: Section, statement: str, title: str, part: str) -> TableKind:
     return "schedule"
 
 
+YEAR_RANGE = (1900, 2100)  # a bare four-digit number in this range, in a column holding only such numbers, is a year
+
+
+def _bare_year(cell: TableCell) -> bool:
+    """A cell that starts with a year printed bare ('2039', '2027 or indefinite'): no currency, separator or
+    decimals."""
+    first = cell.figures[0] if cell.figures else None
+    return (first is not None and first.text.strip().isdigit() and len(first.text.strip()) == 4
+            and YEAR_RANGE[0] <= first.value <= YEAR_RANGE[1])
+
+
+def _years_as_years(rows: list[TableLine], columns: Sequence[TableColumn]) -> list[TableLine]:
+    """A named column whose every figure is a year printed bare ('Last Fiscal Year of Expiration | 2039',
+    'Maturity | 2029') holds years, not amounts: neither the table's scale nor its currency is theirs."""
+    filled = [c for r in rows for c in r.cells if c.figures and 0 <= c.column < len(columns)]
+    named = Counter(c.column for c in filled if columns[c.column].kind == "name")
+    # two years at least: one bare '2014' under 'Amount' may be an amount written without its comma
+    years = {j for j, n in named.items() if n >= 2 and all(_bare_year(c) for c in filled if c.column == j)}
+    if not years:
+        return rows
+    plain = {"unit": "", "scale": 1.0}
+    return [r.model_copy(update={"cells": [c.model_copy(update={"figures": [f.model_copy(update=plain)
+                                                                           for f in c.figures]})
+                                           if c.column in years else c for c in r.cells]}) for r in rows]
+
+
 def table_record(
     table: TableBlock, *, table_id: str, page: int, offset: int, section: Section, part: str = "",
     fy_end_month: int = 0, box: LineBox | None = None, row_boxes: Sequence[LineBox | None] = (),
@@ -433,7 +459,7 @@ def table_record(
         " ".join([table.title, table.caption, *(r.label for r in table.rows if not r.cells)]))
     statement = statement_of(" > ".join(section.path), table.title, rows=body)
     currency = table_currency(table) or filing_currency
-    rows = [typed_row(r, columns, scale, currency) for r in rows]
+    rows = _years_as_years([typed_row(r, columns, scale, currency) for r in rows], columns)
     return TableRecord(
         table_id=table_id,
         page=page,
