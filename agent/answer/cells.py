@@ -570,7 +570,9 @@ def _cell_value(cell: _Cell, asked: set[str], fallback_period: str, question: st
 def _cell_name(cell: _Cell) -> str:
     """What the figure is, for people: its row label plus a column header that is not just a period."""
     header = "" if only_periods(cell.header) else cell.header
-    label = "" if header and only_periods(cell.label) else cell.label  # a row dated by its label: its column names it
+    # a row labelled by its date alone ('December 31, 2016'): its column names the figure
+    dated = bool(_label_periods(cell.label)) and not _content_words(without_periods(cell.label))
+    label = "" if header and dated else cell.label
     return " ".join(x for x in (label, header) if x).strip()
 
 
