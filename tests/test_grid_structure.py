@@ -157,3 +157,24 @@ def test_a_column_of_years_holds_years_not_amounts(records: list[TableRecord]) -
                for f in c.figures]
     assert [f.value for f in expiry] == [2039, 2039, 2029, 2027] and all(f.unit == "" and f.scale == 1 for f in expiry)
     assert all(f.scale == 1000 and f.unit == "USD" for f in amounts)  # the table's scale and currency stay theirs
+
+
+FEES = """# Fabrikam Utilities, Inc.
+
+## Item 14. Principal Accountant Fees and Services
+
+| | December 31, 2024 | December 31, 2023 |
+|---|---|---|
+| Audit Fees | $1,250,000 | $1,180,000 |
+| Audit-Related Fees | $- | $- |
+| Tax Fees | $85,000 | $- |
+"""
+
+
+def test_a_dash_after_a_currency_sign_is_a_nil_cell(tmp_path_factory: pytest.TempPathFactory) -> None:
+    path = tmp_path_factory.mktemp("fees") / "FABRIKAM_2024_10K.md"
+    path.write_text(FEES)
+    page = load_pages(path, Settings()).pages[0]
+    (table,) = find_tables(page.text, page.runs, page.grid)
+    rows = {r.label: r.cells for r in table.rows}
+    assert rows["Audit-Related Fees"] == ["$-", "$-"] and rows["Tax Fees"] == ["$85,000", "$-"]

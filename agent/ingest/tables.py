@@ -203,7 +203,8 @@ def _names_periods(cells: Sequence[str]) -> bool:
 
 def _is_cell_token(token: str) -> bool:
     return bool(
-        _NUMBER_CELL_RE.match(token) or NIL_CELL_RE.match(token) or token in _PREFIX_TOKENS or token in _SUFFIX_TOKENS
+        _NUMBER_CELL_RE.match(token) or NIL_CELL_RE.match(_CURRENCY_PREFIX_RE.sub("", token))  # '$—', '$-'
+        or token in _PREFIX_TOKENS or token in _SUFFIX_TOKENS
     )
 
 
