@@ -215,21 +215,17 @@ def _table_cells(reader: EvidenceReader, allowed: set[int]) -> list[_Cell]:
             if undated and i < len(undated):
                 n = n.model_copy(update={"period": undated[i]})
             if seg.row is not None:
-                # A typed row's figure is under the column ingest placed it in.
-                periods = set(label_periods) | (set() if n.period and n.column else _label_periods(n.column, fy_end))
-                if n.period:
-                    periods.add(n.period)
-                out.append(_Cell(seg=seg, label=label, header=n.column, parent=seg.parent, value=n, periods=periods))
-                continue
-            cell_end = text.find("|", n.end)
-            if ":" in text[n.end : cell_end if cell_end >= 0 else len(text)].split("\n", 1)[0]:
-                continue  # a number before its cell's colon is in the column header ('peer group ( 1 ):')
-            cell_start = text.rfind("|", 0, n.start) + 1
-            cell = text[cell_start : n.start]
-            piped = cell_start > text.rfind("\n", 0, n.start) + 1  # a pipe opens this cell on its own line
-            if piped and letter_runs(cell.rsplit(":", 1)[-1]):
-                continue  # a number inside a name ('s&p 500' in a header line), not a value of the row
-            header = cell.split(":", 1)[0].strip() if ":" in cell else (names[i] if names else "")
+                header = n.column  # a typed row's figure is under the column ingest placed it in
+            else:
+                cell_end = text.find("|", n.end)
+                if ":" in text[n.end : cell_end if cell_end >= 0 else len(text)].split("\n", 1)[0]:
+                    continue  # a number before its cell's colon is in the column header ('peer group ( 1 ):')
+                cell_start = text.rfind("|", 0, n.start) + 1
+                cell = text[cell_start : n.start]
+                piped = cell_start > text.rfind("\n", 0, n.start) + 1  # a pipe opens this cell on its own line
+                if piped and letter_runs(cell.rsplit(":", 1)[-1]):
+                    continue  # a number inside a name ('s&p 500' in a header line), not a value of the row
+                header = cell.split(":", 1)[0].strip() if ":" in cell else (names[i] if names else "")
             # A figure the reading placed under a dated column has that column's period, not what its name's words
             # read as alone ('YEAR TO DATE 2023' is the half a second quarter's release reports, not fiscal 2023).
             placed = bool(n.period and n.column)

@@ -100,6 +100,11 @@ def is_name_letter(word: str, letter: str) -> bool:
             and word.lower() not in _FUNCTION_WORDS)
 
 
+def is_year(text: str) -> bool:
+    """A year written bare ('2039'): four digits from 1900 to 2099, no separator, sign or currency."""
+    return bool(_YEAR_RE.match(text.strip()))
+
+
 def name_numbers(text: str) -> dict[str, set[str]]:
     """Words that carry a number as part of their name ('s&p 500' -> {'s&p': {'500'}}), or a capital letter as
     written ('Customer B' -> {'customer': {'b'}}), lower-cased."""

@@ -674,7 +674,7 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
     columns, names_row = _grouped_columns(columns, group[col_start:body_start], body)
     if names_row is not None:
         body = [r for r in body if r is not names_row]  # the columns' names row heads them; it is no sub-heading
-    header_row, header_names = _named_header(group[:first_data], body, page_text, undated=not columns)
+    header_row, header_names, headed = _named_header(group[:first_data], body, page_text, undated=not columns)
     if header_row is not None:
         # A grid table's header, folded at parsing into one line naming each value column ('2019 Amount | 2019
         # % of total | ...'), names them more fully than the lines above it can, unless they already say it; a
@@ -690,11 +690,11 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
         start = min(start, header_row.start)  # the header is the table's, not the prose's above it
         # label lines between the grid's header and its first figures head the rows below them: sub-headings
         # ('Income tax net operating loss carryforwards:'), never the table's title
-        under = [r for r in group[group.index(header_row) + 1:body_start] if not r.cells and r not in body
+        under = [r for r in group[group.index(header_row) + 1:body_start] if not r.cells
                  and not _is_meta_line(r.label) and CELL_SEPARATOR not in r.label]
         body = [*under, *body]
         title = "" if title in {r.label for r in under} else title
-        if len([p for p in header_row.label.split(CELL_SEPARATOR) if p.strip()]) > len(header_names):
+        if headed:
             stub = stub or _stub(header_row)  # its first cell heads the labels ('Revenue by country | 2019 | 2018')
         if title in {"", header_row.label}:
             # the header was read as the title, or hid it: the title is the plain line right above it ('Product
@@ -755,17 +755,17 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
 
 
 def _named_header(above: list[_Row], body: list[_Row], page_text: str,
-                  undated: bool = False) -> tuple[_Row | None, list[str]]:
+                  undated: bool = False) -> tuple[_Row | None, list[str], bool]:
     """The line of a grid table's cells (HTML, Markdown: ' | ' between them) nearest above the first values
     (sub-headings and rows of figures the cell parser could not split between) that names each value column: as
     many names as the widest row has values (a first one more heads the row labels), no figure among them, a
     period in one at least ('2019 | 2018 | 2019 vs 2018 % Change', '2018 Amount | 2018 % to Net Sales'), or in
     none when the table is ``undated`` (no line above it names a period column: 'Citi | S&P 500 | S&P
-    Financials' over rows labelled by their date, 'Fair Value Amount' over one column). Also its names; (None,
-    []) when there is no such line."""
+    Financials' over rows labelled by their date, 'Fair Value Amount' over one column). Also its names, and
+    whether its first cell heads the row labels; (None, [], False) when there is no such line."""
     widths = [len(r.cells) for r in body if r.cells]
     if not widths or max(widths) < (1 if undated else 2):
-        return None, []
+        return None, [], False
     width = max(widths)
     for row in reversed(above):
         if CELL_SEPARATOR not in page_text[row.start:row.end]:
@@ -774,12 +774,12 @@ def _named_header(above: list[_Row], body: list[_Row], page_text: str,
                  ([p.strip() for p in row.label.split(" | ")] if not row.cells else [row.label, *row.cells]) if n]
         if any(is_figure(n) for n in names[1:]):
             continue  # a row of values written so that it did not split into cells ('$— | $240.7')
-        if len(names) == width + 1:
-            names = names[1:]
+        headed = len(names) == width + 1
+        names = names[1:] if headed else names
         if len(names) == width and (undated or any(PERIOD_RE.search(n) for n in names)):
-            return row, names
+            return row, names, headed
         break
-    return None, []
+    return None, [], False
 
 
 def _grouped_columns(columns: list[str], header: list[_Row], body: list[_Row]) -> tuple[list[str], _Row | None]:

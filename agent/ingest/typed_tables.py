@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from agent.finance.lexicon import find_metrics, names_count
-from agent.finance.numbers import MONEY_UNITS, currency_of, find_numbers, header_scale, units_only
+from agent.finance.numbers import MONEY_UNITS, currency_of, find_numbers, header_scale, is_year, units_only
 from agent.finance.periods import (
     TO_DATE_RE,
     column_periods,
@@ -411,15 +411,9 @@ def _kind(section: Section, statement: str, title: str, part: str) -> TableKind:
     return "schedule"
 
 
-YEAR_RANGE = (1900, 2100)  # a bare four-digit number in this range, in a column holding only such numbers, is a year
-
-
 def _bare_year(cell: TableCell) -> bool:
-    """A cell that starts with a year printed bare ('2039', '2027 or indefinite'): no currency, separator or
-    decimals."""
-    first = cell.figures[0] if cell.figures else None
-    return (first is not None and first.text.strip().isdigit() and len(first.text.strip()) == 4
-            and YEAR_RANGE[0] <= first.value <= YEAR_RANGE[1])
+    """A cell that starts with a year printed bare ('2039', '2027 or indefinite')."""
+    return bool(cell.figures) and is_year(cell.figures[0].text)
 
 
 def _years_as_years(rows: list[TableLine], columns: Sequence[TableColumn]) -> list[TableLine]:
