@@ -106,6 +106,16 @@ def _tail(path: Path, chars: int = 2000) -> str:
     return text[-chars:]
 
 
+def server_state(server: LocalLLMServer) -> str:
+    """Whether the server process still runs, with its log's tail: a failed call says why the server dropped it."""
+    try:
+        status = Path(f"/proc/{server.pid}/stat").read_text().split(")")[-1].split()[0]
+    except OSError:
+        status = "gone"
+    state = "running" if status not in {"Z", "X", "gone"} else "exited (crashed or killed)"
+    return f"server {state}; log tail:\n{_tail(Path(server.log_path))}"
+
+
 def server_settings(server: LocalLLMServer, max_tokens: int = TEST_MAX_TOKENS) -> Settings:
     """Settings that point finrag's language-model layer at the local server (no environment leaks in)."""
     return Settings.from_env(
