@@ -123,6 +123,11 @@ class Page(BaseModel):
         description="where each cell of a grid table's line (HTML, Markdown) sits in its table's grid: the columns "
         "it spans, one (start, end) per cell of the line as written (None for other lines); empty for a PDF. Read "
         "at ingest (the column of each figure of a row that leaves cells blank), not stored")
+    grid_tables: list[int | None] = Field(
+        default_factory=list, exclude=True,
+        description="which grid table (its ordinal in the document) each line of ``text`` is a row of, where the "
+        "line's cells are marked (None for other lines); empty for a PDF. Read at ingest (two tables printed one "
+        "after the other stay two), not stored")
 
 
 class Section(BaseModel):

@@ -82,7 +82,7 @@ def records(tmp_path_factory: pytest.TempPathFactory) -> list[TableRecord]:
     section = Section(section_id=0, title="Notes", path=["Notes"], kind="note")
     return [table_record(t, table_id=f"x:t{i}", page=0, offset=0, section=section, fy_end_month=12)
             for page in load_pages(path, Settings()).pages
-            for i, t in enumerate(find_tables(page.text, page.runs, page.grid))]
+            for i, t in enumerate(find_tables(page.text, page.runs, page.grid, page.grid_tables))]
 
 
 def _table(records: list[TableRecord], label: str) -> TableRecord:
@@ -175,6 +175,72 @@ def test_a_dash_after_a_currency_sign_is_a_nil_cell(tmp_path_factory: pytest.Tem
     path = tmp_path_factory.mktemp("fees") / "FABRIKAM_2024_10K.md"
     path.write_text(FEES)
     page = load_pages(path, Settings()).pages[0]
-    (table,) = find_tables(page.text, page.runs, page.grid)
+    (table,) = find_tables(page.text, page.runs, page.grid, page.grid_tables)
     rows = {r.label: r.cells for r in table.rows}
     assert rows["Audit-Related Fees"] == ["$-", "$-"] and rows["Tax Fees"] == ["$85,000", "$-"]
+
+
+# Two grid tables with only a note's heading and a short introduction between them: no prose paragraph parts them,
+# so only the writer's mark of which table a line is a row of keeps them two.
+STACKED = """# Fabrikam Utilities, Inc.
+
+## Item 8. Financial Statements and Supplementary Data
+
+### Note 10. Leases
+
+| (in thousands) | 2024 | 2023 |
+|---|---|---|
+| Operating lease cost | 41,250 | 38,900 |
+| Finance lease cost | 6,410 | 5,980 |
+
+### Note 11. Long-Term Debt
+
+Annual maturities:
+
+| | Amount (in thousands) |
+|---|---|
+| 2025 | 385,373 |
+| 2026 | 1,110,566 |
+| 2027 | 270,852 |
+"""
+
+
+def _stacked_page(tmp_path_factory: pytest.TempPathFactory, suffix: str, text: str):  # noqa: ANN202
+    path = tmp_path_factory.mktemp("stacked") / f"FABRIKAM_2024_10K.{suffix}"
+    path.write_text(text)
+    return load_pages(path, Settings()).pages[0]
+
+
+def test_two_grid_tables_one_after_the_other_stay_two(tmp_path_factory: pytest.TempPathFactory) -> None:
+    page = _stacked_page(tmp_path_factory, "md", STACKED)
+    leases, maturities = find_tables(page.text, page.runs, page.grid, page.grid_tables)
+    assert [r.label for r in leases.rows] == ["Operating lease cost", "Finance lease cost"]
+    assert [r.label for r in maturities.rows] == ["2025", "2026", "2027"]
+    section = Section(section_id=0, title="Notes", path=["Notes"], kind="note")
+    record = table_record(maturities, table_id="x:t1", page=0, offset=0, section=section, fy_end_month=12)
+    assert not record.columns and record.title.startswith("Annual maturities")  # not under the leases' 2024 | 2023
+    assert record.scale == 1000
+    assert [f.value for row in record.rows for c in row.cells for f in c.figures] == [385373, 1110566, 270852]
+
+
+def test_two_html_tables_one_after_the_other_stay_two(tmp_path_factory: pytest.TempPathFactory) -> None:
+    html = (
+        "<html><body><h3>Note 10. Leases</h3><table>"
+        "<tr><td>(in thousands)</td><td>2024</td><td>2023</td></tr>"
+        "<tr><td>Operating lease cost</td><td>41,250</td><td>38,900</td></tr>"
+        "<tr><td>Finance lease cost</td><td>6,410</td><td>5,980</td></tr></table>"
+        "<h3>Note 11. Long-Term Debt</h3><p>Annual maturities:</p><table>"
+        "<tr><td></td><td>Amount (in thousands)</td></tr>"
+        "<tr><td>2025</td><td>385,373</td></tr><tr><td>2026</td><td>1,110,566</td></tr>"
+        "<tr><td>2027</td><td>270,852</td></tr></table></body></html>"
+    )
+    page = _stacked_page(tmp_path_factory, "html", html)
+    tables = find_tables(page.text, page.runs, page.grid, page.grid_tables)
+    assert [[r.label for r in t.rows] for t in tables] == [
+        ["Operating lease cost", "Finance lease cost"], ["2025", "2026", "2027"]]
+
+
+def test_the_stacked_tables_figures_are_answered(tmp_path_factory: pytest.TempPathFactory) -> None:
+    home = ingested_typeset(tmp_path_factory.mktemp("stacked-home"), "FABRIKAM_2024_10K.md", STACKED)
+    answer = stated(ask_once(home, "What are Fabrikam's annual long-term debt maturities in 2026?"))
+    assert "1,110,566" in answer, answer

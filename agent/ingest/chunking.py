@@ -344,7 +344,9 @@ def chunk_document(
     page_starts = [p.char_start for p in pages]
     skip = _boilerplate_lines(pages)
     tables: list[tuple[int, TableBlock]] = [
-        (page.char_start, table) for page in pages for table in find_tables(page.text, page.runs, page.grid)
+        (page.char_start, table)
+        for page in pages
+        for table in find_tables(page.text, page.runs, page.grid, page.grid_tables)
     ]
     table_pages = [max(0, bisect.bisect_right(page_starts, offset) - 1) for offset, _ in tables]
     table_starts = [offset + t.char_start for offset, t in tables]

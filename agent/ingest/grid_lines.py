@@ -20,10 +20,11 @@ _PERIOD_WORD_RE = re.compile(r"fiscal|years?|fy|ended|ending|as|of|at", re.IGNOR
 # A caption ending in a word that needs the next one ('for the' of 'for the years ended ...') says nothing alone.
 _OPEN_WORD_RE = re.compile(r"the|a|an|for|of|by|in|on|at|as|to|and|or|from", re.IGNORECASE)
 _FOOTNOTE_MARK_RE = re.compile(r"\(\s*(?:\d{1,2}|[a-z])\s*\)")
-# A grid table's line (HTML, Markdown) starts with '⟪1-2,3-5⟫', the columns of its grid each cell written spans
+# A grid table's line (HTML, Markdown) starts with '⟪4:1-2,3-5⟫': the table it is a row of (its ordinal in the
+# document, so two tables printed one after the other stay two) and the columns of its grid each cell written spans
 # (empty cells are not written).
 GRID_OPEN, GRID_SHUT = "\u27ea", "\u27eb"
-GRID_MARK_RE = re.compile(f"^{GRID_OPEN}([0-9,-]*){GRID_SHUT}", re.MULTILINE)
+GRID_MARK_RE = re.compile(f"^{GRID_OPEN}([0-9]+):([0-9,-]*){GRID_SHUT}", re.MULTILINE)
 
 
 def spanned_cells(row: list[tuple[str, int]]) -> Iterator[PlacedCell]:
@@ -73,12 +74,13 @@ def cell_texts(cells: list[PlacedCell]) -> list[str]:
     return [text for text, _, _ in cells]
 
 
-def marked_line(cells: list[PlacedCell]) -> str:
-    """A grid line's cells joined, led by the mark of the columns each spans when there are several cells."""
+def marked_line(cells: list[PlacedCell], table: int) -> str:
+    """A grid line's cells joined, led by the mark of its ``table`` (the grid table's ordinal in the document) and
+    of the columns each cell spans, when there are several cells."""
     line = CELL_SEPARATOR.join(cell_texts(cells))
     if len(cells) < 2 or not line:
         return line
-    return f"{GRID_OPEN}{','.join(f'{a}-{b}' for _, a, b in cells)}{GRID_SHUT}{line}"
+    return f"{GRID_OPEN}{table}:{','.join(f'{a}-{b}' for _, a, b in cells)}{GRID_SHUT}{line}"
 
 
 def grid_places(mark: str) -> list[GridPlace]:

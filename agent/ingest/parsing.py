@@ -91,7 +91,8 @@ _SPACED_YEAR_RE = re.compile(r"(?<![\d,.] )(?<![\d,.])\b(1 9|2 0) (\d) (\d)\b(?!
 PageProgress = Callable[[int, int], None]  # (pages read, pages in the file)
 PlacedLines = list[tuple[str, PlacedLine | None]]  # a PDF page's raw lines with their boxes and runs
 IndentedLines = list[tuple[str, float | None]]  # an HTML page's table rows with their indentation (page fraction)
-GriddedLines = list[tuple[str, list[GridPlace] | None]]  # a page's grid table lines with their cells' columns
+# A page's grid table lines with their table's ordinal and their cells' columns.
+GriddedLines = list[tuple[str, tuple[int, list[GridPlace]] | None]]
 
 
 class FactSpan(BaseModel):
@@ -226,8 +227,10 @@ def _assemble(path: Path, raw_pages: list[str], source_format: str, settings: Se
         runs = [[r.model_copy(update={"text": normalise_text(r.text)}) for r in p.runs] if p is not None else None
                 for p in at]
         indents = align_lines(text, indented[i], normalise_text) if i < len(indented) else []
-        grid = align_lines(text, gridded[i], normalise_text) if i < len(gridded) else []
-        pages.append(Page(page=i, text=text, char_start=offset, lines=lines, runs=runs, indents=indents, grid=grid))
+        marks = align_lines(text, gridded[i], normalise_text) if i < len(gridded) else []
+        pages.append(Page(page=i, text=text, char_start=offset, lines=lines, runs=runs, indents=indents,
+                          grid=[m[1] if m is not None else None for m in marks],
+                          grid_tables=[m[0] if m is not None else None for m in marks]))
         offset += len(text) + len(PAGE_SEPARATOR)
     return ParsedDocument(pages=pages, source_format=source_format)
 
@@ -365,6 +368,7 @@ class _HtmlWriter:
 
     def __init__(self, hr_breaks: bool, mark_facts: bool = False) -> None:
         self.parts: list[str] = []
+        self.tables = 0  # grid tables written so far: each table's lines carry its ordinal
         self.hr_breaks = hr_breaks
         self.mark_facts = mark_facts
 
@@ -451,11 +455,12 @@ class _HtmlWriter:
         if read and [cell_texts(r) for r in read[-body:]] == [cell_texts(r) for r in lines[-body:]]:
             lines = read  # the grid lost no cell of the body: its header is the better read
             indents = [None] * (len(read) - body) + indents[len(indents) - body:]
+        self.tables += 1
         for line, indent in zip(lines, indents, strict=False):
             if line:
                 if indent is not None:
                     self.parts.append(f"{_INDENT_OPEN}{indent:.1f}{_INDENT_SHUT}")
-                self.parts.append(marked_line(line))
+                self.parts.append(marked_line(line, self.tables))
                 self.parts.append("\n")
 
 
@@ -514,7 +519,7 @@ def _line_marks(raw_pages: list[str]) -> tuple[list[str], list[IndentedLines], l
                 if indent:
                     indents.append((text, float(indent.group(1)) / HTML_PAGE_WIDTH_PT))
                 if places:
-                    grids.append((text, grid_places(places.group(1))))
+                    grids.append((text, (int(places.group(1)), grid_places(places.group(2)))))
             page = GRID_MARK_RE.sub("", _INDENT_MARK_RE.sub("", page))
         pages.append(page)
         indented.append(indents)
@@ -673,17 +678,19 @@ def _inline(line: str) -> str:
     return _MD_EMPHASIS_RE.sub(r"\2", line)
 
 
-def _markdown_table(rows: list[list[str]], header: int | None) -> list[str]:
+def _markdown_table(rows: list[list[str]], header: int | None, table: int) -> list[str]:
     """A Markdown table's rows as lines of cells: its header folded into one row of column names (see
-    :func:`agent.ingest.grid.fold_header`), empty cells dropped. ``header``: the row above the table's rule."""
+    :func:`agent.ingest.grid.fold_header`), empty cells dropped. ``header``: the row above the table's rule;
+    ``table``: the table's ordinal on its page."""
     folded, at = fold_header(rows)
     lines = grid_lines(folded, header if at is None else at)
-    return [marked_line([(_inline(text), a, b) for text, a, b in line]) for line in lines]
+    return [marked_line([(_inline(text), a, b) for text, a, b in line], table) for line in lines]
 
 
 def _markdown_lines(page: list[str]) -> list[str]:
     """One page of Markdown as plain lines: tables read as grids, rules and code fences dropped."""
     out: list[str] = []
+    tables = 0
     i = 0
     while i < len(page):
         if _md_cells(page[i]) is None or _MD_TABLE_RULE_RE.match(page[i]):
@@ -699,7 +706,8 @@ def _markdown_lines(page: list[str]) -> list[str]:
             else:
                 rows.append(_md_cells(page[i]) or [])
             i += 1
-        out.extend(_markdown_table(rows, header))
+        tables += 1
+        out.extend(_markdown_table(rows, header, tables))
     return out
 
 

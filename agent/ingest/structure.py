@@ -284,7 +284,8 @@ def _headings(pages: list[Page]) -> list[_Heading]:
                 if not _is_subheading(text, prev_line, next_line, after_heading):
                     continue
                 if table_spans is None:
-                    table_spans = [(t.char_start, t.char_end) for t in find_tables(page.text, page.runs, page.grid)]
+                    table_spans = [(t.char_start, t.char_end)
+                                   for t in find_tables(page.text, page.runs, page.grid, page.grid_tables)]
                 if any(s <= offset < e for s, e in table_spans):
                     continue
                 found = (LEVEL_SUB, "mdna", line_key(text), _clean_title(text))

@@ -148,6 +148,7 @@ class _Line:
     end: int
     label: str = ""
     cells: list[str] = field(default_factory=list)
+    table: int | None = None  # the grid table the line is a row of, where the writer marked it (Page.grid_tables)
 
 
 @dataclass
@@ -160,6 +161,7 @@ class _Row:
     is_break: bool = False
     placed: list[int] = field(default_factory=list)  # the column each cell stands in, where the layout says
     grid: bool = False  # printed as a grid's cells (HTML, Markdown: ' | ' between them), not laid out as text
+    table: int | None = None  # the grid table it is a row of (see _Line.table)
 
     @property
     def is_header(self) -> bool:
@@ -319,13 +321,15 @@ def _classify(text: str, start: int, stub: bool = False) -> _Line:
     return _Line("row" if label else "cells", stripped, start, end, label=label, cells=cells)
 
 
-def _lines(page_text: str, grid: Sequence[list[GridPlace] | None] = ()) -> list[_Line]:
+def _lines(page_text: str, grid: Sequence[list[GridPlace] | None] = (),
+           grid_tables: Sequence[int | None] = ()) -> list[_Line]:
     out: list[_Line] = []
     pos = 0
     for k, raw in enumerate(page_text.split("\n")):
         lead = len(raw) - len(raw.lstrip())
         places = grid[k] if k < len(grid) else None
         out.append(_classify(raw.strip(), pos + lead, stub=bool(places) and places[0][0] == 0))
+        out[-1].table = grid_tables[k] if k < len(grid_tables) else None
         pos += len(raw) + 1
     return out
 
@@ -350,7 +354,7 @@ def _rows(lines: list[_Line]) -> list[_Row]:
                 current.label = f"{current.label} {line.text}"
                 current.end = line.end
             else:
-                current = _Row(line.text, [], line.start, line.end, grid=CELL_SEPARATOR in line.text)
+                current = _Row(line.text, [], line.start, line.end, grid=CELL_SEPARATOR in line.text, table=line.table)
                 rows.append(current)
             prefix = ""
         elif line.kind == "prefix":
@@ -366,7 +370,7 @@ def _rows(lines: list[_Line]) -> list[_Row]:
                 current.cells.extend(cells)
                 current.end = line.end
             else:
-                current = _Row("", cells, line.start, line.end, grid=CELL_SEPARATOR in line.text)
+                current = _Row("", cells, line.start, line.end, grid=CELL_SEPARATOR in line.text, table=line.table)
                 rows.append(current)
             # One value per line is the one-cell-per-line layout: more values follow. A line of several values
             # is a whole row (pdfium's layout), so the next line starts a new one.
@@ -377,7 +381,8 @@ def _rows(lines: list[_Line]) -> list[_Row]:
                 current.cells = list(line.cells)
                 current.end = line.end
             else:
-                current = _Row(line.label, list(line.cells), line.start, line.end, grid=CELL_SEPARATOR in line.text)
+                current = _Row(line.label, list(line.cells), line.start, line.end, grid=CELL_SEPARATOR in line.text,
+                               table=line.table)
                 rows.append(current)
             current.open_for_cells = False
             prefix = ""
@@ -394,7 +399,9 @@ def _groups(rows: list[_Row]) -> list[list[_Row]]:
             current = []
             continue
         has_data = any(r.is_data for r in current)
-        if (row.is_header or _names_columns(row)) and has_data:
+        # A row of another grid table than the data so far starts that table: the writer saw where each ended.
+        other_grid = row.table is not None and any(r.table not in (None, row.table) for r in current if r.is_data)
+        if (row.is_header or _names_columns(row) or other_grid) and has_data:
             # The label-only lines just before a new header are that table's title, not the old table's tail.
             tail: list[_Row] = []
             while current and not current[-1].cells:
@@ -821,11 +828,13 @@ def _place_grid_rows(group: list[_Row], body: list[_Row], page_text: str, grid: 
 
 
 def find_tables(page_text: str, runs: Sequence[list[TextRun] | None] = (),
-                grid: Sequence[list[GridPlace] | None] = ()) -> list[TableBlock]:
+                grid: Sequence[list[GridPlace] | None] = (), grid_tables: Sequence[int | None] = ()
+                ) -> list[TableBlock]:
     """Statement-like tables in one page's text, in reading order, with spans relative to the page; ``runs``
     gives a PDF page's runs of words per line (:attr:`Page.runs`), which say which column a header word heads;
-    ``grid`` a grid table's columns of each cell per line (:attr:`Page.grid`)."""
-    lines = _lines(page_text, grid)
+    ``grid`` a grid table's columns of each cell per line (:attr:`Page.grid`), ``grid_tables`` the grid table
+    each line is a row of (:attr:`Page.grid_tables`)."""
+    lines = _lines(page_text, grid, grid_tables)
     tables = [_build(group, page_text, lines, runs, grid) for group in _groups(_rows(lines))]
     out = [t if t.title else t.model_copy(update={"title": _introduction(lines, t.char_start)}) for t in tables]
     # The header's own first cell names the rows more closely than a heading above the table can.
