@@ -125,10 +125,18 @@ def test_a_tables_header_line_is_in_its_chunk_not_the_prose(home: Settings) -> N
     ("What are Fabrikam's annual long-term debt maturities in 2026?", "1,110,566"),
     ("What was Fabrikam's foreign income tax net operating loss carryforward amount at December 31, 2024?",
      "565,609"),
+    # a name with a glued '&' ('S&P') is written by the column that prints it: an index, not an unknown company
+    ("What was the value of the S&P Utilities index at December 31, 2024?", "188.9"),
+    ("What was the cumulative total return of the S&P 500 at December 31, 2023?", "132.4"),
 ])
 def test_typed_grid_figures_are_answered(home: Settings, question: str, figure: str) -> None:
     answer = stated(ask_once(home, question))
     assert figure in answer, answer
+
+
+def test_an_index_the_table_does_not_print_is_refused(home: Settings) -> None:
+    answer = ask_once(home, "What was the Dow Jones Utilities cumulative total return at December 31, 2024?")
+    assert answer.startswith("Not found") and "188.9" not in stated(answer), answer
 
 
 def test_a_column_named_by_a_date_row_is_not_another_columns_figure(home: Settings) -> None:

@@ -183,8 +183,8 @@ def figure_provenance(answer: SubAnswer, reader: EvidenceReader | None) -> str:
 
 def mentioned(text: str, name: str) -> bool:
     """``text`` writes ``name``, its last word perhaps as an adjective or plural ('Europe' in 'European')."""
-    words = name_tokens(name)  # '&' is read as 'and': either is written
-    pattern = r"\W+".join(r"(?:and|&)" if w == "and" else re.escape(w) for w in words)
+    words = name_tokens(name)  # '&' is read as 'and': either is written, the sign perhaps glued ('S&P', 'AT&T')
+    pattern = r"\W+".join(re.escape(w) for w in words).replace(r"\W+and\W+", r"(?:\W+and\W+|\s*&\s*)")
     return bool(words) and re.search(r"(?<!\w)" + pattern + r"\w*", text, re.IGNORECASE) is not None
 
 
