@@ -740,6 +740,10 @@ def test_the_plan_reads_the_parts_a_question_narrows_its_metric_to() -> None:
     assert parts("What is Contoso's FY2024 net income? Answer from the details in the income statement.") == []
     # A registrant's name is a company, the company check's: 'entergy texas, inc.' is no part of a figure.
     assert parts("what was the net revenue in 2016 for entergy texas , inc.?") == []
+    # The comparison asked of a part ends its name; a word of the part's own name that sorts stays.
+    assert parts("In which year was the operating profit in Northwind Outdoor higher?") == [
+        ("Northwind Outdoor", "operating income")]
+    assert parts("What was the revenue from top customers in 2024?") == [("top customers", "revenue")]
 
 
 def test_a_part_the_filing_gives_no_figure_of_is_refused_in_any_case() -> None:

@@ -364,6 +364,8 @@ def scope_terms(question: str, company: str = "", registry: EntityRegistry | Non
                 j += 1
                 if not _names_no_part(token, company_words) or _name_letter(tokens, j - 1):
                     words.append(_bare(token))
+            while words and operation_word(words[-1]):
+                words.pop()  # 'in Golar Partners higher': the comparison asked of the part, not its name
             text = " ".join(words)
             if text and tokens[i].lower() in EXCLUDING | ADJUSTING:
                 terms.append(ScopeTerm(text=f"{tokens[i].lower()} {text}", metric=mention.canonical))
