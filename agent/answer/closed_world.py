@@ -272,11 +272,22 @@ def _uncovered_name(answer: SubAnswer, question: str, provenance: str, filers: s
         if registry is not None and registry.knows(name):
             continue  # a company: the company check's
         proper = name[:1].isupper()
-        if proper and not covers(provenance, name):
+        if proper and not covers(provenance, name) and not _named_in_pieces(name, provenance, named):
             return name
         if not proper and not name_words(name) <= named and not _written_glued(name, provenance):
             return name
     return ""
+
+
+def _named_in_pieces(name: str, provenance: str, named: set[str]) -> bool:
+    """A name of several words the figure's provenance names in two pieces, as a table crossing two kinds of part
+    prints it ('Zorvexa Ex-US': the row 'Zorvexa' under the column 'Q1 2025 Ex-U.S.')."""
+    tokens = name.split()
+    return any(
+        all(covers(provenance, piece) or name_words(piece) <= named
+            for piece in (" ".join(tokens[:i]), " ".join(tokens[i:])))
+        for i in range(1, len(tokens))
+    )
 
 
 def _letters(text: str) -> str:
