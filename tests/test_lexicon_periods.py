@@ -244,6 +244,7 @@ def test_topics() -> None:
         ("as of 12/31/05", ["FY2005"]),
         ("31-dec-2016", ["FY2016"]),
         ("closing price as of 2/11/11", ["FY2011Q1"]),
+        ("R&D growth FY24 %", ["FY2024"]),  # a year label's prefix makes it a year before a '%' too
     ],
 )
 def test_period_normalisation(text: str, norms: list[str]) -> None:

@@ -179,8 +179,8 @@ _P_HALF = [
 ]
 _P_NINE = re.compile(rf"\b(?:first\s+)?nine\s+months\s+(?:of\s+)?(?:the\s+)?{_FY_YEAR}", re.I)
 _P_FY = [
-    # 'FY24', 'F/Y 2024'; 'YE24', an analyst's year-end
-    re.compile(r"\b(?:F/?Y|YE)\s*['’]?(?P<y>(?:19|20)\d{2}|\d{2})\b(?!\s*%)", re.I),
+    # 'FY24', 'F/Y 2024'; 'YE24', an analyst's year-end; the prefix makes it a year even before a '%' ('FY24 %')
+    re.compile(r"\b(?:F/?Y|YE)\s*['’]?(?P<y>(?:19|20)\d{2}|\d{2})\b", re.I),
     re.compile(
         rf"\b(?:fiscal|calendar)\s+(?:years?\s+)?(?:of\s+)?['’]?(?P<y>{_Y4}|(?<=['’])\d{{2}})\b{_MORE_YEARS}",
         re.I,
