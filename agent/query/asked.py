@@ -14,7 +14,7 @@ from agent.finance.lexicon import without_metrics
 from agent.finance.numbers import parse_number
 from agent.finance.periods import find_periods
 from agent.finance.wording import AS_SHARE, CHANGE, CHANGE_NOUN
-from agent.query.cues import AVERAGE_RE, CAGR_RE, split_tail
+from agent.query.cues import AVERAGE_RE, CAGR_RE, share_of_metric, split_tail
 from agent.query.operations import guess_operation
 from agent.schemas import NumericValue
 
@@ -208,8 +208,8 @@ def threshold_asked(question: str) -> tuple[str, NumericValue] | None:
 
 def asked_operation(question: str, naming: str) -> str:
     """The operation the question asks for that a figure named ``naming`` is not the result of, or ''."""
-    for _, what, asked, carried in _OPERATIONS:
-        if asked.search(question) and not (carried is not None and carried.search(naming)):
+    for kind, what, asked, carried in _OPERATIONS:
+        if _asks(kind, asked, question) and not (carried is not None and carried.search(naming)):
             return what
     return ""
 
@@ -218,7 +218,14 @@ def operations_asked(question: str) -> set[str]:
     """Every operation kind ('average', 'change', 'extreme', 'periods', 'ratio') the question's words ask for; a
     change word inside a metric's own name ('comparable sales growth', a rate of change already) asks none."""
     plain = without_metrics(question)
-    return {kind for kind, _, asked, _ in _OPERATIONS if asked.search(plain if kind == "change" else question)}
+    return {kind for kind, _, asked, _ in _OPERATIONS if _asks(kind, asked, plain if kind == "change" else question)}
+
+
+def _asks(kind: str, asked: re.Pattern[str], question: str) -> bool:
+    """Whether the question's words ask the operation ``kind`` (its pattern ``asked``); a share word right after a
+    metric's name ('APAC revenue share FY24') asks a part's share of that metric, as 'share of revenue' does
+    ('revenue per share' divides by shares)."""
+    return bool(asked.search(question)) or (kind == "ratio" and share_of_metric(question) is not None)
 
 
 def operation_description(kind: str) -> str:

@@ -174,12 +174,22 @@ SUM_RE = re.compile(rf"\b(?:total|cumulative|{SUM_WORD})\b", re.I)
 
 
 
-def share_of_metric(question: str) -> tuple[re.Match[str], MetricMention] | None:
-    """Where a question asks a share of a metric, and the first metric named after its share words (the whole: 'what
-    share of net interest income'); None for no share, or a share of no metric ('each share of Class B stock')."""
+def share_of_metric(question: str) -> tuple[tuple[int, int], MetricMention] | None:
+    """Where a question asks a share of a metric, and the metric it is a share of (the whole): the first named after
+    its share words ('what share of net interest income'), or the one a share word follows right after its name
+    ('APAC revenue share FY24'; 'revenue per share' divides by shares); None for no share, or a share of no metric
+    ('each share of Class B stock')."""
     share = SHARE_RE.search(question)
-    whole = next((m for m in find_metrics(question) if m.start >= share.end()), None) if share else None
-    return (share, whole) if share is not None and whole is not None else None
+    mentions = find_metrics(question)
+    whole = next((m for m in mentions if m.start >= share.end()), None) if share else None
+    if share is not None and whole is not None:
+        return share.span(), whole
+    for mention in mentions:
+        word = question[mention.end:].split(maxsplit=1)[:1]
+        if word and SHARE_RE.fullmatch(f"{word[0].strip('?,.;:')} of"):
+            start = question.index(word[0], mention.end)
+            return (start, start + len(word[0])), mention
+    return None
 
 
 # A period named relative to the one in view, the relation word before or after the noun, by its group: the one

@@ -445,7 +445,7 @@ def _share_part(question: str, intent: QueryIntent, companies: Sequence[str], me
     if asked is None or len(metrics) != 1 or not company or percent or not intent.requires_numeric:
         return "", ""
     share, whole = asked
-    part = share_part(question, metrics[0], share.span(), whole.start, company, registry)
+    part = share_part(question, metrics[0], share, whole.start, company, registry)
     return (company, part) if part else ("", "")
 
 

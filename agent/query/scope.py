@@ -491,7 +491,9 @@ def share_part(question: str, metric: str, share: tuple[int, int], whole_start: 
     if any(growth_base(m.canonical) != metric for m in mentions):
         return ""  # a second metric: a share of two metrics, read by the planner's own grid
     owner = {w.lower() for w in name_tokens(company)} if company else set()
-    qualifiers = set(_before(asked, whole_start, company))  # 'adjusted' of 'adjusted net income': both figures'
+    # 'adjusted' of 'adjusted net income' after the share words qualifies both figures; before a share word that
+    # follows the metric ('APAC revenue share') the words name the part
+    qualifiers = set(_before(asked, whole_start, company)) if share[1] <= whole_start else set()
     covered = [(m.start, m.end) for m in mentions] + [(p.start, p.end) for p in find_periods(asked)]
     metric_ends = {m.end for m in mentions}
     runs: list[list[str]] = [[]]
