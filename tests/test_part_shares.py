@@ -6,7 +6,7 @@ filing gives no figure of."""
 from __future__ import annotations
 
 import pytest
-from support import ask_once, ingested_typeset, stated
+from support import ask_once, ask_thread, ingested_typeset, stated
 
 from agent.config import Settings
 from agent.entities import as_registry
@@ -152,3 +152,14 @@ def test_a_share_question_is_planned_as_the_part_and_the_whole() -> None:
     assert whole.intent.scope == []  # the company's whole, not narrowed by the part
     assert "total net interest income" in whole.question
     assert [(c.operation, c.operands) for c in plan.combinations] == [("share", [part.id, whole.id])]
+
+
+def test_a_share_question_naming_its_own_part_is_no_follow_up(fabrikam: Settings) -> None:
+    # after a share of one part, a question naming another part's share is asked as it stands, not rewritten as a
+    # share of the earlier answer
+    first, second = ask_thread(fabrikam, [
+        "Fabrikam Commercial Banking NII share Q2 2024",
+        "What share of Fabrikam's net interest income came from Consumer Banking in Q2 2024?",
+    ])
+    assert "36.79%" in stated(first)
+    assert "63.21%" in stated(second), second  # 512 / 810

@@ -61,6 +61,7 @@ from agent.query.cues import (
     possessive,
     relative_years,
     scale_hint,
+    share_of_metric,
     subject_phrase,
 )
 from agent.query.dialogue import DialogueSlots, Rewrite, Turn, slots_from_intent
@@ -81,7 +82,7 @@ from agent.query.references import (
     _value_operation,
     computes_with_last,
 )
-from agent.query.scope import scope_terms
+from agent.query.scope import scope_terms, share_part
 from agent.query.utterance import plain_question
 from agent.schemas import QueryIntent, Relation
 
@@ -416,6 +417,10 @@ def _share_of_named_metric(turn: _Turn, carry: _Carry) -> Rewrite | None:
     """'and as a percentage of revenue?': the previous metric over the named one, same company and period."""
     q, slots = turn.question, turn.slots
     share, part_of = SHARE_RE.search(q), PART_OF_RE.search(q)
+    asked = share_of_metric(q)
+    company = carry.companies[0] if carry.companies else ""
+    if asked is not None and share_part(q, asked[1].canonical, asked[0], asked[1].start, company):
+        return None  # 'what share of revenue came from Asia Pacific?' names its own part: no earlier figure is it
     if not (
         carry.metrics_named
         and share
