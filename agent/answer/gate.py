@@ -50,7 +50,7 @@ from agent.answer.words import (
 )
 from agent.entities import EntityRegistry, as_registry
 from agent.finance.arithmetic import Computation
-from agent.finance.lexicon import canonical, figure_kind, find_metrics
+from agent.finance.lexicon import canonical, figure_kind, find_metrics, is_percentage_metric
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import MONEY_UNITS, SCALE_NAMES, find_numbers
 from agent.finance.periods import find_periods, names_several_periods, period_year, sort_key
@@ -500,11 +500,22 @@ def _unreadable(answer: SubAnswer) -> NumericValue | None:
     return next((v for v in values if not v.readable), None)
 
 
+# A figure read for a metric quoted in percent (a margin, a rate) that prints no '%' and lies past this is an
+# amount: a 'Gross margin | 5,215' row holds the gross profit in dollars, not the margin asked.
+PERCENT_READ_BOUND = 100.0
+
+
 def check_sanity(answer: SubAnswer) -> Check:
-    """Derived values lie within the bounds their kind allows; every figure used can be read as a number."""
+    """Derived values lie within the bounds their kind allows; every figure used can be read as a number; a figure
+    read for a metric quoted in percent is a percentage, not an amount printed under the metric's name."""
     if _unreadable(answer) is not None:
         return Check(name="sanity", passed=False,
                      detail="the filing prints the figure with more digits than a number can hold")
+    value = answer.value
+    if (answer.status == "found" and value is not None and answer.metric and is_percentage_metric(answer.metric)
+            and value.unit != "%" and (value.unit in MONEY_UNITS or abs(value.value) > PERCENT_READ_BOUND)):
+        return Check(name="sanity", passed=False, detail=(
+            f"{answer.metric} is quoted in percent; the figure printed under its name is an amount"))
     for comp in answer.computations:
         why = sanity_failure(comp)
         if why:
