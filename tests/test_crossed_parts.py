@@ -48,3 +48,19 @@ def test_a_region_the_table_does_not_print_is_still_refused(home: Settings) -> N
     answer = ask_once(home, "What were Northwind's Ilvaran Europe revenues in Q2 2025?")
     assert answer.startswith("Not found"), answer
     assert not any(figure in stated(answer) for figure in ("127", "558", "431")), answer
+
+
+@pytest.mark.parametrize(("text", "name", "written"), [
+    ("Fabrikam | S&P 500 | S&P Utilities", "S&P Utilities", True),  # the '&' glued to its letters
+    ("AT&T Inc.", "AT&T", True),
+    ("Procter & Gamble", "Procter and Gamble", True),
+    ("sandpaper", "S&P", False),
+    ("Opening balance - IFRS 9", "IFRS9", True),  # a number written apart from its word or glued to it
+    ("IFRS9 adoption", "IFRS 9", True),
+    ("Tier 10 capital", "Tier 1", False),  # a number ends where its digits do
+    ("European net sales", "Europe", True),  # the last word as an adjective
+])
+def test_a_name_is_mentioned_however_its_signs_and_numbers_are_spaced(text: str, name: str, written: bool) -> None:
+    from agent.answer.provenance import mentioned
+
+    assert mentioned(text, name) is written

@@ -181,11 +181,20 @@ def figure_provenance(answer: SubAnswer, reader: EvidenceReader | None) -> str:
                      own_clause(answer, reader), sections])
 
 
+_LETTERS_OR_DIGITS_RE = re.compile(r"[^\W\d]+|\d+")  # a name's token in its runs of letters and of digits
+
+
 def mentioned(text: str, name: str) -> bool:
     """``text`` writes ``name``, its last word perhaps as an adjective or plural ('Europe' in 'European')."""
-    words = name_tokens(name)  # '&' is read as 'and': either is written, the sign perhaps glued ('S&P', 'AT&T')
-    pattern = r"\W+".join(re.escape(w) for w in words).replace(r"\W+and\W+", r"(?:\W+and\W+|\s*&\s*)")
-    return bool(words) and re.search(r"(?<!\w)" + pattern + r"\w*", text, re.IGNORECASE) is not None
+    # '&' is read as 'and': either is written, the sign perhaps glued ('S&P', 'AT&T'); a number beside a word may be
+    # written apart or glued to it ('IFRS 9' and 'IFRS9', 'Tier 1' and 'Tier1')
+    words = [piece for w in name_tokens(name) for piece in _LETTERS_OR_DIGITS_RE.findall(w)]
+    pattern = "".join(
+        ("" if not i else r"\W*" if w[0].isdigit() != words[i - 1][0].isdigit() else r"\W+") + re.escape(w)
+        for i, w in enumerate(words)
+    ).replace(r"\W+and\W+", r"(?:\W+and\W+|\s*&\s*)")
+    tail = r"(?!\d)" if words and words[-1].isdigit() else r"\w*"  # 'Tier 1' is not 'Tier 10'
+    return bool(words) and re.search(r"(?<!\w)" + pattern + tail, text, re.IGNORECASE) is not None
 
 
 def covers(provenance: str, name: str) -> bool:
