@@ -1,6 +1,6 @@
-"""A metric quoted in percent (a margin, a rate) is never answered with an amount printed under its name: many
-filers call their gross profit 'Gross margin' and print it in dollars. The figure read for the margin must be a
-percentage; an amount is shown as closest evidence, not stated."""
+"""A margin is never answered with an amount printed under its name: many filers call their gross profit 'Gross
+margin' and print it in dollars. A margin read off a row holds a computed margin's bounds (at most 100 %); an amount
+is shown as closest evidence, not stated. A rate past 100 % that is no margin (a tax rate) stays a rate."""
 
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ For the fiscal year ended December 31, 2024
 | | 2024 | 2023 |
 |---|---|---|
 | Operating margin (%) | 18.5% | 1.4% |
+| Effective tax rate (%) | (223) | 21 |
 """
 
 
@@ -49,3 +50,8 @@ def test_an_amount_under_a_margins_name_is_no_margin(home: Settings) -> None:
 def test_a_margin_printed_in_percent_is_answered(home: Settings) -> None:
     answer = stated(ask_once(home, "What was Northwind's operating margin in 2024?"))
     assert "18.5" in answer, answer
+
+
+def test_a_tax_rate_past_a_hundred_percent_stays_a_rate(home: Settings) -> None:
+    answer = stated(ask_once(home, "What was Northwind's effective tax rate in 2024?"))
+    assert "223" in answer, answer

@@ -500,22 +500,20 @@ def _unreadable(answer: SubAnswer) -> NumericValue | None:
     return next((v for v in values if not v.readable), None)
 
 
-# A figure read for a metric quoted in percent (a margin, a rate) that prints no '%' and lies past this is an
-# amount: a 'Gross margin | 5,215' row holds the gross profit in dollars, not the margin asked.
-PERCENT_READ_BOUND = 100.0
-
-
 def check_sanity(answer: SubAnswer) -> Check:
-    """Derived values lie within the bounds their kind allows; every figure used can be read as a number; a figure
-    read for a metric quoted in percent is a percentage, not an amount printed under the metric's name."""
+    """Derived values lie within the bounds their kind allows; every figure used can be read as a number; a margin
+    read off a row lies within a margin's bounds too."""
     if _unreadable(answer) is not None:
         return Check(name="sanity", passed=False,
                      detail="the filing prints the figure with more digits than a number can hold")
+    # A margin read off a row holds the bounds a computed one does: many filers print their gross profit, in dollars,
+    # as 'Gross margin | 5,215', which is no margin (a rate past 100 %, a tax rate, may be one).
     value = answer.value
-    if (answer.status == "found" and value is not None and answer.metric and is_percentage_metric(answer.metric)
-            and value.unit != "%" and (value.unit in MONEY_UNITS or abs(value.value) > PERCENT_READ_BOUND)):
+    if (answer.status == "found" and value is not None and value.unit in {"%", ""} and "margin" in answer.metric
+            and is_percentage_metric(answer.metric) and not MARGIN_MIN <= value.value <= MARGIN_MAX):
         return Check(name="sanity", passed=False, detail=(
-            f"{answer.metric} is quoted in percent; the figure printed under its name is an amount"))
+            f"{answer.metric} is quoted in percent; the figure printed under its name is out of bounds for a margin: "
+            "an amount"))
     for comp in answer.computations:
         why = sanity_failure(comp)
         if why:
