@@ -710,9 +710,7 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
                             if not r.cells and not _is_meta_line(r.label)), "")
             plain = (len(nearest.split()) <= TITLE_MAX_WORDS and not nearest.rstrip().endswith((".", ":"))
                      and not _SENTENCE_VERB_RE.search(nearest))
-            # the one name of a one-column table's header ('operating leases', 'approximate square footage') is
-            # what the table is of: its title still, as well as its column's name
-            title = nearest if plain else ("" if title == header_row.label and len(header_names) > 1 else title)
+            title = nearest if plain else ("" if title == header_row.label else title)
     widths = {len(r.cells) for r in body if r.cells}
     placed = _placed_columns(group, first_data, last_data, page_text, runs)
     # names without a period head a table of no columns the text could read, under the one period over them all
