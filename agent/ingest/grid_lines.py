@@ -78,9 +78,7 @@ def marked_line(cells: list[PlacedCell], table: int) -> str:
     """A grid line's cells joined, led by the mark of its ``table`` (the grid table's ordinal in the document) and
     of the columns each cell spans, when there are several cells."""
     line = CELL_SEPARATOR.join(cell_texts(cells))
-    # One cell in the grid's first column (a sub-heading, a spanning caption) says no more than its text; one cell
-    # over a value column ('| | Amount (in thousands) |') heads that column.
-    if not line or (len(cells) < 2 and cells[0][1] == 0):
+    if len(cells) < 2 or not line:
         return line
     return f"{GRID_OPEN}{table}:{','.join(f'{a}-{b}' for _, a, b in cells)}{GRID_SHUT}{line}"
 

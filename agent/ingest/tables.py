@@ -350,7 +350,7 @@ def _rows(lines: list[_Line]) -> list[_Row]:
             current, prefix = None, ""
         elif line.kind in {"text", "prose"}:  # a long line right under a table's header is its first sub-heading
             if current is not None and not current.cells and line.text[:1].islower() \
-                    and CELL_SEPARATOR not in line.text and line.table is None:  # a grid's line wraps no label
+                    and CELL_SEPARATOR not in line.text:  # a grid's line of cells wraps no label
                 current.label = f"{current.label} {line.text}"
                 current.end = line.end
             else:
@@ -775,8 +775,8 @@ def _named_header(above: list[_Row], body: list[_Row], page_text: str,
         return None, [], False
     width = max(widths)
     for row in reversed(above):
-        if CELL_SEPARATOR not in page_text[row.start:row.end] and row.table is None:
-            continue  # a line of text, not of the grid (a grid line of one cell has no separator)
+        if CELL_SEPARATOR not in page_text[row.start:row.end]:
+            continue
         names = [_CELL_NOTE_RE.sub("", n).strip() for n in
                  ([p.strip() for p in row.label.split(" | ")] if not row.cells else [row.label, *row.cells]) if n]
         if any(is_figure(n) for n in names[1:]):
