@@ -6,6 +6,7 @@ never through the words around it on the page.
 from __future__ import annotations
 
 import re
+from itertools import groupby
 
 from agent.answer.reading import (
     Evidence,
@@ -181,14 +182,11 @@ def figure_provenance(answer: SubAnswer, reader: EvidenceReader | None) -> str:
                      own_clause(answer, reader), sections])
 
 
-_LETTERS_OR_DIGITS_RE = re.compile(r"[^\W\d]+|\d+")  # a name's token in its runs of letters and of digits
-
-
 def mentioned(text: str, name: str) -> bool:
     """``text`` writes ``name``, its last word perhaps as an adjective or plural ('Europe' in 'European')."""
     # '&' is read as 'and': either is written, the sign perhaps glued ('S&P', 'AT&T'); a number beside a word may be
     # written apart or glued to it ('IFRS 9' and 'IFRS9', 'Tier 1' and 'Tier1')
-    words = [piece for w in name_tokens(name) for piece in _LETTERS_OR_DIGITS_RE.findall(w)]
+    words = ["".join(run) for w in name_tokens(name) for _, run in groupby(w, key=str.isdigit)]
     pattern = "".join(
         ("" if not i else r"\W*" if w[0].isdigit() != words[i - 1][0].isdigit() else r"\W+") + re.escape(w)
         for i, w in enumerate(words)
