@@ -125,7 +125,7 @@ class Page(BaseModel):
         "at ingest (the column of each figure of a row that leaves cells blank), not stored")
     grid_tables: list[int | None] = Field(
         default_factory=list, exclude=True,
-        description="which grid table (its ordinal in the document) each line of ``text`` is a row of, where the "
+        description="which grid table (a number no other grid table of the page has) each line of ``text`` is a row of, where the "
         "line's cells are marked (None for other lines); empty for a PDF. Read at ingest (two tables printed one "
         "after the other stay two), not stored")
 

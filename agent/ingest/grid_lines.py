@@ -20,8 +20,8 @@ _PERIOD_WORD_RE = re.compile(r"fiscal|years?|fy|ended|ending|as|of|at", re.IGNOR
 # A caption ending in a word that needs the next one ('for the' of 'for the years ended ...') says nothing alone.
 _OPEN_WORD_RE = re.compile(r"the|a|an|for|of|by|in|on|at|as|to|and|or|from", re.IGNORECASE)
 _FOOTNOTE_MARK_RE = re.compile(r"\(\s*(?:\d{1,2}|[a-z])\s*\)")
-# A grid table's line (HTML, Markdown) starts with '⟪4:1-2,3-5⟫': the table it is a row of (its ordinal in the
-# document, so two tables printed one after the other stay two) and the columns of its grid each cell written spans
+# A grid table's line (HTML, Markdown) starts with '⟪4:1-2,3-5⟫': the table it is a row of (a number no other grid
+# table of its page has, so two tables printed one after the other stay two) and the columns of its grid each cell written spans
 # (empty cells are not written).
 GRID_OPEN, GRID_SHUT = "\u27ea", "\u27eb"
 GRID_MARK_RE = re.compile(f"^{GRID_OPEN}([0-9]+):([0-9,-]*){GRID_SHUT}", re.MULTILINE)
@@ -75,7 +75,7 @@ def cell_texts(cells: list[PlacedCell]) -> list[str]:
 
 
 def marked_line(cells: list[PlacedCell], table: int) -> str:
-    """A grid line's cells joined, led by the mark of its ``table`` (the grid table's ordinal in the document) and
+    """A grid line's cells joined, led by the mark of its ``table`` (a number no other grid table of its page has) and
     of the columns each cell spans, when there are several cells."""
     line = CELL_SEPARATOR.join(cell_texts(cells))
     if len(cells) < 2 or not line:

@@ -368,7 +368,7 @@ class _HtmlWriter:
 
     def __init__(self, hr_breaks: bool, mark_facts: bool = False) -> None:
         self.parts: list[str] = []
-        self.tables = 0  # grid tables written so far: each table's lines carry its ordinal
+        self.tables = 0  # grid tables written so far: each table's lines carry its ordinal in the document
         self.hr_breaks = hr_breaks
         self.mark_facts = mark_facts
 
