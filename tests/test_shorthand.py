@@ -108,6 +108,9 @@ def test_an_opener_that_names_nothing_is_cut(asked: str, read: str) -> None:
     ("In Europe, what was Fabrikam's revenue in 2024?", "What was Fabrikam's revenue in 2024 in Europe?"),
     ("In the Logistics segment in 2024, what was revenue?", "What was revenue in the Logistics segment in 2024?"),
     ("In total, what was Fabrikam's revenue in 2024?", "In total, what was Fabrikam's revenue in 2024?"),
+    # the clause ends at a comma outside its date
+    ("For the year ended May 27, 2024, what was Fabrikam's interest expense?",
+     "What was Fabrikam's interest expense for the year ended May 27, 2024?"),
 ])
 def test_a_fronted_clause_is_read_after_what_it_narrows(asked: str, read: str) -> None:
     assert plain_question(asked, EntityRegistry([FABRIKAM])) == read

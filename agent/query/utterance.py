@@ -9,7 +9,7 @@ name, the metric in the lexicon's words, its parts where parts are read, and no 
 from __future__ import annotations
 
 from agent.entities import EntityRegistry
-from agent.entities.names import is_common_word, is_frequent_word
+from agent.entities.names import abbreviates, is_common_word, is_frequent_word, name_tokens
 from agent.finance.lexicon import find_metrics, written_out
 from agent.finance.periods import find_periods, without_periods
 from agent.finance.wording import plain_words
@@ -35,13 +35,16 @@ FRONTED_PREPOSITIONS = ("in", "for", "at", "within", "across", "during")  # 'In 
 ABBREVIATED_WORDS = ("quarter", "year", "month", "week", "adjusted", "average")
 MIN_ABBREVIATED_AWAY = 2  # letters an abbreviation leaves out of its word: 'mont' is a typo, 'mth' an abbreviation
 MAX_ABBREVIATION_LETTERS = 4  # 'qtr', 'mths', 'adj'; a longer word is a word of its own
+MIN_ACRONYM_LETTERS = 3  # 'US' and 'EU' are words of their own as often as acronyms of a part
 LAST_YEAR_OF_CENTURY = 69  # a year written with two digits after an apostrophe: "'23" is 2023, "'98" 1998
 
 
 def plain_question(question: str, registry: EntityRegistry) -> str:
     """``question`` as the plan reads it: tickers written as company names, an opener cut, a fronted clause put
     after what it narrows (see the module)."""
-    named = _company_before_part(_abbreviations_written_out(registry.with_names_for_tickers(question)), registry)
+    named = _company_before_part(
+        _acronyms_written_out(_abbreviations_written_out(registry.with_names_for_tickers(question)), registry),
+        registry)
     plain = _clause_after(_without_opener(written_out(named, is_common_word, STOP_WORDS.__contains__), registry))
     return _without_request(plain, registry)
 
@@ -75,6 +78,22 @@ def _abbreviations_written_out(text: str) -> str:
             out.append(word)
             continue
         out.append(found[0] + word[len(core):])
+    return " ".join(out)
+
+
+def _acronyms_written_out(text: str, registry: EntityRegistry) -> str:
+    """``text`` with each acronym of a part the indexed filings print written as they print it ('APAC' -> 'Asia
+    Pacific', 'LATAM' -> 'Latin America'): a word in capitals that is no ordinary word, no company and no metric,
+    whose letters begin the words of exactly one part's name of two words or more, each word in order giving at
+    least one (:func:`~agent.entities.names.abbreviates`)."""
+    parts = {name for entity in registry.entities for name in entity.parts if len(name_tokens(name)) >= 2}
+    out = []
+    for word in text.split(" "):
+        core = word.rstrip("?!,;:.")
+        found = {p for p in parts if abbreviates(core.lower(), name_tokens(p))} if (
+            len(core) >= MIN_ACRONYM_LETTERS and core.isalpha() and core.isupper() and not is_common_word(core)
+            and not find_metrics(core) and not registry.mentions(core)) else set()
+        out.append(found.pop() + word[len(core):] if len(found) == 1 else word)
     return " ".join(out)
 
 
@@ -176,8 +195,11 @@ def _company_before_part(text: str, registry: EntityRegistry) -> str:
 def _clause_after(text: str) -> str:
     """'In Latin America in 2024, what was revenue?' -> 'what was revenue in Latin America in 2024?': a clause
     fronted before the question narrows what it asks, and every reader of a part looks for it after the metric.
-    A connective of one ordinary word ('In total, ...', 'In addition, ...') narrows nothing and stays."""
-    head, comma, rest = text.partition(",")
+    A connective of one ordinary word ('In total, ...', 'In addition, ...') narrows nothing and stays. The clause
+    ends at the first comma outside a period ('For the year ended May 27, 2012, what was ...')."""
+    dates = [(p.start, p.end) for p in find_periods(text)]
+    cut = next((i for i, c in enumerate(text) if c == "," and not any(a <= i < b for a, b in dates)), len(text))
+    head, comma, rest = text[:cut], text[cut : cut + 1], text[cut + 1 :]
     words = head.split()
     if (not comma or len(words) < 2 or words[0].lower() not in FRONTED_PREPOSITIONS or "?" in head
             or not in_question_form(rest) or not rest.rstrip().endswith("?")):
