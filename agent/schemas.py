@@ -432,6 +432,9 @@ class ScopeTerm(BaseModel):
         default="part", description="'part': of the company ('aerospace'); 'measure': what is asked of the metric "
         "('intensity' of 'capex intensity'); 'name': a name the question gives as the company's which no filing "
         "goes by, read as a part of the only filer ('Asia Pacific revenue')")
+    listed: int = Field(default=0, description="the list the part is named in with others ('China and Mexico' of "
+                        "'revenue from China and Mexico'), counted from 1: each part of a list has a figure of its "
+                        "own; 0 for a part named alone")
 
 
 class QueryIntent(BaseModel):

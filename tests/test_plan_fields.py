@@ -98,3 +98,20 @@ def test_a_capitalised_part_is_a_name_even_when_a_word_of_it_says_change() -> No
     scope = extract_intent("What were Acme's Home Improvement net sales in 2024?", ["Acme"]).scope
     assert [(t.text, t.kind) for t in scope] == [("home improvement", "part")]
     assert extract_intent("What was the increase in Acme's net sales in 2024?", ["Acme"]).scope == []
+
+
+def test_a_metric_that_narrows_another_is_no_figure_of_its_own() -> None:
+    def metrics(question: str) -> list[str]:
+        plan = decompose(question, extract_intent(question, ["Acme"]), ["Acme"])
+        return sorted({sq.metric for sq in plan.sub_queries})
+
+    # 'associated with', 'from', 'attributed to': the second metric says which part of the first is asked
+    assert metrics("What were Acme's debt issuance costs associated with credit facilities in 2024?") == [
+        "debt issuance"]
+    assert metrics("What was Acme's depreciation expense attributed to property, plant and equipment in 2024?") == [
+        "depreciation"]
+    # a list, a computation and a ratio keep every metric they name
+    assert metrics("What were Acme's revenue and net income in 2024?") == ["net income", "revenue"]
+    assert metrics("What was Acme's interest expense as a percentage of revenue in 2024?") == [
+        "interest expense", "revenue"]
+    assert len(metrics("What was Acme's revenue less cost of goods sold in 2024?")) == 2

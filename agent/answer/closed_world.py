@@ -41,7 +41,7 @@ from agent.finance.lexicon import find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.periods import without_periods
 from agent.finance.wording import CHANGE, SCALE_ASKED_RE, TOTAL_RE, without_possessive
-from agent.query.cues import possessive
+from agent.query.cues import is_operation_word, possessive
 from agent.query.definitions import asked_part
 from agent.query.intent import asking_part
 from agent.query.scope import ADJUSTING, EXCLUDING, STOP_WORDS, metric_modifiers, terms_for
@@ -82,6 +82,9 @@ def _uncovered_words(answer: SubAnswer, question: str, provenance: str, headings
     vouched = " ".join(m.surface for m in find_metrics(question) if m.canonical in metrics)
     company = _content_words(f"{answer.company} {whose}")
     asked = _content_words(question) - company - ASKING_WORDS - LINKING_VERBS - EQUITY_WORDS - _content_words(vouched)
+    if answer.status == "computed" and row_label(answer):
+        # a figure computed from a table row's cells: the arithmetic words ('ratio', 'sum') name the computation
+        asked = {w for w in asked if not is_operation_word(w)}
     own = _content_words(printed)
     # 'increased', 'decreasing': forms of words that ask how, not what
     missing = {w for w in asked - own if not any(same_root(w, o) for o in (*own, *ASKING_WORDS))}

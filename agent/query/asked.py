@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 
-from agent.finance.lexicon import without_metrics
+from agent.finance.lexicon import MetricMention, without_metrics
 from agent.finance.numbers import parse_number
 from agent.finance.periods import find_periods
-from agent.finance.wording import AS_SHARE, CHANGE, CHANGE_NOUN
-from agent.query.cues import AVERAGE_RE, CAGR_RE, share_of_metric, split_tail
+from agent.finance.wording import AS_SHARE, CHANGE, CHANGE_NOUN, plain_words
+from agent.query.cues import AVERAGE_RE, CAGR_RE, is_operation_word, share_of_metric, split_tail
 from agent.query.operations import guess_operation
 from agent.schemas import NumericValue
 
@@ -141,6 +141,18 @@ _LISTED_BEFORE_RE = re.compile(r"^\s*(?:among|between|of)\s+(?:the\s+)?(?P<list>
 _LIST_JOIN_RE = re.compile(r"\s*,\s*(?:(?:or|and)\s+)?|\s+(?:or|and)\s+", re.I)
 RANKED_RE = re.compile(rf"\b(?:{COMPARATIVE})", re.I)
 MAX_ITEM_WORDS = 5  # a named item is a segment's or a region's name, not a clause
+MAX_NARROWING_WORDS = 4  # 'costs associated with the' links a metric to the one it narrows; more is a clause
+
+
+def narrows(text: str, a: MetricMention, b: MetricMention) -> bool:
+    """Metric ``b``, named after ``a`` in ``text``, says which of ``a``'s figures is meant ('debt issuance costs
+    associated with the credit facility', 'interest expense on long-term debt'): two metrics, and between them a few
+    words of one clause (no sign, no number) that neither list them ('and', 'or') nor compute with them."""
+    gap = text[a.end : b.start]
+    words = gap.split()
+    return (a.canonical != b.canonical and a.end <= b.start and len(words) <= MAX_NARROWING_WORDS
+            and all(w.replace("-", "").replace("'", "").isalpha() for w in words)
+            and _LIST_JOIN_RE.search(gap) is None and not any(is_operation_word(w) for w in plain_words(gap)))
 
 
 def _items(listed: str) -> list[str]:

@@ -12,9 +12,15 @@ from agent.entities.names import name_key
 from agent.finance.arithmetic import needs_prior_period
 from agent.finance.direction import shown_name
 from agent.finance.formulas import FormulaKind
-from agent.finance.lexicon import canonical, components, find_metrics, is_percentage_metric, without_metrics
+from agent.finance.lexicon import (
+    canonical,
+    components,
+    find_metrics,
+    is_percentage_metric,
+    without_metrics,
+)
 from agent.finance.metrics import METRICS
-from agent.finance.periods import expand_range, find_periods, granularity, shift_period
+from agent.finance.periods import expand_range, find_periods, shift_period
 from agent.finance.wording import CHANGE_NOUN, CHANGE_RE, SHARE_RE, SUM_WORD_RE, plain_words
 from agent.llm import schemas as llm_schemas
 from agent.llm.models import UsageLog, structured_call
@@ -23,8 +29,9 @@ from agent.query.asked import (
     LOWEST,
     PERIODS_MEETING,
     RANKED_RE,
+    RATIO_NAME_RE,
     SIZE_WORD,
-    choice_items,
+    narrows,
     operation_asked,
     operations_asked,
 )
@@ -35,15 +42,12 @@ from agent.query.cues import (
     NON_NUMERIC_RELATIONS,
     PERCENT_RE,
     and_list,
-    asked_scale,
     chronological,
     intent_companies,
     is_operation_word,
-    item_questions,
     lookup_question,
     metric_label,
     one_period_question,
-    operation_items,
     scale_hint,
     share_of_metric,
     spans_range,
@@ -51,20 +55,27 @@ from agent.query.cues import (
 )
 from agent.query.definitions import DEFINITION_CLAUSE_RE
 from agent.query.dialogue import DialogueSlots
-from agent.query.intent import extract_intent, written_date
+from agent.query.intent import extract_intent
+from agent.query.items import (
+    asked_name,
+    choice_over_items,
+    item_sub_queries,
+    listed_items,
+    operation_over_items,
+    over_listed_parts,
+    sub_intent,
+    sub_query_id,
+)
 from agent.query.operations import asks_words, guess_operation, named_operations
 from agent.query.plan import Combination, QueryPlan, SubQuery
 from agent.query.scope import (
-    basis_words,
     growth_base,
-    metric_modifiers,
-    scope_terms,
     share_part,
     terms_for,
     unique_terms,
 )
 from agent.query.validation import DecompositionValidator, decomposition_check
-from agent.schemas import QueryIntent, Relation, ScopeTerm, TemporalScope
+from agent.schemas import QueryIntent, Relation, ScopeTerm
 
 # Wording that asks for the relative change of a percentage ('percentage change in gross margin'), not points.
 _RELATIVE_PERCENT_RE = re.compile(
@@ -89,18 +100,6 @@ _PROCEDURE_RE = re.compile(
     r"measured|determined|defined|treated|allocated|valued|estimated|assessed|disclosed)\b",
     re.IGNORECASE,
 )
-
-
-
-
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-
-
-def _sub_query_id(company: str, metric: str, period: str) -> str:
-    return f"{_slug(company) or 'any'}:{_slug(metric) or 'text'}:{period or 'latest'}"
 
 
 # The operations over a metric's periods; a share or ratio is read across metrics, beside them.
@@ -160,6 +159,16 @@ def _core_metrics(question: str, metrics: Sequence[str]) -> list[str]:
         if in_parens or with_operators:
             metrics = [m for m in metrics if m not in inputs or m == d.canonical]
     return metrics
+
+
+def _narrowing(question: str, metrics: Sequence[str]) -> dict[str, ScopeTerm]:
+    """The metrics named only to narrow another, each with the part it makes of the one it narrows: in a question
+    that computes nothing, a metric named right after another one that :func:`narrows` it says which of the first
+    metric's figures is asked, and the figure's own words must say it too."""
+    mentions = sorted((m for m in find_metrics(question) if m.canonical in metrics), key=lambda m: m.start)
+    asked = {b.canonical for i, b in enumerate(mentions) if not i or not narrows(question, mentions[i - 1], b)}
+    return {b.canonical: ScopeTerm(text=b.surface, metric=a.canonical) for a, b in itertools.pairwise(mentions)
+            if b.canonical not in asked and narrows(question, a, b)}
 
 
 def is_numeric(intent: QueryIntent) -> bool:
@@ -265,6 +274,12 @@ def _operations(
     elif ratio:
         ops.append("ratio")
     asked = _period_operation(q)
+    if (n_metrics == 1 and n_periods == 2 and n_companies <= 1 and not percent_metric and not asked
+            and not CHANGE_RE.search(q)
+            and guess_operation(q).operation == "ratio"):
+        # 'revenue in 2014 as a percentage of 2013', 'how much did X in 2018 represent in relation to 2017': one
+        # period's figure over the other's, nothing else
+        return ["share" if PERCENT_RE.search(q) else "ratio"]
     if n_periods >= 2:
         if asked in {"cagr", "average", "sum"}:
             ops.append(asked)
@@ -306,33 +321,6 @@ def _operations(
     return ops
 
 
-def _sub_intent(base: QueryIntent, question: str, company: str, metric: str, period: str) -> QueryIntent:
-    scope = TemporalScope(
-        type="point" if period else base.temporal_scope.type if not metric else "latest",
-        periods=[period] if period else [],
-        granularity="quarter" if "Q" in period[2:] else ("year" if period else ""),
-        dated=written_date(question),
-        # the turn's year to date holds for each of its years (a sub-query's words may name the year alone)
-        to_date=base.temporal_scope.to_date and granularity(period) in {"year", ""},
-    )
-    return base.model_copy(
-        deep=True,
-        update={
-            "question": question,
-            "company": company or base.company,
-            "entities": [company] if company else list(base.entities),
-            "metrics": [metric] if metric else list(base.metrics),
-            # The parts the whole question names hold for the metric they narrow, however the part is worded.
-            "scope": terms_for(base.scope, metric),
-            "relation": Relation.LOOKUP if metric else base.relation,
-            "temporal_scope": scope,
-            "operations": sorted(operations_asked(question)),
-            "scale": asked_scale(question),  # a sub-query's own words say the scale its figure is shown in
-            "requires_numeric": bool(metric) or base.requires_numeric,
-        },
-    )
-
-
 def _lists_periods(question: str, intent: QueryIntent, companies: Sequence[str], periods: Sequence[str]) -> bool:
     """A question after the figures of one thing in each period of a list it names, and nothing computed from them
     ('What was X in 2019 and 2018 respectively?'); not a span ('from 2017 to 2019'), nor a question after words."""
@@ -345,90 +333,6 @@ def _lists_periods(question: str, intent: QueryIntent, companies: Sequence[str],
         and not asks_words(question)
         and bool(one_period_question(question, periods[0]))
     )
-
-
-def _metric_named(text: str) -> str:
-    """The one metric ``text`` names, '' for none or several."""
-    named = list(dict.fromkeys(m.canonical for m in find_metrics(text)))
-    return named[0] if len(named) == 1 else ""
-
-
-def _item_metrics(texts: Sequence[str]) -> list[str] | None:
-    """The metric each item's question names ('' for a row the lexicon does not name), or None when the
-    company-metric grid reads the items one by one: each names a metric of its own, none the same (or no items)."""
-    metrics = [_metric_named(text) for text in texts]
-    if not metrics or ("" not in metrics and len(set(metrics)) == len(metrics)):
-        return None
-    return metrics
-
-
-def _item_sub_queries(intent: QueryIntent, company: str, period: str, items: Sequence[tuple[str, str]]) -> list[SubQuery]:
-    """One lookup an item (its question, the metric it names), in the order asked, each read and checked on its own:
-    a metric's lookup where the item names one, else its row by its own words."""
-    out = []
-    for text, metric in items:
-        item_intent = _sub_intent(intent, text, company, metric, period)
-        item_intent.metrics = [metric] if metric else []  # an item naming no metric is read by its own words
-        # the parts the whole question names belong to the item that names them ('International', not
-        # 'Foodservice', for the first of 'the International and Foodservice segment'), and so do the parts
-        # the item's own words name ('customer A' of 'the difference in revenue between customer A and B')
-        item_intent.scope = unique_terms([*(t for t in item_intent.scope if t.text.lower() in text.lower()),
-                                          *(terms_for(scope_terms(text, company), metric) if metric else [])])
-        out.append(SubQuery(id=_sub_query_id(company, f"{metric} {text}", period), question=text, company=company,
-                            metric=metric, period=period, intent=item_intent))
-    return out
-
-
-def _listed_items(
-    question: str, intent: QueryIntent, companies: Sequence[str], periods: Sequence[str]
-) -> list[tuple[str, str]]:
-    """Each item a question lists 'respectively' with the metric it names ('' for a row the lexicon does not
-    name), when the company-metric grid would not read them one by one: an item names no metric, or two name
-    the same one (the 'International and Foodservice' segments' net sales). [] otherwise."""
-    if len(companies) != 1 or len(periods) > 1 or intent.relation in NON_NUMERIC_RELATIONS:
-        return []
-    if operation_asked(question) or asks_words(question):
-        return []
-    texts = item_questions(question)
-    metrics = _item_metrics(texts)
-    return list(zip(texts, metrics, strict=True)) if metrics is not None else []
-
-
-def _choice_over_items(
-    question: str, intent: QueryIntent, companies: Sequence[str], periods: Sequence[str]
-) -> tuple[str, str, list[str], list[tuple[str, str]]] | None:
-    """The comparative a choice among items the question names ranks by, what it ranks, the items, and each item's
-    question with the metric it names (see :func:`agent.query.asked.choice_items`); None otherwise, and for
-    several companies or periods."""
-    if len(companies) != 1 or len(periods) > 1 or intent.relation in NON_NUMERIC_RELATIONS:
-        return None
-    found = choice_items(question)
-    if found is None:
-        return None
-    comparative, ranked_by, items = found
-    texts = [text for _, text in items]
-    metrics = [_metric_named(text) for text in texts]  # each item's own ('operating', 'investing' cash flows)
-    return comparative, ranked_by, [item for item, _ in items], list(zip(texts, metrics, strict=True))
-
-
-def _operation_over_items(
-    question: str, intent: QueryIntent, companies: Sequence[str], periods: Sequence[str]
-) -> tuple[str, list[str], list[tuple[str, str]]] | None:
-    """The operation a question asks over two items it names, the items, and each item's question with the metric
-    it names ('' for a row the lexicon does not name), when the company-metric grid would not read them one by one
-    (see :func:`_item_metrics`: 'total revenue of network solutions' and 'of services' name one metric). None
-    otherwise, and for several companies or periods."""
-    if len(companies) != 1 or len(periods) > 1 or intent.relation in NON_NUMERIC_RELATIONS:
-        return None
-    found = operation_items(question)
-    if found is None:
-        return None
-    operation, items = found
-    texts = [text for _, text in items]
-    metrics = _item_metrics(texts)
-    if metrics is None:
-        return None
-    return operation, [item for item, _ in items], list(zip(texts, metrics, strict=True))
 
 
 def _share_part(question: str, intent: QueryIntent, companies: Sequence[str], metrics: Sequence[str], percent: bool,
@@ -467,11 +371,11 @@ def _part_of_whole(question: str, intent: QueryIntent, company: str, metric: str
         pair = []
         for wording, key in ((f"{part} {name}", f"{metric} {part}"), (f"total {name}", metric)):
             text = lookup_question(company, [metric], when, hint, wording=wording)
-            sub_intent = _sub_intent(intent, text, company, metric, period)
-            scope = [t for t in sub_intent.scope if not set(t.text.lower().split()) & part_words]
-            sub_intent.scope = [term, *scope] if key != metric else scope
-            pair.append(SubQuery(id=_sub_query_id(company, key, period), question=text, company=company, metric=metric,
-                                 period=period, intent=sub_intent))
+            looked_up = sub_intent(intent, text, company, metric, period)
+            scope = [t for t in looked_up.scope if not set(t.text.lower().split()) & part_words]
+            looked_up.scope = [term, *scope] if key != metric else scope
+            pair.append(SubQuery(id=sub_query_id(company, key, period), question=text, company=company, metric=metric,
+                                 period=period, intent=looked_up))
         sub_queries += pair
         shares.append(Combination(id=f"c{len(shares) + 1}", operation="share", operands=[sq.id for sq in pair],
                                   metric=f"{metric} as % of {metric}",
@@ -519,6 +423,12 @@ def _decomposed(question: str, intent: QueryIntent, known_companies: EntityRegis
     provisional = _operations(
         asked, intent, len(companies), len(metrics), len(intent.temporal_scope.periods), percent, growth_named
     )
+    if not provisional and not margin_of and not RATIO_NAME_RE.search(asked):
+        # a ratio or share relates the metrics it names ('the percentage of revenue to segment revenue')
+        narrowing = _narrowing(asked, metrics)
+        metrics = [m for m in metrics if m not in narrowing]
+        intent = intent.model_copy(update={"scope": [*intent.scope, *narrowing.values()]})
+        percent = len(metrics) == 1 and is_percentage_metric(metrics[0])
     periods = _plan_periods(asked, intent, metrics, provisional)
     ops = _operations(asked, intent, len(companies), len(metrics), len(periods), percent, growth_named)
     if margin_of:
@@ -536,12 +446,12 @@ def _decomposed(question: str, intent: QueryIntent, known_companies: EntityRegis
         plan.sub_queries, plan.combinations = _part_of_whole(asked, intent, owner, metrics[0], part, periods,
                                                              share_ops, hint)
         return plan
-    choice = _choice_over_items(asked, intent, companies, periods)
+    choice = choice_over_items(asked, intent, companies, periods)
     if choice is not None:
         # 'Which segment had the higher operating income, Cloud Services or Devices?': one lookup an item, each
         # checked on its own, ranked in code
         comparative, ranked_by, names, lookups = choice
-        plan.sub_queries = _item_sub_queries(intent, companies[0], item_period, lookups)
+        plan.sub_queries = item_sub_queries(intent, companies[0], item_period, lookups)
         for sq, name in zip(plan.sub_queries, names, strict=True):
             if not any(t.text.lower() == name.lower() for t in sq.intent.scope):
                 sq.intent.scope.append(ScopeTerm(text=name, metric=sq.metric))  # each figure must be its item's
@@ -553,21 +463,32 @@ def _decomposed(question: str, intent: QueryIntent, known_companies: EntityRegis
     # the items are read in the periods the question names: a difference between two items in one year is no
     # change from the year before (the one period a 'difference' would otherwise be widened to)
     named_periods = chronological(intent.temporal_scope.periods)
-    over_items = _operation_over_items(asked, intent, companies, named_periods)
+    over_items = operation_over_items(asked, intent, companies, named_periods)
     if over_items is not None:
         # 'The difference in fair value between purchased technology and trademarks': one lookup an item, and the
         # operation over them computed in code.
         operation, (a, b), lookups = over_items
-        plan.sub_queries = _item_sub_queries(intent, companies[0], named_periods[0] if named_periods else "",
+        plan.sub_queries = item_sub_queries(intent, companies[0], named_periods[0] if named_periods else "",
                                              lookups)
         label = {"difference": f"{a} minus {b}", "sum": f"total of {a} and {b}", "ratio": f"{a} to {b}"}[operation]
         plan.combinations = [Combination(id="c1", operation=operation,  # type: ignore[arg-type]
                                          operands=[sq.id for sq in plan.sub_queries], label=label)]
         return plan
-    items = _listed_items(asked, intent, companies, periods)
+    over_parts = over_listed_parts(asked, intent, companies, metrics, periods)
+    if over_parts is not None:
+        # 'the combined provision for income taxes for China and Mexico': one lookup a part, each checked on its
+        # own, added (or averaged) in code; 'respectively' lists them
+        operation, parts, lookups = over_parts
+        plan.sub_queries = item_sub_queries(intent, companies[0], item_period, lookups)
+        if operation:
+            label = f"{'total' if operation == 'sum' else 'average'} {asked_name(asked, metrics[0])} of {and_list(parts)}"
+            plan.combinations = [Combination(id="c1", operation=operation,  # type: ignore[arg-type]
+                                             operands=[sq.id for sq in plan.sub_queries], label=label)]
+        return plan
+    items = listed_items(asked, intent, companies, periods)
     if items:
         # 'What are the respective sales and purchases for 2017?': one lookup an item, in the order asked
-        plan.sub_queries = _item_sub_queries(intent, companies[0], item_period, items)
+        plan.sub_queries = item_sub_queries(intent, companies[0], item_period, items)
         return plan
     if not metrics and _lists_periods(asked, intent, companies, periods):
         # 'What were X in 2019 and 2018, respectively?' over a row the lexicon does not name: one lookup a period,
@@ -576,18 +497,18 @@ def _decomposed(question: str, intent: QueryIntent, known_companies: EntityRegis
         for period in dict.fromkeys(named or periods):  # in the order asked: 'respectively' pairs them so
             text = one_period_question(question, period)
             plan.sub_queries.append(
-                SubQuery(id=_sub_query_id(companies[0], "", period), question=text, company=companies[0],
-                         period=period, intent=_sub_intent(intent, text, companies[0], "", period))
+                SubQuery(id=sub_query_id(companies[0], "", period), question=text, company=companies[0],
+                         period=period, intent=sub_intent(intent, text, companies[0], "", period))
             )
         return plan
     if not metrics:
         for company in companies:
             text = question if len(companies) == 1 else f"{question.rstrip(' ?.')} (for {company})?"
-            sq_intent = _sub_intent(intent, text, company, "", "")
+            sq_intent = sub_intent(intent, text, company, "", "")
             sq_intent.temporal_scope = intent.temporal_scope
             plan.sub_queries.append(
                 SubQuery(
-                    id=_sub_query_id(company, "", "-".join(periods)),
+                    id=sub_query_id(company, "", "-".join(periods)),
                     question=text,
                     company=company,
                     period=periods[0] if len(periods) == 1 else "",
@@ -614,30 +535,22 @@ def _decomposed(question: str, intent: QueryIntent, known_companies: EntityRegis
             text = question
         elif subject and period and not ops and (listed := one_period_question(question, period)):
             text = listed  # the question as asked, of one period of its list: every word that narrows it stays
-        elif subject and period:
+        elif subject and period and not {"share", "ratio"} & set(ops):
             text = f"What was the {subject} in {period}{f' ({hint})' if hint else ''}?"
         else:
             # the metric as the question names it stays with its figure's lookup: the gate checks the lookup
             text = lookup_question(company, [asked_name(asked, metric, company)], [period] if period else [], hint)
         sq = SubQuery(
-            id=_sub_query_id(company, metric, period),
+            id=sub_query_id(company, metric, period),
             question=text,
             company=company,
             metric=metric,
             period=period,
-            intent=_sub_intent(intent, text, company, metric, period),
+            intent=sub_intent(intent, text, company, metric, period),
         )
         plan.sub_queries.append(sq)
     plan.combinations = plan_combinations(question, plan.sub_queries, ops)
     return plan
-
-
-def asked_name(question: str, metric: str, company: str = "") -> str:
-    """The metric as the question names it: its direction ('the income tax benefit'), the words it puts before
-    the metric ('Litware's adjusted operating margin') and the words that pick its row ('total', 'net')."""
-    shown = shown_name(question, metric)
-    basis = [w for w in basis_words(question, metric, company) if w not in shown.lower().split()]
-    return " ".join([*basis, *metric_modifiers(question, metric, company), shown])
 
 
 _WHOLE_GAP_WORDS = frozenset(("the", "its", "their", "a", "an", "total", "this", "that"))
@@ -713,6 +626,16 @@ def plan_combinations(
                 for p in periods or [""]
                 if (company, tracked_metric, p) in by_key
             ]
+    # One metric's figure in one period over its figure in another: the period named first over the other.
+    over_period = next((op for op in ("share", "ratio") if op in operations), "") if len(metrics) == 1 else ""
+    written = [p.norm for p in find_periods(question)]
+    for company, items in series.items() if over_period else ():
+        if len(items) != 2:
+            continue
+        top, bottom = sorted(items, key=lambda item: written.index(item[0]) if item[0] in written else len(written))
+        link = "as a percentage of" if over_period == "share" else "to"
+        who = f"{company} " if company else ""
+        add(over_period, [top[1], bottom[1]], tracked_metric, f"{who}{tracked_name} {top[0]} {link} {bottom[0]}")
     # A change or difference of a percentage is in percentage points: the label says so.
     tracked_op = next((op for op in ("share", "ratio") if op in operations and len(metrics) >= 2), "")
     points = tracked_op == "share" or (not tracked_op and is_percentage_metric(tracked_metric))
@@ -843,12 +766,12 @@ def decompose_llm(
         metric = (canonical(sq.metric) or next(iter(_metrics_in(sq.metric)), "")) if sq.metric else ""
         period = validator.period_of(sq.period) or ""
         company = validator.company_of(sq.company) or intent.company
-        sub_intent = _sub_intent(
+        model_intent = sub_intent(
             extract_intent(sq.question, known_companies), sq.question, company, metric, period
         )
         # The parts the user's question names hold however the model worded its sub-query (one reading).
-        sub_intent.scope = unique_terms([*sub_intent.scope, *terms_for(intent.scope, metric)])
-        sid = _sub_query_id(company, metric, period)
+        model_intent.scope = unique_terms([*model_intent.scope, *terms_for(intent.scope, metric)])
+        sid = sub_query_id(company, metric, period)
         while sid in seen:
             sid += "+"
         seen.add(sid)
@@ -859,7 +782,7 @@ def decompose_llm(
                 company=company,
                 metric=metric,
                 period=period,
-                intent=sub_intent,
+                intent=model_intent,
             )
         )
     if not plan.sub_queries:  # the check keeps this from happening; never answer from nothing
