@@ -221,8 +221,6 @@ def _answer_sub_query(
         return answer
     if answer.status == "not_found":
         return cell
-    if unmet_operation(answer, sub_query.question) and not unmet_operation(cell, sub_query.question):
-        return cell  # 'the portion of depreciation ... was 87%' is the share asked; the depreciation amount is not
     if _names_other_metric(cell, metric):
         return answer  # 'Industrial Sensors revenue' names the segment asked, but it is no operating income
     asked = " ".join([sub_query.question, company, *base.scope])

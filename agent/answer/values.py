@@ -58,7 +58,6 @@ from agent.finance.lexicon import canonical, deducted, figure_kind, find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import MONEY_UNITS, SUBUNITS
 from agent.finance.periods import shift_period, sort_key
-from agent.query.asked import narrows
 from agent.query.definitions import question_formulas
 from agent.query.plan import SubQuery
 from agent.query.scope import STOP_WORDS, basis_words, metric_modifiers
@@ -211,8 +210,7 @@ def _written_before(gap: str, n: NumericValue, metric: str) -> bool:
 
 
 def _owned_numbers(seg: Segment, metric: str) -> list[NumericValue]:
-    """A sentence's numbers that belong to the mention of ``metric``: those after it, up to the next metric that
-    does not only narrow it (:func:`~agent.query.asked.narrows`).
+    """A sentence's numbers that belong to the mention of ``metric``: those after it, up to the next metric.
 
     A number directly followed by 'per <metric>' ('$3.00 per diluted share') belongs to that next metric, and
     so does a count written before the thing it counts ('approximately 154,000 full-time employees'); a
@@ -225,9 +223,6 @@ def _owned_numbers(seg: Segment, metric: str) -> list[NumericValue]:
     for n in seg.numbers:
         local_start, local_end = n.start - seg.start, n.end - seg.start
         prior = [m for m in mentions if m.end <= local_start]
-        last = prior[-1] if prior else None
-        while len(prior) >= 2 and narrows(seg.raw, prior[-2], prior[-1]):
-            prior.pop()  # 'costs associated with the credit facility were $11 million': the costs' figure
         owner = prior[-1].canonical if prior else ""
         following = [m for m in mentions if m.start >= local_end]
         if following and (
@@ -235,7 +230,7 @@ def _owned_numbers(seg: Segment, metric: str) -> list[NumericValue]:
             or _written_before(seg.raw[local_end : following[0].start], n, following[0].canonical)
         ):
             owner = following[0].canonical
-        elif last is not None and _OF_ANOTHER_RE.search(seg.raw[last.end : local_start]):
+        elif prior and _OF_ANOTHER_RE.search(seg.raw[prior[-1].end : local_start]):
             owner = ""  # 'net operating loss carryforwards of $27 million': the figure is the carryforwards'
         if owner == metric:
             owned.append(n)
