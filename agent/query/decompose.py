@@ -12,13 +12,7 @@ from agent.entities.names import name_key
 from agent.finance.arithmetic import needs_prior_period
 from agent.finance.direction import shown_name
 from agent.finance.formulas import FormulaKind
-from agent.finance.lexicon import (
-    canonical,
-    components,
-    find_metrics,
-    is_percentage_metric,
-    without_metrics,
-)
+from agent.finance.lexicon import canonical, components, find_metrics, is_percentage_metric, without_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.periods import expand_range, find_periods, shift_period
 from agent.finance.wording import CHANGE_NOUN, CHANGE_RE, SHARE_RE, SUM_WORD_RE, plain_words
@@ -166,9 +160,13 @@ def _narrowing(question: str, metrics: Sequence[str]) -> dict[str, ScopeTerm]:
     that computes nothing, a metric named right after another one that :func:`narrows` it says which of the first
     metric's figures is asked, and the figure's own words must say it too."""
     mentions = sorted((m for m in find_metrics(question) if m.canonical in metrics), key=lambda m: m.start)
-    asked = {b.canonical for i, b in enumerate(mentions) if not i or not narrows(question, mentions[i - 1], b)}
-    return {b.canonical: ScopeTerm(text=b.surface, metric=a.canonical) for a, b in itertools.pairwise(mentions)
-            if b.canonical not in asked and narrows(question, a, b)}
+    asked, narrowing = {m.canonical for m in mentions[:1]}, {}
+    for a, b in itertools.pairwise(mentions):
+        if narrows(question, a, b):
+            narrowing[b.canonical] = ScopeTerm(text=b.surface, metric=a.canonical)
+        else:
+            asked.add(b.canonical)  # named on its own somewhere: a metric asked, whatever else narrows
+    return {metric: term for metric, term in narrowing.items() if metric not in asked}
 
 
 def is_numeric(intent: QueryIntent) -> bool:
