@@ -29,6 +29,8 @@ NORM_RE = re.compile(r"^FY(?P<year>\d{4})(?P<sub>Q[1-4]|H[12]|M9)?$")
 TWO_DIGIT_PIVOT = 70  # "FY18" is 2018 and "FY98" is 1998: filings in scope start in the 1990s
 SNAP_DAY = 7  # a 52/53-week period ending on day 1-7 of a month closes the previous month
 BARE_YEAR_MIN, BARE_YEAR_MAX = 1990, 2099  # a bare number outside this range is not read as a fiscal year
+QUARTERS_PER_YEAR, HALVES_PER_YEAR, MONTHS_PER_QUARTER = 4, 2, 3
+MONTHS_TO_DATE = (6, 9)  # the spans of months an analyst writes as '6M' or '9M': a half and nine months to date
 EARLY_YEAR_MIN = 1900  # ... unless a temporal word introduces it ('in 1987', 'during fiscal 1988')
 _EARLY_YEAR_CUE = re.compile(
     r"(?:\b(?:in|during|for|since|fiscal|year|ended|through|from|between)|\b(?:year|end|close|beginning|start)\s+of"
@@ -154,7 +156,6 @@ _P_QUARTER = [
         rf"(?P<y>{_Y4}|\d{{2}})\b",
         re.I,
     ),
-    re.compile(rf"\b(?P<q>[1-4])Q\s*(?:FY)?\s*['’]?(?P<y>{_Y4}|\d{{2}})\b", re.I),
     re.compile(rf"\b(?:FY|fiscal\s+(?:year\s+)?)\s*['’]?(?P<y>{_Y4}|\d{{2}})\s*[-\s]?Q(?P<q>[1-4])\b", re.I),
     re.compile(rf"\b(?P<y>{_Y4})\s*[-\s]?Q(?P<q>[1-4])\b", re.I),
     re.compile(
@@ -174,9 +175,14 @@ _P_HALF = [
     re.compile(
         rf"\bH(?P<h>[12])\s*(?:['’]|of\s+|,\s*)?\s*(?:FY|fiscal\s+)?\s*['’]?(?P<y>{_Y4}|\d{{2}})\b", re.I
     ),
-    re.compile(rf"\b(?P<h>[12])H\s*(?:FY)?\s*['’]?(?P<y>{_Y4}|\d{{2}})\b", re.I),
     re.compile(rf"\b(?:FY|fiscal\s+(?:year\s+)?)\s*['’]?(?P<y>{_Y4}|\d{{2}})\s*[-\s]?H(?P<h>[12])\b", re.I),
 ]
+# An analyst's count before its span, then the year: '3Q24' (a quarter), '1H25' (a half), '9M25' (nine months to date),
+# '6M FY25' (six months, the first half). Not after a currency sign or a figure ('$9M 2020' is an amount), and
+# '3M' is no span ('3M 2018' is a company and a year).
+_P_COUNTED_SPAN = re.compile(
+    rf"(?<![$€£.,\d])\b(?P<n>[1-9])(?P<span>[QHM])\s*(?:FY)?\s*['’]?(?P<y>{_Y4}|\d{{2}})\b", re.I
+)
 _P_NINE = re.compile(rf"\b(?:first\s+)?nine\s+months\s+(?:of\s+)?(?:the\s+)?{_FY_YEAR}", re.I)
 _P_FY = [
     # 'FY24', 'F/Y 2024'; 'YE24', an analyst's year-end; the prefix makes it a year even before a '%' ('FY24 %')
@@ -209,22 +215,33 @@ _BARE_YEAR_AFTER = re.compile(
 )
 
 
+def _counted_span(n: int, span: str) -> tuple[str, str]:
+    """The fiscal label's suffix and kind of ``n`` spans of one letter ('3', 'Q': the third quarter; '9', 'M': the
+    nine months to date); ('', '') for a count the span cannot have ('5Q', '2M')."""
+    if span == "Q" and n <= QUARTERS_PER_YEAR:
+        return f"Q{n}", "quarter"
+    if span == "H" and n <= HALVES_PER_YEAR:
+        return f"H{n}", "half"
+    suffix = _TO_DATE_SUFFIX.get(n // MONTHS_PER_QUARTER, "") if span == "M" and n in MONTHS_TO_DATE else ""
+    return (suffix, _KIND_OF[suffix[0]]) if suffix else ("", "")
+
+
 def _lower_twin(pattern: re.Pattern[str]) -> re.Pattern[str]:
     """The same pattern in lower case without IGNORECASE, run on lower-cased text (several times faster)."""
     text = pattern.pattern.lower().replace("(?p<", "(?P<").replace("(?p=", "(?P=")
     return re.compile(text, pattern.flags & ~re.IGNORECASE)
 
 
-_LC_DURATION, _LC_YEAR_ENDED, _LC_POINT, _LC_NINE = (
-    _lower_twin(p) for p in (_P_DURATION, _P_YEAR_ENDED, _P_POINT, _P_NINE)
+_LC_DURATION, _LC_YEAR_ENDED, _LC_POINT, _LC_NINE, _LC_COUNTED_SPAN = (
+    _lower_twin(p) for p in (_P_DURATION, _P_YEAR_ENDED, _P_POINT, _P_NINE, _P_COUNTED_SPAN)
 )
 _LC_QUARTER = [_lower_twin(p) for p in _P_QUARTER]
 _LC_HALF = [_lower_twin(p) for p in _P_HALF]
 _LC_FY = [_lower_twin(p) for p in _P_FY]
 # Substrings one of which must occur (lower-cased) before each pattern is run, in pattern order.
 _Q_DIGIT = ("q1", "q2", "q3", "q4")
-_QUARTER_TRIGGERS = (_Q_DIGIT, ("1q", "2q", "3q", "4q"), _Q_DIGIT, _Q_DIGIT, ("quarter", "three months"), ("quarter",))
-_HALF_TRIGGERS = (("half", "six months"), ("h1", "h2"), ("1h", "2h"), ("h1", "h2"))
+_QUARTER_TRIGGERS = (_Q_DIGIT, _Q_DIGIT, _Q_DIGIT, ("quarter", "three months"), ("quarter",))
+_HALF_TRIGGERS = (("half", "six months"), ("h1", "h2"), ("h1", "h2"))
 _FY_TRIGGERS = (("fy", "f/y", "ye1", "ye2", "ye 1", "ye 2"), ("fiscal", "calendar"), ("cy1", "cy2", "cy 1", "cy 2"), ("f0", "f1", "f2", "f3"))
 _FY_END_HINT = re.compile(
     rf"\b(?:fiscal\s+)?years?\s+(?:ended|ending)\s+(?P<mon>{MONTH})\s+(?P<day>\d{{1,2}})", re.I
@@ -421,10 +438,10 @@ def _candidates(text: str, fy_end_month: int) -> list[_Cand]:
     # Lower-case twins of the patterns run on lower-cased text when offsets are preserved (almost always).
     fast = len(low) == len(text)
     scan = low if fast else text
-    p_duration, p_year_ended, p_point, p_nine = (
-        (_LC_DURATION, _LC_YEAR_ENDED, _LC_POINT, _LC_NINE)
+    p_duration, p_year_ended, p_point, p_nine, p_counted = (
+        (_LC_DURATION, _LC_YEAR_ENDED, _LC_POINT, _LC_NINE, _LC_COUNTED_SPAN)
         if fast
-        else (_P_DURATION, _P_YEAR_ENDED, _P_POINT, _P_NINE)
+        else (_P_DURATION, _P_YEAR_ENDED, _P_POINT, _P_NINE, _P_COUNTED_SPAN)
     )
     p_quarter, p_half, p_fy = (_LC_QUARTER, _LC_HALF, _LC_FY) if fast else (_P_QUARTER, _P_HALF, _P_FY)
     # Cheap substring checks skip patterns that cannot match (most chunks name few periods).
@@ -488,6 +505,11 @@ def _candidates(text: str, fy_end_month: int) -> list[_Cand]:
             else:
                 h = 1 if m.group("ord").lower() in ("first", "1st") else 2
             add(m, 1, [_mention(text, f"FY{_fy_year(m)}H{h}", m.start(), m.end(), "half")])
+
+    for m in p_counted.finditer(scan):
+        label, kind = _counted_span(int(m.group("n")), m.group("span").upper())
+        if label:
+            add(m, 1, [_mention(text, f"FY{_fy_year(m)}{label}", m.start(), m.end(), kind)])
 
     for m in p_nine.finditer(scan) if "nine months" in low else ():
         add(m, 1, [_mention(text, f"FY{_fy_year(m)}M9", m.start(), m.end(), "nine_months")])
