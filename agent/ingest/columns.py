@@ -125,7 +125,8 @@ def dated_names(names: list[str], caption: str) -> list[str]:
     """Column names whose period is a bare year, dated by the one day and duration the caption over them
     prints ('September 30,' over '2019 Amount' -> 'September 30, 2019 Amount'; 'Three Months Ended June 30,'
     over '2025' -> 'Three Months Ended June 30, 2025'), or by the one span of a year it names without a day
-    ('SECOND QUARTER' over '2023 Amount' -> 'SECOND QUARTER 2023 Amount'). As they are when the caption prints
+    ('SECOND QUARTER' over '2023 Amount' -> 'SECOND QUARTER 2023 Amount'); a span without its year by the one year the
+    caption names ('Fiscal 2024' over 'First Quarter' -> 'First Quarter Fiscal 2024'). As they are when the caption prints
     no such day or span, or several, or heads whole years ('Years ended December 31,': the columns are the
     fiscal years)."""
     days = {re.sub(r"\s+", " ", m.group(0)).rstrip(",") for m in PERIOD_RE.finditer(caption)
@@ -137,6 +138,10 @@ def dated_names(names: list[str], caption: str) -> list[str]:
     if not days and not durations and len({re.sub(r"[\s-]+", " ", s).lower() for s in spans}) == 1:
         return [f"{spans[0]} {name}" if [m.lastgroup for m in PERIOD_RE.finditer(name)] == ["year"] else name
                 for name in names]
+    years = [m.group(0) for m in PERIOD_RE.finditer(caption) if m.lastgroup in ("year", "fiscal")]
+    if not days and not durations and not spans and len(years) == 1:
+        # 'Fiscal 2024' over 'First Quarter | ... | Fourth Quarter': the one year the caption names is each span's
+        return [f"{name} {years[0]}" if SPAN_CAPTION_RE.fullmatch(name.strip()) else name for name in names]
     if len(days) != 1 or len(durations) > 1:
         return names
     day = days.pop()
