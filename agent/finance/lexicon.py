@@ -485,7 +485,8 @@ def figure_kind(metric: str) -> str:
         return {"%": "percent", "x": "ratio", "days": "days"}.get(info.formula.unit, "money")
     if metric in {"shares outstanding", "employees"}:
         return "count"
-    if metric in {"dividend yield", "comparable sales", "organic growth"}:
+    if metric in {"dividend yield", "comparable sales", "organic growth", "net interest margin",
+                  "common equity tier 1 ratio"}:
         return "percent"
     if metric == "price to earnings ratio":
         return "ratio"

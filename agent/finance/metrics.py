@@ -172,8 +172,16 @@ _DEFS: list[MetricDef] = [
         "other expense net", "other income deductions net",
     ], related=["interest income", "interest expense"]),
     _m("net interest income", _PROF, [
-        "net interest income", "net interest yield", "net interest margin",
-    ], abbreviations=["NII"], related=["interest income", "interest expense"]),
+        "net interest income",
+    ], abbreviations=["NII"], related=["interest income", "interest expense", "net interest margin"]),
+    # A bank's yield on its earning assets and its regulatory capital: percentages, never amounts of the income or
+    # capital they are named after.
+    _m("net interest margin", _PROF, [
+        "net interest margin", "net interest yield", "net yield on interest earning assets",
+    ], abbreviations=["NIM"], related=["net interest income"]),
+    _m("common equity tier 1 ratio", _PROF, [
+        "common equity tier 1 ratio", "common equity tier 1 capital ratio", "cet1 ratio", "cet1 capital ratio",
+    ], abbreviations=["CET1"], related=["shareholders equity"]),
     # A bank's income statement: the fees and charges beside its interest, and what it costs to earn both.
     _m("noninterest income", _OTHER, [
         "noninterest income", "non-interest income", "non interest income", "total noninterest income",
@@ -782,7 +790,6 @@ _KINDS: dict[str, list[str]] = {
     "cost of goods sold": ["cost of products", "cost of services"],
     "interest expense": ["interest paid"],
     "restructuring costs": ["severance"],
-    "net interest income": ["net interest yield", "net interest margin"],
     "provision for credit losses": ["net write off rate", "net write offs"],
     "comprehensive income": ["other comprehensive income", "accumulated other comprehensive income"],
     "shares outstanding": [
