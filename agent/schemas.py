@@ -456,6 +456,8 @@ class QueryIntent(BaseModel):
                                   "once; the readers and the composer take them from here")
     scale: float | None = Field(default=None, description="the scale the question asks its answer in ('in USD "
                                 "millions' -> 1e6); None when it names none")
+    total: bool = Field(default=False, description="the figure asked is a whole named as such ('total debt', 'the "
+                        "total'): a component row never answers it")
     counted: str = Field(default="", description="what a count question counts, as count facts key it ('store', "
                          "'distribution center'); '' for no count of a thing")
     company: str = Field(default="", description="company the question is about, for document routing")

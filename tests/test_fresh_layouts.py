@@ -1,6 +1,7 @@
 """Figures a filing prints that an analyst asks in their own terms: a span written by its count ('9M25', '6M FY25'),
-quarter columns under the one year their header's first cell names ('Fiscal 2024 | First Quarter | ...'), and a
-bank's percentages named after an amount ('net interest margin', 'CET1 ratio'), which are no amounts of it."""
+quarter columns under the one year their header's first cell names ('Fiscal 2024 | First Quarter | ...'), a
+bank's percentages named after an amount ('net interest margin', 'CET1 ratio'), which are no amounts of it, and a
+part as a share of the total, where the total is the whole's and not the part's."""
 
 from __future__ import annotations
 
@@ -33,6 +34,17 @@ Harborview Packaging Corp.
 |---|---|---|
 | Net sales | 5,410 | 5,220 |
 | Operating income | 602 | 571 |
+
+### Net Sales by Geographic Region
+
+(In millions)
+
+| | 2024 | 2023 |
+|---|---|---|
+| North America | 3,220 | 3,130 |
+| Europe | 1,470 | 1,420 |
+| Asia Pacific | 720 | 670 |
+| Total | 5,410 | 5,220 |
 
 ### Selected Quarterly Financial Data (Unaudited)
 
@@ -131,3 +143,11 @@ def test_the_net_interest_margin_is_a_percentage(bank: Settings) -> None:
 def test_a_capital_ratio_by_its_acronym(bank: Settings) -> None:
     answer = ask_once(bank, "What was Quayside's CET1 ratio at June 30, 2025?")
     assert "12.4" in answer and "Not found" not in answer, answer
+
+
+def test_a_part_as_a_share_of_the_total(report: Settings) -> None:
+    # the turn's 'total' names the whole; the part's own row answers for the part
+    answer = ask_once(report, "Asia Pacific as a share of Harborview's total net sales in fiscal 2024?")
+    assert "13.31%" in answer and "720 / 5,410" in answer, answer
+    answer = ask_once(report, "What were Harborview's total net sales in fiscal 2024?")
+    assert "5,410" in answer and "3,220" not in answer, answer

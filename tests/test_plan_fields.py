@@ -115,3 +115,17 @@ def test_a_metric_that_narrows_another_is_no_figure_of_its_own() -> None:
     assert metrics("What was Acme's interest expense as a percentage of revenue in 2024?") == [
         "interest expense", "revenue"]
     assert len(metrics("What was Acme's revenue less cost of goods sold in 2024?")) == 2
+
+
+def test_the_total_asked_is_in_the_plan_of_each_lookup_it_holds_for() -> None:
+    def totals(question: str) -> dict[str, bool]:
+        plan = decompose(question, extract_intent(question, ["Acme"]), ["Acme"])
+        return {sq.question: sq.intent.total for sq in plan.sub_queries}
+
+    # the whole of a share is the total; the part is one of its components, not a total itself
+    share = totals("Asia Pacific as a share of Acme's total net sales in 2024?")
+    assert sorted(share.values()) == [False, True], share
+    assert all(total == ("total" in q.lower()) for q, total in share.items()), share
+    # a total asked over years holds for each year's lookup
+    assert set(totals("What was Acme's average total debt in 2023 and 2024?").values()) == {True}
+    assert set(totals("What was Acme's revenue in 2023 and 2024?").values()) == {False}

@@ -143,10 +143,11 @@ _DATED_TAIL_RE = re.compile(r"\s+(?:as\s+(?:of|at)|at|for)\b.*$", re.IGNORECASE)
 
 
 def _total_not_read(answer: SubAnswer, question: str, reader: EvidenceReader | None) -> str:
-    """'The total accrued liabilities' answered from a row that is no total ('Accrued compensation') while the
-    figure's own table has a total row naming what the question asks ('Total accrued liabilities'), or only one
-    bare 'Total' row: that row's label, else ''. A component is never stated as the total its table prints."""
-    if reader is None or answer.citation is None or not TOTAL_RE.search(question):
+    """A total asked ('the total accrued liabilities', the plan's ``total``) answered from a row that is no total
+    ('Accrued compensation') while the figure's own table has a total row naming what the ``question`` asks
+    ('Total accrued liabilities'), or only one bare 'Total' row: that row's label, else ''. A component is never
+    stated as the total its table prints."""
+    if reader is None or answer.citation is None:
         return ""
     row = naming_words(answer)
     if not row or TOTAL_RE.search(row):
@@ -374,11 +375,12 @@ def check_scope(
     registry: EntityRegistry | None,
     scope: Sequence[ScopeTerm] = (),
     turn_question: str = "",
+    total: bool = False,
 ) -> Check:
     """Closed world for what the question narrows its figure to: every proper name it uses that is no indexed
     company (a segment, a region, a product, a counterparty), and every part its plan reads after the metric
     ('revenue from software maintenance'), must be named by the figure's own provenance; a company's total never
-    answers for a part the filing gives no figure of."""
+    answers for a part the filing gives no figure of, nor a component for the ``total`` the plan asks."""
     # A figure computed from one table row's cells (a change, an average over its years) is that row's as much as
     # a read one: the same closed world holds for it.
     from_cells = answer.status == "computed" and bool(answer.named)
@@ -423,14 +425,14 @@ def check_scope(
         return Check(name="scope", passed=False, detail=(
             f"the figure found is {(answer.named or naming_words(answer)).strip()!r}; its row, column and table do not "
             f"say {' '.join(uncovered)}"))
-    # 'the average total X in 2018 and 2019' is split into lookups of X: the turn's 'total' holds for each, when the
-    # turn names one metric only
+    # the plan says whether the lookup asks a total ('the average total X in 2018 and 2019': each year's X); what
+    # the total is named, the words of the turn say too when it names one metric only
     one_metric = len({m.canonical for m in find_metrics(turn_question)}) <= 1
-    total = _total_not_read(answer, f"{question} {turn_question}" if one_metric else question, reader)
-    if total:
+    total_row = _total_not_read(answer, f"{question} {turn_question}" if one_metric else question, reader) if total else ""
+    if total_row:
         return Check(name="scope", passed=False, detail=(
             f"the question asks for the total; the figure's row is {naming_words(answer).strip()!r}, and its table's total "
-            f"row is {total!r}"))
+            f"row is {total_row!r}"))
     asked = " ".join([question, answer.company, *(t.text for t in scope)])
     column = _unasked_column(answer, reader, asked)
     if column:

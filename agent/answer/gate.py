@@ -577,7 +577,8 @@ def gate(
         checks += [
             check_period(answer, asked_period, reader),
             check_metric(answer, sub_query.question, reader, turn_question),
-            check_scope(answer, sub_query.question, reader, registry, sub_query.intent.scope, turn_question),
+            check_scope(answer, sub_query.question, reader, registry, sub_query.intent.scope, turn_question,
+                        sub_query.intent.total),
             check_scale(answer),
             check_sanity(answer),
         ]

@@ -23,6 +23,7 @@ from agent.finance.wording import (
     SHARE_RE,
     SUM_WORD,
     SUM_WORD_RE,
+    TOTAL_RE,
     groups_found,
     plain_words,
 )
@@ -475,6 +476,11 @@ def scale_hint(question: str) -> str:
 
 
 _SCALE_OF_WORD = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
+
+
+def asks_total(question: str) -> bool:
+    """Whether a question's words name its figure a total ('total debt', 'the total'): a whole, never a component."""
+    return bool(TOTAL_RE.search(question or ""))
 
 
 def asked_scale(question: str) -> float | None:

@@ -47,7 +47,7 @@ from agent.finance.wording import (
 from agent.ingest.cards import find_scope_entities
 from agent.query.asked import PERIODS_MEETING, operations_asked
 from agent.query.counted import WORKFORCE_KEY, WORKFORCE_METRIC, counted_thing
-from agent.query.cues import BEFORE, asked_scale, relative_years, share_of_metric
+from agent.query.cues import BEFORE, asked_scale, asks_total, relative_years, share_of_metric
 from agent.query.kind import COMPOSED, WORKED_OUT, QueryKind, classify_query, find_form, in_question_form
 from agent.query.scope import (
     PLAIN_MODIFIERS,
@@ -461,6 +461,7 @@ def extract_intent(question: str, known_companies: EntityRegistry | Sequence[str
         scope=unique_terms(scope),
         operations=sorted(operations_asked(question or "")),
         scale=asked_scale(q),
+        total=asks_total(q),
         counted=counted,
         company=company,
         ticker=find_ticker(q),

@@ -20,6 +20,7 @@ from agent.query.cues import (
     PERCENT_RE,
     RESPECTIVE_RE,
     asked_scale,
+    asks_total,
     item_questions,
     operation_items,
 )
@@ -63,6 +64,7 @@ def sub_intent(base: QueryIntent, question: str, company: str, metric: str, peri
             "temporal_scope": scope,
             "operations": sorted(operations_asked(question)),
             "scale": asked_scale(question),  # a sub-query's own words say the scale its figure is shown in
+            "total": asks_total(question),  # and whether it is a total (the plan may carry the turn's; see QueryPlan)
             "requires_numeric": bool(metric) or base.requires_numeric,
         },
     )

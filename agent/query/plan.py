@@ -51,10 +51,18 @@ class QueryPlan(BaseModel):
     reason: str = ""
 
     def with_operands(self) -> QueryPlan:
-        """The plan with each sub-query marked with the operations of the combinations that take its figure."""
+        """The plan with each sub-query marked with the operations of the combinations that take its figure, and
+        with the turn's total: a turn naming its figure a total ('the average total debt in 2018 and 2019') asks a
+        total of each of its lookups of one metric, unless a lookup's own words place it ('Asia Pacific as a share of
+        total net sales': the whole is the total, the part is one of its components)."""
         taken: dict[str, list[str]] = {}
         for combo in self.combinations:
             for op in combo.operands:
                 taken.setdefault(op, []).append(combo.operation)
-        subs = [sq.model_copy(update={"operand_of": sorted(set(taken.get(sq.id, [])))}) for sq in self.sub_queries]
+        inherited = (self.intent.total and not any(sq.intent.total for sq in self.sub_queries)
+                     and len({sq.metric for sq in self.sub_queries}) <= 1)
+        subs = [sq.model_copy(update={
+            "operand_of": sorted(set(taken.get(sq.id, []))),
+            "intent": sq.intent.model_copy(update={"total": True}) if inherited else sq.intent,
+        }) for sq in self.sub_queries]
         return self.model_copy(update={"sub_queries": subs})
