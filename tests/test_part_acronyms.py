@@ -1,13 +1,15 @@
 """An acronym of a part the filings print is that part ('APAC' for the Asia Pacific the revenue table prints,
-'LATAM' for Latin America): the plan reads it with the registry's part names as vocabulary, so the part's figure
-is found and checked under the name the filing gives it. An acronym of no part printed stays as written, and the
-part check refuses it."""
+'LATAM' for Latin America, 'U.S.' for the United States): the plan reads it with the registry's part names as
+vocabulary, so the part's figure is found and checked under the name the filing gives it. An acronym of no part
+printed stays as written, and the part check refuses it. The check reads an acronym the filing prints for the
+words asked too ('% Change at CER' for constant exchange rates)."""
 
 from __future__ import annotations
 
 import pytest
 from support import ask_once, ingested_typeset, stated
 
+from agent.answer.provenance import covers
 from agent.config import Settings
 from agent.entities import EntityRegistry
 from agent.query.utterance import plain_question
@@ -41,18 +43,37 @@ Our common stock trades on the Nasdaq Global Select Market under the symbol "WWS
 """
 
 WIDEWORLD = Entity(entity_id="name:wideworld", name="Wideworld Software Corporation", tickers=["WWSC"],
-                   name_source="cover", parts=["North America", "Asia Pacific", "Latin America"])
+                   name_source="cover", parts=["North America", "Asia Pacific", "Latin America", "United States"])
 
 
 @pytest.mark.parametrize(("asked", "read"), [
     ("WWSC APAC revenue 2024", "Wideworld Software Corporation's Asia Pacific revenue 2024"),
     ("What was Wideworld's LATAM revenue in 2024?", "What was Wideworld's Latin America revenue in 2024?"),
+    ("Wideworld U.S. revenue 2024?", "Wideworld Software Corporation's United States revenue 2024?"),
     # no part's name: as written; an ordinary word in capitals is no acronym
     ("What was Wideworld's EMEA revenue in 2024?", "What was Wideworld's EMEA revenue in 2024?"),
     ("What was Wideworld's TOTAL revenue in 2024?", "What was Wideworld's TOTAL revenue in 2024?"),
 ])
 def test_an_acronym_of_a_printed_part_is_read_as_its_name(asked: str, read: str) -> None:
     assert plain_question(asked, EntityRegistry([WIDEWORLD])) == read
+
+
+def test_an_acronym_printed_as_a_part_stays_as_written() -> None:
+    printed = WIDEWORLD.model_copy(update={"parts": [*WIDEWORLD.parts, "U.S."]})
+    assert plain_question("Wideworld U.S. revenue 2024?", EntityRegistry([printed])) == (
+        "Wideworld Software Corporation's U.S. revenue 2024?")
+
+
+@pytest.mark.parametrize(("provenance", "name", "said"), [
+    ("United States | 2024: 1,390", "U.S.", True),
+    ("U.S. | 2024: 1,390", "United States", True),
+    ("Tenzolin | % Change at CER: 1%", "constant exchange rates", True),
+    ("Europe | 2024: 602", "U.S.", False),
+    ("Europe | 2024: NA", "North America", False),  # two capitals alone may be a word: no acronym
+    ("EBITDA at CER", "exchange rates", False),  # an acronym stands for all of its words
+])
+def test_the_part_check_reads_acronyms_both_ways(provenance: str, name: str, said: bool) -> None:
+    assert covers(provenance, name) is said
 
 
 @pytest.fixture(scope="module")

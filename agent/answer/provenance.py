@@ -197,13 +197,32 @@ def mentioned(text: str, name: str) -> bool:
 
 def covers(provenance: str, name: str) -> bool:
     """The figure's provenance names ``name``: its words (the last one perhaps as an adjective or plural:
-    'Europe' in 'European'), or an acronym's words ('RSUs' for 'restricted stock units')."""
+    'Europe' in 'European'), an acronym's words ('RSUs' for 'restricted stock units', 'U.S.' for 'United States'),
+    or the acronym of its words ('% Change at CER' for 'constant exchange rates')."""
     if mentioned(provenance, name):
         return True
-    acronym = name.rstrip("s")
-    if len(acronym) < 2 or not (acronym.isupper() and acronym.isalpha()):
-        return False
-    letters = acronym.lower()
-    words = [w for w in name_tokens(provenance) if w not in {"and", "of", "the"}]
-    # One letter per word: the acronym's initials over as many words as it has letters.
-    return any(abbreviates(letters, words[i : i + len(letters)]) for i in range(len(words) - len(letters) + 1))
+    acronym = _acronym(name.rstrip("s"))
+    if acronym:
+        words = _initialled(provenance)
+        # One letter per word: the acronym's initials over as many words as it has letters.
+        return any(abbreviates(acronym, words[i : i + len(acronym)]) for i in range(len(words) - len(acronym) + 1))
+    words = _initialled(name)
+    # Two capitals alone may be a word ('NA' in a cell, 'OR'): written for a name of two words only with stops
+    return len(words) >= MIN_ACRONYM_LETTERS and any(
+        len(found) == len(words) and abbreviates(found, words)
+        for token in provenance.split()
+        if (found := _acronym(token.rstrip("s"))) and ("." in token or len(found) > MIN_ACRONYM_LETTERS))
+
+
+MIN_ACRONYM_LETTERS = 2  # 'U.S.', 'EU': an acronym of a single letter is no name
+
+
+def _acronym(token: str) -> str:
+    """The letters of an acronym in capitals, stops left out ('U.S.' -> 'us', 'CER' -> 'cer'); '' for a word."""
+    letters = token.strip("()[],;:|'\"").replace(".", "")
+    return letters.lower() if len(letters) >= MIN_ACRONYM_LETTERS and letters.isupper() and letters.isalpha() else ""
+
+
+def _initialled(text: str) -> list[str]:
+    """The words of ``text`` an acronym takes an initial from: no 'and', 'of' or 'the'."""
+    return [w for w in name_tokens(text) if w not in {"and", "of", "the"}]

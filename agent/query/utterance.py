@@ -83,16 +83,20 @@ def _abbreviations_written_out(text: str) -> str:
 
 def _acronyms_written_out(text: str, registry: EntityRegistry) -> str:
     """``text`` with each acronym of a part the indexed filings print written as they print it ('APAC' -> 'Asia
-    Pacific', 'LATAM' -> 'Latin America'): a word in capitals that is no ordinary word, no company and no metric,
-    whose letters begin the words of exactly one part's name of two words or more, each word in order giving at
-    least one (:func:`~agent.entities.names.abbreviates`)."""
+    Pacific', 'LATAM' -> 'Latin America', 'U.S.' -> 'United States'): a word in capitals, of three letters or more or
+    written with stops ('U.S.' is no 'us'), that is no ordinary word, no company, no metric and no part printed as it is written, whose
+    letters begin the words of exactly one part's name of two words or more, each word in order giving at least one
+    (:func:`~agent.entities.names.abbreviates`)."""
     parts = {name for entity in registry.entities for name in entity.parts if len(name_tokens(name)) >= 2}
+    printed = {tuple(name_tokens(name)) for entity in registry.entities for name in entity.parts}
     out = []
     for word in text.split(" "):
-        core = word.rstrip("?!,;:.")
-        found = {p for p in parts if abbreviates(core.lower(), name_tokens(p))} if (
-            len(core) >= MIN_ACRONYM_LETTERS and core.isalpha() and core.isupper() and not is_common_word(core)
-            and not find_metrics(core) and not registry.mentions(core)) else set()
+        core = word.rstrip("?!,;:") if word.count(".") > 1 else word.rstrip("?!,;:.")  # 'U.S.' keeps its last stop
+        letters = core.replace(".", "")
+        found = {p for p in parts if abbreviates(letters.lower(), name_tokens(p))} if (
+            (len(letters) >= MIN_ACRONYM_LETTERS or "." in core) and letters.isalpha() and letters.isupper()
+            and ("." in core or not is_common_word(letters)) and not find_metrics(core) and not registry.mentions(core)
+            and tuple(name_tokens(core)) not in printed) else set()
         out.append(found.pop() + word[len(core):] if len(found) == 1 else word)
     return " ".join(out)
 
