@@ -1,13 +1,15 @@
 """Figures a filing prints that an analyst asks in their own terms: a span written by its count ('9M25', '6M FY25'),
 quarter columns under the one year their header's first cell names ('Fiscal 2024 | First Quarter | ...'), a
-bank's percentages named after an amount ('net interest margin', 'CET1 ratio'), which are no amounts of it, and a
-part as a share of the total, where the total is the whole's and not the part's."""
+bank's percentages named after an amount ('net interest margin', 'CET1 ratio'), which are no amounts of it, a
+part as a share of the total, where the total is the whole's and not the part's, and a row asked by its acronym
+('CRE loans' for 'Commercial real estate')."""
 
 from __future__ import annotations
 
 import pytest
 from support import ask_once, ingested_typeset
 
+from agent.answer.provenance import spelled_out
 from agent.config import Settings
 from agent.finance.lexicon import figure_kind, find_metrics
 from agent.finance.periods import find_periods
@@ -73,6 +75,17 @@ Quayside Bancorp
 |---|---|---|---|
 | Net interest income | 88,410 | 80,020 | 259,300 |
 | Net income | 31,200 | 28,450 | 90,870 |
+
+### Loans
+
+(In thousands)
+
+| | June 30, 2025 | December 31, 2024 |
+|---|---|---|
+| Commercial and industrial | 2,410,300 | 2,355,120 |
+| Commercial real estate | 3,120,450 | 3,090,800 |
+| Consumer | 610,220 | 640,310 |
+| Total loans | 6,140,970 | 6,086,230 |
 
 ### Management's Discussion and Analysis
 
@@ -151,3 +164,11 @@ def test_a_part_as_a_share_of_the_total(report: Settings) -> None:
     assert "13.31%" in answer and "720 / 5,410" in answer, answer
     answer = ask_once(report, "What were Harborview's total net sales in fiscal 2024?")
     assert "5,410" in answer and "3,220" not in answer, answer
+
+
+def test_an_acronym_asked_is_the_row_that_spells_it(bank: Settings) -> None:
+    assert spelled_out("cre", "Commercial real estate") == ["commercial", "real", "estate"]
+    assert spelled_out("cre", "Commercial and industrial") == []
+    assert spelled_out("net", "New England Trust") == []  # an ordinary word is no acronym
+    answer = ask_once(bank, "Quayside CRE loans at 6/30/25")
+    assert "3,120,450" in answer and "6,140,970" not in answer, answer

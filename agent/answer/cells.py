@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
+from agent.answer.provenance import spelled_out
 from agent.answer.reading import (
     CELL_HEADER_ITER_RE,
     FOOTNOTE_RE,
@@ -411,9 +412,11 @@ def _best_of(cells: Sequence[_Cell], reader: EvidenceReader, words: set[str], as
     deducts = deduction_start(question) >= 0
     counted = counted_noun(question) if question else ""
     owner = owner - _content_words(counted)  # the stores of Wingtip Stores are named by the word the company shares
+    asked_words = words
     for cell in cells:
         if asked and not (asked & cell.periods):
             continue
+        words = _spelled_out(asked_words, cell)
         if counted and cell.prose:
             unit = measured_unit(reader.evidence[cell.seg.ev].text, cell.value.end)
             if unit and not unit.startswith(counted):
@@ -469,6 +472,19 @@ def _best_of(cells: Sequence[_Cell], reader: EvidenceReader, words: set[str], as
     if best is None or best[0] < CELL_MIN_SCORE:
         return None
     return best
+
+
+def _spelled_out(words: set[str], cell: _Cell) -> set[str]:
+    """``words`` with an acronym asked written as the words of the cell's row that spell it ('cre' of 'CRE loans' as
+    'commercial real estate' for that row; see :func:`~agent.answer.provenance.spelled_out`), unless the row writes
+    the word itself."""
+    label = _content_words(cell.label) if not cell.prose else set()
+    out = set(words)
+    for word in words - label:
+        run = spelled_out(word, cell.label) if label else []
+        if run:
+            out = (out - {word}) | _content_words(" ".join(run))
+    return out
 
 
 def _hits(reader: EvidenceReader, cell: _Cell, words: set[str], deducts: bool = False,

@@ -20,6 +20,7 @@ from agent.answer.provenance import (
     own_clause,
     page_headings,
     row_label,
+    spelled_out,
 )
 from agent.answer.reading import TOTAL_ROW_RE, EvidenceReader, Segment, only_periods
 from agent.answer.records import Check, SubAnswer
@@ -87,7 +88,9 @@ def _uncovered_words(answer: SubAnswer, question: str, provenance: str, headings
         asked = {w for w in asked if not is_operation_word(w)}
     own = _content_words(printed)
     # 'increased', 'decreasing': forms of words that ask how, not what
-    missing = {w for w in asked - own if not any(same_root(w, o) for o in (*own, *ASKING_WORDS))}
+    # an acronym the printed words spell ('CRE' of 'Commercial real estate') is named by them
+    missing = {w for w in asked - own if not any(same_root(w, o) for o in (*own, *ASKING_WORDS))
+               and not spelled_out(w, printed)}
     if not answer.named:
         missing &= _other_rows(answer, reader)
     return sorted(missing)

@@ -17,7 +17,7 @@ from agent.answer.reading import (
     record_naming,
 )
 from agent.answer.records import SubAnswer
-from agent.entities.names import abbreviates, name_tokens
+from agent.entities.names import abbreviates, is_common_word, name_tokens
 from agent.ingest.typed_tables import same_label
 
 LABEL_WINDOW_WORDS = 8  # words before a figure in a sentence that say what it is
@@ -203,9 +203,7 @@ def covers(provenance: str, name: str) -> bool:
         return True
     acronym = _acronym(name.rstrip("s"))
     if acronym:
-        words = _initialled(provenance)
-        # One letter per word: the acronym's initials over as many words as it has letters.
-        return any(abbreviates(acronym, words[i : i + len(acronym)]) for i in range(len(words) - len(acronym) + 1))
+        return bool(spelled(acronym, provenance))
     words = _initialled(name)
     # Two capitals alone may be a word ('NA' in a cell, 'OR'): written for a name of two words only with stops
     return len(words) >= MIN_ACRONYM_LETTERS and any(
@@ -221,6 +219,23 @@ def _acronym(token: str) -> str:
     """The letters of an acronym in capitals, stops left out ('U.S.' -> 'us', 'CER' -> 'cer'); '' for a word."""
     letters = token.strip("()[],;:|'\"").replace(".", "")
     return letters.lower() if len(letters) >= MIN_ACRONYM_LETTERS and letters.isupper() and letters.isalpha() else ""
+
+
+MIN_SPELLED_LETTERS = 3  # a word asked read as an acronym ('CRE'); two letters are too often a word of their own
+
+
+def spelled_out(word: str, text: str) -> list[str]:
+    """The words of ``text`` an acronym asked stands for ('cre' -> 'commercial real estate'): a word of
+    :data:`MIN_SPELLED_LETTERS` letters or more that is no ordinary word (see :func:`spelled`); empty otherwise."""
+    return spelled(word, text) if len(word) >= MIN_SPELLED_LETTERS and not is_common_word(word) else []
+
+
+def spelled(letters: str, text: str) -> list[str]:
+    """The words of ``text`` that write out the acronym ``letters`` (lower case): one letter per word, its initials
+    over as many words as it has letters ('cre' -> 'commercial real estate'); empty when ``text`` has none."""
+    words = _initialled(text)
+    return next((words[i : i + len(letters)] for i in range(len(words) - len(letters) + 1)
+                 if abbreviates(letters, words[i : i + len(letters)])), [])
 
 
 def _initialled(text: str) -> list[str]:
