@@ -130,7 +130,7 @@ def _written_as_name(text: str, words: list[_Word], i: int, j: int) -> bool:
 
 def _breaks_name(words: list[_Word], i: int) -> bool:
     """Whether the capitalised words from ``i`` on are no part of a name: a metric ('Net Revenue'), a period
-    ('Q1', 'FY2023', 'March'), or words that never name a company."""
+    ('Q1', 'FY2023', 'March', '3Q FY24'), or words that never name a company."""
     run = []
     for w in words[i:]:
         if not _capitalised(w) or w.low == "and":
@@ -143,6 +143,8 @@ def _breaks_name(words: list[_Word], i: int) -> bool:
         first in NOT_NAMES
         or is_month(first)
         or bool(find_periods(run[0]))
+        # a period written over several words ('3Q FY24', a count glued to its span: no word of a name)
+        or any(p.start == 0 for p in find_periods(" ".join(run)))
         or bool(find_metrics(" ".join(run)))
         or canonical(run[0]) is not None
     )
