@@ -30,6 +30,7 @@ from langgraph.types import Send
 from agent.answer.compose import answer_offline, answer_sub_query, compose_plan
 from agent.answer.counts import answer_from_counts
 from agent.answer.facts import FactSource, StoreFacts, answer_from_facts, cross_check, statements_refusal
+from agent.answer.gate import refused
 from agent.answer.llm_answer import llm_answer
 from agent.answer.reading import Evidence
 from agent.answer.records import NOT_FOUND, FinalAnswer, SubAnswer
@@ -44,7 +45,7 @@ from agent.index.embeddings import get_embedder
 from agent.llm.models import LLMCallRecord, UsageLog, get_chat_model, text_call, token_counts
 from agent.llm.prompts import DIRECT_SYSTEM, MARKET_SYSTEM, quote
 from agent.memory import MemoryBank
-from agent.query.cues import metric_label
+from agent.query.cues import metric_label, possessive
 from agent.query.decompose import decompose_llm
 from agent.query.dialogue import DialogueSlots, Rewrite, Turn, update_slots
 from agent.query.kind import QueryKind, classify_query, points_at_filing, readable_language
@@ -772,6 +773,13 @@ def _answer_from_text(
             own = pool
     if found.value is None or found.citation is None:
         return found, ""
+    others = _other_company_figure(sub_query, found, own, indexed, question)
+    if others:
+        # two companies' figures and a question naming neither: no filing's date says whose is asked
+        figures = " and ".join(f"{possessive(whose)} {a.display or (a.value.text if a.value else '')}"
+                               for whose, a in others)
+        return refused(found, f"which company? The question names none, and the filings state {figures} for "
+                              f"{found.value.period or 'the period'}", "", found.checks), ""
     cited_rank = recency.get(found.citation.doc, len(recency))
     newer = sorted({e.doc_name for e in own if recency.get(e.doc_name, len(recency)) < cited_rank},
                    key=lambda d: recency[d])
@@ -784,6 +792,22 @@ def _answer_from_text(
                 f"{found.display or found.value.text} for {found.value.period or 'the period'}; the newest filing wins")
         return alt.model_copy(update={"explanation": f"{alt.explanation} {note}".strip()}), note
     return found, ""
+
+
+def _other_company_figure(sub_query: SubQuery, found: SubAnswer, own: Sequence[Evidence],
+                          indexed: EntityRegistry | Sequence[str] | None, question: str) -> list[tuple[str, SubAnswer]]:
+    """For a sub-query naming no company, ``found`` and the figure another company's filing among the evidence
+    states for its period, each with its company; empty when the evidence is of one company, or no other company's
+    filing states one."""
+    cited = next((e.company for e in own if found.citation is not None and e.doc_name == found.citation.doc), "")
+    if sub_query.company or not cited or found.value is None:
+        return []
+    for company in sorted({e.company for e in own if e.company and name_key(e.company) != name_key(cited)}):
+        alt = answer_sub_query(sub_query, [e for e in own if e.company == company], indexed_companies=indexed,
+                               turn_question=question)
+        if alt.value is not None and alt.value.period == found.value.period:
+            return [(cited, found), (company, alt)]
+    return []
 
 
 def compose_final(plan: Any, sub_answers: Sequence[SubAnswer], evidence: Sequence[Evidence],

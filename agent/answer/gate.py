@@ -596,10 +596,10 @@ def gate(
     absent = [c for c in blocking if names_absent_company(c)]
     closest = "" if absent else _closest(answer, reader)
     reasons = "; ".join(c.detail for c in absent or blocking)
-    return _refused(answer, f"{_subject_of(answer, asked_period)} ({reasons})", closest, checks)
+    return refused(answer, f"{_subject_of(answer, asked_period)} ({reasons})", closest, checks)
 
 
-def _refused(answer: SubAnswer, missing: str, closest: str, checks: list[Check]) -> SubAnswer:
+def refused(answer: SubAnswer, missing: str, closest: str, checks: list[Check]) -> SubAnswer:
     """``answer`` turned into a refusal: what is missing, the figure offered only as the closest evidence."""
     text = f"{NOT_FOUND}: {missing}." + (f" Closest evidence: {closest}." if closest else "")
     return answer.model_copy(
@@ -660,14 +660,14 @@ def operation_refusal(
     and kept as the closest evidence."""
     check = Check(name="metric", passed=False, detail=f"the question asks for {what}; {why}")
     missing = f"{what} of {answer.metric or 'the figure asked'} ({check.detail})"
-    return _refused(answer, missing, answer.answer.strip().rstrip("."), [*answer.checks, check])
+    return refused(answer, missing, answer.answer.strip().rstrip("."), [*answer.checks, check])
 
 
 def part_refusal(answer: SubAnswer, whole: str) -> SubAnswer:
     """A part of a figure built from several (one year of a three-year average) refused because ``whole`` could
     not be computed: the part is kept as the closest evidence, never stated as the answer."""
     check = Check(name="metric", passed=False, detail=f"{whole} could not be computed from the parts found")
-    return _refused(answer, check.detail, answer.answer.strip().rstrip("."), [*answer.checks, check])
+    return refused(answer, check.detail, answer.answer.strip().rstrip("."), [*answer.checks, check])
 
 
 def _subject_of(answer: SubAnswer, period: str) -> str:

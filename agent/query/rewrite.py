@@ -391,16 +391,16 @@ _TURN_STEPS = (_refers_to_nothing, _with_typed_number, _with_new_figure, _standa
 # ---------------------------------------------------------------------------------------------------------
 def _company_added(turn: _Turn, carry: _Carry) -> Rewrite | None:
     """A new company next to the previous one ('and Microsoft?'): a comparison when the turn says so, else a
-    switch; the metric and periods carry over."""
+    switch; or the company a turn naming none was asked about ('Fourth Coffee' after 'which company?'). The metric
+    and periods carry over."""
     slots, q_companies = turn.slots, turn.own.companies
-    if not (q_companies and not carry.metrics_named and slots.metrics and slots.company
-            and slots.company not in q_companies):
+    if not (q_companies and not carry.metrics_named and slots.metrics and slots.company not in q_companies):
         return None
     carried = list(carry.carried)
     periods = turn.periods or list(slots.periods)
     if not turn.periods:
         carried += [f"period: {p}" for p in slots.periods]
-    if COMPARE_RE.search(turn.question):
+    if slots.company and COMPARE_RE.search(turn.question):
         both = list(dict.fromkeys([slots.company, *q_companies]))
         text = (
             f"Compare {and_list([possessive(c) for c in both])} "
