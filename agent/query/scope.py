@@ -170,16 +170,25 @@ def _modifier_word(low: str) -> bool:
     return not any(p in _NO_MODIFIER_PIECES or is_month(p) for p in pieces)
 
 
-def _before(question: str, start: int, company: str) -> list[str]:
+def _before(question: str, start: int, company: str, registry: EntityRegistry | None = None) -> list[str]:
     """The words right before offset ``start`` (a metric's name) that narrow it, in order."""
-    return _walk_before(question, start, company)[0]
+    return _walk_before(question, start, company, registry)[0]
+
+
+def _ends_printed_part(tokens: Sequence[str], i: int, registry: EntityRegistry | None) -> bool:
+    """Whether token ``i`` ends the name of a part the indexed filings print, of two words or more."""
+    return registry is not None and any(
+        registry.part_owners(" ".join(tokens[i - n + 1 : i + 1])) for n in range(2, min(MAX_PART_WORDS, i + 1) + 1))
 
 
 NAME_JOINERS = frozenset(("and", "&"))  # what joins the capitalised words of one name ('Computing and Graphics')
 
 
-def _walk_before(question: str, start: int, company: str) -> tuple[list[str], list[str]]:
-    """(narrowing words, basis words) right before offset ``start`` (a metric's name), each in order."""
+def _walk_before(question: str, start: int, company: str,
+                 registry: EntityRegistry | None = None) -> tuple[list[str], list[str]]:
+    """(narrowing words, basis words) right before offset ``start`` (a metric's name), each in order. A word of the
+    company's name ends them, unless it ends a part the ``registry`` knows the filings print ('Rigid Packaging' of
+    Fourth Coffee Packaging)."""
     owner = {w.lower() for w in name_tokens(company)} if company else set()
     mods: list[str] = []
     basis: list[str] = []
@@ -208,6 +217,10 @@ def _walk_before(question: str, start: int, company: str) -> tuple[list[str], li
                 mods.pop()
             break
         appended = False
+        if (low in owner or low.removesuffix("s") in owner) and _ends_printed_part(tokens, i, registry):
+            mods.append(low)
+            appended, last = True, tok
+            continue
         if low in BASIS_WORDS and len(mods) < MAX_MODIFIER_WORDS:
             basis.append(low)
         prefix, _, named = tok.partition("-")
@@ -344,7 +357,7 @@ def scope_terms(question: str, company: str = "", registry: EntityRegistry | Non
         narrower = narrower_name(mention)
         if narrower:  # 'senior notes' of long-term debt: the figure's own words must say it
             terms.append(ScopeTerm(text=narrower, metric=mention.canonical))
-        before = " ".join(_before(asked, mention.start, company))
+        before = " ".join(_before(asked, mention.start, company, registry))
         if before:
             terms.append(ScopeTerm(text=before, metric=mention.canonical))
         found = [m for m in _TOKEN_RE.finditer(asked, mention.end) if not any(s <= m.start() < e for s, e in spans)]

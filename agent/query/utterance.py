@@ -42,9 +42,9 @@ LAST_YEAR_OF_CENTURY = 69  # a year written with two digits after an apostrophe:
 def plain_question(question: str, registry: EntityRegistry) -> str:
     """``question`` as the plan reads it: tickers written as company names, an opener cut, a fronted clause put
     after what it narrows (see the module)."""
-    named = _company_before_part(
+    named = _company_before_part(_names_as_printed(
         _acronyms_written_out(_abbreviations_written_out(registry.with_names_for_tickers(question)), registry),
-        registry)
+        registry), registry)
     plain = _clause_after(_without_opener(written_out(named, is_common_word, STOP_WORDS.__contains__), registry))
     return _without_request(plain, registry)
 
@@ -99,6 +99,31 @@ def _acronyms_written_out(text: str, registry: EntityRegistry) -> str:
             and tuple(name_tokens(core)) not in printed) else set()
         out.append(found.pop() + word[len(core):] if len(found) == 1 else word)
     return " ".join(out)
+
+
+def _names_as_printed(text: str, registry: EntityRegistry) -> str:
+    """``text`` with each company name and each part the indexed filings print written in their capitals where it is
+    typed in lower case ('fourth coffee rigid packaging op income' -> 'Fourth Coffee Rigid Packaging op income'), so
+    the readers of names take them for the names they are: a part printed as a name (each word capitalised) of two
+    words or more, or of one word that is no ordinary word ('halvora'), and a company's name as its registry entry
+    writes it."""
+    words = text.split(" ")
+    names = {p for entity in registry.entities for p in entity.parts}
+    for mention in registry.mentions(text):
+        typed = mention.surface.split()
+        printed = [w for w in mention.entity.name.split() if w.lower() in {t.lower() for t in typed}]
+        if mention.surface.islower() and len(printed) == len(typed):
+            names.add(" ".join(printed))
+    for part in sorted(names, key=len, reverse=True):
+        printed = part.split()
+        if (len(printed) < 2 and is_common_word(part)) or not all(w[:1].isupper() for w in printed):
+            continue  # an ordinary word, or a description the filing prints in lower case ('Manufacturing sites')
+        for i in range(len(words) - len(printed) + 1):
+            run = words[i : i + len(printed)]
+            core = [*run[:-1], run[-1].rstrip("?!,;:.")]
+            if [w.lower() for w in core] == [w.lower() for w in printed] and all(w.islower() for w in core):
+                words[i : i + len(printed)] = [*printed[:-1], printed[-1] + run[-1][len(core[-1]):]]
+    return " ".join(words)
 
 
 def _only_asks(head: str, registry: EntityRegistry) -> bool:
