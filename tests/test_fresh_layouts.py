@@ -14,6 +14,7 @@ from agent.config import Settings
 from agent.finance.lexicon import figure_kind, find_metrics
 from agent.finance.periods import find_periods
 from agent.ingest.columns import dated_names
+from agent.query.scope import scope_terms
 
 pytestmark = pytest.mark.usefixtures("no_yfinance")
 
@@ -105,6 +106,14 @@ def test_a_span_written_by_its_count() -> None:
     assert norms("3M 2018 capex") == ["FY2018"]
     assert norms("a $9M 2020 charge") == ["FY2020"]
     assert norms("5Q25") == []
+    # a (fiscal) year-end written short is the year, whole: no word of it is left to read as a part
+    assert [(p.norm, p.start) for p in find_periods("headcount at FYE 2024")] == [("FY2024", 13)]
+    assert norms("FYE24 revenue") == ["FY2024"]
+
+
+def test_year_to_date_is_no_measure_of_the_metric() -> None:
+    assert [t.kind for t in scope_terms("What was Europe revenue YTD 2025?")] == ["part"]
+    assert [(t.text, t.kind) for t in scope_terms("What was the capex budget for 2025?")] == [("budget", "measure")]
 
 
 def test_quarter_columns_take_the_year_their_header_names() -> None:

@@ -185,8 +185,9 @@ _P_COUNTED_SPAN = re.compile(
 )
 _P_NINE = re.compile(rf"\b(?:first\s+)?nine\s+months\s+(?:of\s+)?(?:the\s+)?{_FY_YEAR}", re.I)
 _P_FY = [
-    # 'FY24', 'F/Y 2024'; 'YE24', an analyst's year-end; the prefix makes it a year even before a '%' ('FY24 %')
-    re.compile(r"\b(?:F/?Y|YE)\s*['’]?(?P<y>(?:19|20)\d{2}|\d{2})\b", re.I),
+    # 'FY24', 'F/Y 2024'; 'YE24', 'FYE 2024', an analyst's (fiscal) year-end; the prefix makes it a year even before
+    # a '%' ('FY24 %')
+    re.compile(r"\b(?:F/?Y|F?YE)\s*['’]?(?P<y>(?:19|20)\d{2}|\d{2})\b", re.I),
     re.compile(
         rf"\b(?:fiscal|calendar)\s+(?:years?\s+)?(?:of\s+)?['’]?(?P<y>{_Y4}|(?<=['’])\d{{2}})\b{_MORE_YEARS}",
         re.I,
@@ -267,6 +268,11 @@ YEAR_TO_DATE_DATE_CHARS = 40  # the column's end date follows its duration words
 # ---------------------------------------------------------------------------------------------------------
 def _month_of(name: str) -> int:
     return _MONTH_NUM[name.strip(".").lower()[:3]]
+
+
+def names_to_date(text: str) -> bool:
+    """Whether ``text`` names a year to date ('YTD', 'year-to-date'): the months of a fiscal year to a quarter's end."""
+    return TO_DATE_RE.search(text) is not None
 
 
 def is_month(word: str) -> bool:

@@ -16,12 +16,12 @@ from collections.abc import Sequence
 from agent.finance.lexicon import find_metrics, names_count
 from agent.finance.numbers import MONEY_UNITS, currency_of, find_numbers, header_scale, is_year, units_only
 from agent.finance.periods import (
-    TO_DATE_RE,
     column_periods,
     find_periods,
     is_duration_label,
     is_span_label,
     names_several_periods,
+    names_to_date,
     normalise_period,
     parse_date,
     period_close,
@@ -164,7 +164,7 @@ def _year_to_date(label: str, fy_end_month: int, filing_period: str) -> str:
     the filing's own period ('FY2023H1' in a second quarter's release, 'FY2023' in a fourth's); '' when the
     filing reports no quarter or the name prints no one year."""
     years = _YEAR_RE.findall(label)
-    if len(years) != 1 or not TO_DATE_RE.search(label) or not re.search(r"Q[1-4]$", filing_period):
+    if len(years) != 1 or not names_to_date(label) or not re.search(r"Q[1-4]$", filing_period):
         return ""
     year = column_periods([years[0]], fy_end_month)[0]
     quarter = filing_period[-2:]

@@ -24,12 +24,12 @@ from agent.finance.lexicon import (
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import name_numbers
 from agent.finance.periods import (
-    TO_DATE_RE,
     PeriodMention,
     expand_range,
     find_periods,
     granularity,
     is_month,
+    names_to_date,
     shift_period,
     sort_key,
     with_lone_part,
@@ -386,7 +386,7 @@ def _temporal_scope(
         gran = "quarter" if "quarter" in g.lower() else "year"
     norms.sort(key=sort_key, reverse=True)
     return TemporalScope(type=scope_type, periods=norms, granularity=gran, dated=written_date(question),
-                         to_date=bool(TO_DATE_RE.search(question)) and gran in {"year", ""})
+                         to_date=names_to_date(question) and gran in {"year", ""})
 
 
 # ---------------------------------------------------------------------------------------------------------

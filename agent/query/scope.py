@@ -27,7 +27,7 @@ from agent.finance.lexicon import (
 )
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import is_name_letter
-from agent.finance.periods import find_periods, is_month
+from agent.finance.periods import find_periods, is_month, names_to_date
 from agent.finance.wording import CHANGE, SHARE_NOUN
 from agent.query.kind import QUESTION_WORDS
 from agent.schemas import ScopeTerm
@@ -423,14 +423,15 @@ def _in_percent(metric: str) -> bool:
 def _is_head(token: str, company_words: set[str], metric: str) -> bool:
     """Whether the word right after the name of ``metric`` is the noun the question asks of it ('budget' of
     'capex budget', 'mix' of 'revenue mix'): a word that is no function word, verb, operation, period, amount noun
-    or part-kind word, nor 'rate' after a metric quoted as one ('revenue growth rate')."""
+    or part-kind word, nor 'rate' after a metric quoted as one ('revenue growth rate'), nor 'YTD' (a period's)."""
     low = _bare(token).lower()
     if low in _RATE_NOUNS and _in_percent(metric):
         return False
     return (low.replace("-", "").isalpha() and len(low) >= 3 and not low.endswith(("ed", "ing", "ly"))
             and low not in STOP_WORDS | _ENDS | _OPENS | ADJUSTING | _NO_PART | FILLER_WORDS | _MODIFIER_BREAKS
             and low not in _VERB_PARTICLES | _AMOUNT_NOUNS | _PREDICATE_WORDS | company_words
-            and low.removesuffix("s") not in _AMOUNT_NOUNS and not operation_word(low) and not is_month(low))
+            and low.removesuffix("s") not in _AMOUNT_NOUNS and not operation_word(low) and not is_month(low)
+            and not names_to_date(low))
 
 
 def excluded(question: str, start: int) -> bool:
