@@ -51,6 +51,16 @@ _CODE_BEFORE_RE = re.compile(r"(?<![A-Za-z])(" + "|".join(sorted(_CODES, key=len
 # it stands ('£m').
 _CODE_RE = re.compile("|".join([*(rf"(?<![A-Za-z/-])({c})(?![A-Za-z/-])" for c in sorted(_CODES, key=len, reverse=True)
                                    if c.isalpha()), *(f"({re.escape(c)})" for c in _CODES if not c.isalpha())]))
+# A currency named in words as the unit of figures ('millions of Canadian dollars', 'in thousands of euros', 'in
+# Canadian dollars'), never a word of a name ('Euro area'); plain 'dollars' are US dollars.
+_CURRENCY_WORDS = {"canadian dollar": "CAD", "australian dollar": "AUD", "hong kong dollar": "HKD",
+                   "singapore dollar": "SGD", "new zealand dollar": "NZD", "new taiwan dollar": "TWD", "euro": "EUR",
+                   "pounds sterling": "GBP", "sterling": "GBP", "swiss franc": "CHF", "japanese yen": "JPY",
+                   "yen": "JPY", "renminbi": "CNY", "indian rupee": "INR", "brazilian real": "BRL"}
+_CURRENCY_WORDS_RE = re.compile(
+    r"\b(?:thousands|millions|billions|in)\s+(?:of\s+)?("
+    + "|".join(w.replace(" ", r"\s+") for w in sorted(_CURRENCY_WORDS, key=len, reverse=True)) + r")s?\b",
+    re.IGNORECASE)
 _CODE_REACH = 4  # characters before a figure searched for its currency code ('RMB ')
 _CURRENCY = r"(?P<cur>US\$|\$|USD|€|EUR|£|GBP)?"
 _NUMBER = r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
@@ -160,8 +170,9 @@ def header_scale(text: str) -> float:
 
 
 def currency_of(text: str) -> str:
-    """The ISO code of the first currency ``text`` states by sign or code ('HK$'000' -> 'HKD', '(RMB in millions)'
-    -> 'CNY', '$' -> 'USD'), 'USD' for dollars in words; '' for none."""
+    """The ISO code of the first currency ``text`` states by sign, code or name ('HK$'000' -> 'HKD', '(RMB in
+    millions)' -> 'CNY', '$' -> 'USD', 'millions of Canadian dollars' -> 'CAD'), 'USD' for plain dollars in words;
+    '' for none."""
     prefixed = _DOLLAR_PREFIX_RE.search(text)
     found = [(prefixed.start(), _DOLLARS[prefixed.group(1)])] if prefixed else []
     codes = _CODE_RE.search(text)
@@ -170,6 +181,9 @@ def currency_of(text: str) -> str:
     dollar = text.find("$")
     if dollar >= 0:
         found.append((dollar + 1, "USD"))  # after a 'HK$' at the same place
+    named = _CURRENCY_WORDS_RE.search(text)
+    if named:
+        found.append((named.start(), _CURRENCY_WORDS[" ".join(named.group(1).lower().split())]))
     if found:
         return min(found)[1]
     return "USD" if re.search(r"\bdollars?\b", text, re.IGNORECASE) else ""
