@@ -436,7 +436,10 @@ def _best_of(cells: Sequence[_Cell], reader: EvidenceReader, words: set[str], as
                 and not only_periods(cell.label)):
             continue  # the sub-heading asked ('Purchase obligations:') is the sum of its rows: one row is a part of it
         hits = _hits(reader, cell, words, deducts, owner)
-        if not hits - owner and (cell.prose or not owner_row(cell.label, hits, owner, whole=True)):
+        # a row named by the company's name alone answers only for its stock ('the value of PMI common stock' in a
+        # performance table), never for a figure the question names beyond it ('BYHS comps': not its banner's sales)
+        if not hits - owner and (cell.prose or not owner_row(cell.label, hits, owner, whole=True)
+                                 or words - owner - hits - EQUITY_WORDS):
             continue
         header_words = _content_words(cell.header)
         if (not cell.prose and label_words and len(header_words) <= COLUMN_NAME_MAX_WORDS

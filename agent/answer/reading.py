@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from agent.answer.verify import split_sentences
+from agent.finance.direction import turned
 from agent.finance.lexicon import MetricMention, find_metrics
 from agent.finance.numbers import currency_of, find_numbers, header_scale, name_numbers
 from agent.finance.periods import (
@@ -33,6 +34,7 @@ from agent.finance.periods import (
     period_year,
     single_period,
 )
+from agent.finance.wording import FALL_RE
 from agent.ingest.figures import (
     clean_label,
     dash_code,
@@ -536,8 +538,18 @@ def _sentence_numbers(sentence: str, offset: int, periods: Sequence[PeriodMentio
         after = [p for p in periods if n.end <= p.start < nxt]
         before = [p for p in periods if prev <= p.end <= n.start]
         period = after[0].norm if after else (before[-1].norm if before else "")
+        n = turned(n, -abs(n.value)) if _fell_by(sentence, n) else n
         out.append(n.model_copy(update={"period": period, "start": n.start + offset, "end": n.end + offset}))
     return _respectively(sentence, out, periods, offset)
+
+
+def _fell_by(sentence: str, n: NumericValue) -> bool:
+    """Whether a percentage is a fall the sentence's verb right before it states ('Comparable sales decreased 1.8%',
+    'declined by 3%'): a change of -1.8%, never a rise. A level it fell to ('decreased to 35%') is no change."""
+    words = sentence[: n.start].split()[-2:]
+    if words and words[-1].lower() == "by":
+        words.pop()
+    return n.unit == "%" and n.value > 0 and bool(words) and FALL_RE.fullmatch(words[-1]) is not None
 
 
 def _respectively(

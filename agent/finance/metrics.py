@@ -61,7 +61,7 @@ _DEFS: list[MetricDef] = [
     ], related=["revenue growth", "revenue"]),
     _m("comparable sales", _REV, [
         "comparable sales", "comparable store sales", "same store sales", "comp sales", "like for like sales",
-        "comparable sales growth",
+        "comparable sales growth", "comps",
     ], related=["revenue growth"]),
     _m("backlog", _REV, [
         "backlog", "order backlog", "remaining performance obligation", "total backlog", "unfilled orders",
