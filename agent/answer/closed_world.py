@@ -409,6 +409,13 @@ def check_scope(
     row = (reader.row_at(answer.citation.chunk_id, answer.value.start)
            if reader is not None and answer.citation is not None else None)
     own = " ".join(x for x in (row.parent if row is not None else "", naming_words(answer)) if x)
+    under = row.parent if row is not None else ""
+    if under and registry is not None and registry.part_owners(under) and not (
+            name_words(under) & name_words(" ".join([question, turn_question, *(t.text for t in scope)]))):
+        # 'International' under 'Metal Packaging': one part's figure, never the company's international one (a
+        # question naming a word of the part asks of it: 'export feature films' of 'Export Only')
+        return Check(name="scope", passed=False, detail=(
+            f"the figure found is {naming_words(answer).strip()!r} of {under}, a part the question does not name"))
     negated = negated_words(asked_part(question), own)
     if negated:
         return Check(name="scope", passed=False, detail=(

@@ -171,7 +171,9 @@ _P_QUARTER = [
 ]
 _P_HALF = [
     # 'the first six months of 2024' is its first half, as 'the first nine months' is its nine months
-    re.compile(rf"\b(?P<ord>first|second|1st|2nd)\s+(?:half|six\s+months)\s+(?:of\s+)?(?:the\s+)?{_FY_YEAR}", re.I),
+    # 'Six Months 2025' over a release's columns: the six months from the year's start, its first half
+    re.compile(rf"\b(?:(?P<ord>first|second|1st|2nd)\s+(?:half|six\s+months)|six\s+months)\s+(?:of\s+)?(?:the\s+)?"
+               rf"{_FY_YEAR}", re.I),
     re.compile(
         rf"\bH(?P<h>[12])\s*(?:['’]|of\s+|,\s*)?\s*(?:FY|fiscal\s+)?\s*['’]?(?P<y>{_Y4}|\d{{2}})\b", re.I
     ),
@@ -509,7 +511,7 @@ def _candidates(text: str, fy_end_month: int) -> list[_Cand]:
             if m.groupdict().get("h"):
                 h = int(m.group("h"))
             else:
-                h = 1 if m.group("ord").lower() in ("first", "1st") else 2
+                h = 2 if (m.group("ord") or "first").lower() in ("second", "2nd") else 1
             add(m, 1, [_mention(text, f"FY{_fy_year(m)}H{h}", m.start(), m.end(), "half")])
 
     for m in p_counted.finditer(scan):

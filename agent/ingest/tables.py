@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
-from agent.finance.numbers import SCALE_NAMES, header_scale, is_name_number, units_only
+from agent.finance.numbers import SCALE_NAMES, header_scale, is_name_number, is_year, units_only
 from agent.finance.periods import is_bucket, is_duration_label, without_spans
 from agent.ingest.columns import (
     DURATION_RE,
@@ -31,6 +31,7 @@ from agent.ingest.columns import (
 from agent.ingest.grid import (
     CELL_SEPARATOR,
     NIL_CELL_RE,
+    SPAN_CAPTION_RE,
     SUBHEADINGS_MAX,
     GridPlace,
     grid_placed,
@@ -689,8 +690,9 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
         above = group[:group.index(header_row)]
         caption = " ".join(r.label for r in above[-HEADER_MAX_LINES:] if not r.cells and _is_column_line(r))
         # 'SECOND QUARTER | 2025 Amount | 2024 Amount': a period in the header's first cell spans the years under it
-        corner = header_row.label.split("|", 1)[0].strip() if "|" in header_row.label else ""
-        if corner and PERIOD_RE.search(corner) and corner not in header_names:
+        corner = (header_row.label.split("|", 1)[0].strip() if "|" in header_row.label
+                  else header_row.cells[0] if headed and not header_row.label and header_row.cells else "")
+        if corner and (PERIOD_RE.search(corner) or SPAN_CAPTION_RE.fullmatch(corner)) and corner not in header_names:
             caption = f"{caption} {corner}".strip()
         columns = dated_names(columns if covers(columns, header_names) else header_names, caption)
         body = [r for r in body if r is not header_row]
@@ -779,8 +781,8 @@ def _named_header(above: list[_Row], body: list[_Row], page_text: str,
             continue
         names = [_CELL_NOTE_RE.sub("", n).strip() for n in
                  ([p.strip() for p in row.label.split(" | ")] if not row.cells else [row.label, *row.cells]) if n]
-        if any(is_figure(n) for n in names[1:]):
-            continue  # a row of values written so that it did not split into cells ('$— | $240.7')
+        if any(is_figure(n) and not is_year(n) for n in names[1:]):
+            continue  # a row of values written so that it did not split into cells ('$— | $240.7'); years head columns
         headed = len(names) == width + 1
         names = names[1:] if headed else names
         if len(names) == width and (undated or any(PERIOD_RE.search(n) for n in names)):
