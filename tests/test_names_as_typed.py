@@ -77,6 +77,12 @@ def test_names_typed_in_lower_case_are_read_as_printed() -> None:
     assert [t.text for t in intent.scope] == ["rigid packaging"], intent.scope
 
 
+def test_lower_case_words_of_a_capitalised_question_are_no_names() -> None:
+    registry = EntityRegistry([REGISTRY.entities[0].model_copy(update={"parts": ["Financial Position"]})])
+    asked = "From the statement of financial position, what was Harbor Packaging's current ratio in 2024?"
+    assert "financial position" in plain_question(asked, registry)
+
+
 def test_a_company_before_a_counted_quarter_is_named() -> None:
     intent = extract_intent(plain_question("Harbor Packaging 3Q FY24 net income", REGISTRY), REGISTRY)
     assert intent.company == "Harbor Packaging Corporation" and intent.temporal_scope.periods == ["FY2024Q3"]

@@ -42,9 +42,11 @@ LAST_YEAR_OF_CENTURY = 69  # a year written with two digits after an apostrophe:
 def plain_question(question: str, registry: EntityRegistry) -> str:
     """``question`` as the plan reads it: tickers written as company names, an opener cut, a fronted clause put
     after what it narrows (see the module)."""
-    named = _company_before_part(_names_as_printed(
-        _acronyms_written_out(_abbreviations_written_out(registry.with_names_for_tickers(question)), registry),
-        registry), registry)
+    spelled = _acronyms_written_out(_abbreviations_written_out(registry.with_names_for_tickers(question)), registry)
+    # a question typed all in lower case writes its names so too; one that capitalises any word after its first
+    # writes them capitalised, and its words in lower case are no names ('statement of financial position')
+    typed_lower = not any(w[:1].isupper() for w in question.split()[1:])
+    named = _company_before_part(_names_as_printed(spelled, registry) if typed_lower else spelled, registry)
     plain = _clause_after(_without_opener(written_out(named, is_common_word, STOP_WORDS.__contains__), registry))
     return _without_request(plain, registry)
 
@@ -102,11 +104,11 @@ def _acronyms_written_out(text: str, registry: EntityRegistry) -> str:
 
 
 def _names_as_printed(text: str, registry: EntityRegistry) -> str:
-    """``text`` with each company name and each part the indexed filings print written in their capitals where it is
-    typed in lower case ('fourth coffee rigid packaging op income' -> 'Fourth Coffee Rigid Packaging op income'), so
-    the readers of names take them for the names they are: a part printed as a name (each word capitalised) of two
-    words or more, or of one word that is no ordinary word ('halvora'), and a company's name as its registry entry
-    writes it."""
+    """``text`` (a question typed in lower case) with each company name and each part the indexed filings print
+    written in their capitals ('fourth coffee rigid packaging op income' -> 'Fourth Coffee Rigid Packaging op
+    income'), so the readers of names take them for the names they are: a part printed as a name (each word
+    capitalised) of two words or more, or of one word that is no ordinary word ('halvora'), and a company's name as
+    its registry entry writes it."""
     words = text.split(" ")
     names = {p for entity in registry.entities for p in entity.parts}
     for mention in registry.mentions(text):
