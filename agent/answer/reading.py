@@ -603,8 +603,9 @@ def _label_number(text: str, n: NumericValue) -> bool:
         return True
     if after[:1].isalpha() or re.match(r"-[A-Za-z]", after):
         return True
-    if re.match(r"\s?\)", after) and "(" not in n.text and not re.search(r"\(\s*$", before):
-        return True  # '1 ) fuel , 2 ) purchased power': a list marker, not a value
+    if (re.match(r"\s?\)", after) and "(" not in n.text and not re.search(r"\(\s*$", before)
+            and n.unit == "" and n.scale == 1.0):
+        return True  # '1 ) fuel , 2 ) purchased power': a list marker, not a value (never an amount: '– C$5 million)')
     return bool(re.search(r"\d[A-Za-z]", n.text)) and n.unit == "" and n.scale == 1.0
 
 

@@ -77,6 +77,9 @@ NUMBER_RE = re.compile(
     + r"(?P<neg2>[-−–])?" + _WS + _NUMBER + _SCALE + _UNIT + _WS + r"(?P<close>\))?",
     re.IGNORECASE,
 )
+# An en dash is a minus only glued to what follows ('–5'); spaced, it separates ('(2023 – $5,407 million)': the prior
+# year's figure, not a negative one).
+_SPACED_EN_DASH_RE = re.compile(r"\u2013(?=\s)")
 _YEAR_RE = re.compile(r"^(19|20)\d{2}$")
 _HEADER_SCALE_RE = re.compile(
     r"(?:in|\$|amounts?\s+in|dollars\s+in|expressed\s+in|\()\s*(?:u\.?s\.?\s+)?(?:dollars\s+)?(?:\$\s*)?"
@@ -189,24 +192,25 @@ def currency_of(text: str) -> str:
     return "USD" if re.search(r"\bdollars?\b", text, re.IGNORECASE) else ""
 
 
-def _written_currency(m: re.Match[str]) -> tuple[str, bool]:
+def _written_currency(m: re.Match[str]) -> tuple[str, bool, int]:
     """The currency a number's own prefix names: letters before its '$' ('HK$5 million'), or a code or sign just
     before it ('RMB200 billion', '¥3,000'); '' for none beyond the matched sign. With it, whether a parenthesis
-    opens before the prefix ('(HK$1,234)' is negative)."""
+    opens before the prefix ('(HK$1,234)' is negative), and where the letters before a '$' start (the figure is
+    written from there: 'C$5,407 million'; -1 for none)."""
     cur = m.group("cur")
     if cur == "$":
         at = m.start("cur")
         prefix = _DOLLAR_PREFIX_RE.search(m.string, max(0, at - 2), at + 1)
         if prefix is None or prefix.end() != at + 1:
-            return "", False
-        return _DOLLARS[prefix.group(1)], m.string[: prefix.start()].rstrip().endswith("(")
+            return "", False, -1
+        return _DOLLARS[prefix.group(1)], m.string[: prefix.start()].rstrip().endswith("("), prefix.start()
     if cur:
-        return "", False
+        return "", False, -1
     start = max(0, m.start() - _CODE_REACH)
     before = _CODE_BEFORE_RE.search(m.string[start : m.start()])
     if before is None:
-        return "", False
-    return _CODES[before.group(1)], m.string[: start + before.start()].rstrip().endswith("(")
+        return "", False, -1
+    return _CODES[before.group(1)], m.string[: start + before.start()].rstrip().endswith("("), -1
 
 
 def _unit_of(cur: str | None, unit: str | None) -> str:
@@ -290,7 +294,7 @@ def _from_match(m: re.Match[str], default_scale: float, offset: int = 0) -> Nume
     scale_word = (m.group("scale") or "").lower()
     cur, unit = m.group("cur"), m.group("unit")
     unit_name = _unit_of(cur, unit)
-    written, opened = _written_currency(m) if unit_name in {"", "USD"} else ("", False)
+    written, opened, prefixed = _written_currency(m) if unit_name in {"", "USD"} else ("", False, -1)
     unit_name = written or unit_name
     # A bare single letter (m, b, k) only counts as a scale right after a currency amount: "5 m" is ambiguous.
     if scale_word in {"m", "b", "k"} and not cur and not written:
@@ -305,6 +309,10 @@ def _from_match(m: re.Match[str], default_scale: float, offset: int = 0) -> Nume
     if not parenthesised:
         text = text.strip("()").strip()
     local = m.start() + (len(m.group(0)) - len(m.group(0).lstrip()))
+    if 0 <= prefixed < local and m.string[local] == "$":
+        # 'C$5,407 million', '(HK$1,234)': the prefix, and a parenthesis before it, are the figure's
+        begin = m.string.rfind("(", 0, prefixed) if opened else prefixed
+        text, local = m.string[begin:local] + text, begin
     start = local + offset
     return NumericValue(
         text=text,
@@ -343,16 +351,19 @@ def parse_number(text: str, default_scale: float = 1.0) -> NumericValue | None:
     """
     if not text:
         return None
-    cleaned = text.replace("\u2212", "-").replace("\u2013", "-").replace("\xa0", " ")
-    m = NUMBER_RE.search(cleaned)
+    m = NUMBER_RE.search(_cleaned(text))
     return _from_match(m, default_scale) if m else None
+
+
+def _cleaned(text: str) -> str:
+    """``text`` with its minus signs as hyphens and no-break spaces as spaces, each character where it was."""
+    return _SPACED_EN_DASH_RE.sub(" ", text).replace("\u2212", "-").replace("\u2013", "-").replace("\xa0", " ")
 
 
 def find_numbers(text: str, default_scale: float = 1.0, include_years: bool = False) -> list[NumericValue]:
     """Every number in ``text`` with offsets; four-digit years are skipped unless asked for."""
-    cleaned = text.replace("\u2212", "-").replace("\u2013", "-").replace("\xa0", " ")
     out: list[NumericValue] = []
-    for m in NUMBER_RE.finditer(cleaned):
+    for m in NUMBER_RE.finditer(_cleaned(text)):
         num = m.group("num")
         if not include_years and _YEAR_RE.match(num) and not m.group("cur") and not m.group("unit"):
             continue
