@@ -28,6 +28,7 @@ PLAN_READERS = ("answer", "retrieval")  # the stages after the plan, which shoul
 TEXT_NAMES = frozenset(("question", "question_text", "asked_text"))  # a parameter or attribute holding the words
 WORD_CLASSES = Path("finance") / "wording.py"
 PERIODS = Path("finance") / "periods.py"  # reads the periods a question names, as it reads a filing's
+COLUMN_PERIODS = Path("finance") / "column_periods.py"  # the period reader's part for table labels, split from it
 SET_MIN_WORDS = 2  # a literal of fewer strings is a constant, not a word list
 FRAGMENT = "Z"  # what an interpolated fragment counts as inside the pattern that uses it: one literal
 
@@ -174,7 +175,7 @@ def run_rules_bench(agent: Path = AGENT) -> list[RuleCount]:
     """Each module of the question's readers, most alternatives first, and their total last."""
     packages = dict.fromkeys((*RULE_PACKAGES, *PLAN_READERS))
     paths = [p for package in packages for p in sorted((agent / package).glob("*.py"))]
-    shared = [agent / WORD_CLASSES, agent / PERIODS]  # the finance modules that read a question's words too
+    shared = [agent / WORD_CLASSES, agent / PERIODS, agent / COLUMN_PERIODS]  # the finance modules that read a question's words too
     paths += [p for p in shared if p.exists()]
     rows = []
     for path in paths:

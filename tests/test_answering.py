@@ -962,24 +962,24 @@ def test_a_derived_figure_never_mixes_two_companies_filings() -> None:
 
 
 def test_a_scale_line_above_a_schedule_is_no_row_of_its_values() -> None:
-    from agent.answer.cells import _table_cells
+    from agent.answer.evidence_cells import table_cells
     from agent.answer.reading import EvidenceReader
 
     chunk = ("Cover\n(in thousands)\n2014 | 385373 | (in thousands)\n2015 | 1110566 | (in thousands)\n"
              "2016 | 270852 | (in thousands)")
     reader = EvidenceReader([Evidence(chunk_id="c1", doc_name="ETR_2013_10K", text=chunk)])
-    cells = _table_cells(reader, {0})
+    cells = table_cells(reader, {0})
     assert [(c.label, c.value.value) for c in cells] == [("2014", 385373), ("2015", 1110566), ("2016", 270852)]
 
 
 def test_column_names_above_a_title_and_scale_line_name_the_cells() -> None:
-    from agent.answer.cells import _table_cells
+    from agent.answer.evidence_cells import table_cells
     from agent.answer.reading import EvidenceReader
 
     chunk = ("total cost of shares purchased | total number of shares purchased | average price paid per share | "
              "(in thousands)\n2011 | 2997688 | 36940.4 | 81.15 | (in thousands)")
     reader = EvidenceReader([Evidence(chunk_id="c1", doc_name="SLB_2012_10K", text=chunk)])
-    cells = _table_cells(reader, {0})
+    cells = table_cells(reader, {0})
     assert [(c.header, c.value.value) for c in cells][-1] == ("average price paid per share", 81.15)
 
 

@@ -11,7 +11,7 @@ from support import ask_once, ingested_typeset, stated
 
 from agent.answer.words import _content_words
 from agent.config import Settings
-from agent.finance.periods import is_bucket
+from agent.finance.column_periods import is_bucket
 from agent.ingest.parsing import _markdown_pages
 from agent.ingest.tables import find_tables
 from agent.query.cues import operation_items

@@ -9,7 +9,7 @@ import pytest
 from support import ask_once, ingested_typeset, stated
 
 from agent.config import Settings
-from agent.finance.periods import column_periods
+from agent.finance.column_periods import column_periods
 from agent.ingest.tables import find_tables
 from agent.ingest.typed_tables import typed_columns
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from support import ask_once, ingested_typeset, stated
 
-from agent.finance.periods import is_span_label
+from agent.finance.column_periods import is_span_label
 from agent.index.store import Store
 from agent.ingest.parsing import _markdown_pages
 from agent.ingest.tables import find_tables

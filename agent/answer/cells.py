@@ -10,15 +10,11 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
+from agent.answer.evidence_cells import Cell, named_periods, sentence_cells, table_cells
 from agent.answer.provenance import spelled_out
 from agent.answer.reading import (
-    CELL_HEADER_ITER_RE,
-    FOOTNOTE_RE,
     TOTAL_ROW_RE,
-    Evidence,
     EvidenceReader,
-    Segment,
-    letter_runs,
     measured_unit,
     only_periods,
 )
@@ -45,30 +41,20 @@ from agent.answer.words import (
 )
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue
+from agent.finance.column_periods import names_several_periods
 from agent.finance.direction import in_direction, restated_as, turned
 from agent.finance.lexicon import deduction_start, figure_kind, find_metrics, label_head, names_per_share
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import (
     CURRENCIES,
-    is_name_number,
 )
-from agent.finance.periods import (
-    CALENDAR_FY_END,
-    expand_range,
-    find_periods,
-    is_span_label,
-    names_several_periods,
-    normalise_period,
-    sort_key,
-    without_periods,
-)
+from agent.finance.periods import expand_range, find_periods, sort_key, without_periods
 from agent.finance.wording import CHANGE_RE, SUM_WORD_RE, TOTAL_RE
 from agent.query.asked import AVERAGE_NAME_RE, PERIODS_MEETING, RATIO_NAME_RE
 from agent.query.cues import AVERAGE_RE, PART_OF_RE, PERCENT_RE, asks_percent, spans_range
 from agent.query.definitions import asked_part
 from agent.query.operations import guess_operation
 from agent.query.plan import SubQuery
-from agent.query.scope import STOP_WORDS
 from agent.schemas import NumericValue
 
 CELL_MIN_SCORE = 0.5  # a table cell must name at least half the question's words to answer it
@@ -83,9 +69,6 @@ PARENT_PRECISION_WEIGHT = 0.05  # a tie-break: the sub-heading that says least b
 _SCHEDULE_CUE_RE = re.compile(r"\b(?:due|matur\w*|payable\s+in|expir\w*|scheduled)\b", re.IGNORECASE)
 
 
-UNDATED_YEAR_COLUMNS = 2  # a header-less row: only its first two columns are read as this year and last
-
-
 HEADER_NAMED_BONUS = 0.3  # the question writes the cell's column header verbatim ('on 12/14')
 COLUMN_NAME_MAX_WORDS = 4  # a column's name ('Network Solutions', 'Gross carrying value'); longer is a sentence
 WHOLE_COLUMN_BONUS = 0.05  # a tie-break: the total column of a row printed part by part, when no part is asked
@@ -95,24 +78,6 @@ HEADER_MIN_CHARS = 3  # shorter headers ('a', '%') are written by chance
 
 
 CELL_SAME_ROW_BONUS = 0.2  # the second year of a change comes from the row the first year came from
-
-
-PROSE_LABEL_MAX_WORDS = 12  # words before a figure in a sentence that can name it ('rental expense for ... was')
-
-
-# 'rental expense for operating leases was approximately': the verb and hedge words end a sentence's subject; and
-# '..., compared with' or 'versus' puts the next figure beside the last one, of the same subject
-_PROSE_VERB_TAIL_RE = re.compile(
-    r"(?:\s*\b(?:was|were|is|are|of|totaled|totalled|amounted|aggregated|approximately|about|"
-    r"approximated|reached|to|by|and|or|had|has|have|recognized|recorded|reported|compared\s+(?:with|to)|as|"
-    r"versus|vs\.?)(?![\w.])[\s,$]*)+$",
-    re.IGNORECASE,
-)
-
-
-# What lies between a change and the level it reaches ('increased $8.6 million to $16.7 million').
-_REACHED_RE = re.compile(r"\s*(?:million|billion|thousand|percent|%)?\s*,?\s*to\s*\$?\s*", re.IGNORECASE)
-_PROSE_LEAD_RE = re.compile(r"^(?:(?:of|for|in|on|at|and|the)\s+)+", re.IGNORECASE)
 
 
 _CELL_RATIO_RE = re.compile(
@@ -172,126 +137,8 @@ _ROW_OPERATIONS = frozenset({"extreme", PERIODS_MEETING})
 _OVER_ALL_PERIODS = frozenset({"sum", "average"})
 
 
-# ---------------------------------------------------------------------------------------------------------
-# Table cells for figures the lexicon does not name ('equipment rents payable', 'gallons hedged')
-# ---------------------------------------------------------------------------------------------------------
-class _Cell(BaseModel):
-    """One figure of a table row with the words that name it: the row label and its column header."""
-
-    seg: Segment
-    label: str = Field(description="the row label ('equipment rents payable', or a schedule row's year)")
-    header: str
-    parent: str = Field(default="", description="the sub-heading the row sits under ('Service revenue')")
-    value: NumericValue
-    periods: set[str] = Field(default_factory=set, description="periods the value's column or label name")
-    prose: bool = Field(default=False, description="read from a sentence: the label is the words before it")
-    counts: str = Field(default="", description="what a plain count in a sentence counts ('stores')")
-
-
-def _table_cells(reader: EvidenceReader, allowed: set[int]) -> list[_Cell]:
-    """Every figure of every table row in the evidence, with its row label, column header and periods.
-
-    Both table orientations: periods as columns ('2008: 93') or in the row label ('2007 net revenue | 442.3'),
-    where the columns then name the items.
-    """
-    out: list[_Cell] = []
-    for seg in reader.segments:
-        if seg.kind != "row" or seg.ev not in allowed:
-            continue
-        label, numbers = seg.label, list(seg.numbers)
-        if not label:
-            # A schedule row labelled by its year only ('2015 | 1110566'): the year names the row.
-            first = seg.raw.split("|", 1)[0].strip()
-            if not first or not only_periods(first):
-                continue
-            label = first
-            numbers = [n for n in numbers if n.start >= seg.start + seg.raw.index("|")]
-        text = reader.evidence[seg.ev].text
-        fy_end = reader.evidence[seg.ev].fy_end_month or CALENDAR_FY_END
-        label_periods = _label_periods(label, fy_end)
-        undated = _undated_columns(reader.evidence[seg.ev], seg, label_periods)
-        names = _column_names(text, seg.start) if seg.row is None else []
-        names = names if len(names) == len(numbers) else []
-        for i, n in enumerate(numbers):
-            if undated and i < len(undated):
-                n = n.model_copy(update={"period": undated[i]})
-            if seg.row is not None:
-                header = n.column  # a typed row's figure is under the column ingest placed it in
-            else:
-                cell_end = text.find("|", n.end)
-                if ":" in text[n.end : cell_end if cell_end >= 0 else len(text)].split("\n", 1)[0]:
-                    continue  # a number before its cell's colon is in the column header ('peer group ( 1 ):')
-                cell_start = text.rfind("|", 0, n.start) + 1
-                cell = text[cell_start : n.start]
-                piped = cell_start > text.rfind("\n", 0, n.start) + 1  # a pipe opens this cell on its own line
-                if piped and letter_runs(cell.rsplit(":", 1)[-1]):
-                    continue  # a number inside a name ('s&p 500' in a header line), not a value of the row
-                header = cell.split(":", 1)[0].strip() if ":" in cell else (names[i] if names else "")
-            # A figure the reading placed under a dated column has that column's period, not what its name's words
-            # read as alone ('YEAR TO DATE 2023' is the half a second quarter's release reports, not fiscal 2023).
-            placed = bool(n.period and n.column)
-            periods = set(label_periods) | (set() if placed else _label_periods(header, fy_end))
-            if n.period:
-                periods.add(n.period)
-            out.append(_Cell(seg=seg, label=label, header=header, parent=seg.parent, value=n, periods=periods))
-    return out
-
-
 _PARENTHESES_RE = re.compile(r"\([^)]*\)")
 _DIVIDED = frozenset({"share", "ratio"})  # the operations whose operands are amounts, divided in code
-_TITLE_LINE_RE = re.compile(r"\(?[A-Za-z][\w\s.,&'-]{0,30}\)?")  # a short line of words only: a title or scale
-
-
-def _column_names(text: str, start: int) -> list[str]:
-    """The names of a header line without figures ('citi | s&p 500 | s&p financials') above the block of
-    rows whose row starts at ``start``; empty when the block has none."""
-    for line in reversed(text[:start].split("\n")[:-1]):
-        if "|" not in line:
-            if _TITLE_LINE_RE.fullmatch(line.strip()):
-                continue  # a table title or scale line between the names and the rows ('Cover', '(in thousands)')
-            return []
-        cells = [c.strip() for c in line.split("|")]
-        while cells and re.fullmatch(r"\((?:in|amounts\s+in|dollars\s+in)\s[^)]*\)", cells[-1], re.IGNORECASE):
-            cells.pop()  # '... | average price paid per share | (in thousands)': the scale names no column
-        if cells and all(letter_runs(c) for c in cells):
-            return cells
-    return []
-
-
-def _label_periods(text: str, fy_end_month: int = CALENDAR_FY_END) -> set[str]:
-    """Periods a row label or column header names, numeric dates included ('12/09' is FY2009: a date in a
-    year closes that year's fiscal period, as the filing's own year columns do). A span ('2010 - 2011',
-    '2013 and thereafter') names no one period."""
-    if is_span_label(text):
-        return set()
-    found = {p.norm for p in find_periods(text, fy_end_month)}
-    if found:
-        return found
-    alone = normalise_period(text, fy_end_month)  # a lone '12/09' header
-    return {alone} if alone else set()
-
-
-def _undated_columns(ev: Evidence, seg: Segment, label_periods: set[str]) -> list[str]:
-    """Periods for a row whose table lost its header ('operating income | 11503 | 10815 | 688'): filings list
-    the newest year first, and the newest is the filing's own year. Empty when the row states periods or
-    the filing's year is unknown."""
-    if label_periods or len(seg.numbers) < 2 or any(n.period for n in seg.numbers):
-        return []
-    if "columns:" in ev.text or CELL_HEADER_ITER_RE.search(ev.text):
-        return []  # the table has headers: no guessing
-    if any(_header_line(line) for line in ev.text[: seg.start].splitlines()):
-        return []  # a header line names the columns ('three months ended ...', 'north america') though unparsed
-    year = ev.filing_year
-    if year is None:
-        return []
-    return [f"FY{year - i}" for i in range(min(len(seg.numbers), UNDATED_YEAR_COLUMNS))]
-
-
-def _header_line(line: str) -> bool:
-    """A table line of names only ('three months ended dec 28 | three months ended sept 28 | change'): the
-    columns have headers, whatever they say."""
-    cells = [c.strip() for c in line.split("|")]
-    return len(cells) >= 2 and all(letter_runs(c, 3) for c in cells)
 
 
 def _best_cell(
@@ -301,7 +148,7 @@ def _best_cell(
     company: str,
     same_row: str = "",
     question: str = "",
-) -> tuple[float, _Cell] | None:
+) -> tuple[float, Cell] | None:
     """The cell whose row label and column header name most of ``words``, in one of the ``asked`` periods.
 
     Recall of the question's words first, then how little else the label says; ``same_row`` favours the row
@@ -310,7 +157,7 @@ def _best_cell(
     allowed = _for_company(reader, company)
     if company and not any(_about(reader.evidence[i], company) for i in allowed):
         return None  # no table of this company's filings: another company's row is no answer
-    cells = _table_cells(reader, allowed)
+    cells = table_cells(reader, allowed)
     if question and not RATIO_NAME_RE.search(question):
         # A share or a percentage change printed beside a row's amounts ('Change (%) | 50.7' after '183.2 | 121.6')
         # is not what a question after an amount asks.
@@ -335,7 +182,7 @@ def _best_cell(
         # capitalized internal-use software was $2.5 million' over the 'Software' row of the table beside it.
         # A sentence's percentage ('revenue from sales into the United States accounted for 57%') is no amount
         # a row states for the question.
-        prose_cells = [c for c in _prose_cells(reader, allowed)
+        prose_cells = [c for c in sentence_cells(reader, allowed)
                        if found is None or (c.value.unit == "%") == (found[1].value.unit == "%")]
         prose = _best_of(prose_cells, reader, words, asked, same_row, question, owner)
         if prose is not None and (found is None or _hits(reader, prose[1], words, deducts) > named):
@@ -345,69 +192,13 @@ def _best_cell(
 
 # Words that place a count in time ('at the end of 2022', 'at fiscal year end'): the period check reads them.
 _PERIOD_WORDS = frozenset(["end", "beginning", "close", "year", "fiscal", "period", "quarter", "date"])
-# Words that end the noun a count names ('1,234 stores in 12 countries', '8,000 employees worldwide'), besides
-# the stop words; a scale or 'percent' after a figure makes it no plain count.
-_PROSE_JOINING = frozenset(["across", "within", "throughout", "worldwide", "globally", "during", "through", "under",
-                            "over", "compared", "versus", "while", "including", "respectively", "million", "billion",
-                            "thousand", "percent"])
-# The words right after a figure, up to a joining word or punctuation: what a plain count counts.
-_AFTER_WORDS_RE = re.compile(r"[ \t]+((?:[A-Za-z][\w-]*[ \t]+){0,2}[A-Za-z][\w-]*)")
 
 
-def _counted_after(text: str, n: NumericValue) -> str:
-    """What a plain count counts ('1,234 stores in 12 countries' -> 'stores'); '' for amounts, percentages
-    and figures followed by no noun of their own."""
-    if n.unit or n.scale != 1.0 or n.value != int(n.value) or text[max(0, n.start - 2) : n.start].strip() == "$":
-        return ""
-    m = _AFTER_WORDS_RE.match(text, n.end)
-    if m is None:
-        return ""
-    words: list[str] = []
-    for word in m.group(1).split():
-        if word.lower() in STOP_WORDS or word.lower() in _PROSE_JOINING:
-            break
-        words.append(word)
-    return " ".join(words)
-
-
-def _prose_cells(reader: EvidenceReader, allowed: set[int]) -> list[_Cell]:
-    """Dated figures of the evidence's sentences as cells: the label is the words before the figure back to
-    the previous figure, or the previous figure's label when only periods and joining words lie between
-    ('$2.2 billion for 2011, $2.0 billion for 2010'). Years, days of dates and footnote marks are no figures."""
-    out: list[_Cell] = []
-    for seg in reader.segments:
-        if seg.kind != "sentence" or seg.ev not in allowed:
-            continue
-        text = reader.evidence[seg.ev].text
-        dates = [(seg.start + p.start, seg.start + p.end) for p in find_periods(text[seg.start : seg.end])]
-        label, prev_end = "", seg.start
-        for n in seg.numbers:
-            if any(a <= n.start < b for a, b in dates) or FOOTNOTE_RE.fullmatch(n.text.strip()):
-                continue
-            if is_name_number(text, n.start, n.end):
-                continue  # the '1' of 'tier 1 capital' is part of the label, not a figure
-            before = text[prev_end : n.start]
-            prev_end = n.end
-            own = _PROSE_VERB_TAIL_RE.sub("", " ".join(before.split()[-PROSE_LABEL_MAX_WORDS:])).strip(" ,;:$(")
-            own = _PROSE_LEAD_RE.sub("", own)
-            if _content_words(own):
-                label = own
-            elif CHANGE_RE.search(label) and _REACHED_RE.fullmatch(before):
-                continue  # 'costs increased $8.6 million to $16.7 million': the level reached, not the increase
-            counted = _counted_after(text, n)
-            own_label = f"{label} {counted}".strip()  # 'we operated 1,234 stores': the figure counts stores
-            if not label or not n.period:
-                continue
-            out.append(_Cell(seg=seg, label=own_label, header="", value=n, periods={n.period}, prose=True,
-                             counts=counted))
-    return out
-
-
-def _best_of(cells: Sequence[_Cell], reader: EvidenceReader, words: set[str], asked: set[str], same_row: str,
-             question: str = "", owner: frozenset[str] = frozenset()) -> tuple[float, _Cell] | None:
+def _best_of(cells: Sequence[Cell], reader: EvidenceReader, words: set[str], asked: set[str], same_row: str,
+             question: str = "", owner: frozenset[str] = frozenset()) -> tuple[float, Cell] | None:
     """The best-scoring cell of ``cells`` (see :func:`_best_cell`), or None below the minimum score; a cell that
     names none of ``words`` but the ``owner``'s (the company's name words) names nothing the figure is."""
-    best: tuple[float, _Cell] | None = None
+    best: tuple[float, Cell] | None = None
     wants_total = bool(TOTAL_RE.search(question))
     deducts = deduction_start(question) >= 0
     counted = counted_noun(question) if question else ""
@@ -477,7 +268,7 @@ def _best_of(cells: Sequence[_Cell], reader: EvidenceReader, words: set[str], as
     return best
 
 
-def _spelled_out(words: set[str], cell: _Cell) -> set[str]:
+def _spelled_out(words: set[str], cell: Cell) -> set[str]:
     """``words`` with an acronym asked written as the words of the cell's row that spell it ('cre' of 'CRE loans' as
     'commercial real estate' for that row; see :func:`~agent.answer.provenance.spelled_out`), unless the row writes
     the word itself."""
@@ -490,7 +281,7 @@ def _spelled_out(words: set[str], cell: _Cell) -> set[str]:
     return out
 
 
-def _hits(reader: EvidenceReader, cell: _Cell, words: set[str], deducts: bool = False,
+def _hits(reader: EvidenceReader, cell: Cell, words: set[str], deducts: bool = False,
           owner: frozenset[str] = frozenset()) -> set[str]:
     """The question's ``words`` a cell's own words name: its row label (what the figure is, not what it is taken
     net of, unless the question ``deducts`` too) and column header; once the row names something of its own
@@ -507,7 +298,7 @@ def _hits(reader: EvidenceReader, cell: _Cell, words: set[str], deducts: bool = 
     return hits
 
 
-def _of_an_amount(reader: EvidenceReader, cell: _Cell) -> bool:
+def _of_an_amount(reader: EvidenceReader, cell: Cell) -> bool:
     """Whether the typed table a cell is read from is titled by an amount metric ('Net Sales by Channel'): its rows
     are amounts of it, whatever they are named after."""
     record = reader.evidence[cell.seg.ev].table
@@ -515,7 +306,7 @@ def _of_an_amount(reader: EvidenceReader, cell: _Cell) -> bool:
             and any(figure_kind(m.canonical) == "money" for m in find_metrics(record.title)))
 
 
-def _title_words(reader: EvidenceReader, cell: _Cell) -> set[str]:
+def _title_words(reader: EvidenceReader, cell: Cell) -> set[str]:
     """The content words of the title of the typed table a cell is read from; empty for a sentence, text with no
     record, or a title made of the column names ('total cost of shares purchased | average price paid per
     share': it says what each column is, not what every cell is)."""
@@ -540,7 +331,7 @@ def _schedule_asked(sub_query: SubQuery) -> bool:
     return bool(_SCHEDULE_CUE_RE.search(text))
 
 
-def _schedule_cell(reader: EvidenceReader, asked: set[str], company: str) -> tuple[float, _Cell] | None:
+def _schedule_cell(reader: EvidenceReader, asked: set[str], company: str) -> tuple[float, Cell] | None:
     """'What is the amount due in 2015?' over a schedule whose rows are years ('2015 | 1110566'): the one
     figure of the one row of that year, when the question's words name nothing else in the tables."""
     if not asked:
@@ -548,14 +339,14 @@ def _schedule_cell(reader: EvidenceReader, asked: set[str], company: str) -> tup
     allowed = _for_company(reader, company)
     if company and not any(_about(reader.evidence[i], company) for i in allowed):
         return None
-    cells = [c for c in _table_cells(reader, allowed) if only_periods(c.label) and asked & c.periods]
+    cells = [c for c in table_cells(reader, allowed) if only_periods(c.label) and asked & c.periods]
     rows = {(c.seg.ev, c.seg.start) for c in cells}
     if len(cells) != 1 or len(rows) != 1:
         return None  # several figures for that year: nothing says which one is asked
     return CELL_MIN_SCORE, cells[0]
 
 
-def _cell_value(cell: _Cell, asked: set[str], fallback_period: str, question: str = "") -> NumericValue:
+def _cell_value(cell: Cell, asked: set[str], fallback_period: str, question: str = "") -> NumericValue:
     """The cell's figure with the period it answers: the asked one it states, else its own.
 
     A row read in a direction the question names ('the net loss' of 'Net income (loss) | (6,557)') is that
@@ -582,16 +373,16 @@ def _cell_value(cell: _Cell, asked: set[str], fallback_period: str, question: st
     return value.model_copy(update={"period": period})
 
 
-def _cell_name(cell: _Cell) -> str:
+def _cell_name(cell: Cell) -> str:
     """What the figure is, for people: its row label plus a column header that is not just a period."""
     header = "" if only_periods(cell.header) else cell.header
     # a row labelled by its date alone ('December 31, 2016'): its column names the figure
-    dated = bool(_label_periods(cell.label)) and not _content_words(without_periods(cell.label))
+    dated = bool(named_periods(cell.label)) and not _content_words(without_periods(cell.label))
     label = "" if header and dated else cell.label
     return " ".join(x for x in (label, header) if x).strip()
 
 
-def _shown_name(cell: _Cell, question: str = "") -> str:
+def _shown_name(cell: Cell, question: str = "") -> str:
     """What the figure is, as the answer says it: under its sub-heading ('Cost of revenue: Services'), and in the
     direction the question asks when its row prints the other ('Net income (loss), as a loss'). The gate reads
     :func:`_cell_name` (the row's own words): a sub-heading is a whole the row is part of, not a qualifier."""
@@ -680,14 +471,14 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     )
 
 
-def _names_whole(reader: EvidenceReader, cell: _Cell, whole: str) -> bool:
+def _names_whole(reader: EvidenceReader, cell: Cell, whole: str) -> bool:
     """A total row stands for the whole when its label or its table's title line names the whole's words."""
     wanted = _content_words(TOTAL_RE.sub(" ", whole)) - {"amount", "sum", "value"}
     title = reader.evidence[cell.seg.ev].text.strip().split("\n", 1)[0]
     return wanted <= _content_words(f"{cell.label} {title}")
 
 
-def _names_part(cell: _Cell, part: str) -> bool:
+def _names_part(cell: Cell, part: str) -> bool:
     return bool(_content_words(part) & _content_words(f"{cell.label} {cell.header}"))
 
 
@@ -751,7 +542,7 @@ def _cell_share(
         return None  # 'the percentage difference between A and B': relative to which of them, the words do not say
     values: list[CitedValue] = []
     sureness: list[float] = []
-    cells: list[_Cell] = []
+    cells: list[Cell] = []
     same_table = False  # the part was found by its own words: it must sit in the whole's table
     for i, part in enumerate(items):
         words = _content_words(part)
@@ -813,10 +604,10 @@ def _cell_share(
     return answer
 
 
-def _total_cell(reader: EvidenceReader, part: _Cell, words: set[str]) -> tuple[float, _Cell] | None:
+def _total_cell(reader: EvidenceReader, part: Cell, words: set[str]) -> tuple[float, Cell] | None:
     """The 'Total ...' row of the part's own table, in the part's column, when its label names nothing the
     question's whole does not ('total' for 'the total investments amount')."""
-    for cell in _table_cells(reader, {part.seg.ev}):
+    for cell in table_cells(reader, {part.seg.ev}):
         if (
             TOTAL_ROW_RE.match(cell.label)
             and _content_words(cell.label) <= words

@@ -50,10 +50,11 @@ from agent.answer.words import (
 )
 from agent.entities import EntityRegistry, as_registry
 from agent.finance.arithmetic import Computation
+from agent.finance.column_periods import names_several_periods
 from agent.finance.lexicon import canonical, figure_kind, find_metrics, is_percentage_metric
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import MONEY_UNITS, SCALE_NAMES, find_numbers
-from agent.finance.periods import find_periods, names_several_periods, period_year, sort_key
+from agent.finance.periods import find_periods, period_year, sort_key
 from agent.query.asked import operation_unmet, operation_unmet_by
 from agent.query.cues import NON_NUMERIC_RELATIONS, possessive
 from agent.query.definitions import asked_part

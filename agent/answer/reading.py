@@ -20,19 +20,18 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from agent.answer.verify import split_sentences
+from agent.finance.column_periods import column_periods, single_period
 from agent.finance.direction import turned
 from agent.finance.lexicon import MetricMention, find_metrics
 from agent.finance.numbers import currency_of, find_numbers, header_scale, name_numbers
 from agent.finance.periods import (
     CALENDAR_FY_END,
     PeriodMention,
-    column_periods,
     ends_in_month,
     ends_in_month_day,
     find_periods,
     normalise_period,
     period_year,
-    single_period,
 )
 from agent.finance.wording import FALL_RE
 from agent.ingest.figures import (

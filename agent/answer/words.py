@@ -13,9 +13,10 @@ from agent.answer.reading import (
 )
 from agent.answer.records import SubAnswer
 from agent.entities.names import name_key, names_company, same_name
+from agent.finance.column_periods import is_bucket
 from agent.finance.lexicon import find_metrics, names_count, names_per_share
 from agent.finance.numbers import name_numbers, without_units
-from agent.finance.periods import find_periods, is_bucket, without_periods
+from agent.finance.periods import find_periods, without_periods
 from agent.finance.wording import without_possessive
 from agent.query.cues import NON_NUMERIC_RELATIONS
 from agent.query.plan import SubQuery

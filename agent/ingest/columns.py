@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from agent.finance.periods import column_periods
+from agent.finance.column_periods import column_periods
 from agent.ingest.grid import SPAN_CAPTION_RE
 
 MONTH_RE = (

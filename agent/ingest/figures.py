@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from agent.finance.column_periods import without_spans
 from agent.finance.lexicon import names_count, names_per_share
 from agent.finance.numbers import find_numbers, header_scale, nil_cell
-from agent.finance.periods import without_spans
 from agent.schemas import NumericValue, TableColumn, TableLine
 
 _DASH_CODES = frozenset(("2013", "2014"))  # a dash the text extraction printed as its code point (U+2013, U+2014)

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
+from agent.finance.column_periods import is_bucket, is_duration_label, without_spans
 from agent.finance.numbers import SCALE_NAMES, header_scale, is_name_number, is_year, units_only
-from agent.finance.periods import is_bucket, is_duration_label, without_spans
 from agent.ingest.columns import (
     DURATION_RE,
     MONTH_RE,

@@ -13,19 +13,21 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from agent.finance.lexicon import find_metrics, names_count
-from agent.finance.numbers import MONEY_UNITS, currency_of, find_numbers, header_scale, is_year, units_only
-from agent.finance.periods import (
+from agent.finance.column_periods import (
     column_periods,
-    find_periods,
     is_duration_label,
     is_span_label,
     names_several_periods,
+    single_period,
+)
+from agent.finance.lexicon import find_metrics, names_count
+from agent.finance.numbers import MONEY_UNITS, currency_of, find_numbers, header_scale, is_year, units_only
+from agent.finance.periods import (
+    find_periods,
     names_to_date,
     normalise_period,
     parse_date,
     period_close,
-    single_period,
     to_date,
     without_periods,
 )

@@ -1,0 +1,228 @@
+"""The evidence's figures as cells (:class:`Cell`): every figure of a table row with the words that name it (its
+row label, column header, sub-heading and periods), and every dated figure of a sentence with the words before it.
+The cell reader (:mod:`agent.answer.cells`) chooses among them."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, Field
+
+from agent.answer.reading import (
+    CELL_HEADER_ITER_RE,
+    FOOTNOTE_RE,
+    Evidence,
+    EvidenceReader,
+    Segment,
+    letter_runs,
+    only_periods,
+)
+from agent.answer.words import _content_words
+from agent.finance.column_periods import is_span_label
+from agent.finance.numbers import is_name_number
+from agent.finance.periods import CALENDAR_FY_END, find_periods, normalise_period
+from agent.finance.wording import CHANGE_RE
+from agent.query.scope import STOP_WORDS
+from agent.schemas import NumericValue
+
+UNDATED_YEAR_COLUMNS = 2  # a header-less row: only its first two columns are read as this year and last
+
+
+PROSE_LABEL_MAX_WORDS = 12  # words before a figure in a sentence that can name it ('rental expense for ... was')
+
+
+# 'rental expense for operating leases was approximately': the verb and hedge words end a sentence's subject; and
+# '..., compared with' or 'versus' puts the next figure beside the last one, of the same subject
+_PROSE_VERB_TAIL_RE = re.compile(
+    r"(?:\s*\b(?:was|were|is|are|of|totaled|totalled|amounted|aggregated|approximately|about|"
+    r"approximated|reached|to|by|and|or|had|has|have|recognized|recorded|reported|compared\s+(?:with|to)|as|"
+    r"versus|vs\.?)(?![\w.])[\s,$]*)+$",
+    re.IGNORECASE,
+)
+
+
+# What lies between a change and the level it reaches ('increased $8.6 million to $16.7 million').
+_REACHED_RE = re.compile(r"\s*(?:million|billion|thousand|percent|%)?\s*,?\s*to\s*\$?\s*", re.IGNORECASE)
+
+
+_PROSE_LEAD_RE = re.compile(r"^(?:(?:of|for|in|on|at|and|the)\s+)+", re.IGNORECASE)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Table cells for figures the lexicon does not name ('equipment rents payable', 'gallons hedged')
+# ---------------------------------------------------------------------------------------------------------
+class Cell(BaseModel):
+    """One figure of a table row with the words that name it: the row label and its column header."""
+
+    seg: Segment
+    label: str = Field(description="the row label ('equipment rents payable', or a schedule row's year)")
+    header: str
+    parent: str = Field(default="", description="the sub-heading the row sits under ('Service revenue')")
+    value: NumericValue
+    periods: set[str] = Field(default_factory=set, description="periods the value's column or label name")
+    prose: bool = Field(default=False, description="read from a sentence: the label is the words before it")
+    counts: str = Field(default="", description="what a plain count in a sentence counts ('stores')")
+
+
+def table_cells(reader: EvidenceReader, allowed: set[int]) -> list[Cell]:
+    """Every figure of every table row in the evidence, with its row label, column header and periods.
+
+    Both table orientations: periods as columns ('2008: 93') or in the row label ('2007 net revenue | 442.3'),
+    where the columns then name the items.
+    """
+    out: list[Cell] = []
+    for seg in reader.segments:
+        if seg.kind != "row" or seg.ev not in allowed:
+            continue
+        label, numbers = seg.label, list(seg.numbers)
+        if not label:
+            # A schedule row labelled by its year only ('2015 | 1110566'): the year names the row.
+            first = seg.raw.split("|", 1)[0].strip()
+            if not first or not only_periods(first):
+                continue
+            label = first
+            numbers = [n for n in numbers if n.start >= seg.start + seg.raw.index("|")]
+        text = reader.evidence[seg.ev].text
+        fy_end = reader.evidence[seg.ev].fy_end_month or CALENDAR_FY_END
+        label_periods = named_periods(label, fy_end)
+        undated = _undated_columns(reader.evidence[seg.ev], seg, label_periods)
+        names = _column_names(text, seg.start) if seg.row is None else []
+        names = names if len(names) == len(numbers) else []
+        for i, n in enumerate(numbers):
+            if undated and i < len(undated):
+                n = n.model_copy(update={"period": undated[i]})
+            if seg.row is not None:
+                header = n.column  # a typed row's figure is under the column ingest placed it in
+            else:
+                cell_end = text.find("|", n.end)
+                if ":" in text[n.end : cell_end if cell_end >= 0 else len(text)].split("\n", 1)[0]:
+                    continue  # a number before its cell's colon is in the column header ('peer group ( 1 ):')
+                cell_start = text.rfind("|", 0, n.start) + 1
+                cell = text[cell_start : n.start]
+                piped = cell_start > text.rfind("\n", 0, n.start) + 1  # a pipe opens this cell on its own line
+                if piped and letter_runs(cell.rsplit(":", 1)[-1]):
+                    continue  # a number inside a name ('s&p 500' in a header line), not a value of the row
+                header = cell.split(":", 1)[0].strip() if ":" in cell else (names[i] if names else "")
+            # A figure the reading placed under a dated column has that column's period, not what its name's words
+            # read as alone ('YEAR TO DATE 2023' is the half a second quarter's release reports, not fiscal 2023).
+            placed = bool(n.period and n.column)
+            periods = set(label_periods) | (set() if placed else named_periods(header, fy_end))
+            if n.period:
+                periods.add(n.period)
+            out.append(Cell(seg=seg, label=label, header=header, parent=seg.parent, value=n, periods=periods))
+    return out
+
+
+_TITLE_LINE_RE = re.compile(r"\(?[A-Za-z][\w\s.,&'-]{0,30}\)?")  # a short line of words only: a title or scale
+
+
+def _column_names(text: str, start: int) -> list[str]:
+    """The names of a header line without figures ('citi | s&p 500 | s&p financials') above the block of
+    rows whose row starts at ``start``; empty when the block has none."""
+    for line in reversed(text[:start].split("\n")[:-1]):
+        if "|" not in line:
+            if _TITLE_LINE_RE.fullmatch(line.strip()):
+                continue  # a table title or scale line between the names and the rows ('Cover', '(in thousands)')
+            return []
+        cells = [c.strip() for c in line.split("|")]
+        while cells and re.fullmatch(r"\((?:in|amounts\s+in|dollars\s+in)\s[^)]*\)", cells[-1], re.IGNORECASE):
+            cells.pop()  # '... | average price paid per share | (in thousands)': the scale names no column
+        if cells and all(letter_runs(c) for c in cells):
+            return cells
+    return []
+
+
+def named_periods(text: str, fy_end_month: int = CALENDAR_FY_END) -> set[str]:
+    """Periods a row label or column header names, numeric dates included ('12/09' is FY2009: a date in a
+    year closes that year's fiscal period, as the filing's own year columns do). A span ('2010 - 2011',
+    '2013 and thereafter') names no one period."""
+    if is_span_label(text):
+        return set()
+    found = {p.norm for p in find_periods(text, fy_end_month)}
+    if found:
+        return found
+    alone = normalise_period(text, fy_end_month)  # a lone '12/09' header
+    return {alone} if alone else set()
+
+
+def _undated_columns(ev: Evidence, seg: Segment, label_periods: set[str]) -> list[str]:
+    """Periods for a row whose table lost its header ('operating income | 11503 | 10815 | 688'): filings list
+    the newest year first, and the newest is the filing's own year. Empty when the row states periods or
+    the filing's year is unknown."""
+    if label_periods or len(seg.numbers) < 2 or any(n.period for n in seg.numbers):
+        return []
+    if "columns:" in ev.text or CELL_HEADER_ITER_RE.search(ev.text):
+        return []  # the table has headers: no guessing
+    if any(_header_line(line) for line in ev.text[: seg.start].splitlines()):
+        return []  # a header line names the columns ('three months ended ...', 'north america') though unparsed
+    year = ev.filing_year
+    if year is None:
+        return []
+    return [f"FY{year - i}" for i in range(min(len(seg.numbers), UNDATED_YEAR_COLUMNS))]
+
+
+def _header_line(line: str) -> bool:
+    """A table line of names only ('three months ended dec 28 | three months ended sept 28 | change'): the
+    columns have headers, whatever they say."""
+    cells = [c.strip() for c in line.split("|")]
+    return len(cells) >= 2 and all(letter_runs(c, 3) for c in cells)
+
+
+# Words that end the noun a count names ('1,234 stores in 12 countries', '8,000 employees worldwide'), besides
+# the stop words; a scale or 'percent' after a figure makes it no plain count.
+_PROSE_JOINING = frozenset(["across", "within", "throughout", "worldwide", "globally", "during", "through", "under",
+                            "over", "compared", "versus", "while", "including", "respectively", "million", "billion",
+                            "thousand", "percent"])
+
+
+# The words right after a figure, up to a joining word or punctuation: what a plain count counts.
+_AFTER_WORDS_RE = re.compile(r"[ \t]+((?:[A-Za-z][\w-]*[ \t]+){0,2}[A-Za-z][\w-]*)")
+
+
+def _counted_after(text: str, n: NumericValue) -> str:
+    """What a plain count counts ('1,234 stores in 12 countries' -> 'stores'); '' for amounts, percentages
+    and figures followed by no noun of their own."""
+    if n.unit or n.scale != 1.0 or n.value != int(n.value) or text[max(0, n.start - 2) : n.start].strip() == "$":
+        return ""
+    m = _AFTER_WORDS_RE.match(text, n.end)
+    if m is None:
+        return ""
+    words: list[str] = []
+    for word in m.group(1).split():
+        if word.lower() in STOP_WORDS or word.lower() in _PROSE_JOINING:
+            break
+        words.append(word)
+    return " ".join(words)
+
+
+def sentence_cells(reader: EvidenceReader, allowed: set[int]) -> list[Cell]:
+    """Dated figures of the evidence's sentences as cells: the label is the words before the figure back to
+    the previous figure, or the previous figure's label when only periods and joining words lie between
+    ('$2.2 billion for 2011, $2.0 billion for 2010'). Years, days of dates and footnote marks are no figures."""
+    out: list[Cell] = []
+    for seg in reader.segments:
+        if seg.kind != "sentence" or seg.ev not in allowed:
+            continue
+        text = reader.evidence[seg.ev].text
+        dates = [(seg.start + p.start, seg.start + p.end) for p in find_periods(text[seg.start : seg.end])]
+        label, prev_end = "", seg.start
+        for n in seg.numbers:
+            if any(a <= n.start < b for a, b in dates) or FOOTNOTE_RE.fullmatch(n.text.strip()):
+                continue
+            if is_name_number(text, n.start, n.end):
+                continue  # the '1' of 'tier 1 capital' is part of the label, not a figure
+            before = text[prev_end : n.start]
+            prev_end = n.end
+            own = _PROSE_VERB_TAIL_RE.sub("", " ".join(before.split()[-PROSE_LABEL_MAX_WORDS:])).strip(" ,;:$(")
+            own = _PROSE_LEAD_RE.sub("", own)
+            if _content_words(own):
+                label = own
+            elif CHANGE_RE.search(label) and _REACHED_RE.fullmatch(before):
+                continue  # 'costs increased $8.6 million to $16.7 million': the level reached, not the increase
+            counted = _counted_after(text, n)
+            own_label = f"{label} {counted}".strip()  # 'we operated 1,234 stores': the figure counts stores
+            if not label or not n.period:
+                continue
+            out.append(Cell(seg=seg, label=own_label, header="", value=n, periods={n.period}, prose=True,
+                             counts=counted))
+    return out
