@@ -159,6 +159,7 @@ class EntityRegistry(Sequence[str]):
             self._by_id[entity.entity_id] = entity
         self._forms: dict[str, list[_Form]] | None = None
         self._part_words: frozenset[str] | None = None
+        self._part_names: frozenset[str] | None = None
 
     # --- construction ----------------------------------------------------------------------------------
     @classmethod
@@ -211,11 +212,17 @@ class EntityRegistry(Sequence[str]):
         return {e.name for e in self._by_id.values() if e.name_source and key
                 and any(name_key(part) == key for part in e.parts)}
 
+    def part_names(self) -> frozenset[str]:
+        """Every part name the indexed filings print, as printed ('Cloud Services', 'Asia Pacific')."""
+        if self._part_names is None:
+            self._part_names = frozenset(part for e in self._by_id.values() for part in e.parts)
+        return self._part_names
+
     def part_words(self) -> frozenset[str]:
         """The lower-cased words of every part name the indexed filings print ('cloud', 'services' of Cloud
         Services)."""
         if self._part_words is None:
-            self._part_words = frozenset(w for e in self._by_id.values() for part in e.parts for w in name_tokens(part))
+            self._part_words = frozenset(w for part in self.part_names() for w in name_tokens(part))
         return self._part_words
 
     def part_owner(self, name: str) -> str:
@@ -530,6 +537,7 @@ class EntityRegistry(Sequence[str]):
         self._by_id[entity.entity_id] = entity
         self._forms = None
         self._part_words = None
+        self._part_names = None
 
 
 def _key_of(cik: str, file_number: str, ticker: str, name: str) -> str:

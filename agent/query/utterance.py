@@ -89,8 +89,8 @@ def _acronyms_written_out(text: str, registry: EntityRegistry) -> str:
     written with stops ('U.S.' is no 'us'), that is no ordinary word, no company, no metric and no part printed as it is written, whose
     letters begin the words of exactly one part's name of two words or more, each word in order giving at least one
     (:func:`~agent.entities.names.abbreviates`)."""
-    parts = {name for entity in registry.entities for name in entity.parts if len(name_tokens(name)) >= 2}
-    printed = {tuple(name_tokens(name)) for entity in registry.entities for name in entity.parts}
+    parts = {name for name in registry.part_names() if len(name_tokens(name)) >= 2}
+    printed = {tuple(name_tokens(name)) for name in registry.part_names()}
     out = []
     for word in text.split(" "):
         core = word.rstrip("?!,;:") if word.count(".") > 1 else word.rstrip("?!,;:.")  # 'U.S.' keeps its last stop
@@ -110,7 +110,7 @@ def _names_as_printed(text: str, registry: EntityRegistry) -> str:
     capitalised) of two words or more, or of one word that is no ordinary word ('halvora'), and a company's name as
     its registry entry writes it."""
     words = text.split(" ")
-    names = {p for entity in registry.entities for p in entity.parts}
+    names = set(registry.part_names())
     for mention in registry.mentions(text):
         typed = mention.surface.split()
         printed = [w for w in mention.entity.name.split() if w.lower() in {t.lower() for t in typed}]
