@@ -19,6 +19,13 @@ PAGE_SEPARATOR = "\n\f\n"
 # ---------------------------------------------------------------------------------------------------------
 # Documents, pages, sections, chunks
 # ---------------------------------------------------------------------------------------------------------
+class DefinedTerm(BaseModel):
+    """An acronym a filing defines, with the words it stands for as printed."""
+
+    short: str = Field(description="'ARR'")
+    long: str = Field(description="'Annual recurring revenue'")
+
+
 class DocumentMeta(BaseModel):
     """What a filing is: detected from text and file name, overridable, editable later."""
 
@@ -58,6 +65,8 @@ class DocumentMeta(BaseModel):
     )
     parts: list[str] = Field(default_factory=list, description="names the filing prints for parts of its company: "
                              "segments, products, regions written as names in its tables' rows, columns and titles")
+    terms: list[DefinedTerm] = Field(default_factory=list, description="acronyms the filing defines "
+                                     "('Annual recurring revenue (ARR)')")
 
 
 class Entity(BaseModel):
@@ -74,6 +83,8 @@ class Entity(BaseModel):
     name_as_of: str = Field(default="", description="period end of the filing the name was read from")
     parts: list[str] = Field(default_factory=list, description="names its filings print for parts of it (segments, "
                              "products, regions; see DocumentMeta.parts), gathered from its stored filings")
+    terms: list[DefinedTerm] = Field(default_factory=list, description="acronyms its filings define (see "
+                                     "DocumentMeta.terms), gathered from its stored filings")
 
 
 class LineBox(BaseModel):

@@ -13,6 +13,7 @@ from agent.answer.provenance import spelled_out
 from agent.config import Settings
 from agent.finance.lexicon import figure_kind, find_metrics
 from agent.finance.periods import find_periods
+from agent.index.store import Store
 from agent.ingest.columns import dated_names
 from agent.query.scope import scope_terms
 
@@ -120,12 +121,38 @@ def test_quarter_columns_take_the_year_their_header_names() -> None:
     assert dated_names(["First Quarter", "Fourth Quarter"], "Fiscal 2024") == [
         "First Quarter Fiscal 2024", "Fourth Quarter Fiscal 2024"]
     assert dated_names(["2024", "2023"], "Fiscal 2024") == ["2024", "2023"]  # columns with years keep them
+    assert dated_names(["Q1", "Q4"], "Fiscal 2024") == ["Q1 Fiscal 2024", "Q4 Fiscal 2024"]
+
+
+def test_bare_quarter_names_head_their_columns_under_the_corners_year(tmp_path) -> None:
+    # 'Fiscal 2024 | Q1 | Q2 | Q3 | Q4' had been read as one 'Fiscal 2024' column: the first quarter's figures typed
+    # as the whole year's
+    settings = ingested_typeset(tmp_path, "KESTREL_2024_10K.md", QUARTERS)
+    with Store.open(settings) as store:
+        record = next(c.table for c in store.chunks() if c.table is not None)
+    assert [c.period for c in record.columns] == ["FY2024Q1", "FY2024Q2", "FY2024Q3", "FY2024Q4"]
 
 
 def test_bank_percentages_are_metrics_of_their_own() -> None:
     assert [m.canonical for m in find_metrics("NIM Q2 2025")] == ["net interest margin"]
     assert [m.canonical for m in find_metrics("CET1 ratio")] == ["common equity tier 1 ratio"]
     assert figure_kind("net interest margin") == "percent" and figure_kind("net interest income") == "money"
+
+
+QUARTERS = """# Kestrel Outdoor Brands, Inc.
+
+ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934
+For the fiscal year ended December 31, 2024
+
+### Quarterly Results (Unaudited)
+
+(In millions)
+
+| Fiscal 2024 | Q1 | Q2 | Q3 | Q4 |
+|---|---|---|---|---|
+| Net sales | 903 | 1,081 | 1,198 | 944 |
+| Operating income | 121 | 247 | 312 | 138 |
+"""
 
 
 @pytest.fixture(scope="module")

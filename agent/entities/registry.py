@@ -160,6 +160,7 @@ class EntityRegistry(Sequence[str]):
         self._forms: dict[str, list[_Form]] | None = None
         self._part_words: frozenset[str] | None = None
         self._part_names: frozenset[str] | None = None
+        self._terms: dict[str, str] | None = None
 
     # --- construction ----------------------------------------------------------------------------------
     @classmethod
@@ -217,6 +218,18 @@ class EntityRegistry(Sequence[str]):
         if self._part_names is None:
             self._part_names = frozenset(part for e in self._by_id.values() for part in e.parts)
         return self._part_names
+
+    def defined_terms(self) -> dict[str, str]:
+        """Each acronym the indexed filings define, with the words it stands for as printed ('ARR' -> 'Annual
+        recurring revenue'); an acronym two filings define differently is left out (it names no one thing)."""
+        if self._terms is None:
+            longs: dict[str, set[str]] = {}
+            for e in self._by_id.values():
+                for term in e.terms:
+                    longs.setdefault(term.short, set()).add(term.long)
+            self._terms = {short: next(iter(found)) for short, found in longs.items()
+                           if len({" ".join(name_tokens(x)) for x in found}) == 1}
+        return self._terms
 
     def part_words(self) -> frozenset[str]:
         """The lower-cased words of every part name the indexed filings print ('cloud', 'services' of Cloud
@@ -538,6 +551,7 @@ class EntityRegistry(Sequence[str]):
         self._forms = None
         self._part_words = None
         self._part_names = None
+        self._terms = None
 
 
 def _key_of(cik: str, file_number: str, ticker: str, name: str) -> str:

@@ -234,7 +234,7 @@ _DEFS: list[MetricDef] = [
     ], related=["operating income"], formula=_margin("operating income")),
     _m("segment operating income", _PROF, [
         "segment operating income", "segment operating profit", "segment profit", "segment income",
-        "operating income by segment", "operating profit by segment", "segment operating margin",
+        "operating income by segment", "operating profit by segment",
         "division operating profit", "segment earnings", "segment results",
     ], related=["operating income", "segment revenue"], part_of="operating income"),
     _m("ebit", _PROF, [

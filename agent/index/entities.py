@@ -13,7 +13,7 @@ from pathlib import Path
 
 from agent.db import Connection
 from agent.entities import EntityRegistry, name_key
-from agent.schemas import DocumentMeta, Entity
+from agent.schemas import DefinedTerm, DocumentMeta, Entity
 
 _FILE_COMPANY_RE = re.compile(r"^(.+?)[_\s-]+(?:19|20)\d{2}")
 
@@ -27,11 +27,16 @@ def with_filings(conn: Connection) -> EntityRegistry:
     """The entities that have at least one stored filing (the companies a question can be about), each with the
     names of parts its filings print."""
     parts: dict[str, list[str]] = {}
+    terms: dict[str, dict[str, DefinedTerm]] = {}
     for (data,) in conn.execute("SELECT data FROM documents"):
         meta = DocumentMeta.model_validate_json(data)
         parts.setdefault(meta.entity_id, []).extend(meta.parts)
-    return EntityRegistry(e.model_copy(update={"parts": list(dict.fromkeys(parts[e.entity_id]))})
-                          for e in load(conn).entities if e.entity_id in parts)
+        for term in meta.terms:
+            terms.setdefault(meta.entity_id, {}).setdefault(term.short, term)
+    return EntityRegistry(
+        e.model_copy(update={"parts": list(dict.fromkeys(parts[e.entity_id])),
+                             "terms": list(terms.get(e.entity_id, {}).values())})
+        for e in load(conn).entities if e.entity_id in parts)
 
 
 def _save(conn: Connection, entity: Entity, old_id: str = "") -> None:

@@ -63,7 +63,8 @@ OVERLAP_SHARE = 0.25  # of the narrower of a run and a column's extent: less is 
 # group of columns it heads that group, as a year does.
 SPAN_CAPTION_RE = re.compile(
     r"\b(?:(?:first|second|third|fourth)[\s-]+quarter|(?:three|six|nine|twelve|thirteen|twenty[\s-]six|"
-    r"thirty[\s-]nine|fifty[\s-]two|\d{1,2})[\s-]+(?:months?|weeks?)|year[\s-]+to[\s-]+date|(?:first|second)\s+half)\b",
+    r"thirty[\s-]nine|fifty[\s-]two|\d{1,2})[\s-]+(?:months?|weeks?)|year[\s-]+to[\s-]+date|(?:first|second)\s+half"
+    r"|q[1-4]|[1-4]q)\b",
     re.IGNORECASE,
 )
 

@@ -14,7 +14,8 @@ sentence about its segments ('We operate in two business segments: Aeronautics a
 heading from a topic's ('Fair Value' over an option roll-forward); or the family sits under a heading that
 speaks of segments ('Business Segment Results' over 'Aeronautics' and 'Space'), which says what its titles are even
 where the filing names them nowhere else. The rows the siblings share include a metric: a part's figures are the
-company's metrics, counted for the part.
+company's metrics, counted for the part -- unless the filing says the titles are segments (in a sentence about its
+segments or a heading over the family), which holds for an industry's metrics the lexicon lacks.
 """
 
 from __future__ import annotations
@@ -79,8 +80,12 @@ def _names_part(title: str, labels: set[str], sentences: Sequence[str] = ()) -> 
     prose that speak of segments (:func:`part_sentences`); a part is named as a row, or in such a sentence as
     written in the title."""
     name = _SEGMENT_SUFFIX_RE.sub("", _key(title))
-    if any(label == name or label.startswith(f"{name} ") for label in labels):
-        return True
+    return any(label == name or label.startswith(f"{name} ") for label in labels) or _said_part(title, sentences)
+
+
+def _said_part(title: str, sentences: Sequence[str]) -> bool:
+    """A title written, as printed, in a sentence about the filer's segments ('three reportable segments: Personal
+    Lines, Commercial Lines and Reinsurance')."""
     written = _SEGMENT_SUFFIX_RE.sub("", title.strip(" :"), count=1) if title[:1].isupper() else ""
     return bool(written) and any(re.search(rf"\b{re.escape(written)}\b", s) for s in sentences)
 
@@ -95,13 +100,17 @@ def under_part_heading(lead: str) -> bool:
     return False
 
 
-def _siblings(a: TableBlock, b: TableBlock, rows_a: dict[str, tuple[str, ...]], rows_b: dict[str, tuple[str, ...]]) -> bool:
-    """Two tables of one layout under different titles, stating different figures."""
+def _siblings(a: TableBlock, b: TableBlock, rows_a: dict[str, tuple[str, ...]], rows_b: dict[str, tuple[str, ...]],
+              said: bool = False) -> bool:
+    """Two tables of one layout under different titles, stating different figures. Unless the filing ``said`` what
+    the titles are (segments, in its prose or a heading), a row they share is a metric the lexicon knows: rows of
+    no metric ('Granted', 'Exercised') are a topic's, not a part's; an industry's own metrics ('Net premiums
+    written') the lexicon may lack are a part's when the filing says so."""
     if _key(a.title) == _key(b.title) or a.columns != b.columns:
         return False
     shared = rows_a.keys() & rows_b.keys()
     return (len(shared) >= MIN_SHARED_ROWS and any(rows_a[k] != rows_b[k] for k in shared)
-            and any(canonical(k) is not None for k in shared))
+            and (said or any(canonical(k) is not None for k in shared)))
 
 
 def table_parts(tables: Sequence[TableBlock], in_statement: Sequence[bool], text: str = "",
@@ -116,6 +125,7 @@ def table_parts(tables: Sequence[TableBlock], in_statement: Sequence[bool], text
     sentences = part_sentences(text) if text else []
     nameable = [not stated and _is_name(t.title) for t, stated in zip(tables, in_statement, strict=True)]
     named = [ok and _names_part(t.title, labels, sentences) for t, ok in zip(tables, nameable, strict=True)]
+    said = [ok and _said_part(t.title, sentences) for t, ok in zip(tables, nameable, strict=True)]
     parts = [PARENT_ONLY if _PARENT_ONLY_RE.search(f"{t.title} {t.caption}") else "" for t in tables]
     headed = False  # the family being read sits under a heading about segments
     for i, a in enumerate(tables):
@@ -124,7 +134,8 @@ def table_parts(tables: Sequence[TableBlock], in_statement: Sequence[bool], text
         if not parts[i]:
             headed = i < len(leads) and under_part_heading(leads[i])
         for j in range(i + 1, len(tables)):
-            if nameable[j] and (headed or named[i] and named[j]) and _siblings(a, tables[j], rows[i], rows[j]):
+            if nameable[j] and (headed or named[i] and named[j]) and _siblings(
+                    a, tables[j], rows[i], rows[j], said=headed or said[i] and said[j]):
                 parts[i], parts[j] = a.title, tables[j].title
     return parts
 

@@ -400,8 +400,9 @@ def _groups(rows: list[_Row]) -> list[list[_Row]]:
             current = []
             continue
         has_data = any(r.is_data for r in current)
-        # A row of another grid table than the data so far starts that table: the writer saw where each ended.
-        other_grid = row.table is not None and any(r.table not in (None, row.table) for r in current if r.is_data)
+        # A row of a grid table no data so far is of starts that table: the writer saw where each began and ended
+        # ('EXHIBIT 99.1' above a release's first table is a line of text, not its first row).
+        other_grid = row.table is not None and all(r.table != row.table for r in current if r.is_data)
         if (row.is_header or _names_columns(row) or other_grid) and has_data:
             # The label-only lines just before a new header are that table's title, not the old table's tail.
             tail: list[_Row] = []
@@ -693,7 +694,9 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
         corner = (header_row.label.split("|", 1)[0].strip() if "|" in header_row.label
                   else header_row.cells[0] if headed and not header_row.label and header_row.cells else "")
         if corner and (PERIOD_RE.search(corner) or SPAN_CAPTION_RE.fullmatch(corner)) and corner not in header_names:
-            caption = f"{caption} {corner}".strip()
+            # a corner naming its year ('Fiscal 2024') dates the columns itself, whatever the lines above say (the
+            # cover's 'For the fiscal year ended December 31, 2024' above a filing's first table)
+            caption = corner if _YEAR_IN_NAME_RE.search(corner) else f"{caption} {corner}".strip()
         columns = dated_names(columns if covers(columns, header_names) else header_names, caption)
         body = [r for r in body if r is not header_row]
         start = min(start, header_row.start)  # the header is the table's, not the prose's above it
@@ -785,7 +788,8 @@ def _named_header(above: list[_Row], body: list[_Row], page_text: str,
             continue  # a row of values written so that it did not split into cells ('$— | $240.7'); years head columns
         headed = len(names) == width + 1
         names = names[1:] if headed else names
-        if len(names) == width and (undated or any(PERIOD_RE.search(n) for n in names)):
+        # a span without its year ('Q1', 'First Quarter') is a period column the header's corner dates
+        if len(names) == width and (undated or any(PERIOD_RE.search(n) or SPAN_CAPTION_RE.fullmatch(n) for n in names)):
             return row, names, headed
         break
     return None, [], False

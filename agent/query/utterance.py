@@ -84,17 +84,23 @@ def _abbreviations_written_out(text: str) -> str:
 
 
 def _acronyms_written_out(text: str, registry: EntityRegistry) -> str:
-    """``text`` with each acronym of a part the indexed filings print written as they print it ('APAC' -> 'Asia
+    """``text`` with each acronym an indexed filing defines written as it defines it ('ARR' -> 'Annual recurring
+    revenue', from 'Annual recurring revenue (ARR)'), unless it is a metric's or a company's; and each acronym of a
+    part the indexed filings print written as they print it ('APAC' -> 'Asia
     Pacific', 'LATAM' -> 'Latin America', 'U.S.' -> 'United States'): a word in capitals, of three letters or more or
     written with stops ('U.S.' is no 'us'), that is no ordinary word, no company, no metric and no part printed as it is written, whose
     letters begin the words of exactly one part's name of two words or more, each word in order giving at least one
     (:func:`~agent.entities.names.abbreviates`)."""
     parts = {name for name in registry.part_names() if len(name_tokens(name)) >= 2}
     printed = {tuple(name_tokens(name)) for name in registry.part_names()}
+    defined = registry.defined_terms()
     out = []
     for word in text.split(" "):
         core = word.rstrip("?!,;:") if word.count(".") > 1 else word.rstrip("?!,;:.")  # 'U.S.' keeps its last stop
         letters = core.replace(".", "")
+        if core in defined and not find_metrics(core) and not registry.mentions(core):
+            out.append(defined[core] + word[len(core):])  # the filing's own definition ('ARR': 'Annual recurring revenue')
+            continue
         found = {p for p in parts if abbreviates(letters.lower(), name_tokens(p))} if (
             (len(letters) >= MIN_ACRONYM_LETTERS or "." in core) and letters.isalpha() and letters.isupper()
             and ("." in core or not is_common_word(letters)) and not find_metrics(core) and not registry.mentions(core)
@@ -204,8 +210,12 @@ def _company_before_part(text: str, registry: EntityRegistry) -> str:
     """``text`` with a company's name or ticker that runs on into words no company goes by written as the
     company's ('CTSO Cloud Platforms op income' -> "Contoso Systems Corporation's Cloud Platforms op income"): an
     analyst names the company, then its part; the part's figure must then name the part (the gate checks it)."""
+    printed = [tuple(name_tokens(name)) for name in registry.part_names()]
     for start, end in reversed(_capitalised_runs(text)):
         run = text[start:end]
+        tokens = tuple(name_tokens(run))
+        if any(len(p) >= 2 and tokens[: len(p)] == p for p in printed):
+            continue  # a part named after its company, as printed ('Lamna Care Delivery' of Lamna Healthcare)
         named = next((m for m in registry.mentions(run) if m.start == 0), None)
         if run.endswith(_POSSESSIVES) or (named is not None and (
                 named.surface.endswith(_POSSESSIVES) or run[named.end:].lstrip(" .").startswith(_POSSESSIVES))):
