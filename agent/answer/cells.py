@@ -38,6 +38,8 @@ from agent.answer.words import (
     counted_noun,
     other_kind_parent,
     owner_row,
+    same_root,
+    unasked_part,
 )
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue
@@ -51,7 +53,7 @@ from agent.finance.numbers import (
 from agent.finance.periods import expand_range, find_periods, sort_key, without_periods
 from agent.finance.wording import CHANGE_RE, SUM_WORD_RE, TOTAL_RE
 from agent.query.asked import AVERAGE_NAME_RE, PERIODS_MEETING, RATIO_NAME_RE
-from agent.query.cues import AVERAGE_RE, PART_OF_RE, PERCENT_RE, asks_percent, spans_range
+from agent.query.cues import AVERAGE_RE, PART_OF_RE, PERCENT_RE, asks_percent, possessive, spans_range
 from agent.query.definitions import asked_part
 from agent.query.operations import guess_operation
 from agent.query.plan import SubQuery
@@ -212,10 +214,15 @@ def _best_of(cells: Sequence[Cell], reader: EvidenceReader, words: set[str], ask
             unit = measured_unit(reader.evidence[cell.seg.ev].text, cell.value.end)
             if unit and not unit.startswith(counted):
                 continue  # 'how many employees': '1 million hours' of their training counts hours, not them
-        if counted and _of_an_amount(reader, cell):
-            continue  # 'how many stores': the 'Stores' row of a table titled 'Net Sales by Channel' is sales
+        if counted and (_of_an_amount(reader, cell) or cell.value.unit in CURRENCIES
+                        or f"per {counted}" in " ".join(cell.label.lower().split())):
+            # 'how many stores': the 'Stores' row of a table titled 'Net Sales by Channel' is sales; 'how many
+            # shares': an amount, or 'earnings per share', is no count of them
+            continue
         if question and _names_other_number(f"{cell.label} {cell.header}", question):
             continue
+        if question and unasked_part(reader.evidence[cell.seg.ev], question):
+            continue  # one segment's table answers only a question naming that segment (the gate's rule, read first)
         if not wants_total and TOTAL_ROW_RE.match(cell.label):
             # 'total capital ( tier 1 and tier 2 )' is the sum of the parts it lists: no answer for one part
             outside = _content_words(_PARENTHESES_RE.sub(" ", cell.label))
@@ -290,7 +297,13 @@ def _hits(reader: EvidenceReader, cell: Cell, words: set[str], deducts: bool = F
     and its table's title too, which say what it is part of ('ending balance' of a table titled 'changes in gross
     unrecognized tax benefits')."""
     label = cell.label if deducts or cell.prose else label_head(cell.label)
-    hits = words & (_content_words(label) | _content_words(cell.header))
+    header = _content_words(cell.header)
+    # a column named with a word of the company's name ('Business Travel' of Margie's Travel) is a part of it,
+    # named by its other words; a column that is the company ('Cadence Design Systems' in a performance graph) is it
+    own = _content_words(label) | (header if header <= owner else header - owner)
+    hits = words & own
+    if cell.prose:  # a sentence says what its figure is with a verb ('we repurchased ... for'): a word's other form
+        hits |= {w for w in words - hits if any(same_root(w, o) for o in own)}
     parent_words = _content_words(cell.parent)
     # a row labelled by its period only ('2014 | 385,373') is the figure its table's title names, for that period
     if hits - parent_words - owner or (not cell.prose and (owner_row(label, hits, owner) or only_periods(label))):
@@ -392,6 +405,17 @@ def _shown_name(cell: Cell, question: str = "") -> str:
     return f"{name}, as a {restated}," if restated else name
 
 
+def _whose_name(company: str, part: str, name: str) -> str:
+    """A figure's name as an answer states it: whose it is and the part of the company its table is of ("Humongous
+    Insurance Holdings, Inc.'s Reinsurance combined ratio"), each unless the name says it already."""
+    words = _content_words(name)  # the row's label stays as printed: it is the figure's own name
+    if part and not _content_words(part) <= words:
+        name = f"{part} {name}"
+    if company and not _content_words(company) & words:
+        name = f"{possessive(company)} {name}"
+    return name
+
+
 def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -> SubAnswer | None:
     """The table figure whose row label and column header best name what the question asks, in its period.
 
@@ -447,7 +471,7 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     name = _shown_name(cell, sub_query.question)
     if name == cell.label and only_periods(name):  # a schedule row is named by its year: the asked metric's
         name = base.metric or (f"{base.company}'s {cell.counts}" if cell.counts and base.company else "the amount")
-    sentence = f"{_capital(name)}{when} was {shown}"
+    sentence = f"{_capital(name if cell.prose else _whose_name(whose, ev.part, name))}{when} was {shown}"
     if of_part:
         row = "" if name.lower() in {t.lower() for t in base.scope} else f" (row {name!r})"
         sentence = f"{_capital(_subject(whose, base.metric, period, base.scope))} was {shown}{row}"

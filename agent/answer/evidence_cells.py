@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from agent.answer.reading import (
     CELL_HEADER_ITER_RE,
+    CLAUSE_BREAK_RE,
     FOOTNOTE_RE,
     Evidence,
     EvidenceReader,
@@ -19,7 +20,7 @@ from agent.answer.reading import (
 )
 from agent.answer.words import _content_words
 from agent.finance.column_periods import is_span_label
-from agent.finance.numbers import is_name_number
+from agent.finance.numbers import CURRENCIES, is_name_number
 from agent.finance.periods import CALENDAR_FY_END, find_periods, normalise_period
 from agent.finance.wording import CHANGE_RE
 from agent.query.scope import STOP_WORDS
@@ -195,6 +196,15 @@ def _counted_after(text: str, n: NumericValue) -> str:
     return " ".join(words)
 
 
+def _paid_for(count: NumericValue, counted: str, amount: NumericValue, between: str) -> bool:
+    """``amount`` is what the things ``count`` counts (its unit, or the ``counted`` noun after it) cost, in one
+    clause ('repurchased 1.9 million shares of our common stock for $214 million', 'acquired 9 properties for
+    $286.5 million'): its words are the count's clause, not the few words between the two."""
+    return (amount.unit in CURRENCIES and count.unit not in {*CURRENCIES, "%"} and bool(count.unit or counted)
+            and not CLAUSE_BREAK_RE.search(between) and " and " not in f" {between.lower()} "  # one clause
+            and len(between.split()) <= PROSE_LABEL_MAX_WORDS)
+
+
 def sentence_cells(reader: EvidenceReader, allowed: set[int]) -> list[Cell]:
     """Dated figures of the evidence's sentences as cells: the label is the words before the figure back to
     the previous figure, or the previous figure's label when only periods and joining words lie between
@@ -205,7 +215,7 @@ def sentence_cells(reader: EvidenceReader, allowed: set[int]) -> list[Cell]:
             continue
         text = reader.evidence[seg.ev].text
         dates = [(seg.start + p.start, seg.start + p.end) for p in find_periods(text[seg.start : seg.end])]
-        label, prev_end = "", seg.start
+        label, prev_end, prev, prev_counted = "", seg.start, None, ""
         for n in seg.numbers:
             if any(a <= n.start < b for a, b in dates) or FOOTNOTE_RE.fullmatch(n.text.strip()):
                 continue
@@ -215,11 +225,16 @@ def sentence_cells(reader: EvidenceReader, allowed: set[int]) -> list[Cell]:
             prev_end = n.end
             own = _PROSE_VERB_TAIL_RE.sub("", " ".join(before.split()[-PROSE_LABEL_MAX_WORDS:])).strip(" ,;:$(")
             own = _PROSE_LEAD_RE.sub("", own)
-            if _content_words(own):
+            if label and prev is not None and _paid_for(prev, prev_counted, n, before):
+                # '... repurchased 1.9 million shares of our common stock for $214 million': one clause, one period
+                label = f"{label} {prev.unit or prev_counted} {' '.join(before.split()).rstrip(' $')}"
+                n = n if n.period else n.model_copy(update={"period": prev.period})
+            elif _content_words(own):
                 label = own
             elif CHANGE_RE.search(label) and _REACHED_RE.fullmatch(before):
                 continue  # 'costs increased $8.6 million to $16.7 million': the level reached, not the increase
-            counted = _counted_after(text, n)
+            prev = n
+            counted = prev_counted = _counted_after(text, n)
             own_label = f"{label} {counted}".strip()  # 'we operated 1,234 stores': the figure counts stores
             if not label or not n.period:
                 continue

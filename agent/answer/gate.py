@@ -130,11 +130,23 @@ def check_period(answer: SubAnswer, asked: str, reader: EvidenceReader) -> Check
 def _names_counted(counted: str, metric: str, context: str) -> bool:
     """The figure's words name what the question counts: the word itself, or, when the word is a name of the
     answer's metric ('employees'), another of the lexicon's names for it ('we employed approximately ...')."""
+    # 'earnings per share' is a rate per share, never a count of shares
+    words = context.split()
+    context = " ".join(w for i, w in enumerate(words) if "per" not in {w.lower(), words[i - 1].lower() if i else ""})
     if counted in _content_words(context):
         return True
     if not metric or metric not in {canonical(counted), canonical(f"{counted}s")}:
         return False
     return any(m.canonical == metric for m in find_metrics(context))
+
+
+def _totals(answer: SubAnswer, reader: EvidenceReader | None) -> str:
+    """The total rows of the table the figure is read from ('Total members'): what its rows count."""
+    if reader is None or answer.citation is None or answer.value is None:
+        return ""
+    row = reader.row_at(answer.citation.chunk_id, answer.value.start)
+    table = reader.evidence[row.ev].table if row is not None else None
+    return " ".join(r.label for r in table.rows if r.total) if table is not None else ""
 
 
 def check_metric(
@@ -146,7 +158,7 @@ def check_metric(
         return Check(name="metric", passed=True, detail=f"metric: {answer.metric or 'as asked'}")
     words = naming_words(answer)
     counted = counted_noun(question)
-    if counted and not _names_counted(counted, answer.metric, figure_context(answer, reader)):
+    if counted and not _names_counted(counted, answer.metric, f"{figure_context(answer, reader)} {_totals(answer, reader)}"):
         # 'The number of gas customers' is not answered by a figure whose words never say customers (net gas revenue).
         return Check(name="metric", passed=False, detail=f"the question counts {counted}s; the figure's words do not")
     if answer.metric:

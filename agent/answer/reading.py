@@ -627,7 +627,7 @@ def measured_unit(text: str, end: int) -> str:
 
 
 # Where a sentence's clause ends: punctuation that sets a clause off, or a word that starts a new one.
-_CLAUSE_BREAK_RE = re.compile(r"[,;:()\u2014]|\s(?:including|of\s+which|of\s+whom|compared|versus|while|whereas)\s")
+CLAUSE_BREAK_RE = re.compile(r"[,;:()\u2014]|\s(?:including|of\s+which|of\s+whom|compared|versus|while|whereas)\s")
 
 
 @lru_cache(maxsize=256)
@@ -654,8 +654,8 @@ def clause_at(text: str, start: int, end: int) -> str:
     """The clause of a sentence that holds ``text[start:end]`` ('..., including approximately 132,000 people
     within the United States' for the 132,000), bounded by the sentence."""
     lo, hi = sentence_span(text, start)
-    before = [m.end() for m in _CLAUSE_BREAK_RE.finditer(text, lo, start)]
-    after = _CLAUSE_BREAK_RE.search(text, end, hi)
+    before = [m.end() for m in CLAUSE_BREAK_RE.finditer(text, lo, start)]
+    after = CLAUSE_BREAK_RE.search(text, end, hi)
     return text[(before[-1] if before else lo) : (after.start() if after else hi)]
 
 

@@ -211,11 +211,11 @@ def cited_unasked_part(answer: SubAnswer, reader: EvidenceReader, asked: str) ->
 WHOLE_COLUMN_RE = re.compile(r"^\s*(?:total|consolidated|combined|all)\b", re.IGNORECASE)
 
 
-def unasked_column(ev: Evidence, value: NumericValue, asked: str) -> str:
+def unasked_column(ev: Evidence, value: NumericValue, asked: str, owner: str = "") -> str:
     """The name of the column a table figure sits under ('Americas', 'Fair Value', 'U.S.' of 'Q1 2025 U.S.') when
     its table prints the row under two such names or more (of one period) and the words ``asked`` do not name
     this one; '' otherwise. A total column ('Total', 'Consolidated') is the whole, and a period column of no part
-    names none."""
+    names none. The ``owner``'s name (the company asked) names no column but the one that is the company."""
     if ev.table is None or not value.column:
         return ""
     own = next((c for c in ev.table.columns if c.label == value.column and c.name), None)
@@ -227,6 +227,9 @@ def unasked_column(ev: Evidence, value: NumericValue, asked: str) -> str:
     if negated_words(asked, own.name):
         return own.name  # 'Balances without adoption' answers no question after the adoption's adjustment
     asked_words = name_words(without_possessive(asked))
+    owner_words = name_words(owner)
+    if not name_words(without_units(own.name)) <= owner_words:
+        asked_words -= owner_words  # 'Business Travel' is not named by Margie's Travel, the company asked
     if name_words(without_units(own.name)) <= asked_words:
         return ""
     # A long name is named by the words that tell it from the other columns ('remaining available for future
