@@ -163,7 +163,8 @@ def _best_cell(
     if question and not RATIO_NAME_RE.search(question):
         # A share or a percentage change printed beside a row's amounts ('Change (%) | 50.7' after '183.2 | 121.6')
         # is not what a question after an amount asks.
-        cells = [c for c in cells if c.value.unit != "%" or all(n.unit == "%" for n in c.seg.numbers)]
+        # (A row of percentages with a change in points beside them, 'Load factor | 84.5% | 83.5% | 1.0 pts', is one.)
+        cells = [c for c in cells if c.value.unit != "%" or all(n.unit == "%" for n in c.seg.numbers if n.period)]
     per_share = names_per_share(question)
     cells = [c for c in cells if not other_kind_parent(per_share, c.parent)]
     if not asked:  # a schedule's year rows ('2004 | 925005') answer only a question naming the year

@@ -90,7 +90,7 @@ def _uncovered_words(answer: SubAnswer, question: str, provenance: str, headings
     # 'increased', 'decreasing': forms of words that ask how, not what
     # an acronym the printed words spell ('CRE' of 'Commercial real estate') is named by them
     missing = {w for w in asked - own if not any(same_root(w, o) for o in (*own, *ASKING_WORDS))
-               and not spelled_out(w, printed)}
+               and not spelled_out(w, printed) and not (w in EXCLUDING and own & EXCLUDING)}  # 'ex-' is 'excluding'
     if not answer.named:
         missing &= _other_rows(answer, reader)
     return sorted(missing)

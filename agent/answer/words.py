@@ -150,7 +150,10 @@ def _excluded_words(text: str) -> set[str]:
     """The words ``text`` says a figure is without ('Balances without Adoption of Topic 606': adoption), unless it
     also names them as what the figure is ('securities remaining available ... (excluding securities reflected in
     column (a))' are securities)."""
-    tokens = [_stem(t) for t in _WORD_RE.findall(text.lower()) if t not in STOP_WORDS or t in EXCLUDING]
+    # 'ex-fuel' is 'excluding fuel': the prefix is the word
+    split = [piece for t in _WORD_RE.findall(text.lower())
+             for piece in (t.split("-", 1) if t.split("-", 1)[0] in EXCLUDING else [t])]
+    tokens = [_stem(t) for t in split if t not in STOP_WORDS or t in EXCLUDING]
     after = {i + 1 for i, t in enumerate(tokens) if t in EXCLUDING}
     excluded = {tokens[i] for i in after if i < len(tokens)}
     return excluded - {t for i, t in enumerate(tokens) if i not in after}

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from agent.entities import proper_case
 from agent.entities.names import LEGAL_FORMS
-from agent.finance.periods import fiscal_naming, fiscal_quarter_of, infer_fy_end_month
+from agent.finance.periods import MONTH, fiscal_naming, fiscal_quarter_of, infer_fy_end_month, parse_date
 from agent.schemas import PAGE_SEPARATOR, Page
 
 # The cover and the trading-symbol table sit on the first pages; phrases naming the ticker may come later.
@@ -229,6 +229,28 @@ _REGISTRANT_MARK_RE = re.compile(r"^\(registrant\)$", re.IGNORECASE)
 _SUBSIDIARIES_RE = re.compile(r"^(.{2,80}?)\s+and\s+(?:its\s+)?subsidiaries$", re.IGNORECASE)
 
 
+# A 52/53-week year stated by its weekday: 'Our fiscal year ends on the last Sunday in January', 'the Saturday
+# closest to September 30'.
+_WEEKDAY_YEAR_END_RE = re.compile(
+    rf"\bfiscal\s+year\s+ends?\s+on\s+the\s+(?P<which>last|first)?\s*(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+"
+    rf"(?:in|of|closest\s+to|nearest(?:\s+to)?)\s+(?P<mon>{MONTH})",
+    re.IGNORECASE,
+)
+
+
+def _weekday_year_end(text: str) -> int:
+    """The month a fiscal year stated by its weekday ends in (the month before for 'the first Sunday in February':
+    its year is January's), or 0."""
+    m = _WEEKDAY_YEAR_END_RE.search(text)
+    if m is None:
+        return 0
+    parsed = parse_date(f"{m.group('mon')} 1, 2000")
+    if parsed is None:
+        return 0
+    month = parsed.month
+    return (12 if month == 1 else month - 1) if (m.group("which") or "").lower() == "first" else month
+
+
 def _company_from_text(pages: list[Page]) -> str:
     """The registrant named by the filing's own text when the cover prints its name as an image: the signature
     block's '<NAME> (Registrant)', else an early page's running header '<NAME> AND SUBSIDIARIES'."""
@@ -383,7 +405,8 @@ def detect_metadata(path: Path, pages: list[Page]) -> MetadataGuess:
     # The cover comes first in these pages, so its statement is the one found when it makes one.
     # A filer that names its years by the year they began ('fiscal 2024 ended February 1, 2025') keeps its names.
     calendar_text = "\n".join(p.text for p in pages[:FISCAL_CALENDAR_PAGES])
-    guess.fy_end_month = fiscal_naming(calendar_text, infer_fy_end_month(calendar_text, 0))
+    guess.fy_end_month = fiscal_naming(calendar_text, infer_fy_end_month(calendar_text, 0)
+                                       or _weekday_year_end(calendar_text))
     year_from_text, quarter_from_text = _quarter_of(guess.period_end) if guess.period_end else (None, None)
     if guess.period_end and guess.fy_end_month:
         year_from_text, quarter_from_text = fiscal_quarter_of(date.fromisoformat(guess.period_end), guess.fy_end_month)
