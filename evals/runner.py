@@ -287,20 +287,11 @@ FRESH_DIR = Path(__file__).parent / "fresh_set"
 
 
 def fresh_set(limit: int | None = None) -> EvalSet:
-    """The fresh set: 224 questions on thirteen more typeset filings of thirteen other companies in one index -- a
-    packaging 10-K of a September fiscal year (segments as columns, quarters under 'Fiscal 2024'), a bank 10-Q (three-
-    and six-month columns, segment columns, ratios in prose), a pharma release (product and regional tables, constant
-    exchange rates, a non-GAAP reconciliation), a retailer 10-K of a February year (banners, store counts, comps),
-    a packaging release ('SECOND QUARTER' and 'SIX MONTHS' over its years, regions under each segment's sub-heading),
-    a Canadian 20-F (C$, a Note column, production units, the prior year in parentheses); and, written a round
-    later in two batches, an insurer's 10-K (segment tables of an industry's own metrics under one scale), a health
-    company's release (segment tables per quarter, a segment named after the company, membership counts,
-    guidance), a hardware 10-Q of a September year in 13- and 26-week columns (acronyms the filing defines), an
-    online travel 10-K (operating metrics, segments as columns sharing a word of the company's name, 'Q1' to 'Q4'
-    under 'Fiscal 2024') and a REIT 10-Q (FFO, same-store NOI, occupancy in prose), then an airline 10-K (operating
-    statistics, 'CASM ex-fuel') and a chip maker's 10-Q of a year ending the last Sunday in January. Written by
-    finrag's developers, each batch first run on the code before the fixes it led to (README: the figures); a
-    regression guard since."""
+    """The fresh set: 224 questions on thirteen more typeset filings of thirteen other companies in one index (10-Ks,
+    10-Qs, a 20-F and earnings releases of industries the dev sets barely hold: packaging, banking, pharma, retail,
+    insurance, health, hardware, travel, REITs, airlines, chips; fiscal years ending in September, January and
+    February). Written by finrag's developers in batches, each first run on the code before the fixes it led to
+    (docs/evaluation.md: the figures); a regression guard since."""
     return typeset_set("fresh", FRESH_DIR, limit)
 
 
