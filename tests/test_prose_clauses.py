@@ -64,3 +64,29 @@ def test_an_amount_in_another_clause_is_no_price_of_the_count() -> None:
     text = "We acquired 9 properties for $286.5 million."
     count, amount = find_numbers(text)
     assert _paid_for(count, "properties", amount, text[count.end:amount.start])
+
+
+LICENSES = """# Consolidated Messenger Corp.
+
+ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934
+For the fiscal year ended December 31, 2024
+
+### Indefinite-lived Intangible Assets
+
+The carrying amount of indefinite-lived intangible assets was as follows (in millions):
+
+| | December 31, 2024 | December 31, 2023 |
+|---|---|---|
+| Broadcast licenses | 136.2 | 120.6 |
+| State licenses | 2.5 | 2.5 |
+
+In 2024, broadcast licenses increased $15.6 million, $18.2 million of which was through acquisitions.
+"""
+
+
+def test_a_word_asking_how_a_figure_moved_is_no_sentences_verb(tmp_path) -> None:
+    # 'the increase in broadcast licenses' once matched 'licenses increased $15.6 million' by the verb's root, and
+    # the change was computed from that increase and the table's 2023 level
+    settings = ingested_typeset(tmp_path, "CONSOLIDATEDMESSENGER_2024_10K.md", LICENSES)
+    answer = stated(ask_once(settings, "What was the increase in broadcast licenses from 2023 to 2024?"))
+    assert "136.2 - 120.6" in answer

@@ -12,6 +12,7 @@ import pytest
 from support import ask_once, ingested_typeset, stated
 
 from agent.config import Settings
+from agent.index.store import Store
 from agent.ingest.families import carried_scales
 from agent.ingest.tables import find_tables
 
@@ -82,3 +83,28 @@ def test_a_segments_operating_margin_is_a_margin_not_its_income(fabrikam: Settin
     # looked up as an amount
     answer = stated(ask_once(fabrikam, "What was the Health Plans segment's operating margin in Q3 2025?"))
     assert "6.18%" in answer and "$520 million" not in answer
+
+
+GRIDS = """# Fabrikam Health Corporation
+
+EXHIBIT 99.1
+
+Fabrikam Health Corporation Reports Results
+
+| (In millions of dollars) | Years ended December 31 | | |
+|---|---|---|---|
+| | 2024 | 2023 | %Chg |
+| Capital expenditures 1 | | | |
+| Clinics | 1,320 | 1,086 | 22 |
+| Pharmacies | 1,153 | 1,429 | (19) |
+| Capital expenditures 1 | 2,473 | 2,515 | (2) |
+"""
+
+
+def test_a_grid_table_starts_at_its_own_rows(tmp_path) -> None:
+    # 'EXHIBIT 99.1' above is text, not the table's first row; a sub-heading the writer left unmarked inside the grid
+    # ('Capital expenditures 1', its footnote mark read as a figure) is the grid's, whose header came before it
+    settings = ingested_typeset(tmp_path, "FABRIKAMHEALTH_2024_PR.md", GRIDS)
+    with Store.open(settings) as store:
+        records = [c.table for c in store.chunks() if c.table is not None]
+    assert [[c.period for c in r.columns] for r in records] == [["FY2024", "FY2023", ""]]

@@ -27,6 +27,7 @@ from agent.answer.records import (
     display_value,
 )
 from agent.answer.words import (
+    ASKING_WORDS,
     EQUITY_WORDS,
     RETRIEVAL_WEIGHT,
     TOTAL_BONUS,
@@ -304,7 +305,8 @@ def _hits(reader: EvidenceReader, cell: Cell, words: set[str], deducts: bool = F
     own = _content_words(label) | (header if header <= owner else header - owner)
     hits = words & own
     if cell.prose:  # a sentence says what its figure is with a verb ('we repurchased ... for'): a word's other form
-        hits |= {w for w in words - hits if any(same_root(w, o) for o in own)}
+        # (not a word that asks how the figure moved: 'the increase in FCC licenses' is no 'licenses increased $15.6')
+        hits |= {w for w in words - hits - ASKING_WORDS if any(same_root(w, o) for o in own)}
     parent_words = _content_words(cell.parent)
     # a row labelled by its period only ('2014 | 385,373') is the figure its table's title names, for that period
     if hits - parent_words - owner or (not cell.prose and (owner_row(label, hits, owner) or only_periods(label))):

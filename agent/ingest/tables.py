@@ -400,9 +400,10 @@ def _groups(rows: list[_Row]) -> list[list[_Row]]:
             current = []
             continue
         has_data = any(r.is_data for r in current)
-        # A row of a grid table no data so far is of starts that table: the writer saw where each began and ended
-        # ('EXHIBIT 99.1' above a release's first table is a line of text, not its first row).
-        other_grid = row.table is not None and all(r.table != row.table for r in current if r.is_data)
+        # A row of a grid table no line so far is of starts that table: the writer saw where each began and ended
+        # ('EXHIBIT 99.1' above a release's first table is a line of text, not its first row; a sub-heading the
+        # writer left unmarked inside a grid, 'Capital expenditures 1', is the grid's, whose header came before it).
+        other_grid = row.table is not None and all(r.table != row.table for r in current)
         if (row.is_header or _names_columns(row) or other_grid) and has_data:
             # The label-only lines just before a new header are that table's title, not the old table's tail.
             tail: list[_Row] = []
