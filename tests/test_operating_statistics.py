@@ -29,6 +29,7 @@ Alpine Regional Airways, Inc.
 | | 2024 | 2023 | Change |
 |---|---|---|---|
 | Revenue passengers (thousands) | 12,410 | 11,905 | 4.2% |
+| Available seat miles (millions) | 15,102 | 14,550 | 3.8% |
 | Load factor | 82.7% | 81.9% | 0.8 pts |
 | CASM excluding fuel (cents) | 12.41 | 12.02 | 3.2% |
 | Average fuel cost per gallon | $2.66 | $2.98 | (10.7)% |
@@ -52,3 +53,10 @@ def test_ex_is_excluding() -> None:
 def test_a_measure_excluding_an_item_asked_in_shorthand(alpine: Settings) -> None:
     answer = stated(ask_once(alpine, "Alpine Regional CASM ex-fuel 2023"))
     assert "12.02" in answer and not answer.startswith("Not found")
+
+
+def test_a_row_stating_its_own_scale_is_no_amount_of_the_tables_currency(alpine: Settings) -> None:
+    # one row prints '$' ('Average fuel cost per gallon'); a row of seat miles '(millions)' is a count, not dollars
+    answer = stated(ask_once(alpine, "What were Alpine Regional's available seat miles in 2024?"))
+    assert "15,102 million" in answer or "15.1 billion" in answer or "15,102" in answer
+    assert "$" not in answer.split("[")[0]

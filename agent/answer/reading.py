@@ -261,6 +261,8 @@ def _row(
     scale = row_scale if row_scale != 1.0 else chunk_scale
     unscaled = unscaled_row(label)
     percent = states_percent(label)
+    if header_scale(label) != 1.0:
+        currency = currency_of(label)  # a row stating its own scale states its own unit (as ingest types it)
     headers: list[str] = []
     values: list[NumericValue] = []
     for i, (offset, cell) in enumerate(cells):

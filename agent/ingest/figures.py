@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from agent.finance.column_periods import without_spans
 from agent.finance.lexicon import names_count, names_per_share
-from agent.finance.numbers import find_numbers, header_scale, nil_cell
+from agent.finance.numbers import currency_of, find_numbers, header_scale, nil_cell
 from agent.schemas import NumericValue, TableColumn, TableLine
 
 _DASH_CODES = frozenset(("2013", "2014"))  # a dash the text extraction printed as its code point (U+2013, U+2014)
@@ -116,6 +116,10 @@ def typed_row(row: TableLine, columns: Sequence[TableColumn], scale: float, curr
     label = clean_label(row.label)
     own_scale = header_scale(label)
     scale = own_scale if own_scale != 1.0 else scale
+    if own_scale != 1.0:
+        # a row stating its own scale states its own unit: 'Available seat miles (millions)' in a table of some
+        # dollar rows counts miles; 'Revenue ($ millions)' names its currency itself
+        currency = currency_of(label)
     # a sub-heading that names a per-share figure ('Diluted Earnings Per Common Share' over 'Net income attributable
     # to X') makes its rows per-share amounts, unless it counts ('Weighted average number of shares used in
     # earnings per share': its rows are numbers of shares, named by the figure they serve)
