@@ -1,7 +1,8 @@
 """Tables of one layout printed one after another: a segment's table after another's, a quarter's segment table
 after the year-ago quarter's. A filing states the scale once, over the first of them ('(Dollars in millions)' under
-'Segment Results'), and it holds for each: a table stating none takes the scale of the one before it when both
-have the same columns and share rows, and no sentence stands between them (prose ends the family).
+'Segment Results'), and it holds for each: a table stating none takes the scale of the one before it (else of the
+one after it) when both have the same columns and share rows, and no sentence stands between them (prose ends the
+family).
 """
 
 from __future__ import annotations
@@ -27,15 +28,23 @@ def _prose(lead: str) -> bool:
                for line in lead.splitlines())
 
 
+def _family(table: TableBlock, other: TableBlock, lead: str) -> bool:
+    """``other`` states the scale ``table`` lacks and is of its family; ``lead`` is the text between them."""
+    return (not table.scale_label and bool(other.scale_label) and table.columns == other.columns
+            and not _PERCENT_TITLE_RE.search(f"{table.title} {table.caption}")
+            and len(_labels(table) & _labels(other)) >= MIN_SHARED_ROWS and not _prose(lead))
+
+
 def carried_scales(tables: Sequence[TableBlock], leads: Sequence[str]) -> list[TableBlock]:
     """``tables`` with the scale of the table before carried to each that states none and is of its family (see
-    the module docstring); ``leads[i]`` is the text between table i and the one before it."""
+    the module docstring), else the scale of the one after it (the first of a family printed at a page's top, its
+    scale line left at the foot of the page before); ``leads[i]`` is the text between table i and the one before
+    it."""
     out = list(tables)
     for i in range(1, len(out)):
-        before, table = out[i - 1], out[i]
-        if (table.scale_label or not before.scale_label or table.columns != before.columns
-                or _PERCENT_TITLE_RE.search(f"{table.title} {table.caption}")
-                or len(_labels(table) & _labels(before)) < MIN_SHARED_ROWS or (i < len(leads) and _prose(leads[i]))):
-            continue
-        out[i] = table.model_copy(update={"scale": before.scale, "scale_label": before.scale_label})
+        if _family(out[i], out[i - 1], leads[i] if i < len(leads) else ""):
+            out[i] = out[i].model_copy(update={"scale": out[i - 1].scale, "scale_label": out[i - 1].scale_label})
+    for i in range(len(out) - 2, -1, -1):
+        if _family(out[i], out[i + 1], leads[i + 1] if i + 1 < len(leads) else ""):
+            out[i] = out[i].model_copy(update={"scale": out[i + 1].scale, "scale_label": out[i + 1].scale_label})
     return out

@@ -52,12 +52,15 @@ _PERIOD_CAPTION_RE = re.compile(
 # A run alone on its header line heads every column when its centre is this close to the middle of the columns
 # (as a share of their width): a caption centred over them all ('SECOND QUARTER'), not one column's name.
 CENTRED_SHARE = 0.1
+# A header run ends this close to its column's figures (a share of the page's width): right-aligned over them.
+ALIGNED_SHARE = 0.004
 # Lines above a PDF table's first values read as its header: a header of seven named columns wraps each name over
 # two or three lines, and a cell's words at different heights print as lines of their own.
 PLACED_HEADER_MAX_LINES = 40
 # Sub-heading lines ('Net Revenue', 'Operating Profit') looked past between a period header and a table's first
 # values: a segment table names its first metric there; more plain lines than this are prose or a new title.
 SUBHEADINGS_MAX = 2
+CORNER_MAX_LINES = 3  # a header's corner cell wrapped over its own lines ('Three Months Ended June' / '30, 2025')
 OVERLAP_SHARE = 0.25  # of the narrower of a run and a column's extent: less is a sliver, not a column it heads
 # A caption naming a span of a year without the year ('SECOND QUARTER', 'Six Months', 'Year to Date'): over a
 # group of columns it heads that group, as a year does.
@@ -296,7 +299,19 @@ def placed_columns(runs: Sequence[list[TextRun] | None], first: int, body: Seque
             and not all(header_scale(r.text) != 1.0 for r in line if r.x0 >= edge):
         k -= 1
     found = placed_header([line or [] for line in runs[k + 1:bottom]], rows) if k + 1 < bottom else None
-    return (found[0], " ".join(found[1]), range(k + 1, bottom), found[2]) if found is not None else None
+    if found is None:
+        return None
+    # the header's corner printed on lines of its own above the names ('Three Months Ended June' / '30, 2025' over
+    # 'Commercial Banking | ... | Total'), starting where the row labels do: the period every column is of
+    top = k + 1
+    while top > 0 and bottom - top < PLACED_HEADER_MAX_LINES and top > k + 1 - CORNER_MAX_LINES \
+            and (line := runs[top - 1]) and all(r.x0 < edge and not is_figure(r.text) for r in line) \
+            and all(header_scale(r.text) == 1.0 for r in line):
+        top -= 1
+    corner = " ".join(r.text for line in runs[top:k + 1] for r in line or ())
+    if top <= k and find_periods(corner):
+        return found[0], " ".join([*found[1], corner]), range(top, bottom), found[2]
+    return found[0], " ".join(found[1]), range(k + 1, bottom), found[2]
 
 
 GridPlace = tuple[int, int]  # the columns of a table's grid a cell spans: the first, and one past the last
@@ -348,9 +363,10 @@ def placed_header(header: list[list[TextRun]], body: list[list[TextRun]]
         for run, over in spans:
             for k in over:
                 cells[k + 1] = f"{cells[k + 1]} {run.text}".strip()
-        single = not stub and all(len(over) == 1 for _, over in spans)
-        if single and banded:
-            # one header row printed over several lines ('Percent to' / 'Sales' beside 'Amount'): one cell a column
+        single = all(len(over) == 1 for _, over in spans)
+        if single and banded and not stub:
+            # one header row printed over several lines ('Percent to' / 'Sales' beside 'Amount'): one cell a column;
+            # its first line may print the corner too ('Fiscal 2024' beside 'Rigid' over 'Packaging')
             grid[-1] = [f"{a} {b}".strip() for a, b in zip(grid[-1], cells, strict=True)]
         else:
             grid.append(cells)
@@ -365,7 +381,9 @@ def placed_header(header: list[list[TextRun]], body: list[list[TextRun]]
         grid.append(cells)
     folded, at = fold_header(grid)
     if at is not None and len(folded[at]) == len(columns) + 1:
-        return folded[at][1:], [r[0] for r in folded[:at]], columns
+        # a corner naming a period ('Fiscal 2024' over segment or quarter names) dates the columns as a caption does
+        corner = [folded[at][0]] if find_periods(folded[at][0]) else []
+        return folded[at][1:], [r[0] for r in folded[:at]] + corner, columns
     # The grid's fold keeps a duration caption ('Three Months Ended' over two dates) as a line of its own; where
     # the words stacked over each column name it apart from the others, they are its name.
     over_all = [r for r in grid[:head] if r[1] and len(set(r[1:])) == 1]
@@ -392,7 +410,10 @@ def _line_spans(line: list[TextRun], columns: list[tuple[float, float]], edges: 
         home = next((k for k in range(len(columns)) if edges[k] <= centre < edges[k + 1]), None)
         if len(over) > 1 and home is not None and run.x1 - run.x0 < edges[home + 1] - edges[home]:
             over = [home]  # narrower than the column its middle stands in: that column's name, wrapped or aligned
-        if over and len(inside) == 1 and run.x1 - run.x0 > widest \
+        # a line of a column's name stacked over several lines ends where its figures end (right-aligned as they are),
+        # however wide: it is that column's, not a caption centred over them all
+        aligned = home is not None and abs(run.x1 - columns[home][1]) <= ALIGNED_SHARE
+        if over and len(inside) == 1 and run.x1 - run.x0 > widest and not aligned \
                 and abs(centre - middle) <= CENTRED_SHARE * (area[1] - area[0]):
             over = list(range(len(columns)))
         spans.append((run, over))

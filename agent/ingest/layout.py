@@ -24,7 +24,7 @@ ALIGN_LOOKAHEAD = 8
 # character (a '$' or a parenthesis is ~0.75 em): a word space is at most ~0.6 em (a monospaced font's), a column
 # gap in a statement more than one.
 RUN_GAP_HEIGHTS = 1.6
-_FIGURE_ENDS = frozenset("0123456789%)")
+_FIGURE_ENDS = frozenset("0123456789%)—–")  # a nil marker ends a cell as a figure does
 _FIGURE_STARTS = frozenset("0123456789($-—–")
 
 

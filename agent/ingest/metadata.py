@@ -283,7 +283,8 @@ def _company_from_release(text: str, spelling: str = "") -> str:
 def _ticker(pages: list[Page]) -> str:
     cover_lines = [ln.strip() for p in pages[:COVER_PAGES] for ln in p.text.split("\n") if ln.strip()]
     for i, line in enumerate(cover_lines):
-        if re.search(r"trading\s+symbol", line, re.IGNORECASE):
+        # the caption may wrap in a printed cover's narrow column ('Title of each class Trading' / 'Symbol(s)')
+        if re.search(r"trading\s+symbol", " ".join(cover_lines[i:i + 2]), re.IGNORECASE):
             # a cover prints its captions over the table's rows or, as it does under the registrant's name, under
             # them ('Class B Common Stock NKE New York Stock Exchange' over '(Title of each class) (Trading symbol)')
             for row in [*cover_lines[i:i + TICKER_TABLE_LINES], *cover_lines[max(0, i - CAPTION_UNDER_LINES):i]]:

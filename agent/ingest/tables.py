@@ -729,11 +729,18 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
         period_caption = period_caption or (placed[1] if not any(PERIOD_RE.search(n) for n in columns) else "")
         body = [r for r in body if page_text.count("\n", 0, r.start) not in placed[2]]
         above = [ln for ln in lines if ln.kind != "blank" and page_text.count("\n", 0, ln.start) < placed[2].start]
+        header_zone = " ".join(ln.text for ln in lines if page_text.count("\n", 0, ln.start) in placed[2])
+        if title and " ".join(title.split()) in " ".join(header_zone.split()):
+            title = ""  # the header's own words read as a title (a header printed at a page's top)
         if above and placed[2].start < page_text.count("\n", 0, start):
-            # a header of more lines than a table's label run: its title and scale are above its first line
-            start, near = above[-1].end + 1, [ln.text for ln in above[-TITLE_LOOKBACK_LINES:]]
-            scale = scale if scale != 1.0 else header_scale(" ".join(near))
-            title = next((t for t in reversed(near) if not _is_meta_line(t) and header_scale(t) == 1.0), title)
+            # a header of more lines than a table's label run: its title and scale are above its first line, below
+            # any row of a table before it
+            near = list(itertools.takewhile(lambda ln: ln.kind not in {"row", "cells"},
+                                            reversed(above[-TITLE_LOOKBACK_LINES:])))[::-1]
+            start = above[-1].end + 1
+            scale = scale if scale != 1.0 else header_scale(" ".join(ln.text for ln in near))
+            title = next((ln.text for ln in reversed(near) if not _is_meta_line(ln.text)
+                          and header_scale(ln.text) == 1.0), title)
     corner, *named_cells = [c.strip() for c in period_caption.split("|")]
     if named_cells == columns and PERIOD_RE.search(corner):
         period_caption = corner  # 'Three Months Ended June 30, 2025 | Commercial Banking | Total': the period
