@@ -282,7 +282,7 @@ def _company_from_release(text: str, spelling: str = "") -> str:
 
 def _ticker(pages: list[Page]) -> str:
     cover_lines = [ln.strip() for p in pages[:COVER_PAGES] for ln in p.text.split("\n") if ln.strip()]
-    for i, line in enumerate(cover_lines):
+    for i in range(len(cover_lines)):
         # the caption may wrap in a printed cover's narrow column ('Title of each class Trading' / 'Symbol(s)')
         if re.search(r"trading\s+symbol", " ".join(cover_lines[i:i + 2]), re.IGNORECASE):
             # a cover prints its captions over the table's rows or, as it does under the registrant's name, under
