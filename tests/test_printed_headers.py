@@ -17,11 +17,13 @@ import pytest
 from support import COURIER_8PT, ask_once, placed_pdf, stated
 
 from agent.config import Settings
+from agent.ingest.grid import _right_aligned
 from agent.ingest.layout import _runs
 from agent.ingest.parsing import load_pages
 from agent.ingest.pipeline import open_ingestor
 from agent.ingest.tables import find_tables
 from agent.ingest.typed_tables import typed_columns
+from agent.schemas import TextRun
 
 Line = list[tuple[float, str]]
 
@@ -123,12 +125,25 @@ def test_a_corner_beside_the_first_name_dates_the_columns(printed: Path) -> None
     assert [r.label for r in tables[0].rows][0] == "Net interest income"  # the header's lines head, no rows
 
 
+def _boxes(line: str) -> tuple[list[int], list[tuple[float, float, float, float]]]:
+    """Character boxes 5 pt apart and 8 pt high."""
+    printed = [i for i, ch in enumerate(line) if not ch.isspace()]
+    return printed, [(100.0 + 5 * i, 0.0, 104.0 + 5 * i, 8.0) for i in printed]
+
+
 def test_a_nil_marker_beside_a_figure_is_a_cell_of_its_own() -> None:
     # '—' right-aligned in its column, the next column's figure a word space away: two cells, as '(167) 1,262' are
-    line = "— 11,980"
-    printed = [i for i, ch in enumerate(line) if not ch.isspace()]
-    boxes = [(100.0 + 5 * i, 0.0, 104.0 + 5 * i, 8.0) for i in printed]
-    assert [r.text for r in _runs(line, printed, boxes, 612.0)] == ["—", "11,980"]
+    assert [r.text for r in _runs("— 11,980", *_boxes("— 11,980"), 612.0)] == ["—", "11,980"]
+
+
+def test_two_names_right_aligned_over_neighbouring_columns_are_two() -> None:
+    # 'Eliminations' ends where its column's figures end, 'Total' where the next column's do: printed too close to be
+    # two runs, they are split at the word whose place is the left column's end; a caption centred over both is not
+    columns = [(0.30, 0.34), (0.40, 0.44)]
+    names = [r.text for r in _right_aligned([TextRun(text="Eliminations Total", x0=0.14, x1=0.44)], columns)]
+    assert names == ["Eliminations", "Total"]
+    centred = [TextRun(text="Year Ended", x0=0.30, x1=0.43)]
+    assert _right_aligned(centred, columns) == centred
 
 
 @pytest.fixture(scope="module")
@@ -149,3 +164,74 @@ def relecloud(tmp_path_factory: pytest.TempPathFactory, printed: Path) -> Settin
 ])
 def test_printed_tables_are_answered_from_their_columns(relecloud: Settings, question: str, figure: str) -> None:
     assert figure in stated(ask_once(relecloud, question))
+
+
+SPLIT_EDGES = [300, 380, 460, 540]
+
+
+def _split_header(year: str) -> list[Line]:
+    # the corner's first line on its own, its year beside the names' first line
+    return [[(40, "Year Ended December 31,")], [(80, year), _right(300, "Consumer"), _right(380, "Business")],
+            [_right(380, "Travel")], [_right(460, "Corporate and")], [_right(460, "Eliminations"), _right(540, "Total")]]
+
+
+# a segment table broken by a page: one row at the foot of the first page, the rest under the header repeated
+FOOT: list[Line] = [
+    [(36, "Margie's Travel Holdings, Inc.")],
+    [(36, "FORM 10-K")],
+    [(36, "For the fiscal year ended December 31, 2024")],
+    [(36, "Margie's Travel Holdings, Inc. (Exact name of registrant as specified in its charter)")],
+    [(60, "Title of each class"), _right(330, "Trading Symbol(s)"), _right(560, "Name of each exchange on which registered")],
+    [(40, "Common Stock"), _right(330, "MRGT"), _right(560, "Nasdaq Global Select Market")],
+    [(36, "Segment Information")],
+    [(36, "(In millions)")],
+    *_split_header("2024"),
+    _row("Revenue", ["3,391", "735", "-", "4,126"], SPLIT_EDGES),
+]
+TOP: list[Line] = [
+    *_split_header("2024"),
+    _row("Adjusted EBITDA", ["1,088", "164", "(183)", "1,069"], SPLIT_EDGES),
+    # the year-ago table right below, no title between
+    *_split_header("2023"),
+    _row("Revenue", ["3,072", "630", "-", "3,702"], SPLIT_EDGES),
+    _row("Adjusted EBITDA", ["951", "129", "(171)", "909"], SPLIT_EDGES),
+    [(36, "Quarterly Results (Unaudited)")],
+    [(36, "(In millions)")],
+    # the corner on the names' line
+    [(40, "Fiscal 2024"), _right(300, "Q1"), _right(380, "Q2"), _right(460, "Q3"), _right(540, "Q4")],
+    _row("Revenue", ["903", "1,081", "1,198", "944"], SPLIT_EDGES),
+    _row("Operating income", ["121", "247", "312", "138"], SPLIT_EDGES),
+]
+
+
+@pytest.fixture(scope="module")
+def margies(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    folder = tmp_path_factory.mktemp("margies")
+    pdf = placed_pdf(folder / "MARGIES_2024_10K.pdf", [FOOT, TOP])
+    settings = Settings.from_env(home=folder / "home")
+    with open_ingestor(settings) as ingestor:
+        assert ingestor.ingest_file(pdf).status == "ingested"
+    return settings
+
+
+def test_a_table_broken_by_a_page_is_read_in_both_parts(tmp_path: Path) -> None:
+    pages = load_pages(placed_pdf(tmp_path / "MARGIES_2024_10K.pdf", [FOOT, TOP]), Settings()).pages
+    (foot,) = find_tables(pages[0].text, pages[0].runs)
+    top = find_tables(pages[1].text, pages[1].runs)
+    assert (foot.columns, foot.period_caption) == (["Consumer", "Business Travel", "Corporate and Eliminations",
+                                                    "Total"], "Year Ended December 31, 2024")
+    assert [(t.period_caption, [r.label for r in t.rows]) for t in top[:2]] == [
+        ("Year Ended December 31, 2024", ["Adjusted EBITDA"]),  # the continuation, under its repeated header
+        ("Year Ended December 31, 2023", ["Revenue", "Adjusted EBITDA"])]  # the next table, split at its header
+    assert top[2].columns == ["Q1 Fiscal 2024", "Q2 Fiscal 2024", "Q3 Fiscal 2024", "Q4 Fiscal 2024"]
+
+
+@pytest.mark.parametrize(("question", "figure"), [
+    ("What was Margie's Travel's Consumer revenue in 2024?", "$3,391 million"),  # the row the page break left
+    ("What was Margie's Travel's adjusted EBITDA in 2024?", "$1,069 million"),  # its continuation: the scale
+    ("What was Margie's Travel's adjusted EBITDA in 2023?", "$909 million"),  # the company's, never a segment's
+    ("How much revenue did Business Travel generate in 2023?", "$630 million"),
+    ("MRGT op income Q3 2024", "$312 million"),
+])
+def test_a_broken_table_is_answered_with_its_scale(margies: Settings, question: str, figure: str) -> None:
+    assert figure in stated(ask_once(margies, question))

@@ -11,11 +11,13 @@ import re
 from collections.abc import Sequence
 
 from agent.ingest.tables import TableBlock
+from agent.schemas import PAGE_SEPARATOR
 
 MIN_SHARED_ROWS = 2  # one shared label ('Total') is a coincidence; two shared rows are a repeated layout
 # A table of percentages ('Percentage of Net Sales' over the same rows) is in no scale, whatever precedes it.
 _PERCENT_TITLE_RE = re.compile(r"%|\bpercent", re.IGNORECASE)
 SENTENCE_MIN_WORDS = 6  # a line of this many words ending in a stop is prose between two tables, not a heading
+CONTINUATION_MAX_LINES = 3  # lines at a page's top above a table continued there: a running header, '(continued)'
 
 
 def _labels(table: TableBlock) -> set[str]:
@@ -28,23 +30,37 @@ def _prose(lead: str) -> bool:
                for line in lead.splitlines())
 
 
-def _family(table: TableBlock, other: TableBlock, lead: str) -> bool:
-    """``other`` states the scale ``table`` lacks and is of its family; ``lead`` is the text between them."""
+def _continued(table: TableBlock, before: TableBlock, lead: str) -> bool:
+    """``table`` is ``before`` continued past a page break: it heads the next page under the same header (columns
+    and period caption), and nothing but a page break and a running line or two stand between them."""
+    lines = [ln for ln in lead.split(PAGE_SEPARATOR)[-1].splitlines() if ln.strip()]
+    return (PAGE_SEPARATOR in lead and len(lines) <= CONTINUATION_MAX_LINES and bool(table.columns)
+            and table.columns == before.columns and table.period_caption == before.period_caption)
+
+
+def _family(table: TableBlock, other: TableBlock, lead: str, shared: int) -> bool:
+    """``other`` states the scale ``table`` lacks and is of its family (``shared`` rows alike, or ``table`` is
+    ``other`` continued on the next page); ``lead`` is the text between them."""
     return (not table.scale_label and bool(other.scale_label) and table.columns == other.columns
             and not _PERCENT_TITLE_RE.search(f"{table.title} {table.caption}")
-            and len(_labels(table) & _labels(other)) >= MIN_SHARED_ROWS and not _prose(lead))
+            and (shared >= MIN_SHARED_ROWS or _continued(table, other, lead)) and not _prose(lead))
 
 
 def carried_scales(tables: Sequence[TableBlock], leads: Sequence[str]) -> list[TableBlock]:
     """``tables`` with the scale of the table before carried to each that states none and is of its family (see
     the module docstring), else the scale of the one after it (the first of a family printed at a page's top, its
     scale line left at the foot of the page before); ``leads[i]`` is the text between table i and the one before
-    it."""
+    it. A table continued past a page break is one with its first part: their rows are the family's together."""
     out = list(tables)
+    lead = [leads[i] if i < len(leads) else "" for i in range(len(out))]
+    labels = [_labels(t) for t in out]
     for i in range(1, len(out)):
-        if _family(out[i], out[i - 1], leads[i] if i < len(leads) else ""):
+        if _continued(out[i], out[i - 1], lead[i]):
+            labels[i] = labels[i] | labels[i - 1]
+    for i in range(1, len(out)):
+        if _family(out[i], out[i - 1], lead[i], len(labels[i] & labels[i - 1])):
             out[i] = out[i].model_copy(update={"scale": out[i - 1].scale, "scale_label": out[i - 1].scale_label})
     for i in range(len(out) - 2, -1, -1):
-        if _family(out[i], out[i + 1], leads[i + 1] if i + 1 < len(leads) else ""):
+        if _family(out[i], out[i + 1], lead[i + 1], len(labels[i] & labels[i + 1])):
             out[i] = out[i].model_copy(update={"scale": out[i + 1].scale, "scale_label": out[i + 1].scale_label})
     return out

@@ -54,6 +54,8 @@ _PERIOD_CAPTION_RE = re.compile(
 CENTRED_SHARE = 0.1
 # A header run ends this close to its column's figures (a share of the page's width): right-aligned over them.
 ALIGNED_SHARE = 0.004
+# Where a word of a run ends, estimated by its share of the run's characters, is this close to where it is printed.
+SPLIT_SHARE = 0.012
 # Lines above a PDF table's first values read as its header: a header of seven named columns wraps each name over
 # two or three lines, and a cell's words at different heights print as lines of their own.
 PLACED_HEADER_MAX_LINES = 40
@@ -294,8 +296,9 @@ def placed_columns(runs: Sequence[list[TextRun] | None], first: int, body: Seque
     while k >= 0 and first - k <= SUBHEADINGS_MAX and runs[k] and all(r.x1 <= edge for r in runs[k] or ()):
         k -= 1  # a sub-heading over the first values ('Home Improvement' / '  U.S. | 2,400,100 | ...')
     bottom = k + 1
+    # a header line's first run may reach past the labels' edge: its corner ('Fiscal 2024' beside 'Q1 | Q2')
     while k >= 0 and bottom - k <= PLACED_HEADER_MAX_LINES and (line := runs[k]) and any(r.x0 >= edge for r in line) \
-            and not any(r.x0 < edge < r.x1 or r.x0 >= edge and is_figure(r.text) for r in line) \
+            and not any(r.x0 < edge < r.x1 and j > 0 or r.x0 >= edge and is_figure(r.text) for j, r in enumerate(line)) \
             and not all(header_scale(r.text) != 1.0 for r in line if r.x0 >= edge):
         k -= 1
     found = placed_header([line or [] for line in runs[k + 1:bottom]], rows) if k + 1 < bottom else None
@@ -309,8 +312,9 @@ def placed_columns(runs: Sequence[list[TextRun] | None], first: int, body: Seque
             and all(header_scale(r.text) == 1.0 for r in line):
         top -= 1
     corner = " ".join(r.text for line in runs[top:k + 1] for r in line or ())
-    if top <= k and find_periods(corner):
-        return found[0], " ".join([*found[1], corner]), range(top, bottom), found[2]
+    # its last words may be the names' first line's ('Year Ended December 31,' over '2023 | Consumer | Business')
+    if top <= k and find_periods(dated := " ".join([corner, *found[1]])):
+        return found[0], dated, range(top, bottom), found[2]
     return found[0], " ".join(found[1]), range(k + 1, bottom), found[2]
 
 
@@ -358,7 +362,7 @@ def placed_header(header: list[list[TextRun]], body: list[list[TextRun]]
     grid: list[list[str]] = []
     banded = False  # the last grid row is a band of lines that each name single columns
     for line in header:
-        stub, spans = _line_spans(_joined_runs(line), columns, edges, area)
+        stub, spans = _line_spans(_right_aligned(_joined_runs(line), columns), columns, edges, area)
         cells = [stub, *[""] * len(columns)]
         for run, over in spans:
             for k in over:
@@ -418,6 +422,23 @@ def _line_spans(line: list[TextRun], columns: list[tuple[float, float]], edges: 
             over = list(range(len(columns)))
         spans.append((run, over))
     return stub, _period_groups(spans, columns)
+
+
+def _right_aligned(line: list[TextRun], columns: list[tuple[float, float]]) -> list[TextRun]:
+    """A header line's runs with names right-aligned over neighbouring columns, printed too close to be runs of their
+    own ('Solutions Eliminations Consolidated' ending where the last column's figures end), split at each word that
+    ends where a column's figures end (its place estimated by its share of the run's characters)."""
+    ends = [b for _, b in columns]
+    out: list[TextRun] = []
+    for run in line:
+        width, text = run.x1 - run.x0, run.text
+        aligned = not is_figure(text) and any(abs(run.x1 - end) <= ALIGNED_SHARE for end in ends)
+        cuts = [at for at in (m.start() for m in re.finditer(" ", text)) if aligned and any(
+            abs(run.x0 + width * at / len(text) - end) <= SPLIT_SHARE and end < run.x1 - SPLIT_SHARE for end in ends)]
+        bounds = [-1, *cuts, len(text)]
+        out.extend(TextRun(text=text[a + 1:b], x0=run.x0 + width * (a + 1) / len(text), x1=run.x0 + width * b / len(text))
+                   if cuts else run for a, b in itertools.pairwise(bounds))
+    return out
 
 
 def _column_of(run: TextRun, columns: list[tuple[float, float]]) -> int:

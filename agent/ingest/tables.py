@@ -29,6 +29,7 @@ from agent.ingest.columns import (
     reads_more,
 )
 from agent.ingest.grid import (
+    ALIGNED_SHARE,
     CELL_SEPARATOR,
     NIL_CELL_RE,
     SPAN_CAPTION_RE,
@@ -390,8 +391,32 @@ def _rows(lines: list[_Line]) -> list[_Row]:
     return rows
 
 
-def _groups(rows: list[_Row]) -> list[list[_Row]]:
-    """Split rows into candidate tables at prose, at a new header after data, and at long label runs."""
+def _line_runs(row: _Row, page_text: str, runs: Sequence[list[TextRun] | None]) -> list[TextRun]:
+    """The runs of a row printed on one line of a PDF page (:attr:`Page.runs`); [] for a row over several lines."""
+    k = page_text.count("\n", 0, row.start)
+    one_line = "\n" not in page_text[row.start:row.end].strip()
+    return list(runs[k] or []) if one_line and k < len(runs) else []
+
+
+def _over_values(row: _Row, current: list[_Row], page_text: str, runs: Sequence[list[TextRun] | None]) -> bool:
+    """A line of words only printed where the figures of the rows above it stand: two names or more right of their
+    row labels, or one ending where a column's figures end (right-aligned over them) -- a line of the next table's
+    header, not a sub-heading in the label column nor one centred over the page ('LIABILITIES AND EQUITY:')."""
+    if row.cells or not runs:
+        return False
+    above = [line for r in current if r.is_data and (line := _line_runs(r, page_text, runs))
+             and not is_figure(line[0].text)]
+    if not above:
+        return False
+    edge = max(line[0].x1 for line in above)
+    ends = {run.x1 for line in above for run in line[1:] if is_figure(run.text)}
+    over = [run for run in _line_runs(row, page_text, runs) if run.x0 >= edge]
+    return len(over) >= 2 or len(over) == 1 and any(abs(over[0].x1 - end) <= ALIGNED_SHARE for end in ends)
+
+
+def _groups(rows: list[_Row], page_text: str = "", runs: Sequence[list[TextRun] | None] = ()) -> list[list[_Row]]:
+    """Split rows into candidate tables at prose, at a new header after data (in a PDF, a line of words printed
+    over the figures' columns), and at long label runs."""
     groups: list[list[_Row]] = []
     current: list[_Row] = []
     for row in rows:
@@ -404,7 +429,8 @@ def _groups(rows: list[_Row]) -> list[list[_Row]]:
         # ('EXHIBIT 99.1' above a release's first table is a line of text, not its first row; a sub-heading the
         # writer left unmarked inside a grid, 'Capital expenditures 1', is the grid's, whose header came before it).
         other_grid = row.table is not None and all(r.table != row.table for r in current)
-        if (row.is_header or _names_columns(row) or other_grid) and has_data:
+        if (row.is_header or _names_columns(row) or other_grid
+                or _over_values(row, current, page_text, runs)) and has_data:
             # The label-only lines just before a new header are that table's title, not the old table's tail.
             tail: list[_Row] = []
             while current and not current[-1].cells:
@@ -423,7 +449,8 @@ def _groups(rows: list[_Row]) -> list[list[_Row]]:
                 current = current[-run:]
         current.append(row)
     groups.append(current)
-    return [g for g in groups if sum(r.is_data for r in g) >= MIN_DATA_ROWS or _one_row_grid(g)]
+    return [g for g in groups if sum(r.is_data for r in g) >= MIN_DATA_ROWS or _one_row_grid(g)
+            or _one_row_placed(g, page_text, runs)]
 
 
 def _one_row_grid(group: list[_Row]) -> bool:
@@ -432,6 +459,15 @@ def _one_row_grid(group: list[_Row]) -> bool:
     data = [i for i, r in enumerate(group) if r.is_data]
     return len(data) == 1 and group[data[0]].grid and len(group[data[0]].cells) >= 2 and any(
         r.grid and (r.is_header or not r.cells) for r in group[:data[0]])
+
+
+def _one_row_placed(group: list[_Row], page_text: str, runs: Sequence[list[TextRun] | None]) -> bool:
+    """A PDF table of one row under a header printed over its figures: the part of a table a page break leaves
+    above it, or below it under the repeated header. A table only when its header names each figure's column
+    (see :func:`find_tables`)."""
+    data = [i for i, r in enumerate(group) if r.is_data]
+    return len(data) == 1 and len(group[data[0]].cells) >= 2 and any(
+        _over_values(r, [group[data[0]]], page_text, runs) for r in group[:data[0]])
 
 
 def _figure_free(name: str, dated: bool = True) -> bool:
@@ -720,10 +756,11 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
     widths = {len(r.cells) for r in body if r.cells}
     placed = _placed_columns(group, first_data, last_data, page_text, runs)
     # names without a period head a table of no columns the text could read, under the one period over them all
-    dated = placed is not None and (any(PERIOD_RE.search(n) for n in placed[0])
+    # ('Q1 | Q2' under a corner 'Fiscal 2024': each a quarter of that year)
+    names = dated_names(placed[0], placed[1]) if placed is not None else []
+    dated = placed is not None and (any(PERIOD_RE.search(n) for n in names)
                                     or not columns and len(list(PERIOD_RE.finditer(placed[1]))) == 1)
-    if placed is not None and dated and len(placed[0]) == max(widths) \
-            and reads_more(columns, names := dated_names(placed[0], placed[1])):
+    if placed is not None and dated and len(placed[0]) == max(widths) and reads_more(columns, names):
         # A PDF header's text alone does not say which column '2023' or 'SECOND QUARTER' heads; where it stands does.
         columns = names
         period_caption = period_caption or (placed[1] if not any(PERIOD_RE.search(n) for n in columns) else "")
@@ -741,6 +778,8 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
             scale = scale if scale != 1.0 else header_scale(" ".join(ln.text for ln in near))
             title = next((ln.text for ln in reversed(near) if not _is_meta_line(ln.text)
                           and header_scale(ln.text) == 1.0), title)
+        elif not above:
+            start = 0  # a header at the page's top: the table starts with it
     corner, *named_cells = [c.strip() for c in period_caption.split("|")]
     if named_cells == columns and PERIOD_RE.search(corner):
         period_caption = corner  # 'Three Months Ended June 30, 2025 | Commercial Banking | Total': the period
@@ -849,7 +888,10 @@ def find_tables(page_text: str, runs: Sequence[list[TextRun] | None] = (),
     ``grid`` a grid table's columns of each cell per line (:attr:`Page.grid`), ``grid_tables`` the grid table
     each line is a row of (:attr:`Page.grid_tables`)."""
     lines = _lines(page_text, grid, grid_tables)
-    tables = [_build(group, page_text, lines, runs, grid) for group in _groups(_rows(lines))]
+    built = [(_build(group, page_text, lines, runs, grid), group) for group in _groups(_rows(lines), page_text, runs)]
+    # a one-row table is one only where its header names each of its figures' columns (a grid's, or a placed one)
+    tables = [t for t, group in built if len(t.rows) >= MIN_DATA_ROWS or _one_row_grid(group)
+              or len(t.rows) == 1 and len(t.columns) == len(t.rows[0].cells)]
     out = [t if t.title else t.model_copy(update={"title": _introduction(lines, t.char_start)}) for t in tables]
     # The header's own first cell names the rows more closely than a heading above the table can.
     return [t.model_copy(update={"title": f"{t.title}: {t.stub}" if t.title else t.stub})
