@@ -33,7 +33,7 @@ from agent.answer.gate import (
     turn_operation_unmet,
     unmet_operation,
 )
-from agent.answer.judgement import is_yes_no, verdict
+from agent.answer.judgement import verdict
 from agent.answer.reading import (
     Evidence,
     EvidenceReader,
@@ -89,7 +89,7 @@ from agent.query.asked import (
 from agent.query.cues import NON_NUMERIC_RELATIONS, TYPED_NUMBER, metric_label, possessive
 from agent.query.dialogue import Rewrite
 from agent.query.intent import relation_of, span_years
-from agent.query.operations import asks_words, guess_operation
+from agent.query.operations import guess_operation
 from agent.query.plan import Combination, QueryPlan, SubQuery
 from agent.query.scope import terms_for
 from agent.schemas import Citation, NumericValue, Relation
@@ -126,7 +126,7 @@ def answer_sub_query(
     is the question the sub-query was split from (a name it uses must hold for every part).
     """
     reader = reader or EvidenceReader(evidence)
-    sub_query = to_date_resolved(in_filer_calendar(_read_answer_kind(sub_query), reader), reader.evidence)
+    sub_query = to_date_resolved(in_filer_calendar(sub_query, reader), reader.evidence)
     answer = _answer_sub_query(sub_query, evidence, reader)
     typed = _TYPED_OP_RE.search(sub_query.question)
     if typed is not None and answer.value is not None and answer.status in {"found", "text"}:
@@ -134,18 +134,6 @@ def answer_sub_query(
         # 'less an initial investment of $100' is arithmetic the user typed, no word the figure's row must print
         sub_query = sub_query.model_copy(update={"question": sub_query.question[: typed.start()].rstrip() + "?"})
     return gate(answer, sub_query, reader, indexed_companies, turn_question)
-
-
-def _read_answer_kind(sub_query: SubQuery) -> SubQuery:
-    """The sub-query marked as asking for words when the answer-kind model is sure it does ('How are inventories
-    stated?', 'What program was initiated during fiscal 2019?'): a figure of its metric answers another question.
-    A question that picks periods or items by their figures ('which years exceed $5 million'), and a yes-or-no
-    question (the model learned from questions that ask what, not whether), ask for figures."""
-    question = sub_query.question
-    if sub_query.intent.asks_words or sub_query.intent.operations or is_yes_no(question) or not asks_words(question):
-        return sub_query
-    intent = sub_query.intent.model_copy(update={"asks_words": True, "requires_numeric": False})
-    return sub_query.model_copy(update={"intent": intent})
 
 
 def _with_typed_number(answer: SubAnswer, typed: re.Match[str], scale: float | None) -> SubAnswer:

@@ -15,12 +15,12 @@ from agent.answer.records import SubAnswer
 from agent.finance.arithmetic import Computation
 from agent.finance.metrics import METRICS
 from agent.finance.wording import FALL, FALL_OR_NAME, RISE, groups_found
+from agent.query.cues import is_yes_no
 from agent.query.intent import asking_part
 
 CAPITAL_INTENSITY_MIN = 10.0  # capex of a tenth of revenue or more is capital-intensive (utilities, telecoms, fabs)
 CAPITAL_INTENSITY_METRIC = "capex to revenue"
 
-_YES_NO_RE = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|had|can)\b", re.IGNORECASE)
 # The words a yes/no question is judged by, each named by its group: a direction (an improvement is a rise whose
 # sense the metric decides), a sign, capital intensity, an event ('Has MGM paid dividends in FY2022?', 'Did Boeing
 # record an impairment?': whether it happened, which the event's own figure for the period answers).
@@ -31,11 +31,6 @@ _JUDGED_RE = re.compile(
     r"record|recognized|recognised|recognize|incurred|incur))\b", re.IGNORECASE)
 _CHANGE_OPERATIONS = frozenset({"change", "difference", "percent_change", "cagr"})
 _LOWER_IS_BETTER_TOPICS = frozenset({"Costs/Expenses", "Leverage"})  # 'improving' debt or costs means falling
-
-
-def is_yes_no(question: str) -> bool:
-    """A polar question ('Is X capital-intensive?', 'Has X paid dividends?'): figures decide its yes or no."""
-    return bool(_YES_NO_RE.match(question))
 
 
 def _lower_is_better(metric: str) -> bool | None:
@@ -104,7 +99,7 @@ def _intensity_verdict(judged: set[str], sub_answers: Sequence[SubAnswer]) -> st
 def verdict(question: str, sub_answers: Sequence[SubAnswer], computations: Sequence[Computation]) -> str:
     """'Yes: ...' or 'No: ...' with the rule, for a yes/no question a computed or read figure decides; ''."""
     asked = asking_part(question)
-    if not _YES_NO_RE.match(asked):
+    if not is_yes_no(asked):
         return ""
     comps = [*computations, *(c for sa in sub_answers for c in sa.computations)]
     judged = groups_found(_JUDGED_RE, asked)  # 'up', 'improve', 'down', 'positive', 'negative', 'intensive', 'event'

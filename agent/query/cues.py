@@ -553,3 +553,11 @@ def _subject_question(subject: str, question: str, periods: Sequence[str]) -> st
     now = find_periods(question)
     when = now[0].surface if len(now) == 1 and now[0].norm == periods[0] else periods[0]
     return f"What was the {subject} in {when}?"
+
+
+_YES_NO_RE = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|had|can)\b", re.IGNORECASE)
+
+
+def is_yes_no(question: str) -> bool:
+    """A polar question ('Is X capital-intensive?', 'Has X paid dividends?'): figures decide its yes or no."""
+    return bool(_YES_NO_RE.match(question))

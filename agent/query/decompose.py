@@ -39,6 +39,7 @@ from agent.query.cues import (
     chronological,
     intent_companies,
     is_operation_word,
+    is_yes_no,
     lookup_question,
     metric_label,
     one_period_question,
@@ -392,7 +393,20 @@ def _part_of_whole(question: str, intent: QueryIntent, company: str, metric: str
 def decompose(question: str, intent: QueryIntent, known_companies: EntityRegistry | Sequence[str] = ()) -> QueryPlan:
     """Offline twin: split by company x metric x period and add the combinations the question needs (see
     :func:`_decomposed`); each sub-query knows the operations that take its figure."""
-    return _decomposed(question, intent, known_companies).with_operands()
+    return with_answer_kind(_decomposed(question, intent, known_companies)).with_operands()
+
+
+def with_answer_kind(plan: QueryPlan) -> QueryPlan:
+    """The plan with its sub-queries marked as asking for words when the turn does, read once on the user's own
+    question by the answer-kind model ('Which debt securities are registered under X's name?', 'What program was
+    initiated during fiscal 2019?'): a figure of a sub-query's metric answers another question (its rewritten
+    wording, 'What was the registered securities in FY2022?', asks a figure). A question that picks periods or items
+    by their figures (a combination takes them), and a yes-or-no question (the model learned from questions that
+    ask what, not whether), ask for figures."""
+    if plan.combinations or plan.intent.operations or is_yes_no(plan.question) or not asks_words(plan.question):
+        return plan
+    return plan.model_copy(update={"sub_queries": [sq.model_copy(update={"intent": sq.intent.model_copy(
+        update={"asks_words": True, "requires_numeric": False})}) for sq in plan.sub_queries]})
 
 
 def _decomposed(question: str, intent: QueryIntent, known_companies: EntityRegistry | Sequence[str] = ()
@@ -796,4 +810,4 @@ def decompose_llm(
     percent = len(metrics) == 1 and is_percentage_metric(next(iter(metrics)))
     ops = _operations(question, intent, len(companies), len(metrics), len(periods), percent)
     plan.combinations = plan_combinations(question, plan.sub_queries, ops)
-    return plan.with_operands()
+    return with_answer_kind(plan).with_operands()
