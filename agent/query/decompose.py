@@ -61,6 +61,7 @@ from agent.query.items import (
     sub_intent,
     sub_query_id,
 )
+from agent.query.kind import in_question_form
 from agent.query.operations import asks_words, guess_operation, named_operations
 from agent.query.plan import Combination, QueryPlan, SubQuery
 from agent.query.scope import (
@@ -402,8 +403,10 @@ def with_answer_kind(plan: QueryPlan) -> QueryPlan:
     initiated during fiscal 2019?'): a figure of a sub-query's metric answers another question (its rewritten
     wording, 'What was the registered securities in FY2022?', asks a figure). A question that picks periods or items
     by their figures (a combination takes them), and a yes-or-no question (the model learned from questions that
-    ask what, not whether), ask for figures."""
-    if plan.combinations or plan.intent.operations or is_yes_no(plan.question) or not asks_words(plan.question):
+    ask what, not whether), ask for figures; so does shorthand ('Blue Yonder associates count?'): the model learned
+    from questions."""
+    if (plan.combinations or plan.intent.operations or is_yes_no(plan.question) or not in_question_form(plan.question)
+            or not asks_words(plan.question)):
         return plan
     return plan.model_copy(update={"sub_queries": [sq.model_copy(update={"intent": sq.intent.model_copy(
         update={"asks_words": True, "requires_numeric": False})}) for sq in plan.sub_queries]})
