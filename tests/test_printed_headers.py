@@ -235,3 +235,62 @@ def test_a_table_broken_by_a_page_is_read_in_both_parts(tmp_path: Path) -> None:
 ])
 def test_a_broken_table_is_answered_with_its_scale(margies: Settings, question: str, figure: str) -> None:
     assert figure in stated(ask_once(margies, question))
+
+
+RELEASE_EDGES = [250, 320, 400, 470, 550]
+# an earnings release: the quarter in the header's corner beside the first name's first line, each name stacked
+RELEASE: list[Line] = [
+    [(36, "Fabrikam Containers Inc.")],
+    [(36, "Fabrikam Containers Reports Second Quarter 2025 Results")],
+    [(36, "CHICAGO, July 24, 2025 -- Fabrikam Containers Inc. (NYSE: FBCN) today reported results for the quarter.")],
+    [(36, "Condensed Consolidated Statements of Income")],
+    [(36, "(Dollars in millions, except per share)")],
+    [(40, "SECOND QUARTER"), _right(250, "2025")], [_right(250, "Amount")],
+    [_right(320, "2025")], [_right(320, "Percent to")], [_right(320, "Sales")],
+    [_right(400, "2024")], [_right(400, "Amount")],
+    [_right(470, "2024")], [_right(470, "Percent to")], [_right(470, "Sales")],
+    [_right(550, "Percent Increase")], [_right(550, "(Decrease)")],
+    _row("Net sales", ["1,482.6", "100.0%", "1,431.9", "100.0%", "3.5%"], RELEASE_EDGES),
+    _row("Operating income", ["190.9", "12.9%", "171.1", "11.9%", "11.6%"], RELEASE_EDGES),
+    _row("Net income", ["122.7", "8.3%", "108.5", "7.6%", "13.1%"], RELEASE_EDGES),
+    [(36, "(Dollars in millions)")],
+    # the corner reaching past the row labels' edge, on the names' line
+    [(40, "SIX MONTHS"), _right(320, "2025 Amount"), _right(400, "2024 Amount"), _right(550, "Percent Change")],
+    _row("Net sales", ["", "2,901.4", "2,842.7", "", "2.1%"], RELEASE_EDGES),
+    _row("Net income", ["", "231.8", "209.9", "", "10.4%"], RELEASE_EDGES),
+    [(36, "Segment Net Sales")],
+    [(36, "(Dollars in millions)")],
+    # the corner centred in a wide label column: the text alone reads '2024' as the fiscal year
+    [(150, "SECOND QUARTER"), _right(470, "2025"), _right(550, "2024")],
+    _row("Metal Packaging", ["", "", "", "1,013.6", "985.6"], RELEASE_EDGES),
+    _row("Paper Packaging", ["", "", "", "469.0", "446.3"], RELEASE_EDGES),
+    _row("Total net sales", ["", "", "", "1,482.6", "1,431.9"], RELEASE_EDGES),
+]
+
+
+def test_a_release_corner_dates_the_columns_it_stands_beside(tmp_path: Path) -> None:
+    page = load_pages(placed_pdf(tmp_path / "FABRIKAM_2025Q2_PR.pdf", [RELEASE]), Settings()).pages[0]
+    quarter, half, segments = ([(c.label, c.period) for c in typed_columns(t, 12, "FY2025Q2")]
+                               for t in find_tables(page.text, page.runs))
+    assert quarter[0] == ("SECOND QUARTER 2025 Amount", "FY2025Q2") and quarter[2][1] == "FY2024Q2"
+    assert half[:2] == [("SIX MONTHS 2025 Amount", "FY2025H1"), ("SIX MONTHS 2024 Amount", "FY2024H1")]
+    assert segments == [("SECOND QUARTER 2025", "FY2025Q2"), ("SECOND QUARTER 2024", "FY2024Q2")]
+
+
+@pytest.fixture(scope="module")
+def fabrikam(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    folder = tmp_path_factory.mktemp("fabrikam")
+    pdf = placed_pdf(folder / "FABRIKAM_2025Q2_PR.pdf", [RELEASE])
+    settings = Settings.from_env(home=folder / "home")
+    with open_ingestor(settings) as ingestor:
+        assert ingestor.ingest_file(pdf).status == "ingested"
+    return settings
+
+
+@pytest.mark.parametrize(("question", "figure"), [
+    ("What was Fabrikam Containers' net income for the first six months of 2025?", "$231.8 million"),
+    ("What were Fabrikam Containers' Paper Packaging net sales in Q2 2024?", "$446.3 million"),
+    ("FBCN op income 2Q24", "$171.1 million"),
+])
+def test_release_figures_printed_to_pdf_are_answered(fabrikam: Settings, question: str, figure: str) -> None:
+    assert figure in stated(ask_once(fabrikam, question))

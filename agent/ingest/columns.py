@@ -103,13 +103,17 @@ def detect_columns(header_text: str, expected: int | None = None) -> list[str]:
 def reads_more(columns: list[str], names: list[str]) -> bool:
     """Whether a PDF header's column names read from where its words stand say more than the columns its text
     gave: the text gave no column per value, or two alike ('2023 | 2022 | 2023 | 2022' under two spans), or every
-    period the text gave is the names' too and the names date more columns. A complete reading of the text is
-    never replaced by another period ('Three Months Ended June 30, 2023' stays, whatever '2023' alone reads)."""
+    period the text gave is the names' too (or narrowed within its year) and the names date more columns or narrow
+    one. A complete reading of the text is never replaced by another period ('Three Months Ended June 30, 2023'
+    stays, whatever '2023' alone reads)."""
     if len(columns) != len(names) or len(set(columns)) != len(columns):
         return True
     text, placed = column_periods(columns), column_periods(names)
-    return all(not t or t == p for t, p in zip(text, placed, strict=True)) and sum(map(bool, placed)) > sum(
-        map(bool, text))
+    # a placed period may narrow the text's within its year ('SECOND QUARTER' over '2025 | 2024': '2024' alone read
+    # as the fiscal year is its second quarter)
+    narrowed = [bool(t and p != t and p.startswith(t)) for t, p in zip(text, placed, strict=True)]
+    return all(not t or t == p or n for t, p, n in zip(text, placed, narrowed, strict=True)) and (
+        sum(map(bool, placed)) > sum(map(bool, text)) or any(narrowed))
 
 
 def covers(columns: list[str], names: list[str]) -> bool:

@@ -385,8 +385,10 @@ def placed_header(header: list[list[TextRun]], body: list[list[TextRun]]
         grid.append(cells)
     folded, at = fold_header(grid)
     if at is not None and len(folded[at]) == len(columns) + 1:
-        # a corner naming a period ('Fiscal 2024' over segment or quarter names) dates the columns as a caption does
-        corner = [folded[at][0]] if find_periods(folded[at][0]) else []
+        # a corner naming a period ('Fiscal 2024' over segment or quarter names, 'SECOND QUARTER' over '2025 Amount')
+        # dates the columns as a caption does
+        stub = folded[at][0].strip()
+        corner = [stub] if find_periods(stub) or SPAN_CAPTION_RE.fullmatch(stub) else []  # 'SECOND QUARTER' too
         return folded[at][1:], [r[0] for r in folded[:at]] + corner, columns
     # The grid's fold keeps a duration caption ('Three Months Ended' over two dates) as a line of its own; where
     # the words stacked over each column name it apart from the others, they are its name.
