@@ -21,7 +21,7 @@ from agent.ingest.grid import _right_aligned
 from agent.ingest.layout import _runs
 from agent.ingest.parsing import load_pages
 from agent.ingest.pipeline import open_ingestor
-from agent.ingest.tables import find_tables
+from agent.ingest.tables import find_tables, title_above
 from agent.ingest.typed_tables import typed_columns
 from agent.schemas import TextRun
 
@@ -294,3 +294,54 @@ def fabrikam(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 ])
 def test_release_figures_printed_to_pdf_are_answered(fabrikam: Settings, question: str, figure: str) -> None:
     assert figure in stated(ask_once(fabrikam, question))
+
+
+def test_a_table_at_a_pages_top_is_titled_by_the_heading_left_on_the_page_before() -> None:
+    assert title_above("\nSegment Results\n(Dollars in millions)\nPersonal Lines\n\f\n") == "Personal Lines"
+    assert title_above("\nPersonal Lines\n\f\nRunning header line\n") == ""  # the table does not start its page
+    assert title_above("\nNet premiums grew 8% in 2024, as rates rose.\n\f\n") == ""  # a sentence is no title
+
+
+INSURER_EDGES = [440, 520]
+INSURER_FOOT: list[Line] = [
+    [(36, "Humongous Insurance Holdings, Inc.")],
+    [(36, "FORM 10-K")],
+    [(36, "For the fiscal year ended December 31, 2024")],
+    [(36, "Humongous Insurance Holdings, Inc. (Exact name of registrant as specified in its charter)")],
+    [(36, "Consolidated Results")],
+    [(36, "(Dollars in millions)")],
+    [_right(440, "2024"), _right(520, "2023")],
+    _row("Net premiums written", ["8,106", "7,431"], INSURER_EDGES),
+    _row("Combined ratio", ["94.0%", "97.2%"], INSURER_EDGES),
+    [(36, "Segment Results")],
+    [(36, "(Dollars in millions)")],
+    [(36, "Personal Lines")],
+]
+INSURER_TOP: list[Line] = [
+    [_right(440, "2024"), _right(520, "2023")],
+    _row("Net premiums written", ["3,902", "3,611"], INSURER_EDGES),
+    _row("Combined ratio", ["97.5%", "101.7%"], INSURER_EDGES),
+    [(36, "Commercial Lines")],
+    [_right(440, "2024"), _right(520, "2023")],
+    _row("Net premiums written", ["3,318", "3,049"], INSURER_EDGES),
+    _row("Combined ratio", ["90.7%", "92.8%"], INSURER_EDGES),
+]
+
+
+@pytest.fixture(scope="module")
+def insurer(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    folder = tmp_path_factory.mktemp("insurer")
+    pdf = placed_pdf(folder / "HUMONGOUS_2024_10K.pdf", [INSURER_FOOT, INSURER_TOP])
+    settings = Settings.from_env(home=folder / "home")
+    with open_ingestor(settings) as ingestor:
+        assert ingestor.ingest_file(pdf).status == "ingested"
+    return settings
+
+
+@pytest.mark.parametrize(("question", "figure"), [
+    # the company's, never the first segment's, whose heading a page break left above its table
+    ("What was Humongous Insurance's combined ratio in 2024?", "94.0%"),
+    ("What was Humongous's Personal Lines combined ratio in 2024?", "97.5%"),
+])
+def test_a_segment_table_at_a_pages_top_keeps_its_segment(insurer: Settings, question: str, figure: str) -> None:
+    assert figure in stated(ask_once(insurer, question))

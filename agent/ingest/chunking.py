@@ -23,7 +23,7 @@ from agent.ingest.layout import line_box, line_indent, span_box
 from agent.ingest.linearise import linearise_row, table_header_line
 from agent.ingest.parts import table_parts
 from agent.ingest.structure import RUNNING_ZONE_LINES, line_key, running_lines
-from agent.ingest.tables import TableBlock, find_tables
+from agent.ingest.tables import TableBlock, find_tables, title_above
 from agent.ingest.typed_tables import same_label, table_currency, table_record
 from agent.schemas import PAGE_SEPARATOR, Chunk, Page, Section, TableRecord, chunk_id_for
 
@@ -359,6 +359,9 @@ def chunk_document(
 
     table_ends = [offset + t.char_end for offset, t in tables]
     leads = [doc_text[(table_ends[k - 1] if k else 0):start] for k, start in enumerate(table_starts)]
+    # a table at a page's top is titled by the heading left at the foot of the page before
+    tables = [(offset, t if t.title else t.model_copy(update={"title": title_above(lead)}))
+              for (offset, t), lead in zip(tables, leads, strict=True)]
     parts = table_parts([t for _, t in tables], [in_statement(start) for start in table_starts], doc_text, leads)
     tables = list(zip([offset for offset, _ in tables], carried_scales([t for _, t in tables], leads), strict=True))
     # the filing's reporting currency: the one most of its tables state

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, Field
 
 from agent.finance.column_periods import is_bucket, is_duration_label, without_spans
-from agent.finance.numbers import SCALE_NAMES, header_scale, is_name_number, is_year, units_only
+from agent.finance.numbers import SCALE_NAMES, find_numbers, header_scale, is_name_number, is_year, units_only
 from agent.ingest.columns import (
     DURATION_RE,
     MONTH_RE,
@@ -40,7 +40,7 @@ from agent.ingest.grid import (
     placed_cells,
     placed_columns,
 )
-from agent.schemas import TextRun
+from agent.schemas import PAGE_SEPARATOR, TextRun
 
 # A table needs at least this many rows of numbers; one line ending in a number is just a sentence.
 MIN_DATA_ROWS = 2
@@ -486,6 +486,23 @@ def _names_columns(row: _Row) -> bool:
     names = _column_names(row)
     return len(names) >= 2 and all(re.search(r"[A-Za-z]{3}", n) and _figure_free(n) and not _is_meta_line(n)
                                    for n in names)
+
+
+def title_above(lead: str) -> str:
+    """The title of a table printed at a page's top and left at the foot of the page before ('Personal Lines' under
+    'Segment Results' and its scale): the last plain line of ``lead`` (the text between the table before it, or the
+    prose, and this one) before the page break; '' when the table does not start its page or no such line ends
+    the page before."""
+    before, _, after = lead.rpartition(PAGE_SEPARATOR)
+    if not before or after.strip():
+        return ""
+    for line in reversed([ln.strip() for ln in before.splitlines() if ln.strip()][-TITLE_LOOKBACK_LINES:]):
+        if _is_meta_line(line):
+            continue
+        plain = len(line.split()) <= TITLE_MAX_WORDS and not line.endswith((".", ":")) and not _SENTENCE_VERB_RE.search(
+            line) and not find_numbers(line)
+        return line if plain else ""
+    return ""
 
 
 def _is_meta_line(text: str) -> bool:
