@@ -21,7 +21,7 @@ from agent.ingest.grid import _right_aligned
 from agent.ingest.layout import _runs
 from agent.ingest.parsing import load_pages
 from agent.ingest.pipeline import open_ingestor
-from agent.ingest.tables import find_tables, title_above
+from agent.ingest.tables import find_tables, split_cells, title_above
 from agent.ingest.typed_tables import typed_columns
 from agent.schemas import TextRun
 
@@ -345,3 +345,10 @@ def insurer(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 ])
 def test_a_segment_table_at_a_pages_top_keeps_its_segment(insurer: Settings, question: str, figure: str) -> None:
     assert figure in stated(ask_once(insurer, question))
+
+
+def test_a_change_in_points_ends_a_printed_row() -> None:
+    # a PDF row's text: the change column's 'pts' is the figure's unit, not a word of the label
+    assert split_cells("Load factor 84.5% 83.5% 1.0 pts") == ("Load factor", ["84.5%", "83.5%", "1.0 pts"])
+    assert split_cells("Segment margin 12.1% 11.0% 110 bps") == ("Segment margin", ["12.1%", "11.0%", "110 bps"])
+    assert split_cells("Rates rose by 25 bps") == ("Rates rose by 25 bps", [])  # a sentence's figure stays in it

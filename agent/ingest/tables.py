@@ -72,7 +72,7 @@ _NUMBER_CELL_RE = re.compile(
     rf"(?:{_CELL_NOTE_RE.pattern[:-1]})?$"
 )
 _PREFIX_TOKENS = {"$", "(", "($", "US$", "€", "£"}
-_SUFFIX_TOKENS = {")", "%", ")%", "%)"}
+_SUFFIX_TOKENS = {")", "%", ")%", "%)", "pts", "bps"}  # a change in points: 'Load factor 84.5% 83.5% 1.0 pts'
 _CURRENCY_PREFIX_RE = re.compile(r"^(?:US)?[$€£]")
 _YEAR_CELL_RE = re.compile(r"^(?:19|20)\d{2}$")
 # A fiscal year heading a column the British or Australian way: 'F19', '2018/19', '2018/2019'.
@@ -220,7 +220,7 @@ def _merge_tokens(tokens: list[str]) -> list[str]:
         if tok in _PREFIX_TOKENS:
             prefix += tok
         elif tok in _SUFFIX_TOKENS and cells and not prefix:
-            cells[-1] += tok
+            cells[-1] += f" {tok}" if tok.isalpha() else tok
         else:
             cells.append(prefix + tok)
             prefix = ""
