@@ -419,6 +419,8 @@ def _line_spans(line: list[TextRun], columns: list[tuple[float, float]], edges: 
         # a line of a column's name stacked over several lines ends where its figures end (right-aligned as they are),
         # however wide: it is that column's, not a caption centred over them all
         aligned = home is not None and abs(run.x1 - columns[home][1]) <= ALIGNED_SHARE
+        if aligned and over:
+            over = [home]  # reaching into the column before it by its width alone ('Three Months Ended April')
         if over and len(inside) == 1 and run.x1 - run.x0 > widest and not aligned \
                 and abs(centre - middle) <= CENTRED_SHARE * (area[1] - area[0]):
             over = list(range(len(columns)))

@@ -772,11 +772,12 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
             title = nearest if plain else ("" if title == header_row.label else title)
     widths = {len(r.cells) for r in body if r.cells}
     placed = _placed_columns(group, first_data, last_data, page_text, runs)
-    # names without a period head a table of no columns the text could read, under the one period over them all
+    # names without a period head a table of no columns the text could read (none, or fewer than its figures: the
+    # corner '2024' read as the one column of 'Oil Sands | Conventional | Total'), under the one period over them all
     # ('Q1 | Q2' under a corner 'Fiscal 2024': each a quarter of that year)
     names = dated_names(placed[0], placed[1]) if placed is not None else []
     dated = placed is not None and (any(PERIOD_RE.search(n) for n in names)
-                                    or not columns and len(list(PERIOD_RE.finditer(placed[1]))) == 1)
+                                    or len(columns) != max(widths) and len(list(PERIOD_RE.finditer(placed[1]))) == 1)
     if placed is not None and dated and len(placed[0]) == max(widths) and reads_more(columns, names):
         # A PDF header's text alone does not say which column '2023' or 'SECOND QUARTER' heads; where it stands does.
         columns = names
