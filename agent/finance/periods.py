@@ -267,7 +267,8 @@ YEAR_TO_DATE_DATE_CHARS = 40  # the column's end date follows its duration words
 # ---------------------------------------------------------------------------------------------------------
 # Date and fiscal arithmetic
 # ---------------------------------------------------------------------------------------------------------
-def _month_of(name: str) -> int:
+def month_of(name: str) -> int:
+    """The number of a month written by its name or abbreviation ('September', 'Sept.', 'sep' -> 9)."""
     return _MONTH_NUM[name.strip(".").lower()[:3]]
 
 
@@ -309,7 +310,7 @@ def parse_date(text: str) -> date | None:
         if m is None:
             continue
         gd = m.groupdict()
-        month = _month_of(gd["mon"]) if gd.get("mon") else int(gd["mnum"])
+        month = month_of(gd["mon"]) if gd.get("mon") else int(gd["mnum"])
         day = int(gd["day"])
         if gd.get("mnum") and month > 12 >= day:
             month, day = day, month  # '30/9/2019': written day first, as outside the US
@@ -357,7 +358,7 @@ def fiscal_naming(text: str, fy_end_month: int) -> int:
         mon, day, year, named = (m.group("mon"), m.group("day"), m.group("year"), m.group("named")) if m.group(
             "named") else (m.group("mon2"), m.group("day2"), m.group("year2"), m.group("named2"))
         try:
-            ended = date(int(year), _month_of(mon), int(day))
+            ended = date(int(year), month_of(mon), int(day))
         except ValueError:
             continue
         dated = fiscal_quarter_of(ended, fy_end_month)[0]
@@ -569,7 +570,7 @@ def infer_fy_end_month(text: str, default: int = 12) -> int:
     if m is None:
         implied = _year_to_date_end_month(text) if _YEAR_TO_DATE_CUE in text.lower() else None
         return implied or default
-    month, day = _month_of(m.group("mon")), int(m.group("day"))
+    month, day = month_of(m.group("mon")), int(m.group("day"))
     if day <= SNAP_DAY:
         month = 12 if month == 1 else month - 1
     return month

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from agent.ingest.parts import label_key
 from agent.ingest.tables import TableBlock
 from agent.schemas import PAGE_SEPARATOR
 
@@ -21,7 +22,7 @@ CONTINUATION_MAX_LINES = 3  # lines at a page's top above a table continued ther
 
 
 def _labels(table: TableBlock) -> set[str]:
-    return {" ".join(r.label.lower().split()) for r in table.data_rows if r.label.strip()}
+    return {key for r in table.data_rows if (key := label_key(r.label))}
 
 
 def _prose(lead: str) -> bool:

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from agent.entities import proper_case
 from agent.entities.names import LEGAL_FORMS
-from agent.finance.periods import MONTH, fiscal_naming, fiscal_quarter_of, infer_fy_end_month, parse_date
+from agent.finance.periods import MONTH, fiscal_naming, fiscal_quarter_of, infer_fy_end_month, month_of
 from agent.schemas import PAGE_SEPARATOR, Page
 
 # The cover and the trading-symbol table sit on the first pages; phrases naming the ticker may come later.
@@ -244,10 +244,7 @@ def _weekday_year_end(text: str) -> int:
     m = _WEEKDAY_YEAR_END_RE.search(text)
     if m is None:
         return 0
-    parsed = parse_date(f"{m.group('mon')} 1, 2000")
-    if parsed is None:
-        return 0
-    month = parsed.month
+    month = month_of(m.group("mon"))
     return (12 if month == 1 else month - 1) if (m.group("which") or "").lower() == "first" else month
 
 

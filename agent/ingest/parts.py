@@ -56,12 +56,13 @@ def part_sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE_END_RE.split(text) if _PART_NOUN_RE.search(s)]
 
 
-def _key(label: str) -> str:
+def label_key(label: str) -> str:
+    """A row label as tables are compared by it: lower case, spaces collapsed, no trailing colon."""
     return " ".join(label.lower().split()).strip(" :")
 
 
 def _rows(table: TableBlock) -> dict[str, tuple[str, ...]]:
-    return {_key(r.label): tuple(r.cells) for r in table.data_rows if _key(r.label)}
+    return {label_key(r.label): tuple(r.cells) for r in table.data_rows if label_key(r.label)}
 
 
 def _is_name(title: str) -> bool:
@@ -79,7 +80,7 @@ def _names_part(title: str, labels: set[str], sentences: Sequence[str] = ()) -> 
     """A title the filing names as a part elsewhere: ``labels`` are its row labels and ``sentences`` those of its
     prose that speak of segments (:func:`part_sentences`); a part is named as a row, or in such a sentence as
     written in the title."""
-    name = _SEGMENT_SUFFIX_RE.sub("", _key(title))
+    name = _SEGMENT_SUFFIX_RE.sub("", label_key(title))
     return any(label == name or label.startswith(f"{name} ") for label in labels) or _said_part(title, sentences)
 
 
@@ -106,7 +107,7 @@ def _siblings(a: TableBlock, b: TableBlock, rows_a: dict[str, tuple[str, ...]], 
     the titles are (segments, in its prose or a heading), a row they share is a metric the lexicon knows: rows of
     no metric ('Granted', 'Exercised') are a topic's, not a part's; an industry's own metrics ('Net premiums
     written') the lexicon may lack are a part's when the filing says so."""
-    if _key(a.title) == _key(b.title) or a.columns != b.columns:
+    if label_key(a.title) == label_key(b.title) or a.columns != b.columns:
         return False
     shared = rows_a.keys() & rows_b.keys()
     return (len(shared) >= MIN_SHARED_ROWS and any(rows_a[k] != rows_b[k] for k in shared)
