@@ -19,9 +19,10 @@ from support import COURIER_8PT, ask_once, placed_pdf, stated
 from agent.config import Settings
 from agent.ingest.grid import _right_aligned
 from agent.ingest.layout import _runs
+from agent.ingest.line_cells import split_cells
 from agent.ingest.parsing import load_pages
 from agent.ingest.pipeline import open_ingestor
-from agent.ingest.tables import find_tables, split_cells, title_above
+from agent.ingest.tables import find_tables, title_above
 from agent.ingest.typed_tables import typed_columns
 from agent.schemas import TextRun
 
@@ -352,3 +353,51 @@ def test_a_change_in_points_ends_a_printed_row() -> None:
     assert split_cells("Load factor 84.5% 83.5% 1.0 pts") == ("Load factor", ["84.5%", "83.5%", "1.0 pts"])
     assert split_cells("Segment margin 12.1% 11.0% 110 bps") == ("Segment margin", ["12.1%", "11.0%", "110 bps"])
     assert split_cells("Rates rose by 25 bps") == ("Rates rose by 25 bps", [])  # a sentence's figure stays in it
+
+
+IFRS_EDGES = [330, 430, 530]
+# an IFRS statement: a 'Note' column of note numbers between the labels and the years, blank on most rows
+IFRS: list[Line] = [
+    [(36, "Northwind Resources Ltd.")],
+    [(36, "FORM 20-F")],
+    [(36, "For the fiscal year ended December 31, 2024")],
+    [(36, "Northwind Resources Ltd. (Exact name of registrant as specified in its charter)")],
+    [(36, "Consolidated Statements of Income")],
+    [(36, "(In thousands of Canadian dollars)")],
+    [_right(330, "Note"), _right(430, "2024"), _right(530, "2023")],
+    _row("Revenue", ["5", "2,841,560", "2,655,210"], IFRS_EDGES),
+    _row("Exploration expenses", ["", "(48,700)", "(51,200)"], IFRS_EDGES),
+    _row("Income before income taxes", ["", "897,330", "799,740"], IFRS_EDGES),
+    _row("Income tax expense", ["10", "(251,250)", "(215,930)"], IFRS_EDGES),
+    _row("Profit for the year", ["", "646,080", "583,810"], IFRS_EDGES),
+]
+
+
+def test_a_printed_note_column_is_no_column_of_figures(tmp_path: Path) -> None:
+    page = load_pages(placed_pdf(tmp_path / "NORTHWIND_2024_20F.pdf", [IFRS]), Settings()).pages[0]
+    (table,) = find_tables(page.text, page.runs)
+    assert table.columns == ["2024", "2023"]
+    assert [(r.label, r.cells) for r in table.rows][:2] == [("Revenue", ["2,841,560", "2,655,210"]),
+                                                            ("Exploration expenses", ["(48,700)", "(51,200)"])]
+    assert table.rows[3].cells == ["(251,250)", "(215,930)"]  # the note number '10' is a reference
+
+
+@pytest.fixture(scope="module")
+def northwind(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    folder = tmp_path_factory.mktemp("northwind")
+    pdf = placed_pdf(folder / "NORTHWIND_2024_20F.pdf", [IFRS])
+    settings = Settings.from_env(home=folder / "home")
+    with open_ingestor(settings) as ingestor:
+        assert ingestor.ingest_file(pdf).status == "ingested"
+    return settings
+
+
+@pytest.mark.parametrize(("question", "figure"), [
+    ("What were Northwind's exploration expenses in 2023?", "51,200 thousand"),  # a row the note column leaves blank
+    ("What was Northwind's revenue in 2024?", "C$2,841,560 thousand"),
+    # the expense printed in parentheses is its size in the rate: no note number makes its row's signs mixed
+    ("What was Northwind's effective tax rate in 2024?", "28.00%"),
+])
+def test_a_statement_with_a_note_column_is_answered(northwind: Settings, question: str, figure: str) -> None:
+    answer = stated(ask_once(northwind, question))
+    assert figure in answer and "-28" not in answer

@@ -5,9 +5,10 @@ from __future__ import annotations
 from agent.finance.numbers import find_numbers
 from agent.finance.periods import normalise_period
 from agent.ingest.columns import detect_columns
+from agent.ingest.line_cells import split_cells
 from agent.ingest.linearise import linearise, table_header_line
 from agent.ingest.structure import detect_sections, running_lines
-from agent.ingest.tables import find_tables, split_cells
+from agent.ingest.tables import find_tables
 from agent.schemas import PAGE_SEPARATOR, Page
 
 _TOPICS = ["sensors", "pumps", "valves", "meters", "motors", "filters", "cables", "drives", "panels", "relays"]

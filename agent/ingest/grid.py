@@ -40,7 +40,7 @@ _GLUED_DATE_RE = re.compile(r",(?=(?:19|20)\d{2}\b)")  # 'August 31,2019': a spa
 _PERCENT_CELL_RE = re.compile(r"^\(?\s*%\s*\)?$")
 _MONTH_WORD = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
 _GLUED_DAY_RE = re.compile(rf"\b({_MONTH_WORD})(\d{{1,2}}\b)", re.IGNORECASE)  # 'December31,': the space lost
-_NOTE_COLUMN_RE = re.compile(r"^(?:notes?|note\s*\(s\)|note\s+ref(?:erence)?\.?|ref\.?)$", re.IGNORECASE)
+NOTE_COLUMN_RE = re.compile(r"^(?:notes?|note\s*\(s\)|note\s+ref(?:erence)?\.?|ref\.?)$", re.IGNORECASE)
 # A caption that heads period columns without naming one of them ('Years Ended September 30,', 'December 31,',
 # 'Fiscal Year End', 'As of'): read with the years below it, as a line of its own.
 _PERIOD_CAPTION_RE = re.compile(
@@ -172,11 +172,11 @@ def _spans(row: list[str], lines: set[int], below: list[str] | None) -> list[str
     return out
 
 
-def fold_header(rows: list[list[str]]) -> tuple[list[list[str]], int | None]:
+def fold_header(rows: list[list[str]], keep_notes: bool = False) -> tuple[list[list[str]], int | None]:
     """A grid table's rows (first cell the row label) with its header rows folded into one row of column
     names. Lines of their own (period captions, scale, titles) come out as one-cell rows above it, the cells
     of rows below the last row of names (a scale line, the body's first sub-heading) as one-cell rows below
-    it, the body as it is, less a 'Note' column. When the header cannot be read column by column (a column that
+    it, the body as it is, less a 'Note' column (unless ``keep_notes``). When the header cannot be read column by column (a column that
     holds figures would have no name, or two columns one name), the rows come back as they were, their header
     cells only cleaned of note marks. Also the folded row's index (None when nothing was folded)."""
     width = max((len(r) for r in rows), default=0)
@@ -224,7 +224,7 @@ def fold_header(rows: list[list[str]]) -> tuple[list[list[str]], int | None]:
     if any(not names[j] for j in filled) or len(set(named)) != len(named):
         return cleaned, None
     above.extend([stub] for stub in stubs[:-1])
-    keep = [0, *(j for j in range(1, width) if not _NOTE_COLUMN_RE.match(names[j]))]
+    keep = [0, *(j for j in range(1, width) if keep_notes or not NOTE_COLUMN_RE.match(names[j]))]
     header = [stubs[-1] if stubs else "", *(names[j] for j in keep[1:])]
     below = [[cell] for r in head[last_name + 1:] for cell in r if cell]  # sub-headings, a scale line
     return [*above, header, *below, *([r[j] for j in keep] for r in body)], len(above)
@@ -383,7 +383,8 @@ def placed_header(header: list[list[TextRun]], body: list[list[TextRun]]
         for run in vals:
             cells[_column_of(run, columns) + 1] = run.text
         grid.append(cells)
-    folded, at = fold_header(grid)
+    # a 'Note' column stays a column here: its figures (note numbers) stand in it; the typed record drops it
+    folded, at = fold_header(grid, keep_notes=True)
     if at is not None and len(folded[at]) == len(columns) + 1:
         # a corner naming a period ('Fiscal 2024' over segment or quarter names, 'SECOND QUARTER' over '2025 Amount')
         # dates the columns as a caption does

@@ -13,7 +13,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from agent.ingest.tables import find_tables, split_cells
+from agent.ingest.line_cells import split_cells
+from agent.ingest.tables import find_tables
 from agent.schemas import PAGE_SEPARATOR, Page, Section
 
 # Heading lines are short; a longer line is body text that happens to start with "Item 7" or "Note 4".

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
-from agent.finance.column_periods import is_bucket, is_duration_label, without_spans
-from agent.finance.numbers import SCALE_NAMES, find_numbers, header_scale, is_name_number, is_year, units_only
+from agent.finance.column_periods import is_bucket, without_spans
+from agent.finance.numbers import SCALE_NAMES, find_numbers, header_scale, is_name_number, is_year
 from agent.ingest.columns import (
     DURATION_RE,
     MONTH_RE,
@@ -31,7 +31,7 @@ from agent.ingest.columns import (
 from agent.ingest.grid import (
     ALIGNED_SHARE,
     CELL_SEPARATOR,
-    NIL_CELL_RE,
+    NOTE_COLUMN_RE,
     SPAN_CAPTION_RE,
     SUBHEADINGS_MAX,
     GridPlace,
@@ -40,12 +40,24 @@ from agent.ingest.grid import (
     placed_cells,
     placed_columns,
 )
+from agent.ingest.line_cells import (
+    CELL_NOTE_RE,
+    DATE_CELL_RE,
+    MONTHS,
+    PREFIX_TOKENS,
+    PROSE_MIN_WORDS,
+    SUFFIX_TOKENS,
+    YEAR_CELL_RE,
+    YEAR_IN_NAME_RE,
+    header_cells,
+    names_periods,
+    period_cell,
+    split_cells,
+)
 from agent.schemas import PAGE_SEPARATOR, TextRun
 
 # A table needs at least this many rows of numbers; one line ending in a number is just a sentence.
 MIN_DATA_ROWS = 2
-# A text line with this many words is prose: it ends a table (row labels are shorter).
-PROSE_MIN_WORDS = 18
 # A sentence (ends with . ! ?) of this many words is prose even when short.
 SENTENCE_MIN_WORDS = 10
 # More label-only lines than this in a row end a table (sub-headings inside a table come one or two at a time).
@@ -62,27 +74,7 @@ INTRODUCTION_MAX_WORDS = 24
 INTRODUCTION_MAX_LINES = 3  # a wrapped introduction: the sentence ending above a table spans a few lines
 SCALED_TITLE_MIN_WORDS = 2  # 'Segment revenue (in millions)' titles its table; '(Dollars in millions)' does not
 INTRODUCTION_MIN_WORDS = 3  # "we have the following :" names nothing; "total purchase commitments are" does
-# The most words of a column's name in a header of years and names ('total | 2008 | 2009 - 2010 | thereafter').
-COLUMN_NAME_MAX_WORDS = 4
 
-# A figure as printed, with a footnote mark after it ('1,025,659(1)', '56*') kept in the cell.
-_CELL_NOTE_RE = re.compile(r"(?:\(\d{1,2}\)|\*{1,3})$")
-_NUMBER_CELL_RE = re.compile(
-    r"^[($]*(?:US\$|\$|€|£)?[-−–+]?[($]*(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)%?\)?%?\)?"
-    rf"(?:{_CELL_NOTE_RE.pattern[:-1]})?$"
-)
-_PREFIX_TOKENS = {"$", "(", "($", "US$", "€", "£"}
-_SUFFIX_TOKENS = {")", "%", ")%", "%)", "pts", "bps"}  # a change in points: 'Load factor 84.5% 83.5% 1.0 pts'
-_CURRENCY_PREFIX_RE = re.compile(r"^(?:US)?[$€£]")
-_YEAR_CELL_RE = re.compile(r"^(?:19|20)\d{2}$")
-# A fiscal year heading a column the British or Australian way: 'F19', '2018/19', '2018/2019'.
-_FISCAL_CELL_RE = re.compile(r"^(?:F[0-3]\d|(?:19|20)\d{2}\s?/\s?(?:(?:19|20)\d{2}|\d{2}))$")
-_YEAR_IN_NAME_RE = re.compile(r"\b(?:19|20)\d{2}\b")
-_YEAR_RANGE_CELL_RE = re.compile(r"^(?:19|20)\d{2}\s*[-–]\s*(?:(?:19|20)\d{2}|\d{2})$")  # '2009 - 2010', '2021 -22'
-_MONTHS = (
-    "jan", "january", "feb", "february", "mar", "march", "apr", "april", "may", "jun", "june", "jul", "july",
-    "aug", "august", "sep", "sept", "september", "oct", "october", "nov", "november", "dec", "december",
-)
 _SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+(?=[a-z(]|[A-Z])")
 # 'are as follows :', 'is summarized below :', 'consisted of the following :': a sentence that introduces a table.
 _INTRODUCES_RE = re.compile(
@@ -96,10 +88,6 @@ _COMPARISON_HEADER_RE = re.compile(
 )
 CHANGE_COLUMN_RE = re.compile(r"\bchange\b|%|\bvariance\b|\bvs\.?\b|\bincrease\b|\bdecrease\b", re.IGNORECASE)
 
-# '12/09', '12/31/10', 'december 29 2001': a column header of dates (performance graphs), never a value.
-_DATE_CELL_RE = re.compile(
-    rf"^(?:\d{{1,2}}/(?:\d{{1,2}}/)?(?:\d{{2}}|\d{{4}})|{MONTH_RE}\s+\d{{1,2}},?\s+(?:19|20)\d{{2}})$", re.IGNORECASE
-)
 # A company line ("3M Company and Subsidiaries", "Northwind Instruments, Inc.") is a poor table title.
 _ENTITY_LINE_RE = re.compile(
     r"\b(?:inc|incorporated|corporation|corp|company|co|ltd|plc|llc|subsidiaries|group|holdings)\.?$", re.IGNORECASE
@@ -167,116 +155,12 @@ class _Row:
 
     @property
     def is_header(self) -> bool:
-        cells = _header_cells(self.cells)
-        return bool(cells) and (all(_period_cell(c) for c in cells) or _names_periods(cells))
+        cells = header_cells(self.cells)
+        return bool(cells) and (all(period_cell(c) for c in cells) or names_periods(cells))
 
     @property
     def is_data(self) -> bool:
         return bool(self.cells) and not self.is_header
-
-
-def _header_cells(cells: list[str]) -> list[str]:
-    """A header row's cells that head value columns: a first cell stating the currency and scale ('£m | 2019 |
-    2018 | Change (%)') heads the row labels."""
-    return cells[1:] if cells and units_only(cells[0]) else cells
-
-
-def _period_cell(cell: str) -> bool:
-    cell = _CELL_NOTE_RE.sub("", cell)  # '2018(1)': a year heading a column, with its footnote mark
-    year, _, weeks = cell.partition(" ")  # '2019 53 WEEKS': a year with the weeks or months it spans
-    count, _, unit = weeks.partition(" ")
-    if _YEAR_CELL_RE.match(year) and count.isdigit() and is_duration_label(unit) and " " not in unit:
-        return True
-    return bool(_YEAR_CELL_RE.match(cell) or _DATE_CELL_RE.match(cell) or _FISCAL_CELL_RE.match(cell))
-
-
-def _names_periods(cells: Sequence[str]) -> bool:
-    """A header of period columns among named ones, as maturity schedules have: 'total | 2008 | 2009 - 2010 |
-    thereafter'. Two periods at least; every other cell a short name with no figure but a year."""
-    periods = sum(_period_cell(c) for c in cells)
-    spans = sum(_YEAR_RANGE_CELL_RE.match(c) is not None for c in cells)
-    return periods >= 1 and periods + spans >= 2 and periods < len(cells) and all(
-        _period_cell(c) or (
-            re.search(r"[A-Za-z]{3}", c) is not None and len(c.split()) <= COLUMN_NAME_MAX_WORDS
-            and not re.search(r"\d", _YEAR_IN_NAME_RE.sub("", c))
-        )
-        or _YEAR_RANGE_CELL_RE.match(c) is not None
-        for c in cells
-    )
-
-
-def _is_cell_token(token: str) -> bool:
-    return bool(
-        _NUMBER_CELL_RE.match(token) or NIL_CELL_RE.match(_CURRENCY_PREFIX_RE.sub("", token))  # '$—', '$-'
-        or token in _PREFIX_TOKENS or token in _SUFFIX_TOKENS
-    )
-
-
-def _merge_tokens(tokens: list[str]) -> list[str]:
-    """Join symbol tokens to their number: ['$', '5,363'] -> ['$5,363'], ['(17', ')'] -> ['(17)']."""
-    cells: list[str] = []
-    prefix = ""
-    for tok in tokens:
-        if tok in _PREFIX_TOKENS:
-            prefix += tok
-        elif tok in _SUFFIX_TOKENS and cells and not prefix:
-            cells[-1] += f" {tok}" if tok.isalpha() else tok
-        else:
-            cells.append(prefix + tok)
-            prefix = ""
-    if prefix:
-        cells.append(prefix)
-    return cells
-
-
-def _balanced(cell: str) -> bool:
-    # '$—' (a '$' token merged with its dash) is a nil cell as much as '—'
-    return cell.count("(") == cell.count(")") and any(ch.isdigit() for ch in cell) or bool(
-        NIL_CELL_RE.match(_CURRENCY_PREFIX_RE.sub("", cell))
-    )
-
-
-# A single trailing number after these words is part of a phrase ("Page 13 of 15"), not a value cell.
-_PHRASE_END_WORDS = {"of", "to", "in", "by", "and", "the", "from", "than", "at", "on", "for", "with", "per", "page"}
-
-
-def _year_belongs_to_label(label: str) -> bool:
-    """'due 2026', 'December 31, 2018', 'fiscal 2022': a year after these words is part of the label."""
-    last = label.split(" ")[-1] if label else ""
-    if not last:
-        return False
-    return last[0].islower() or last.endswith(",") or last.lower().rstrip(".,") in _MONTHS or last.upper() in {
-        "FY", "Q1", "Q2", "Q3", "Q4"
-    }
-
-
-def split_cells(text: str) -> tuple[str, list[str]]:
-    """Split a line into its label and trailing value cells; cells are empty when the line has none."""
-    tokens = text.split(" ")
-    k = len(tokens)
-    while k > 0 and _is_cell_token(tokens[k - 1]):
-        k -= 1
-    label = " ".join(tokens[:k])
-    cells = _merge_tokens(tokens[k:])
-    # Give back to the label what is not a value: unbalanced '(Note 4)' pieces, a year that ends a phrase.
-    while cells and not _balanced(cells[0]):
-        label = f"{label} {cells.pop(0)}".strip()
-    # 'December 31, 2017 2016' is a header of two year columns, not a date label with one value.
-    period_header = len(cells) >= 2 and all(_YEAR_CELL_RE.match(c) for c in cells)
-    while (
-        cells and _YEAR_CELL_RE.match(cells[0]) and _year_belongs_to_label(label) and len(cells) <= 2
-        and not period_header
-    ):
-        label = f"{label} {cells.pop(0)}".strip()
-    last_word = label.split(" ")[-1].lower().rstrip(".") if label else ""
-    if cells and last_word in _MONTHS and re.fullmatch(r"\d{1,2},?", cells[0]):
-        # 'Years ended December 31': the day of a date, not a value.
-        label = f"{label} {cells.pop(0)}"
-    if cells and label and len(cells) == 1 and (
-        len(label.split()) >= PROSE_MIN_WORDS or label.split(" ")[-1].lower() in _PHRASE_END_WORDS
-    ):
-        return text, []
-    return label, cells
 
 
 def _classify(text: str, start: int, stub: bool = False) -> _Line:
@@ -286,16 +170,16 @@ def _classify(text: str, start: int, stub: bool = False) -> _Line:
     stripped = text.strip()
     if not stripped:
         return _Line("blank", text, start, end)
-    if stripped in _PREFIX_TOKENS:
+    if stripped in PREFIX_TOKENS:
         return _Line("prefix", stripped, start, end)
-    if stripped in _SUFFIX_TOKENS:
+    if stripped in SUFFIX_TOKENS:
         return _Line("suffix", stripped, start, end)
     if " | " in stripped:
         parts = [p.strip() for p in stripped.split(" | ") if p.strip()]
-        if len(parts) >= 2 and all(_DATE_CELL_RE.match(p) for p in parts):
+        if len(parts) >= 2 and all(DATE_CELL_RE.match(p) for p in parts):
             return _Line("cells", stripped, start, end, cells=parts)  # '12/09 | 12/10 | ...': a date header
-        heads = _header_cells(parts)
-        if _names_periods(heads) or len(heads) >= 2 and all(_period_cell(p) for p in heads):
+        heads = header_cells(parts)
+        if names_periods(heads) or len(heads) >= 2 and all(period_cell(p) for p in heads):
             # '2008 | 2009 | thereafter', '£m | 2019 | 2018', '2019 53 WEEKS | 2018 52 WEEKS'
             return _Line("cells", stripped, start, end, cells=parts)
         first_label, first_cells = split_cells(parts[0])
@@ -309,7 +193,7 @@ def _classify(text: str, start: int, stub: bool = False) -> _Line:
                 cells.append(part)  # a cell of words ('2039 or indefinite'): the grid says where cells are
                 worded += 1
                 continue
-            figures += not _period_cell(part_cells[0])
+            figures += not period_cell(part_cells[0])
             cells.extend(part_cells)
         if not cells or worded and not (label and figures):
             # words among periods or names only ('2019 | (Restated) 2018', 'Amount | % of total'): a header
@@ -511,7 +395,7 @@ def _is_meta_line(text: str) -> bool:
     if not lowered or lowered in {"table of contents", "(unaudited)", "unaudited"}:
         return True
     words = [w.strip(".,:;") for w in lowered.split()]
-    if all(w in _MONTHS or w.isdigit() or not w for w in words):
+    if all(w in MONTHS or w.isdigit() or not w for w in words):
         return True
     if lowered.startswith("(") and lowered.endswith(")"):
         return True
@@ -568,7 +452,7 @@ def _column_names(row: _Row, width: int = 0) -> list[str]:
 
 def _labelled_by_year(row: _Row) -> bool:
     """A row whose label is its year, printed as its first cell ('2021 | $138 | $6')."""
-    return not row.label and bool(row.cells) and bool(_YEAR_CELL_RE.match(row.cells[0]))
+    return not row.label and bool(row.cells) and bool(YEAR_CELL_RE.match(row.cells[0]))
 
 
 def _line_names(row: _Row, body: list[_Row], dated: bool = False) -> list[str]:
@@ -643,8 +527,8 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
     # A header of years and names heads the body only when it names every value column; otherwise ('2019 | 2018
     # | Change' over 'Amount | % | Amount | % | $ | %') it is one line of the column header.
     headers = [i for i in range(first_data)
-               if group[i].is_header and (not _names_periods(_header_cells(group[i].cells))
-                                          or width == {len(_header_cells(group[i].cells))})]
+               if group[i].is_header and (not names_periods(header_cells(group[i].cells))
+                                          or width == {len(header_cells(group[i].cells))})]
     if headers:
         body_start = headers[-1] + 1
         while body_start < first_data and _is_meta_line(group[body_start].label):
@@ -706,8 +590,8 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
     # '2019 vs 2018' heads a change column: its years are no period columns of their own
     compared = _COMPARISON_HEADER_RE.sub(" change ", column_text)
     columns = (compared != column_text and detect_columns(compared, expected)) or detect_columns(column_text, expected)
-    heads = _header_cells(group[body_start - 1].cells) if body_start > 0 else []
-    named = heads if _names_periods(heads) else []
+    heads = header_cells(group[body_start - 1].cells) if body_start > 0 else []
+    named = heads if names_periods(heads) else []
     widths = {len(r.cells) for r in body if r.cells}
     if named and not group[body_start - 1].label and widths == {len(named) - 1}:
         named = named[1:]  # '(in thousands) | July 29, 2023 | ... | % Change': the first cell heads the labels
@@ -750,7 +634,7 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
         if corner and (PERIOD_RE.search(corner) or SPAN_CAPTION_RE.fullmatch(corner)) and corner not in header_names:
             # a corner naming its year ('Fiscal 2024') dates the columns itself, whatever the lines above say (the
             # cover's 'For the fiscal year ended December 31, 2024' above a filing's first table)
-            caption = corner if _YEAR_IN_NAME_RE.search(corner) else f"{caption} {corner}".strip()
+            caption = corner if YEAR_IN_NAME_RE.search(corner) else f"{caption} {corner}".strip()
         columns = dated_names(columns if covers(columns, header_names) else header_names, caption)
         body = [r for r in body if r is not header_row]
         start = min(start, header_row.start)  # the header is the table's, not the prose's above it
@@ -807,6 +691,7 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
         r.placed = placed_cells(line, placed[3]) if line and 0 < len(r.cells) < len(columns) else []
     if grid and placed is None:
         _place_grid_rows(group, body, page_text, grid, len(columns))
+    columns = _without_notes(columns, body)
     return TableBlock(
         char_start=start,
         char_end=body[-1].end,
@@ -831,6 +716,23 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
     )
 
 
+def _without_notes(columns: list[str], body: list[_Row]) -> list[str]:
+    """The columns less a 'Note' column, and each row less the note number standing in it ('Revenue | 5 |
+    2,841,560'): a reference, never a figure (a grid's fold drops the column with its cells; a PDF's layout keeps it
+    until here, where its numbers stand). A row whose cells are not placed keeps them, unplaced."""
+    notes = [j for j, name in enumerate(columns) if NOTE_COLUMN_RE.match(name.strip())]
+    if not notes:
+        return columns
+    kept = [j for j in range(len(columns)) if j not in notes]
+    for r in body:
+        at = r.placed if len(r.placed) == len(r.cells) else list(range(len(r.cells))) if len(r.cells) == len(
+            columns) else []
+        if at:
+            r.cells = [c for c, j in zip(r.cells, at, strict=True) if j not in notes]
+            r.placed = [kept.index(j) for j in at if j not in notes] if r.placed else []
+    return [columns[j] for j in kept]
+
+
 def _named_header(above: list[_Row], body: list[_Row], page_text: str,
                   undated: bool = False) -> tuple[_Row | None, list[str], bool]:
     """The line of a grid table's cells (HTML, Markdown: ' | ' between them) nearest above the first values
@@ -847,7 +749,7 @@ def _named_header(above: list[_Row], body: list[_Row], page_text: str,
     for row in reversed(above):
         if CELL_SEPARATOR not in page_text[row.start:row.end]:
             continue
-        names = [_CELL_NOTE_RE.sub("", n).strip() for n in
+        names = [CELL_NOTE_RE.sub("", n).strip() for n in
                  ([p.strip() for p in row.label.split(" | ")] if not row.cells else [row.label, *row.cells]) if n]
         if any(is_figure(n) and not is_year(n) for n in names[1:]):
             continue  # a row of values written so that it did not split into cells ('$— | $240.7'); years head columns
