@@ -22,7 +22,7 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dataset", choices=DATASETS, default="financebench",
                    help="which questions; 'questions' asks a --questions file over the filings in FINRAG_HOME; "
                    "'analyst' and 'fresh' ask the packaged sets of their own typeset filings (no data directory needed); "
-                   "'fresh_printed' asks the fresh set over its filings printed to PDF by Chromium (the PDF reader)")
+                   "'analyst_printed' and 'fresh_printed' ask them over their filings printed to PDF by Chromium")
     p.add_argument("--questions", type=Path, default=None,
                    help="JSON lines of {question, answer?, id?, question_type?, conversation?, docs?}")
     p.add_argument("--limit", type=int, default=None, help="only the first N questions (ConvFinQA: conversations)")
@@ -62,7 +62,7 @@ def load_prices(path: Path | None) -> PriceTable:
 def resolve_data_dir(args: argparse.Namespace, settings: Settings) -> Path | None:
     """``--data`` or the configured data directory (None for a questions file and the packaged analyst set)."""
     data_dir = args.data or settings.data_dir
-    if data_dir is None and args.dataset not in {"questions", "analyst", "fresh", "fresh_printed"}:
+    if data_dir is None and args.dataset not in {"questions", "analyst", "fresh", "analyst_printed", "fresh_printed"}:
         raise FinragError("No data directory: pass --data DIR or set FINRAG_DATA_DIR.")
     return Path(data_dir) if data_dir is not None else None
 

@@ -65,10 +65,11 @@ from graphs.checkpoint import strict_serializer
 from graphs.nodes import GraphDeps
 from graphs.service import AskResult, Assistant, CitationRef
 
-DATASETS = ("financebench", "convfinqa", "tatqa", "questions", "analyst", "fresh", "fresh_printed")
+DATASETS = ("financebench", "convfinqa", "tatqa", "questions", "analyst", "fresh", "analyst_printed", "fresh_printed")
 Scope = Literal["corpus", "document"]
 DEFAULT_SCOPE: dict[str, Scope] = {"financebench": "corpus", "convfinqa": "document", "tatqa": "document",
-                                   "questions": "corpus", "analyst": "corpus", "fresh": "corpus", "fresh_printed": "corpus"}
+                                   "questions": "corpus", "analyst": "corpus", "fresh": "corpus", "analyst_printed": "corpus",
+                                   "fresh_printed": "corpus"}
 RUN_FILE, RESULTS_FILE, SUMMARY_FILE, SUMMARY_MD = "run.json", "results.jsonl", "summary.json", "summary.md"
 OFFLINE_MODEL = "offline"
 TOP_FAILURES = 3  # the report names the most common failure modes; three is what a person acts on
@@ -316,16 +317,14 @@ def load_eval_set(settings: Settings, data_dir: Path | None, dataset: str, limit
         if questions is None:
             raise FinragError("the 'questions' dataset needs a questions file (--questions FILE)")
         return questions_set(questions, limit)
-    if dataset == "analyst":
-        return analyst_set(limit)
-    if dataset == "fresh":
-        return fresh_set(limit)
-    if dataset == "fresh_printed":  # the fresh set over its filings printed to PDF (evals/printed.py)
-        base = fresh_set(limit)
-        pdfs = printed_copies({n: s.path for n, s in base.sources.items()}, settings.home / "bench" / "fresh-printed")
-        return base.model_copy(update={"dataset": dataset, "sources": {n: s.model_copy(update={"path": pdfs[n]})
-                                                                       for n, s in base.sources.items()},
-                                       "items": [i.model_copy(update={"dataset": dataset}) for i in base.items]})
+    typeset = {"analyst": analyst_set, "fresh": fresh_set}.get(dataset.removesuffix("_printed"))
+    if typeset is not None:  # '<set>_printed': its filings printed to PDF (evals/printed.py)
+        base = typeset(limit)
+        pdfs = printed_copies({n: s.path for n, s in base.sources.items()}, settings.home / "bench" / dataset) \
+            if dataset != base.dataset else {}
+        return base if not pdfs else base.model_copy(update={"dataset": dataset, "sources": {
+            n: s.model_copy(update={"path": pdfs[n]}) for n, s in base.sources.items()},
+            "items": [i.model_copy(update={"dataset": dataset}) for i in base.items]})
     if dataset not in DATASETS:
         raise FinragError(f"unknown dataset {dataset!r}; choose from {', '.join(DATASETS)}")
     if data_dir is None:

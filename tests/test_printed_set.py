@@ -1,5 +1,6 @@
-"""The fresh set printed to PDF (`finrag eval answers --dataset fresh_printed`): each typeset filing rendered to HTML
-and printed by Chromium, cached by its content, so the PDF reader is scored on the questions the Markdown is."""
+"""The typeset sets printed to PDF (`finrag eval answers --dataset fresh_printed`, `analyst_printed`): each typeset
+filing rendered to HTML and printed by Chromium, cached by its content, so the PDF reader is scored on the questions
+the Markdown is."""
 
 from __future__ import annotations
 
@@ -53,11 +54,13 @@ def test_filings_are_printed_once_and_read_as_pdfs(tmp_path: Path) -> None:
 
 
 @needs_chromium
-def test_the_printed_fresh_set_asks_the_fresh_questions_of_pdfs(tmp_path: Path) -> None:
+@pytest.mark.parametrize("typeset", ["fresh", "analyst"])
+def test_a_printed_set_asks_its_questions_of_pdfs(tmp_path: Path, typeset: str) -> None:
     settings = Settings.from_env(home=tmp_path / "home")
-    printed = load_eval_set(settings, None, "fresh_printed", limit=3)
-    fresh = load_eval_set(settings, None, "fresh", limit=3)
-    assert [i.question for i in printed.items] == [i.question for i in fresh.items]
-    assert {i.dataset for i in printed.items} == {"fresh_printed"}
-    assert set(printed.sources) == set(fresh.sources)
+    printed = load_eval_set(settings, None, f"{typeset}_printed", limit=3)
+    base = load_eval_set(settings, None, typeset, limit=3)
+    assert [i.question for i in printed.items] == [i.question for i in base.items]
+    assert {i.dataset for i in printed.items} == {f"{typeset}_printed"}
+    assert set(printed.sources) == set(base.sources)
     assert all(s.path.suffix == ".pdf" and s.path.exists() for s in printed.sources.values())
+    assert all(s.path.suffix == ".md" for s in base.sources.values())
