@@ -126,6 +126,9 @@ def answer_sub_query(
     is the question the sub-query was split from (a name it uses must hold for every part).
     """
     reader = reader or EvidenceReader(evidence)
+    if sub_query.intent.asks_words and sub_query.intent.requires_numeric:  # the plan's kind: no figure is asked
+        sub_query = sub_query.model_copy(update={"intent": sub_query.intent.model_copy(
+            update={"requires_numeric": False})})
     sub_query = to_date_resolved(in_filer_calendar(sub_query, reader), reader.evidence)
     answer = _answer_sub_query(sub_query, evidence, reader)
     typed = _TYPED_OP_RE.search(sub_query.question)

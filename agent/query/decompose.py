@@ -398,18 +398,19 @@ def decompose(question: str, intent: QueryIntent, known_companies: EntityRegistr
 
 
 def with_answer_kind(plan: QueryPlan) -> QueryPlan:
-    """The plan with its sub-queries marked as asking for words when the turn does, read once on the user's own
-    question by the answer-kind model ('Which debt securities are registered under X's name?', 'What program was
-    initiated during fiscal 2019?'): a figure of a sub-query's metric answers another question (its rewritten
-    wording, 'What was the registered securities in FY2022?', asks a figure). A question that picks periods or items
-    by their figures (a combination takes them), and a yes-or-no question (the model learned from questions that
-    ask what, not whether), ask for figures; so does shorthand ('Blue Yonder associates count?'): the model learned
-    from questions."""
-    if (plan.combinations or plan.intent.operations or is_yes_no(plan.question) or not in_question_form(plan.question)
-            or not asks_words(plan.question)):
-        return plan
-    return plan.model_copy(update={"sub_queries": [sq.model_copy(update={"intent": sq.intent.model_copy(
-        update={"asks_words": True, "requires_numeric": False})}) for sq in plan.sub_queries]})
+    """The plan with the sub-queries that ask for words marked so (a figure of their metric answers another
+    question), read once here, where the plan is made, by the answer-kind model: on a sub-query's own wording ('How
+    are inventories stated?'), and on the user's turn, which a split may have reworded into figure questions ('Which
+    debt securities are registered under X's name?' -> 'What was the registered securities in FY2022?'). A question
+    that picks periods or items by their figures (an operation takes them), a yes-or-no question (the model learned
+    from questions that ask what, not whether) and shorthand (it learned from questions) ask for figures. Only the
+    kind is marked: what the retrieval looks for stays the question's."""
+    turn = (not plan.combinations and not plan.intent.operations and not is_yes_no(plan.question)
+            and in_question_form(plan.question) and asks_words(plan.question))
+    subs = [sq.model_copy(update={"intent": sq.intent.model_copy(update={"asks_words": True})})
+            if not sq.intent.asks_words and not sq.intent.operations and not is_yes_no(sq.question)
+            and (turn or asks_words(sq.question)) else sq for sq in plan.sub_queries]
+    return plan.model_copy(update={"sub_queries": subs})
 
 
 def _decomposed(question: str, intent: QueryIntent, known_companies: EntityRegistry | Sequence[str] = ()
