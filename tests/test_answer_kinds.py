@@ -205,3 +205,19 @@ def test_which_year_of_a_title_case_row_is_computed_from_its_figures(
     answer = ask_once(fabrikam, question)
     assert answer.startswith("Year with the highest") and f": {year} (" in answer
     assert figures in answer and "[FABRIKAM_2024_10K, p. " in answer
+
+
+def test_the_plan_reads_the_turns_kind_where_a_split_reworded_it() -> None:
+    from agent.query.decompose import decompose
+    from agent.query.intent import extract_intent
+
+    def kinds(question: str) -> list[tuple[str, bool]]:
+        plan = decompose(question, extract_intent(question, []))
+        return [(sq.metric, sq.intent.asks_words) for sq in plan.sub_queries]
+
+    # split into 'What was the registered securities in FY2022?', a figure's wording: the turn asks names
+    words = kinds("Which debt securities are registered to trade on a national securities exchange under Contoso's "
+                  "name as of 2022?")
+    assert ("registered securities", True) in words
+    assert kinds("What was Contoso's revenue in 2022?") == [("revenue", False)]
+    assert kinds("Contoso revenue FY22") == [("revenue", False)]  # shorthand asks its figure
