@@ -15,7 +15,12 @@ def ingested_typeset(folder: Path, name: str, text: str) -> Settings:
     """Settings for ``folder/home`` holding one filing typeset by a test (written as ``folder/name``)."""
     path = folder / name
     path.write_text(text, encoding="utf-8")
-    settings = Settings.from_env(home=folder / "home")
+    return ingested_file(folder / "home", path)
+
+
+def ingested_file(home: Path, path: Path) -> Settings:
+    """Settings for ``home`` holding one filing a test wrote (``path``: a PDF it printed, a text it typeset)."""
+    settings = Settings.from_env(home=home)
     with open_ingestor(settings) as ingestor:
         assert ingestor.ingest_file(path).status == "ingested"
     return settings

@@ -14,14 +14,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import COURIER_8PT, ask_once, placed_pdf, stated
+from support import COURIER_8PT, ask_once, ingested_file, placed_pdf, stated
 
 from agent.config import Settings
 from agent.ingest.grid import _right_aligned
 from agent.ingest.layout import _runs
 from agent.ingest.line_cells import split_cells
 from agent.ingest.parsing import load_pages
-from agent.ingest.pipeline import open_ingestor
 from agent.ingest.tables import find_tables, title_above
 from agent.ingest.typed_tables import typed_columns
 from agent.schemas import TextRun
@@ -149,10 +148,7 @@ def test_two_names_right_aligned_over_neighbouring_columns_are_two() -> None:
 
 @pytest.fixture(scope="module")
 def relecloud(tmp_path_factory: pytest.TempPathFactory, printed: Path) -> Settings:
-    settings = Settings.from_env(home=tmp_path_factory.mktemp("relecloud-home"))
-    with open_ingestor(settings) as ingestor:
-        assert ingestor.ingest_file(printed).status == "ingested"
-    return settings
+    return ingested_file(tmp_path_factory.mktemp("relecloud-home"), printed)
 
 
 @pytest.mark.parametrize(("question", "figure"), [
@@ -208,11 +204,7 @@ TOP: list[Line] = [
 @pytest.fixture(scope="module")
 def margies(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     folder = tmp_path_factory.mktemp("margies")
-    pdf = placed_pdf(folder / "MARGIES_2024_10K.pdf", [FOOT, TOP])
-    settings = Settings.from_env(home=folder / "home")
-    with open_ingestor(settings) as ingestor:
-        assert ingestor.ingest_file(pdf).status == "ingested"
-    return settings
+    return ingested_file(folder / "home", placed_pdf(folder / "MARGIES_2024_10K.pdf", [FOOT, TOP]))
 
 
 def test_a_table_broken_by_a_page_is_read_in_both_parts(tmp_path: Path) -> None:
@@ -281,11 +273,7 @@ def test_a_release_corner_dates_the_columns_it_stands_beside(tmp_path: Path) -> 
 @pytest.fixture(scope="module")
 def fabrikam(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     folder = tmp_path_factory.mktemp("fabrikam")
-    pdf = placed_pdf(folder / "FABRIKAM_2025Q2_PR.pdf", [RELEASE])
-    settings = Settings.from_env(home=folder / "home")
-    with open_ingestor(settings) as ingestor:
-        assert ingestor.ingest_file(pdf).status == "ingested"
-    return settings
+    return ingested_file(folder / "home", placed_pdf(folder / "FABRIKAM_2025Q2_PR.pdf", [RELEASE]))
 
 
 @pytest.mark.parametrize(("question", "figure"), [
@@ -332,11 +320,7 @@ INSURER_TOP: list[Line] = [
 @pytest.fixture(scope="module")
 def insurer(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     folder = tmp_path_factory.mktemp("insurer")
-    pdf = placed_pdf(folder / "HUMONGOUS_2024_10K.pdf", [INSURER_FOOT, INSURER_TOP])
-    settings = Settings.from_env(home=folder / "home")
-    with open_ingestor(settings) as ingestor:
-        assert ingestor.ingest_file(pdf).status == "ingested"
-    return settings
+    return ingested_file(folder / "home", placed_pdf(folder / "HUMONGOUS_2024_10K.pdf", [INSURER_FOOT, INSURER_TOP]))
 
 
 @pytest.mark.parametrize(("question", "figure"), [
@@ -385,11 +369,7 @@ def test_a_printed_note_column_is_no_column_of_figures(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def northwind(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     folder = tmp_path_factory.mktemp("northwind")
-    pdf = placed_pdf(folder / "NORTHWIND_2024_20F.pdf", [IFRS])
-    settings = Settings.from_env(home=folder / "home")
-    with open_ingestor(settings) as ingestor:
-        assert ingestor.ingest_file(pdf).status == "ingested"
-    return settings
+    return ingested_file(folder / "home", placed_pdf(folder / "NORTHWIND_2024_20F.pdf", [IFRS]))
 
 
 @pytest.mark.parametrize(("question", "figure"), [

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import COURIER_8PT, ask_once, placed_pdf, stated
+from support import COURIER_8PT, ask_once, ingested_file, placed_pdf, stated
 
 from agent.config import Settings
 from agent.ingest.grid import placed_header
@@ -162,10 +162,7 @@ def test_placed_header_gives_up_when_figures_stand_in_no_clear_columns() -> None
 
 @pytest.fixture(scope="module")
 def litware(tmp_path_factory: pytest.TempPathFactory, release_pdf: Path) -> Settings:
-    settings = Settings.from_env(home=tmp_path_factory.mktemp("litware-home"))
-    with open_ingestor(settings) as ingestor:
-        assert ingestor.ingest_file(release_pdf).status == "ingested"
-    return settings
+    return ingested_file(tmp_path_factory.mktemp("litware-home"), release_pdf)
 
 
 @pytest.mark.parametrize(("question", "figure"), [

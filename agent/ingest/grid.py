@@ -176,9 +176,10 @@ def fold_header(rows: list[list[str]], keep_notes: bool = False) -> tuple[list[l
     """A grid table's rows (first cell the row label) with its header rows folded into one row of column
     names. Lines of their own (period captions, scale, titles) come out as one-cell rows above it, the cells
     of rows below the last row of names (a scale line, the body's first sub-heading) as one-cell rows below
-    it, the body as it is, less a 'Note' column (unless ``keep_notes``). When the header cannot be read column by column (a column that
-    holds figures would have no name, or two columns one name), the rows come back as they were, their header
-    cells only cleaned of note marks. Also the folded row's index (None when nothing was folded)."""
+    it, the body as it is, less a 'Note' column (unless ``keep_notes``). When the header cannot be read column by
+    column (a column that holds figures would have no name, or two columns one name), the rows come back as they
+    were, their header cells only cleaned of note marks. Also the folded row's index (None when nothing was
+    folded)."""
     width = max((len(r) for r in rows), default=0)
     grid = [[c.strip() for c in r] + [""] * (width - len(r)) for r in rows]
     first_data = next((i for i, r in enumerate(grid) if _is_data(r)), None)
@@ -383,7 +384,7 @@ def placed_header(header: list[list[TextRun]], body: list[list[TextRun]]
         for run in vals:
             cells[_column_of(run, columns) + 1] = run.text
         grid.append(cells)
-    # a 'Note' column stays a column here: its figures (note numbers) stand in it; the typed record drops it
+    # a 'Note' column stays a column here, where its note numbers stand; the table reader drops both
     folded, at = fold_header(grid, keep_notes=True)
     if at is not None and len(folded[at]) == len(columns) + 1:
         # a corner naming a period ('Fiscal 2024' over segment or quarter names, 'SECOND QUARTER' over '2025 Amount')

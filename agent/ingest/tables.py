@@ -383,10 +383,14 @@ def title_above(lead: str) -> str:
     for line in reversed([ln.strip() for ln in before.splitlines() if ln.strip()][-TITLE_LOOKBACK_LINES:]):
         if _is_meta_line(line):
             continue
-        plain = len(line.split()) <= TITLE_MAX_WORDS and not line.endswith((".", ":")) and not _SENTENCE_VERB_RE.search(
-            line) and not find_numbers(line)
-        return line if plain else ""
+        return line if _plain_title(line) and not find_numbers(line) else ""
     return ""
+
+
+def _plain_title(text: str) -> bool:
+    """A line that can title a table: a few words, no sentence (no stop or colon at its end, no verb of one)."""
+    return (len(text.split()) <= TITLE_MAX_WORDS and not text.rstrip().endswith((".", ":"))
+            and not _SENTENCE_VERB_RE.search(text))
 
 
 def _is_meta_line(text: str) -> bool:
@@ -651,9 +655,7 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
             # Revenues' over '(In millions)'), never a sentence introducing the table or a heading above that
             nearest = next((r.label for r in reversed(above[-TITLE_LOOKBACK_LINES:])
                             if not r.cells and not _is_meta_line(r.label)), "")
-            plain = (len(nearest.split()) <= TITLE_MAX_WORDS and not nearest.rstrip().endswith((".", ":"))
-                     and not _SENTENCE_VERB_RE.search(nearest))
-            title = nearest if plain else ("" if title == header_row.label else title)
+            title = nearest if _plain_title(nearest) else ("" if title == header_row.label else title)
     widths = {len(r.cells) for r in body if r.cells}
     placed = _placed_columns(group, first_data, last_data, page_text, runs)
     # names without a period head a table of no columns the text could read (none, or fewer than its figures: the
@@ -687,7 +689,7 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
         period_caption = corner  # 'Three Months Ended June 30, 2025 | Commercial Banking | Total': the period
     for r in body if placed is not None and len(placed[3]) == len(columns) else ():
         # a row that leaves columns blank: each figure under the column it stands in
-        line = runs[page_text.count("\n", 0, r.start)] if "\n" not in page_text[r.start:r.end].strip() else None
+        line = _line_runs(r, page_text, runs)
         r.placed = placed_cells(line, placed[3]) if line and 0 < len(r.cells) < len(columns) else []
     if grid and placed is None:
         _place_grid_rows(group, body, page_text, grid, len(columns))
@@ -725,8 +727,10 @@ def _without_notes(columns: list[str], body: list[_Row]) -> list[str]:
         return columns
     kept = [j for j in range(len(columns)) if j not in notes]
     for r in body:
-        at = r.placed if len(r.placed) == len(r.cells) else list(range(len(r.cells))) if len(r.cells) == len(
-            columns) else []
+        if len(r.placed) == len(r.cells):
+            at = r.placed  # where the layout placed each figure ([] for a row of no cells)
+        else:
+            at = list(range(len(r.cells))) if len(r.cells) == len(columns) else []  # one under each column
         if at:
             r.cells = [c for c, j in zip(r.cells, at, strict=True) if j not in notes]
             r.placed = [kept.index(j) for j in at if j not in notes] if r.placed else []
@@ -809,8 +813,8 @@ def find_tables(page_text: str, runs: Sequence[list[TextRun] | None] = (),
     each line is a row of (:attr:`Page.grid_tables`)."""
     lines = _lines(page_text, grid, grid_tables)
     built = [(_build(group, page_text, lines, runs, grid), group) for group in _groups(_rows(lines), page_text, runs)]
-    # a one-row table is one only where its header names each of its figures' columns (a grid's, or a placed one)
-    tables = [t for t, group in built if len(t.rows) >= MIN_DATA_ROWS or _one_row_grid(group)
+    # a one-row table under a placed header is one only where the header names each of its figures' columns
+    tables = [t for t, group in built if not _one_row_placed(group, page_text, runs) or _one_row_grid(group)
               or len(t.rows) == 1 and len(t.columns) == len(t.rows[0].cells)]
     out = [t if t.title else t.model_copy(update={"title": _introduction(lines, t.char_start)}) for t in tables]
     # The header's own first cell names the rows more closely than a heading above the table can.
