@@ -5,6 +5,7 @@ numbers, 'in relation to' ratios and filing prices that are not market data."""
 from __future__ import annotations
 
 import pytest
+from support import typed_evidence
 
 from agent.answer.compose import answer_offline, answer_references, answer_sub_query
 from agent.answer.reading import Evidence
@@ -38,7 +39,7 @@ PROSE = "Net revenue decreased $124 million in 2016 compared to 2015 primarily d
 
 def _evidence(*texts: str) -> list[Evidence]:
     return [
-        Evidence(chunk_id=f"c{i}", doc_name="ACME_2008", text=t, score=1.0 - i / 10) for i, t in enumerate(texts)
+        typed_evidence(chunk_id=f"c{i}", doc_name="ACME_2008", text=t, score=1.0 - i / 10) for i, t in enumerate(texts)
     ]
 
 
@@ -176,18 +177,18 @@ HEADERLESS = (
 
 
 def test_headerless_columns_take_the_filings_year_then_the_year_before() -> None:
-    evidence = [Evidence(chunk_id="c0", doc_name="ACME_2017_page_38", text=HEADERLESS, score=1.0)]
+    evidence = [typed_evidence(chunk_id="c0", doc_name="ACME_2017_page_38", text=HEADERLESS, score=1.0)]
     assert _value("what was the operating income in 2016?", evidence).value == 10815
     assert _value("what was the operating income in 2017?", evidence).value == 11503
     # Without the filing's year nothing says which column is 2016: the same figure is not given for both.
-    unknown = [Evidence(chunk_id="c0", doc_name="ACME_page_38", text=HEADERLESS, score=1.0)]
+    unknown = [typed_evidence(chunk_id="c0", doc_name="ACME_page_38", text=HEADERLESS, score=1.0)]
     (a2016,) = _answers("what was the operating income in 2016?", unknown)
     (a2017,) = _answers("what was the operating income in 2017?", unknown)
     stated = [a.value.value for a in (a2016, a2017) if a.status == "found" and a.value is not None and a.period_stated]
     assert len(stated) < 2 or stated[0] != stated[1]
     # A header line no reader parsed still says the columns are named ('three months ended ...'): no guessing.
     quarters = HEADERLESS.replace("Table\n", "three months ended dec 28 | three months ended sept 28 | change\n")
-    headed = [Evidence(chunk_id="c0", doc_name="ACME_2017_page_38", text=quarters, score=1.0)]
+    headed = [typed_evidence(chunk_id="c0", doc_name="ACME_2017_page_38", text=quarters, score=1.0)]
     (quarter,) = _answers("what was the operating income in 2017?", headed)
     assert quarter.value is None or quarter.value.value != 11503
 

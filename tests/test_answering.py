@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage
 from scripted import ScriptedChatModel
+from support import typed_evidence
 
 from agent.answer.compose import answer_offline, answer_sub_query, combine, compose_answer
 from agent.answer.llm_answer import llm_answer
@@ -93,7 +94,7 @@ def northwind() -> list[Evidence]:
         ("nw:cf", 6, CASH_FLOWS, ["Item 8", "Consolidated Statements of Cash Flows"]),
     ]
     return [
-        Evidence(
+        typed_evidence(
             chunk_id=cid,
             doc_name=DOC,
             page=page,
@@ -359,7 +360,7 @@ def test_question_scale_is_applied_in_code() -> None:
     answer = lookup("revenue", "FY2024", "What was Northwind's revenue in FY2024 in USD billions?")
     # Quoted rounded the way analysts do, with every digit the filing reported kept beside it.
     assert answer.display == "$4.8 billion ($4.812 billion)"
-    thousands = Evidence(
+    thousands = typed_evidence(
         chunk_id="t",
         doc_name="CONTOSO_2024_10K",
         page=0,
@@ -446,7 +447,7 @@ def test_ad_hoc_ratio_and_average_end_to_end() -> None:
 
 
 def test_comparison_across_companies_cites_both_filings() -> None:
-    contoso = Evidence(
+    contoso = typed_evidence(
         chunk_id="ct:inc",
         doc_name="CONTOSO_2024_10K",
         page=41,
@@ -604,16 +605,8 @@ def _oracle_evidence(root: Path, question: dict[str, Any], company: str) -> list
             pages.append(Page(page=n, text=texts[n], char_start=pos))
             pos += len(texts[n]) + len(PAGE_SEPARATOR)
         for chunk in chunk_document(doc, pages, detect_sections(pages), Settings.from_env()):
-            evidence.append(
-                Evidence(
-                    chunk_id=chunk.chunk_id,
-                    doc_name=doc,
-                    page=pages[chunk.page].page,
-                    text=chunk.text,
-                    section_path=chunk.section_path,
-                    company=company,
-                )
-            )
+            evidence.append(Evidence.from_chunk(chunk, doc, company=company).model_copy(
+                update={"page": pages[chunk.page].page}))
     return evidence
 
 
@@ -653,7 +646,7 @@ def test_prose_answer_remembers_the_figure_its_question_names() -> None:
         "For the year ended december 31 , 2011 , the company recognized a decrease of $ 3 million of tax-related "
         "interest and penalties and had approximately $ 16 million accrued at december 31 , 2011 ."
     )
-    evidence = [Evidence(chunk_id="k1", doc_name="K_2013_10K", text=text, score=1.0)]
+    evidence = [typed_evidence(chunk_id="k1", doc_name="K_2013_10K", text=text, score=1.0)]
     asked = {
         "what was the accrued value of tax related interest and penalties in 2011?": 16,
         "what was the value decrease during the year?": 3,
@@ -669,7 +662,7 @@ def test_prose_answer_remembers_the_figure_its_question_names() -> None:
 
 def test_prose_answer_takes_no_figure_from_dates_alone() -> None:
     text = "The plan was adopted on december 31 , 2011 and amended in june 2012 by the board of directors."
-    evidence = [Evidence(chunk_id="k2", doc_name="K_2013_10K", text=text, score=1.0)]
+    evidence = [typed_evidence(chunk_id="k2", doc_name="K_2013_10K", text=text, score=1.0)]
     question = "what was the value of the plan adopted in 2011?"
     answer = answer_sub_query(decompose(question, extract_intent(question, [])).sub_queries[0], evidence)
     assert answer.value is None
@@ -685,7 +678,7 @@ def test_numbered_row_label_must_carry_the_asked_number() -> None:
             f"total capital ( tier 1 and tier 2 ) | 2008: 108.4 | 2007: 121.6 | {scale}",
         ]
     )
-    evidence = [Evidence(chunk_id="c1", doc_name="CITI_2008_10K", text=text, score=1.0)]
+    evidence = [typed_evidence(chunk_id="c1", doc_name="CITI_2008_10K", text=text, score=1.0)]
     asked = {
         "what was the tier 2 capital in 2008?": 37.4,
         "what was the tier 1 capital in 2007?": 82,
@@ -696,7 +689,7 @@ def test_numbered_row_label_must_carry_the_asked_number() -> None:
         assert answer.value is not None and answer.value.value == expected, question
     # Without a tier 2 row, the total that lists tier 2 among its parts is no answer for tier 2 alone.
     no_tier_2 = "\n".join(line for line in text.splitlines() if not line.startswith("tier 2"))
-    evidence = [Evidence(chunk_id="c2", doc_name="CITI_2008_10K", text=no_tier_2, score=1.0)]
+    evidence = [typed_evidence(chunk_id="c2", doc_name="CITI_2008_10K", text=no_tier_2, score=1.0)]
     question = "what was the tier 2 capital in 2008?"
     answer = answer_sub_query(decompose(question, extract_intent(question, [])).sub_queries[0], evidence)
     assert answer.value is None or answer.value.value not in {108.4, 71}
@@ -720,7 +713,7 @@ def test_a_number_that_is_part_of_a_row_name_tells_the_rows_apart() -> None:
             "s&p retail index | 12/29/2012: 100 | 12/30/2017: 286.13",
         ]
     )
-    evidence = [Evidence(chunk_id="t1", doc_name="TSCO_2017_10K", text=text, score=1.0)]
+    evidence = [typed_evidence(chunk_id="t1", doc_name="TSCO_2017_10K", text=text, score=1.0)]
     asked = {
         "what was the performance value of the s&p 500 in 2017?": 211.67,  # 's&p 500' is a label, not a value
         "what was the performance value of the s&p retail index in 2017?": 286.13,
@@ -743,7 +736,7 @@ def test_a_maturity_schedule_reads_each_year_column_and_no_period_from_a_span() 
             "(in millions)",
         ]
     )
-    evidence = [Evidence(chunk_id="m1", doc_name="IP_2007_10K", text=text, score=1.0)]
+    evidence = [typed_evidence(chunk_id="m1", doc_name="IP_2007_10K", text=text, score=1.0)]
     question = "what was the amount of the purchase obligations due in 2008?"
     answer = answer_sub_query(decompose(question, extract_intent(question, [])).sub_queries[0], evidence)
     assert answer.value is not None and answer.value.value == 1953
@@ -766,7 +759,7 @@ def test_footnote_marker_in_a_column_header_is_not_a_figure() -> None:
             "december 31 2018 | pmi: 96.5 | pmi peer group ( 1 ): 127.7 | s&p 500 index: 150.3",
         ]
     )
-    evidence = [Evidence(chunk_id="p1", doc_name="PM_2018_10K", text=text, score=1.0)]
+    evidence = [typed_evidence(chunk_id="p1", doc_name="PM_2018_10K", text=text, score=1.0)]
     question = "what was the value of the pmi peer group in 2018?"
     answer = answer_sub_query(decompose(question, extract_intent(question, [])).sub_queries[0], evidence)
     assert answer.value is not None and answer.value.value == 127.7
@@ -783,7 +776,7 @@ def test_lookup_less_a_typed_number_is_computed_in_code() -> None:
             "nasdaq composite | 2013: 100 | 2018: 165.84",
         ]
     )
-    evidence = [Evidence(chunk_id="t1", doc_name="CDNS_2018_10K", text=text, score=1.0)]
+    evidence = [typed_evidence(chunk_id="t1", doc_name="CDNS_2018_10K", text=text, score=1.0)]
     asked = {
         "what is the value of the nasdaq composite in 2018 less 100?": 65.84,
         "what is the value of cadence design systems in 2018 less an initial investment of $100?": 211.13,
@@ -817,14 +810,14 @@ def test_numeric_date_headers_name_their_year() -> None:
         ("what was the value of citi in 2016?", rows, 152.3),
     ]
     for question, body, expected in cases:
-        evidence = [Evidence(chunk_id="d1", doc_name="PERF_2014_10K", text=body, score=1.0)]
+        evidence = [typed_evidence(chunk_id="d1", doc_name="PERF_2014_10K", text=body, score=1.0)]
         answer = answer_sub_query(decompose(question, extract_intent(question, [])).sub_queries[0], evidence)
         assert answer.value is not None and answer.value.value == expected, question
 
 
 def test_prose_figure_is_never_a_footnote_marker() -> None:
     text = "The peer group ( 1 ) total return was 127.7 at the end of 2018 for the pmi peer group index."
-    evidence = [Evidence(chunk_id="f1", doc_name="PM_2018_10K", text=text, score=1.0)]
+    evidence = [typed_evidence(chunk_id="f1", doc_name="PM_2018_10K", text=text, score=1.0)]
     question = "what was the total return of the peer group in 2018?"
     answer = answer_sub_query(decompose(question, extract_intent(question, [])).sub_queries[0], evidence)
     assert answer.value is None or answer.value.value == 127.7
@@ -838,7 +831,7 @@ def test_number_inside_a_name_in_a_table_line_is_not_a_value() -> None:
             "31-dec-2017 | 193.5 | 208.1 | 230.9",
         ]
     )
-    evidence = [Evidence(chunk_id="n1", doc_name="C_2017_10K", text=text, score=1.0)]
+    evidence = [typed_evidence(chunk_id="n1", doc_name="C_2017_10K", text=text, score=1.0)]
     # 's&p 500' names an index (no price of 500); the names line heads the columns of the dated rows.
     asked = {
         "what is the price of citi in 2017?": 193.5,
@@ -857,7 +850,7 @@ def test_respectively_lists_give_each_figure_its_period() -> None:
         "were approximately $ 1.0 million , $ 0.9 million and $ 0.8 million during each of the years ended "
         "december 31 , 2010 , 2009 and 2008 , respectively ."
     )
-    evidence = [Evidence(chunk_id="r1", doc_name="LKQ_2010_10K", text=text, score=1.0)]
+    evidence = [typed_evidence(chunk_id="r1", doc_name="LKQ_2010_10K", text=text, score=1.0)]
     asked = {
         "what was the rental expense for operating leases in 2009?": 57.2,
         "what were the lease payments to an officer in 2008?": 0.8,
@@ -873,15 +866,16 @@ def test_respectively_lists_give_each_figure_its_period() -> None:
 
 def test_a_scale_written_once_applies_to_the_whole_list() -> None:
     text = "In 2015 and 2014, repairs expense was $5 and $4 million, respectively."
-    evidence = [Evidence(chunk_id="s1", doc_name="X_2015_10K", text=text, score=1.0)]
+    evidence = [typed_evidence(chunk_id="s1", doc_name="X_2015_10K", text=text, score=1.0)]
     question = "what was the repairs expense in 2014?"
     answer = answer_sub_query(decompose(question, extract_intent(question, [])).sub_queries[0], evidence)
     assert answer.value is not None and (answer.value.value, answer.value.scale) == (4, 1e6), answer.answer
 
 
 def test_a_row_naming_the_question_more_closely_beats_a_partial_lexicon_match() -> None:
-    text = "net pension cost | 2018: 137 | 2017: 138\nservice cost | 2018: 136 | 2017: 110"
-    evidence = [Evidence(chunk_id="p1", doc_name="BDX_2018_10K", text=text, score=1.0)]
+    text = ("Components of net pension cost | columns: 2018, 2017\n"
+            "net pension cost | 2018: 137 | 2017: 138\nservice cost | 2018: 136 | 2017: 110")
+    evidence = [typed_evidence(chunk_id="p1", doc_name="BDX_2018_10K", text=text, score=1.0)]
     question = "what was the pension service cost in 2018?"
     answer = answer_sub_query(decompose(question, extract_intent(question, [])).sub_queries[0], evidence)
     assert answer.value is not None and answer.value.value == 136, answer.answer
@@ -892,7 +886,7 @@ def test_a_year_schedule_answers_what_is_due_in_those_years() -> None:
         "the annual long-term debt maturities for debt outstanding are as follows ( in thousands ) :\n"
         "2004 | 503215 | (in thousands)\n2005 | 462420 | (in thousands)\n2006 | 75896 | (in thousands)"
     )
-    evidence = [Evidence(chunk_id="d1", doc_name="ETR_2003_10K", text=text, score=1.0)]
+    evidence = [typed_evidence(chunk_id="d1", doc_name="ETR_2003_10K", text=text, score=1.0)]
     question = "what is the sum of long-term debt due in 2004 and 2005?"
     answer = answer_offline(decompose(question, extract_intent(question, [])), evidence)
     assert "965,635" in answer.text, answer.text
@@ -907,7 +901,7 @@ def test_share_of_a_total_row_and_represent_in_relation_to() -> None:
         "cash capital investments | columns: 2006, 2005\ntrack | 2006: 1487 | 2005: 1472\n"
         "other | 2006: 755 | 2005: 697\ntotal | 2006: 2242 | 2005: 2169"
     )
-    evidence = [Evidence(chunk_id="t1", doc_name="UNP_2006_10K", text=text, score=1.0)]
+    evidence = [typed_evidence(chunk_id="t1", doc_name="UNP_2006_10K", text=text, score=1.0)]
     question = "what was the percentage of the total investments amount attributable to the track in 2006?"
     answer = answer_offline(decompose(question, extract_intent(question, [])), evidence)
     assert "66.32%" in answer.text and "1,487 / 2,242" in answer.text, answer.text
@@ -922,7 +916,7 @@ def test_a_question_writing_a_column_header_reads_that_column_and_list_markers_a
         "e*trade financial corporation | 12/09: 100 | 12/13: 111.59 | 12/14: 137.81\n"
         "s&p 500 index | 12/09: 100 | 12/13: 180.44 | 12/14: 205.14"
     )
-    evidence = [Evidence(chunk_id="g1", doc_name="ETFC_2014_10K", text=text, score=1.0)]
+    evidence = [typed_evidence(chunk_id="g1", doc_name="ETFC_2014_10K", text=text, score=1.0)]
     question = "what was the value of e*trade financial on 12/14?"
     answer = answer_sub_query(decompose(question, extract_intent(question, [])).sub_queries[0], evidence)
     assert answer.value is not None and answer.value.value == 137.81, answer.answer
@@ -930,7 +924,7 @@ def test_a_question_writing_a_column_header_reads_that_column_and_list_markers_a
         "in 2007 , net revenue consists of operating revenues net of : 1 ) fuel expenses , and 2 ) purchased "
         "power ; it was $ 442.3 million ."
     )
-    evidence = [Evidence(chunk_id="n1", doc_name="ETR_2008_10K", text=text, score=1.0)]
+    evidence = [typed_evidence(chunk_id="n1", doc_name="ETR_2008_10K", text=text, score=1.0)]
     question = "what was the net revenue in 2007?"
     answer = answer_sub_query(decompose(question, extract_intent(question, [])).sub_queries[0], evidence)
     assert answer.value is not None and answer.value.value == 442.3, answer.answer  # not the list marker '1'
@@ -952,8 +946,8 @@ def test_a_derived_figure_never_mixes_two_companies_filings() -> None:
     msft = ("Income Statements | columns: 2023 | (in millions)\n"
             "Total revenue | 2023: $211,915 | (in millions)")
     evidence = [
-        Evidence(chunk_id="u1", doc_name="ULTABEAUTY_2023Q4_EARNINGS", text=ulta, company="Ulta Beauty, Inc.", score=1.0),
-        Evidence(chunk_id="m1", doc_name="MICROSOFT_2023_10K", text=msft, company="Microsoft Corporation", score=0.9),
+        typed_evidence(chunk_id="u1", doc_name="ULTABEAUTY_2023Q4_EARNINGS", text=ulta, company="Ulta Beauty, Inc.", score=1.0),
+        typed_evidence(chunk_id="m1", doc_name="MICROSOFT_2023_10K", text=msft, company="Microsoft Corporation", score=0.9),
     ]
     question = "What was SG&A expense as a percent of revenue in FY2023?"
     final = answer_offline(decompose(question, extract_intent(question, [])), evidence)
@@ -967,7 +961,7 @@ def test_a_scale_line_above_a_schedule_is_no_row_of_its_values() -> None:
 
     chunk = ("Cover\n(in thousands)\n2014 | 385373 | (in thousands)\n2015 | 1110566 | (in thousands)\n"
              "2016 | 270852 | (in thousands)")
-    reader = EvidenceReader([Evidence(chunk_id="c1", doc_name="ETR_2013_10K", text=chunk)])
+    reader = EvidenceReader([typed_evidence(chunk_id="c1", doc_name="ETR_2013_10K", text=chunk)])
     cells = table_cells(reader, {0})
     assert [(c.label, c.value.value) for c in cells] == [("2014", 385373), ("2015", 1110566), ("2016", 270852)]
 
@@ -978,7 +972,7 @@ def test_column_names_above_a_title_and_scale_line_name_the_cells() -> None:
 
     chunk = ("total cost of shares purchased | total number of shares purchased | average price paid per share | "
              "(in thousands)\n2011 | 2997688 | 36940.4 | 81.15 | (in thousands)")
-    reader = EvidenceReader([Evidence(chunk_id="c1", doc_name="SLB_2012_10K", text=chunk)])
+    reader = EvidenceReader([typed_evidence(chunk_id="c1", doc_name="SLB_2012_10K", text=chunk)])
     cells = table_cells(reader, {0})
     assert [(c.header, c.value.value) for c in cells][-1] == ("average price paid per share", 81.15)
 
@@ -1003,7 +997,7 @@ def test_a_tax_provision_printed_as_a_deduction_is_an_expense(row: str, expected
     text = ("Consolidated Statements of Income | columns: 2022, 2021 | (in millions)\n"
             "Income before income taxes | 2022: 1,797 | 2021: 2,426 | (in millions)\n" + row + "\n"
             "Net income | 2022: 1,386 | 2021: 1,935 | (in millions)\n")
-    evidence = [Evidence(chunk_id="c", doc_name="NORTHWIND_2022_10K", text=text, score=1.0,
+    evidence = [typed_evidence(chunk_id="c", doc_name="NORTHWIND_2022_10K", text=text, score=1.0,
                          company="Northwind Instruments")]
     question = "What was Northwind's effective tax rate in 2022?"
     final = answer_offline(decompose(question, extract_intent(question, COMPANIES), COMPANIES), evidence)
@@ -1020,12 +1014,12 @@ def test_parts_of_an_unbuilt_figure_are_evidence_not_the_answer() -> None:
               "Revenues | 2020: 5,162 | 2019: 12,900 | (in millions)\n")
     question = "What is the FY2018 - FY2020 3 year average of capex as a % of revenue for Northwind?"
     plan = decompose(question, extract_intent(question, COMPANIES), COMPANIES)
-    whole = [Evidence(chunk_id=f"c{i}", doc_name="NORTHWIND_2020_10K", text=t, score=1.0, company="Northwind Instruments")
+    whole = [typed_evidence(chunk_id=f"c{i}", doc_name="NORTHWIND_2020_10K", text=t, score=1.0, company="Northwind Instruments")
              for i, t in enumerate((cash_flow, income.replace("2020, 2019 |", "2020, 2019, 2018 |").replace(
                  "2019: 12,900 |", "2019: 12,900 | 2018: 11,763 |")))]
     built = answer_offline(plan, whole)
     assert "7.86%" in built.text.split("\n")[0], built.text  # (12.63 + 5.73 + 5.23) / 3
-    part = [Evidence(chunk_id=f"c{i}", doc_name="NORTHWIND_2020_10K", text=t, score=1.0, company="Northwind Instruments")
+    part = [typed_evidence(chunk_id=f"c{i}", doc_name="NORTHWIND_2020_10K", text=t, score=1.0, company="Northwind Instruments")
             for i, t in enumerate((cash_flow, income))]
     refused = answer_offline(plan, part)
     stated = refused.text.split("Closest evidence")[0]
@@ -1076,8 +1070,8 @@ def test_an_undated_row_of_several_columns_takes_no_asked_period() -> None:
             "APAC | $479,987 | 40.0% | $288,764 | 38.1%\n"
             "Total | Fiscal Year 2018: $1,200,181 | Fiscal Year 2017: $757,338\n")
     prose = "Net sales of $1.2 billion for fiscal year 2018 increased 58.5% from $757.3 million for fiscal year 2017."
-    evidence = [Evidence(chunk_id="c", doc_name="KEMET_2018", text=text, score=1.0),
-                Evidence(chunk_id="p", doc_name="KEMET_2018", text=prose, score=0.9)]
+    evidence = [typed_evidence(chunk_id="c", doc_name="KEMET_2018", text=text, score=1.0),
+                typed_evidence(chunk_id="p", doc_name="KEMET_2018", text=prose, score=0.9)]
     question = "What was the net sales in APAC in 2017?"
     final = answer_offline(decompose(question, extract_intent(question, []), []), evidence)
     stated = final.text.split("Closest evidence")[0]

@@ -4,9 +4,9 @@ and a row named by the company's own name (a banner, a brand) answers no figure 
 from __future__ import annotations
 
 import pytest
-from support import ask_once, ingested_typeset, stated
+from support import ask_once, ingested_typeset, stated, typed_evidence
 
-from agent.answer.reading import Evidence, EvidenceReader
+from agent.answer.reading import EvidenceReader
 from agent.config import Settings
 
 pytestmark = pytest.mark.usefixtures("no_yfinance")
@@ -39,7 +39,7 @@ Comparable sales decreased 1.8% in fiscal 2024. Gross margin declined to 35.2% i
 
 
 def _percentages(sentence: str) -> list[float]:
-    reader = EvidenceReader([Evidence(chunk_id="x:0", doc_name="X", page=1, text=sentence)])
+    reader = EvidenceReader([typed_evidence(chunk_id="x:0", doc_name="X", page=1, text=sentence)])
     return [n.value for seg in reader.segments for n in seg.numbers if n.unit == "%"]
 
 

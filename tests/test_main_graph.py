@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
-from support import ingested_sample
+from support import ingested_sample, typed_evidence
 
 from agent.answer.reading import Evidence
 from agent.answer.records import NOT_FOUND
@@ -253,7 +253,7 @@ def test_newest_filing_wins_when_filings_disagree() -> None:
     path = ["Item 8", "Consolidated Statements of Cash Flows"]
 
     def row(doc: str, ordinal: int, text: str) -> Evidence:
-        return Evidence(chunk_id=f"{doc}:{ordinal}", doc_name=doc, page=6, text=text, company=COMPANY,
+        return typed_evidence(chunk_id=f"{doc}:{ordinal}", doc_name=doc, page=6, text=text, company=COMPANY,
                         section_path=path, score=1.0)
 
     old = row("NORTHWIND_2023_10K", 1, "(in millions)\nPurchases of property, plant and equipment | 2023: (392) | "

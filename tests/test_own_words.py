@@ -9,7 +9,7 @@ and results discussion. The currency note names its columns and gives its period
 from __future__ import annotations
 
 import pytest
-from support import ask_once, ingested_typeset, stated
+from support import ask_once, ingested_typeset, stated, typed_evidence
 
 from agent.answer.reading import naming_context
 from agent.answer.words import negated_words
@@ -181,13 +181,13 @@ def test_a_share_row_is_no_amount(contoso: Settings) -> None:
 
 def test_a_roll_forward_movement_is_no_balance(contoso: Settings) -> None:
     from agent.answer.gate import check_metric
-    from agent.answer.reading import Evidence, EvidenceReader
+    from agent.answer.reading import EvidenceReader
     from agent.answer.records import SubAnswer
     from agent.schemas import Citation, NumericValue
 
     text = ("Table\nbalance december 31 2004 | 595338000\nadditions during period depreciation and amortization "
             "expense | 83656000\nbalance december 31 2005 | 663750000\n")
-    reader = EvidenceReader([Evidence(chunk_id="c1", doc_name="FRT_2005", text=text, score=1.0)])
+    reader = EvidenceReader([typed_evidence(chunk_id="c1", doc_name="FRT_2005", text=text, score=1.0)])
 
     def read(figure: str) -> SubAnswer:
         at = text.index(figure)
@@ -271,13 +271,13 @@ def test_a_sentence_about_another_metric_gives_no_figure_of_the_one_asked(telema
 
 def test_a_sentence_names_what_its_figure_is() -> None:
     from agent.answer.gate import check_metric
-    from agent.answer.reading import Evidence, EvidenceReader
+    from agent.answer.reading import EvidenceReader
     from agent.answer.records import SubAnswer
     from agent.schemas import Citation, NumericValue
 
     text = ("Revenue rose in every quarter. The net income in the fiscal 2024 third quarter included a gain from legal "
             "settlement of $13.3 million. Revenue for fiscal 2024 was $412.6 million.")
-    reader = EvidenceReader([Evidence(chunk_id="c1", doc_name="X_2024", text=text, score=1.0)])
+    reader = EvidenceReader([typed_evidence(chunk_id="c1", doc_name="X_2024", text=text, score=1.0)])
 
     def read(figure: str) -> SubAnswer:
         at = text.index(figure)

@@ -4,9 +4,10 @@ metric is refused when they cannot be read (never computed by another definition
 from __future__ import annotations
 
 import pytest
+from support import typed_evidence
 
 from agent.answer.compose import answer_sub_query
-from agent.answer.reading import Evidence, EvidenceReader
+from agent.answer.reading import EvidenceReader
 from agent.finance.lexicon import metric_info
 from agent.query.decompose import decompose
 from agent.query.definitions import question_definitions, question_formulas
@@ -70,7 +71,7 @@ def test_a_nested_definition_overrides_only_the_component_it_changes() -> None:
 
 
 def _answer(question: str, text: str) -> str:
-    evidence = [Evidence(chunk_id="NW-c0", doc_name="NORTHWIND_2024_10K", text=text, company="Northwind", score=1.0)]
+    evidence = [typed_evidence(chunk_id="NW-c0", doc_name="NORTHWIND_2024_10K", text=text, company="Northwind", score=1.0)]
     intent = extract_intent(question, ["Northwind"])
     (sub_query,) = decompose(question, intent, ["Northwind"]).sub_queries
     return answer_sub_query(sub_query, evidence, EvidenceReader(evidence)).answer

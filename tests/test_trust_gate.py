@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support import typed_evidence
 
 from agent.answer.companies import same_company
 from agent.answer.compose import answer_sub_query
@@ -55,7 +56,7 @@ def _ask(question: str, evidence: list[Evidence], known: list[str], indexed: lis
 
 
 def _ev(text: str, doc: str, company: str) -> Evidence:
-    return Evidence(chunk_id=f"{doc}-c0", doc_name=doc, text=text, company=company, score=1.0)
+    return typed_evidence(chunk_id=f"{doc}-c0", doc_name=doc, text=text, company=company, score=1.0)
 
 
 # --- unit checks ----------------------------------------------------------------------------------------------
@@ -148,7 +149,7 @@ def test_a_qualified_question_is_not_answered_by_the_unqualified_figure() -> Non
     # 'Contract manufacturing net sales' is a part of net sales: the total is no answer, the titled table's row is.
     income = ("Consolidated Statements of Income | columns: 2024, 2023 | (in millions)\n"
               "Net sales | 2024: 5,120 | 2023: 4,870 | (in millions)\n")
-    segment = ("Contract Manufacturing\n"
+    segment = ("Item 7 > Contract Manufacturing\n"
                "Segment results | columns: 2024, 2023 | (in millions)\n"
                "Net sales | 2024: 1,210 | 2023: 1,105 | (in millions)\n")
     known = ["Contoso Foods Corporation"]
@@ -156,7 +157,8 @@ def test_a_qualified_question_is_not_answered_by_the_unqualified_figure() -> Non
     total_only = _ask(question, [_ev(income, "CONTOSO_2024_10K", known[0])], known)
     assert total_only.status == "not_found" and "5,120" not in total_only.answer.split("Closest evidence")[0]
     assert "contract manufacturing" in total_only.answer
-    titled = _ev(segment, "CONTOSO_2024_10K", known[0]).model_copy(update={"chunk_id": "CONTOSO_2024_10K-c1"})
+    titled = _ev_in(segment, "CONTOSO_2024_10K", known[0], ["Item 7", "Contract Manufacturing"]).model_copy(
+        update={"chunk_id": "CONTOSO_2024_10K-c1"})
     both = _ask(question, [_ev(income, "CONTOSO_2024_10K", known[0]), titled], known)
     assert both.status == "found" and "1,210" in both.answer, both.answer
     # Widening words and the operation asked ('total', 'average') are no qualifier: the total still answers.
@@ -580,7 +582,7 @@ def _segment_evidence(settings_chunk_words: int = 400) -> list[Evidence]:
     pages = [Page(page=0, text=income, char_start=0), Page(page=1, text=SEGMENT_PAGE, char_start=len(income) + 2)]
     settings = Settings.from_env().replace(chunk_words=settings_chunk_words)
     return [
-        Evidence(chunk_id=c.chunk_id, doc_name="CONTOSO_2023Q1_EARNINGS", page=c.page, text=c.text, score=1.0,
+        typed_evidence(chunk_id=c.chunk_id, doc_name="CONTOSO_2023Q1_EARNINGS", page=c.page, text=c.text, score=1.0,
                  company="Contoso Foods Corporation", section_path=c.section_path)
         for c in chunk_document("c" * 64, pages, detect_sections(pages), settings)
     ]
@@ -686,7 +688,7 @@ SEGMENTS = (
 
 
 def _ev_in(text: str, doc: str, company: str, section: list[str]) -> Evidence:
-    return Evidence(chunk_id=f"{doc}-{len(section)}", doc_name=doc, text=text, company=company, score=1.0,
+    return typed_evidence(chunk_id=f"{doc}-{len(section)}", doc_name=doc, text=text, company=company, score=1.0,
                     section_path=section)
 
 

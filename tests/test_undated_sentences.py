@@ -6,9 +6,9 @@ period, or in another paragraph, gets none: 'In 2023, ... Adjusted EBITDA was ..
 from __future__ import annotations
 
 import pytest
-from support import ask_once, ingested_typeset, stated
+from support import ask_once, ingested_typeset, stated, typed_evidence
 
-from agent.answer.reading import Evidence, EvidenceReader
+from agent.answer.reading import EvidenceReader
 from agent.config import Settings
 
 pytestmark = pytest.mark.usefixtures("no_yfinance")
@@ -73,11 +73,11 @@ def test_a_paragraph_or_a_table_row_ends_the_period_reported() -> None:
     text = ("Revenue for 2024 was $1,840.2 million, up 6% from 2023. Adjusted EBITDA was $702.5 million.\n\n"
             "Exploration spending was $41.7 million.\n"
             "Revenue for 2024 was $1,840.2 million.\nSegment | 2024\nMining | 1,200.0\nCapex was $88.0 million.")
-    reader = EvidenceReader([Evidence(chunk_id="x:1", doc_name="TREY", text=text, filing_period="FY2024",
+    reader = EvidenceReader([typed_evidence(chunk_id="x:1", doc_name="TREY", text=text, filing_period="FY2024",
                                       fy_end_month=12)])
     periods = {n.text: n.period for seg in reader.segments if seg.kind == "sentence" for n in seg.numbers}
     assert periods["$702.5 million"] == "FY2024" and periods["$1,840.2 million"] == "FY2024"
     assert periods["$41.7 million"] == "" and periods["$88.0 million"] == ""
-    other = EvidenceReader([Evidence(chunk_id="x:2", doc_name="TREY", text=text, filing_period="FY2025",
+    other = EvidenceReader([typed_evidence(chunk_id="x:2", doc_name="TREY", text=text, filing_period="FY2025",
                                      fy_end_month=12)])
     assert all(n.period != "FY2025" for seg in other.segments for n in seg.numbers)  # not the filing's own period

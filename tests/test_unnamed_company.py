@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import ask_once, ingested_typeset, stated
+from support import ask_once, ingested_typeset, stated, typed_evidence
 
 from agent.config import Settings
 from agent.ingest.pipeline import open_ingestor
@@ -61,11 +61,11 @@ def test_an_unnamed_question_is_never_answered_from_two_companies_filings(two_fi
 
 def test_the_company_check_asks_which_company_when_the_citations_are_several_companies() -> None:
     from agent.answer.companies import check_company
-    from agent.answer.reading import Evidence, EvidenceReader
+    from agent.answer.reading import EvidenceReader
     from agent.answer.records import SubAnswer
     from agent.schemas import Citation
 
-    evidence = [Evidence(chunk_id=f"{k}:1", doc_name=f"{name}_2024_10K", text="SG&A decreased.", company=name)
+    evidence = [typed_evidence(chunk_id=f"{k}:1", doc_name=f"{name}_2024_10K", text="SG&A decreased.", company=name)
                 for k, name in (("a", "LITWARE"), ("b", "PROSEWARE"))]
     cites = [Citation(doc=e.doc_name, page=1, chunk_id=e.chunk_id) for e in evidence]
     answer = SubAnswer(sub_query_id="q", question=QUESTION, status="text", answer="...", citations=cites)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from support import typed_evidence
 
-from agent.answer.reading import Evidence
 from agent.answer.verify import (
     REMOVED_MARK,
     answer_figures,
@@ -17,7 +17,7 @@ from agent.finance.arithmetic import CitedValue, derive
 from agent.schemas import Citation, NumericValue
 
 DOC = "NORTHWIND_2024_10K"
-CASH_FLOWS = Evidence(
+CASH_FLOWS = typed_evidence(
     chunk_id="cf",
     doc_name=DOC,
     page=6,
@@ -27,7 +27,7 @@ CASH_FLOWS = Evidence(
         "Purchases of property, plant and equipment | 2024: (437) | 2023: (392) | (in millions)"
     ),
 )
-INCOME = Evidence(
+INCOME = typed_evidence(
     chunk_id="inc",
     doc_name=DOC,
     page=4,
@@ -37,7 +37,7 @@ INCOME = Evidence(
         "Gross profit | 2024: 2,117 | 2023: 1,852 | (in millions)"
     ),
 )
-MDNA = Evidence(
+MDNA = typed_evidence(
     chunk_id="mdna",
     doc_name=DOC,
     page=2,

@@ -9,14 +9,11 @@ import re
 from pydantic import BaseModel, Field
 
 from agent.answer.reading import (
-    CELL_HEADER_ITER_RE,
     CLAUSE_BREAK_RE,
     FOOTNOTE_RE,
     Evidence,
     EvidenceReader,
     Segment,
-    letter_runs,
-    only_periods,
 )
 from agent.answer.words import _content_words
 from agent.finance.column_periods import is_span_label
@@ -73,37 +70,16 @@ def table_cells(reader: EvidenceReader, allowed: set[int]) -> list[Cell]:
     """
     out: list[Cell] = []
     for seg in reader.segments:
-        if seg.kind != "row" or seg.ev not in allowed:
+        if seg.kind != "row" or seg.ev not in allowed or seg.row is None:
             continue
         label, numbers = seg.label, list(seg.numbers)
-        if not label:
-            # A schedule row labelled by its year only ('2015 | 1110566'): the year names the row.
-            first = seg.raw.split("|", 1)[0].strip()
-            if not first or not only_periods(first):
-                continue
-            label = first
-            numbers = [n for n in numbers if n.start >= seg.start + seg.raw.index("|")]
-        text = reader.evidence[seg.ev].text
         fy_end = reader.evidence[seg.ev].fy_end_month or CALENDAR_FY_END
         label_periods = named_periods(label, fy_end)
         undated = _undated_columns(reader.evidence[seg.ev], seg, label_periods)
-        names = _column_names(text, seg.start) if seg.row is None else []
-        names = names if len(names) == len(numbers) else []
         for i, n in enumerate(numbers):
             if undated and i < len(undated):
                 n = n.model_copy(update={"period": undated[i]})
-            if seg.row is not None:
-                header = n.column  # a typed row's figure is under the column ingest placed it in
-            else:
-                cell_end = text.find("|", n.end)
-                if ":" in text[n.end : cell_end if cell_end >= 0 else len(text)].split("\n", 1)[0]:
-                    continue  # a number before its cell's colon is in the column header ('peer group ( 1 ):')
-                cell_start = text.rfind("|", 0, n.start) + 1
-                cell = text[cell_start : n.start]
-                piped = cell_start > text.rfind("\n", 0, n.start) + 1  # a pipe opens this cell on its own line
-                if piped and letter_runs(cell.rsplit(":", 1)[-1]):
-                    continue  # a number inside a name ('s&p 500' in a header line), not a value of the row
-                header = cell.split(":", 1)[0].strip() if ":" in cell else (names[i] if names else "")
+            header = n.column  # the column ingest placed the figure in
             # A figure the reading placed under a dated column has that column's period, not what its name's words
             # read as alone ('YEAR TO DATE 2023' is the half a second quarter's release reports, not fiscal 2023).
             placed = bool(n.period and n.column)
@@ -112,25 +88,6 @@ def table_cells(reader: EvidenceReader, allowed: set[int]) -> list[Cell]:
                 periods.add(n.period)
             out.append(Cell(seg=seg, label=label, header=header, parent=seg.parent, value=n, periods=periods))
     return out
-
-
-_TITLE_LINE_RE = re.compile(r"\(?[A-Za-z][\w\s.,&'-]{0,30}\)?")  # a short line of words only: a title or scale
-
-
-def _column_names(text: str, start: int) -> list[str]:
-    """The names of a header line without figures ('citi | s&p 500 | s&p financials') above the block of
-    rows whose row starts at ``start``; empty when the block has none."""
-    for line in reversed(text[:start].split("\n")[:-1]):
-        if "|" not in line:
-            if _TITLE_LINE_RE.fullmatch(line.strip()):
-                continue  # a table title or scale line between the names and the rows ('Cover', '(in thousands)')
-            return []
-        cells = [c.strip() for c in line.split("|")]
-        while cells and re.fullmatch(r"\((?:in|amounts\s+in|dollars\s+in)\s[^)]*\)", cells[-1], re.IGNORECASE):
-            cells.pop()  # '... | average price paid per share | (in thousands)': the scale names no column
-        if cells and all(letter_runs(c) for c in cells):
-            return cells
-    return []
 
 
 def named_periods(text: str, fy_end_month: int = CALENDAR_FY_END) -> set[str]:
@@ -147,26 +104,17 @@ def named_periods(text: str, fy_end_month: int = CALENDAR_FY_END) -> set[str]:
 
 
 def _undated_columns(ev: Evidence, seg: Segment, label_periods: set[str]) -> list[str]:
-    """Periods for a row whose table lost its header ('operating income | 11503 | 10815 | 688'): filings list
-    the newest year first, and the newest is the filing's own year. Empty when the row states periods or
-    the filing's year is unknown."""
+    """Periods for a row whose table has no header ('operating income | 11503 | 10815 | 688'): filings list the
+    newest year first, and the newest is the filing's own year. Empty when the row states periods, its table names
+    its columns, or the filing's year is unknown."""
     if label_periods or len(seg.numbers) < 2 or any(n.period for n in seg.numbers):
         return []
-    if "columns:" in ev.text or CELL_HEADER_ITER_RE.search(ev.text):
-        return []  # the table has headers: no guessing
-    if any(_header_line(line) for line in ev.text[: seg.start].splitlines()):
-        return []  # a header line names the columns ('three months ended ...', 'north america') though unparsed
+    if ev.table is None or ev.table.columns or ev.table.period_caption:
+        return []  # the table has headers, typed or not ('three months ended dec 28 | ... | change'): no guessing
     year = ev.filing_year
     if year is None:
         return []
     return [f"FY{year - i}" for i in range(min(len(seg.numbers), UNDATED_YEAR_COLUMNS))]
-
-
-def _header_line(line: str) -> bool:
-    """A table line of names only ('three months ended dec 28 | three months ended sept 28 | change'): the
-    columns have headers, whatever they say."""
-    cells = [c.strip() for c in line.split("|")]
-    return len(cells) >= 2 and all(letter_runs(c, 3) for c in cells)
 
 
 # Words that end the noun a count names ('1,234 stores in 12 countries', '8,000 employees worldwide'), besides

@@ -456,10 +456,8 @@ class StoreFacts:
             for chunk in chunks:
                 if chunk.chunk_id not in seen:
                     seen.add(chunk.chunk_id)
-                    out.append(Evidence(chunk_id=chunk.chunk_id, doc_name=meta.name, page=chunk.page, text=chunk.text,
-                                        company=meta.company, filing_period=meta.fiscal_period,
-                                        fy_end_month=meta.fy_end_month, section_path=list(chunk.section_path),
-                                        part=chunk.part))
+                    out.append(Evidence.from_chunk(chunk, meta.name, company=meta.company,
+                                                   filing_period=meta.fiscal_period, fy_end_month=meta.fy_end_month))
         return out
 
     def on_page(self, doc_name: str, page: int) -> list[tuple[XbrlFact, str]]:

@@ -1,10 +1,10 @@
 """Evidence and how it reads: the chunks an answer may use, split into table rows and sentences, each figure
 with its unit, scale, sign and period.
 
-A table chunk's rows take their period columns from the chunk's own header line ("columns: 2018, 2017"), from
-"2018: 1,234" cells, or from the nearest earlier chunk of the same page when the header was split off. Rows whose
-label sits on its own line with the values below it (a PDF layout) are read too. A sentence's figures take the
-period written next to them, or their place in a "..., respectively" list. Numbers that name things (Note 7,
+A table chunk's rows are its typed record's (:class:`~agent.schemas.TableRecord`, built at ingest): each figure with
+the unit, scale, currency, column and period ingest typed, located in the linearised text only to quote it; the
+reader never splits a table's text into cells again. A sentence's figures take the period written next to them,
+or their place in a "..., respectively" list. Numbers that name things (Note 7,
 Item 7, list markers, the day of a date) are not figures. :class:`EvidenceReader` parses a set of evidence items
 once for every sub-query of a turn.
 """
@@ -20,27 +20,21 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from agent.answer.verify import split_sentences
-from agent.finance.column_periods import column_periods, single_period
+from agent.finance.column_periods import single_period
 from agent.finance.direction import turned
 from agent.finance.lexicon import MetricMention, find_metrics
-from agent.finance.numbers import currency_of, find_numbers, header_scale, name_numbers
+from agent.finance.numbers import currency_of, find_numbers
 from agent.finance.periods import (
     CALENDAR_FY_END,
     PeriodMention,
     ends_in_month,
-    ends_in_month_day,
     find_periods,
-    normalise_period,
     period_year,
 )
 from agent.finance.wording import FALL_RE
 from agent.ingest.figures import (
     clean_label,
-    dash_code,
     merged_label,
-    stated_unit,
-    states_percent,
-    unscaled_row,
 )
 from agent.ingest.hostile import is_hostile_row, is_instruction_like
 from agent.ingest.typed_tables import (
@@ -52,17 +46,10 @@ from agent.ingest.typed_tables import (
     sub_heading,
 )
 from agent.query.cues import RESPECTIVE_RE
-from agent.schemas import ChunkCard, Citation, NumericValue, SearchHit, TableLine, TableRecord
+from agent.schemas import Chunk, ChunkCard, Citation, NumericValue, SearchHit, TableLine, TableRecord
 
-# Masks keep offsets; "#" cannot join a neighbouring number the way a blank could.
-MASK_CHAR = "#"
-LOOSE_LABEL_MAX_WORDS = 12  # a row label on its own line is short; longer text is a heading or prose
-COLUMN_LINE_MAX_WORDS = 5  # a header line naming one period column ('Fiscal Year 2020', 'May 26, 2019')
 _BY_BREAKDOWN_RE = re.compile(r"\s+by\s+(?=[a-z])", re.IGNORECASE)
 _COLUMNS_RE = re.compile(r"\bcolumns:\s*(?P<cols>[^|\n]+)")
-_CELL_HEADER_RE = re.compile(r"^\s*(?P<hdr>[^:|]{1,60}?)\s*:\s*(?P<val>[^:]*\d[^:]*)$", re.S)
-CELL_HEADER_ITER_RE = re.compile(r"\|\s*(?P<hdr>[^:|\n]{1,60}?)\s*:\s*[^|\n]*\d")
-_SCALE_CELL_RE = re.compile(r"\((?:in|amounts\s+in|dollars\s+in)\s[^)]*\)|\$|\|", re.IGNORECASE)
 _STATEMENT_ANY_RE = re.compile(
     r"consolidated|statements?\s+of|balance\s+sheets?|item\s+8\b|financial\s+statements", re.I
 )
@@ -106,25 +93,33 @@ class Evidence(BaseModel):
         return Citation(doc=self.doc_name, page=self.page_at(offset) + 1, quote=quote, chunk_id=self.chunk_id)
 
     @classmethod
+    def from_chunk(
+        cls, chunk: Chunk, doc_name: str, card: ChunkCard | None = None, score: float = 0.0, company: str = "",
+        filing_period: str = "", fy_end_month: int = 0,
+    ) -> Evidence:
+        """Evidence from a stored filing chunk, its typed table record with it."""
+        return cls(
+            chunk_id=chunk.chunk_id,
+            doc_name=doc_name,
+            page=chunk.page,
+            text=chunk.text,
+            card=card,
+            score=score,
+            company=company,
+            filing_period=filing_period,
+            fy_end_month=fy_end_month,
+            section_path=list(chunk.section_path),
+            part=chunk.part,
+            table=chunk.table,
+        )
+
+    @classmethod
     def from_hit(
         cls, hit: SearchHit, card: ChunkCard | None = None, company: str = "", filing_period: str = "",
         fy_end_month: int = 0,
     ) -> Evidence:
         """Evidence from a retrieved filing chunk."""
-        return cls(
-            chunk_id=hit.chunk.chunk_id,
-            doc_name=hit.doc_name,
-            page=hit.chunk.page,
-            text=hit.chunk.text,
-            card=card,
-            score=hit.score,
-            company=company,
-            filing_period=filing_period,
-            fy_end_month=fy_end_month,
-            section_path=list(hit.chunk.section_path),
-            part=hit.chunk.part,
-            table=hit.chunk.table,
-        )
+        return cls.from_chunk(hit.chunk, hit.doc_name, card, hit.score, company, filing_period, fy_end_month)
 
 
 class Segment(BaseModel):
@@ -176,44 +171,6 @@ def is_statement(ev: Evidence) -> bool:
     return bool(_STATEMENT_ANY_RE.search(path) or statement_kind(ev))
 
 
-def _chunk_columns(text: str) -> list[str]:
-    """Column labels a chunk declares: 'columns: 2024, 2023', a '| ... | 2024 | 2023 |' header row, or a run
-    of header lines that are each one period ('May 31, 2020' / 'May 26, 2019'), as some PDFs lay them out."""
-    m = _COLUMNS_RE.search(text)
-    if m:
-        # Labels were joined with ', ' and dates contain one: 'November 27, 2015, November 28, 2014'.
-        labels: list[str] = []
-        for piece in (p.strip() for p in m.group("cols").split(",")):
-            if labels and ends_in_month_day(labels[-1]):  # 'November 27' of 'November 27, 2015' goes on
-                labels[-1] = f"{labels[-1]}, {piece}"
-            elif piece:
-                labels.append(piece)
-        return labels
-    run: list[str] = []
-    best: list[str] = []
-    for line in text.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if (
-            len(cells) >= 3
-            and all(normalise_period(c) for c in cells[1:])
-            and not find_numbers(" ".join(cells[1:]))
-        ):
-            return cells[1:]
-        stripped = line.strip()
-        if (
-            stripped
-            and len(stripped.split()) <= COLUMN_LINE_MAX_WORDS
-            and "|" not in stripped
-            and only_periods(stripped)
-        ):
-            run.append(stripped)
-            continue
-        if len(run) >= 2:
-            best = run
-        run = []
-    return run if len(run) >= 2 else best
-
-
 def only_periods(text: str) -> bool:
     """True for a line that names periods and nothing else ('May 31, 2020', 'Fiscal Year 2020', '2019')."""
     found = find_periods(text)
@@ -239,59 +196,6 @@ def line_key(label: str) -> str:
     return " ".join(re.sub(r"\s*\(.*?\)\s*$", "", label).lower().split()).strip(" :")
 
 
-def _row(
-    piece: str,
-    start: int,
-    chunk_scale: float,
-    columns: Sequence[str],
-    periods_of: dict[str, str],
-    currency: str,
-) -> tuple[str, list[NumericValue]]:
-    """A linearised row's label and values, each value with its period and scale."""
-    cells: list[tuple[int, str]] = []
-    pos = 0
-    for part in piece.split("|"):
-        cells.append((pos, part))
-        pos += len(part) + 1
-    label_at = next((i for i, (_, c) in enumerate(cells) if c.strip()), 0)
-    label = clean_label(cells[label_at][1]) if cells else ""
-    if find_numbers(label) and not letter_runs(label, 3) and not name_numbers(label):
-        label, label_at = "", -1  # a row of values only (a continuation line)
-    row_scale = header_scale(piece)
-    scale = row_scale if row_scale != 1.0 else chunk_scale
-    unscaled = unscaled_row(label)
-    percent = states_percent(label)
-    if header_scale(label) != 1.0:
-        currency = currency_of(label)  # a row stating its own scale states its own unit (as ingest types it)
-    headers: list[str] = []
-    values: list[NumericValue] = []
-    for i, (offset, cell) in enumerate(cells):
-        if i <= label_at or not cell.strip():
-            continue
-        if header_scale(cell) != 1.0 and not re.search(r"\d", re.sub(r"(?i)\bin\s+\w+", "", cell)):
-            continue  # the '(in millions)' cell
-        m = _CELL_HEADER_RE.match(cell)
-        header, body, body_at = (
-            ("", cell, 0) if m is None else (m.group("hdr").strip(), m.group("val"), m.start("val"))
-        )
-        # A cell under its column's name is a value even when it reads like a year ('2008: 1953' millions); a
-        # bare '2013' or '2014' there is a dash whose code point the text extraction printed (U+2013, U+2014).
-        years = m is not None and m.group("hdr").strip().lower() != "columns" and not dash_code(body)
-        for n in find_numbers(body, scale, include_years=years):
-            n = stated_unit(n, unscaled, currency, percent)
-            at = start + offset + body_at + n.start
-            values.append(n.model_copy(update={"start": at, "end": at + (n.end - n.start)}))
-            headers.append(header)
-    if any(headers):
-        values = [
-            v.model_copy(update={"period": periods_of.get(h, ""), "column": h})
-            for v, h in zip(values, headers, strict=True)
-        ]
-    elif columns and len(columns) == len(values):
-        values = [v.model_copy(update={"period": p}) for v, p in zip(values, columns, strict=True)]
-    return label, values
-
-
 def _record_row(piece: str, start: int, row: TableLine, record: TableRecord) -> tuple[str, list[NumericValue]]:
     """A row's label and figures from its typed record, as ingest typed them (unit, scale, currency, column and
     period), each located in the linearised ``piece`` (at ``start`` of the chunk text) for quoting."""
@@ -303,10 +207,11 @@ def _record_row(piece: str, start: int, row: TableLine, record: TableRecord) -> 
         printed = f"{column.label}: " if column is not None else ""
         at = pos + len(" | ") + len(printed)
         if piece[at:at + len(cell.text)] != cell.text:
-            found = piece.find(f"| {printed}{cell.text}", max(pos, 0))
-            if found < 0:
+            # the next cell printing this value, under whatever name the text gives its column
+            found = re.compile(rf"\|\s*(?:[^|:\n]*:\s*)?({re.escape(cell.text)})\s*(?:\||$)").search(piece, max(pos, 0))
+            if found is None:
                 continue
-            at = found + len("| ") + len(printed)
+            at = found.start(1)
         pos = at + len(cell.text)
         values.extend(f.model_copy(update={"start": start + at + f.start, "end": start + at + f.end})
                       for f in cell.figures)
@@ -320,39 +225,16 @@ def _titled(title: str) -> list[MetricMention]:
     return titled if len({m.canonical for m in titled}) == 1 else []
 
 
-class _Layout(BaseModel):
-    """A table chunk's period columns and scale, which a continuation chunk without a header inherits."""
-
-    columns: list[str] = Field(default_factory=list)
-    scale: float = 1.0
-    currency: str = Field(default="", description="ISO code of the figures' currency; '' for none stated")
-
-
-def _segments(ev_index: int, ev: Evidence, own_currency: str, inherited: _Layout | None = None) -> list[Segment]:
+def _segments(ev_index: int, ev: Evidence, currency: str) -> list[Segment]:
     text = ev.text
-    is_table = "|" in text
-    inherited = inherited or _Layout()
-    currency = own_currency or inherited.currency
-    chunk_scale = header_scale(text) if is_table else 1.0
-    if chunk_scale == 1.0:
-        chunk_scale = inherited.scale
     record = ev.table
-    if record is not None:
-        # The typed record's columns and scale, as ingest read them from the table's header.
-        periods_of = {c.label: c.period for c in record.columns}
-        columns = [c.period for c in record.columns]
-        chunk_scale = record.scale
-    else:
-        own = _chunk_columns(text) if is_table else []
-        headers = [m.group("hdr").strip() for m in CELL_HEADER_ITER_RE.finditer(text)] if is_table else []
-        labels = list(dict.fromkeys([*own, *headers]))
-        periods_of = dict(zip(labels, column_periods(labels, ev.fy_end_month), strict=True))
-        columns = [periods_of[c] for c in own] if own else list(inherited.columns)
-    line_starts = [m.end() for m in re.finditer("\n", text)] if record is not None else []
+    # A table chunk's rows are read from its typed record, as ingest typed them; a line with bars in a chunk
+    # without one (a table's stray row left in prose) is text.
+    is_table = record is not None
+    columns = [c.period for c in record.columns] if record is not None else []
+    line_starts = [m.end() for m in re.finditer("\n", text)]
     out: list[Segment] = []
-    heading: list[MetricMention] = []  # the metric a table's latest sub-heading line names
-    if record is not None:
-        heading = _titled(record.title)
+    heading: list[MetricMention] = _titled(record.title) if record is not None else []  # the latest sub-heading's
     parent = ""  # the table's latest sub-heading line: what the rows under it are parts of
     # The period a block of rows is under when the columns are names, not periods ('USD denominated | Non-USD
     # denominated' with 'As at 31 December 2018' above the block): the header's one period, then each period line.
@@ -366,16 +248,14 @@ def _segments(ev_index: int, ev: Evidence, own_currency: str, inherited: _Layout
         if "\n\n" in text[last_end:start] or "|" in piece:
             reported = ""
         last_end = end
-        if "|" in piece:
-            row = record.row_at_line(bisect.bisect_right(line_starts, start)) if record is not None else None
-            row = row if row is not None and row.cells else None  # a line the table parser kept whole
+        if record is not None and "|" in piece:
+            row = record.row_at_line(bisect.bisect_right(line_starts, start))
+            row = row if row is not None and row.cells else None
             if row is not None:
-                label, nums = _record_row(piece, start, row, record)  # type: ignore[arg-type]
+                label, nums = _record_row(piece, start, row, record)
                 block = row.period
-            else:
-                label, nums = _row(piece, start, chunk_scale, columns, periods_of, currency)
-                if record is not None and _COLUMNS_RE.search(piece):
-                    nums = []  # the typed table's header line: its dates ('As of December 31, 2019') are no figures
+            else:  # the header line, or a line the table parser kept whole: names, no figures
+                label, nums = clean_label(next((c for c in piece.split("|") if c.strip()), "")), []
             if is_hostile_row(piece.split("|", 1)[0]) or merged_label(label):
                 continue
             if block and nums and not any(n.period for n in nums) and not single_period(label, ev.fy_end_month, True):
@@ -435,88 +315,6 @@ def _segments(ev_index: int, ev: Evidence, own_currency: str, inherited: _Layout
                     mentions=find_metrics(piece),
                 )
             )
-    if is_table:
-        out.extend(s for s in _loose_rows(ev_index, text, chunk_scale, columns, currency)
-                   if not is_hostile_row(s.label) and not merged_label(s.label))
-    return out
-
-
-def _value_only(line: str) -> bool:
-    """A line of values and table punctuation only: '86,392  $', '79,474  $ | 70,372 | (in millions)'."""
-    rest = _SCALE_CELL_RE.sub(" ", line)
-    return bool(find_numbers(rest)) and not letter_runs(rest, 2)
-
-
-def _line_values(line: str, at: int, body: str, scale: float, currency: str) -> list[NumericValue]:
-    """Values of a value-only stretch of text starting at offset ``at`` (table punctuation ignored)."""
-    masked = _SCALE_CELL_RE.sub(lambda m: MASK_CHAR * len(m.group(0)), body)
-    out: list[NumericValue] = []
-    for n in find_numbers(masked, scale):
-        unit = n.unit or currency
-        out.append(n.model_copy(update={"unit": unit, "start": at + n.start, "end": at + n.end}))
-    return out
-
-
-def _loose_rows(
-    ev_index: int, text: str, scale: float, columns: Sequence[str], currency: str
-) -> list[Segment]:
-    """Rows whose label sits on its own line and whose values follow on the next lines (a layout some PDF
-    extractions leave inside table chunks, typically a statement's first row: 'Net Revenue' / '86,392  $' /
-    '79,474  $ | 70,372'). Values take the chunk's period columns when their count matches."""
-    lines: list[tuple[int, str]] = []
-    pos = 0
-    for line in text.split("\n"):
-        lines.append((pos, line))
-        pos += len(line) + 1
-    out: list[Segment] = []
-    for i, (start, line) in enumerate(lines):
-        label = line.strip()
-        values: list[NumericValue] = []
-        if "|" in label:
-            # 'Net Income Attributable to Shareowners | $9,542 | $' with the other years on the next lines.
-            label = label.split("|")[0].strip()
-            if not columns or not letter_runs(label, 3) or find_numbers(label):
-                continue
-            if CELL_HEADER_ITER_RE.search(line):
-                continue  # '| 2008: 1953 | 2009: 294': cells under their columns' names make a whole row
-            values = _line_values(
-                line,
-                start + len(line) - len(line.lstrip()) + len(line.strip().split("|")[0]),
-                line.strip()[len(line.strip().split("|")[0]) :],
-                scale,
-                currency,
-            )
-            if len(values) >= len(columns):
-                continue
-        elif not label or find_numbers(label) or not 0 < len(label.split()) <= LOOSE_LABEL_MAX_WORDS:
-            continue
-        elif not _SCALE_CELL_RE.sub("", label).strip(" ()"):
-            continue  # '(in thousands)' above a schedule is the table's scale, not a row naming its values
-        end = start + len(line)
-        for at, nxt in lines[i + 1 :]:
-            if not nxt.strip():
-                continue
-            if not _value_only(nxt) or (columns and len(values) >= len(columns)):
-                break
-            values.extend(_line_values(nxt, at, nxt, scale, currency))
-            end = at + len(nxt)
-        if not values:
-            continue
-        if columns and len(columns) == len(values):
-            values = [v.model_copy(update={"period": p}) for v, p in zip(values, columns, strict=True)]
-        raw = text[start:end]
-        out.append(
-            Segment(
-                ev=ev_index,
-                kind="row",
-                start=start + (len(line) - len(line.lstrip())),
-                end=end,
-                raw=raw,
-                label=clean_label(label),
-                numbers=values,
-                mentions=find_metrics(label),
-            )
-        )
     return out
 
 
@@ -691,35 +489,15 @@ def naming_context(text: str, at: int, label: str = "") -> str:
 
 
 class EvidenceReader:
-    """The rows and sentences of a set of evidence items, parsed once and shared by every sub-query.
-
-    A table chunk that lost its column header (a long statement split over chunks, a header the PDF laid out
-    apart) takes the period columns of the nearest earlier chunk of the same document and page that has them.
-    """
+    """The rows and sentences of a set of evidence items, read once and shared by every sub-query."""
 
     def __init__(self, evidence: Sequence[Evidence]) -> None:
         self.evidence = list(evidence)
         self.segments: list[Segment] = []
-        layouts: dict[tuple[str, int], _Layout] = {}
         for i, ev in enumerate(self.evidence):
-            key = (ev.doc_name, ev.page)
-            inherited = layouts.get(key)
-            typed = ev.table if ev.table is not None and ev.table.columns else None
             # the figures' currency: the typed table's, else the first the chunk states (read once per chunk)
-            currency = (typed.currency if typed is not None else "") or currency_of(ev.text)
-            if typed is not None:
-                layouts[key] = _Layout(
-                    columns=[c.period for c in typed.columns],
-                    scale=typed.scale,
-                    currency=currency,
-                )
-            elif own := _chunk_columns(ev.text):
-                layouts[key] = _Layout(
-                    columns=column_periods(own, ev.fy_end_month),
-                    scale=header_scale(ev.text),
-                    currency=currency,
-                )
-            self.segments.extend(_segments(i, ev, currency, inherited))
+            currency = (ev.table.currency if ev.table is not None else "") or currency_of(ev.text)
+            self.segments.extend(_segments(i, ev, currency))
         top = max((ev.score for ev in self.evidence), default=0.0)
         self.rel_score = [ev.score / top if top > 0 else 0.0 for ev in self.evidence]
         # Per evidence, the keys of the rows that carry figures ('other operating expenses').

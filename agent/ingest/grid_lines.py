@@ -19,6 +19,7 @@ _DATE_PART_RE = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)
 _PERIOD_WORD_RE = re.compile(r"fiscal|years?|fy|ended|ending|as|of|at", re.IGNORECASE)
 # A caption ending in a word that needs the next one ('for the' of 'for the years ended ...') says nothing alone.
 _OPEN_WORD_RE = re.compile(r"the|a|an|for|of|by|in|on|at|as|to|and|or|from", re.IGNORECASE)
+_SPAN_UNIT_RE = re.compile(r"weeks?|months?|quarters?|years?", re.IGNORECASE)
 _FOOTNOTE_MARK_RE = re.compile(r"\(\s*(?:\d{1,2}|[a-z])\s*\)")
 # A grid table's line (HTML, Markdown) starts with '⟪4:1-2,3-5⟫': the table it is a row of (a number no other grid
 # table of its page has, so two tables printed one after the other stay two) and the columns of its grid each cell written spans
@@ -104,6 +105,8 @@ def spanning_caption(cells: list[str]) -> tuple[str, list[str]]:
     # but head named columns ('payments due by fiscal year | total | 2020').
     while n and (_DATE_PART_RE.fullmatch(words[0][n - 1]) or (bare and _PERIOD_WORD_RE.fullmatch(words[0][n - 1]))):
         n -= 1
-    if not SPANNING_CAPTION_MIN_WORDS <= n <= SPANNING_CAPTION_MAX_WORDS or _OPEN_WORD_RE.fullmatch(words[0][n - 1]):
+    if (not SPANNING_CAPTION_MIN_WORDS <= n <= SPANNING_CAPTION_MAX_WORDS or _OPEN_WORD_RE.fullmatch(words[0][n - 1])
+            or (_SPAN_UNIT_RE.fullmatch(words[0][n - 1]) and words[0][n].lower() in ("ended", "ending"))):
+        # a duration is never cut from its end ('12 Weeks | Ended 3/25/2023' would date a year-long column)
         return "", [" ".join(w) for w in words]
     return " ".join(words[0][:n]), [" ".join(w[n:]) for w in words]

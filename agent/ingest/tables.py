@@ -341,8 +341,13 @@ def _one_row_grid(group: list[_Row]) -> bool:
     """A grid table of one row under a header of cells ('(Dollars in millions) | 2019 | 2018' over 'Interest
     expense | $2,082 | $2,025'): a table, though a line of text ending in a figure alone is a sentence."""
     data = [i for i, r in enumerate(group) if r.is_data]
-    return len(data) == 1 and group[data[0]].grid and len(group[data[0]].cells) >= 2 and any(
-        r.grid and (r.is_header or not r.cells) for r in group[:data[0]])
+    if len(data) != 1 or not group[data[0]].grid:
+        return False
+    row, above = group[data[0]], group[:data[0]]
+    if len(row.cells) == 1:
+        # a grid of one value column prints its header cell as a line of its own: a period, right above the row
+        return bool(above) and (above[-1].is_header or period_cell(above[-1].label))
+    return any(r.grid and (r.is_header or not r.cells) for r in above)
 
 
 def _one_row_placed(group: list[_Row], page_text: str, runs: Sequence[list[TextRun] | None]) -> bool:
