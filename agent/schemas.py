@@ -502,6 +502,8 @@ class Citation(BaseModel):
     page: int = Field(description="1-based page for display")
     quote: str = ""
     chunk_id: str = ""
+    row: str = Field(default="", description="the label of the table row quoted, as ingest typed it; '' for a "
+                     "sentence")
 
     def label(self) -> str:
         return f"[{self.doc}, p. {self.page}]"

@@ -452,7 +452,7 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     score, cell = found
     ev = reader.evidence[cell.seg.ev]
     quote = cell.seg.text
-    citation = ev.citation(quote, cell.seg.start)
+    citation = ev.citation(quote, cell.seg.start, cell.seg.row_label)
     value = _cell_value(cell, asked, base.period, sub_query.question)
     # a figure the plan divides ('gross margin' over revenue) is an amount, whatever a 'margin' may name alone
     divided = bool(set(sub_query.operand_of) & _DIVIDED)
@@ -596,7 +596,7 @@ def _cell_share(
             return None
         score, cell = found
         cells.append(cell)
-        citation = reader.evidence[cell.seg.ev].citation(cell.seg.text, cell.seg.start)
+        citation = reader.evidence[cell.seg.ev].citation(cell.seg.text, cell.seg.start, cell.seg.row_label)
         value = _cell_value(cell, asked, "", part)
         if asked and value.period not in asked:
             # an undated row counts for the asked period only when its table names it: never labelled so
@@ -682,7 +682,7 @@ def _cell_combination(
         row = row or cell.label
         named_row = _cell_name(cell)
         ev = reader.evidence[cell.seg.ev]
-        citation = ev.citation(cell.seg.text, cell.seg.start)
+        citation = ev.citation(cell.seg.text, cell.seg.start, cell.seg.row_label)
         values.append(
             CitedValue(
                 label=f"{_shown_name(cell, q)} {period}",

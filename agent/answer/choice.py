@@ -143,7 +143,7 @@ def _ranked_values(rows: list[Segment], period: str, ev: Evidence, *, change: bo
         now = _in_period(seg, period)
         if now is None:
             return None
-        where = ev.citation(seg.text, seg.start)
+        where = ev.citation(seg.text, seg.start, seg.row_label)
         if not change:
             values.append(CitedValue(label=label, value=now, citation=where))
             continue

@@ -34,6 +34,7 @@ from agent.answer.gate import (
     unmet_operation,
 )
 from agent.answer.judgement import verdict
+from agent.answer.provenance import row_label
 from agent.answer.reading import (
     Evidence,
     EvidenceReader,
@@ -220,13 +221,13 @@ def _answer_sub_query(
     if base.scope and _names_parts(answer, base.scope) and not _names_parts(cell, base.scope):
         return answer  # 'net sales in Europe': the Europe row, not a total that names more of the words
     words = _content_words(sub_query.question)
-    cell_recall, read_recall = _row_recall(cell.quote, words), _row_recall(answer.quote, words)
+    cell_recall, read_recall = _row_recall(cell, words), _row_recall(answer, words)
     if cell.confidence >= CELL_OVER_PROSE_CONFIDENCE and cell_recall > read_recall:
         return cell
     if (
         not answer.exact_label
         and cell_recall == read_recall > 0
-        and _row_precision(cell.quote, words) > _row_precision(answer.quote, words)
+        and _row_precision(cell, words) > _row_precision(answer, words)
     ):
         return cell  # 'pension service cost': the 'service cost' row, not 'net pension cost' naming as many words
     if not answer.period_stated and cell.period_stated and cell.period == answer.period:
@@ -238,8 +239,7 @@ def _names_other_metric(cell: SubAnswer, metric: str) -> bool:
     """The cell's row label names metrics of the lexicon, none of them ``metric`` or a kind of it: it is another
     metric's row ('Industrial Sensors revenue' for an operating income; 'Net income attributable to ...' is a kind
     of net income)."""
-    label = cell.quote.split("|", 1)[0] if "|" in cell.quote else ""
-    named = {m.canonical for m in find_metrics(label)}
+    named = {m.canonical for m in find_metrics(row_label(cell))}
     related = set(METRICS[metric].related) if metric in METRICS else set()
     return bool(named) and not any(n == metric or metric in n or n in metric or n in related for n in named)
 
@@ -248,7 +248,7 @@ def _names_parts(answer: SubAnswer, parts: Sequence[str]) -> bool:
     """The figure's own row is labelled by the part the question narrows it to ('Europe | 1,100' for 'net sales in
     Europe', 'Total Garden' for Garden's): a part's row or its block's total, not a row that mentions the part
     among other words."""
-    return "|" in answer.quote and is_part_row(answer.quote.split("|", 1)[0], parts)
+    return bool(row_label(answer)) and is_part_row(row_label(answer), parts)
 
 
 def _share_of_two(sub_query: SubQuery, metric: str) -> bool:
@@ -259,18 +259,16 @@ def _share_of_two(sub_query: SubQuery, metric: str) -> bool:
     return amount and share_asked(sub_query.question)
 
 
-def _row_recall(quote: str, words: set[str]) -> float:
-    """Share of the question's words a quoted table row's label names (0 for prose: it has no label)."""
-    if "|" not in quote or not words:
+def _row_recall(answer: SubAnswer, words: set[str]) -> float:
+    """Share of the question's words the label of the figure's table row names (0 for prose: it has no label)."""
+    if not row_label(answer) or not words:
         return 0.0
-    return len(words & _content_words(quote.split("|", 1)[0])) / len(words)
+    return len(words & _content_words(row_label(answer))) / len(words)
 
 
-def _row_precision(quote: str, words: set[str]) -> float:
-    """Share of a quoted table row's label words that the question uses (0 for prose)."""
-    if "|" not in quote:
-        return 0.0
-    label = _content_words(quote.split("|", 1)[0])
+def _row_precision(answer: SubAnswer, words: set[str]) -> float:
+    """Share of the label words of the figure's table row that the question uses (0 for prose)."""
+    label = _content_words(row_label(answer))
     return len(words & label) / len(label) if label else 0.0
 
 

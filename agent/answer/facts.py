@@ -18,6 +18,7 @@ from typing import Protocol
 from pydantic import BaseModel, Field
 
 from agent.answer.companies import question_names, same_company
+from agent.answer.provenance import row_label
 from agent.answer.reading import Evidence
 from agent.answer.records import (
     NOT_FOUND,
@@ -223,8 +224,10 @@ def _answer(sub_query: SubQuery, filing: FactFiling, fact: XbrlFact, terms: Sequ
     value = fact_value(fact)
     shown = display_value(value, kind, sub_query.intent.scale)
     quote = filing.quotes.get(fact.fact_id, fact.text)
+    # a fact printed in a table row: the page's line prints the row's label first
     citation = Citation(doc=filing.doc_name, page=(fact.page or 0) + 1, quote=quote,
-                        chunk_id=filing.chunks.get(fact.fact_id, ""))
+                        chunk_id=filing.chunks.get(fact.fact_id, ""), row=quote.split(" | ", 1)[0] if " | " in quote
+                        else "")
     when = period_words(fact)
     tag = f"{fact.concept}, {when}" + "".join(f", {a} = {m}" for a, m in fact.dimensions.items())
     checks = [
@@ -256,12 +259,13 @@ def _figure(text: str) -> float | None:
     return abs(parsed.value) if parsed is not None else None
 
 
-def _same_row(quote: str, line: str) -> bool:
-    """The reader's quote is the printed line a fact sits on: a table row by its label (the reader adds period
-    names to its cells), a sentence by its words."""
-    if "|" in quote:
-        return "|" in line and _squash(quote.split("|", 1)[0]) == _squash(line.split("|", 1)[0])
-    return bool(quote) and _squash(quote)[:80] in _squash(line)
+def _same_row(answer: SubAnswer, line: str) -> bool:
+    """The figure the reader read is on the printed line a fact sits on: a table row by its label (the page prints
+    its cells after it), a sentence by its words."""
+    if row_label(answer):
+        label, printed = _squash(row_label(answer)), _squash(line)
+        return printed.startswith(label) and not printed[len(label):len(label) + 1].isalpha()
+    return bool(answer.quote) and _squash(answer.quote)[:80] in _squash(line)
 
 
 def cross_check(answer: SubAnswer, source: FactSource, scale: float | None = None) -> SubAnswer:
@@ -275,7 +279,7 @@ def cross_check(answer: SubAnswer, source: FactSource, scale: float | None = Non
     if printed is None:
         return answer
     tagged = [f for f, line in source.on_page(answer.citation.doc, answer.citation.page - 1)
-              if _figure(f.text) == printed and _same_row(answer.quote, line)]
+              if _figure(f.text) == printed and _same_row(answer, line)]
     if tagged:
         return _held_against(answer, tagged, printed, "tags this printed figure", scale)
     concepts = concepts_for(answer.metric)

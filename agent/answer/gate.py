@@ -548,9 +548,7 @@ def _closest(answer: SubAnswer, reader: EvidenceReader) -> str:
     # What the figure itself is of: its row and the headings it sits under ('Operating profit' under 'Aerospace').
     ev = next((e for e in reader.evidence if e.chunk_id == answer.citation.chunk_id), None)
     # a read figure's table row; a computed one is none of its operands' rows
-    quote = answer.named or (answer.citation.quote if answer.status == "found" and " | " in answer.citation.quote
-                             else "")
-    row = quote.split(" | ")[0].strip()
+    row = answer.named or (row_label(answer) if answer.status == "found" else "")
     what = f"'{row}'" if row else answer.metric or "the figure"
     under = " > ".join(ev.section_path[-CLOSEST_HEADINGS:]) if ev is not None and ev.section_path else ""
     if ev is not None and ev.part:

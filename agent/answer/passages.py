@@ -154,7 +154,7 @@ def _passages_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReade
     if _named_share(sub_query.question, base.company, scored[0][1].raw or scored[0][1].text) < PASSAGE_MIN_SHARE:
         seg = scored[0][1]
         quote = clip_words(seg.text, PASSAGE_MAX_CHARS)
-        passage = Passage(text=quote, citation=reader.evidence[seg.ev].citation(quote, seg.start))
+        passage = Passage(text=quote, citation=reader.evidence[seg.ev].citation(quote, seg.start, seg.row_label))
         return _refused_with(base, f"no passage addresses: {sub_query.question}", passage)
     chosen = [seg for score, seg in scored[:MAX_PASSAGES] if score >= PASSAGE_KEEP_SHARE * best]
     chosen.sort(key=lambda s: (s.ev, s.start))
@@ -162,7 +162,7 @@ def _passages_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReade
     for seg in chosen:
         ev = reader.evidence[seg.ev]
         quote = clip_words(seg.text, PASSAGE_MAX_CHARS)
-        passages.append(Passage(text=quote, citation=ev.citation(quote, seg.start)))
+        passages.append(Passage(text=quote, citation=ev.citation(quote, seg.start, seg.row_label)))
     text = " ".join(f"{p.text} {p.citation.label()}" for p in passages)
     answer = base.model_copy(
         update={

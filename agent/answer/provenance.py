@@ -44,15 +44,15 @@ def page_headings(reader: EvidenceReader | None, answer: SubAnswer) -> str:
     # their parent, and a row printed after the block ('Long-term debt') is no part of it.
     on_page = [ev for ev in reader.evidence if ev.doc_name == cited.doc_name and ev.page == cited.page]
     skipped = [_sub_heading_lines(ev) for ev in on_page]
-    lines = [(ev is cited, line.strip()) for ev, skip in zip(on_page, skipped, strict=True)
+    lines = [(ev is cited, _header_line(ev, k), line.strip()) for ev, skip in zip(on_page, skipped, strict=True)
              for k, line in enumerate(ev.text.split("\n")) if k not in skip]
     kept: list[str] = []
     above = ""  # the last sentence of the last paragraph since the previous table line
-    for own, line in lines:
+    for own, header, line in lines:
         if "|" in line:
             kept.append(above)  # the sentence above a table (past its headings) introduces it
             above = ""
-            if own and _header_line(line):
+            if own and header:
                 kept.append(line)  # its own table's header; another table's names other figures' columns
         elif line.endswith(":") or _heading(line):
             kept.append(line)
@@ -82,10 +82,6 @@ def _last_sentence(line: str) -> str:
     return next((s for s in reversed(sentences) if letter_runs(s, 3) >= INTRODUCTION_MIN_WORDS), "")
 
 
-# A linearised table cell that holds a figure ('2019: 4.00%', '$ (1,234)', '12.5 %'): its line is a row.
-_FIGURE_CELL_RE = re.compile(r"^\s*(?:[^:|]*:\s*)?[-–$€£(]*\s*\d[\d,.]*\s*(?:%|\)|[a-z]{0,3})?\s*\)?\s*$", re.IGNORECASE)
-
-
 def _sub_heading_lines(ev: Evidence) -> frozenset[int]:
     """The lines of ``ev``'s text that are sub-heading rows its typed table's rows sit under (read once per
     evidence, not once per line)."""
@@ -96,10 +92,10 @@ def _sub_heading_lines(ev: Evidence) -> frozenset[int]:
                      if r.heading and r.chunk_line >= 0 and any(same_label(p, r.label) for p in parents))
 
 
-def _header_line(line: str) -> bool:
-    """A table line that holds no figure (a header of names or periods), not a row."""
-    cells = line.split("|")[1:]
-    return not any(_FIGURE_CELL_RE.match(c) for c in cells if not c.strip().lower().startswith("columns:"))
+def _header_line(ev: Evidence, line: int) -> bool:
+    """Line ``line`` of a table chunk is no row of figures its typed record holds (its header of names or periods)."""
+    row = ev.table.row_at_line(line) if ev.table is not None else None
+    return ev.table is not None and (row is None or not any(c.figures for c in row.cells))
 
 
 _SECTION_NUMBER_RE = re.compile(r"^\s*(?:(?i:note|item|part)\s+)?(?:\d+|[IVX]+)[A-Z]?[.:)]?\s+")  # 'Note 6.'
@@ -115,7 +111,9 @@ def _heading(line: str) -> bool:
 
 
 def row_label(answer: SubAnswer) -> str:
-    return answer.quote.split("|", 1)[0] if "|" in answer.quote else ""
+    """The label of the table row the figure was read from (a computed figure: its first operand's); '' for a
+    sentence."""
+    return answer.citation.row if answer.citation is not None else ""
 
 
 def naming_words(answer: SubAnswer) -> str:

@@ -88,9 +88,11 @@ class Evidence(BaseModel):
         m = _DOC_YEAR_RE.search(self.doc_name)
         return int(m.group(1)) if m else None
 
-    def citation(self, quote: str = "", offset: int = 0) -> Citation:
-        """``[doc, p. N]`` for a quote at ``offset`` in this evidence (1-based page)."""
-        return Citation(doc=self.doc_name, page=self.page_at(offset) + 1, quote=quote, chunk_id=self.chunk_id)
+    def citation(self, quote: str = "", offset: int = 0, row: str = "") -> Citation:
+        """``[doc, p. N]`` for a quote at ``offset`` in this evidence (1-based page); ``row``: the label of the table
+        row quoted."""
+        return Citation(doc=self.doc_name, page=self.page_at(offset) + 1, quote=quote, chunk_id=self.chunk_id,
+                        row=row)
 
     @classmethod
     def from_chunk(
@@ -149,6 +151,11 @@ class Segment(BaseModel):
     def text(self) -> str:
         """The segment with whitespace collapsed, as quoted."""
         return " ".join(self.raw.split())
+
+    @property
+    def row_label(self) -> str:
+        """A table row's label, for its citation; '' for a sentence."""
+        return self.label if self.kind == "row" else ""
 
 
 def statement_kind(ev: Evidence) -> str:
@@ -249,13 +256,15 @@ def _segments(ev_index: int, ev: Evidence, currency: str) -> list[Segment]:
             reported = ""
         last_end = end
         if record is not None and "|" in piece:
-            row = record.row_at_line(bisect.bisect_right(line_starts, start))
-            row = row if row is not None and row.cells else None
+            typed = record.row_at_line(bisect.bisect_right(line_starts, start))
+            row = typed if typed is not None and typed.cells else None
             if row is not None:
                 label, nums = _record_row(piece, start, row, record)
                 block = row.period
-            else:  # the header line, or a line the table parser kept whole: names, no figures
-                label, nums = clean_label(next((c for c in piece.split("|") if c.strip()), "")), []
+            else:  # a sub-heading row ('Revenue:'), or the header line: the table's title
+                label = clean_label(typed.label if typed is not None else record.title if _COLUMNS_RE.search(piece)
+                                    else "")
+                nums = []
             if is_hostile_row(piece.split("|", 1)[0]) or merged_label(label):
                 continue
             if block and nums and not any(n.period for n in nums) and not single_period(label, ev.fy_end_month, True):

@@ -92,7 +92,7 @@ def periods_answer(sa: SubAnswer, row: Segment, reader: EvidenceReader) -> SubAn
     years = sorted(_row_years(sa, row), reverse=True)
     if not years:
         return None
-    cite = reader.evidence[row.ev].citation(row.text, row.start)
+    cite = reader.evidence[row.ev].citation(row.text, row.start, row.row_label)
     text = f"{_capital(sa.metric or row.label)} is reported for {and_list([str(y) for y in years])} {cite.label()}."
     return sa.model_copy(update={"answer": text, "value": None, "display": "", "citations": [cite]})
 
@@ -119,7 +119,7 @@ def table_periods(sa: SubAnswer, question: str, reader: EvidenceReader) -> SubAn
     years = sorted({y for p in periods if "Q" not in p and (y := period_year(p)) is not None}, reverse=True)
     if not years or not rows:
         return None
-    cite = reader.evidence[best].citation(rows[0].text, rows[0].start)
+    cite = reader.evidence[best].citation(rows[0].text, rows[0].start, rows[0].row_label)
     return _listed(sa, f"The table gives figures for {and_list([str(y) for y in years])} {cite.label()}.", cite)
 
 
@@ -159,7 +159,7 @@ def over_row_periods(
     if len(years) < 2 or (asked and len(years) < len(asked)):
         return None
     ev = reader.evidence[row.ev]
-    cite = ev.citation(row.text, row.start)
+    cite = ev.citation(row.text, row.start, row.row_label)
     metric = sa.metric or row.label
     values = [CitedValue(label=f"{metric} FY{y}", metric=sa.metric, value=by_year[y], citation=cite) for y in years]
     try:
@@ -206,7 +206,7 @@ def table_items(sa: SubAnswer, question: str, reader: EvidenceReader) -> SubAnsw
     labels = list(dict.fromkeys(seg.label.strip() for seg in rows))
     if len(labels) < 2:
         return None
-    cite = reader.evidence[ev].citation(rows[0].text, rows[0].start)
+    cite = reader.evidence[ev].citation(rows[0].text, rows[0].start, rows[0].row_label)
     return _listed(sa, f"{_capital(parent or 'The table')} lists {and_list(labels)} {cite.label()}.", cite)
 
 

@@ -477,7 +477,7 @@ def _find(
     return _Found(
         value=best.value,
         quote=quote,
-        citation=ev.citation(quote, best.seg.start),
+        citation=ev.citation(quote, best.seg.start, best.seg.row_label),
         confidence=round(confidence, 3),
         exact=best.exact,
         kind=best.seg.kind,
