@@ -284,6 +284,15 @@ class TableRecord(BaseModel):
         return next((r for r in self.rows if r.chunk_line == line), None)
 
 
+class SentenceFigures(BaseModel):
+    """A sentence of a chunk's text and the figures it states, read at ingest (:mod:`agent.ingest.prose`): each
+    with its unit, scale, sign and period, its offsets in the chunk's text."""
+
+    start: int
+    end: int
+    figures: list[NumericValue] = Field(default_factory=list)
+
+
 class Chunk(BaseModel):
     """A retrievable span of a document, inside one section."""
 
@@ -302,6 +311,8 @@ class Chunk(BaseModel):
     part: str = Field(default="", description="the part of the company (segment, region) all the table's figures "
                       "are of: its title, where sibling tables repeat its rows under other titles")
     table: TableRecord | None = Field(default=None, description="a table chunk's typed record (its own rows)")
+    sentences: list[SentenceFigures] = Field(default_factory=list, description="the figures of its sentences "
+                                             "(a table chunk's lines that are no rows), read at ingest")
 
 
 # ---------------------------------------------------------------------------------------------------------

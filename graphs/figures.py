@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 
 from agent.answer.records import Check, FinalAnswer
-from agent.answer.verify import CITATION_RE, answer_figures, numbers_match, split_sentences
+from agent.answer.verify import CITATION_RE, answer_figures, numbers_match
 from agent.finance.arithmetic import Computation
+from agent.ingest.prose import split_sentences
 from agent.schemas import Citation, NumericValue
 
 

@@ -388,7 +388,7 @@ def memory_lookup(state: BranchInput, runtime: Runtime[Settings], *, deps: Graph
         raise FinragError(f"memory_lookup for {sq.id} was sent without a memory-bank match")
     entry = match.entry
     cite = entry.citations[0] if entry.citations else None
-    evidence = Evidence(
+    evidence = Evidence.of_text(
         chunk_id=f"memory:{entry.id}", doc_name=cite.doc if cite else "memory bank",
         page=max(cite.page - 1, 0) if cite else 0, text=entry.answer, source="memory", company=entry.company,
     )
@@ -448,8 +448,8 @@ def market_tools(state: BranchInput, runtime: Runtime[Settings], *, deps: GraphD
 
 def market_evidence(result: MarketResult) -> Evidence:
     """A market result as evidence: the formatted figures with their as-of time and source."""
-    return Evidence(chunk_id=f"market:{result.tool}:{result.ticker}", doc_name=result.source, page=0,
-                    text=format_market_result(result), source="market")
+    return Evidence.of_text(chunk_id=f"market:{result.tool}:{result.ticker}", doc_name=result.source, page=0,
+                            text=format_market_result(result), source="market")
 
 
 def call_market_tools(

@@ -301,11 +301,11 @@ def test_a_which_year_question_without_year_columns_is_refused(assistant: Assist
 
 
 def test_footnote_marks_are_not_negative_numbers() -> None:
-    from agent.answer.reading import _sentence_numbers
+    from agent.ingest.prose import sentence_numbers
 
-    assert [n.value for n in _sentence_numbers("(1) Represents the write-off of 3 spare parts.", 0)] == [3.0]
-    assert [n.value for n in _sentence_numbers("Other items(1) were $17 million.", 0)] == [17.0]
-    assert [n.value for n in _sentence_numbers("The net loss was (12.5) million.", 0)] == [-12.5]
+    assert [n.value for n in sentence_numbers("(1) Represents the write-off of 3 spare parts.", 0)] == [3.0]
+    assert [n.value for n in sentence_numbers("Other items(1) were $17 million.", 0)] == [17.0]
+    assert [n.value for n in sentence_numbers("The net loss was (12.5) million.", 0)] == [-12.5]
 
 
 def test_a_sentence_is_no_answer_to_a_computation_but_answers_a_why() -> None:

@@ -10,7 +10,6 @@ from pydantic import BaseModel, Field
 
 from agent.answer.reading import (
     CLAUSE_BREAK_RE,
-    FOOTNOTE_RE,
     Evidence,
     EvidenceReader,
     Segment,
@@ -20,6 +19,7 @@ from agent.finance.column_periods import is_span_label
 from agent.finance.numbers import CURRENCIES, is_name_number
 from agent.finance.periods import CALENDAR_FY_END, find_periods, normalise_period
 from agent.finance.wording import CHANGE_RE
+from agent.ingest.prose import FOOTNOTE_RE
 from agent.query.scope import STOP_WORDS
 from agent.schemas import NumericValue
 

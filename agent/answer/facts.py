@@ -454,9 +454,10 @@ class StoreFacts:
             if sa.explanation.startswith(TAGGED) and sa.citation.chunk_id:
                 # The tag itself is evidence: its scale may differ from the page's header ('in millions,
                 # except shares, in thousands'), so the verifier reads the figure as the tag states it.
-                out.append(Evidence(chunk_id=f"xbrl:{sa.citation.chunk_id}:{sa.sub_query_id}", doc_name=meta.name,
-                                    page=sa.citation.page - 1, text=sa.explanation, company=meta.company,
-                                    filing_period=meta.fiscal_period, fy_end_month=meta.fy_end_month))
+                out.append(Evidence.of_text(
+                    chunk_id=f"xbrl:{sa.citation.chunk_id}:{sa.sub_query_id}", doc_name=meta.name,
+                    page=sa.citation.page - 1, text=sa.explanation, company=meta.company,
+                    filing_period=meta.fiscal_period, fy_end_month=meta.fy_end_month))
             for chunk in chunks:
                 if chunk.chunk_id not in seen:
                     seen.add(chunk.chunk_id)

@@ -8,7 +8,6 @@ import re
 from collections.abc import Sequence
 
 from agent.answer.reading import (
-    FOOTNOTE_RE,
     EvidenceReader,
     Segment,
 )
@@ -22,6 +21,7 @@ from agent.answer.words import (
     clip_words,
 )
 from agent.finance.periods import ends_in_month, find_periods
+from agent.ingest.prose import FOOTNOTE_RE
 from agent.query.intent import without_cause_words
 from agent.query.plan import SubQuery
 from agent.query.scope import STOP_WORDS

@@ -15,28 +15,23 @@ import bisect
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from agent.answer.verify import split_sentences
 from agent.finance.column_periods import single_period
-from agent.finance.direction import turned
 from agent.finance.lexicon import MetricMention, find_metrics
-from agent.finance.numbers import currency_of, find_numbers
+from agent.finance.numbers import currency_of
 from agent.finance.periods import (
-    CALENDAR_FY_END,
-    PeriodMention,
-    ends_in_month,
     find_periods,
     period_year,
 )
-from agent.finance.wording import FALL_RE
 from agent.ingest.figures import (
     clean_label,
     merged_label,
 )
 from agent.ingest.hostile import is_hostile_row, is_instruction_like
+from agent.ingest.prose import read_sentences, split_sentences
 from agent.ingest.typed_tables import (
     MDNA_RE,
     SUBHEADING_MAX_WORDS,
@@ -45,8 +40,16 @@ from agent.ingest.typed_tables import (
     statement_of,
     sub_heading,
 )
-from agent.query.cues import RESPECTIVE_RE
-from agent.schemas import Chunk, ChunkCard, Citation, NumericValue, SearchHit, TableLine, TableRecord
+from agent.schemas import (
+    Chunk,
+    ChunkCard,
+    Citation,
+    NumericValue,
+    SearchHit,
+    SentenceFigures,
+    TableLine,
+    TableRecord,
+)
 
 _BY_BREAKDOWN_RE = re.compile(r"\s+by\s+(?=[a-z])", re.IGNORECASE)
 _COLUMNS_RE = re.compile(r"\bcolumns:\s*(?P<cols>[^|\n]+)")
@@ -74,6 +77,8 @@ class Evidence(BaseModel):
     section_path: list[str] = Field(default_factory=list)
     part: str = Field(default="", description="the segment or region all the chunk's table figures are of")
     table: TableRecord | None = Field(default=None, description="a table chunk's typed record (its own rows)")
+    sentences: list[SentenceFigures] = Field(default_factory=list, description="the figures of its sentences, as "
+                                             "ingest read them (see :func:`with_sentences` for text of no chunk)")
 
     def page_at(self, offset: int) -> int:
         """0-based page of a character offset in the text (chunks that cross pages keep form feeds)."""
@@ -113,7 +118,16 @@ class Evidence(BaseModel):
             section_path=list(chunk.section_path),
             part=chunk.part,
             table=chunk.table,
+            sentences=chunk.sentences,
         )
+
+    @classmethod
+    def of_text(cls, **fields: Any) -> Evidence:
+        """Evidence no chunk holds (a memory note, a tool's result, a filer's tag): its sentences' figures read as
+        ingest reads a chunk's."""
+        ev = cls(**fields)
+        return ev.model_copy(update={"sentences": read_sentences(ev.text, ev.fy_end_month, ev.filing_period,
+                                                                 rows=ev.table is not None)})
 
     @classmethod
     def from_hit(
@@ -246,15 +260,9 @@ def _segments(ev_index: int, ev: Evidence, currency: str) -> list[Segment]:
     # The period a block of rows is under when the columns are names, not periods ('USD denominated | Non-USD
     # denominated' with 'As at 31 December 2018' above the block): the header's one period, then each period line.
     block = ""
-    # The filing's own period while the paragraph's latest sentence naming a period names it ('Revenue for 2024
-    # was C$2,841.6 million, up 7% from 2023. Adjusted EBITDA was C$1,102.3 million.'): an undated sentence after
-    # it reports on that period too. Any other period named last, a table row or a new paragraph ends it.
-    reported, last_end = "", 0
+    stated = {s.start: s.figures for s in ev.sentences}  # each sentence's figures, as ingest read them
     for start, end in split_sentences(text):
         piece = text[start:end]
-        if "\n\n" in text[last_end:start] or "|" in piece:
-            reported = ""
-        last_end = end
         if record is not None and "|" in piece:
             typed = record.row_at_line(bisect.bisect_right(line_starts, start))
             row = typed if typed is not None and typed.cells else None
@@ -300,13 +308,7 @@ def _segments(ev_index: int, ev: Evidence, currency: str) -> list[Segment]:
         else:
             if is_instruction_like(piece):
                 continue
-            periods = find_periods(piece, ev.fy_end_month or CALENDAR_FY_END)
-            nums = _sentence_numbers(piece, start, periods)
-            named = {p.norm for p in periods}
-            if named:
-                reported = ev.filing_period if ev.filing_period in named else ""
-            elif reported:
-                nums = [n if n.period else n.model_copy(update={"period": reported}) for n in nums]
+            nums = list(stated.get(start, []))
             if is_table and not any(columns) and single_period(piece, ev.fy_end_month, alone=True):
                 block = single_period(piece, ev.fy_end_month, alone=True)  # 'As at 31 December 2018'
             if is_table:
@@ -325,96 +327,6 @@ def _segments(ev_index: int, ev: Evidence, currency: str) -> list[Segment]:
                 )
             )
     return out
-
-
-def _sentence_numbers(sentence: str, offset: int, periods: Sequence[PeriodMention] = ()) -> list[NumericValue]:
-    """Numbers of a sentence, each with the period written next to it (``periods``: the sentence's, a date named in
-    the filer's fiscal calendar: 'as of August 2, 2025' closes the second quarter of a year ending in January).
-
-    A number takes the first period after it when no other number comes between ('$437 million in 2024'),
-    else the nearest period before it with no number between ('In 2024, capex was $437 million').
-    """
-    numbers = [
-        n
-        for n in find_numbers(sentence)
-        if not _label_number(sentence, n) and not ends_in_month(sentence[: n.start])
-    ]
-    out: list[NumericValue] = []
-    for i, n in enumerate(numbers):
-        nxt = numbers[i + 1].start if i + 1 < len(numbers) else len(sentence)
-        prev = numbers[i - 1].end if i > 0 else 0
-        after = [p for p in periods if n.end <= p.start < nxt]
-        before = [p for p in periods if prev <= p.end <= n.start]
-        period = after[0].norm if after else (before[-1].norm if before else "")
-        n = turned(n, -abs(n.value)) if _fell_by(sentence, n) else n
-        out.append(n.model_copy(update={"period": period, "start": n.start + offset, "end": n.end + offset}))
-    return _respectively(sentence, out, periods, offset)
-
-
-def _fell_by(sentence: str, n: NumericValue) -> bool:
-    """Whether a percentage is a fall the sentence's verb right before it states ('Comparable sales decreased 1.8%',
-    'declined by 3%'): a change of -1.8%, never a rise. A level it fell to ('decreased to 35%') is no change."""
-    words = sentence[: n.start].split()[-2:]
-    if words and words[-1].lower() == "by":
-        words.pop()
-    return n.unit == "%" and n.value > 0 and bool(words) and FALL_RE.fullmatch(words[-1]) is not None
-
-
-def _respectively(
-    sentence: str, numbers: list[NumericValue], periods: Sequence[PeriodMention], offset: int
-) -> list[NumericValue]:
-    """'Rent was $66.9 million, $57.2 million and $49.0 million in 2010, 2009 and 2008, respectively': each
-    listed figure takes its period in order, and a scale written once ('$5 and $4 million') applies to all.
-    A clause runs back from 'respectively' to the previous one or to the last sentence stop before it (lower-case
-    extractions leave several sentences in one); a clause listing as many distinct periods as figures is read."""
-    out = list(numbers)
-    clause_start = 0
-    for m in RESPECTIVE_RE.finditer(sentence):
-        if not m.group("respectively"):
-            continue
-        at, clause_end = m.span("respectively")
-        stop = sentence.rfind(" . ", clause_start, at)
-        lo = stop + 3 if stop >= 0 else clause_start
-        clause_start = clause_end
-        idx = [i for i, n in enumerate(out) if lo <= n.start - offset < at]
-        norms = list(dict.fromkeys(p.norm for p in periods if lo <= p.start < at))
-        if len(idx) < 2 or len(norms) != len(idx):
-            continue
-        listed = _shared_scale([out[i] for i in idx])
-        for i, n, period in zip(idx, listed, norms, strict=True):
-            out[i] = n.model_copy(update={"period": period})
-    return out
-
-
-def _shared_scale(numbers: Sequence[NumericValue]) -> list[NumericValue]:
-    """'$5 and $4 million': a scale word written once after a list of figures applies to each of them."""
-    last = numbers[-1]
-    units = {n.unit for n in numbers} - {""}
-    if last.scale == 1.0 or any(n.scale != 1.0 for n in numbers[:-1]) or len(units) > 1 or "%" in units:
-        return list(numbers)  # '5% and $4 million' are two kinds of figure: nothing is shared
-    return [*(n.model_copy(update={"scale": last.scale, "unit": n.unit or last.unit}) for n in numbers[:-1]), last]
-
-
-FOOTNOTE_RE = re.compile(r"\(\s*\d{1,2}\s*\)")  # '( 1 )' marks a footnote, not a negative one
-
-
-def _label_number(text: str, n: NumericValue) -> bool:
-    """Numbers that name things ('Note 7', 'Item 7', '10-K', '3M') or mark footnotes ('Other items(1)',
-    '(1) Represents ...'), not values."""
-    if FOOTNOTE_RE.fullmatch(n.text.strip()) and n.unit == "" and n.scale == 1.0:
-        return True
-    before = text[max(0, n.start - 10) : n.start]
-    after = text[n.end : n.end + 2]
-    if re.search(
-        r"(?:\bItem|\bNotes?|\bSection|\bRule|\bPart|\bpage|\bExhibit|\bNo\.|\bForm)\s*$", before, re.I
-    ):
-        return True
-    if after[:1].isalpha() or re.match(r"-[A-Za-z]", after):
-        return True
-    if (re.match(r"\s?\)", after) and "(" not in n.text and not re.search(r"\(\s*$", before)
-            and n.unit == "" and n.scale == 1.0):
-        return True  # '1 ) fuel , 2 ) purchased power': a list marker, not a value (never an amount: '– C$5 million)')
-    return bool(re.search(r"\d[A-Za-z]", n.text)) and n.unit == "" and n.scale == 1.0
 
 
 HEADING_MAX_CHARS = 160  # a line above a table short enough to be its title ('Risk and Insurance Brokerage Services')

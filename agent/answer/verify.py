@@ -24,6 +24,7 @@ from agent.finance.arithmetic import Computation
 from agent.finance.numbers import MONEY_UNITS, decimals_of, find_numbers, header_scale
 from agent.finance.periods import MONTH
 from agent.ingest.hostile import is_instruction_like
+from agent.ingest.prose import split_sentences
 from agent.schemas import NumericValue
 
 UNVERIFIED_MARK = "[unverified]"
@@ -48,7 +49,6 @@ _NOT_FIGURES_RE = re.compile(
 _STRUCTURAL_RE = re.compile(
     r"\b(?:item|note|notes|page|pages|p\.|pp\.|part|section|exhibit|rule|form)\s*$", re.I
 )
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[\"“$])")
 
 # Instruction-like text inside filings (prompt injection): imperative address to a reader or model.
 class EvidenceLike(Protocol):
@@ -90,69 +90,6 @@ class Verification(BaseModel):
     def ok(self) -> bool:
         """True when every figure is supported."""
         return not self.unsupported
-
-
-_CLAUSE_ENDS = (".", "!", "?", ":", ";", ",")
-HEADING_MAX_WORDS = 10  # a line this short, unpunctuated, before a capitalised line, titles what follows
-HEADING_CAPITALISED_SHARE = 0.6  # of its words other than small ones ('of', 'and', 'the') that are capitalised
-_TITLE_SMALL_WORDS = frozenset({"a", "an", "and", "as", "at", "by", "for", "in", "of", "on", "or", "the", "to", "with"})
-
-
-def _is_heading(line: str, rest: list[str]) -> bool:
-    """A short unpunctuated line whose next line starts a new sentence ("Business Risks" above "Risks
-    associated with ..."): a title of its own, not the start of the paragraph under it."""
-    words = line.split()
-    if len(words) > HEADING_MAX_WORDS or line.endswith(_CLAUSE_ENDS) or not line[0].isupper():
-        return False
-    # Titles capitalise their words ("Business Risks"); a wrapped sentence's first line does not.
-    content = [w for w in words if w[0].isalpha() and w.lower() not in _TITLE_SMALL_WORDS]
-    if sum(w[0].isupper() for w in content) < HEADING_CAPITALISED_SHARE * len(content):
-        return False
-    following = next((r.strip() for r in rest if r.strip()), "")
-    return bool(following) and "|" not in following and following[0].isupper()
-
-
-def split_sentences(text: str) -> list[tuple[int, int]]:
-    """(start, end) offsets of the sentences of ``text``, each table row (``a | b``) being one.
-
-    Prose wrapped over several lines is one paragraph until a blank line, a table row or a heading line, so a
-    sentence that continues on the next line stays whole and a title never runs into the text below it;
-    offsets point into ``text`` as given.
-    """
-    spans: list[tuple[int, int]] = []
-    para_start = -1
-    para_end = -1
-    pos = 0
-
-    def flush() -> None:
-        if para_start < 0:
-            return
-        start = para_start
-        for m in _SENTENCE_END_RE.finditer(text, para_start, para_end):
-            if text[start : m.start()].strip():
-                spans.append((start, m.start()))
-            start = m.end()
-        if text[start:para_end].strip():
-            spans.append((start, para_end))
-
-    lines = text.split("\n")
-    for i, line in enumerate(lines):
-        start, end = pos, pos + len(line)
-        pos = end + 1
-        stripped = line.strip()
-        open_ended = para_start >= 0 and not text[para_start:para_end].rstrip().endswith(_CLAUSE_ENDS)
-        if not stripped or "|" in stripped or (not open_ended and _is_heading(stripped, lines[i + 1 :])):
-            flush()
-            para_start = -1
-            if stripped:
-                lead = len(line) - len(line.lstrip())
-                spans.append((start + lead, start + lead + len(stripped)))
-            continue
-        if para_start < 0:
-            para_start = start + len(line) - len(line.lstrip())
-        para_end = end
-    flush()
-    return spans
 
 
 def _masked(text: str) -> str:

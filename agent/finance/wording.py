@@ -89,3 +89,7 @@ def per_unit(words: list[str]) -> bool:
     """Whether lower-case ``words`` ask a figure per unit of time ('quarterly', 'per month')."""
     return any(w in PER_UNIT_ADJECTIVES for w in words) or any(
         a == "per" and b in PER_UNIT_NOUNS for a, b in zip(words, words[1:], strict=False))
+
+
+# 'respectively' closes a list of figures given in the order of the periods or items named with them
+RESPECTIVE_RE = re.compile(r",?\s*\b(?P<respectively>respectively)\b|\brespective\b", re.IGNORECASE)

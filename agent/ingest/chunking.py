@@ -22,6 +22,7 @@ from agent.ingest.hostile import is_instruction_like
 from agent.ingest.layout import line_box, line_indent, span_box
 from agent.ingest.linearise import linearise_row, table_header_line
 from agent.ingest.parts import table_parts
+from agent.ingest.prose import read_sentences
 from agent.ingest.structure import RUNNING_ZONE_LINES, line_key, running_lines
 from agent.ingest.tables import TableBlock, find_tables, title_above
 from agent.ingest.typed_tables import same_label, table_currency, table_record
@@ -430,6 +431,7 @@ def chunk_document(
                 section_summary=piece.section.summary,
                 part=piece.part,
                 table=piece.table,
+                sentences=read_sentences(piece.text, fy_end_month, filing_period, rows=piece.table is not None),
             )
         )
     return chunks

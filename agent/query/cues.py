@@ -18,6 +18,7 @@ from agent.finance.wording import (
     CHANGE_NOUN,
     CHANGE_RE,
     COUNT_WORD,
+    RESPECTIVE_RE,
     SCALE_ASKED_RE,
     SHARE_NOUN,
     SHARE_RE,
@@ -267,7 +268,6 @@ _PERIOD_LEAD_RE = re.compile(
     r"\b(?:in|for|of|at|during|as\s+(?:of|at))(?:\s+the)?(?:\s+(?:fiscal\s+)?(?:years?|periods?))?\s*$", re.IGNORECASE
 )
 # 'respective' / 'respectively' pair a list's figures with its periods; one period asked has no pairing.
-RESPECTIVE_RE = re.compile(r",?\s*\b(?P<respectively>respectively)\b|\brespective\b", re.IGNORECASE)
 
 
 _SPACE_BEFORE_MARK_RE = re.compile(r"\s+([?.,])")

@@ -12,13 +12,12 @@ from collections.abc import Sequence
 from agent.finance.direction import shown_name
 from agent.finance.lexicon import find_metrics
 from agent.finance.periods import granularity
-from agent.finance.wording import SUM_WORD_RE
+from agent.finance.wording import RESPECTIVE_RE, SUM_WORD_RE
 from agent.query.asked import choice_items, operation_asked, operations_asked
 from agent.query.cues import (
     AVERAGE_RE,
     NON_NUMERIC_RELATIONS,
     PERCENT_RE,
-    RESPECTIVE_RE,
     asked_scale,
     asks_total,
     item_questions,

@@ -1,0 +1,202 @@
+"""The figures of a chunk's sentences, read once at ingest: each with its unit, scale, sign and the period written
+next to it, or its place in a "..., respectively" list, or the filing's own period while the paragraph reports on it.
+Numbers that name things (Note 7, Item 7, list markers, the day of a date) and footnote marks are no figures. The
+reader takes them as stored (:class:`~agent.schemas.SentenceFigures`) and never parses a sentence's figures again.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from agent.finance.direction import turned
+from agent.finance.numbers import find_numbers
+from agent.finance.periods import CALENDAR_FY_END, PeriodMention, ends_in_month, find_periods
+from agent.finance.wording import FALL_RE, RESPECTIVE_RE
+from agent.ingest.hostile import is_instruction_like
+from agent.schemas import NumericValue, SentenceFigures
+
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[\"“$])")
+
+
+_CLAUSE_ENDS = (".", "!", "?", ":", ";", ",")
+HEADING_MAX_WORDS = 10  # a line this short, unpunctuated, before a capitalised line, titles what follows
+HEADING_CAPITALISED_SHARE = 0.6  # of its words other than small ones ('of', 'and', 'the') that are capitalised
+_TITLE_SMALL_WORDS = frozenset({"a", "an", "and", "as", "at", "by", "for", "in", "of", "on", "or", "the", "to", "with"})
+
+
+def _is_heading(line: str, rest: list[str]) -> bool:
+    """A short unpunctuated line whose next line starts a new sentence ("Business Risks" above "Risks
+    associated with ..."): a title of its own, not the start of the paragraph under it."""
+    words = line.split()
+    if len(words) > HEADING_MAX_WORDS or line.endswith(_CLAUSE_ENDS) or not line[0].isupper():
+        return False
+    # Titles capitalise their words ("Business Risks"); a wrapped sentence's first line does not.
+    content = [w for w in words if w[0].isalpha() and w.lower() not in _TITLE_SMALL_WORDS]
+    if sum(w[0].isupper() for w in content) < HEADING_CAPITALISED_SHARE * len(content):
+        return False
+    following = next((r.strip() for r in rest if r.strip()), "")
+    return bool(following) and "|" not in following and following[0].isupper()
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the sentences of ``text``, each table row (``a | b``) being one.
+
+    Prose wrapped over several lines is one paragraph until a blank line, a table row or a heading line, so a
+    sentence that continues on the next line stays whole and a title never runs into the text below it;
+    offsets point into ``text`` as given.
+    """
+    spans: list[tuple[int, int]] = []
+    para_start = -1
+    para_end = -1
+    pos = 0
+
+    def flush() -> None:
+        if para_start < 0:
+            return
+        start = para_start
+        for m in _SENTENCE_END_RE.finditer(text, para_start, para_end):
+            if text[start : m.start()].strip():
+                spans.append((start, m.start()))
+            start = m.end()
+        if text[start:para_end].strip():
+            spans.append((start, para_end))
+
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        start, end = pos, pos + len(line)
+        pos = end + 1
+        stripped = line.strip()
+        open_ended = para_start >= 0 and not text[para_start:para_end].rstrip().endswith(_CLAUSE_ENDS)
+        if not stripped or "|" in stripped or (not open_ended and _is_heading(stripped, lines[i + 1 :])):
+            flush()
+            para_start = -1
+            if stripped:
+                lead = len(line) - len(line.lstrip())
+                spans.append((start + lead, start + lead + len(stripped)))
+            continue
+        if para_start < 0:
+            para_start = start + len(line) - len(line.lstrip())
+        para_end = end
+    flush()
+    return spans
+
+
+def sentence_numbers(sentence: str, offset: int, periods: Sequence[PeriodMention] = ()) -> list[NumericValue]:
+    """Numbers of a sentence, each with the period written next to it (``periods``: the sentence's, a date named in
+    the filer's fiscal calendar: 'as of August 2, 2025' closes the second quarter of a year ending in January).
+
+    A number takes the first period after it when no other number comes between ('$437 million in 2024'),
+    else the nearest period before it with no number between ('In 2024, capex was $437 million').
+    """
+    numbers = [
+        n
+        for n in find_numbers(sentence)
+        if not label_number(sentence, n) and not ends_in_month(sentence[: n.start])
+    ]
+    out: list[NumericValue] = []
+    for i, n in enumerate(numbers):
+        nxt = numbers[i + 1].start if i + 1 < len(numbers) else len(sentence)
+        prev = numbers[i - 1].end if i > 0 else 0
+        after = [p for p in periods if n.end <= p.start < nxt]
+        before = [p for p in periods if prev <= p.end <= n.start]
+        period = after[0].norm if after else (before[-1].norm if before else "")
+        n = turned(n, -abs(n.value)) if _fell_by(sentence, n) else n
+        out.append(n.model_copy(update={"period": period, "start": n.start + offset, "end": n.end + offset}))
+    return _respectively(sentence, out, periods, offset)
+
+
+def _fell_by(sentence: str, n: NumericValue) -> bool:
+    """Whether a percentage is a fall the sentence's verb right before it states ('Comparable sales decreased 1.8%',
+    'declined by 3%'): a change of -1.8%, never a rise. A level it fell to ('decreased to 35%') is no change."""
+    words = sentence[: n.start].split()[-2:]
+    if words and words[-1].lower() == "by":
+        words.pop()
+    return n.unit == "%" and n.value > 0 and bool(words) and FALL_RE.fullmatch(words[-1]) is not None
+
+
+def _respectively(
+    sentence: str, numbers: list[NumericValue], periods: Sequence[PeriodMention], offset: int
+) -> list[NumericValue]:
+    """'Rent was $66.9 million, $57.2 million and $49.0 million in 2010, 2009 and 2008, respectively': each
+    listed figure takes its period in order, and a scale written once ('$5 and $4 million') applies to all.
+    A clause runs back from 'respectively' to the previous one or to the last sentence stop before it (lower-case
+    extractions leave several sentences in one); a clause listing as many distinct periods as figures is read."""
+    out = list(numbers)
+    clause_start = 0
+    for m in RESPECTIVE_RE.finditer(sentence):
+        if not m.group("respectively"):
+            continue
+        at, clause_end = m.span("respectively")
+        stop = sentence.rfind(" . ", clause_start, at)
+        lo = stop + 3 if stop >= 0 else clause_start
+        clause_start = clause_end
+        idx = [i for i, n in enumerate(out) if lo <= n.start - offset < at]
+        norms = list(dict.fromkeys(p.norm for p in periods if lo <= p.start < at))
+        if len(idx) < 2 or len(norms) != len(idx):
+            continue
+        listed = _shared_scale([out[i] for i in idx])
+        for i, n, period in zip(idx, listed, norms, strict=True):
+            out[i] = n.model_copy(update={"period": period})
+    return out
+
+
+def _shared_scale(numbers: Sequence[NumericValue]) -> list[NumericValue]:
+    """'$5 and $4 million': a scale word written once after a list of figures applies to each of them."""
+    last = numbers[-1]
+    units = {n.unit for n in numbers} - {""}
+    if last.scale == 1.0 or any(n.scale != 1.0 for n in numbers[:-1]) or len(units) > 1 or "%" in units:
+        return list(numbers)  # '5% and $4 million' are two kinds of figure: nothing is shared
+    return [*(n.model_copy(update={"scale": last.scale, "unit": n.unit or last.unit}) for n in numbers[:-1]), last]
+
+
+FOOTNOTE_RE = re.compile(r"\(\s*\d{1,2}\s*\)")  # '( 1 )' marks a footnote, not a negative one
+
+
+def label_number(text: str, n: NumericValue) -> bool:
+    """Numbers that name things ('Note 7', 'Item 7', '10-K', '3M') or mark footnotes ('Other items(1)',
+    '(1) Represents ...'), not values."""
+    if FOOTNOTE_RE.fullmatch(n.text.strip()) and n.unit == "" and n.scale == 1.0:
+        return True
+    before = text[max(0, n.start - 10) : n.start]
+    after = text[n.end : n.end + 2]
+    if re.search(
+        r"(?:\bItem|\bNotes?|\bSection|\bRule|\bPart|\bpage|\bExhibit|\bNo\.|\bForm)\s*$", before, re.I
+    ):
+        return True
+    if after[:1].isalpha() or re.match(r"-[A-Za-z]", after):
+        return True
+    if (re.match(r"\s?\)", after) and "(" not in n.text and not re.search(r"\(\s*$", before)
+            and n.unit == "" and n.scale == 1.0):
+        return True  # '1 ) fuel , 2 ) purchased power': a list marker, not a value (never an amount: '– C$5 million)')
+    return bool(re.search(r"\d[A-Za-z]", n.text)) and n.unit == "" and n.scale == 1.0
+
+
+def read_sentences(text: str, fy_end_month: int, filing_period: str, rows: bool) -> list[SentenceFigures]:
+    """The figures of each sentence of a chunk's ``text`` that states any, with offsets into it; ``rows``: the
+    chunk's lines with bars are its table's rows (its typed record's), no sentences.
+
+    The filing's own period (``filing_period``) holds while the paragraph's latest sentence naming a period names it
+    ('Revenue for 2024 was C$2,841.6 million, up 7% from 2023. Adjusted EBITDA was C$1,102.3 million.'): an undated
+    sentence after it reports on that period too. Any other period named last, a table row or a new paragraph ends
+    it. A sentence that reads as an instruction (text planted in a filing) states nothing.
+    """
+    out: list[SentenceFigures] = []
+    reported, last_end = "", 0
+    for start, end in split_sentences(text):
+        piece = text[start:end]
+        if "\n\n" in text[last_end:start] or "|" in piece:
+            reported = ""
+        last_end = end
+        if (rows and "|" in piece) or is_instruction_like(piece):
+            continue
+        periods = find_periods(piece, fy_end_month or CALENDAR_FY_END)
+        figures = sentence_numbers(piece, start, periods)
+        named = {p.norm for p in periods}
+        if named:
+            reported = filing_period if filing_period in named else ""
+        elif reported:
+            figures = [n if n.period else n.model_copy(update={"period": reported}) for n in figures]
+        if figures:
+            out.append(SentenceFigures(start=start, end=end, figures=figures))
+    return out
