@@ -117,6 +117,9 @@ def edit_doc(args: argparse.Namespace, settings: Settings) -> int:
         print_json(doc)
     else:
         print(f"updated {doc.name}: " + ", ".join(f"{k}={getattr(doc, k)}" for k in changes))
+        if not doc.pipeline_version:
+            print(f"  its tables and sentences were read in the old period: run `finrag ingest {doc.path}` to read "
+                  "them in this one")
     return 0
 
 

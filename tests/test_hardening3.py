@@ -169,7 +169,10 @@ def test_docs_edit_says_what_is_wrong_and_stores_nothing(settings: Settings, tmp
     err = capsys.readouterr().err
     assert "fiscal_year: 'abc' is no year" in err and "Traceback" not in err
     assert main([*home, "docs", "edit", "LONGNUM_2024_10K", "--fiscal-year", "2023"]) == 0
-    assert "fiscal_year=2023" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    # a new year is the calendar the filing's figures are typed in: the user is told how to have them read in it
+    assert "fiscal_year=2023" in out and f"finrag ingest {path}" in out
+    assert main([*home, "ingest", str(path)]) == 0 and "1 ingested" in capsys.readouterr().out
 
 
 def test_markup_that_breaks_the_tag_reader_is_reported_and_the_text_still_answers(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from agent.config import Settings
 from agent.index.search import HybridSearcher
 from agent.index.store import Store
 from agent.ingest.files import find_files
-from agent.ingest.pipeline import Ingestor, MetadataOverrides, file_sha256, open_ingestor
+from agent.ingest.pipeline import PIPELINE_VERSION, Ingestor, MetadataOverrides, file_sha256, open_ingestor
 from cli.main import main
 
 # Enough files that the ingest is still running when the test kills it after the first commit.
@@ -189,6 +189,22 @@ def test_a_new_pipeline_version_reingests_and_keeps_edited_metadata(
         assert (doc.pipeline_version, doc.ticker) == ("next", "NWI")
         assert len(store.list_documents()) == 1
         assert len(store.chunks([doc.doc_id])) == first.chunks
+        assert ing.ingest_file(sample_path).status == "unchanged"
+
+
+def test_an_edited_period_is_read_again_by_the_next_ingest(settings: Settings, sample_path: Path) -> None:
+    # Tables and sentences are typed in the filer's calendar at ingest: a corrected period makes the filing stale,
+    # and ingesting its file again types it in the period the user gave, the edit kept.
+    with Store.open(settings) as store:
+        ing = _ingestor(settings, store)
+        ing.ingest_file(sample_path)
+        store.update_metadata("NORTHWIND_2024_10K", ticker="NWI")
+        assert ing.ingest_file(sample_path).status == "unchanged"  # a ticker types nothing
+        store.update_metadata("NORTHWIND_2024_10K", fiscal_period="FY2025")
+        assert store.get_document("NORTHWIND_2024_10K").pipeline_version == ""
+        assert ing.ingest_file(sample_path).status == "ingested"
+        doc = store.get_document("NORTHWIND_2024_10K")
+        assert (doc.fiscal_period, doc.pipeline_version) == ("FY2025", PIPELINE_VERSION)
         assert ing.ingest_file(sample_path).status == "unchanged"
 
 

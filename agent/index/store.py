@@ -80,6 +80,9 @@ _HELD_LOCKS = threading.local()  # per thread: index directory -> "shared" | "ex
 
 
 
+# the metadata a filing's figures are typed in at ingest (the fiscal calendar of its columns and sentences)
+RETYPED_BY = ("fiscal_year", "fiscal_period", "period_end")
+
 class Store(DerivedFiles):
     """A database (SQLite under ``settings.index_dir``, or PostgreSQL) + FAISS + BM25 files under
     ``settings.index_dir``. Open with :meth:`Store.open`."""
@@ -389,7 +392,8 @@ class Store(DerivedFiles):
         return [DocumentMeta.model_validate_json(row[0]) for row in rows]
 
     def update_metadata(self, name_or_id: str, **fields: Any) -> DocumentMeta:
-        """Edit metadata fields (company, ticker, form, fiscal_year, name, ...) and return the new record."""
+        """Edit metadata fields (company, ticker, form, fiscal_year, name, ...) and return the new record. A new
+        period (``RETYPED_BY``) makes the document stale: the next ingest of its file re-reads it in that period."""
         unknown = sorted(set(fields) - set(DocumentMeta.model_fields))
         if unknown:
             raise StoreError(f"Unknown document field(s): {', '.join(unknown)}.")
@@ -413,6 +417,10 @@ class Store(DerivedFiles):
                     raise StoreError(str(exc)) from exc
             if fields.get("ticker"):
                 entities.add_ticker(conn, updated.entity_id, str(fields["ticker"]))
+            if any(getattr(updated, f) != current.get(f) for f in RETYPED_BY if f in fields):
+                # its tables' columns and its sentences' figures were typed in the calendar it had: the next ingest
+                # of its file types them again in this one (until then it is listed as stale)
+                updated.pipeline_version = ""
             clash = conn.execute(
                 "SELECT 1 FROM documents WHERE name = ? AND doc_id != ?", (updated.name, doc_id)
             ).fetchone()
