@@ -176,6 +176,9 @@ class NumericValue(BaseModel):
         description="how the filing qualifies the figure: '' (as stated), 'approximately', 'nearly', or a bound "
         "('more than', 'less than', 'at least', 'up to'); a bound is no figure to compute with",
     )
+    high: float | None = Field(
+        default=None, description="the upper end when the filing prints a range ('1.74% - 1.94%'): the figure is "
+        "the range, ``value`` its lower end; a range is no figure to compute with")
     readable: bool = Field(
         default=True, description="False for a figure printed with more digits than a number holds: it keeps its "
         "place (no other figure takes its period) with value 0, and is never stated or computed with",
@@ -188,8 +191,8 @@ class NumericValue(BaseModel):
 
     @property
     def is_bound(self) -> bool:
-        """The filing gives a limit ('less than $300 million'), not the figure itself."""
-        return self.bound in ONE_SIDED_BOUNDS
+        """The filing gives a limit ('less than $300 million') or a range ('1.74% - 1.94%'), not one figure."""
+        return self.bound in ONE_SIDED_BOUNDS or self.high is not None
 
     @property
     def is_approximate(self) -> bool:

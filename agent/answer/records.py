@@ -179,8 +179,12 @@ def as_stated(value: NumericValue) -> str:
 
 def display_value(n: NumericValue, kind: str, target_scale: float | None = None) -> str:
     """A figure for people, converted to ``target_scale`` when the question asked for one, with the words the
-    filing qualifies it by ('less than $300 million', 'approximately $120 million')."""
-    return qualified(_display_figure(n, kind, target_scale), n)
+    filing qualifies it by ('less than $300 million', 'approximately $120 million'); a range with both its ends
+    ('1.74%–1.94%')."""
+    shown = _display_figure(n, kind, target_scale)
+    if n.high is not None:
+        shown = f"{shown}\u2013{_display_figure(n.model_copy(update={'value': n.high, 'high': None}), kind, target_scale)}"
+    return qualified(shown, n)
 
 
 def qualified(shown: str, n: NumericValue) -> str:

@@ -361,16 +361,45 @@ def _cleaned(text: str) -> str:
 
 
 def find_numbers(text: str, default_scale: float = 1.0, include_years: bool = False) -> list[NumericValue]:
-    """Every number in ``text`` with offsets; four-digit years are skipped unless asked for."""
+    """Every number in ``text`` with offsets; four-digit years are skipped unless asked for. A range ('1.74% -
+    1.94%', '$4.5-$4.7 billion') is one figure: its lower end with its upper end (``high``), never a negative."""
     out: list[NumericValue] = []
     for m in NUMBER_RE.finditer(_cleaned(text)):
         num = m.group("num")
         if not include_years and _YEAR_RE.match(num) and not m.group("cur") and not m.group("unit"):
             continue
         nv = _from_match(m, default_scale)
-        if nv is not None:
-            out.append(nv)
+        if nv is None:
+            continue
+        if out and (joined := _range(text, out[-1], nv)) is not None:
+            out[-1] = joined
+            continue
+        out.append(nv)
     return out
+
+
+_RANGE_DASH_RE = re.compile(r"\s*[-\u2013\u2014\u2212]\s*")
+_RANGE_UNITS = frozenset({"%", "bps", "x"})
+
+
+def _range(text: str, low: NumericValue, nv: NumericValue) -> NumericValue | None:
+    """``low`` and the figure after it as one range when a dash joins them ('1.74% - 1.94%', '$4.5-$4.7 billion',
+    '2.0%–2.5%'): figures of one kind, each stated as one (a unit, a currency or decimals: '12-31' is a date's), the
+    second no smaller; None otherwise. The dash is the range's, never the second figure's minus sign."""
+    dash = text[low.end:nv.start] + (nv.text[:1] if nv.text[:1] in "-\u2013\u2014\u2212" else "")
+    if not _RANGE_DASH_RE.fullmatch(dash) or not (low.readable and nv.readable) or low.is_bound or nv.bound:
+        return None
+    if low.value < 0 or "(" in low.text or "(" in nv.text:
+        return None
+    unit = nv.unit or low.unit
+    if low.unit not in {"", unit} or not (unit in _RANGE_UNITS or unit in CURRENCIES or "." in low.text + nv.text):
+        return None
+    scale = nv.scale if low.scale in {1.0, nv.scale} else low.scale  # '$4.5-$4.7 billion': one scale for both
+    high = abs(nv.value) * (nv.scale or 1.0) / scale
+    if high < low.value * (1 - 1e-9) or high == low.value == 0:
+        return None
+    return low.model_copy(update={"unit": unit, "scale": scale, "high": high, "end": nv.end,
+                                  "text": text[low.start:nv.end]})
 
 
 def decimals_of(text: str) -> int:
