@@ -69,3 +69,25 @@ def test_nothing_is_computed_from_one_end_of_a_range(contoso: Path) -> None:
     settings = Settings.from_env(home=contoso)
     answer = stated(ask_once(settings, "What was the change in Contoso's risk-free interest rate from 2018 to 2019?"))
     assert "0.76" not in answer and "-0.2" not in answer  # 1.74 - 2.50 or 1.94 - ... would be a made-up change
+
+
+GUIDANCE = """# Contoso Ltd. Annual Report 2019
+
+## Item 7. Management's Discussion and Analysis
+
+### Outlook
+
+For fiscal 2020, the Company expects net sales of $4.5-$4.7 billion.
+"""
+
+
+def test_guidance_is_answered_as_its_range_and_only_when_asked(tmp_path: Path) -> None:
+    settings = ingested_typeset(tmp_path, "CONTOSO_2019_10K.md", GUIDANCE)
+    # 'outlook' after the metric is the figure's basis, not a part of net sales the filing would have to print
+    for question in ("What is Contoso's net sales outlook for fiscal 2020?",
+                     "What net sales does Contoso expect for fiscal 2020?"):
+        answer = stated(ask_once(settings, question))
+        assert "4.5" in answer and "4.7" in answer and "Not found" not in answer, question
+    # the expectation is no result: net sales themselves are not stated from it, and never as $4.5 in units
+    answer = ask_once(settings, "What were Contoso's net sales in fiscal 2020?")
+    assert "Not found" in stated(answer) and "$4.5 billion\u2013$4.7 billion" in answer  # the evidence, shown whole

@@ -876,3 +876,9 @@ TOPIC_CUES: dict[str, tuple[str, ...]] = {
     "Balance Sheet": ("balance sheet", "assets", "liabilities", "equity"),
     "Per Share": ("per share", "eps", "shares"),
 }
+
+
+def is_expectation(metric: str) -> bool:
+    """A metric that says a figure is one the company expects ('outlook', 'guidance'): named after another metric
+    ('net sales outlook'), it is that figure's basis, not a part of it."""
+    return metric in METRICS and METRICS[metric].topic == _GUID

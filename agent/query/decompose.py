@@ -13,7 +13,7 @@ from agent.finance.arithmetic import needs_prior_period
 from agent.finance.direction import shown_name
 from agent.finance.formulas import FormulaKind
 from agent.finance.lexicon import canonical, components, find_metrics, is_percentage_metric, without_metrics
-from agent.finance.metrics import METRICS
+from agent.finance.metrics import METRICS, is_expectation
 from agent.finance.periods import expand_range, find_periods, shift_period
 from agent.finance.wording import CHANGE_NOUN, CHANGE_RE, SHARE_RE, SUM_WORD_RE, plain_words
 from agent.llm import schemas as llm_schemas
@@ -443,7 +443,9 @@ def _decomposed(question: str, intent: QueryIntent, known_companies: EntityRegis
         # a ratio or share relates the metrics it names ('the percentage of revenue to segment revenue')
         narrowing = _narrowing(asked, metrics)
         metrics = [m for m in metrics if m not in narrowing]
-        intent = intent.model_copy(update={"scope": [*intent.scope, *narrowing.values()]})
+        # 'net sales outlook': the expectation is the figure's basis, which the gate holds it to, no part of it
+        parts = [term for m, term in narrowing.items() if not is_expectation(m)]
+        intent = intent.model_copy(update={"scope": [*intent.scope, *parts]})
         percent = len(metrics) == 1 and is_percentage_metric(metrics[0])
     periods = _plan_periods(asked, intent, metrics, provisional)
     ops = _operations(asked, intent, len(companies), len(metrics), len(periods), percent, growth_named)
