@@ -374,3 +374,28 @@ def test_a_year_heading_a_column_keeps_its_footnote_mark_out_of_the_figures() ->
     # The day printed over the years dates each column; the mark is no part of it.
     assert table.columns == ["December 31, 2019", "December 31, 2018"]
     assert [r.label for r in table.rows] == ["Land and improvements", "Buildings"]
+
+
+BY_LINE_OF_BUSINESS = """# Woodgrove Holdings Annual Report 2019
+
+Revenues increased by 21% to RMB377.3 billion for the year ended 31 December 2019. The following table sets forth
+our revenues by line of business:
+
+(in millions)
+
+| | 2019 Amount | 2019 % of total revenues | 2018 Amount | 2018 % of total revenues |
+|---|---|---|---|---|
+| VAS | 199,991 | 53% | 176,646 | 56% |
+| FinTech and Business Services | 101,355 | 27% | 73,138 | 23% |
+| Online Advertising | 68,377 | 18% | 58,079 | 19% |
+
+Revenues from FinTech and Business Services increased by 39% year-on-year to RMB101.4 billion.
+"""
+
+
+def test_an_untitled_table_is_of_the_metric_its_columns_name(tmp_path) -> None:
+    # No title, but each column is '% of total revenues': the rows are lines of revenue, and a change is computed
+    # from the row's two years, not refused for want of a second figure beside the sentence's one.
+    settings = ingested_typeset(tmp_path, "WOODGROVE_2019_20F.md", BY_LINE_OF_BUSINESS)
+    answer = stated(ask_once(settings, "What is the year-on-year change in FinTech and Business Services revenue?"))
+    assert "28,217" in answer, answer

@@ -269,9 +269,10 @@ def _segments(ev_index: int, ev: Evidence, currency: str) -> list[Segment]:
             if row is not None:
                 label, nums = _record_row(piece, start, row, record)
                 block = row.period
-            else:  # a sub-heading row ('Revenue:'), or the header line: the table's title
-                label = clean_label(typed.label if typed is not None else record.title if _COLUMNS_RE.search(piece)
-                                    else "")
+            else:  # a sub-heading row ('Revenue:'), or the header line: the table's title, else its columns' names
+                # ('2019 % of total revenues': a table untitled but for them is of the metric they name)
+                label = clean_label(typed.label if typed is not None else "" if not _COLUMNS_RE.search(piece)
+                                    else record.title or ", ".join(c.label for c in record.columns))
                 nums = []
             if is_hostile_row(piece.split("|", 1)[0]) or merged_label(label):
                 continue
