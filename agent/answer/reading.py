@@ -3,10 +3,9 @@ with its unit, scale, sign and period.
 
 A table chunk's rows are its typed record's (:class:`~agent.schemas.TableRecord`, built at ingest): each figure with
 the unit, scale, currency, column and period ingest typed, located in the linearised text only to quote it; the
-reader never splits a table's text into cells again. A sentence's figures take the period written next to them,
-or their place in a "..., respectively" list. Numbers that name things (Note 7,
-Item 7, list markers, the day of a date) are not figures. :class:`EvidenceReader` parses a set of evidence items
-once for every sub-query of a turn.
+reader never splits a table's text into cells again. A sentence's figures are those ingest read
+(:mod:`agent.ingest.prose`: each with the period written next to it). :class:`EvidenceReader` reads a set of evidence
+items once for every sub-query of a turn.
 """
 
 from __future__ import annotations
@@ -78,7 +77,7 @@ class Evidence(BaseModel):
     part: str = Field(default="", description="the segment or region all the chunk's table figures are of")
     table: TableRecord | None = Field(default=None, description="a table chunk's typed record (its own rows)")
     sentences: list[SentenceFigures] = Field(default_factory=list, description="the figures of its sentences, as "
-                                             "ingest read them (see :func:`with_sentences` for text of no chunk)")
+                                             "ingest read them (:meth:`of_text` for text no chunk holds)")
 
     def page_at(self, offset: int) -> int:
         """0-based page of a character offset in the text (chunks that cross pages keep form feeds)."""
