@@ -92,7 +92,7 @@ def sentence_numbers(sentence: str, offset: int, periods: Sequence[PeriodMention
     numbers = [
         n
         for n in find_numbers(sentence)
-        if not label_number(sentence, n) and not ends_in_month(sentence[: n.start])
+        if not _label_number(sentence, n) and not ends_in_month(sentence[: n.start])
     ]
     out: list[NumericValue] = []
     for i, n in enumerate(numbers):
@@ -153,7 +153,7 @@ def _shared_scale(numbers: Sequence[NumericValue]) -> list[NumericValue]:
 FOOTNOTE_RE = re.compile(r"\(\s*\d{1,2}\s*\)")  # '( 1 )' marks a footnote, not a negative one
 
 
-def label_number(text: str, n: NumericValue) -> bool:
+def _label_number(text: str, n: NumericValue) -> bool:
     """Numbers that name things ('Note 7', 'Item 7', '10-K', '3M') or mark footnotes ('Other items(1)',
     '(1) Represents ...'), not values."""
     if FOOTNOTE_RE.fullmatch(n.text.strip()) and n.unit == "" and n.scale == 1.0:
