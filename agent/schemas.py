@@ -314,8 +314,9 @@ class Chunk(BaseModel):
     part: str = Field(default="", description="the part of the company (segment, region) all the table's figures "
                       "are of: its title, where sibling tables repeat its rows under other titles")
     table: TableRecord | None = Field(default=None, description="a table chunk's typed record (its own rows)")
-    sentences: list[SentenceFigures] = Field(default_factory=list, description="the figures of its sentences "
-                                             "(a table chunk's lines that are no rows), read at ingest")
+    sentences: list[SentenceFigures] | None = Field(default=None, description="the figures of its sentences (a "
+                                                    "table chunk's lines that are no rows), read at ingest; None for "
+                                                    "a chunk stored before they were")
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -399,3 +399,12 @@ def test_an_untitled_table_is_of_the_metric_its_columns_name(tmp_path) -> None:
     settings = ingested_typeset(tmp_path, "WOODGROVE_2019_20F.md", BY_LINE_OF_BUSINESS)
     answer = stated(ask_once(settings, "What is the year-on-year change in FinTech and Business Services revenue?"))
     assert "28,217" in answer, answer
+
+
+def test_a_chunk_stored_before_its_sentences_were_read_has_them_read_when_used() -> None:
+    # a store ingested by an older pipeline answers from its prose until re-ingested, as ingest would read it
+    chunk = Chunk(chunk_id="x:2", doc_id="x", ordinal=2, section_id=0, page=0, page_end=0, char_start=0,
+                  char_end=60, text="Capital expenditures were $437 million in 2024.")
+    assert chunk.sentences is None
+    (sentence,) = Evidence.from_chunk(chunk, "X_2024_10K").sentences
+    assert [(f.value, f.scale, f.period) for f in sentence.figures] == [(437.0, 1e6, "FY2024")]

@@ -117,7 +117,9 @@ class Evidence(BaseModel):
             section_path=list(chunk.section_path),
             part=chunk.part,
             table=chunk.table,
-            sentences=chunk.sentences,
+            # a chunk stored before ingest read its sentences has them read now, by the same reader
+            sentences=chunk.sentences if chunk.sentences is not None else read_sentences(
+                chunk.text, fy_end_month, filing_period, rows=chunk.table is not None),
         )
 
     @classmethod
