@@ -12,7 +12,6 @@ from agent.answer.reading import Evidence
 from agent.config import Settings
 from agent.finance.periods import ends_in_month_day
 from agent.ingest.pipeline import open_ingestor
-from agent.ingest.prose import read_sentences
 from agent.schemas import Chunk
 
 SAMPLE = Path(__file__).resolve().parent.parent / "agent" / "samples" / "NORTHWIND_2024_10K.md"
@@ -249,6 +248,4 @@ def _chunk_lines(chunks: Sequence[Chunk]) -> list[int]:
 def typed_evidence(**fields: object) -> Evidence:
     """Evidence as retrieval hands it over: a table chunk's text with the record ingest types for it (:func:`typed`)
     and its sentences' figures as ingest reads them."""
-    ev = typed(Evidence(**fields))  # type: ignore[arg-type]
-    return ev.model_copy(update={"sentences": read_sentences(ev.text, ev.fy_end_month, ev.filing_period,
-                                                             rows=ev.table is not None)})
+    return Evidence.of_text(**typed(Evidence(**fields)).model_dump())  # type: ignore[arg-type]
