@@ -103,8 +103,8 @@ class Evidence(BaseModel):
         cls, chunk: Chunk, doc_name: str, card: ChunkCard | None = None, score: float = 0.0, company: str = "",
         filing_period: str = "", fy_end_month: int = 0,
     ) -> Evidence:
-        """Evidence from a stored filing chunk, its typed table record with it."""
-        return cls(
+        """Evidence from a stored filing chunk, its typed table record and sentences' figures with it."""
+        ev = cls(
             chunk_id=chunk.chunk_id,
             doc_name=doc_name,
             page=chunk.page,
@@ -117,18 +117,21 @@ class Evidence(BaseModel):
             section_path=list(chunk.section_path),
             part=chunk.part,
             table=chunk.table,
-            # a chunk stored before ingest read its sentences has them read now, by the same reader
-            sentences=chunk.sentences if chunk.sentences is not None else read_sentences(
-                chunk.text, fy_end_month, filing_period, rows=chunk.table is not None),
+            sentences=chunk.sentences or [],
         )
+        # a chunk stored before ingest read its sentences has them read now, by the same reader
+        return ev if chunk.sentences is not None else ev._read()
 
     @classmethod
     def of_text(cls, **fields: Any) -> Evidence:
         """Evidence no chunk holds (a memory note, a tool's result, a filer's tag): its sentences' figures read as
         ingest reads a chunk's."""
-        ev = cls(**fields)
-        return ev.model_copy(update={"sentences": read_sentences(ev.text, ev.fy_end_month, ev.filing_period,
-                                                                 rows=ev.table is not None)})
+        return cls(**fields)._read()
+
+    def _read(self) -> Evidence:
+        """This evidence with its sentences' figures read by ingest's reader (:func:`read_sentences`)."""
+        return self.model_copy(update={"sentences": read_sentences(self.text, self.fy_end_month, self.filing_period,
+                                                                   rows=self.table is not None)})
 
     @classmethod
     def from_hit(

@@ -386,10 +386,11 @@ _RANGE_AND_RE = re.compile(r"\s+and\s+")
 
 def _range(text: str, low: NumericValue, nv: NumericValue) -> NumericValue | None:
     """``low`` and the figure after it as one range when a dash joins them ('1.74% - 1.94%', '$4.5-$4.7 billion',
-    '2.0%–2.5%') or 'between' and 'and' hold them ('between $4.5 and $4.7 billion'): figures of one kind, each stated as one (a unit, a currency or decimals: '12-31' is a date's), the
-    second no smaller; None otherwise. The dash is the range's, never the second figure's minus sign."""
+    '2.0%–2.5%') or 'between' and 'and' hold them ('between $4.5 and $4.7 billion'): figures of one kind, each
+    stated as one (a unit, a currency or decimals: '12-31' is a date's), the second no smaller; None otherwise. The
+    dash is the range's, never the second figure's minus sign."""
     dash = text[low.end:nv.start] + (nv.text[:1] if nv.text[:1] in "-\u2013\u2014\u2212" else "")
-    between = _BETWEEN_RE.search(text[:low.start]) is not None and _RANGE_AND_RE.fullmatch(text[low.end:nv.start])
+    between = bool(_BETWEEN_RE.search(text[:low.start]) and _RANGE_AND_RE.fullmatch(text[low.end:nv.start]))
     if not (_RANGE_DASH_RE.fullmatch(dash) or between) or not (low.readable and nv.readable) or low.is_bound or nv.bound:
         return None
     if low.value < 0 or "(" in low.text or "(" in nv.text:
