@@ -383,3 +383,28 @@ def test_a_revenue_line_net_of_interest_is_revenue() -> None:
     # a card issuer's headline line nets the interest it pays: one metric, not revenue and interest expense
     assert [m.canonical for m in find_metrics("Total revenues net of interest expense")] == ["revenue"]
     assert [m.canonical for m in find_metrics("Interest expense")] == ["interest expense"]
+
+
+@pytest.mark.parametrize(("text", "fy_end_month", "expected"), [
+    # a span closed by 'to' or 'through', as British filings and analysts write it, is that span, never a day
+    ("the three months to June 30, 2025", 12, ("FY2025Q2", "quarter", "2025-06-30")),
+    ("the six months to 30 June 2025", 12, ("FY2025H1", "half", "2025-06-30")),
+    ("six months through June 30, 2025", 12, ("FY2025H1", "half", "2025-06-30")),
+    ("the quarter to June 30, 2025", 12, ("FY2025Q2", "quarter", "2025-06-30")),
+    # a span closed by a month alone closes on its last day: a quarter, never the year
+    ("the quarter ended June 2025", 12, ("FY2025Q2", "quarter", "2025-06-30")),
+    ("the June 2025 quarter", 12, ("FY2025Q2", "quarter", "2025-06-30")),
+    ("the March quarter of 2025", 12, ("FY2025Q1", "quarter", "2025-03-31")),
+    ("the June 2025 quarter", 9, ("FY2025Q3", "quarter", "2025-06-30")),  # in the filer's calendar
+    # a year to date closed by a day or month: the fiscal year's months to the quarter it closes
+    ("YTD June 2025", 12, ("FY2025H1", "half", "2025-06-30")),
+    ("year-to-date through September 30, 2025", 12, ("FY2025M9", "nine_months", "2025-09-30")),
+    ("June 2025 YTD", 9, ("FY2025M9", "nine_months", "2025-06-30")),
+])
+def test_a_span_is_read_from_the_day_or_month_it_closes(text: str, fy_end_month: int,
+                                                        expected: tuple[str, str, str]) -> None:
+    assert [(p.norm, p.kind, p.date) for p in find_periods(text, fy_end_month)] == [expected]
+
+
+def test_a_month_alone_in_prose_stays_its_year() -> None:
+    assert [(p.norm, p.kind) for p in find_periods("In June 2025, we issued notes.")] == [("FY2025", "year")]

@@ -56,6 +56,12 @@ def woodgrove(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     # the year to date of a second quarter's 10-Q is its six months, this year's and the comparative year's
     ("What was Woodgrove's net income year to date 2024?", "$25,010 thousand"),
     ("Woodgrove YTD 2023 net income", "$29,310 thousand"),
+    # a span named by the month or day it closes, as analysts and British filings write it
+    ("What was Woodgrove's net income in the June 2024 quarter?", "$12,950 thousand"),
+    ("Woodgrove net income for the quarter ended June 2024", "$12,950 thousand"),
+    ("Woodgrove net income in the three months to June 30, 2024", "$12,950 thousand"),
+    ("Woodgrove net income for the six months through June 30, 2024", "$25,010 thousand"),
+    ("Woodgrove net income YTD June 2024", "$25,010 thousand"),
 ])
 def test_each_column_answers_its_own_duration(woodgrove: Settings, question: str, figure: str) -> None:
     assert figure in stated(ask_once(woodgrove, question))

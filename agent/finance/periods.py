@@ -136,14 +136,30 @@ _FY_YEAR = (
     rf"|(?:FY\s*|fiscal\s+(?:year\s+)?|calendar\s+(?:year\s+)?)?['’]?(?P<y>{_Y4}))"
 )
 
+# What joins a span to the day it closes: 'ended', and as British filings and analysts write it, 'to' or 'through'
+# ('the six months to 30 June 2025', 'the quarter through June 30, 2025').
+_CLOSED_BY = r"(?:ended|ending|then\s+ended|to|through|thru)"
+# The day a span closes, or only its month ('the quarter ended June 2025'): then the month's last day.
+_CLOSING = rf"(?:{_DATE}|\b{MONTH},?\s+{_Y4}\b)"
 _P_DURATION = re.compile(
     rf"\b(?P<dur>{_DUR})(?:\s+and\s+(?P<dur2>{_DUR}))?[\s-]+(?P<unit>months?|weeks?)\s+(?:period\s+)?"
-    rf"(?:ended|ending|then\s+ended)\s+(?:on\s+)?(?P<date>{_DATE}){_MORE_YEARS}",
+    rf"{_CLOSED_BY}\s+(?:on\s+)?(?P<date>{_CLOSING}){_MORE_YEARS}",
     re.I,
 )
 _P_YEAR_ENDED = re.compile(
-    rf"\b(?:fiscal\s+)?(?P<unit>years?|quarters?)\s+(?:ended|ending|then\s+ended)\s+(?:on\s+)?"
-    rf"(?P<date>{_DATE}){_MORE_YEARS}",
+    rf"\b(?:fiscal\s+)?(?P<unit>years?|quarters?)\s+{_CLOSED_BY}\s+(?:on\s+)?(?P<date>{_CLOSING}){_MORE_YEARS}",
+    re.I,
+)
+# A quarter named by the month it closes, as US companies on other calendars are asked about: 'the June 2025
+# quarter', 'the March quarter of 2025'.
+_P_MONTH_QUARTER = re.compile(
+    rf"\b(?P<mon>{MONTH})[\s-]+(?:(?P<y>{_Y4})[\s-]+quarter\b|quarter\s+(?:of\s+)?(?:fiscal\s+)?(?P<y2>{_Y4})\b)",
+    re.I,
+)
+# A year to date closed by a day or a month: 'YTD June 2025', 'year-to-date through June 30, 2025', 'June 2025 YTD'.
+_P_TO_DATE_CLOSED = re.compile(
+    rf"\b(?:ytd|year[\s-]+to[\s-]+date)\s+(?:(?:ended|ending|through|thru|to|at|as\s+of)\s+)?(?P<date>{_CLOSING})"
+    rf"|(?P<date2>{_CLOSING})\s+(?:ytd|year[\s-]+to[\s-]+date)\b",
     re.I,
 )
 _P_POINT = re.compile(rf"(?P<date>{_DATE}){_MORE_YEARS}", re.I)
@@ -245,6 +261,7 @@ _Q_DIGIT = ("q1", "q2", "q3", "q4")
 _QUARTER_TRIGGERS = (_Q_DIGIT, _Q_DIGIT, _Q_DIGIT, ("quarter", "three months"), ("quarter",))
 _HALF_TRIGGERS = (("half", "six months"), ("h1", "h2"), ("h1", "h2"))
 _FY_TRIGGERS = (("fy", "f/y", "ye1", "ye2", "ye 1", "ye 2"), ("fiscal", "calendar"), ("cy1", "cy2", "cy 1", "cy 2"), ("f0", "f1", "f2", "f3"))
+_CLOSED_BY_CUES = ("ended", "ending", " to ", "through", "thru")  # one must occur for a span closed by a day
 _FY_END_HINT = re.compile(
     rf"\b(?:fiscal\s+)?years?\s+(?:ended|ending)\s+(?P<mon>{MONTH})\s+(?P<day>\d{{1,2}})", re.I
 )
@@ -319,6 +336,22 @@ def parse_date(text: str) -> date | None:
         except ValueError:
             return None
     return None
+
+
+_MONTH_YEAR_RE = re.compile(rf"(?P<mon>{MONTH}),?\s+(?P<year>{_Y4})", re.I)
+
+
+def closing_date(text: str) -> date | None:
+    """The day a span written as closing on ``text`` ends: its date, or the last day of a month written alone
+    ('June 2025' -> 2025-06-30)."""
+    day = parse_date(text)
+    if day is not None:
+        return day
+    m = _MONTH_YEAR_RE.search(text)
+    if m is None:
+        return None
+    month, year = month_of(m.group("mon")), int(m.group("year"))
+    return date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)
 
 
 def period_close(d: date) -> tuple[int, int]:
@@ -453,9 +486,9 @@ def _candidates(text: str, fy_end_month: int) -> list[_Cand]:
     )
     p_quarter, p_half, p_fy = (_LC_QUARTER, _LC_HALF, _LC_FY) if fast else (_P_QUARTER, _P_HALF, _P_FY)
     # Cheap substring checks skip patterns that cannot match (most chunks name few periods).
-    has_ended = "ended" in low or "ending" in low
+    has_ended = any(word in low for word in _CLOSED_BY_CUES)
     for m in (p_duration.finditer(scan) if has_ended else ()):
-        d = parse_date(m.group("date"))
+        d = closing_date(m.group("date"))
         if d is None:
             continue
         mentions: list[PeriodMention] = []
@@ -473,7 +506,7 @@ def _candidates(text: str, fy_end_month: int) -> list[_Cand]:
         add(m, 0, mentions)
 
     for m in (p_year_ended.finditer(scan) if has_ended else ()):
-        d = parse_date(m.group("date"))
+        d = closing_date(m.group("date"))
         if d is None:
             continue
         months = 12 if m.group("unit").lower().startswith("year") else 3
@@ -496,6 +529,19 @@ def _candidates(text: str, fy_end_month: int) -> list[_Cand]:
             d2 = _same_day(d, year)
             mentions.append(_mention(text, instant_norm(d2, fy_end_month), ys, ye, "point", d2))
         out.append(_Cand(start, m.end(), 2, mentions))
+
+    for m in (_P_MONTH_QUARTER.finditer(text) if "quarter" in low else ()):
+        d = closing_date(f"{m.group('mon')} {m.group('y') or m.group('y2')}")
+        if d is not None:
+            norm, kind = _norm_for_months(d, MONTHS_PER_QUARTER, fy_end_month)
+            add(m, 0, [_mention(text, norm, m.start(), m.end(), kind, d)])
+
+    for m in (_P_TO_DATE_CLOSED.finditer(text) if "ytd" in low or "to date" in low or "to-date" in low else ()):
+        d = closing_date(m.group("date") or m.group("date2"))
+        if d is not None:  # the fiscal year's months to the quarter the day closes
+            quarter = fiscal_quarter_of(d, fy_end_month)[1]
+            norm, kind = _norm_for_months(d, MONTHS_PER_QUARTER * quarter, fy_end_month)
+            add(m, 0, [_mention(text, norm, m.start(), m.end(), kind, d)])
 
     for pat, cues in zip(p_quarter, _QUARTER_TRIGGERS, strict=True):
         if not any(c in low for c in cues):
