@@ -114,26 +114,41 @@ _TIME_UNITS = frozenset({"year", "annum", "cent", "month", "quarter", "week", "d
 _SHARE_WORDS = frozenset({"share", "unit", "ads", "unitholder"})  # what a per-share metric divides by
 
 
-def _unmet_rate(answer: SubAnswer, question: str, provenance: str) -> str:
-    """What the question divides its amount by ('per share', 'per employee') when the figure's own words (row,
-    column, title, clause, metric) never say it: a total is no answer to a per-share question ('dividends paid
-    $41 million' for 'the cash dividend paid per common share'); '' when the figure is such a rate, or none is
-    asked."""
-    m = _RATE_RE.search(asked_part(question))
+def _rate_unit(words: str) -> str:
+    """What ``words`` divide an amount by ('per basic share' -> 'share', 'per gallon' -> 'gallon'); '' for none, or a
+    time unit ('per year': an average, not a rate)."""
+    m = _RATE_RE.search(words)
     if m is None:
         return ""
-    words = list(takewhile(lambda w: w.lower() not in STOP_WORDS and _stem_word(w) not in ASKING_WORDS,
-                           m.group(1).split()))
-    unit = _stem_word(words[-1]) if words else ""
-    if not unit or unit in _TIME_UNITS:
-        return ""
+    kept = list(takewhile(lambda w: w.lower() not in STOP_WORDS and _stem_word(w) not in ASKING_WORDS,
+                          m.group(1).split()))
+    unit = _stem_word(kept[-1]) if kept else ""
+    return "" if unit in _TIME_UNITS else unit
+
+
+def _unmet_rate(answer: SubAnswer, question: str, provenance: str) -> str:
+    """Why the rate asked and the figure's rate differ, or '': a total is no answer to a per-share question
+    ('dividends paid $41 million' for 'the cash dividend paid per common share'), and a rate no answer to an
+    amount ('Average fuel cost per gallon' for 'fuel costs'). A per-share figure answers a question that names no
+    rate: the filings' own convention for dividends, book value and earnings."""
+    asked = _rate_unit(asked_part(question))
+    row = naming_words(answer).strip()
+    if not asked:
+        stated = _rate_unit(row_label(answer) or row) if answer.status == "found" else ""
+        metric = METRICS.get(answer.metric)
+        if metric is not None and any(_rate_unit(name) for name in (metric.canonical, *metric.synonyms)):
+            return ""  # the metric asked is a rate by name ('RASM': revenue per available seat mile)
+        words = _content_words(question)
+        if not stated or stated in _SHARE_WORDS or stated in words or "average" in words & _content_words(row):
+            return ""  # no rate stated, the unit named ('revenue per ASM'), or an average asked, which is per something
+        return f"the figure found is {row!r}, an amount per {stated}; the question asks for no rate"
     definition = METRICS.get(answer.metric)
-    if unit in _SHARE_WORDS and definition is not None and definition.topic == PER_SHARE_TOPIC:
+    if asked in _SHARE_WORDS and definition is not None and definition.topic == PER_SHARE_TOPIC:
         return ""
     own = _content_words(f"{provenance} {answer.metric}")
-    if unit in own or (unit in _SHARE_WORDS and ({"eps", *_SHARE_WORDS} & own)):
+    if asked in own or (asked in _SHARE_WORDS and ({"eps", *_SHARE_WORDS} & own)):
         return ""
-    return unit
+    return f"the question asks for an amount per {asked}; the figure found is {row!r}, whose words say no per {asked}"
 
 
 def _stem_word(word: str) -> str:
@@ -422,9 +437,7 @@ def check_scope(
             f"the figure found is {own!r}, the opposite of the {' '.join(negated)} asked"))
     rate = _unmet_rate(answer, question, provenance)
     if rate:
-        return Check(name="scope", passed=False, detail=(
-            f"the question asks for an amount per {rate}; the figure found is {naming_words(answer).strip()!r}, "
-            f"whose words say no per {rate}"))
+        return Check(name="scope", passed=False, detail=rate)
     label, narrowing = _kind_of_asked(answer, f"{asked_part(question)} {turn_question}", reader)
     if narrowing:
         return Check(name="scope", passed=False, detail=(
