@@ -238,7 +238,7 @@ def _best_of(cells: Sequence[Cell], reader: EvidenceReader, words: set[str], ask
         hits = _hits(reader, cell, words, deducts, owner)
         # a row named by the company's name alone answers only for its stock ('the value of PMI common stock' in a
         # performance table), never for a figure the question names beyond it ('BYHS comps': not its banner's sales)
-        if not hits - owner and (cell.prose or not owner_row(cell.label, hits, owner, whole=True)
+        if not hits - owner and (cell.prose or not _company_row(reader, cell, hits, owner, whole=True)
                                  or words - owner - hits - EQUITY_WORDS):
             continue
         header_words = _content_words(cell.header)
@@ -309,9 +309,22 @@ def _hits(reader: EvidenceReader, cell: Cell, words: set[str], deducts: bool = F
         hits |= {w for w in words - hits - ASKING_WORDS if any(same_root(w, o) for o in own)}
     parent_words = _content_words(cell.parent)
     # a row labelled by its period only ('2014 | 385,373') is the figure its table's title names, for that period
-    if hits - parent_words - owner or (not cell.prose and (owner_row(label, hits, owner) or only_periods(label))):
+    if hits - parent_words - owner or (not cell.prose and (_company_row(reader, cell, hits, owner, label=label)
+                                                           or only_periods(label))):
         hits |= words & (parent_words | _title_words(reader, cell))
     return hits
+
+
+def _company_row(reader: EvidenceReader, cell: Cell, hits: set[str], owner: frozenset[str], whole: bool = False,
+                 label: str = "") -> bool:
+    """A row the company's name names (:func:`owner_row`) that is no part of a total its table prints: a banner
+    printed under the company's short name above the table's 'Total' ('Blue Yonder' of Blue Yonder Home Stores) is
+    one part of the company, the sum of the rows being the company."""
+    if not owner_row(label or cell.label, hits, owner, whole=whole):
+        return False
+    record = reader.evidence[cell.seg.ev].table
+    row = cell.seg.row
+    return record is None or row is None or row.total or not any(r.total for r in record.rows)
 
 
 def _of_an_amount(reader: EvidenceReader, cell: Cell) -> bool:

@@ -175,10 +175,13 @@ def _before(question: str, start: int, company: str, registry: EntityRegistry | 
     return _walk_before(question, start, company, registry)[0]
 
 
-def _ends_printed_part(tokens: Sequence[str], i: int, registry: EntityRegistry | None) -> bool:
-    """Whether token ``i`` ends the name of a part the indexed filings print, of two words or more."""
-    return registry is not None and any(
-        registry.part_owners(" ".join(tokens[i - n + 1 : i + 1])) for n in range(2, min(MAX_PART_WORDS, i + 1) + 1))
+def _printed_part_ending(tokens: Sequence[str], i: int, registry: EntityRegistry | None) -> int:
+    """The words of the longest name of a part the indexed filings print, of two words or more, that token ``i``
+    ends; 0 for none."""
+    if registry is None:
+        return 0
+    return max((n for n in range(2, min(MAX_PART_WORDS, i + 1) + 1)
+                if registry.part_owners(" ".join(tokens[i - n + 1 : i + 1]))), default=0)
 
 
 NAME_JOINERS = frozenset(("and", "&"))  # what joins the capitalised words of one name ('Computing and Graphics')
@@ -196,7 +199,10 @@ def _walk_before(question: str, start: int, company: str,
     depth = 0
     appended = False
     last = ""  # the word last taken, as written
+    taken_to = len(tokens)  # tokens from here on are taken already, as words of one name
     for i in range(len(tokens) - 1, -1, -1):
+        if i >= taken_to:
+            continue
         tok = tokens[i]
         if tok.lower() in NAME_JOINERS and appended and last[:1].isupper() and i and tokens[i - 1][:1].isupper():
             mods.append(tok.lower())  # a name's joined words ('Computing and Graphics', 'Space & Security')
@@ -217,9 +223,14 @@ def _walk_before(question: str, start: int, company: str,
                 mods.pop()
             break
         appended = False
-        if (low in owner or low.removesuffix("s") in owner) and _ends_printed_part(tokens, i, registry):
-            mods.append(low)
-            appended, last = True, tok
+        printed = _printed_part_ending(tokens, i, registry) if low in owner or low.removesuffix("s") in owner else 0
+        if printed:
+            words = [t.lower().rstrip(".") for t in tokens[i - printed + 1 : i + 1]]
+            if all(w in owner or w.removesuffix("s") in owner for w in words):
+                break  # a part printed under the company's own name ('Blue Yonder' of Blue Yonder Home Stores): the company
+            # the part's whole name, never half of it ('Lamna Care Delivery', 'Rigid Packaging' of Fourth Coffee Packaging)
+            mods.extend(reversed(words))
+            appended, last, taken_to = True, tokens[i - printed + 1], i - printed + 1
             continue
         if low in BASIS_WORDS and len(mods) < MAX_MODIFIER_WORDS:
             basis.append(low)
