@@ -94,7 +94,8 @@ def test_a_count_in_prose_answers_the_count_asked(litware: Settings, question: s
     ("How many stores did Litware operate at the end of fiscal 2022?", "301"),  # a date the filing does not give
 ])
 def test_a_count_never_answers_another_thing_part_or_date(litware: Settings, question: str, never: str) -> None:
-    assert never not in stated(ask_once(litware, question))
+    answer = stated(ask_once(litware, question))
+    assert answer.startswith("Not found") or never not in answer  # a refusal may quote what it found, stating none
 
 
 @pytest.mark.parametrize(("question", "thing"), [

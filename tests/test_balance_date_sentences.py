@@ -1,0 +1,58 @@
+"""A sentence opened by the day its balances are at ('At September 30, 2024, total debt was $7,310 million and cash
+and cash equivalents were $544 million') dates every balance it states: the second was undated and its question
+refused. A figure the sentence compares with the first ('up from $400 million') is another date's, never that
+one's; and an analyst's 'cash' is the filer's cash and cash equivalents. Typeset filing."""
+
+from __future__ import annotations
+
+import pytest
+from support import ask_once, ingested_typeset, stated
+
+from agent.config import Settings
+from agent.finance.periods import find_periods
+from agent.ingest.prose import sentence_numbers
+
+FILING = """# Wingtip Paperboard Corporation
+
+FORM 10-K
+
+ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934
+For the fiscal year ended September 30, 2024
+
+Wingtip Paperboard Corporation
+(Exact name of registrant as specified in its charter)
+
+## Item 7. Management's Discussion and Analysis
+
+### Liquidity and Capital Resources
+
+Cash provided by operating activities was $1,108 million in fiscal 2024. At September 30, 2024, total debt was
+$4,215 million and cash and cash equivalents were $392 million. As of September 30, 2024, borrowings under the
+revolving credit facility were $250 million, up from $180 million.
+"""
+
+
+@pytest.fixture(scope="module")
+def wingtip(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return ingested_typeset(tmp_path_factory.mktemp("wingtip"), "WINGTIP_2024_10K.md", FILING)
+
+
+@pytest.mark.parametrize(("question", "figure"), [
+    ("What was Wingtip's total debt at September 30, 2024?", "$4,215 million"),
+    ("What were Wingtip's cash and cash equivalents at the end of fiscal 2024?", "$392 million"),
+    ("How much cash did Wingtip have at the end of fiscal 2024?", "$392 million"),
+])
+def test_every_balance_of_the_sentence_is_at_its_date(wingtip: Settings, question: str, figure: str) -> None:
+    assert figure in stated(ask_once(wingtip, question))
+
+
+def test_a_compared_figure_is_not_at_the_opening_date() -> None:
+    sentence = "As of September 30, 2024, borrowings were $250 million, up from $180 million."
+    read = sentence_numbers(sentence, 0, find_periods(sentence, 9))
+    assert [(n.text, n.period) for n in read] == [("$250 million", "FY2024"), ("$180 million", "")]
+
+
+def test_a_date_inside_the_sentence_dates_no_figure_before_it_or_past_the_next() -> None:
+    sentence = "Backlog grew, and at June 30, 2024 it was $9 million while capex was $2 million."
+    read = {n.text: n.period for n in sentence_numbers(sentence, 0, find_periods(sentence, 12))}
+    assert read == {"$9 million": "FY2024Q2", "$2 million": ""}
