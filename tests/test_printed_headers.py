@@ -381,3 +381,22 @@ def northwind(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 def test_a_statement_with_a_note_column_is_answered(northwind: Settings, question: str, figure: str) -> None:
     answer = stated(ask_once(northwind, question))
     assert figure in answer and "-28" not in answer
+
+
+# a release page: a table continued from the page before, then a second table under its own title whose header is
+# one line of two periods, printed where the second table's figures stand (not the first's)
+STACKED_PAGE: list[Line] = [
+    [_right(300, "Second Quarter 2025"), _right(400, "Second Quarter 2024"), _right(500, "Percent Change")],
+    _row("U.S.", ["389", "380", "2.4"], [300, 400, 500]),
+    _row("Total net sales", ["1,418", "1,369", "3.6"], [300, 400, 500]),
+    [(36, "Reconciliation of Non-GAAP Measures (Unaudited)")],
+    [_right(420, "Second Quarter 2025"), _right(540, "Second Quarter 2024")],
+    _row("Diluted earnings per share (GAAP)", ["1.12", "0.98"], [420, 540]),
+    _row("Restructuring and other charges", ["0.15", "0.09"], [420, 540]),
+    _row("Adjusted earnings per share (non-GAAP)", ["1.31", "1.11"], [420, 540]),
+]
+
+
+def test_a_header_line_of_periods_is_never_a_group_of_sub_columns(tmp_path: Path) -> None:
+    pdf = placed_pdf(tmp_path / "FABRIKAM_2025Q2_8K.pdf", [STACKED_PAGE])
+    assert _columns(pdf, 0)[-1] == [("Second Quarter 2025", "FY2025Q2"), ("Second Quarter 2024", "FY2024Q2")]

@@ -786,7 +786,10 @@ def _grouped_columns(columns: list[str], header: list[_Row], body: list[_Row]) -
     for row in [*reversed(header), *leading]:
         names = [c.strip() for c in row.label.split(" | ")] if not row.cells else [row.label, *row.cells]
         names = [n for n in names if n]
-        if len(names) == width and all(names[i] == names[i % per] for i in range(width)) and len(set(names)) == per:
+        # a group's columns are named apart from its period ('Amount', '% of sales'): a line of periods only is a
+        # header of its own ('Second Quarter 2025 Second Quarter 2024' split at its last year is no group's names)
+        if (len(names) == width and all(names[i] == names[i % per] for i in range(width)) and len(set(names)) == per
+                and not all(PERIOD_RE.search(n) for n in names)):
             return [f"{columns[i // per]} {names[i]}" for i in range(width)], row
     return columns, None
 
