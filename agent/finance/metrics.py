@@ -483,7 +483,7 @@ _DEFS: list[MetricDef] = [
         "cash and cash equivalents", "cash and equivalents", "cash cash equivalents and restricted cash",
         "cash and cash equivalents and restricted cash", "cash and short term investments",
         "cash cash equivalents and marketable securities", "cash cash equivalents and short term investments",
-        "cash balance", "cash on hand", "cash", "cash and marketable securities", "cash and due from banks",
+        "cash balance", "cash on hand", "cash and marketable securities", "cash and due from banks",
     ], related=["short term investments", "net debt"]),
     _m("short term investments", _BS, [
         "short term investments", "marketable securities", "short term marketable securities",
