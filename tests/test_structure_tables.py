@@ -487,3 +487,13 @@ def test_named_columns_over_a_period_head_every_value() -> None:
         "As at 31 December 2018",
         "Monetary assets, current | USD denominated: 18,041 | Non-USD denominated: 1,994",
     ]
+
+
+def test_a_row_label_wrapped_before_its_aside_is_one_label() -> None:
+    # a printed label too long for its column: 'Europe, Middle East and Africa' over '(EMEA) | 512.3 | 498.2'
+    page = ("Revenue by region\n(In millions) 2025 2024\nAmericas 1,200.1 1,100.0\nEurope, Middle East and Africa\n"
+            "(EMEA) 512.3 498.2\nTotal 1,712.4 1,598.2\n")
+    table = find_tables(page)[0]
+    assert [(r.label, r.cells) for r in table.rows] == [
+        ("Americas", ["1,200.1", "1,100.0"]), ("Europe, Middle East and Africa (EMEA)", ["512.3", "498.2"]),
+        ("Total", ["1,712.4", "1,598.2"])]

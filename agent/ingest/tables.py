@@ -223,6 +223,9 @@ def _lines(page_text: str, grid: Sequence[list[GridPlace] | None] = (),
 # -------------------------------------------------------------------------------------------------------
 # Rows and tables
 # -------------------------------------------------------------------------------------------------------
+_ASIDE_LABEL_RE = re.compile(r"\([A-Za-z][^()]*\)")  # a label that is only an aside in parentheses: '(EMEA)'
+
+
 def _rows(lines: list[_Line]) -> list[_Row]:
     """Assemble logical rows: wrapped labels joined, one-cell-per-line values gathered under their label."""
     rows: list[_Row] = []
@@ -262,7 +265,11 @@ def _rows(lines: list[_Line]) -> list[_Row]:
             # is a whole row (pdfium's layout), so the next line starts a new one.
             current.open_for_cells = len(cells) == 1 and " | " not in line.text
         else:  # a labelled row
-            if current is not None and not current.cells and line.label[:1].islower() and " | " not in line.text:
+            # a label wrapped onto the row's line: its lower-case rest, or an aside alone ('Europe, Middle East and
+            # Africa' over '(EMEA) | 512.3'), which names nothing by itself
+            wrapped = line.label[:1].islower() or (_ASIDE_LABEL_RE.fullmatch(line.label) is not None
+                                                   and header_scale(line.label) == 1.0)  # '(Millions)' heads the columns
+            if current is not None and not current.cells and wrapped and " | " not in line.text:
                 current.label = f"{current.label} {line.label}"
                 current.cells = list(line.cells)
                 current.end = line.end
