@@ -101,26 +101,30 @@ def sentence_numbers(sentence: str, offset: int, periods: Sequence[PeriodMention
         after = [p for p in periods if n.end <= p.start < nxt]
         before = [p for p in periods if prev <= p.end <= n.start]
         period = after[0].norm if after else (before[-1].norm if before else "")
-        if not period and _balance_date_opens(sentence, periods, n):
+        if not period and _opening_period(sentence, periods, n):
             period = periods[0].norm
         n = turned(n, -abs(n.value)) if _fell_by(sentence, n) else n
         out.append(n.model_copy(update={"period": period, "start": n.start + offset, "end": n.end + offset}))
     return _respectively(sentence, out, periods, offset)
 
 
-# A sentence opened by the day its balances are at ('At September 30, 2024, total debt was $7,310 million and cash
-# was $544 million'), and the words after which a figure is another period's ('up from $4 million').
-_AT_DATE_RE = re.compile(r"\s*(?:at|as\s+(?:of|at)|on)\s", re.IGNORECASE)
-_COMPARED_RE = re.compile(r"\b(?:from|compared|comparison|versus|vs\.?|prior|previous|before|against|than)\b",
-                          re.IGNORECASE)
+# A sentence opened by the one period it reports on ('At September 30, 2024, total debt was $7,310 million and cash
+# was $544 million'; 'During fiscal 2024 we repurchased 2.1 million shares for $148 million'), and the words after
+# which a figure is another period's or a change ('up from $4 million', 'an increase of $1 million').
+_OPENING_RE = re.compile(r"\s*(?:at|as\s+(?:of|at)|on|in|during|for)\s", re.IGNORECASE)
+_COMPARED_RE = re.compile(
+    r"\b(?:from|compared|comparison|versus|vs\.?|prior|previous|before|against|than|increase[ds]?|decrease[ds]?"
+    r"|change[ds]?|up|down|grew|rose|fell|declined?|growth)\b",
+    re.IGNORECASE,
+)
 
 
-def _balance_date_opens(sentence: str, periods: Sequence[PeriodMention], n: NumericValue) -> bool:
-    """Whether a figure with no period of its own is at the one date that opens its sentence ('At September 30,
-    2024, ...'): every balance the sentence states is at that date, unless the words between them compare it with
-    another ('..., up from $4 million')."""
-    if (len(periods) != 1 or periods[0].kind != "point" or not _AT_DATE_RE.match(sentence)
-            or _AT_DATE_RE.match(sentence).end() < periods[0].start - 1):
+def _opening_period(sentence: str, periods: Sequence[PeriodMention], n: NumericValue) -> bool:
+    """Whether a figure with no period of its own is of the one period that opens its sentence ('At September 30,
+    2024, ...', 'In fiscal 2024, ...'): every figure the sentence states is, unless the words between them compare
+    it with another or name a change ('..., up from $4 million')."""
+    opening = _OPENING_RE.match(sentence)
+    if len(periods) != 1 or opening is None or opening.end() < periods[0].start - 1:
         return False
     return periods[0].end <= n.start and not _COMPARED_RE.search(sentence, periods[0].end, n.start)
 
