@@ -400,3 +400,45 @@ STACKED_PAGE: list[Line] = [
 def test_a_header_line_of_periods_is_never_a_group_of_sub_columns(tmp_path: Path) -> None:
     pdf = placed_pdf(tmp_path / "FABRIKAM_2025Q2_8K.pdf", [STACKED_PAGE])
     assert _columns(pdf, 0)[-1] == [("Second Quarter 2025", "FY2025Q2"), ("Second Quarter 2024", "FY2024Q2")]
+
+
+# a release's segment table split by a page break: its scale over the first part, the second segment's sub-heading
+# left alone at the page's foot, the rest under the header repeated at the next page's top
+SPLIT_FIRST: list[Line] = [
+    [(36, "Wingtip Packaging Corp.")],
+    [(36, "Wingtip Packaging Reports Second Quarter 2025 Results")],
+    [(36, "Net Sales by Segment (Unaudited)")],
+    [(36, "(Dollars in millions)")],
+    [_right(300, "Second Quarter 2025"), _right(400, "Second Quarter 2024"), _right(500, "Percent Change")],
+    [(36, "Rigid Containers")],
+    _row("U.S.", ["512", "498", "2.8"], [300, 400, 500]),
+    _row("International", ["201", "188", "6.9"], [300, 400, 500]),
+    _row("Total Rigid Containers", ["713", "686", "3.9"], [300, 400, 500]),
+    [(36, "Flexible Films")],
+]
+SPLIT_SECOND: list[Line] = [
+    [_right(300, "Second Quarter 2025"), _right(400, "Second Quarter 2024"), _right(500, "Percent Change")],
+    _row("U.S.", ["389", "380", "2.4"], [300, 400, 500]),
+    _row("International", ["316", "303", "4.3"], [300, 400, 500]),
+    _row("Total Flexible Films", ["705", "683", "3.2"], [300, 400, 500]),
+    _row("Total net sales", ["1,418", "1,369", "3.6"], [300, 400, 500]),
+]
+
+
+@pytest.fixture(scope="module")
+def split_release(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    folder = tmp_path_factory.mktemp("split")
+    return ingested_file(folder / "home", placed_pdf(folder / "WINGTIP_2025Q2_8K.pdf", [SPLIT_FIRST, SPLIT_SECOND]))
+
+
+@pytest.mark.parametrize(("question", "figure", "never"), [
+    # the rows at the next page's top are under the sub-heading left at the foot of the page before
+    ("What were Wingtip's Flexible Films net sales in Q2 2024?", "$683 million", "1,369"),
+    ("What were International net sales of Wingtip's Flexible Films segment in Q2 2025?", "$316 million", "201"),
+    # and in the scale stated over the first part
+    ("What were Wingtip's total net sales in Q2 2024?", "$1,369 million", "683"),
+])
+def test_a_table_continued_on_the_next_page_keeps_its_scale_title_and_open_sub_heading(
+        split_release: Settings, question: str, figure: str, never: str) -> None:
+    answer = stated(ask_once(split_release, question))
+    assert figure in answer and never not in answer, answer

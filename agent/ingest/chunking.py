@@ -17,7 +17,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from agent.config import Settings
-from agent.ingest.families import carried_scales
+from agent.ingest.families import carried_scales, continued_tables
 from agent.ingest.hostile import is_instruction_like
 from agent.ingest.layout import line_box, line_indent, span_box
 from agent.ingest.linearise import linearise_row, table_header_line
@@ -364,7 +364,8 @@ def chunk_document(
     tables = [(offset, t if t.title else t.model_copy(update={"title": title_above(lead)}))
               for (offset, t), lead in zip(tables, leads, strict=True)]
     parts = table_parts([t for _, t in tables], [in_statement(start) for start in table_starts], doc_text, leads)
-    tables = list(zip([offset for offset, _ in tables], carried_scales([t for _, t in tables], leads), strict=True))
+    tables = list(zip([offset for offset, _ in tables],
+                      continued_tables(carried_scales([t for _, t in tables], leads), leads), strict=True))
     # the filing's reporting currency: the one most of its tables state
     stated = Counter(c for _, t in tables if (c := table_currency(t)))
     filing_currency = stated.most_common(1)[0][0] if stated else ""

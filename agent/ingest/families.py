@@ -18,6 +18,7 @@ MIN_SHARED_ROWS = 2  # one shared label ('Total') is a coincidence; two shared r
 # A table of percentages ('Percentage of Net Sales' over the same rows) is in no scale, whatever precedes it.
 _PERCENT_TITLE_RE = re.compile(r"%|\bpercent", re.IGNORECASE)
 SENTENCE_MIN_WORDS = 6  # a line of this many words ending in a stop is prose between two tables, not a heading
+SUBHEADING_MAX_WORDS = 6  # a line this short left at a page's foot over a table's continuation heads its rows
 CONTINUATION_MAX_LINES = 3  # lines at a page's top above a table continued there: a running header, '(continued)'
 
 
@@ -39,12 +40,45 @@ def _continued(table: TableBlock, before: TableBlock, lead: str) -> bool:
             and table.columns == before.columns and table.period_caption == before.period_caption)
 
 
+def _of_percentages(table: TableBlock) -> bool:
+    """A table of percentages: its title says so, or every column does ('Percent Change' beside two periods is one
+    column of changes, not a table of percentages)."""
+    return bool(_PERCENT_TITLE_RE.search(table.title)) or (
+        bool(table.columns) and all(_PERCENT_TITLE_RE.search(c) for c in table.columns))
+
+
 def _family(table: TableBlock, other: TableBlock, lead: str, shared: int) -> bool:
     """``other`` states the scale ``table`` lacks and is of its family (``shared`` rows alike, or ``table`` is
     ``other`` continued on the next page); ``lead`` is the text between them."""
     return (not table.scale_label and bool(other.scale_label) and table.columns == other.columns
-            and not _PERCENT_TITLE_RE.search(f"{table.title} {table.caption}")
+            and not _of_percentages(table)
             and (shared >= MIN_SHARED_ROWS or _continued(table, other, lead)) and not _prose(lead))
+
+
+def _left_open(lead: str) -> str:
+    """The sub-heading a table's first part leaves at the foot of its page, over no rows there: the last line
+    before the page break when it is a short label ('Flexible Films'), not a sentence, a figure or a page number."""
+    lines = [ln.strip() for ln in lead.split(PAGE_SEPARATOR)[0].splitlines() if ln.strip()]
+    last = lines[-1] if lines else ""
+    return last if (last and len(last.split()) <= SUBHEADING_MAX_WORDS and not re.search(r"\d", last)
+                    and not last.endswith((".", ":", ";"))) else ""
+
+
+def continued_tables(tables: Sequence[TableBlock], leads: Sequence[str]) -> list[TableBlock]:
+    """``tables`` with each table continued past a page break (see :func:`_continued`) titled as its first part, and
+    under the sub-heading its first part left open at the foot of the page before
+    ('Flexible Films' over nothing, then 'U.S. | 389' at the next page's top: the rows are Flexible Films')."""
+    out = list(tables)
+    for i in range(1, len(out)):
+        before, lead = out[i - 1], leads[i] if i < len(leads) else ""
+        left = _left_open(lead)
+        # a table under a title or an introduction of its own is another table of the same columns
+        if not _continued(out[i], before, lead) or _prose(lead) or out[i].title not in {"", left}:
+            continue
+        heading = left or before.continues_under
+        # the first part's title, never the sub-heading left over the break (which heads only the rows under it)
+        out[i] = out[i].model_copy(update={"title": before.title or out[i].title, "continues_under": heading})
+    return out
 
 
 def carried_scales(tables: Sequence[TableBlock], leads: Sequence[str]) -> list[TableBlock]:

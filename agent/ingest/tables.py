@@ -120,6 +120,8 @@ class TableBlock(BaseModel):
     scale: float = 1.0
     scale_label: str = Field(default="", description="e.g. '(in millions)'; empty when unscaled")
     rows: list[TableRow] = Field(default_factory=list, description="body rows; label-only rows are sub-headings")
+    continues_under: str = Field(default="", description="the sub-heading a table continued from the page before "
+                                 "left open there: its first rows are under it ('' for none)")
 
     @property
     def data_rows(self) -> list[TableRow]:

@@ -303,6 +303,10 @@ def _lines(table: TableBlock, offset: int, fy_end_month: int, block: str, named:
     ``indents`` how far each row's label is indented (a PDF's or an HTML table's), else None."""
     boxes = list(boxes) if len(boxes) == len(table.rows) else [None] * len(table.rows)
     outline = _Outline(list(indents) if len(indents) == len(table.rows) else [None] * len(table.rows))
+    if table.continues_under:  # a table continued from the page before: its first rows are under the open heading
+        outline.heading = sub_heading(table.continues_under, after_rows=True)
+        if outline.indented:
+            outline.open = [(min(x for x in outline.indents if x is not None), outline.heading, False)]
     out: list[TableLine] = []
     under: dict[str, int] = {}  # rows of figures under each open sub-heading
     for k, (row, box) in enumerate(zip(table.rows, boxes, strict=True)):
