@@ -109,6 +109,9 @@ def _stem(word: str) -> str:
 
 
 _NEGATED_RE = re.compile(r"\bnon[-\s]+(?=[a-z])")
+# One basis under the names filers and analysts give it: a non-GAAP (non-IFRS) figure is the adjusted one.
+_ADJUSTED_BASIS_RE = re.compile(r"\bnon[-\s]?(?:gaap|ifrs)\b")
+ADJUSTED_BASIS = "adjusted"
 
 
 def _buckets(text: str) -> set[str]:
@@ -124,7 +127,8 @@ def _content_words(text: str) -> set[str]:
     buckets = _buckets(text)
     # 'long-term' meets 'long term'; 'non-current' is one word: it never names what 'current' does
     spaced = re.sub(r"[-/]", " ", text)
-    rest = without_periods(_NEGATED_RE.sub("non", spaced.lower()))
+    based = re.sub(r"[-/]", " ", _ADJUSTED_BASIS_RE.sub(ADJUSTED_BASIS, text.lower()))  # 'non-GAAP' is 'adjusted'
+    rest = without_periods(_NEGATED_RE.sub("non", based))
     words = {
         _stem(w.removesuffix("'s").rstrip("'"))  # 'Europe's revenue' names the 'Europe' row
         for w in _WORD_RE.findall(rest)
