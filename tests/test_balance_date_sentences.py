@@ -29,6 +29,11 @@ Wingtip Paperboard Corporation
 Cash provided by operating activities was $1,108 million in fiscal 2024. At September 30, 2024, total debt was
 $4,215 million and cash and cash equivalents were $392 million. As of September 30, 2024, borrowings under the
 revolving credit facility were $250 million, up from $180 million.
+
+### Properties
+
+As of September 30, 2024, we owned 38 manufacturing plants totaling 21.6 million gross square feet, which were 91.5%
+utilized.
 """
 
 
@@ -43,6 +48,13 @@ def wingtip(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 ])
 def test_every_balance_of_the_sentence_is_at_its_date(wingtip: Settings, question: str, figure: str) -> None:
     assert figure in stated(ask_once(wingtip, question))
+
+
+@pytest.mark.parametrize("never", ["21.6", "91.5"])
+def test_a_measure_or_a_share_dated_with_a_count_is_no_count(wingtip: Settings, never: str) -> None:
+    # the sentence's date dates its area and its utilisation too: neither is how many plants there were
+    answer = stated(ask_once(wingtip, "How many plants did Wingtip own at September 30, 2024?"))
+    assert f"was {never}" not in answer and f"found is {never}" not in answer, answer  # a quoted passage states none
 
 
 def test_a_compared_figure_is_not_at_the_opening_date() -> None:

@@ -216,10 +216,10 @@ def _best_of(cells: Sequence[Cell], reader: EvidenceReader, words: set[str], ask
             unit = measured_unit(reader.evidence[cell.seg.ev].text, cell.value.end)
             if unit and not unit.startswith(counted):
                 continue  # 'how many employees': '1 million hours' of their training counts hours, not them
-        if counted and (_of_an_amount(reader, cell) or cell.prose and cell.value.unit in CURRENCIES
+        if counted and (_of_an_amount(reader, cell) or cell.prose and cell.value.unit in (*CURRENCIES, "%")
                         or f"per {counted}" in " ".join(cell.label.lower().split())):
             # 'how many stores': the 'Stores' row of a table titled 'Net Sales by Channel' is sales; 'how many
-            # shares': an amount, or 'earnings per share', is no count of them
+            # shares': an amount, a share ('96.4% leased'), or 'earnings per share', is no count of them
             continue
         if question and _names_other_number(f"{cell.label} {cell.header}", question):
             continue
