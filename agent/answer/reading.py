@@ -340,7 +340,7 @@ HEADING_MAX_CHARS = 160  # a line above a table short enough to be its title ('R
 # A figure followed by a unit of measure measures that, not a count of people, stores or shares ('employees
 # completed over 1 million hours of training', 'stores of 3 million square feet', '61.3 million rentable square feet').
 _MEASURED_RE = re.compile(
-    r"\s*(?:(?:thousand|million|billion)\s+)?(?:(?:rentable|gross|net|leasable|usable)\s+)?"
+    r"\s*(?:(?:thousand|million|billion)\s+)?(?:[a-z]+\s+)?"  # one word may describe the unit ('rentable square feet')
     r"(?P<unit>hours?|days?|weeks?|months?|years?|miles?|kilometers?|square|sq\.|feet|acres?|tons?|tonnes?|gallons?"
     r"|barrels?|liters?|litres?|pounds?|times|percent)\b",
     re.IGNORECASE,

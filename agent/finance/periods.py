@@ -157,11 +157,9 @@ _P_MONTH_QUARTER = re.compile(
     re.I,
 )
 # A year to date closed by a day or a month: 'YTD June 2025', 'year-to-date through June 30, 2025', 'June 2025 YTD'.
+_TO_DATE = r"(?:year[\s-]+to[\s-]+date|ytd)"
 _P_TO_DATE_CLOSED = re.compile(
-    rf"\b(?:ytd|year[\s-]+to[\s-]+date)\s+(?:(?:ended|ending|through|thru|to|at|as\s+of)\s+)?(?P<date>{_CLOSING})"
-    rf"|(?P<date2>{_CLOSING})\s+(?:ytd|year[\s-]+to[\s-]+date)\b",
-    re.I,
-)
+    rf"\b{_TO_DATE}\s+(?:{_CLOSED_BY}\s+)?(?P<date>{_CLOSING})|(?P<date2>{_CLOSING})\s+{_TO_DATE}\b", re.I)
 _P_POINT = re.compile(rf"(?P<date>{_DATE}){_MORE_YEARS}", re.I)
 # "as of December 31, 2022" keeps its "as of" in the mention.
 _POINT_PREFIX = re.compile(r"\b(?:as\s+of|as\s+at|at)\s+$", re.I)
@@ -275,7 +273,7 @@ _YEAR_TO_DATE_RE = re.compile(
 )
 # 'Year to Date 2023', 'YTD', 'year-to-date': the months of a fiscal year to the end of the quarter a filing reports
 # (a release's or a 10-Q's column, a question's period); the filing says which quarter.
-TO_DATE_RE = re.compile(r"\byear[\s-]+to[\s-]+date\b|\bytd\b", re.IGNORECASE)
+TO_DATE_RE = re.compile(rf"\b{_TO_DATE}\b", re.IGNORECASE)
 _TO_DATE_SUFFIX = {1: "Q1", 2: "H1", 3: "M9", 4: ""}  # the fiscal label's suffix for the months to a quarter's end
 _YEAR_TO_DATE_CUE = "ended"  # cheap test before the pattern: most texts name no duration at all
 YEAR_TO_DATE_DATE_CHARS = 40  # the column's end date follows its duration words ('six months ended July 29, 2023')
