@@ -21,6 +21,7 @@ Annual Report on Form 10-K for the fiscal year ended December 31, 2024
 | Fuel gallons consumed (millions) | 412 | 398 |
 | Average fuel cost per gallon | $2.64 | $3.11 |
 | Passenger revenue per available seat mile (cents) | 15.20 | 14.85 |
+| Jet fuel hedged (bbl/d) | 18,400 | 17,250 |
 
 ### Consolidated Statements of Operations
 
@@ -60,6 +61,12 @@ def test_a_rate_never_answers_an_amount(tailspin: Settings, question: str) -> No
 ])
 def test_a_rate_answers_a_rate(tailspin: Settings, question: str, figure: str) -> None:
     assert figure in stated(ask_once(tailspin, question))
+
+
+def test_a_rate_printed_per_day_answers_per_day(tailspin: Settings) -> None:
+    # a producer's or a hedger's 'bbl/d' is per day, as the question says it
+    answer = stated(ask_once(tailspin, "How much jet fuel did Tailspin hedge per day in 2023?"))
+    assert "17,250" in answer, answer
 
 
 def test_an_amount_never_answers_a_rate(tailspin: Settings) -> None:

@@ -109,9 +109,12 @@ def _stem(word: str) -> str:
 
 
 _NEGATED_RE = re.compile(r"\bnon[-\s]+(?=[a-z])")
-# One basis under the names filers and analysts give it: a non-GAAP (non-IFRS) figure is the adjusted one.
-_ADJUSTED_BASIS_RE = re.compile(r"\bnon[-\s]?(?:gaap|ifrs)\b")
-ADJUSTED_BASIS = "adjusted"
+# One thing under the names filers and analysts give it: a non-GAAP (non-IFRS) figure is the adjusted one, and a
+# rate a producer prints per day ('bbl/d', 'Mcf/d') is one per day.
+_WRITTEN_AS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\bnon[-\s]?(?:gaap|ifrs)\b"), "adjusted"),
+    (re.compile(r"(?<=[a-z])/d\b"), " per day"),
+)
 
 
 def _buckets(text: str) -> set[str]:
@@ -127,7 +130,10 @@ def _content_words(text: str) -> set[str]:
     buckets = _buckets(text)
     # 'long-term' meets 'long term'; 'non-current' is one word: it never names what 'current' does
     spaced = re.sub(r"[-/]", " ", text)
-    based = re.sub(r"[-/]", " ", _ADJUSTED_BASIS_RE.sub(ADJUSTED_BASIS, text.lower()))  # 'non-GAAP' is 'adjusted'
+    based = text.lower()
+    for written, meant in _WRITTEN_AS:
+        based = written.sub(meant, based)
+    based = re.sub(r"[-/]", " ", based)
     rest = without_periods(_NEGATED_RE.sub("non", based))
     words = {
         _stem(w.removesuffix("'s").rstrip("'"))  # 'Europe's revenue' names the 'Europe' row
