@@ -67,3 +67,15 @@ def test_a_date_inside_the_sentence_dates_no_figure_before_it_or_past_the_next()
     sentence = "Backlog grew, and at June 30, 2024 it was $9 million while capex was $2 million."
     read = {n.text: n.period for n in sentence_numbers(sentence, 0, find_periods(sentence, 12))}
     assert read == {"$9 million": "FY2024Q2", "$2 million": ""}
+
+
+@pytest.mark.parametrize(("sentence", "read"), [
+    # a part of the figure before it is named by the words after it, which no reader takes for its own: undated
+    ("As of December 31, 2019, there was $60.3 million of unrecognized expense of which $13.9 million is related to "
+     "options and $46.4 million is related to RSUs.",
+     [("$60.3 million", "FY2019"), ("$13.9 million", ""), ("$46.4 million", "")]),
+    ("As of December 31, 2019, we had $54.5 million of debt outstanding (including $0.7 million of issuance costs).",
+     [("$54.5 million", "FY2019"), ("$0.7 million", "")]),
+])
+def test_a_part_of_the_figure_before_it_takes_no_opening_date(sentence: str, read: list[tuple[str, str]]) -> None:
+    assert [(n.text, n.period) for n in sentence_numbers(sentence, 0, find_periods(sentence, 12))] == read
