@@ -2,7 +2,8 @@
 after the year-ago quarter's. A filing states the scale once, over the first of them ('(Dollars in millions)' under
 'Segment Results'), and it holds for each: a table stating none takes the scale of the one before it (else of the
 one after it) when both have the same columns and share rows, and no sentence stands between them (prose ends the
-family).
+family). A table continued past a page break under its repeated header is its first part's: titled as it, its first
+rows under the sub-heading left at the foot of the page before.
 """
 
 from __future__ import annotations
@@ -75,9 +76,8 @@ def continued_tables(tables: Sequence[TableBlock], leads: Sequence[str]) -> list
         # a table under a title or an introduction of its own is another table of the same columns
         if not _continued(out[i], before, lead) or _prose(lead) or out[i].title not in {"", left}:
             continue
-        heading = left or before.continues_under
         # the first part's title, never the sub-heading left over the break (which heads only the rows under it)
-        out[i] = out[i].model_copy(update={"title": before.title or out[i].title, "continues_under": heading})
+        out[i] = out[i].model_copy(update={"title": before.title or out[i].title, "continues_under": left})
     return out
 
 
