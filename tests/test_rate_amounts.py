@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from support import ask_once, ingested_typeset, stated
 
+from agent.answer.closed_world import _rate_unit
 from agent.config import Settings
 
 FILING = """# Tailspin Airways, Inc.
@@ -67,6 +68,11 @@ def test_a_rate_printed_per_day_answers_per_day(tailspin: Settings) -> None:
     # a producer's or a hedger's 'bbl/d' is per day, as the question says it
     answer = stated(ask_once(tailspin, "How much jet fuel did Tailspin hedge per day in 2023?"))
     assert "17,250" in answer, answer
+
+
+def test_a_scale_caption_is_no_rate() -> None:
+    assert _rate_unit("except per share amounts): Potential shares from outstanding awards") == ""
+    assert _rate_unit("Average fuel cost per gallon") == "gallon"
 
 
 def test_an_amount_never_answers_a_rate(tailspin: Settings) -> None:

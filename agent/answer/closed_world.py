@@ -117,7 +117,8 @@ _SHARE_WORDS = frozenset({"share", "unit", "ads", "unitholder"})  # what a per-s
 def _rate_unit(words: str) -> str:
     """What ``words`` divide an amount by ('per basic share' -> 'share', 'per gallon' -> 'gallon'); '' for none, or a
     time unit ('per year': an average, not a rate)."""
-    m = _RATE_RE.search(words)
+    # '(in millions, except per share amounts)' is a table's scale caption, no rate of the figure's
+    m = next((m for m in _RATE_RE.finditer(words) if not words[: m.start()].rstrip().lower().endswith("except")), None)
     if m is None:
         return ""
     kept = list(takewhile(lambda w: w.lower() not in STOP_WORDS and _stem_word(w) not in ASKING_WORDS,
