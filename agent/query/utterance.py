@@ -91,8 +91,12 @@ def _acronyms_written_out(text: str, registry: EntityRegistry) -> str:
     written with stops ('U.S.' is no 'us'), that is no ordinary word, no company, no metric and no part printed as it is written, whose
     letters begin the words of exactly one part's name of two words or more, each word in order giving at least one
     (:func:`~agent.entities.names.abbreviates`)."""
-    parts = {name for name in registry.part_names() if len(name_tokens(name)) >= 2}
-    printed = {tuple(name_tokens(name)) for name in registry.part_names()}
+    # the parts of the one company the question names, when it names one: an acronym another filer prints as a row
+    # ('U.S.') is still the name this company prints in full ('United States')
+    named = {m.entity.entity_id: m.entity for m in registry.mentions(text)}
+    names = frozenset(next(iter(named.values())).parts) if len(named) == 1 else registry.part_names()
+    parts = {name for name in names if len(name_tokens(name)) >= 2}
+    printed = {tuple(name_tokens(name)) for name in names}
     defined = registry.defined_terms()
     out = []
     for word in text.split(" "):
