@@ -134,16 +134,15 @@ def _unmet_rate(answer: SubAnswer, question: str, provenance: str) -> str:
     rate: the filings' own convention for dividends, book value and earnings."""
     asked = _rate_unit(asked_part(question))
     row = naming_words(answer).strip()
+    definition = METRICS.get(answer.metric)
     if not asked:
         stated = _rate_unit(row_label(answer) or row) if answer.status == "found" else ""
-        metric = METRICS.get(answer.metric)
-        if metric is not None and any(_rate_unit(name) for name in (metric.canonical, *metric.synonyms)):
+        if definition is not None and any(_rate_unit(name) for name in (definition.canonical, *definition.synonyms)):
             return ""  # the metric asked is a rate by name ('RASM': revenue per available seat mile)
         words = _content_words(question)
         if not stated or stated in _SHARE_WORDS or stated in words or "average" in words & _content_words(row):
             return ""  # no rate stated, the unit named ('revenue per ASM'), or an average asked, which is per something
         return f"the figure found is {row!r}, an amount per {stated}; the question asks for no rate"
-    definition = METRICS.get(answer.metric)
     if asked in _SHARE_WORDS and definition is not None and definition.topic == PER_SHARE_TOPIC:
         return ""
     own = _content_words(f"{provenance} {answer.metric}")

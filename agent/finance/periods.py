@@ -346,9 +346,11 @@ def closing_date(text: str) -> date | None:
     if day is not None:
         return day
     m = _MONTH_YEAR_RE.search(text)
-    if m is None:
-        return None
-    month, year = month_of(m.group("mon")), int(m.group("year"))
+    return _month_end(int(m.group("year")), month_of(m.group("mon"))) if m else None
+
+
+def _month_end(year: int, month: int) -> date:
+    """The last day of a month."""
     return date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)
 
 
@@ -529,10 +531,9 @@ def _candidates(text: str, fy_end_month: int) -> list[_Cand]:
         out.append(_Cand(start, m.end(), 2, mentions))
 
     for m in (_P_MONTH_QUARTER.finditer(text) if "quarter" in low else ()):
-        d = closing_date(f"{m.group('mon')} {m.group('y') or m.group('y2')}")
-        if d is not None:
-            norm, kind = _norm_for_months(d, MONTHS_PER_QUARTER, fy_end_month)
-            add(m, 0, [_mention(text, norm, m.start(), m.end(), kind, d)])
+        d = _month_end(int(m.group("y") or m.group("y2")), month_of(m.group("mon")))
+        norm, kind = _norm_for_months(d, MONTHS_PER_QUARTER, fy_end_month)
+        add(m, 0, [_mention(text, norm, m.start(), m.end(), kind, d)])
 
     for m in (_P_TO_DATE_CLOSED.finditer(text) if "ytd" in low or "to date" in low or "to-date" in low else ()):
         d = closing_date(m.group("date") or m.group("date2"))
@@ -782,8 +783,7 @@ def normalise_period(text: str, default_fy_end_month: int = 12) -> str:
     m = _MONTH_YEAR_LABEL.fullmatch(s)
     if m and 1 <= int(m.group("mnum")) <= 12:
         month, year = int(m.group("mnum")), _year(m.group("year"))
-        last_day = (date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)).day
-        return instant_norm(date(year, month, last_day), default_fy_end_month)
+        return instant_norm(_month_end(year, month), default_fy_end_month)
     return ""
 
 
