@@ -289,7 +289,7 @@ FRESH_DIR = Path(__file__).parent / "fresh_set"
 
 
 def fresh_set(limit: int | None = None) -> EvalSet:
-    """The fresh set: 224 questions on thirteen more typeset filings of thirteen other companies in one index (10-Ks,
+    """The fresh set: 275 questions on sixteen more typeset filings of sixteen other companies in one index (10-Ks,
     10-Qs, a 20-F and earnings releases of industries the dev sets barely hold: packaging, banking, pharma, retail,
     insurance, health, hardware, travel, REITs, airlines, chips; fiscal years ending in September, January and
     February). Written by finrag's developers in batches, each first run on the code before the fixes it led to
