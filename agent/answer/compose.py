@@ -211,10 +211,12 @@ def _answer_sub_query(
     cell = _cell_answer(base, sub_query, reader)
     if cell is None:
         return answer
+    if _names_other_metric(cell, metric):
+        # 'Industrial Sensors revenue' names the segment asked, but it is no operating income; nor is 'Net income'
+        # where the lexicon finds no operating income at all
+        return answer
     if answer.status == "not_found":
         return cell
-    if _names_other_metric(cell, metric):
-        return answer  # 'Industrial Sensors revenue' names the segment asked, but it is no operating income
     asked = " ".join([sub_query.question, company, *base.scope])
     if cited_unasked_part(cell, reader, asked) and not cited_unasked_part(answer, reader, asked):
         return answer  # the company's own figure, not a segment's table that words the question more closely

@@ -15,6 +15,7 @@ from agent.answer.reading import (
     letter_runs,
     naming_context,
     record_naming,
+    through_clause,
 )
 from agent.answer.records import SubAnswer
 from agent.entities.names import abbreviates, is_common_word, name_tokens
@@ -176,8 +177,20 @@ def figure_provenance(answer: SubAnswer, reader: EvidenceReader | None) -> str:
     if reader is not None and answer.citation:
         ev = next((e for e in reader.evidence if e.chunk_id == answer.citation.chunk_id), None)
         sections = " ".join(ev.section_path) if ev is not None else ""
-    return " ".join([answer.named, naming_words(answer), figure_context(answer, reader),
-                     own_clause(answer, reader), sections])
+    return " ".join([answer.named, naming_words(answer), _own_words(answer, reader), own_clause(answer, reader),
+                     sections])
+
+
+def _own_words(answer: SubAnswer, reader: EvidenceReader | None) -> str:
+    """A row's label with its table's title and header; a sentence figure's sentence up to the end of its clause
+    (:func:`through_clause`), never the words after it."""
+    if row_label(answer):
+        return figure_context(answer, reader)
+    text = chunk_text(reader, answer.citation.chunk_id) if reader is not None and answer.citation else ""
+    value = answer.value
+    if not text or value is None or not 0 <= value.start < value.end <= len(text):
+        return figure_context(answer, reader)
+    return through_clause(text, value.start, value.end)
 
 
 def mentioned(text: str, name: str) -> bool:

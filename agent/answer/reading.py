@@ -386,6 +386,15 @@ def clause_at(text: str, start: int, end: int) -> str:
     return text[(before[-1] if before else lo) : (after.start() if after else hi)]
 
 
+def through_clause(text: str, start: int, end: int) -> str:
+    """A sentence figure's own words: its sentence up to the end of the clause that holds ``text[start:end]``
+    ('Revenue for the quarter was $9.8 billion' of '..., up 24%, led by Data Center'). What the sentence says after
+    that clause is about another thing: a comparison, a cause, a part that drove it."""
+    lo, hi = sentence_span(text, start)
+    after = CLAUSE_BREAK_RE.search(text, end, hi)
+    return text[lo : (after.start() if after else hi)]
+
+
 def record_naming(ev: Evidence, row: Segment, value: NumericValue, label: str = "") -> str | None:
     """A table figure's own words from its chunk's typed record: the row's label and sub-heading, the header of
     the figure's own column (never the other columns'), the table's title and period caption, and the sections

@@ -17,7 +17,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from agent.config import Settings
-from agent.ingest.families import carried_scales, continued_tables
+from agent.ingest.families import carried_scales, continued_tables, stacked_tables
 from agent.ingest.hostile import is_instruction_like
 from agent.ingest.layout import line_box, line_indent, span_box
 from agent.ingest.linearise import linearise_row, table_header_line
@@ -365,7 +365,8 @@ def chunk_document(
               for (offset, t), lead in zip(tables, leads, strict=True)]
     parts = table_parts([t for _, t in tables], [in_statement(start) for start in table_starts], doc_text, leads)
     tables = list(zip([offset for offset, _ in tables],
-                      continued_tables(carried_scales([t for _, t in tables], leads), leads), strict=True))
+                      stacked_tables(continued_tables(carried_scales([t for _, t in tables], leads), leads), leads),
+                      strict=True))
     # the filing's reporting currency: the one most of its tables state
     stated = Counter(c for _, t in tables if (c := table_currency(t)))
     filing_currency = stated.most_common(1)[0][0] if stated else ""

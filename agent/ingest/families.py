@@ -3,7 +3,8 @@ after the year-ago quarter's. A filing states the scale once, over the first of 
 'Segment Results'), and it holds for each: a table stating none takes the scale of the one before it (else of the
 one after it) when both have the same columns and share rows, and no sentence stands between them (prose ends the
 family). A table continued past a page break under its repeated header is its first part's: titled as it, its first
-rows under the sub-heading left at the foot of the page before.
+rows under the sub-heading left at the foot of the page before. A table stacked right under another of its rows with
+nothing printed between them (the nine months' under the quarter's) is captioned by the first: its title and scale.
 """
 
 from __future__ import annotations
@@ -78,6 +79,23 @@ def continued_tables(tables: Sequence[TableBlock], leads: Sequence[str]) -> list
             continue
         # the first part's title, never the sub-heading left over the break (which heads only the rows under it)
         out[i] = out[i].model_copy(update={"title": before.title or out[i].title, "continues_under": left})
+    return out
+
+
+def stacked_tables(tables: Sequence[TableBlock], leads: Sequence[str]) -> list[TableBlock]:
+    """``tables`` with each untitled table printed right under the one before -- nothing between them, at least
+    :data:`MIN_SHARED_ROWS` rows alike -- titled as it, and in its scale when it states none: one caption ('Revenue by
+    market platform:', '(In millions)') heads the stack."""
+    out = list(tables)
+    for i in range(1, len(out)):
+        table, before = out[i], out[i - 1]
+        lead = leads[i] if i < len(leads) else ""
+        if table.title or lead.strip() or len(_labels(table) & _labels(before)) < MIN_SHARED_ROWS:
+            continue
+        update: dict[str, object] = {"title": before.title}
+        if not table.scale_label and not _of_percentages(table):
+            update |= {"scale": before.scale, "scale_label": before.scale_label}
+        out[i] = table.model_copy(update=update)
     return out
 
 

@@ -42,7 +42,7 @@ from agent.schemas import PAGE_SEPARATOR, Chunk, DocumentMeta, IngestReport
 
 # Bump when parsing, sectioning, tables, chunking, cards or embedding text change what is stored: a document
 # ingested by another version is ingested again on the next run instead of being reported unchanged.
-PIPELINE_VERSION = "94"
+PIPELINE_VERSION = "95"
 DISAGREEMENTS_SHOWN = 3  # tags named in the ingest warning; the count says how many more
 # Embedding batches between two progress reports: often enough to see movement on a 500-page filing.
 EMBED_BATCHES_PER_REPORT = 2
@@ -237,7 +237,7 @@ class Ingestor:
         meta.n_chunks = len(chunks)
         meta.pipeline_version = PIPELINE_VERSION
         meta.parts = printed_names([c.table for c in chunks if c.table is not None])
-        meta.terms = defined_terms(parsed.text)
+        meta.terms = defined_terms(parsed.text, [r.label for c in chunks if c.table is not None for r in c.table.rows])
         with _timed(stages, "cards"):
             cards = [build_card(chunk, meta) for chunk in chunks]
         with _timed(stages, "counts"):

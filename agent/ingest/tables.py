@@ -666,9 +666,10 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
             stub = stub or _stub(header_row)  # its first cell heads the labels ('Revenue by country | 2019 | 2018')
         if title in {"", header_row.label}:
             # the header was read as the title, or hid it: the title is the plain line right above it ('Product
-            # Revenues' over '(In millions)'), never a sentence introducing the table or a heading above that
+            # Revenues' over '(In millions)', 'Revenue by market platform:' captioning it), never a sentence
+            # introducing the table or a heading above that
             nearest = next((r.label for r in reversed(above[-TITLE_LOOKBACK_LINES:])
-                            if not r.cells and not _is_meta_line(r.label)), "")
+                            if not r.cells and not _is_meta_line(r.label)), "").rstrip().removesuffix(":")
             title = nearest if _plain_title(nearest) else ("" if title == header_row.label else title)
     widths = {len(r.cells) for r in body if r.cells}
     placed = _placed_columns(group, first_data, last_data, page_text, runs)

@@ -2,12 +2,15 @@
 
 An analyst asks in the filing's own shorthand ('WWIM ARR Q2 FY25'); the acronym is vocabulary the filing gives, so
 it is read at ingest and the question's acronym is written out as the filing prints it. A definition is an acronym
-in parentheses whose letters begin, in order, the words just before it (each word giving at least one letter).
+in parentheses whose letters begin, in order, the words just before it (each word giving at least one letter). An
+acronym the filing's own table rows print ('Same-property NOI', 'FFO per diluted share') is the filing's word for the
+thing: the analyst's acronym then matches its rows as written, and it is no term to write out.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from agent.entities.names import abbreviates, name_tokens
 from agent.schemas import DefinedTerm
@@ -21,8 +24,9 @@ _WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*|&")
 _LINKS = frozenset(("and", "of", "the", "for", "in"))  # words a definition's acronym may skip ('Middle East and Africa')
 
 
-def defined_terms(text: str) -> list[DefinedTerm]:
-    """The acronyms ``text`` defines, each with the words it stands for as printed (first definition wins)."""
+def defined_terms(text: str, row_labels: Sequence[str] = ()) -> list[DefinedTerm]:
+    """The acronyms ``text`` defines, each with the words it stands for as printed (first definition wins), but
+    those its tables' ``row_labels`` print as a word."""
     out: dict[str, DefinedTerm] = {}
     for m in _DEFINED_RE.finditer(text):
         short = m.group(1)
@@ -40,4 +44,5 @@ def defined_terms(text: str) -> list[DefinedTerm]:
             if abbreviates(letters, tokens) or abbreviates(letters, [t for t in tokens if t not in _LINKS]):
                 out[short] = DefinedTerm(short=short, long=printed)
                 break
-    return list(out.values())
+    in_rows = {word for label in row_labels for word in _WORD_RE.findall(label)}
+    return [t for t in out.values() if t.short not in in_rows]

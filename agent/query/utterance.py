@@ -84,7 +84,7 @@ def _abbreviations_written_out(text: str) -> str:
 
 
 def _acronyms_written_out(text: str, registry: EntityRegistry) -> str:
-    """``text`` with each acronym an indexed filing defines written as it defines it ('ARR' -> 'Annual recurring
+    """``text`` with each acronym an indexed filing defines written as it defines it ('ARR' -> 'annual recurring
     revenue', from 'Annual recurring revenue (ARR)'), unless it is a metric's or a company's; and each acronym of a
     part the indexed filings print written as they print it ('APAC' -> 'Asia
     Pacific', 'LATAM' -> 'Latin America', 'U.S.' -> 'United States'): a word in capitals, of three letters or more or
@@ -94,10 +94,14 @@ def _acronyms_written_out(text: str, registry: EntityRegistry) -> str:
     # the parts of the one company the question names, when it names one: an acronym another filer prints as a row
     # ('U.S.') is still the name this company prints in full ('United States')
     named = {m.entity.entity_id: m.entity for m in registry.mentions(text)}
-    names = frozenset(next(iter(named.values())).parts) if len(named) == 1 else registry.part_names()
+    company = next(iter(named.values())) if len(named) == 1 else None
+    names = frozenset(company.parts) if company is not None else registry.part_names()
     parts = {name for name in names if len(name_tokens(name)) >= 2}
     printed = {tuple(name_tokens(name)) for name in names}
-    defined = registry.defined_terms()
+    # the terms of the company asked about, as its filings define them; a definition that is no part's name is no
+    # proper name either ('Funds from operations' read as a part named 'Funds')
+    defined = {t.short: t.long for t in company.terms} if company is not None else registry.defined_terms()
+    defined = {short: long if tuple(name_tokens(long)) in printed else long.lower() for short, long in defined.items()}
     out = []
     for word in text.split(" "):
         core = word.rstrip("?!,;:") if word.count(".") > 1 else word.rstrip("?!,;:.")  # 'U.S.' keeps its last stop
