@@ -83,7 +83,9 @@ def test_a_kind_of_what_is_asked_is_no_answer_to_the_whole(
 ) -> None:
     out = ask_once(tailspin, question)
     assert out.startswith("Not found"), out
-    assert any(f"row '{row}' is one part of what is asked" in out for row in rows), out
+    # the refusal names the row it read and why it is not the whole: one part of it, or another metric altogether
+    assert any(f"row '{row}' is one part of what is asked" in out or f"row '{row}' is deferred income taxes" in out
+               for row in rows), out
 
 
 @pytest.mark.parametrize(("question", "figure"), [

@@ -29,6 +29,7 @@ from agent.answer.gate import (
     gate,
     operation_refusal,
     part_refusal,
+    refused,
     sanity_failure,
     turn_operation_unmet,
     unmet_operation,
@@ -41,6 +42,7 @@ from agent.answer.reading import (
 )
 from agent.answer.records import (
     NOT_FOUND,
+    Check,
     CombinationResult,
     Figure,
     FinalAnswer,
@@ -211,10 +213,14 @@ def _answer_sub_query(
     cell = _cell_answer(base, sub_query, reader)
     if cell is None:
         return answer
-    if _names_other_metric(cell, metric):
-        # 'Industrial Sensors revenue' names the segment asked, but it is no operating income; nor is 'Net income'
-        # where the lexicon finds no operating income at all
-        return answer
+    other = _other_metric_named(cell, metric)
+    if other and answer.status == "not_found":
+        # 'Net income' where the lexicon finds no operating income at all: another metric's row, shown as the closest
+        # evidence and never stated for the metric asked
+        check = Check(name="metric", passed=False, detail=f"the figure's row {row_label(cell)!r} is {other}, not {metric}")
+        return refused(cell, f"{metric} ({check.detail})", cell.answer.strip().rstrip("."), [*cell.checks, check])
+    if other:
+        return answer  # 'Industrial Sensors revenue' names the segment asked, but it is no operating income
     if answer.status == "not_found":
         return cell
     asked = " ".join([sub_query.question, company, *base.scope])
@@ -237,13 +243,15 @@ def _answer_sub_query(
     return answer
 
 
-def _names_other_metric(cell: SubAnswer, metric: str) -> bool:
-    """The cell's row label names metrics of the lexicon, none of them ``metric`` or a kind of it: it is another
+def _other_metric_named(cell: SubAnswer, metric: str) -> str:
+    """The lexicon metric the cell's row label names when none it names is ``metric`` or a kind of it: another
     metric's row ('Industrial Sensors revenue' for an operating income; 'Net income attributable to ...' is a kind
-    of net income)."""
-    named = {m.canonical for m in find_metrics(row_label(cell))}
+    of net income); '' otherwise."""
+    named = sorted({m.canonical for m in find_metrics(row_label(cell))})
     related = set(METRICS[metric].related) if metric in METRICS else set()
-    return bool(named) and not any(n == metric or metric in n or n in metric or n in related for n in named)
+    if any(n == metric or metric in n or n in metric or n in related for n in named):
+        return ""
+    return named[0] if named else ""
 
 
 def _names_parts(answer: SubAnswer, parts: Sequence[str]) -> bool:

@@ -100,6 +100,15 @@ def _written_as_ticker(words: Sequence[_Word], i: int) -> bool:
     return not any(w.isupper() and is_common_word(w) for w in beside)
 
 
+def _acronym_word(word: _Word) -> bool:
+    """A word of two capitals or more and no lower-case letter ('FFO', 'NOI', 'R&D'): an acronym, no word of a name."""
+    letters = [ch for ch in _bare(word) if ch.isalpha()]
+    return len(letters) >= MIN_ACRONYM_CAPITALS and all(ch.isupper() for ch in letters)
+
+
+MIN_ACRONYM_CAPITALS = 2
+
+
 def _names_metric(text: str, word: _Word) -> bool:
     """Whether the capitals written from ``word`` on to the next space abbreviate a metric ('EPS', 'R&D')."""
     token = text[word.start:].split(maxsplit=1)[0].strip(".,;:?!")
@@ -344,8 +353,10 @@ class EntityRegistry(Sequence[str]):
             k < len(words)
             and not words[j].possessive
             and _capitalised(words[k])
-            # a metric's abbreviation after a name is what is asked of the company ('MMM EPS', 'Adatum R&D')
+            # a metric's abbreviation after a name is what is asked of the company ('MMM EPS', 'Adatum R&D'), and so
+            # is any other acronym ('OCLT FFO', 'Ocelot Logistics Trust NOI')
             and not _names_metric(text, words[k])
+            and not _acronym_word(words[k])
             and _capitalised(words[i])
             and words[k].start - words[k - 1].end <= 1
             and not _breaks_name(words, k)

@@ -109,11 +109,12 @@ def sentence_numbers(sentence: str, offset: int, periods: Sequence[PeriodMention
 
 
 # A sentence opened by the one period it reports on ('At September 30, 2024, total debt was $7,310 million and cash
-# was $544 million'; 'During fiscal 2024 we repurchased 2.1 million shares for $148 million'), and the words after
+# was $544 million'; 'During fiscal 2024 we repurchased 2.1 million shares for $148 million', 'In the second quarter
+# of 2025, ...'), and the words after
 # which a figure is another period's or a change ('up from $4 million', 'an increase of $1 million'), or a part of the
 # figure before it, named by words the reader of a sentence's figure does not take for its own ('of which $13.9
 # million is related to stock options', '(including $0.7 million of debt issuance costs)').
-_OPENING_RE = re.compile(r"\s*(?:at|as\s+(?:of|at)|on|in|during|for)\s", re.IGNORECASE)
+_OPENING_RE = re.compile(r"\s*(?:at|as\s+(?:of|at)|on|in|during|for)\s+(?:the\s+)?", re.IGNORECASE)
 _COMPARED_RE = re.compile(
     r"\b(?:from|compared|comparison|versus|vs\.?|prior|previous|before|against|than|increase[ds]?|decrease[ds]?"
     r"|change[ds]?|up|down|grew|rose|fell|declined?|growth|including|which)\b|\(",

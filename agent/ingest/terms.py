@@ -3,8 +3,9 @@
 An analyst asks in the filing's own shorthand ('WWIM ARR Q2 FY25'); the acronym is vocabulary the filing gives, so
 it is read at ingest and the question's acronym is written out as the filing prints it. A definition is an acronym
 in parentheses whose letters begin, in order, the words just before it (each word giving at least one letter). An
-acronym the filing's own table rows print ('Same-property NOI', 'FFO per diluted share') is the filing's word for the
-thing: the analyst's acronym then matches its rows as written, and it is no term to write out.
+acronym the filing's own table rows print ('Same-property NOI', 'FFO per diluted share') where no row prints its words
+is the filing's word for the thing: the analyst's acronym then matches its rows as written, and it is no term to
+write out.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ _LINKS = frozenset(("and", "of", "the", "for", "in"))  # words a definition's ac
 
 def defined_terms(text: str, row_labels: Sequence[str] = ()) -> list[DefinedTerm]:
     """The acronyms ``text`` defines, each with the words it stands for as printed (first definition wins), but
-    those its tables' ``row_labels`` print as a word."""
+    those its tables' ``row_labels`` print as a word and never write out."""
     out: dict[str, DefinedTerm] = {}
     for m in _DEFINED_RE.finditer(text):
         short = m.group(1)
@@ -45,4 +46,6 @@ def defined_terms(text: str, row_labels: Sequence[str] = ()) -> list[DefinedTerm
                 out[short] = DefinedTerm(short=short, long=printed)
                 break
     in_rows = {word for label in row_labels for word in _WORD_RE.findall(label)}
-    return [t for t in out.values() if t.short not in in_rows]
+    rows = " ".join(" ".join(name_tokens(label)) for label in row_labels)
+    return [t for t in out.values()
+            if t.short not in in_rows or f" {' '.join(name_tokens(t.long))} " in f" {rows} "]

@@ -194,9 +194,11 @@ def typed_columns(table: TableBlock, fy_end_month: int, filing_period: str = "")
     (a 'Year to Date' column's from ``filing_period``, the quarter the filing reports). A change or span column
     is no period's value, whatever years its name prints."""
     texts = [_period_text(label) for label in table.columns]
-    periods = [period or _year_to_date(label, fy_end_month, filing_period) for label, period in zip(
-        table.columns, _quarter_ends(texts, fy_end_month, filing_period) or column_periods(texts, fy_end_month),
-        strict=True)]
+    # a year to date is never its whole year ('YTD 2025' of a second quarter's release is the half): read in the
+    # filing's quarter, or of no period the filing says
+    periods = [_year_to_date(label, fy_end_month, filing_period) if names_to_date(label) else period
+               for label, period in zip(table.columns, _quarter_ends(texts, fy_end_month, filing_period)
+                                        or column_periods(texts, fy_end_month), strict=True)]
     caption = table.period_caption
     columns: list[TableColumn] = []
     for label, period in zip(table.columns, periods, strict=True):

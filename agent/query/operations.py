@@ -273,8 +273,13 @@ def asks_words(question: str) -> bool:
     """Whether ``question`` asks for words (a description, names, periods) rather than an amount, by the configured
     answer-kind model (``Settings.answer_kind_model``, else the packaged one), when it is sure
     (:data:`WORDS_MIN_PROBABILITY`): a figure read for such a question answers something else."""
-    if not in_question_form(question) and any(not METRICS[m.canonical].described for m in find_metrics(question)):
-        return False  # shorthand or a request naming an amount asks its figure; the model learned from questions
+    if not in_question_form(question):
+        described = [m for m in find_metrics(question) if METRICS[m.canonical].described]
+        if any(not METRICS[m.canonical].described for m in find_metrics(question)) or (
+                find_periods(question) and not described):
+            # shorthand or a request naming an amount, or dating a thing the lexicon does not describe ('OCLT FFO
+            # 1H25'), asks its figure; the model learned from questions
+            return False
     model = load_model(Settings.from_env().answer_kind_model or PACKAGED_KIND_MODEL)
     # A fiscal year written as a label ('FY2023', 'FY 2023', 'FY23') reads as the year people write: the model
     # learned from their words.

@@ -489,10 +489,12 @@ CONTRIBUTION_VERBS = frozenset((
     "generated", "earn", "earns", "earned", "deliver", "delivers", "delivered", "produce", "produces", "produced",
     "bring", "brings", "brought", "report", "reports", "reported", "posted", "recorded",
 ))
+# The kind of part a contribution names beside the part itself ('from customers in Taiwan': Taiwan).
+_COUNTERPARTY_KIND = frozenset(("customer", "customers", "client", "clients"))
 # Words that never name the part a share is asked of: function words, part-kind and widening words, the verbs and
 # particles that link a part to its whole ('came from', 'account for', 'out of').
 _NO_SHARE_PART = (STOP_WORDS | _NO_PART | FILLER_WORDS | _PREDICATE_WORDS | _ENDS | _OPENS | _VERB_PARTICLES
-                  | _MODIFIER_BREAKS | QUESTION_WORDS | CONTRIBUTION_VERBS)
+                  | _MODIFIER_BREAKS | QUESTION_WORDS | CONTRIBUTION_VERBS | _COUNTERPARTY_KIND)
 
 
 def contributed_part(question: str, metric: str, company: str = "", registry: EntityRegistry | None = None) -> str:

@@ -35,7 +35,8 @@ FRONTED_PREPOSITIONS = ("in", "for", "at", "within", "across", "during")  # 'In 
 ABBREVIATED_WORDS = ("quarter", "year", "month", "week", "adjusted", "average")
 MIN_ABBREVIATED_AWAY = 2  # letters an abbreviation leaves out of its word: 'mont' is a typo, 'mth' an abbreviation
 MAX_ABBREVIATION_LETTERS = 4  # 'qtr', 'mths', 'adj'; a longer word is a word of its own
-MIN_ACRONYM_LETTERS = 3  # 'US' and 'EU' are words of their own as often as acronyms of a part
+MIN_ACRONYM_LETTERS = 3  # 'US' and 'EU' are words of their own as often as acronyms of a part, unless in capitals
+MIN_CAPITALS_LETTERS = 2  # 'US', 'EU' in capitals amid lower-case words
 LAST_YEAR_OF_CENTURY = 69  # a year written with two digits after an apostrophe: "'23" is 2023, "'98" 1998
 
 
@@ -43,6 +44,8 @@ def plain_question(question: str, registry: EntityRegistry) -> str:
     """``question`` as the plan reads it: tickers written as company names, an opener cut, a fronted clause put
     after what it narrows (see the module)."""
     spelled = _acronyms_written_out(_abbreviations_written_out(registry.with_names_for_tickers(question)), registry)
+    # a ticker beside an acronym in capitals ('VAIR FFO') reads as one name until the acronym is written out
+    spelled = registry.with_names_for_tickers(spelled)
     # a question typed all in lower case writes its names so too; one that capitalises any word after its first
     # writes them capitalised, and its words in lower case are no names ('statement of financial position')
     typed_lower = not any(w[:1].isupper() for w in question.split()[1:])
@@ -84,7 +87,7 @@ def _abbreviations_written_out(text: str) -> str:
 
 
 def _acronyms_written_out(text: str, registry: EntityRegistry) -> str:
-    """``text`` with each acronym an indexed filing defines written as it defines it ('ARR' -> 'annual recurring
+    """``text`` with each acronym an indexed filing defines written as it defines it ('ARR' -> 'Annual recurring
     revenue', from 'Annual recurring revenue (ARR)'), unless it is a metric's or a company's; and each acronym of a
     part the indexed filings print written as they print it ('APAC' -> 'Asia
     Pacific', 'LATAM' -> 'Latin America', 'U.S.' -> 'United States'): a word in capitals, of three letters or more or
@@ -98,10 +101,10 @@ def _acronyms_written_out(text: str, registry: EntityRegistry) -> str:
     names = frozenset(company.parts) if company is not None else registry.part_names()
     parts = {name for name in names if len(name_tokens(name)) >= 2}
     printed = {tuple(name_tokens(name)) for name in names}
-    # the terms of the company asked about, as its filings define them; a definition that is no part's name is no
-    # proper name either ('Funds from operations' read as a part named 'Funds')
+    # the terms of the company asked about, as its filings define them
     defined = {t.short: t.long for t in company.terms} if company is not None else registry.defined_terms()
-    defined = {short: long if tuple(name_tokens(long)) in printed else long.lower() for short, long in defined.items()}
+    # a common word in capitals ('US', 'IT') is an acronym where the rest is not in capitals too
+    shouted = not any(ch.islower() for ch in text)
     out = []
     for word in text.split(" "):
         core = word.rstrip("?!,;:") if word.count(".") > 1 else word.rstrip("?!,;:.")  # 'U.S.' keeps its last stop
@@ -110,8 +113,10 @@ def _acronyms_written_out(text: str, registry: EntityRegistry) -> str:
             out.append(defined[core] + word[len(core):])  # the filing's own definition ('ARR': 'Annual recurring revenue')
             continue
         found = {p for p in parts if abbreviates(letters.lower(), name_tokens(p))} if (
-            (len(letters) >= MIN_ACRONYM_LETTERS or "." in core) and letters.isalpha() and letters.isupper()
-            and ("." in core or not is_common_word(letters)) and not find_metrics(core) and not registry.mentions(core)
+            (len(letters) >= (MIN_ACRONYM_LETTERS if shouted else MIN_CAPITALS_LETTERS) or "." in core)
+            and letters.isalpha() and letters.isupper()
+            and ("." in core or not is_common_word(letters) or not shouted) and not find_metrics(core)
+            and not registry.mentions(core)
             and tuple(name_tokens(core)) not in printed) else set()
         out.append(found.pop() + word[len(core):] if len(found) == 1 else word)
     return " ".join(out)
