@@ -179,6 +179,10 @@ class NumericValue(BaseModel):
     high: float | None = Field(
         default=None, description="the upper end when the filing prints a range ('1.74% - 1.94%'): the figure is "
         "the range, ``value`` its lower end; a range is no figure to compute with")
+    part: str = Field(
+        default="", description="the part of the company (segment, region) a sentence's figure is of, as the words "
+        "before it in its sentence name one the filing's part tables are titled by ('Personal Lines catastrophe "
+        "losses were $455 million'); '' for the company's own figure, or a table cell's (its record says)")
     readable: bool = Field(
         default=True, description="False for a figure printed with more digits than a number holds: it keeps its "
         "place (no other figure takes its period) with value 0, and is never stated or computed with",

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 
 from agent.answer.evidence_cells import Cell, named_periods, sentence_cells, table_cells
-from agent.answer.provenance import spelled_out
+from agent.answer.provenance import mentioned, spelled_out
 from agent.answer.reading import (
     TOTAL_ROW_RE,
     EvidenceReader,
@@ -186,8 +186,12 @@ def _best_cell(
         # capitalized internal-use software was $2.5 million' over the 'Software' row of the table beside it.
         # A sentence's percentage ('revenue from sales into the United States accounted for 57%') is no amount
         # a row states for the question.
+        # A row of percentages read for a question naming no rate ('Loss and LAE ratio' for 'catastrophe losses')
+        # leaves a sentence's amount in the running.
+        ratio_asked = bool(RATIO_NAME_RE.search(question))
         prose_cells = [c for c in sentence_cells(reader, allowed)
-                       if found is None or (c.value.unit == "%") == (found[1].value.unit == "%")]
+                       if found is None or (c.value.unit == "%") == (found[1].value.unit == "%")
+                       or (found[1].value.unit == "%" and not ratio_asked)]
         prose = _best_of(prose_cells, reader, words, asked, same_row, question, owner)
         if prose is not None and (found is None or _hits(reader, prose[1], words, deducts) > named):
             found = prose
@@ -225,6 +229,8 @@ def _best_of(cells: Sequence[Cell], reader: EvidenceReader, words: set[str], ask
             continue
         if question and unasked_part(reader.evidence[cell.seg.ev], question):
             continue  # one segment's table answers only a question naming that segment (the gate's rule, read first)
+        if question and cell.prose and cell.value.part and not mentioned(question, cell.value.part):
+            continue  # so does a sentence's figure of a segment ('Personal Lines catastrophe losses were ...')
         if not wants_total and TOTAL_ROW_RE.match(cell.label):
             # 'total capital ( tier 1 and tier 2 )' is the sum of the parts it lists: no answer for one part
             outside = _content_words(_PARENTHESES_RE.sub(" ", cell.label))

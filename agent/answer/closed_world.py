@@ -435,6 +435,12 @@ def check_scope(
         # question naming a word of the part asks of it: 'export feature films' of 'Export Only')
         return Check(name="scope", passed=False, detail=(
             f"the figure found is {naming_words(answer).strip()!r} of {under}, a part the question does not name"))
+    stated_part = answer.value.part
+    if stated_part and not mentioned(" ".join([question, turn_question, *(t.text for t in scope)]), stated_part):
+        # a sentence's figure of a segment ('Personal Lines catastrophe losses were $455 million'), never the
+        # company's nor another part's
+        return Check(name="scope", passed=False, detail=(
+            f"the figure found is {possessive(stated_part)}, a part the question does not name"))
     negated = negated_words(asked_part(question), own)
     if negated:
         return Check(name="scope", passed=False, detail=(

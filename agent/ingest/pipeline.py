@@ -33,7 +33,7 @@ from agent.ingest.counts import read_counts
 from agent.ingest.files import display_path, document_name
 from agent.ingest.metadata import detect_metadata
 from agent.ingest.parsing import SUPPORTED_EXTENSIONS, ParsedDocument, load_pages
-from agent.ingest.parts import printed_names
+from agent.ingest.parts import printed_names, sentence_parts
 from agent.ingest.statements import cover_from_facts, statements_elsewhere
 from agent.ingest.structure import detect_sections
 from agent.ingest.terms import defined_terms
@@ -234,6 +234,7 @@ class Ingestor:
                                     meta.fiscal_period)
         if not chunks:
             raise IngestError(str(path), "no text could be extracted into chunks")
+        chunks = sentence_parts(chunks)
         meta.n_chunks = len(chunks)
         meta.pipeline_version = PIPELINE_VERSION
         meta.parts = printed_names([c.table for c in chunks if c.table is not None])
