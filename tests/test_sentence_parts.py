@@ -7,7 +7,7 @@ segment tables stand under the segments' names, each followed by a sentence."""
 from __future__ import annotations
 
 import pytest
-from support import ask_once, ingested_typeset, stated
+from support import ask_once, ask_thread, ingested_typeset, stated
 
 from agent.config import Settings
 from agent.ingest.parts import sentence_parts
@@ -96,3 +96,10 @@ def test_the_part_is_read_at_ingest_from_the_words_before_the_figure() -> None:
     read = sentence_parts([table, *prose])
     assert read[1].sentences[0].figures[0].part == "Marine"
     assert read[2].sentences[0].figures[0].part == ""  # named after the figure: the company's revenue
+
+
+def test_a_follow_up_names_another_part_of_a_subject_the_lexicon_does_not_name(kestrel: Settings) -> None:
+    turns = ask_thread(kestrel, ["What were Kestrel's Marine net premiums earned in 2024?", "and Property?",
+                                 "what's the sum of the two?"])
+    assert "$2,410 million" in stated(turns[0]) and "$3,830 million" in stated(turns[1])
+    assert "$6,240 million" in stated(turns[2])

@@ -169,8 +169,11 @@ def printed_names(records: Sequence[TableRecord]) -> list[str]:
     whose filing prints it, narrowed to that part ('What were Zorvexa sales?' is about Zorvexa's maker)."""
     names: list[str] = []
     for record in records:
-        names += [record.part, *(c.label for c in record.columns if c.kind == "name"), *(r.label for r in record.rows)]
-    return list(dict.fromkeys(n for label in names if (n := _printed_name(label))))
+        # a part table's title is a part by the table's layout, an ordinary word too ('Marine', 'Property')
+        names += [record.part] if record.part and record.part != PARENT_ONLY else []
+        labels = (*(c.label for c in record.columns if c.kind == "name"), *(r.label for r in record.rows))
+        names += [n for label in labels if (n := _printed_name(label))]
+    return list(dict.fromkeys(names))
 
 
 def sentence_parts(chunks: Sequence[Chunk]) -> list[Chunk]:

@@ -26,6 +26,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from agent.entities import EntityRegistry, as_registry
+from agent.entities.names import name_key
 from agent.finance.lexicon import find_metrics
 from agent.finance.periods import (
     find_periods,
@@ -543,8 +544,33 @@ def _new_part(turn: _Turn, carry: _Carry) -> Rewrite | None:
     return turn.finish(text, carried, carry.slots_for(turn, list(slots.metrics), list(slots.periods)))
 
 
+def _new_part_of_unnamed_subject(turn: _Turn, carry: _Carry) -> Rewrite | None:
+    """Only a new part after a question about something the lexicon does not name ("What were Southridge's
+    Commercial Lines net premiums written in 2024?" then 'and Personal Lines?'): the last question, the part of
+    the company it named swapped for the one the turn names, when both are parts its filings print."""
+    slots = turn.slots
+    if (carry.metrics_named or turn.own.companies or turn.periods or slots.metrics or not slots.company
+            or not slots.last_question):
+        return None
+    opener = _REFERENCE_RE.match(turn.question)
+    part = turn.question[opener.end("opener"):] if opener and opener.group("opener") else turn.question
+    part = re.sub(r"^\s*(?:in|for|the)\s+", "", part.strip(" ?.!,"), flags=re.IGNORECASE)
+    if slots.company not in turn.known.part_owners(part):
+        return None
+    entity = turn.known.resolve(slots.company)
+    named = [found for p in (entity.parts if entity is not None else ())
+             if (found := re.search(rf"(?<!\w){re.escape(p)}(?!\w)", slots.last_question, re.IGNORECASE))]
+    if len(named) != 1 or name_key(named[0].group()) == name_key(part):
+        return None
+    at = named[0]
+    text = f"{slots.last_question[: at.start()]}{part}{slots.last_question[at.end():]}"
+    new_slots = turn.own.model_copy(update={"company": slots.company, "companies": carry.companies,
+                                            "periods": list(slots.periods)})
+    return turn.finish(text, [*carry.carried, "question: the last one", f"part: {part}"], new_slots)
+
+
 _CARRY_STEPS = (_company_added, _share_of_named_metric, _new_period, _new_period_of_unnamed_subject,
-                _new_periods_of_last_arithmetic, _new_metric, _new_part)
+                _new_periods_of_last_arithmetic, _new_metric, _new_part, _new_part_of_unnamed_subject)
 
 
 def _fill_missing(turn: _Turn, carry: _Carry) -> Rewrite:
