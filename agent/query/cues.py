@@ -124,7 +124,8 @@ COMPARE_RE = re.compile(
 CAGR_RE = re.compile(r"\bcagr\b|\bcompound(?:ed)?\s+annual", re.IGNORECASE)
 
 
-PERCENT_RE = re.compile(rf"%|\bpercent(?:s|age)?\b|\bgrowth\s+rate\b|\brate\s+of\s+(?:{CHANGE})\b", re.I)
+# 'growth' alone is quoted as a rate, as analysts and filings quote it ('NOI growth of 3.9%', 'what's the growth?')
+PERCENT_RE = re.compile(rf"%|\bpercent(?:s|age)?\b|\bgrowth\b|\brate\s+of\s+(?:{CHANGE})\b", re.I)
 
 
 # 'What percentage of undeveloped acres were in the US?', 'what portion of total debt is due within a year?',
