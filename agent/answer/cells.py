@@ -453,9 +453,7 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
         words -= (_content_words(base.company) - _content_words(counted)) | _PERIOD_WORDS
     if not words:
         return None
-    # the periods the plan reads ('growth in Q2 2025' asks Q2 2024 too), else those the question's words name
-    named = list(dict.fromkeys(sub_query.intent.temporal_scope.periods
-                               or [p.norm for p in find_periods(sub_query.question)]))
+    named = list(dict.fromkeys(p.norm for p in find_periods(sub_query.question)))
     if len(named) >= 2:
         combined = _cell_combination(base, sub_query, reader, words, named)
         if combined is not None or not set(sub_query.intent.operations) & _ROW_OPERATIONS:

@@ -570,11 +570,8 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
             if corner and PERIOD_RE.search(corner) and corner not in names:
                 names_period = corner  # 'Three Months Ended June 30, 2025 | Commercial Banking | ...'
             break
-        if (row.cells or len(row.label.split()) > TITLE_MAX_WORDS or _SENTENCE_VERB_RE.search(row.label)
-                or row.label.rstrip().endswith(".") and not _ENTITY_LINE_RE.search(row.label)):
-            # a sentence above the table, or the last line of one ('... investment results.'), is its introduction,
-            # read whole where it wraps (see _introduction)
-            break
+        if row.cells or len(row.label.split()) > TITLE_MAX_WORDS or _SENTENCE_VERB_RE.search(row.label):
+            break  # a sentence above the table is its introduction, read whole where it wraps (see _introduction)
         if row.label.lower() == "table of contents":
             continue
         if not title or _ENTITY_LINE_RE.search(title):

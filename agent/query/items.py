@@ -73,11 +73,16 @@ def asked_name(question: str, metric: str, company: str = "") -> str:
     """The metric as the question names it: its direction ('the income tax benefit'), the words it puts before
     the metric ('Litware's adjusted operating margin') and the words that pick its row ('total', 'net')."""
     shown = shown_name(question, metric)
-    if shown == metric:  # the question's own words for it ('net investment income', read as interest income)
-        mention = next((m for m in find_metrics(question) if m.canonical == metric), None)
-        shown = " ".join(mention.surface.lower().split()) if mention is not None else metric
     basis = [w for w in basis_words(question, metric, company) if w not in shown.lower().split()]
-    return " ".join([*basis, *metric_modifiers(question, metric, company), shown])
+    name = " ".join([*basis, *metric_modifiers(question, metric, company), shown])
+    mention = next((m for m in find_metrics(question) if m.canonical == metric), None)
+    if shown == metric and mention is not None and [m.canonical for m in find_metrics(name)] != [metric]:
+        # the lexicon's name with the question's words around it names another metric ('net' + 'interest income'
+        # of 'net investment income'): the question's own words for it
+        said = " ".join(mention.surface.lower().split())
+        basis = [w for w in basis if w not in said.split()]
+        name = " ".join([*basis, *metric_modifiers(question, metric, company), said])
+    return name
 
 
 def _metric_named(text: str) -> str:
