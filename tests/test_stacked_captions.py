@@ -80,7 +80,7 @@ def test_the_part_a_sentence_names_after_its_figure_is_not_the_figures(margay: S
 
 
 def test_a_sentence_opened_by_its_period_dates_every_figure(margay: Settings) -> None:
-    answer = ask_once(margay, "How much did Margay spend on share repurchases in the first nine months of fiscal 2026?")
+    answer = ask_once(margay, "What were Margay's share repurchases in the first nine months of fiscal 2026?")
     assert "$2.4 billion" in stated(answer)
 
 

@@ -28,7 +28,6 @@ from agent.answer.words import (
     ASKING_WORDS,
     EQUITY_WORDS,
     LINKING_VERBS,
-    OUTLAY_VERBS,
     _content_words,
     asked_qualifiers,
     name_words,
@@ -41,7 +40,6 @@ from agent.entities import EntityRegistry
 from agent.entities.names import names_company
 from agent.finance.lexicon import find_metrics
 from agent.finance.metrics import METRICS
-from agent.finance.numbers import MONEY_UNITS
 from agent.finance.periods import without_periods
 from agent.finance.wording import CHANGE, SCALE_ASKED_RE, TOTAL_RE, without_possessive
 from agent.query.cues import is_operation_word, possessive
@@ -85,8 +83,6 @@ def _uncovered_words(answer: SubAnswer, question: str, provenance: str, headings
     vouched = " ".join(m.surface for m in find_metrics(question) if m.canonical in metrics)
     company = _content_words(f"{answer.company} {whose}")
     asked = _content_words(question) - company - ASKING_WORDS - LINKING_VERBS - EQUITY_WORDS - _content_words(vouched)
-    if answer.value is not None and answer.value.unit in MONEY_UNITS:
-        asked -= OUTLAY_VERBS  # 'spend on share repurchases' of '... repurchased 18 million shares for $3.2 billion'
     if answer.status == "computed" and row_label(answer):
         # a figure computed from a table row's cells: the arithmetic words ('ratio', 'sum') name the computation
         asked = {w for w in asked if not is_operation_word(w)}

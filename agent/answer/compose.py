@@ -213,7 +213,7 @@ def _answer_sub_query(
     cell = _cell_answer(base, sub_query, reader)
     if cell is None:
         return answer
-    other = _other_metric_named(cell, metric)
+    other = _other_metric_named(cell, metric, reader)
     if other and answer.status == "not_found":
         # 'Net income' where the lexicon finds no operating income at all: another metric's row, shown as the closest
         # evidence and never stated for the metric asked
@@ -243,11 +243,15 @@ def _answer_sub_query(
     return answer
 
 
-def _other_metric_named(cell: SubAnswer, metric: str) -> str:
+def _other_metric_named(cell: SubAnswer, metric: str, reader: EvidenceReader) -> str:
     """The lexicon metric the cell's row label names when none it names is ``metric`` or a kind of it: another
     metric's row ('Industrial Sensors revenue' for an operating income; 'Net income attributable to ...' is a kind
     of net income); '' otherwise."""
     named = sorted({m.canonical for m in find_metrics(row_label(cell))})
+    row = (reader.row_at(cell.citation.chunk_id, cell.value.start)
+           if named and cell.citation is not None and cell.value is not None else None)
+    if row is not None and any(m.canonical == metric for m in find_metrics(row.parent)):
+        return ""  # the sub-heading it sits under says what it is ('Diluted Earnings Per Common Share:')
     related = set(METRICS[metric].related) if metric in METRICS else set()
     if any(n == metric or metric in n or n in metric or n in related for n in named):
         return ""

@@ -195,10 +195,6 @@ ASKING_WORDS = frozenset(_content_words(
     "previous prior subsequent following next last before after earlier later about all " + " ".join(PREDICATE_VERBS)
 ))
 
-# Verbs by which a question asks the money paid for a thing ('how much did X spend on share repurchases'): a figure
-# in a currency answers them, and its row or sentence need not print them.
-OUTLAY_VERBS = frozenset(_content_words("spend spends spent pay pays paid"))
-
 
 def unasked_part(ev: Evidence, asked: str) -> str:
     """The part of the company (segment, region) the evidence's table figures are all of, when the words

@@ -57,7 +57,7 @@ _ENDS = frozenset((
 _NO_PART = frozenset((
     "the", "a", "an", "its", "their", "our", "his", "her", "this", "these", "those", "each", "all", "both", "such",
     "segment", "segments", "business", "businesses", "division", "divisions", "unit", "units", "region", "regions",
-    "channel", "channels", "banner", "banners", "brand", "brands",
+    "channel", "channels", "banner", "brand", "customer", "customers",
     "reportable", "operating", "geographic", "geographical", "area", "areas", "category", "categories",
     "company", "companies", "firm", "entity", "group", "corporation", "statement", "statements", "table", "tables",
     "report", "filing", "note", "notes", "quarter", "quarters", "month", "months", "week", "weeks", "half", "year",
@@ -489,12 +489,10 @@ CONTRIBUTION_VERBS = frozenset((
     "generated", "earn", "earns", "earned", "deliver", "delivers", "delivered", "produce", "produces", "produced",
     "bring", "brings", "brought", "report", "reports", "reported", "posted", "recorded",
 ))
-# The kind of part a contribution names beside the part itself ('from customers in Taiwan': Taiwan).
-_COUNTERPARTY_KIND = frozenset(("customer", "customers", "client", "clients"))
 # Words that never name the part a share is asked of: function words, part-kind and widening words, the verbs and
 # particles that link a part to its whole ('came from', 'account for', 'out of').
 _NO_SHARE_PART = (STOP_WORDS | _NO_PART | FILLER_WORDS | _PREDICATE_WORDS | _ENDS | _OPENS | _VERB_PARTICLES
-                  | _MODIFIER_BREAKS | QUESTION_WORDS | CONTRIBUTION_VERBS | _COUNTERPARTY_KIND)
+                  | _MODIFIER_BREAKS | QUESTION_WORDS | CONTRIBUTION_VERBS)
 
 
 def contributed_part(question: str, metric: str, company: str = "", registry: EntityRegistry | None = None) -> str:
