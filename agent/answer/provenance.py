@@ -6,6 +6,7 @@ never through the words around it on the page.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from itertools import groupby
 
 from agent.answer.reading import (
@@ -161,36 +162,30 @@ def _one_row_at(text: str, quote: str) -> int:
 def own_clause(answer: SubAnswer, reader: EvidenceReader | None) -> str:
     """The words that are the figure's own: a row's label with its table's title and header, a sentence
     figure's clause (see :func:`clause_at`)."""
-    if row_label(answer):
-        return figure_context(answer, reader)
-    text = chunk_text(reader, answer.citation.chunk_id) if reader is not None and answer.citation else ""
-    value = answer.value
-    if not text or value is None or not 0 <= value.start < value.end <= len(text):
-        return figure_context(answer, reader)
-    return clause_at(text, value.start, value.end)
+    return _sentence_words(answer, reader, clause_at)
 
 
 def figure_provenance(answer: SubAnswer, reader: EvidenceReader | None) -> str:
-    """Everything that says what the figure is: its row label with its table's title and header, its
-    sentence's own clause, and the section headings its chunk sits under."""
+    """Everything that says what the figure is: its row label with its table's title and header, its sentence up
+    to the end of its own clause (:func:`through_clause`: never the words after it), and the section headings its
+    chunk sits under."""
     sections = ""
     if reader is not None and answer.citation:
         ev = next((e for e in reader.evidence if e.chunk_id == answer.citation.chunk_id), None)
         sections = " ".join(ev.section_path) if ev is not None else ""
-    return " ".join([answer.named, naming_words(answer), _own_words(answer, reader), own_clause(answer, reader),
-                     sections])
+    return " ".join([answer.named, naming_words(answer), _sentence_words(answer, reader, through_clause), sections])
 
 
-def _own_words(answer: SubAnswer, reader: EvidenceReader | None) -> str:
-    """A row's label with its table's title and header; a sentence figure's sentence up to the end of its clause
-    (:func:`through_clause`), never the words after it."""
+def _sentence_words(answer: SubAnswer, reader: EvidenceReader | None, read: Callable[[str, int, int], str]) -> str:
+    """A row's label with its table's title and header; for a sentence figure, what ``read`` takes of its sentence
+    around it (its clause, or the sentence up to its clause's end)."""
     if row_label(answer):
         return figure_context(answer, reader)
     text = chunk_text(reader, answer.citation.chunk_id) if reader is not None and answer.citation else ""
     value = answer.value
     if not text or value is None or not 0 <= value.start < value.end <= len(text):
         return figure_context(answer, reader)
-    return through_clause(text, value.start, value.end)
+    return read(text, value.start, value.end)
 
 
 def mentioned(text: str, name: str) -> bool:
