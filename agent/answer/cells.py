@@ -454,9 +454,6 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     if not words:
         return None
     named = list(dict.fromkeys(p.norm for p in find_periods(sub_query.question)))
-    planned = list(dict.fromkeys(sub_query.intent.temporal_scope.periods))
-    if len(named) == 1 and len(planned) == 2 and named[0] in planned:
-        named = planned  # 'growth in Q2 2025': the plan reads the year-ago quarter it is compared with
     if len(named) >= 2:
         combined = _cell_combination(base, sub_query, reader, words, named)
         if combined is not None or not set(sub_query.intent.operations) & _ROW_OPERATIONS:
