@@ -57,7 +57,7 @@ _ENDS = frozenset((
 _NO_PART = frozenset((
     "the", "a", "an", "its", "their", "our", "his", "her", "this", "these", "those", "each", "all", "both", "such",
     "segment", "segments", "business", "businesses", "division", "divisions", "unit", "units", "region", "regions",
-    "channel", "channels", "banner", "brand", "customer", "customers",
+    "channel", "channels", "banner", "brand",
     "reportable", "operating", "geographic", "geographical", "area", "areas", "category", "categories",
     "company", "companies", "firm", "entity", "group", "corporation", "statement", "statements", "table", "tables",
     "report", "filing", "note", "notes", "quarter", "quarters", "month", "months", "week", "weeks", "half", "year",
