@@ -44,8 +44,6 @@ def plain_question(question: str, registry: EntityRegistry) -> str:
     """``question`` as the plan reads it: tickers written as company names, an opener cut, a fronted clause put
     after what it narrows (see the module)."""
     spelled = _acronyms_written_out(_abbreviations_written_out(registry.with_names_for_tickers(question)), registry)
-    # a ticker beside an acronym in capitals ('VAIR FFO') reads as one name until the acronym is written out
-    spelled = registry.with_names_for_tickers(spelled)
     # a question typed all in lower case writes its names so too; one that capitalises any word after its first
     # writes them capitalised, and its words in lower case are no names ('statement of financial position')
     typed_lower = not any(w[:1].isupper() for w in question.split()[1:])
