@@ -21,10 +21,10 @@ from agent.ingest.families import carried_scales, continued_tables, stacked_tabl
 from agent.ingest.hostile import is_instruction_like
 from agent.ingest.layout import line_box, line_indent, span_box
 from agent.ingest.linearise import linearise_row, table_header_line
-from agent.ingest.parts import table_parts
+from agent.ingest.parts import carried_parts, table_parts
 from agent.ingest.prose import read_sentences
 from agent.ingest.structure import RUNNING_ZONE_LINES, line_key, running_lines
-from agent.ingest.tables import TableBlock, find_tables, title_above
+from agent.ingest.tables import TableBlock, find_tables, scale_above, title_above
 from agent.ingest.typed_tables import same_label, table_currency, table_record
 from agent.schemas import PAGE_SEPARATOR, Chunk, Page, Section, TableRecord, chunk_id_for
 
@@ -291,6 +291,16 @@ def _table_pieces(
     return pieces
 
 
+def _headed_above(table: TableBlock, lead: str) -> TableBlock:
+    """``table`` titled and scaled by the header lines left at the foot of the page before it (see
+    :func:`title_above`, :func:`scale_above`) where it states no title or scale of its own."""
+    update: dict[str, object] = {} if table.title else {"title": title_above(lead)}
+    scale, label = scale_above(lead) if not table.scale_label else (1.0, "")
+    if scale != 1.0:
+        update |= {"scale": scale, "scale_label": label}
+    return table.model_copy(update=update) if update else table
+
+
 def _heading_of(record: TableRecord, i: int) -> int:
     """The index of the sub-heading row the ``i``-th row sits under (-1: none; a total closed its block)."""
     parent = record.rows[i].parent
@@ -360,13 +370,13 @@ def chunk_document(
 
     table_ends = [offset + t.char_end for offset, t in tables]
     leads = [doc_text[(table_ends[k - 1] if k else 0):start] for k, start in enumerate(table_starts)]
-    # a table at a page's top is titled by the heading left at the foot of the page before
-    tables = [(offset, t if t.title else t.model_copy(update={"title": title_above(lead)}))
-              for (offset, t), lead in zip(tables, leads, strict=True)]
+    # a table at a page's top is titled by the heading left at the foot of the page before, and scaled by the scale
+    # line under it there
+    tables = [(offset, _headed_above(t, lead)) for (offset, t), lead in zip(tables, leads, strict=True)]
     parts = table_parts([t for _, t in tables], [in_statement(start) for start in table_starts], doc_text, leads)
-    tables = list(zip([offset for offset, _ in tables],
-                      stacked_tables(continued_tables(carried_scales([t for _, t in tables], leads), leads), leads),
-                      strict=True))
+    titled = stacked_tables(continued_tables(carried_scales([t for _, t in tables], leads), leads), leads)
+    parts = carried_parts(parts, [t for _, t in tables], titled)
+    tables = list(zip([offset for offset, _ in tables], titled, strict=True))
     # the filing's reporting currency: the one most of its tables state
     stated = Counter(c for _, t in tables if (c := table_currency(t)))
     filing_currency = stated.most_common(1)[0][0] if stated else ""

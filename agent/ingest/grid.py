@@ -433,12 +433,15 @@ def _line_spans(line: list[TextRun], columns: list[tuple[float, float]], edges: 
 def _right_aligned(line: list[TextRun], columns: list[tuple[float, float]]) -> list[TextRun]:
     """A header line's runs with names right-aligned over neighbouring columns, printed too close to be runs of their
     own ('Solutions Eliminations Consolidated' ending where the last column's figures end), split at each word that
-    ends where a column's figures end (its place estimated by its share of the run's characters)."""
+    ends where a column's figures end (its place estimated by its share of the run's characters). A line whose last
+    word ends where the last column's figures do is right-aligned throughout: a run of it may end inside a column
+    ('Q2 | 2025 Q2 | 2024 YTD 2025 YTD 2024' over four columns) and is split the same way."""
     ends = [b for _, b in columns]
     out: list[TextRun] = []
+    line_aligned = bool(line) and abs(line[-1].x1 - ends[-1]) <= ALIGNED_SHARE
     for run in line:
         width, text = run.x1 - run.x0, run.text
-        aligned = not is_figure(text) and any(abs(run.x1 - end) <= ALIGNED_SHARE for end in ends)
+        aligned = not is_figure(text) and (line_aligned or any(abs(run.x1 - end) <= ALIGNED_SHARE for end in ends))
         cuts = [at for at in (m.start() for m in re.finditer(" ", text)) if aligned and any(
             abs(run.x0 + width * at / len(text) - end) <= SPLIT_SHARE and end < run.x1 - SPLIT_SHARE for end in ends)]
         bounds = [-1, *cuts, len(text)]

@@ -141,6 +141,17 @@ def table_parts(tables: Sequence[TableBlock], in_statement: Sequence[bool], text
     return parts
 
 
+def carried_parts(parts: Sequence[str], tables: Sequence[TableBlock], titled: Sequence[TableBlock]) -> list[str]:
+    """``parts`` (:func:`table_parts` of ``tables``) with each table that took the title of the one before it
+    (``titled``: continued past a page break, or stacked right under it) given that table's part: the rows left at
+    the next page's top are still the segment's."""
+    out = list(parts)
+    for i in range(1, len(out)):
+        if not out[i] and titled[i].title != tables[i].title and titled[i].title == titled[i - 1].title:
+            out[i] = out[i - 1]
+    return out
+
+
 # Lower-case words inside a name written in capitals ('Bank of America', 'Research and Development Services').
 _NAME_LINKS = frozenset(("and", "&", "of", "the", "for"))
 

@@ -401,6 +401,21 @@ def title_above(lead: str) -> str:
     return ""
 
 
+def scale_above(lead: str) -> tuple[float, str]:
+    """The scale, and its label, that a table printed at a page's top states at the foot of the page before: a scale
+    line among the header lines under its title there ('(In thousands, except per share amounts)'); (1.0, '') when
+    the table does not start its page or no such line ends the page before."""
+    before, _, after = lead.rpartition(PAGE_SEPARATOR)
+    if not before or after.strip():
+        return 1.0, ""
+    for line in reversed([ln.strip() for ln in before.splitlines() if ln.strip()][-TITLE_LOOKBACK_LINES:]):
+        if not _is_meta_line(line):
+            break
+        if (scale := header_scale(line)) != 1.0:
+            return scale, _scale_label(scale, line)
+    return 1.0, ""
+
+
 def _plain_title(text: str) -> bool:
     """A line that can title a table: a few words, no sentence (no stop or colon at its end, no verb of one)."""
     return (len(text.split()) <= TITLE_MAX_WORDS and not text.rstrip().endswith((".", ":"))
