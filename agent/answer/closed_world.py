@@ -386,6 +386,25 @@ def check_operands(
                  else "no operand")
 
 
+def _confusable_row(answer: SubAnswer, reader: EvidenceReader) -> bool:
+    """The figure's row label names no metric the lexicon knows yet shares a word with the lexicon metric asked
+    ('Underwriting income' and 'net income'), and neither its sub-heading, column, table title nor the heading it
+    sits under ('Note 11. Long-Term Debt' over 'Annual maturities') names that metric or a kind of it. A row
+    labelled by its year or its part ('2026', 'Americas') shares no word and is judged by its coverage."""
+    metric, label = answer.metric, row_label(answer)
+    if (metric not in METRICS or answer.citation is None or answer.value is None or find_metrics(label)
+            or not _content_words(label) & _content_words(metric)):
+        return False
+    texts = [answer.value.column]
+    row = reader.row_at(answer.citation.chunk_id, answer.value.start)
+    if row is not None:
+        ev = reader.evidence[row.ev]
+        texts += [row.parent, ev.table.title if ev.table is not None else "", *ev.section_path[-1:]]
+    named = {m.canonical for text in texts for m in find_metrics(text)}
+    related = set(METRICS[metric].related)
+    return not any(n == metric or metric in n or n in metric or n in related for n in named)
+
+
 def check_scope(
     answer: SubAnswer,
     question: str,
@@ -449,6 +468,11 @@ def check_scope(
         return Check(name="scope", passed=False, detail=(
             f"the figure's row {label!r} is one part of what is asked; the question does not say "
             f"{' '.join(narrowing).lower()}"))
+    if reader is not None and _confusable_row(answer, reader):
+        # a row of no metric the lexicon knows that shares a word of the metric asked ('Underwriting income' for a
+        # net income): it shares words, not meaning, whatever the page's headings print
+        return Check(name="scope", passed=False, detail=(
+            f"the figure's row {row_label(answer)!r} does not name {answer.metric}"))
     uncovered = _uncovered_words(answer, question, provenance, page_headings(reader, answer), reader, filers)
     if uncovered:
         return Check(name="scope", passed=False, detail=(
