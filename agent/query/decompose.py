@@ -449,6 +449,9 @@ def _decomposed(question: str, intent: QueryIntent, known_companies: EntityRegis
         percent = len(metrics) == 1 and is_percentage_metric(metrics[0])
     periods = _plan_periods(asked, intent, metrics, provisional)
     ops = _operations(asked, intent, len(companies), len(metrics), len(periods), percent, growth_named)
+    if (len(periods) > 2 and ops and set(ops) <= {"change", "percent_change", "cagr"}
+            and intent.relation is not Relation.TREND):
+        periods = [periods[0], periods[-1]]  # 'increase from Q2 2024 to Q2 2025' reads only the span's two ends
     if margin_of:
         ops = ["share", *[op for op in ops if op not in {"share", "ratio", "difference"}]]
     hint = scale_hint(question)
