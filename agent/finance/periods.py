@@ -400,6 +400,20 @@ def fiscal_naming(text: str, fy_end_month: int) -> int:
     return fy_end_month
 
 
+def quarter_naming(text: str, fy_end_month: int, period_end: str) -> int:
+    """``fy_end_month`` as the filer names its years, read from the quarter a filing reports: 'Second Quarter Fiscal
+    2025' for the quarter ended August 2, 2025 (of a year ending in January) names the year by the calendar year it
+    began, so it ends in ``fy_end_month + 12``; else unchanged. ``period_end`` is the filing's own period end (ISO)."""
+    if not 1 <= fy_end_month <= 12 or not period_end:
+        return fy_end_month
+    dated_year, dated_quarter = fiscal_quarter_of(date.fromisoformat(period_end), fy_end_month)
+    for m in find_periods(text[:FISCAL_NAMING_CHARS]):
+        # the filer's own words for a fiscal quarter ('fiscal' written): a date alone is named by our calendar
+        if m.kind == "quarter" and "fiscal" in m.surface.lower() and m.norm == f"FY{dated_year - 1}Q{dated_quarter}":
+            return fy_end_month + 12
+    return fy_end_month
+
+
 def same_calendar(month: int, fy_end_month: int) -> int:
     """A year-end ``month`` a text implies, named as ``fy_end_month`` names it (13 for January when the filer names
     its years by the year they began); ``month`` itself when the two differ."""

@@ -18,7 +18,14 @@ from pydantic import BaseModel, Field
 
 from agent.entities import proper_case
 from agent.entities.names import LEGAL_FORMS
-from agent.finance.periods import MONTH, fiscal_naming, fiscal_quarter_of, infer_fy_end_month, month_of
+from agent.finance.periods import (
+    MONTH,
+    fiscal_naming,
+    fiscal_quarter_of,
+    infer_fy_end_month,
+    month_of,
+    quarter_naming,
+)
 from agent.schemas import PAGE_SEPARATOR, Page
 
 # The cover and the trading-symbol table sit on the first pages; phrases naming the ticker may come later.
@@ -405,6 +412,8 @@ def detect_metadata(path: Path, pages: list[Page]) -> MetadataGuess:
     calendar_text = "\n".join(p.text for p in pages[:FISCAL_CALENDAR_PAGES])
     guess.fy_end_month = fiscal_naming(calendar_text, infer_fy_end_month(calendar_text, 0)
                                        or _weekday_year_end(calendar_text))
+    if guess.period_end:
+        guess.fy_end_month = quarter_naming(calendar_text, guess.fy_end_month, guess.period_end)
     year_from_text, quarter_from_text = _quarter_of(guess.period_end) if guess.period_end else (None, None)
     if guess.period_end and guess.fy_end_month:
         year_from_text, quarter_from_text = fiscal_quarter_of(date.fromisoformat(guess.period_end), guess.fy_end_month)
