@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from agent.finance.column_periods import single_period
 from agent.finance.lexicon import MetricMention, find_metrics
-from agent.finance.numbers import currency_of
+from agent.finance.numbers import currency_of, find_numbers, units_only
 from agent.finance.periods import (
     find_periods,
     period_year,
@@ -392,7 +392,21 @@ def through_clause(text: str, start: int, end: int) -> str:
     that clause is about another thing: a comparison, a cause, a part that drove it."""
     lo, hi = sentence_span(text, start)
     after = CLAUSE_BREAK_RE.search(text, end, hi)
-    return text[lo : (after.start() if after else hi)]
+    return text[_after_other_figure(text, lo, start) : (after.start() if after else hi)]
+
+
+def _after_other_figure(text: str, lo: int, start: int) -> int:
+    """Where a sentence figure's own words begin: ``lo`` (its sentence's start), or just after the figure before it
+    when words of their own lie between ('opened 9 new stores and ended the quarter with 612 stores': the 612's words
+    never say opened); two figures with nothing between but units and 'and' share the words before them ('revenue
+    and operating income were $9.8 billion and $2.1 billion'). Dates are no figures here."""
+    dated = [(m.start, m.end) for m in find_periods(text[lo:start])]
+    figures = [n for n in find_numbers(text[lo:start]) if not any(a <= n.start < b for a, b in dated)]
+    if not figures:
+        return lo
+    between = text[lo + figures[-1].end : start]
+    own = [w for w in re.findall(r"[A-Za-z]+", between) if not units_only(w) and w.lower() not in {"and", "or"}]
+    return lo + figures[-1].end if own else lo
 
 
 def record_naming(ev: Evidence, row: Segment, value: NumericValue, label: str = "") -> str | None:

@@ -131,6 +131,18 @@ def name_numbers(text: str) -> dict[str, set[str]]:
     return out
 
 
+# A unit of measure a table's title or caption states its figures in ('Retail electric sales (GWh)', '(in thousands of
+# barrels)'): its figures are quantities of it, never money, whatever the filing's currency.
+_MEASURE_RE = re.compile(r"\(\s*(?:in\s+)?(?:\w+\s+of\s+)?(?P<unit>[kmgt]wh|b?cf|mmbtu|bbls?|barrels|tonnes|tons)\s*\)",
+                         re.IGNORECASE)
+
+
+def stated_measure(text: str) -> str:
+    """The unit of measure ``text`` (a table's title or caption) states in parentheses ('GWh'), or ''."""
+    m = _MEASURE_RE.search(text)
+    return m.group("unit") if m else ""
+
+
 def is_name_number(text: str, start: int, end: int) -> bool:
     """True when the number at ``text[start:end]`` is part of a name ('tier 1 capital', 'level 3 assets'), not a
     figure."""
@@ -142,6 +154,7 @@ def is_name_number(text: str, start: int, end: int) -> bool:
                 not _YEAR_RE.match(m.group(2))
                 and m.group(1) not in _OPERAND_AFTER
                 and m.group(1) not in _FUNCTION_WORDS  # 'was 500 million' states a figure
+                and not m.group(1).lower().endswith("ed")  # so does a verb's past: 'opened 9 new stores'
                 and not _SCALE_AFTER_RE.match(after)
             )
     return False

@@ -42,9 +42,9 @@ def _is_heading(line: str, rest: list[str]) -> bool:
 def split_sentences(text: str) -> list[tuple[int, int]]:
     """(start, end) offsets of the sentences of ``text``, each table row (``a | b``) being one.
 
-    Prose wrapped over several lines is one paragraph until a blank line, a table row or a heading line, so a
-    sentence that continues on the next line stays whole and a title never runs into the text below it;
-    offsets point into ``text`` as given.
+    Prose wrapped over several lines is one paragraph until a blank line, a table row, a heading line or a list's
+    next item ('- ', '• '), so a sentence that continues on the next line stays whole and a title never runs into
+    the text below it; offsets point into ``text`` as given.
     """
     spans: list[tuple[int, int]] = []
     para_start = -1
@@ -75,6 +75,9 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
                 lead = len(line) - len(line.lstrip())
                 spans.append((start + lead, start + lead + len(stripped)))
             continue
+        if para_start >= 0 and stripped[:2] in {"- ", "• ", "* ", "– ", "· ", "▪ "}:
+            flush()  # a list's item is a sentence of its own, however its item before ended
+            para_start = -1
         if para_start < 0:
             para_start = start + len(line) - len(line.lstrip())
         para_end = end
