@@ -21,7 +21,15 @@ from agent.finance.column_periods import (
     single_period,
 )
 from agent.finance.lexicon import find_metrics, names_count
-from agent.finance.numbers import MONEY_UNITS, currency_of, find_numbers, header_scale, is_year, units_only
+from agent.finance.numbers import (
+    MONEY_UNITS,
+    currency_of,
+    find_numbers,
+    header_scale,
+    is_year,
+    stated_measure,
+    units_only,
+)
 from agent.finance.periods import (
     find_periods,
     names_to_date,
@@ -439,6 +447,15 @@ def _years_as_years(rows: list[TableLine], columns: Sequence[TableColumn]) -> li
                                            if c.column in years else c for c in r.cells]}) for r in rows]
 
 
+def _measured(row: TableLine, measure: str) -> TableLine:
+    """``row`` with its plain figures in the table's unit of ``measure`` (none: unchanged)."""
+    if not measure:
+        return row
+    cells = [c.model_copy(update={"figures": [f.model_copy(update={"unit": measure}) if not f.unit else f
+                                              for f in c.figures]}) for c in row.cells]
+    return row.model_copy(update={"cells": cells})
+
+
 def table_record(
     table: TableBlock, *, table_id: str, page: int, offset: int, section: Section, part: str = "",
     fy_end_month: int = 0, box: LineBox | None = None, row_boxes: Sequence[LineBox | None] = (),
@@ -460,8 +477,10 @@ def table_record(
     scale = table.scale if table.scale != 1.0 else header_scale(
         " ".join([table.title, table.caption, *(r.label for r in table.rows if not r.cells)]))
     statement = statement_of(" > ".join(section.path), table.title, rows=body)
-    currency = table_currency(table) or filing_currency
-    rows = _years_as_years([typed_row(r, columns, scale, currency) for r in rows], columns)
+    # a table in a unit of measure ('Retail electric sales (GWh)') counts it: its plain figures are no money
+    measure = stated_measure(" ".join([table.title, table.caption]))
+    currency = "" if measure else table_currency(table) or filing_currency
+    rows = _years_as_years([_measured(typed_row(r, columns, scale, currency), measure) for r in rows], columns)
     return TableRecord(
         table_id=table_id,
         page=page,
