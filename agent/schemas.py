@@ -450,6 +450,9 @@ class TemporalScope(BaseModel):
                                      "which the filer's own calendar then names; None for none or several")
     to_date: bool = Field(default=False, description="the question asks a year to date ('YTD 2024'): of each "
                           "fiscal year asked, the months to the end of the quarter the filing read reports")
+    opening: bool = Field(default=False, description="the question asks a balance at its period's beginning "
+                          "('the opening balance', 'at the start of 2024'); a period's opening balance row answers "
+                          "nothing else")
 
 
 class ScopeTerm(BaseModel):

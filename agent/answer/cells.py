@@ -37,6 +37,7 @@ from agent.answer.words import (
     _for_company,
     _names_other_number,
     counted_noun,
+    opening_balance,
     other_kind_parent,
     owner_row,
     same_root,
@@ -151,8 +152,10 @@ def _best_cell(
     company: str,
     same_row: str = "",
     question: str = "",
+    opening: bool = False,
 ) -> tuple[float, Cell] | None:
-    """The cell whose row label and column header name most of ``words``, in one of the ``asked`` periods.
+    """The cell whose row label and column header name most of ``words``, in one of the ``asked`` periods (an
+    opening balance's row only when the plan asks one: ``opening``).
 
     Recall of the question's words first, then how little else the label says; ``same_row`` favours the row
     an earlier period was read from (a change reads both years from one row).
@@ -171,12 +174,12 @@ def _best_cell(
     if not asked:  # a schedule's year rows ('2004 | 925005') answer only a question naming the year
         cells = [c for c in cells if not only_periods(c.label)]
     owner = frozenset(_content_words(company))
-    found = _best_of(cells, reader, words, asked, same_row, question, owner)
+    found = _best_of(cells, reader, words, asked, same_row, question, owner, opening)
     if found is None and asked:
         # No cell of the period names the item: an undated one-column table (a walk from one year's figure
         # to the next) may still carry it; cells that name another period stay out.
         undated = [c for c in cells if not c.periods and len(c.seg.numbers) == 1 and not c.seg.numbers[0].period]
-        found = _best_of(undated, reader, words, set(), same_row, question, owner)  # a dated row's 'total' is no year
+        found = _best_of(undated, reader, words, set(), same_row, question, owner, opening)  # a dated row's 'total' is no year
     deducts = deduction_start(question) >= 0
     named = _hits(reader, found[1], words, deducts) if found is not None else set()
     if asked and (found is None or not words <= named):
@@ -192,7 +195,7 @@ def _best_cell(
         prose_cells = [c for c in sentence_cells(reader, allowed)
                        if found is None or (c.value.unit == "%") == (found[1].value.unit == "%")
                        or (found[1].value.unit == "%" and not ratio_asked)]
-        prose = _best_of(prose_cells, reader, words, asked, same_row, question, owner)
+        prose = _best_of(prose_cells, reader, words, asked, same_row, question, owner, opening)
         if prose is not None and (found is None or _hits(reader, prose[1], words, deducts) > named):
             found = prose
     return found
@@ -203,7 +206,8 @@ _PERIOD_WORDS = frozenset(["end", "beginning", "close", "year", "fiscal", "perio
 
 
 def _best_of(cells: Sequence[Cell], reader: EvidenceReader, words: set[str], asked: set[str], same_row: str,
-             question: str = "", owner: frozenset[str] = frozenset()) -> tuple[float, Cell] | None:
+             question: str = "", owner: frozenset[str] = frozenset(), opening: bool = False
+             ) -> tuple[float, Cell] | None:
     """The best-scoring cell of ``cells`` (see :func:`_best_cell`), or None below the minimum score; a cell that
     names none of ``words`` but the ``owner``'s (the company's name words) names nothing the figure is."""
     best: tuple[float, Cell] | None = None
@@ -227,6 +231,8 @@ def _best_of(cells: Sequence[Cell], reader: EvidenceReader, words: set[str], ask
             continue
         if question and _names_other_number(f"{cell.label} {cell.header}", question):
             continue
+        if not cell.prose and opening_balance(cell.label, opening):
+            continue  # 'how many stores at the end of Q2': never 'Stores at beginning of period'
         if question and unasked_part(reader.evidence[cell.seg.ev], question):
             continue  # one segment's table answers only a question naming that segment (the gate's rule, read first)
         if question and cell.prose and cell.value.part and not mentioned(question, cell.value.part):
@@ -236,7 +242,8 @@ def _best_of(cells: Sequence[Cell], reader: EvidenceReader, words: set[str], ask
             outside = _content_words(_PARENTHESES_RE.sub(" ", cell.label))
             if (words & _content_words(" ".join(_PARENTHESES_RE.findall(cell.label)))) - outside:
                 continue
-        label_words = _content_words(cell.label)
+        # a count's words that place it in time ('Stores at end of period') are its period's, as the question's are
+        label_words = _content_words(cell.label) - (_PERIOD_WORDS if counted else set())
         parent_words = _content_words(cell.parent)
         if (words <= parent_words and not words <= label_words and not TOTAL_ROW_RE.match(cell.label)
                 and not only_periods(cell.label)):
@@ -463,7 +470,8 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     share = _share_asked(sub_query.question)
     if share is not None:
         return _cell_share(base, sub_query, reader, share, asked)
-    found = _best_cell(reader, words, asked, base.company, question=sub_query.question)
+    found = _best_cell(reader, words, asked, base.company, question=sub_query.question,
+                       opening=sub_query.intent.temporal_scope.opening)
     if found is None and (not base.metric or _schedule_asked(sub_query)):
         found = _schedule_cell(reader, asked, base.company)
     if found is None:

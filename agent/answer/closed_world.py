@@ -337,6 +337,12 @@ def unsaid_qualifiers(asked: Sequence[tuple[str, str]], answer: SubAnswer,
     if not asked:
         return []
     own = {kind for kind, _ in asked_qualifiers(f"{naming_words(answer)} {own_clause(answer, reader)}")}
+    label = row_label(answer)
+    basis = label.lower().replace("(", " ").replace(")", " ").replace(",", " ")
+    if (" gaap " in f" {basis} " or " as reported" in f" {basis} ") and not asked_qualifiers(label):
+        # a row that says its own basis ('Diluted earnings per share (GAAP)') is that basis, whatever the title of
+        # the reconciliation it sits in names ('Reconciliation of GAAP to Adjusted ...')
+        own.discard("adjusted")
     return [(kind, term) for kind, term in asked if kind not in own]
 
 

@@ -46,6 +46,7 @@ from agent.answer.words import (
     _content_words,
     asked_qualifiers,
     counted_noun,
+    opening_balance,
     unnamed_modifiers,
 )
 from agent.entities import EntityRegistry, as_registry
@@ -593,6 +594,10 @@ def gate(
             check_scale(answer),
             check_sanity(answer),
         ]
+        if row_label(answer) and opening_balance(row_label(answer), sub_query.intent.temporal_scope.opening):
+            checks.append(Check(name="metric", passed=False, detail=(
+                f"the figure's row {row_label(answer)!r} is the opening balance of its period, which the question "
+                "does not ask")))
     if answer.status == "text" and answer.passages:
         checks.append(check_words_answer(answer, sub_query))
     blocking = [c for c in checks if not c.passed and c.name != "scale"]

@@ -123,6 +123,14 @@ def _buckets(text: str) -> set[str]:
     return {t for t in tokens if is_bucket(t) and not t.isdigit()}
 
 
+def opening_balance(label: str, opening_asked: bool) -> bool:
+    """``label`` is a roll-forward's opening balance ('Stores at beginning of period', 'Opening balance') and the plan
+    does not ask one (``opening_asked``): a period's opening balance is the closing one of the period before, never
+    the figure at the period's end or for the period."""
+    words = label.lower().replace("(", " ").replace(",", " ").split()
+    return not opening_asked and ("beginning" in words or "opening" in words)
+
+
 def _content_words(text: str) -> set[str]:
     """Words that name what a figure is: no stop words, no periods, no question filler; a number that is part
     of a name counts ('500' of 's&p 500' tells it from 's&p retail index'), and so does a bucket's span ('1-90':

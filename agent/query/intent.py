@@ -386,7 +386,8 @@ def _temporal_scope(
         gran = "quarter" if "quarter" in g.lower() else "year"
     norms.sort(key=sort_key, reverse=True)
     return TemporalScope(type=scope_type, periods=norms, granularity=gran, dated=written_date(question),
-                         to_date=names_to_date(question) and gran in {"year", ""})
+                         to_date=names_to_date(question) and gran in {"year", ""},
+                         opening=bool({"beginning", "opening", "start"} & set(question.lower().split())))
 
 
 # ---------------------------------------------------------------------------------------------------------
