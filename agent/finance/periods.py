@@ -401,17 +401,26 @@ def fiscal_naming(text: str, fy_end_month: int) -> int:
 
 
 def quarter_naming(text: str, fy_end_month: int, period_end: str) -> int:
-    """``fy_end_month`` as the filer names its years, read from the quarter a filing reports: 'Second Quarter Fiscal
-    2025' for the quarter ended August 2, 2025 (of a year ending in January) names the year by the calendar year it
-    began, so it ends in ``fy_end_month + 12``; else unchanged. ``period_end`` is the filing's own period end (ISO)."""
-    if not 1 <= fy_end_month <= 12 or not period_end:
+    """``fy_end_month`` as the filer names its years, read from the quarter a filing reports: the first fiscal
+    quarter its text names ('Third Quarter Fiscal 2024') is the one ending on ``period_end`` (ISO), which says the
+    month its years end in when no other text did (``fy_end_month`` 0: the third quarter ending in October ends a
+    year in January), and whether it names them by the calendar year they began ('fiscal 2024' for the year ending in
+    January 2025: ``fy_end_month + 12``). A quarter that cannot be the filing's own leaves ``fy_end_month`` as it is."""
+    if not 0 <= fy_end_month <= 12 or not period_end:
         return fy_end_month
-    dated_year, dated_quarter = fiscal_quarter_of(date.fromisoformat(period_end), fy_end_month)
-    for m in find_periods(text[:FISCAL_NAMING_CHARS]):
-        # the filer's own words for a fiscal quarter ('fiscal' written): a date alone is named by our calendar
-        if m.kind == "quarter" and "fiscal" in m.surface.lower() and m.norm == f"FY{dated_year - 1}Q{dated_quarter}":
-            return fy_end_month + 12
-    return fy_end_month
+    end = date.fromisoformat(period_end)
+    mention = next((m for m in find_periods(text[:FISCAL_NAMING_CHARS])
+                    if m.kind == "quarter" and "fiscal" in m.surface.lower()), None)  # the filer's own words
+    if mention is None:
+        return fy_end_month
+    quarter, named = int(mention.norm[-1]), period_year(mention.norm)
+    month = (period_close(end)[1] + 3 * (4 - quarter) - 1) % 12 + 1  # the month a year of such quarters ends in
+    if fy_end_month not in {0, month}:
+        return fy_end_month
+    dated_year, dated_quarter = fiscal_quarter_of(end, month)
+    if dated_quarter != quarter or named not in {dated_year, dated_year - 1}:
+        return fy_end_month
+    return month + 12 if named == dated_year - 1 else month
 
 
 def same_calendar(month: int, fy_end_month: int) -> int:

@@ -412,7 +412,7 @@ def detect_metadata(path: Path, pages: list[Page]) -> MetadataGuess:
     calendar_text = "\n".join(p.text for p in pages[:FISCAL_CALENDAR_PAGES])
     guess.fy_end_month = fiscal_naming(calendar_text, infer_fy_end_month(calendar_text, 0)
                                        or _weekday_year_end(calendar_text))
-    if guess.period_end:
+    if guess.period_end and quarterly:  # a quarter's own filing names its quarter; an annual one may name another
         guess.fy_end_month = quarter_naming(calendar_text, guess.fy_end_month, guess.period_end)
     year_from_text, quarter_from_text = _quarter_of(guess.period_end) if guess.period_end else (None, None)
     if guess.period_end and guess.fy_end_month:
