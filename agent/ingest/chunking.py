@@ -373,9 +373,13 @@ def chunk_document(
     # a table at a page's top is titled by the heading left at the foot of the page before, and scaled by the scale
     # line under it there
     tables = [(offset, _headed_above(t, lead)) for (offset, t), lead in zip(tables, leads, strict=True)]
-    parts = table_parts([t for _, t in tables], [in_statement(start) for start in table_starts], doc_text, leads)
     titled = stacked_tables(continued_tables(carried_scales([t for _, t in tables], leads), leads), leads)
-    parts = carried_parts(parts, [t for _, t in tables], titled)
+    # a table continued past a page break, or stacked under another, is one with it: its rows are the first part's
+    continued = [i > 0 and titled[i].title != t.title and titled[i].title == titled[i - 1].title
+                 for i, (_, t) in enumerate(tables)]
+    parts = table_parts([t for _, t in tables], [in_statement(start) for start in table_starts], doc_text, leads,
+                        continued)
+    parts = carried_parts(parts, continued)
     tables = list(zip([offset for offset, _ in tables], titled, strict=True))
     # the filing's reporting currency: the one most of its tables state
     stated = Counter(c for _, t in tables if (c := table_currency(t)))

@@ -115,13 +115,17 @@ def _siblings(a: TableBlock, b: TableBlock, rows_a: dict[str, tuple[str, ...]], 
 
 
 def table_parts(tables: Sequence[TableBlock], in_statement: Sequence[bool], text: str = "",
-                leads: Sequence[str] = ()) -> list[str]:
+                leads: Sequence[str] = (), continued: Sequence[bool] = ()) -> list[str]:
     """For each table, the part of the company its title names ('' when it is no part's): see the module
     docstring; a parent company's own statements are :data:`PARENT_ONLY`'s. ``in_statement[i]`` says table i
     sits in a primary statement's section (a sibling of no part); ``text`` is the filing's, whose sentences about
     its segments name parts too; ``leads[i]`` is the text between table i and the table before it, whose
-    headings say what a family of siblings is."""
+    headings say what a family of siblings is; ``continued[i]`` says table i continues table i - 1 past a page break
+    (its rows are that table's too: a segment's rows split by the break are compared whole)."""
     rows = [_rows(t) for t in tables]
+    for i in range(len(tables) - 1, 0, -1):
+        if i < len(continued) and continued[i]:
+            rows[i - 1] = {**rows[i - 1], **rows[i]}
     labels = {label for r in rows for label in r}
     sentences = part_sentences(text) if text else []
     nameable = [not stated and _is_name(t.title) for t, stated in zip(tables, in_statement, strict=True)]
@@ -141,13 +145,13 @@ def table_parts(tables: Sequence[TableBlock], in_statement: Sequence[bool], text
     return parts
 
 
-def carried_parts(parts: Sequence[str], tables: Sequence[TableBlock], titled: Sequence[TableBlock]) -> list[str]:
-    """``parts`` (:func:`table_parts` of ``tables``) with each table that took the title of the one before it
-    (``titled``: continued past a page break, or stacked right under it) given that table's part: the rows left at
-    the next page's top are still the segment's."""
+def carried_parts(parts: Sequence[str], continued: Sequence[bool]) -> list[str]:
+    """``parts`` (:func:`table_parts`) with each table that continues the one before it (``continued[i]``: past a
+    page break, or stacked right under it) given that table's part: the rows left at the next page's top are still
+    the segment's."""
     out = list(parts)
     for i in range(1, len(out)):
-        if not out[i] and titled[i].title != tables[i].title and titled[i].title == titled[i - 1].title:
+        if not out[i] and i < len(continued) and continued[i]:
             out[i] = out[i - 1]
     return out
 
