@@ -172,7 +172,7 @@ def sentence_cells(reader: EvidenceReader, allowed: set[int]) -> list[Cell]:
             before = text[prev_end : n.start]
             prev_end = n.end
             own = _PROSE_VERB_TAIL_RE.sub("", " ".join(before.split()[-PROSE_LABEL_MAX_WORDS:])).strip(" ,;:$(")
-            own = _PROSE_LEAD_RE.sub("", own)
+            own = _PROSE_LEAD_RE.sub("", own.lstrip("-•*–· "))  # a list item's mark is no word of it
             if label and prev is not None and _paid_for(prev, prev_counted, n, before):
                 # '... repurchased 1.9 million shares of our common stock for $214 million': one clause, one period
                 label = f"{label} {prev.unit or prev_counted} {' '.join(before.split()).rstrip(' $')}"

@@ -54,7 +54,7 @@ from agent.finance.arithmetic import Computation
 from agent.finance.column_periods import names_several_periods
 from agent.finance.lexicon import canonical, figure_kind, find_metrics, is_percentage_metric
 from agent.finance.metrics import METRICS
-from agent.finance.numbers import MONEY_UNITS, SCALE_NAMES, find_numbers
+from agent.finance.numbers import MONEY_UNITS, SCALE_NAMES, find_numbers, stated_measure
 from agent.finance.periods import find_periods, period_year, sort_key
 from agent.query.asked import operation_unmet, operation_unmet_by
 from agent.query.cues import NON_NUMERIC_RELATIONS, possessive
@@ -158,6 +158,10 @@ def check_metric(
     if answer.status != "found":
         return Check(name="metric", passed=True, detail=f"metric: {answer.metric or 'as asked'}")
     words = naming_words(answer)
+    unit = answer.value.unit if answer.value is not None else ""
+    if answer.metric in METRICS and figure_kind(answer.metric) == "money" and stated_measure(f"({unit})"):
+        # 'Residential | 18,420' of a table in megawatt hours: a quantity of its unit, never an amount of money
+        return Check(name="metric", passed=False, detail=f"the figure counts {unit}; {answer.metric} is an amount")
     counted = counted_noun(question)
     if counted and not _names_counted(counted, answer.metric, f"{figure_context(answer, reader)} {_totals(answer, reader)}"):
         # 'The number of gas customers' is not answered by a figure whose words never say customers (net gas revenue).

@@ -39,6 +39,7 @@ from agent.ingest.typed_tables import (
     statement_of,
     sub_heading,
 )
+from agent.query.scope import STOP_WORDS
 from agent.schemas import (
     Chunk,
     ChunkCard,
@@ -396,17 +397,19 @@ def through_clause(text: str, start: int, end: int) -> str:
 
 
 def _after_other_figure(text: str, lo: int, start: int) -> int:
-    """Where a sentence figure's own words begin: ``lo`` (its sentence's start), or just after the figure before it
-    when words of their own lie between ('opened 9 new stores and ended the quarter with 612 stores': the 612's words
-    never say opened); two figures with nothing between but units and 'and' share the words before them ('revenue
-    and operating income were $9.8 billion and $2.1 billion'). Dates are no figures here."""
+    """Where a sentence figure's own words begin: ``lo`` (its sentence's start), or the 'and' that opens a clause of
+    its own after the figure before it ('opened 9 new stores and ended the quarter with 612 stores': the 612's words
+    never say opened). Figures that share their words keep them: a list ('were $9.8 billion and $2.1 billion'), a
+    comparison ('were $4.62 billion as of June 30, 2025, compared with $3.95 billion'). Dates are no figures here."""
     dated = [(m.start, m.end) for m in find_periods(text[lo:start])]
     figures = [n for n in find_numbers(text[lo:start]) if not any(a <= n.start < b for a, b in dated)]
     if not figures:
         return lo
     between = text[lo + figures[-1].end : start]
-    own = [w for w in re.findall(r"[A-Za-z]+", between) if not units_only(w) and w.lower() not in {"and", "or"}]
-    return lo + figures[-1].end if own else lo
+    joined = between.lower().rfind(" and ")
+    own = [w for w in between[joined + len(" and "):].lower().split()
+           if w.strip(",;$") and w.strip(",;$") not in STOP_WORDS and not units_only(w)] if joined >= 0 else []
+    return lo + figures[-1].end + joined if own else lo
 
 
 def record_naming(ev: Evidence, row: Segment, value: NumericValue, label: str = "") -> str | None:

@@ -159,8 +159,11 @@ MIN_ROOT_CHARS = 4  # shorter words are compared whole
 
 def same_root(a: str, b: str) -> bool:
     """Two forms of one word ('operate' and 'operated', 'franchise' and 'franchisees'): they share their first
-    :data:`ROOT_CHARS` letters, or the shorter whole."""
+    :data:`ROOT_CHARS` letters, or the shorter whole; a short word and its regular forms ('own' and 'owned')."""
     n = min(ROOT_CHARS, len(a), len(b))
+    short, long_ = sorted((a, b), key=len)
+    if long_ in {f"{short}ed", f"{short}s", f"{short}ing"}:
+        return True
     return n >= MIN_ROOT_CHARS and a[:n] == b[:n] and (n == ROOT_CHARS or n == min(len(a), len(b)))
 
 
