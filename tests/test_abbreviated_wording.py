@@ -90,6 +90,16 @@ def test_an_abbreviated_span_or_basis_is_written_out(asked: str, read: str) -> N
 
 
 @pytest.mark.parametrize(("asked", "read"), [
+    ("what's the increase?", "what is the increase?"),
+    ("What's PRSW's revenue in Q1 2025?", "What is Proseware Biologics, Inc.'s revenue in Q1 2025?"),
+    ("how’s that compared with 2024?", "how is that compared with 2024?"),
+])
+def test_a_question_words_contraction_is_written_out(asked: str, read: str) -> None:
+    # its 's is 'is', never a possessive: "what's the increase?" asks the change the thread's figures make
+    assert plain_question(asked, EntityRegistry([PROSEWARE])) == read
+
+
+@pytest.mark.parametrize(("asked", "read"), [
     ("Quick one - PRSW revenue Q1 2025?", "Proseware Biologics, Inc. revenue Q1 2025?"),
     ("Heads up - PRSW revenue Q1 2025", "Proseware Biologics, Inc. revenue Q1 2025"),
     # ordinary words that a filing prints as a part's name, a segment or a region narrow what is asked: they stay

@@ -43,6 +43,7 @@ LAST_YEAR_OF_CENTURY = 69  # a year written with two digits after an apostrophe:
 def plain_question(question: str, registry: EntityRegistry) -> str:
     """``question`` as the plan reads it: tickers written as company names, an opener cut, a fronted clause put
     after what it narrows (see the module)."""
+    question = _contractions_written_out(question)
     spelled = _acronyms_written_out(_abbreviations_written_out(registry.with_names_for_tickers(question)), registry)
     # a question typed all in lower case writes its names so too; one that capitalises any word after its first
     # writes them capitalised, and its words in lower case are no names ('statement of financial position')
@@ -50,6 +51,17 @@ def plain_question(question: str, registry: EntityRegistry) -> str:
     named = _company_before_part(_names_as_printed(spelled, registry) if typed_lower else spelled, registry)
     plain = _clause_after(_without_opener(written_out(named, is_common_word, STOP_WORDS.__contains__), registry))
     return _without_request(plain, registry)
+
+
+def _contractions_written_out(text: str) -> str:
+    """``text`` with a question word's or a pronoun's contraction written out ("what's the increase?" as "what is the
+    increase?"): its 's is 'is', never a possessive."""
+    out = []
+    for word in text.split(" "):
+        head = word[:-2] if word[-2:] in {"'s", "’s"} else ""
+        out.append(f"{head} is" if head.lower() in {"what", "how", "where", "who", "which", "that", "it", "there"}
+                   else word)
+    return " ".join(out)
 
 
 def _abbreviates(short: str, word: str) -> bool:
