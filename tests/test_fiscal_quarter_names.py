@@ -88,6 +88,16 @@ def test_an_opening_balance_answers_only_a_question_after_one(bellows: Settings)
     assert "839" not in stated(ask_once(bellows, "How many stores did Bellows Outfitters have in Q3 fiscal 2024?"))
 
 
+@pytest.mark.parametrize("question", [
+    "What was the change in Bellows Outfitters' stores at the beginning of period between Q3 fiscal 2023 and Q3 "
+    "fiscal 2024?",
+    "What was the change in Bellows Outfitters' stores, beginning of period, from Q3 fiscal 2023 to Q3 fiscal 2024?",
+])
+def test_a_change_of_an_opening_balance_reads_it_in_both_periods(bellows: Settings, question: str) -> None:
+    answer = stated(ask_once(bellows, question))  # each lookup of the change asks the opening balance the turn does
+    assert "27" in answer and "29" not in answer, answer
+
+
 def test_a_gaap_row_is_no_adjusted_figure(bellows: Settings) -> None:
     answer = stated(ask_once(bellows, "BLWO adj EPS 3Q FY24"))
     assert "0.81" not in answer, answer  # the GAAP row, under a title naming both bases, is never stated as adjusted

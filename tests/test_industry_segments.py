@@ -3,7 +3,7 @@ ratio' and 'Underwriting income (loss)' under each segment's heading, with the s
 The lexicon knows none of these rows; the filing's sentence about its segments says what the titles are.
 
 The filing is typeset here: a property and casualty insurer's 10-K with consolidated results, one table per
-segment and a balance sheet excerpt.
+segment and a balance sheet excerpt whose row names a metric with a word of its own between the metric's words.
 """
 
 from __future__ import annotations
@@ -64,6 +64,15 @@ We report three segments: Personal Auto, Homeowners and Specialty.
 | Net premiums written | 900 | 830 |
 | Underwriting income (loss) | 70 | 52 |
 | Combined ratio | 92.2% | 93.7% |
+
+### Selected Balance Sheet Data
+
+(Dollars in millions)
+
+| | December 31, 2024 | December 31, 2023 |
+|---|---|---|
+| Total investments | 14,320 | 13,050 |
+| Derivative financial instruments, non-current liability | 41 | 37 |
 """
 
 
@@ -81,12 +90,13 @@ def test_segment_tables_of_metrics_the_lexicon_lacks_are_parts(southridge: Setti
     tables = _tables(southridge)
     assert {title: part for title, (part, _) in tables.items()} == {
         "Consolidated Results": "", "Personal Auto": "Personal Auto", "Homeowners": "Homeowners",
-        "Specialty": "Specialty"}
+        "Specialty": "Specialty", "Selected Balance Sheet Data": ""}
 
 
 def test_the_scale_stated_once_over_a_family_is_every_members(southridge: Settings) -> None:
     scales = {title: scale for title, (_, scale) in _tables(southridge).items()}
-    assert scales == {"Consolidated Results": 1e6, "Personal Auto": 1e6, "Homeowners": 1e6, "Specialty": 1e6}
+    assert scales == {"Consolidated Results": 1e6, "Personal Auto": 1e6, "Homeowners": 1e6, "Specialty": 1e6,
+                      "Selected Balance Sheet Data": 1e6}
 
 
 @pytest.mark.parametrize(("question", "figure", "wrong"), [
@@ -107,3 +117,10 @@ def test_the_segment_question_gets_the_segments_figure_named_as_its(southridge: 
                                                                    figure: str, part: str) -> None:
     answer = stated(ask_once(southridge, question))
     assert figure in answer and part in answer.split(figure)[0]
+
+
+def test_a_row_naming_the_metric_with_a_word_between_is_the_metric(southridge: Settings) -> None:
+    answer = stated(ask_once(southridge, "What was Southridge's derivatives non-current liability in 2024?"))
+    assert "$41 million" in answer, answer  # 'Derivative financial instruments' names derivative instruments
+    refused = stated(ask_once(southridge, "What was Southridge's net income from underwriting in 2024?"))
+    assert "260" not in refused and "72" not in refused, refused  # a row sharing one word is still no net income

@@ -597,18 +597,20 @@ def _cell_share(
     values: list[CitedValue] = []
     sureness: list[float] = []
     cells: list[Cell] = []
+    opening = sub_query.intent.temporal_scope.opening
     same_table = False  # the part was found by its own words: it must sit in the whole's table
     for i, part in enumerate(items):
         words = _content_words(part)
         if part_names_whole and i == 0:
             words |= _content_words(items[1])
-        found = _best_cell(reader, words, asked, base.company, question=part)
+        found = _best_cell(reader, words, asked, base.company, question=part, opening=opening)
         if found is not None and part_names_whole and i == 0 and not _names_part(found[1], part):
             found = None  # a cell naming only the whole's words is the whole, not the part
         if found is None and part_names_whole and i == 0:
             # 'what portion of the purchase price was allocated to goodwill': the part is its own row
             # ('goodwill') of the table whose total is the whole, not a row naming both
-            found, same_table = _best_cell(reader, _content_words(part), asked, base.company, question=part), True
+            found = _best_cell(reader, _content_words(part), asked, base.company, question=part, opening=opening)
+            same_table = True
         if found is not None and i == 1 and not _content_words(found[1].label) & words and not TOTAL_ROW_RE.match(
             found[1].label
         ):
@@ -700,7 +702,8 @@ def _cell_combination(
     sureness: list[float] = []
     row = ""
     for period in periods:
-        found = _best_cell(reader, words, {period}, base.company, same_row=row, question=q)
+        found = _best_cell(reader, words, {period}, base.company, same_row=row, question=q,
+                           opening=sub_query.intent.temporal_scope.opening)
         if found is None:
             return None
         score, cell = found

@@ -169,6 +169,8 @@ _STOPWORDS_TEXT = """a about above after again against all am an and any are as 
     eight nine ten"""
 _STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
 _KEYWORD = re.compile(r"[a-z0-9&]+(?:[-'’][a-z0-9]+)*")
+# A balance asked at its period's start ('beginning balance', 'Outstanding, beginning of the year'), not 'start-up'.
+_OPENING_RE = re.compile(r"\b(?:beginning|opening|start)\b(?!-)", re.IGNORECASE)
 _AS_OF_RE = re.compile(r"\b(?:as\s+of|at)\s*$", re.IGNORECASE)
 _AS_OF_LEAD_RE = re.compile(r"(?:as\s+of|at)\b", re.IGNORECASE)
 AS_OF_REACH = 8  # characters before a date searched for 'as of'
@@ -387,7 +389,7 @@ def _temporal_scope(
     norms.sort(key=sort_key, reverse=True)
     return TemporalScope(type=scope_type, periods=norms, granularity=gran, dated=written_date(question),
                          to_date=names_to_date(question) and gran in {"year", ""},
-                         opening=bool({"beginning", "opening", "start"} & set(question.lower().split())))
+                         opening=bool(_OPENING_RE.search(question)))
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -49,6 +49,7 @@ def sub_intent(base: QueryIntent, question: str, company: str, metric: str, peri
         dated=written_date(question),
         # the turn's year to date holds for each of its years (a sub-query's words may name the year alone)
         to_date=base.temporal_scope.to_date and granularity(period) in {"year", ""},
+        opening=base.temporal_scope.opening,  # the turn's opening balance is each of its lookups' (a change of it)
     )
     return base.model_copy(
         deep=True,
