@@ -104,7 +104,7 @@ def sentence_numbers(sentence: str, offset: int, periods: Sequence[PeriodMention
         after = [p for p in periods if n.end <= p.start < nxt]
         before = [p for p in periods if prev <= p.end <= n.start]
         period = after[0].norm if after else (before[-1].norm if before else "")
-        if not period and _opening_period(sentence, periods, n):
+        if not period and (_opening_period(sentence, periods, n) or _closing_period(sentence, periods, n)):
             period = periods[0].norm
         n = turned(n, -abs(n.value)) if _fell_by(sentence, n) else n
         out.append(n.model_copy(update={"period": period, "start": n.start + offset, "end": n.end + offset}))
@@ -133,6 +133,23 @@ def _opening_period(sentence: str, periods: Sequence[PeriodMention], n: NumericV
     if len(periods) != 1 or opening is None or opening.end() < periods[0].start - 1:
         return False
     return periods[0].end <= n.start and not _COMPARED_RE.search(sentence, periods[0].end, n.start)
+
+
+# The one period a sentence closes with ('..., or 0.41% of total loans, at June 30, 2025.').
+_CLOSING_RE = re.compile(r"(?:\bat|\bas\s+(?:of|at)|\bon|\bin|\bduring|\bfor)\s+(?:the\s+)?$", re.IGNORECASE)
+_SENTENCE_TAIL_RE = re.compile(r"[\s.;:)\]]*$")
+
+
+def _closing_period(sentence: str, periods: Sequence[PeriodMention], n: NumericValue) -> bool:
+    """Whether a figure with no period of its own is of the one period that closes its sentence ('Nonaccrual loans
+    were $96.8 million, or 0.41% of total loans, at June 30, 2025.'): as with an opening period, unless the words
+    between them compare it with another or name a change."""
+    if len(periods) != 1 or not _SENTENCE_TAIL_RE.fullmatch(sentence, periods[0].end):
+        return False
+    written = sentence[periods[0].start:periods[0].end]
+    if not (_OPENING_RE.match(written) or _CLOSING_RE.search(sentence, 0, periods[0].start)):
+        return False
+    return n.end <= periods[0].start and not _COMPARED_RE.search(sentence, n.end, periods[0].start)
 
 
 def _fell_by(sentence: str, n: NumericValue) -> bool:
