@@ -79,7 +79,6 @@ WHOLE_COLUMN_BONUS = 0.05  # a tie-break: the total column of a row printed part
 
 
 HEADER_MIN_CHARS = 3  # shorter headers ('a', '%') are written by chance
-RESTATED_WINDOW_CHARS = 40  # how far before a sentence's percentage the amount it restates may end
 
 
 CELL_SAME_ROW_BONUS = 0.2  # the second year of a change comes from the row the first year came from
@@ -193,28 +192,13 @@ def _best_cell(
         # A row of percentages read for a question naming no rate ('Loss and LAE ratio' for 'catastrophe losses')
         # leaves a sentence's amount in the running.
         ratio_asked = bool(RATIO_NAME_RE.search(question))
-        rate_asked = ratio_asked or asks_percent(question)
         prose_cells = [c for c in sentence_cells(reader, allowed)
-                       if (found is None or (c.value.unit == "%") == (found[1].value.unit == "%")
-                           or (found[1].value.unit == "%" and not ratio_asked))
-                       and (rate_asked or not _restates_amount(reader, c))]
+                       if found is None or (c.value.unit == "%") == (found[1].value.unit == "%")
+                       or (found[1].value.unit == "%" and not ratio_asked)]
         prose = _best_of(prose_cells, reader, words, asked, same_row, question, owner, opening)
         if prose is not None and (found is None or _hits(reader, prose[1], words, deducts) > named):
             found = prose
     return found
-
-
-# An amount restated as a share right after it: '$212.4 million, or 0.55% of total loans'.
-_RESTATED_SHARE_RE = re.compile(r"\d(?:\s*(?:thousand|million|billion|trillion))?\)?\s*,?\s*or\s*$", re.IGNORECASE)
-
-
-def _restates_amount(reader: EvidenceReader, cell: Cell) -> bool:
-    """A sentence's percentage that restates the amount printed right before it as a share of another figure: the
-    amount is what the sentence says the thing is; the share answers only a question asking a rate."""
-    if not cell.prose or cell.value.unit != "%" or cell.value.start < 0:
-        return False
-    before = reader.evidence[cell.seg.ev].text[max(0, cell.value.start - RESTATED_WINDOW_CHARS):cell.value.start]
-    return bool(_RESTATED_SHARE_RE.search(before))
 
 
 # Words that place a count in time ('at the end of 2022', 'at fiscal year end'): the period check reads them.
