@@ -32,6 +32,12 @@ def ingested_file(home: Path, path: Path) -> Settings:
     return settings
 
 
+def printed_filing(folder: Path, name: str, pages: list[str]) -> Settings:
+    """Settings for ``folder/home`` holding one filing typeset by a test and printed to PDF as ``folder/name``
+    (see :func:`text_pdf`)."""
+    return ingested_file(folder / "home", text_pdf(folder / name, pages))
+
+
 def ask_once(settings: Settings, question: str) -> str:
     """The answer to ``question`` on a new thread of a fresh assistant over ``settings``' index."""
     from graphs.service import Assistant

@@ -5,10 +5,8 @@ columns' ends. A change 'from Q2 2024 to Q2 2025' reads the span's two ends only
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from support import ask_once, ingested_file, stated, text_pdf
+from support import ask_once, printed_filing, stated
 
 from agent.config import Settings
 from agent.ingest.grid import placed_header
@@ -50,9 +48,7 @@ Osprey's investment portfolio was conservatively positioned throughout the year.
 
 @pytest.fixture(scope="module")
 def osprey(tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    folder = tmp_path_factory.mktemp("osprey-pdf")
-    pdf = text_pdf(folder / "OSPREY_2024_10K.pdf", [PAGE_ONE, PAGE_TWO])
-    return ingested_file(folder / "home", Path(pdf))
+    return printed_filing(tmp_path_factory.mktemp("osprey-pdf"), "OSPREY_2024_10K.pdf", [PAGE_ONE, PAGE_TWO])
 
 
 def test_a_segments_rows_past_a_page_break_are_the_segments(osprey: Settings) -> None:

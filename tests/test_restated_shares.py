@@ -4,10 +4,8 @@ the share. Typeset filing printed to PDF."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from support import ask_once, ingested_file, stated, text_pdf
+from support import ask_once, printed_filing, stated
 
 from agent.config import Settings
 
@@ -33,9 +31,7 @@ concentrated in consumer lending.
 
 @pytest.fixture(scope="module")
 def kestrel(tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    folder = tmp_path_factory.mktemp("kestrel-pdf")
-    pdf = text_pdf(folder / "KESTREL_2025Q2_10Q.pdf", [PAGE_ONE, PAGE_TWO])
-    return ingested_file(folder / "home", Path(pdf))
+    return printed_filing(tmp_path_factory.mktemp("kestrel-pdf"), "KESTREL_2025Q2_10Q.pdf", [PAGE_ONE, PAGE_TWO])
 
 
 def test_an_amount_asked_is_the_amount_the_share_restates(kestrel: Settings) -> None:

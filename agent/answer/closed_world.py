@@ -394,9 +394,10 @@ def check_operands(
 
 def _confusable_row(answer: SubAnswer, reader: EvidenceReader) -> bool:
     """The figure's row label names no metric the lexicon knows, nor every word of the metric asked, yet shares a
-    word with the lexicon metric asked ('Underwriting income' and 'net income'), and neither its sub-heading, column, table title nor the heading it
-    sits under ('Note 11. Long-Term Debt' over 'Annual maturities') names that metric or a kind of it. A row
-    labelled by its year or its part ('2026', 'Americas') shares no word and is judged by its coverage."""
+    word with the lexicon metric asked ('Underwriting income' and 'net income'), and neither its sub-heading,
+    column, table title nor the heading it sits under ('Note 11. Long-Term Debt' over 'Annual maturities') names
+    that metric or a kind of it. A row labelled by its year or its part ('2026', 'Americas') shares no word and is
+    judged by its coverage."""
     metric, label = answer.metric, row_label(answer)
     label_words, metric_words = _content_words(label), _content_words(metric)
     if (metric not in METRICS or answer.citation is None or answer.value is None or find_metrics(label)

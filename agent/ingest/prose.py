@@ -117,7 +117,8 @@ def sentence_numbers(sentence: str, offset: int, periods: Sequence[PeriodMention
 # which a figure is another period's or a change ('up from $4 million', 'an increase of $1 million'), or a part of the
 # figure before it, named by words the reader of a sentence's figure does not take for its own ('of which $13.9
 # million is related to stock options', '(including $0.7 million of debt issuance costs)').
-_OPENING_RE = re.compile(r"\s*(?:at|as\s+(?:of|at)|on|in|during|for)\s+(?:the\s+)?", re.IGNORECASE)
+_PERIOD_LEAD = r"(?:at|as\s+(?:of|at)|on|in|during|for)\s+(?:the\s+)?"  # the words that lead into a period
+_OPENING_RE = re.compile(rf"\s*{_PERIOD_LEAD}", re.IGNORECASE)
 _COMPARED_RE = re.compile(
     r"\b(?:from|compared|comparison|versus|vs\.?|prior|previous|before|against|than|increase[ds]?|decrease[ds]?"
     r"|change[ds]?|up|down|grew|rose|fell|declined?|growth|including|which)\b|\(",
@@ -136,15 +137,15 @@ def _opening_period(sentence: str, periods: Sequence[PeriodMention], n: NumericV
 
 
 # The one period a sentence closes with ('..., or 0.41% of total loans, at June 30, 2025.').
-_CLOSING_RE = re.compile(r"(?:\bat|\bas\s+(?:of|at)|\bon|\bin|\bduring|\bfor)\s+(?:the\s+)?$", re.IGNORECASE)
-_SENTENCE_TAIL_RE = re.compile(r"[\s.;:)\]]*$")
+_CLOSING_RE = re.compile(rf"\b{_PERIOD_LEAD}$", re.IGNORECASE)
+_SENTENCE_TAIL = " \t\n.;:)]"  # what may follow a sentence's closing period
 
 
 def _closing_period(sentence: str, periods: Sequence[PeriodMention], n: NumericValue) -> bool:
     """Whether a figure with no period of its own is of the one period that closes its sentence ('Nonaccrual loans
     were $96.8 million, or 0.41% of total loans, at June 30, 2025.'): as with an opening period, unless the words
     between them compare it with another or name a change."""
-    if len(periods) != 1 or not _SENTENCE_TAIL_RE.fullmatch(sentence, periods[0].end):
+    if len(periods) != 1 or sentence[periods[0].end:].strip(_SENTENCE_TAIL):
         return False
     written = sentence[periods[0].start:periods[0].end]
     if not (_OPENING_RE.match(written) or _CLOSING_RE.search(sentence, 0, periods[0].start)):
