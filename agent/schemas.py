@@ -275,6 +275,8 @@ class TableRecord(BaseModel):
     kind: TableKind = "schedule"
     statement: str = Field(default="", description="income | balance | cashflow | equity for a primary statement")
     part: str = Field(default="", description="the segment or region all its figures are of ('' = the company)")
+    other_parts: list[str] = Field(default_factory=list, description="the filing's other parts, when the table is a "
+                                   "part's: a question names the part by the words of its name no other part's has")
     period_caption: str = Field(default="", description="'Years ended December 31', 'As at 31 December 2019'")
     scale: float = 1.0
     scale_label: str = ""

@@ -300,7 +300,9 @@ def _segments(ev_index: int, ev: Evidence, currency: str) -> list[Segment]:
                     label=label,
                     numbers=nums,
                     mentions=find_metrics(label),
-                    heading=heading,
+                    # the typed row's own sub-heading names its metric where ingest found one ('Residential' summed
+                    # by 'Total electric operating revenues'); else the latest one printed above it
+                    heading=(find_metrics(row.parent) or heading) if row is not None and row.parent else heading,
                     # a row repeating its sub-heading ('Other intangible assets | 21.4') is that block's sum
                     parent=(row.parent if row is not None else parent if not same_label(label, parent) else "")
                     if nums else "",

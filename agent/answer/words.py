@@ -213,8 +213,13 @@ def unasked_part(ev: Evidence, asked: str) -> str:
     no answer for the company's."""
     if not ev.part:
         return ""
-    asked = without_possessive(asked)  # "Space's operating income" names Space
-    return "" if _content_words(ev.part) <= _content_words(asked) else ev.part
+    asked_words = _content_words(without_possessive(asked))  # "Space's operating income" names Space
+    own = _content_words(ev.part)
+    # the words of its name no other part's name has name it too ('electric' of 'Electric Utility' beside 'Gas
+    # Utility'); a word two parts share names neither
+    others = {w for other in (ev.table.other_parts if ev.table is not None else ()) for w in _content_words(other)}
+    distinct = own - others if others else set()
+    return "" if own <= asked_words or distinct and distinct <= asked_words else ev.part
 
 
 def owner_row(label: str, hits: set[str], owner: frozenset[str], whole: bool = False) -> bool:

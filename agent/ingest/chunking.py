@@ -21,7 +21,7 @@ from agent.ingest.families import carried_scales, continued_tables, stacked_tabl
 from agent.ingest.hostile import is_instruction_like
 from agent.ingest.layout import line_box, line_indent, span_box
 from agent.ingest.linearise import linearise_row, table_header_line
-from agent.ingest.parts import carried_parts, table_parts
+from agent.ingest.parts import PARENT_ONLY, carried_parts, table_parts
 from agent.ingest.prose import read_sentences
 from agent.ingest.structure import RUNNING_ZONE_LINES, line_key, running_lines
 from agent.ingest.tables import TableBlock, find_tables, scale_above, title_above
@@ -380,6 +380,7 @@ def chunk_document(
     parts = table_parts([t for _, t in tables], [in_statement(start) for start in table_starts], doc_text, leads,
                         continued)
     parts = carried_parts(parts, continued)
+    named_parts = [p for p in dict.fromkeys(parts) if p and p != PARENT_ONLY]
     tables = list(zip([offset for offset, _ in tables], titled, strict=True))
     # the filing's reporting currency: the one most of its tables state
     stated = Counter(c for _, t in tables if (c := table_currency(t)))
@@ -400,7 +401,8 @@ def chunk_document(
             clip_start, clip_end = max(t_start, s_start, pos), min(t_end, s_end)
             on_page = pages[table_pages[k]]
             record = table_record(table, table_id=f"{doc_id[:12]}:t{k}", page=table_pages[k], offset=offset,
-                                  section=section, part=part, fy_end_month=fy_end_month,
+                                  section=section, part=part, other_parts=[p for p in named_parts if p != part],
+                                  fy_end_month=fy_end_month,
                                   filing_period=filing_period, filing_currency=filing_currency,
                                   box=span_box(on_page, table.char_start, table.char_end),
                                   row_boxes=[line_box(on_page, row.char_start) for row in table.rows],

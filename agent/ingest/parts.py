@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from agent.entities.names import is_common_word
 from agent.finance.lexicon import canonical, find_metrics
 from agent.finance.periods import find_periods
+from agent.ingest.prose import split_sentences
 from agent.ingest.structure import is_statement_title
 from agent.ingest.tables import TableBlock
 from agent.schemas import Chunk, TableRecord
@@ -48,12 +49,13 @@ PARENT_ONLY = "Parent company only"
 
 # Words by which a filing's prose calls its parts what they are ('our two business segments: Aeronautics and Space').
 _PART_NOUN_RE = re.compile(r"\b(?:segments?|divisions?|business\s+units?|operating\s+groups?)\b", re.IGNORECASE)
-_SENTENCE_END_RE = re.compile(r"(?<=[.;!?])\s+|\n+")
 
 
 def part_sentences(text: str) -> list[str]:
-    """The sentences of ``text`` that speak of the filer's segments, divisions or business units."""
-    return [s for s in _SENTENCE_END_RE.split(text) if _PART_NOUN_RE.search(s)]
+    """The sentences of ``text`` that speak of the filer's segments, divisions or business units, each on one line:
+    a sentence wrapped over lines ('... two segments: Electric Utility and Gas' / 'Utility.') names its parts whole."""
+    sentences = (" ".join(text[start:end].split()) for start, end in split_sentences(text))
+    return [s for s in sentences if _PART_NOUN_RE.search(s)]
 
 
 def label_key(label: str) -> str:

@@ -246,6 +246,7 @@ def _cell(text: str, column: int) -> TableCell:
     return TableCell(text=text, column=column, notes=notes)
 
 
+ROUNDING = 0.5  # a printed figure is within half its last printed digit of the figure it rounds
 MIN_TOTALLED_ROWS = 2  # a block's unlabelled line totals two rows or more (one row under a heading is its figure)
 
 
@@ -447,6 +448,48 @@ def _years_as_years(rows: list[TableLine], columns: Sequence[TableColumn]) -> li
                                            if c.column in years else c for c in r.cells]}) for r in rows]
 
 
+def _decimals(text: str) -> int:
+    digits = text.rstrip(" )%").rsplit(".", 1)
+    return len(digits[1]) if len(digits) == 2 and digits[1].isdigit() else 0
+
+
+def _sums_to(parts: Sequence[TableLine], total: TableLine, columns: Sequence[TableColumn]) -> bool:
+    """The figures of ``parts`` add up to ``total``'s in every period column where the total prints one (to the
+    rounding of the printed figures), and in one column at least."""
+    checked = 0
+    for cell in total.cells:
+        if not (0 <= cell.column < len(columns) and columns[cell.column].period and len(cell.figures) == 1):
+            continue
+        figures = [c.figures[0] for r in parts for c in r.cells if c.column == cell.column and len(c.figures) == 1]
+        if len(figures) != len(parts) or any(f.unit == "%" for f in (*figures, cell.figures[0])):
+            return False
+        places = max(_decimals(f.text) for f in (*figures, cell.figures[0]))
+        if abs(sum(f.value for f in figures) - cell.figures[0].value) > len(parts) * ROUNDING * 10.0 ** -places:
+            return False
+        checked += 1
+    return checked > 0
+
+
+def _summed_parents(rows: list[TableLine], columns: Sequence[TableColumn]) -> list[TableLine]:
+    """Rows printed under no sub-heading right above a 'Total <X>' row whose figures they add up to are parts of
+    X: 'Residential' / 'Commercial' / 'Industrial' over 'Total electric operating revenues' are electric operating
+    revenues by class. The sum is checked, so a bridge ('Net income' / 'Less: ...') or a list of unrelated lines
+    stays as printed."""
+    out = list(rows)
+    for i, row in enumerate(rows):
+        whole = TOTAL_ROW_RE.sub("", row.label).strip(" :")
+        if not (row.total and TOTAL_ROW_RE.match(row.label) and not row.parent and find_metrics(whole)):
+            continue
+        k = i
+        while k > 0 and rows[k - 1].cells and not (rows[k - 1].total or rows[k - 1].heading or rows[k - 1].parent):
+            k -= 1
+        block = rows[k:i]
+        if len(block) >= MIN_TOTALLED_ROWS and _sums_to(block, row, columns):
+            name = whole[:1].upper() + whole[1:]
+            out[k:i] = [r.model_copy(update={"parent": name}) for r in block]
+    return out
+
+
 def _measured(row: TableLine, measure: str) -> TableLine:
     """``row`` with its plain figures in the table's unit of ``measure`` (none: unchanged)."""
     if not measure:
@@ -458,6 +501,7 @@ def _measured(row: TableLine, measure: str) -> TableLine:
 
 def table_record(
     table: TableBlock, *, table_id: str, page: int, offset: int, section: Section, part: str = "",
+    other_parts: Sequence[str] = (),
     fy_end_month: int = 0, box: LineBox | None = None, row_boxes: Sequence[LineBox | None] = (),
     row_indents: Sequence[float | None] = (), filing_period: str = "", filing_currency: str = "",
 ) -> TableRecord:
@@ -481,6 +525,7 @@ def table_record(
     measure = stated_measure(" ".join([table.title, table.caption]))
     currency = "" if measure else table_currency(table) or filing_currency
     rows = _years_as_years([_measured(typed_row(r, columns, scale, currency), measure) for r in rows], columns)
+    rows = _summed_parents(rows, columns)
     return TableRecord(
         table_id=table_id,
         page=page,
@@ -490,6 +535,7 @@ def table_record(
         kind=_kind(section, statement, table.title, part),
         statement=statement,
         part=part,
+        other_parts=list(other_parts) if part else [],
         period_caption=table.period_caption,
         scale=scale,
         scale_label=table.scale_label,
