@@ -487,7 +487,7 @@ _OUTLAY_WORDS = frozenset(("spend", "spends", "spent", "spending", "pay", "pays"
 CONTRIBUTION_VERBS = frozenset((
     "contribute", "contributes", "contributed", "accounted", "come", "comes", "came", "generate", "generates",
     "generated", "earn", "earns", "earned", "deliver", "delivers", "delivered", "produce", "produces", "produced",
-    "bring", "brings", "brought", "report", "reports", "reported", "posted", "recorded",
+    "bring", "brings", "brought", "report", "reports", "reported", "posted", "recorded", "add", "adds", "added",
 ))
 # Words that never name the part a share is asked of: function words, part-kind and widening words, the verbs and
 # particles that link a part to its whole ('came from', 'account for', 'out of').
