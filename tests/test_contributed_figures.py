@@ -1,13 +1,14 @@
-"""A question that says what else its figure is ('How much did the acquisition add to net sales?') asks the
-figure whose own words say so -- a sentence beside the statement -- not the year's statement row, which names none
-of it. Where no such figure is there for the period asked, the statement row is refused, never stated for it."""
+"""A question that asks what something added to a figure ('How much did Alpine Trails add to net sales?', 'What
+did the 53rd week contribute to ...?') asks that contributor's figure: the plan holds it as the part asked, the
+figure whose own words name it is read -- a sentence beside the statement -- and the year's statement row, which
+names none of it, is never stated for it."""
 
 from __future__ import annotations
 
 import pytest
 from support import ask_once, ingested_typeset, stated
 
-from agent.answer.words import qualifying_words
+from agent.query.intent import extract_intent
 
 pytestmark = pytest.mark.usefixtures("no_yfinance")
 
@@ -42,10 +43,13 @@ def home(tmp_path_factory: pytest.TempPathFactory):
     return ingested_typeset(tmp_path_factory.mktemp("qualified"), "TAILSPIN_2024_10K.md", FILING)
 
 
-def test_the_words_a_question_says_its_figure_is_beyond_metric_company_and_period() -> None:
-    words = qualifying_words("How much did Alpine Trails add to Tailspin's fiscal 2024 net sales?",
-                             "Tailspin Outdoor Goods, Inc.")
-    assert {"alpine", "trail"} <= words  # content words, crudely singular
+@pytest.mark.parametrize(("question", "part"), [
+    ("How much did Alpine Trails add to Tailspin's fiscal 2024 net sales?", "Alpine Trails"),
+    ("What did the 53rd week contribute to Tailspin's net sales in fiscal 2024?", "53rd week"),
+])
+def test_the_plan_holds_what_contributed_to_the_figure(question: str, part: str) -> None:
+    intent = extract_intent(question, ["Tailspin Outdoor Goods, Inc."])
+    assert intent.metrics == ["revenue"] and [t.text for t in intent.scope] == [part]
 
 
 def test_the_figure_whose_own_words_say_what_was_asked_is_read(home) -> None:

@@ -72,7 +72,7 @@ def test_a_count_of_shares_is_never_stated_as_earnings_per_share(woolara: Settin
 
 def test_rows_under_a_cents_heading_are_in_cents(woolara: Settings) -> None:
     answer = stated(ask_once(woolara, "What was basic earnings per share from continuing operations in 2018?"))
-    assert "123.4 cents" in answer and "$123" not in answer
+    assert ("123.4 cents" in answer or "123.40 cents" in answer) and "$123" not in answer
 
 
 def test_a_change_of_figures_in_cents_is_in_cents(woolara: Settings) -> None:

@@ -97,18 +97,14 @@ def _uncovered_words(answer: SubAnswer, question: str, provenance: str, headings
 
 
 def _other_rows(answer: SubAnswer, reader: EvidenceReader | None) -> set[str]:
-    """The words of the labels of the other rows of the figure's table, and of the sentences of the evidence that
-    state a figure of its metric ('The 53rd week of fiscal 2023 added net sales of $142.3 million' beside the
-    'Net sales' row): words that name another figure of what was asked."""
+    """The words of the labels of the other rows of the figure's table."""
     if reader is None or answer.citation is None or answer.value is None:
         return set()
-    stated = {w for seg in reader.segments if seg.kind == "sentence" and seg.numbers
-              and any(m.canonical == answer.metric for m in seg.mentions) for w in _content_words(seg.raw)}
     row = reader.row_at(answer.citation.chunk_id, answer.value.start)
     if row is None:
-        return stated
-    return stated | {w for seg in reader.segments if seg.kind == "row" and seg.ev == row.ev and seg is not row
-                     for w in _content_words(seg.label)}
+        return set()
+    return {w for seg in reader.segments if seg.kind == "row" and seg.ev == row.ev and seg is not row
+            for w in _content_words(seg.label)}
 
 
 # 'per basic share', 'per common stock share', 'per employee', 'per barrel': the words after 'per' up to a function

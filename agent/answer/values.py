@@ -39,16 +39,13 @@ from agent.answer.words import (
     RETRIEVAL_WEIGHT,
     TOTAL_BONUS,
     _about,
-    _content_words,
     _for_company,
     _names_other_number,
     asked_qualifiers,
     clip_words,
     filing_owner,
     is_part_row,
-    names_words,
     other_kind_parent,
-    qualifying_words,
     unasked_column,
     unasked_part,
     unnamed_modifiers,
@@ -434,12 +431,6 @@ def _find(
     whole = [c for c in cands if not unasked_part(reader.evidence[c.seg.ev], asked)
              and not unasked_column(reader.evidence[c.seg.ev], c.value, asked, company)]
     cands = whole or cands
-    if said := qualifying_words(question, company):
-        # What else the question says the figure is ('How much did the 53rd week add to net sales?'): the figures
-        # whose own words name the most of it ('The 53rd week of fiscal 2023 added net sales of $142.3 million'),
-        # not the year's 'Net sales' row, which names none of it.
-        named = [len(names_words(said, _provenance(reader, c))) for c in cands]
-        cands = [c for c, n in zip(cands, named, strict=True) if n == max(named)] if max(named, default=0) else cands
     if not any(t != own for t in terms):
         # The statement of record: a company-level figure a primary statement prints is read there, never from a
         # note's, MD&A's or schedule's table (a note's 'Revenue' of contract liabilities is no annual revenue).
@@ -564,19 +555,6 @@ def _lexicon_answer(
     return _not_found(base, f"{_subject(company, metric, period or 'any period', base.scope)} ({why})")
 
 
-def _runs_of(question: str, words: set[str]) -> list[str]:
-    """The runs of the question's words, as written, that are all of ``words`` ('53rd week')."""
-    runs: list[list[str]] = [[]]
-    for token in question.split():
-        token = token.strip("?!.,;:()\"'")
-        own = _content_words(token)
-        if own and own <= words:
-            runs[-1].append(token)
-        elif runs[-1]:
-            runs.append([])
-    return [" ".join(run) for run in runs if run]
-
-
 def _said(part: str, scope: Sequence[str]) -> bool:
     """Whether the parts ``scope`` already says name ``part`` ('aeronautics' says 'Aeronautics')."""
     return any(part.lower() in s.lower() or s.lower() in part.lower() for s in scope)
@@ -598,11 +576,6 @@ def _found_answer(base: SubAnswer, found: _Found, kind: str, target_scale: float
     period = found.value.period or base.period
     # A question that names no company still gets a figure that says whose it is, and of which part.
     parts = [*base.scope, found.part] if found.part and not _said(found.part, base.scope) else base.scope
-    # what else the question says the figure is, as its own words say it too ('the 53rd week'), is said with it
-    shown_words = {w for p in parts for w in _WORD_RE.findall(p.lower())}
-    qualifier = names_words(qualifying_words(base.question, base.company) - shown_words, found.quote)
-    if qualifier:
-        parts = [*parts, *_runs_of(base.question, qualifier)]
     sentence = (
         f"{_capital(_subject(base.company or found.company, name, period, parts))} was {shown} "
         f"{found.citation.label()}."

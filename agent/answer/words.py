@@ -18,7 +18,7 @@ from agent.finance.lexicon import find_metrics, names_count, names_per_share
 from agent.finance.numbers import name_numbers, without_units
 from agent.finance.periods import find_periods, without_periods
 from agent.finance.wording import without_possessive
-from agent.query.cues import NON_NUMERIC_RELATIONS, is_operation_word
+from agent.query.cues import NON_NUMERIC_RELATIONS
 from agent.query.plan import SubQuery
 from agent.query.scope import (
     CONTRIBUTION_VERBS,
@@ -165,22 +165,6 @@ def same_root(a: str, b: str) -> bool:
     if long_ in {f"{short}ed", f"{short}s", f"{short}ing"}:
         return True
     return n >= MIN_ROOT_CHARS and a[:n] == b[:n] and (n == ROOT_CHARS or n == min(len(a), len(b)))
-
-
-def qualifying_words(question: str, company: str = "") -> set[str]:
-    """What ``question`` says its figure is beyond the metric, the company, the period and the arithmetic: its
-    content words that no metric name the lexicon finds in it holds, and no asking, linking or operation word
-    ('the 53rd week' of 'How much did the 53rd week add to net sales?')."""
-    text = without_periods(without_possessive(question))
-    named = {w for m in find_metrics(text) for w in _content_words(m.surface)}
-    words = _content_words(text) - _content_words(company) - named - ASKING_WORDS - LINKING_VERBS - EQUITY_WORDS
-    return {w for w in words if not is_operation_word(w)}
-
-
-def names_words(words: set[str], text: str) -> set[str]:
-    """Those of ``words`` that ``text`` writes, in any form of the word (:func:`same_root`)."""
-    own = _content_words(text)
-    return {w for w in words if w in own or any(same_root(w, o) for o in own)}
 
 
 def _excluded_words(text: str) -> set[str]:

@@ -113,6 +113,15 @@ def is_name_letter(word: str, letter: str) -> bool:
             and word.lower() not in _FUNCTION_WORDS)
 
 
+def is_ordinal(word: str) -> bool:
+    """A number written as an ordinal ('1st', '53rd', '112th'), its suffix the one English gives it."""
+    digits, suffix = word[:-2], word[-2:].lower()
+    if not digits.isdigit():
+        return False
+    n = int(digits)
+    return suffix == ("th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th"))
+
+
 def is_year(text: str) -> bool:
     """A year written bare ('2039'): four digits from 1900 to 2099, no separator, sign or currency."""
     return bool(_YEAR_RE.match(text.strip()))

@@ -26,7 +26,7 @@ from agent.finance.lexicon import (
     narrower_name,
 )
 from agent.finance.metrics import METRICS
-from agent.finance.numbers import is_name_letter
+from agent.finance.numbers import is_name_letter, is_ordinal
 from agent.finance.periods import find_periods, is_month, names_to_date
 from agent.finance.wording import CHANGE, SHARE_NOUN
 from agent.query.kind import QUESTION_WORDS
@@ -540,10 +540,12 @@ def share_part(question: str, metric: str, share: tuple[int, int], whole_start: 
         inside = any(s <= tok.start() < e for s, e in covered)
         if low in _OUTLAY_WORDS and not inside:
             return ""
+        # an ordinal names one of a series, with the word it numbers ('the 53rd week', 'its third store')
+        numbered = bool(runs[-1]) and is_ordinal(runs[-1][-1])
         if (
             inside
-            or not low.replace("-", "").isalpha()
-            or low in _NO_SHARE_PART
+            or not (low.replace("-", "").isalpha() or is_ordinal(low))
+            or low in _NO_SHARE_PART and not numbered
             or low in qualifiers
             or low in owner
             or low.removesuffix("s") in owner
