@@ -501,7 +501,13 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     name = _shown_name(cell, sub_query.question)
     if name == cell.label and only_periods(name):  # a schedule row is named by its year: the asked metric's
         name = base.metric or (f"{base.company}'s {cell.counts}" if cell.counts and base.company else "the amount")
-    sentence = f"{_capital(name if cell.prose else _whose_name(whose, ev.part, name))}{when} was {shown}"
+    if cell.prose:
+        # a sentence's figure is named by the plan's metric where it asks one, else by the sentence it is in,
+        # quoted as printed: its clause up to the figure is no noun phrase ('we repurchased shares for')
+        sentence = (f"{_capital(_subject(whose, base.metric, period, base.scope))} was {shown}" if base.metric else
+                    f'{_capital(", ".join(p for p in (whose, period) if p))}: {shown} ("{quote.rstrip(".")}")')
+    else:
+        sentence = f"{_capital(_whose_name(whose, ev.part, name))}{when} was {shown}"
     if of_part:
         row = "" if name.lower() in {t.lower() for t in base.scope} else f" (row {name!r})"
         sentence = f"{_capital(_subject(whose, base.metric, period, base.scope))} was {shown}{row}"

@@ -191,7 +191,9 @@ def check_metric(
                      detail=f"the figure's words name the {governor.lower()} of {answer.metric}, not {answer.metric}")
     asked_of = _asked_governor(answer.metric, question) or _asked_governor(answer.metric, turn_question)
     if asked_of and reader is not None:
-        unsaid = _governor_words(asked_of) - _content_words(figure_context(answer, reader))
+        # the company's own name is no thing asked of the metric ('how much did Tasmanian spend on buybacks')
+        unsaid = (_governor_words(asked_of) - _content_words(figure_context(answer, reader))
+                  - _content_words(answer.company))
         # only a thing the filing prints ('exchange rate', 'reduction in force'); a word of the question's own
         # ('the nominal difference in EBITDA', 'the movement in revenue') names no line of it
         printed = _content_words(" ".join(ev.text for ev in reader.evidence))

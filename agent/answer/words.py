@@ -202,7 +202,7 @@ ASKING_WORDS = frozenset(_content_words(
     "than negative positive thousand thousands million millions billion billions percent percentage many "
     "information provide provided calculated show shows include included includes listed highlighted contain "
     "contains ended ending across variation variance fluctuation trend trended trending rise fall drop grew grow "
-    "precedent preceding "
+    "precedent preceding spend spends spent spending "
     "previous prior subsequent following next last before after earlier later about all " + " ".join(PREDICATE_VERBS)
 ))
 
