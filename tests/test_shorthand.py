@@ -120,6 +120,9 @@ def test_a_fronted_clause_is_read_after_what_it_narrows(asked: str, read: str) -
     ("For my model I need FBRK's total deposits at year-end 2024.",
      "What was Fabrikam Robotics, Inc.'s total deposits at year-end 2024?"),
     ("Can you pull Fabrikam's backlog for 2024 from the release?", "What was Fabrikam's backlog for 2024?"),
+    # what the one asking wants the figure for is theirs, never what the figure is of
+    ("I need Fabrikam's net sales for 2024 for my comps sheet.", "What was Fabrikam's net sales for 2024?"),
+    ("What was Fabrikam's backlog in 2024, for our model?", "What was Fabrikam's backlog in 2024?"),
     ("Could you tell me what Fabrikam's backlog was in 2024?", "What Fabrikam's backlog was in 2024?"),
     # a request to compute or to explain keeps its words; words that name a figure before the company stay
     ("Can you compute the change in Fabrikam's backlog from 2023 to 2024?",
@@ -170,6 +173,7 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     "Quick question for you: What was Fabrikam's operating income in 2024?",
     "For my model, I need Fabrikam's operating income in 2024.",
     "In 2024, what was Fabrikam's operating income?",
+    "I need Fabrikam's operating income for 2024 for my comps sheet.",
 ])
 def test_the_same_figure_however_it_is_asked(home: Settings, asked: str) -> None:
     answer = ask_once(home, asked)

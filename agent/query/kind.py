@@ -23,7 +23,8 @@ QUESTION_WORDS = frozenset(["what", "which", "who", "whose", "how", "why", "when
 _OPENING_AUXILIARIES = frozenset([
     "is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could", "will", "would", "should",
 ])
-_ASKED_OF = frozenset(["you", "i", "we"])  # 'can you pull ...', 'could I get ...': a request, not a yes or no
+# The one asking, and what is theirs: 'can you pull ...', 'could I get ...' (a request, not a yes or no), 'for my model'
+ASKER_WORDS = frozenset(["you", "i", "we", "my", "our"])
 
 
 def in_question_form(text: str) -> bool:
@@ -32,14 +33,14 @@ def in_question_form(text: str) -> bool:
     words = re.findall(r"[a-z]+", text.lower())
     if not QUESTION_WORDS.isdisjoint(words):
         return True
-    return len(words) > 1 and words[0] in _OPENING_AUXILIARIES and words[1] not in _ASKED_OF
+    return len(words) > 1 and words[0] in _OPENING_AUXILIARIES and words[1] not in ASKER_WORDS
 
 
 def addresses_reader(text: str) -> bool:
     """Whether ``text`` speaks to or for the one asking ('can you pull ...', 'for my model I need ...', "we'd like
     ..."): a request's words, not what is asked."""
     words = text.lower().replace("'", " ").replace("’", " ").split()
-    return not _ASKED_OF.isdisjoint(w.strip(",.;:!?") for w in words)
+    return not ASKER_WORDS.isdisjoint(w.strip(",.;:!?") for w in words)
 
 
 # Router cues.

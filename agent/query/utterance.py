@@ -16,7 +16,7 @@ from agent.finance.wording import plain_words
 from agent.ingest.cards import find_scope_entities
 from agent.query.cues import NON_NUMERIC_RELATIONS, is_operation_word
 from agent.query.intent import relation_of
-from agent.query.kind import QUESTION_WORDS, addresses_reader, in_question_form
+from agent.query.kind import ASKER_WORDS, QUESTION_WORDS, addresses_reader, in_question_form
 from agent.query.scope import NAME_JOINERS, PLAIN_MODIFIERS, STOP_WORDS
 from agent.schemas import Relation
 
@@ -50,7 +50,19 @@ def plain_question(question: str, registry: EntityRegistry) -> str:
     typed_lower = not any(w[:1].isupper() for w in question.split()[1:])
     named = _company_before_part(_names_as_printed(spelled, registry) if typed_lower else spelled, registry)
     plain = _clause_after(_without_opener(written_out(named, is_common_word, STOP_WORDS.__contains__), registry))
-    return _without_request(plain, registry)
+    return _without_request(_without_purpose(plain), registry)
+
+
+def _without_purpose(text: str) -> str:
+    """``text`` without a closing phrase saying what the one asking wants the figure for ('... for my comps sheet',
+    '... for our model'): what is theirs is never what the figure is of."""
+    words = text.split()
+    at = next((k for k in range(1, len(words) - 1) if words[k].lower() == "for"
+               and words[k + 1].lower().strip(",.;:!?") in ASKER_WORDS), -1)
+    if at < 0:
+        return text
+    end = text.rstrip()[-1:] if text.rstrip()[-1:] in "?.!" else ""
+    return " ".join(words[:at]).rstrip(" ,;:") + end
 
 
 def _contractions_written_out(text: str) -> str:
