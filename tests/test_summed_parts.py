@@ -8,7 +8,7 @@ only segment by segment, and is refused."""
 from __future__ import annotations
 
 import pytest
-from support import ask_once, ingested_typeset, stated
+from support import ask_once, ingested_typeset, printed_filing, stated
 
 from agent.ingest.parts import part_sentences
 from agent.ingest.tables import find_tables
@@ -123,3 +123,51 @@ def test_a_class_asked_without_its_segment_is_refused(home) -> None:
 
 def test_the_company_figure_is_still_the_company_s(home) -> None:
     assert "$3,880 million" in stated(ask_once(home, "What were Northwind's operating revenues in 2024?"))
+
+
+# The same layout printed, the Power Services table broken after two class rows: the total on the next page adds up
+# the rows on both.
+PAGE_ONE = """Northwind Water & Power Company
+FORM 10-K
+For the fiscal year ended December 31, 2024
+We report two segments: Water Services
+and Power Services.
+Item 7. Management's Discussion and Analysis
+Consolidated Results
+(In millions)
+| | 2024 | 2023 |
+| Operating revenues | 3,880 | 3,610 |
+| Operating income | 910 | 842 |
+Water Services
+(In millions)
+| | 2024 | 2023 |
+| Residential | 1,120 | 1,040 |
+| Commercial | 410 | 395 |
+| Public authority | 150 | 141 |
+| Total water operating revenues | 1,680 | 1,576 |
+| Segment operating income | 402 | 371 |
+Power Services
+(In millions)
+| | 2024 | 2023 |
+| Residential | 1,305 | 1,210 |
+| Commercial | 720 | 664 |
+"""
+PAGE_TWO = """| | 2024 | 2023 |
+| Public authority | 175 | 160 |
+| Total power operating revenues | 2,200 | 2,034 |
+| Segment operating income | 508 | 471 |
+"""
+
+
+@pytest.fixture(scope="module")
+def printed(tmp_path_factory: pytest.TempPathFactory):
+    return printed_filing(tmp_path_factory.mktemp("summed-pdf"), "NORTHWIND_2024_10K.pdf", [PAGE_ONE, PAGE_TWO])
+
+
+@pytest.mark.parametrize(("question", "figure"), [
+    ("What were Northwind's residential power revenues in 2023?", "$1,210 million"),  # above the page break
+    ("What were Northwind's public authority power revenues in 2024?", "$175 million"),  # below it
+])
+def test_a_total_past_a_page_break_adds_up_the_rows_before_it(printed, question: str, figure: str) -> None:
+    answer = ask_once(printed, question)
+    assert figure in stated(answer), answer

@@ -14,7 +14,8 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from agent.config import Settings
 from agent.ingest.families import carried_scales, continued_tables, stacked_tables
@@ -25,7 +26,7 @@ from agent.ingest.parts import PARENT_ONLY, carried_parts, table_parts
 from agent.ingest.prose import read_sentences
 from agent.ingest.structure import RUNNING_ZONE_LINES, line_key, running_lines
 from agent.ingest.tables import TableBlock, find_tables, scale_above, title_above
-from agent.ingest.typed_tables import same_label, table_currency, table_record
+from agent.ingest.typed_tables import same_label, summed_parents, table_currency, table_record
 from agent.schemas import PAGE_SEPARATOR, Chunk, Page, Section, TableRecord, chunk_id_for
 
 # A prose piece with fewer words than this (a page number, a lone caption) is not worth a chunk.
@@ -241,6 +242,23 @@ def _prose_pieces(
 # -------------------------------------------------------------------------------------------------------
 # Table chunks
 # -------------------------------------------------------------------------------------------------------
+def _summed_across_pages(pieces: list[_Piece], continuing: Sequence[int]) -> list[_Piece]:
+    """``pieces`` with the rows of a table continued past a page break read with the rows before the break
+    (``continuing``: the indexes of the tables that continue the one before them): rows a 'Total <X>' on the next
+    page adds up are parts of X on either page (:func:`summed_parents`)."""
+    for k in continuing:
+        ids = {f"t{k - 1}", f"t{k}"}
+        at = [i for i, p in enumerate(pieces) if p.table is not None and p.table.table_id.rsplit(":", 1)[-1] in ids]
+        tables = [pieces[i].table for i in at if pieces[i].table is not None]
+        if len({len(t.columns) for t in tables}) != 1:
+            continue  # not one layout: no sum is read across them
+        rows = summed_parents([r for t in tables for r in t.rows], tables[-1].columns)
+        for i, table in zip(at, tables, strict=True):
+            own, rows = rows[: len(table.rows)], rows[len(table.rows):]
+            pieces[i] = replace(pieces[i], table=table.model_copy(update={"rows": own}))
+    return pieces
+
+
 def _table_pieces(
     table: TableBlock, record: TableRecord, clip_start: int, clip_end: int, section: Section, settings: Settings
 ) -> list[_Piece]:
@@ -429,6 +447,7 @@ def chunk_document(
             summary = "; ".join(dict.fromkeys(headers))[:SUMMARY_MAX_CHARS]
         section.summary = summary
         pieces.extend(section_pieces)
+    pieces = _summed_across_pages(pieces, [k for k, c in enumerate(continued) if c])
     keep = drop_near_duplicates([p.text for p in pieces], settings.near_duplicate_threshold)
     chunks: list[Chunk] = []
     for ordinal, index in enumerate(keep):

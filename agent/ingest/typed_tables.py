@@ -470,7 +470,7 @@ def _sums_to(parts: Sequence[TableLine], total: TableLine, columns: Sequence[Tab
     return checked > 0
 
 
-def _summed_parents(rows: list[TableLine], columns: Sequence[TableColumn]) -> list[TableLine]:
+def summed_parents(rows: list[TableLine], columns: Sequence[TableColumn]) -> list[TableLine]:
     """Rows printed under no sub-heading right above a 'Total <X>' row whose figures they add up to are parts of
     X: 'Residential' / 'Commercial' / 'Industrial' over 'Total electric operating revenues' are electric operating
     revenues by class. The sum is checked, so a bridge ('Net income' / 'Less: ...') or a list of unrelated lines
@@ -525,7 +525,7 @@ def table_record(
     measure = stated_measure(" ".join([table.title, table.caption]))
     currency = "" if measure else table_currency(table) or filing_currency
     rows = _years_as_years([_measured(typed_row(r, columns, scale, currency), measure) for r in rows], columns)
-    rows = _summed_parents(rows, columns)
+    rows = summed_parents(rows, columns)
     return TableRecord(
         table_id=table_id,
         page=page,
