@@ -37,6 +37,7 @@ from agent.answer.words import (
     _for_company,
     _names_other_number,
     counted_noun,
+    inflected,
     opening_balance,
     other_kind_parent,
     owner_row,
@@ -320,6 +321,8 @@ def _hits(reader: EvidenceReader, cell: Cell, words: set[str], deducts: bool = F
     if cell.prose:  # a sentence says what its figure is with a verb ('we repurchased ... for'): a word's other form
         # (not a word that asks how the figure moved: 'the increase in FCC licenses' is no 'licenses increased $15.6')
         hits |= {w for w in words - hits - ASKING_WORDS if any(same_root(w, o) for o in own)}
+    else:  # a column or row printed as a participle ('Opened', 'Granted') is the verb the question asks in
+        hits |= {w for w in words - hits - ASKING_WORDS if any(inflected(w, o) for o in own)}
     parent_words = _content_words(cell.parent)
     # a row labelled by its period only ('2014 | 385,373') is the figure its table's title names, for that period
     if hits - parent_words - owner or (not cell.prose and (_company_row(reader, cell, hits, owner, label=label)
@@ -351,10 +354,13 @@ def _of_an_amount(reader: EvidenceReader, cell: Cell) -> bool:
 def _title_words(reader: EvidenceReader, cell: Cell) -> set[str]:
     """The content words of the title of the typed table a cell is read from; empty for a sentence, text with no
     record, or a title made of the column names ('total cost of shares purchased | average price paid per
-    share': it says what each column is, not what every cell is)."""
+    share': it says what each column is, not what every cell is). Such a table is titled by the heading it sits
+    under ('Store Count' over 'Stores at beginning of year | Opened | Closed | ...')."""
     record = reader.evidence[cell.seg.ev].table
-    if record is None or cell.prose or " | " in record.title:
+    if record is None or cell.prose:
         return set()
+    if " | " in record.title:
+        return _content_words(record.section_path[-1]) if len(record.section_path) > 1 else set()
     return _content_words(record.title)
 
 
