@@ -268,7 +268,9 @@ def _best_of(cells: Sequence[Cell], reader: EvidenceReader, words: set[str], ask
         rest = words - EQUITY_WORDS
         needed = rest if rest and rest != words and rest <= hits else words
         recall = len(hits & needed) / len(needed)
-        precision = len(words & label_words) / max(1, len(label_words))
+        # a row named by its period alone ('Fiscal 2024' of a roll printed across) is named by its column
+        named_by = header_words if not cell.prose and only_periods(cell.label) else label_words
+        precision = len({w for w in named_by if w in words or any(inflected(w, q) for q in words)}) / max(1, len(named_by))
         score = (
             recall
             + CELL_PRECISION_WEIGHT * precision
@@ -279,7 +281,9 @@ def _best_of(cells: Sequence[Cell], reader: EvidenceReader, words: set[str], ask
             + (CELL_SAME_ROW_BONUS if same_row and cell.label == same_row else 0.0)
             # 'the total capital' is the 'Total capital' row, not a component row naming as many words
             + (TOTAL_BONUS if wants_total and TOTAL_ROW_RE.match(cell.label) else 0.0)
-            + (HEADER_NAMED_BONUS if _names_header(question, cell.header) else 0.0)
+            # (a header that is the period the plan asks names nothing more: every cell read is of that period)
+            + (HEADER_NAMED_BONUS if _names_header(question, cell.header) and not (asked & cell.periods
+                                                                                   and only_periods(cell.header)) else 0.0)
             # 'the revenue from Access & Aggregation' of a row printed by segment and in total: the total column
             # is the whole; a column the question names wins by the words it names
             + (WHOLE_COLUMN_BONUS if WHOLE_COLUMN_RE.match(without_periods(cell.header).strip()) else 0.0)
