@@ -281,9 +281,9 @@ def _best_of(cells: Sequence[Cell], reader: EvidenceReader, words: set[str], ask
             + (CELL_SAME_ROW_BONUS if same_row and cell.label == same_row else 0.0)
             # 'the total capital' is the 'Total capital' row, not a component row naming as many words
             + (TOTAL_BONUS if wants_total and TOTAL_ROW_RE.match(cell.label) else 0.0)
-            # (a header that is the period the plan asks names nothing more: every cell read is of that period)
-            + (HEADER_NAMED_BONUS if _names_header(question, cell.header) and not (asked & cell.periods
-                                                                                   and only_periods(cell.header)) else 0.0)
+            # (a row named by its period alone is named by it as a column is: 'Fiscal 2024 | Opened')
+            + (HEADER_NAMED_BONUS if _names_header(question, cell.header)
+               or only_periods(cell.label) and _names_header(question, cell.label) else 0.0)
             # 'the revenue from Access & Aggregation' of a row printed by segment and in total: the total column
             # is the whole; a column the question names wins by the words it names
             + (WHOLE_COLUMN_BONUS if WHOLE_COLUMN_RE.match(without_periods(cell.header).strip()) else 0.0)
@@ -444,11 +444,6 @@ def _shown_name(cell: Cell, question: str = "") -> str:
     return f"{name}, as a {restated}," if restated else name
 
 
-def _as_quoted(sentence: str) -> str:
-    """A sentence as an answer quotes it: without the list marker or the full stop around it."""
-    return sentence.lstrip("-•*· ").rstrip(".")
-
-
 def _whose_name(company: str, part: str, name: str) -> str:
     """A figure's name as an answer states it: whose it is and the part of the company its table is of ("Humongous
     Insurance Holdings, Inc.'s Reinsurance combined ratio"), each unless the name says it already."""
@@ -516,11 +511,12 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     name = _shown_name(cell, sub_query.question)
     if name == cell.label and only_periods(name):  # a schedule row is named by its year: the asked metric's
         name = base.metric or (f"{base.company}'s {cell.counts}" if cell.counts and base.company else "the amount")
-    if cell.prose:
-        # a sentence's figure is named by the plan's metric where it asks one, else by the sentence it is in,
-        # quoted as printed: its clause up to the figure is no noun phrase ('we repurchased shares for')
-        sentence = (f"{_capital(_subject(whose, base.metric, period, base.scope))} was {shown}" if base.metric else
-                    f'{_capital(", ".join(p for p in (whose, period) if p))}: {shown} ("{_as_quoted(quote)}")')
+    if cell.prose and base.metric:
+        # a sentence's figure is named by the plan's metric where it asks one: its clause up to the figure is no
+        # noun phrase ('we repurchased shares for')
+        sentence = f"{_capital(_subject(whose, base.metric, period, base.scope))} was {shown}"
+    elif cell.prose:
+        sentence = f"{_capital(name)}{when} was {shown}"
     else:
         sentence = f"{_capital(_whose_name(whose, ev.part, name))}{when} was {shown}"
     if of_part:

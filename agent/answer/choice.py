@@ -75,12 +75,15 @@ def table_choice(sa: SubAnswer, question: str, reader: EvidenceReader) -> Comput
                                          ev.text.split("\n", 1)[0], *ev.section_path]))
         if not plain <= named or (words - plain) - named and not metrics & {m.canonical for m in find_metrics(heading)}:
             continue
+        if parent and _narrower(parent, asked, metrics, kinds):
+            continue  # 'Current liabilities' are some of the liabilities asked: their largest is no answer
         own = [seg for seg in rows if seg.parent == parent and not TOTAL_ROW_RE.match(seg.label)
                and seg.label.strip().lower() != parent.strip().lower()]  # one block: no total, no sub-block's rows
-        # The kind of item is named by what heads these rows alone: their sub-heading ('Liabilities'), else the
-        # table's title and sections -- never a total row ('Total liabilities' of a balance sheet's every row).
+        # The kind of item is named by what heads these rows: their sub-heading ('Liabilities'; 'Net sales' of rows
+        # its total adds up), the table's title and sections -- never a total row ('Total liabilities' of a balance
+        # sheet's every row).
         title = ev.table.title if ev.table is not None else ev.text.split("\n", 1)[0]
-        about = parent or " ".join([title, *ev.section_path])
+        about = " ".join([parent, title, *ev.section_path])
         if len(own) >= 2 and _names_kinds(kinds, about):
             candidates.append((bool(parent), reader.rel_score[ev_index], ev_index, parent, own))
     if not candidates:
@@ -101,6 +104,14 @@ def table_choice(sa: SubAnswer, question: str, reader: EvidenceReader) -> Comput
                                   signed_order=change)
     except ArithmeticRefusal:
         return None
+
+
+def _narrower(parent: str, asked: str, metrics: set[str], kinds: set[str]) -> bool:
+    """A sub-heading naming more than the question does ('Current liabilities' for 'the largest liability'): its
+    words beyond the metric asked (in any of the lexicon's words), the kinds of item and the question's own."""
+    said = {w for m in find_metrics(parent) if m.canonical in metrics for w in _content_words(m.surface)}
+    named = _content_words(asked) | _content_words(" ".join(kinds))
+    return any(not any(same_root(w, n) for n in named) for w in _content_words(parent) - said)
 
 
 def item_kind(question: str) -> str:
