@@ -56,8 +56,9 @@ def ask_thread(settings: Settings, turns: Sequence[str]) -> list[str]:
 
 
 def stated(answer: str) -> str:
-    """The answer without its closest evidence: figures shown there are evidence, not stated."""
-    return answer.split("Closest evidence", 1)[0]
+    """The answer without its closest evidence and the sentences it quotes ('("... $4,407 million ...")'):
+    figures shown there are evidence, not stated."""
+    return re.sub(r'\("[^"]*"\)', "", answer.split("Closest evidence", 1)[0])
 
 
 def ingested_sample(home: Path) -> Settings:

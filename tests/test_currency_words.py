@@ -6,7 +6,7 @@ figure's prefix is its own ('C$5,407 million'), and the prior year's figure such
 from __future__ import annotations
 
 import pytest
-from support import ask_once, ingested_typeset
+from support import ask_once, ingested_typeset, stated
 
 from agent.config import Settings
 from agent.finance.numbers import currency_of, find_numbers
@@ -71,4 +71,4 @@ def test_a_prefix_is_the_figures_and_a_spaced_dash_no_minus() -> None:
 
 def test_the_prior_years_figure_in_parentheses(home: Settings) -> None:
     answer = ask_once(home, "What was Tamarack Energy's adjusted funds flow in 2023?")
-    assert "C$4,407 million" in answer and "3,912" not in answer, answer
+    assert "C$4,407 million" in stated(answer) and "3,912" not in stated(answer), answer  # quoted: evidence

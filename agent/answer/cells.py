@@ -444,6 +444,11 @@ def _shown_name(cell: Cell, question: str = "") -> str:
     return f"{name}, as a {restated}," if restated else name
 
 
+def _as_quoted(sentence: str) -> str:
+    """A sentence as an answer quotes it: without the list marker or the full stop around it."""
+    return sentence.lstrip("-•*· ").rstrip(".")
+
+
 def _whose_name(company: str, part: str, name: str) -> str:
     """A figure's name as an answer states it: whose it is and the part of the company its table is of ("Humongous
     Insurance Holdings, Inc.'s Reinsurance combined ratio"), each unless the name says it already."""
@@ -511,12 +516,12 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     name = _shown_name(cell, sub_query.question)
     if name == cell.label and only_periods(name):  # a schedule row is named by its year: the asked metric's
         name = base.metric or (f"{base.company}'s {cell.counts}" if cell.counts and base.company else "the amount")
-    if cell.prose and base.metric:
-        # a sentence's figure is named by the plan's metric where it asks one: its clause up to the figure is no
-        # noun phrase ('we repurchased shares for')
-        sentence = f"{_capital(_subject(whose, base.metric, period, base.scope))} was {shown}"
-    elif cell.prose:
-        sentence = f"{_capital(name)}{when} was {shown}"
+    if cell.prose:
+        # a sentence's figure is named by the plan's metric where it asks one, else stated with the sentence it is
+        # in quoted as printed (the evidence, its other figures included): its clause up to the figure is no noun
+        # phrase ('we repurchased shares for')
+        sentence = (f"{_capital(_subject(whose, base.metric, period, base.scope))} was {shown}" if base.metric else
+                    f'{_capital(", ".join(p for p in (whose, period) if p))}: {shown} ("{_as_quoted(quote)}")')
     else:
         sentence = f"{_capital(_whose_name(whose, ev.part, name))}{when} was {shown}"
     if of_part:
