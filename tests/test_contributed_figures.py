@@ -75,3 +75,11 @@ def test_a_lower_case_qualifier_is_held_too(home) -> None:
     # no figure of fiscal 2023 names the week: the year's 'Net sales' row is no answer for what it added
     answer = ask_once(home, "What did the 53rd week contribute to Tailspin's net sales in fiscal 2023?")
     assert answer.startswith("Not found") and "4,530" not in stated(answer), answer
+
+
+def test_a_metric_named_as_what_contributes_is_no_second_metric_asked(home) -> None:
+    question = "How much did the Alpine Trails acquisition add to Tailspin's fiscal 2024 net sales?"
+    intent = extract_intent(question, ["Tailspin Outdoor Goods, Inc."])
+    assert intent.metrics == ["revenue"] and "Alpine Trails acquisition" in [t.text for t in intent.scope]
+    # never the year's net sales stated for what the acquisition added
+    assert not any(f in stated(ask_once(home, question)) for f in ("4,812", "4,530"))

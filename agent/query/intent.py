@@ -52,6 +52,7 @@ from agent.query.kind import COMPOSED, WORKED_OUT, QueryKind, classify_query, fi
 from agent.query.scope import (
     PLAIN_MODIFIERS,
     contributed_part,
+    contributing_metrics,
     excluded,
     scope_terms,
     terms_for,
@@ -419,6 +420,8 @@ def extract_intent(question: str, known_companies: EntityRegistry | Sequence[str
     q = " ".join((question or "").split())
     # a metric the question leaves out ('operating margin excluding restructuring') is not asked
     mentions_m = [m for m in find_metrics(q) if not excluded(q, m.start) and not deducted(q, m, adjacent=True)]
+    contributors = contributing_metrics(q, mentions_m)  # 'the Alpine Trails acquisition' is what adds, no metric
+    mentions_m = [m for m in mentions_m if m not in contributors]
     metrics = list(dict.fromkeys(m.canonical for m in mentions_m))
     periods = asked_periods(q, find_periods(q))
     relation = relation_of(q)
@@ -442,7 +445,7 @@ def extract_intent(question: str, known_companies: EntityRegistry | Sequence[str
         company = _owner_of_parts(q, scope, registry)
     if len(metrics) == 1 and not terms_for(scope, metrics[0]) and share_of_metric(q) is None:
         # 'How much did Wingtip's digital channel contribute to net sales?': the contributing part narrows it
-        contributed = contributed_part(q, metrics[0], company, registry)
+        contributed = contributed_part(q, metrics[0], company, registry, contributors)
         scope += [ScopeTerm(text=contributed, metric=metrics[0])] if contributed else []
     entities: list[str] = [company] if company else []
     entities += [s.name for s in find_scope_entities(q) if s.name.lower() != company.lower()]

@@ -495,21 +495,36 @@ _NO_SHARE_PART = (STOP_WORDS | _NO_PART | FILLER_WORDS | _PREDICATE_WORDS | _END
                   | _MODIFIER_BREAKS | QUESTION_WORDS | CONTRIBUTION_VERBS)
 
 
-def contributed_part(question: str, metric: str, company: str = "", registry: EntityRegistry | None = None) -> str:
+def contributed_part(question: str, metric: str, company: str = "", registry: EntityRegistry | None = None,
+                     contributors: Sequence[MetricMention] = ()) -> str:
     """The part a question asks the contribution of to one metric ('digital channel' in 'how much did Wingtip's
     digital channel contribute to net sales'), read as a share's part is (:func:`share_part`) wherever the
-    question puts it; '' when no contribution verb asks one, or no single short run of words is left."""
+    question puts it; '' when no contribution verb asks one, or no single short run of words is left.
+    ``contributors``: metric names that are words of the contributor ('the Alpine Trails acquisition')."""
     asked = question[: question.rfind("?")] if "?" in question else question
     if not {w.lower() for w in _TOKEN_RE.findall(asked)} & CONTRIBUTION_VERBS:
         return ""
     mention = next((m for m in find_metrics(asked) if growth_base(m.canonical) == metric), None)
     if mention is None:
         return ""
-    return share_part(question, metric, (mention.start, mention.start), mention.start, company, registry)
+    return share_part(question, metric, (mention.start, mention.start), mention.start, company, registry,
+                      contributors)
+
+
+def contributing_metrics(question: str, mentions: Sequence[MetricMention]) -> list[MetricMention]:
+    """The metric names before a verb of contribution that reaches a metric named after it ('How much did the Alpine
+    Trails acquisition add to net sales?'): words of what contributes, no second metric asked."""
+    at = 0
+    for word, following in zip(question.split(" "), [*question.split(" ")[1:], ""], strict=True):
+        if word.lower() in CONTRIBUTION_VERBS and following.lower() == "to":
+            before = [m for m in mentions if m.end <= at]
+            return before if before and any(m.start > at for m in mentions) else []
+        at += len(word) + 1
+    return []
 
 
 def share_part(question: str, metric: str, share: tuple[int, int], whole_start: int, company: str = "",
-               registry: EntityRegistry | None = None) -> str:
+               registry: EntityRegistry | None = None, contributors: Sequence[MetricMention] = ()) -> str:
     """The part of the company a share of ``metric`` is asked of ('Commercial Banking' in 'what share of net
     interest income came from Commercial Banking', 'Asia Pacific' in 'what percentage of revenue did Asia Pacific
     contribute', 'Americas' in 'Americas revenue as a percentage of total revenue'); '' when there is none.
@@ -524,7 +539,8 @@ def share_part(question: str, metric: str, share: tuple[int, int], whole_start: 
     total long-term debt obligations'); and a figure spent out of the whole ('spent on marketing', 'fuel
     expenses') is no part of it: '' for all three."""
     asked = question[: question.rfind("?")] if "?" in question else question
-    mentions = find_metrics(asked)
+    kept = {(m.start, m.end) for m in contributors}  # metric names that are words of the part
+    mentions = [m for m in find_metrics(asked) if (m.start, m.end) not in kept]
     if any(growth_base(m.canonical) != metric for m in mentions):
         return ""  # a second metric: a share of two metrics, read by the planner's own grid
     owner = {w.lower() for w in name_tokens(company)} if company else set()
