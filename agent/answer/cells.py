@@ -37,7 +37,7 @@ from agent.answer.words import (
     _for_company,
     _names_other_number,
     counted_noun,
-    inflected,
+    named_by,
     opening_balance,
     other_kind_parent,
     owner_row,
@@ -269,8 +269,8 @@ def _best_of(cells: Sequence[Cell], reader: EvidenceReader, words: set[str], ask
         needed = rest if rest and rest != words and rest <= hits else words
         recall = len(hits & needed) / len(needed)
         # a row named by its period alone ('Fiscal 2024' of a roll printed across) is named by its column
-        named_by = header_words if not cell.prose and only_periods(cell.label) else label_words
-        precision = len({w for w in named_by if w in words or any(inflected(w, q) for q in words)}) / max(1, len(named_by))
+        naming = header_words if not cell.prose and only_periods(cell.label) else label_words
+        precision = len(named_by(naming, words)) / max(1, len(naming))
         score = (
             recall
             + CELL_PRECISION_WEIGHT * precision
@@ -326,7 +326,7 @@ def _hits(reader: EvidenceReader, cell: Cell, words: set[str], deducts: bool = F
         # (not a word that asks how the figure moved: 'the increase in FCC licenses' is no 'licenses increased $15.6')
         hits |= {w for w in words - hits - ASKING_WORDS if any(same_root(w, o) for o in own)}
     else:  # a column or row printed as a participle ('Opened', 'Granted') is the verb the question asks in
-        hits |= {w for w in words - hits - ASKING_WORDS if any(inflected(w, o) for o in own)}
+        hits |= named_by(words - hits - ASKING_WORDS, own)
     parent_words = _content_words(cell.parent)
     # a row labelled by its period only ('2014 | 385,373') is the figure its table's title names, for that period
     if hits - parent_words - owner or (not cell.prose and (_company_row(reader, cell, hits, owner, label=label)

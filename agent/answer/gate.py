@@ -46,7 +46,7 @@ from agent.answer.words import (
     _content_words,
     asked_qualifiers,
     counted_noun,
-    inflected,
+    named_by,
     opening_balance,
     unnamed_modifiers,
 )
@@ -417,8 +417,7 @@ def _movement_row(answer: SubAnswer, reader: EvidenceReader | None, question: st
     subject = _content_words(" ".join([ev.table.title if ev.table is not None else "", *balances]))
     movement = _content_words(row.label) - subject
     # the movement asked by its verb ('how many stores did X open': 'Stores opened')
-    named = {m for m in movement if m in asked or any(inflected(m, a) for a in asked)}
-    return row.label if movement and not named else ""
+    return row.label if movement and not named_by(movement, asked) else ""
 
 
 PASSAGE_FIGURE_COVER = 0.6  # a figure question answered in words: the words must name most of what it asks

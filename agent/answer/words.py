@@ -163,6 +163,11 @@ def inflected(a: str, b: str) -> bool:
     return long_ in {f"{short}ed", f"{short}d", f"{short}ing"}
 
 
+def named_by(words: set[str], asked: set[str]) -> set[str]:
+    """Those of ``words`` the ``asked`` words name, as written or in a regular form ('Opened' by 'open')."""
+    return {w for w in words if w in asked or any(inflected(w, a) for a in asked)}
+
+
 def same_root(a: str, b: str) -> bool:
     """Two forms of one word ('operate' and 'operated', 'franchise' and 'franchisees'): they share their first
     :data:`ROOT_CHARS` letters, or the shorter whole; a short word and its regular forms ('own' and 'owned')."""
@@ -265,20 +270,15 @@ def unasked_column(ev: Evidence, value: NumericValue, asked: str, owner: str = "
     owner_words = name_words(owner)
     if not name_words(without_units(own.name)) <= owner_words:
         asked_words -= owner_words  # 'Business Travel' is not named by Margie's Travel, the company asked
-    if _named_by(name_words(without_units(own.name)), asked_words) == name_words(without_units(own.name)):
+    if named_by(name_words(without_units(own.name)), asked_words) == name_words(without_units(own.name)):
         return ""
     # A long name is named by the words that tell it from the other columns ('remaining available for future
     # issuance' of 'number of securities remaining available ... (excluding securities reflected in column (a))').
     distinct = {c.name: _distinct_words(c, named) for c in named}
-    hits = {name: len(_named_by(words, asked_words)) for name, words in distinct.items()}
+    hits = {name: len(named_by(words, asked_words)) for name, words in distinct.items()}
     mine = hits[own.name]
     named_enough = mine >= max(1, len(distinct[own.name]) / 2)
     return "" if named_enough and all(n < mine for name, n in hits.items() if name != own.name) else own.name
-
-
-def _named_by(words: set[str], asked: set[str]) -> set[str]:
-    """Those of ``words`` the ``asked`` words name, as written or in a regular form ('Opened' by 'open')."""
-    return {w for w in words if w in asked or any(inflected(w, a) for a in asked)}
 
 
 def _distinct_words(column: TableColumn, columns: Sequence[TableColumn]) -> set[str]:

@@ -24,6 +24,7 @@ from agent.finance.lexicon import find_metrics, names_count
 from agent.finance.numbers import (
     MONEY_UNITS,
     currency_of,
+    decimals_of,
     find_numbers,
     header_scale,
     is_year,
@@ -448,11 +449,6 @@ def _years_as_years(rows: list[TableLine], columns: Sequence[TableColumn]) -> li
                                            if c.column in years else c for c in r.cells]}) for r in rows]
 
 
-def _decimals(text: str) -> int:
-    digits = text.rstrip(" )%").rsplit(".", 1)
-    return len(digits[1]) if len(digits) == 2 and digits[1].isdigit() else 0
-
-
 def _sums_to(parts: Sequence[TableLine], total: TableLine, columns: Sequence[TableColumn]) -> bool:
     """The figures of ``parts`` add up to ``total``'s in every period column where the total prints one (to the
     rounding of the printed figures), and in one column at least."""
@@ -463,7 +459,7 @@ def _sums_to(parts: Sequence[TableLine], total: TableLine, columns: Sequence[Tab
         figures = [c.figures[0] for r in parts for c in r.cells if c.column == cell.column and len(c.figures) == 1]
         if len(figures) != len(parts) or any(f.unit == "%" for f in (*figures, cell.figures[0])):
             return False
-        places = max(_decimals(f.text) for f in (*figures, cell.figures[0]))
+        places = max(decimals_of(f.text) for f in (*figures, cell.figures[0]))
         if abs(sum(f.value for f in figures) - cell.figures[0].value) > len(parts) * ROUNDING * 10.0 ** -places:
             return False
         checked += 1

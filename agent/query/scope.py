@@ -514,8 +514,8 @@ def contributed_part(question: str, metric: str, company: str = "", registry: En
 def contributing_metrics(question: str, mentions: Sequence[MetricMention]) -> list[MetricMention]:
     """The metric names before a verb of contribution that reaches a metric named after it ('How much did the Alpine
     Trails acquisition add to net sales?'): words of what contributes, no second metric asked."""
-    at = 0
-    for word, following in zip(question.split(" "), [*question.split(" ")[1:], ""], strict=True):
+    at, words = 0, question.split(" ")
+    for word, following in zip(words, [*words[1:], ""], strict=True):
         if word.lower() in CONTRIBUTION_VERBS and following.lower() == "to":
             before = [m for m in mentions if m.end <= at]
             return before if before and any(m.start > at for m in mentions) else []
