@@ -201,14 +201,15 @@ FOOTNOTE_RE = re.compile(r"\(\s*\d{1,2}\s*\)")  # '( 1 )' marks a footnote, not 
 
 
 def _label_number(text: str, n: NumericValue) -> bool:
-    """Numbers that name things ('Note 7', 'Item 7', '10-K', '3M') or mark footnotes ('Other items(1)',
-    '(1) Represents ...'), not values."""
+    """Numbers that name things ('Note 7', 'Item 7', '10-K', '3M', 'Tier 1', 'Level 3') or mark footnotes ('Other
+    items(1)', '(1) Represents ...'), not values."""
     if FOOTNOTE_RE.fullmatch(n.text.strip()) and n.unit == "" and n.scale == 1.0:
         return True
     before = text[max(0, n.start - 10) : n.start]
     after = text[n.end : n.end + 2]
     if re.search(
-        r"(?:\bItem|\bNotes?|\bSection|\bRule|\bPart|\bpage|\bExhibit|\bNo\.|\bForm)\s*$", before, re.I
+        r"(?:\bItem|\bNotes?|\bSection|\bRule|\bPart|\bpage|\bExhibit|\bNo\.|\bForm|\bTier|\bLevel|\bStage|\bPhase)\s*$",
+        before, re.I
     ):
         return True
     if after[:1].isalpha() or re.match(r"-[A-Za-z]", after):
