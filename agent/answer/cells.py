@@ -282,7 +282,7 @@ def _best_of(cells: Sequence[Cell], reader: EvidenceReader, words: set[str], ask
             # 'the total capital' is the 'Total capital' row, not a component row naming as many words
             + (TOTAL_BONUS if wants_total and TOTAL_ROW_RE.match(cell.label) else 0.0)
             # (a row named by its period alone is named by it as a column is: 'Fiscal 2024 | Opened')
-            + (HEADER_NAMED_BONUS if _names_header(question, cell.header)
+            + (HEADER_NAMED_BONUS if _names_header(question, cell.header, cell.label)
                or only_periods(cell.label) and _names_header(question, cell.label) else 0.0)
             # 'the revenue from Access & Aggregation' of a row printed by segment and in total: the total column
             # is the whole; a column the question names wins by the words it names
@@ -368,12 +368,18 @@ def _title_words(reader: EvidenceReader, cell: Cell) -> set[str]:
     return _content_words(record.title)
 
 
-def _names_header(question: str, header: str) -> bool:
-    """'The value of e*trade financial on 12/14': the question writes a column header as printed."""
+def _names_header(question: str, header: str, label: str = "") -> bool:
+    """'The value of e*trade financial on 12/14': the question writes a column header as printed, or the name its
+    period's group header stands over ('Interest' of 'Three Months Ended September 30, 2025 Interest'), or one of
+    the names a slash joins ('Yield/Rate'), in words other than its row ``label``'s ('interest' of 'Total
+    interest-earning assets' names the row)."""
     header = header.strip()
-    return len(header) >= HEADER_MIN_CHARS and bool(
-        re.search(rf"(?<![\w/]){re.escape(header)}(?![\w/])", question, re.IGNORECASE)
-    )
+    own = without_periods(header).strip(" ,:-")
+    names = {own, *(own.split("/") if own.count("/") == 1 else ())} - {header}
+    row = _content_words(label)
+    return any(len(name.strip()) >= HEADER_MIN_CHARS and re.search(
+        rf"(?<![\w/]){re.escape(name.strip())}(?![\w/])", question, re.IGNORECASE)
+        and (name == header or not _content_words(name) <= row) for name in [header, *names])
 
 
 def _schedule_asked(sub_query: SubQuery) -> bool:

@@ -56,7 +56,7 @@ def _unasked_column(answer: SubAnswer, reader: EvidenceReader | None, asked: str
     if reader is None or answer.citation is None or answer.value is None or answer.status != "found":
         return ""
     ev = next((e for e in reader.evidence if e.chunk_id == answer.citation.chunk_id), None)
-    return unasked_column(ev, answer.value, asked, answer.company) if ev is not None else ""
+    return unasked_column(ev, answer.value, asked, answer.company, answer.citation.row) if ev is not None else ""
 
 
 _NET_CHANGE_RE = re.compile(rf"\bnet(?=\s+(?:{CHANGE})\b)", re.IGNORECASE)

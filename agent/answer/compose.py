@@ -493,10 +493,11 @@ def _asked_operations(
         return computations, labels, list(sub_answers), consumed
     kinds = operations_asked(question)
     reader = EvidenceReader(evidence) if evidence else None
-    # A typed table's sections and period caption, never its column headers ('Change (%)', 'Fiscal Year | Variance
-    # in'); its title is no caption either (as the linearised chunk's header line never was one)
+    # A typed table's sections, title ('Average Balances, Interest and Yields') and period caption, never its column
+    # headers ('Change (%)', 'Fiscal Year | Variance in', or a title made of them)
     captions = {e.chunk_id: _caption(e.text) if e.table is None
-                else " ".join(t for t in (" > ".join(e.section_path), e.table.period_caption) if "|" not in t)
+                else " ".join(t for t in (" > ".join(e.section_path), e.table.title, e.table.period_caption)
+                              if "|" not in t)
                 for e in evidence or ()}
     computing = relation_of(question) not in NON_NUMERIC_RELATIONS  # 'what caused the increase?' asks words
     for sa in sub_answers:

@@ -56,7 +56,7 @@ from agent.finance.column_periods import names_several_periods
 from agent.finance.lexicon import canonical, figure_kind, find_metrics, is_percentage_metric
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import MONEY_UNITS, SCALE_NAMES, find_numbers, stated_measure
-from agent.finance.periods import find_periods, period_year, sort_key
+from agent.finance.periods import find_periods, period_year, sort_key, without_periods
 from agent.query.asked import operation_unmet, operation_unmet_by
 from agent.query.cues import NON_NUMERIC_RELATIONS, possessive
 from agent.query.definitions import asked_part
@@ -660,9 +660,11 @@ def turn_operation_unmet(answer: SubAnswer, operation: str, caption: str = "") -
 
 
 def _result_words(answer: SubAnswer, caption: str) -> str:
-    """The words that may say a read figure already is the result of an operation: its own, its metric's name and
-    its table's ``caption``."""
-    return f"{_operation_words(answer)} {answer.metric} {caption}"
+    """The words that may say a read figure already is the result of an operation: its own, its column's name, its
+    metric's name and its table's ``caption``."""
+    # the column a figure sits under names it too ('Average Balance' over a quarter's deposits)
+    column = without_periods(answer.value.column) if answer.value is not None else ""
+    return f"{_operation_words(answer)} {column} {answer.metric} {caption}"
 
 
 def _operation_words(answer: SubAnswer) -> str:

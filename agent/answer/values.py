@@ -429,7 +429,7 @@ def _find(
     # evidence has one, is the answer; where it has none, the gate says the figure found is a part's.
     asked = " ".join([question, *scope])
     whole = [c for c in cands if not unasked_part(reader.evidence[c.seg.ev], asked)
-             and not unasked_column(reader.evidence[c.seg.ev], c.value, asked, company)]
+             and not unasked_column(reader.evidence[c.seg.ev], c.value, asked, company, c.seg.row_label)]
     cands = whole or cands
     if not any(t != own for t in terms):
         # The statement of record: a company-level figure a primary statement prints is read there, never from a

@@ -251,11 +251,13 @@ def cited_unasked_part(answer: SubAnswer, reader: EvidenceReader, asked: str) ->
 WHOLE_COLUMN_RE = re.compile(r"^\s*(?:total|consolidated|combined|all)\b", re.IGNORECASE)
 
 
-def unasked_column(ev: Evidence, value: NumericValue, asked: str, owner: str = "") -> str:
+def unasked_column(ev: Evidence, value: NumericValue, asked: str, owner: str = "", row: str = "") -> str:
     """The name of the column a table figure sits under ('Americas', 'Fair Value', 'U.S.' of 'Q1 2025 U.S.') when
     its table prints the row under two such names or more (of one period) and the words ``asked`` do not name
     this one; '' otherwise. A total column ('Total', 'Consolidated') is the whole, and a period column of no part
-    names none. The ``owner``'s name (the company asked) names no column but the one that is the company."""
+    names none. The ``owner``'s name (the company asked) names no column but the one that is the company, and the
+    words of the figure's ``row`` name the row ('interest' of 'Total interest-earning assets' is no 'Interest'
+    column asked)."""
     if ev.table is None or not value.column:
         return ""
     own = next((c for c in ev.table.columns if c.label == value.column and c.name), None)
@@ -270,7 +272,10 @@ def unasked_column(ev: Evidence, value: NumericValue, asked: str, owner: str = "
     owner_words = name_words(owner)
     if not name_words(without_units(own.name)) <= owner_words:
         asked_words -= owner_words  # 'Business Travel' is not named by Margie's Travel, the company asked
-    if named_by(name_words(without_units(own.name)), asked_words) == name_words(without_units(own.name)):
+    asked_words -= name_words(row)
+    # a name of alternatives a slash joins ('Yield/Rate') is named by either one whole
+    names = [own.name, *(own.name.split("/") if own.name.count("/") == 1 else ())]
+    if any(named_by(name_words(without_units(n)), asked_words) == name_words(without_units(n)) for n in names):
         return ""
     # A long name is named by the words that tell it from the other columns ('remaining available for future
     # issuance' of 'number of securities remaining available ... (excluding securities reflected in column (a))').
