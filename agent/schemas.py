@@ -491,6 +491,8 @@ class QueryIntent(BaseModel):
                                   "once; the readers and the composer take them from here")
     scale: float | None = Field(default=None, description="the scale the question asks its answer in ('in USD "
                                 "millions' -> 1e6); None when it names none")
+    unit: str = Field(default="", description="the unit of measure the question asks its answer in ('GWh', "
+                      "'barrels'): a quantity, never an amount of money; '' when it names none")
     total: bool = Field(default=False, description="the figure asked is a whole named as such ('total debt', 'the "
                         "total'): a component row never answers it")
     counted: str = Field(default="", description="what a count question counts, as count facts key it ('store', "

@@ -55,7 +55,7 @@ from agent.finance.arithmetic import Computation
 from agent.finance.column_periods import names_several_periods
 from agent.finance.lexicon import canonical, figure_kind, find_metrics, is_percentage_metric
 from agent.finance.metrics import METRICS
-from agent.finance.numbers import MONEY_UNITS, SCALE_NAMES, find_numbers, stated_measure
+from agent.finance.numbers import MONEY_UNITS, SCALE_NAMES, find_numbers, is_measure, same_measure
 from agent.finance.periods import find_periods, period_year, sort_key, without_periods
 from agent.query.asked import operation_unmet, operation_unmet_by
 from agent.query.cues import NON_NUMERIC_RELATIONS, possessive
@@ -151,6 +151,16 @@ def _totals(answer: SubAnswer, reader: EvidenceReader | None) -> str:
     return " ".join(r.label for r in table.rows if r.total) if table is not None else ""
 
 
+def check_unit(answer: SubAnswer, unit: str) -> Check:
+    """A quantity the plan asks in a unit of measure ('..., in GWh') is stated only from a figure in that unit: an
+    amount of money or a figure of another unit is no answer to it."""
+    own = answer.value.unit if answer.value is not None else ""
+    if not unit or same_measure(own, unit):
+        return Check(name="metric", passed=True, detail=f"unit: {unit or own or 'as printed'}")
+    return Check(name="metric", passed=False,
+                 detail=f"the question asks for {unit}; the figure is {f'in {own}' if own else 'in no unit of measure'}")
+
+
 def check_metric(
     answer: SubAnswer, question: str, reader: EvidenceReader | None = None, turn_question: str = ""
 ) -> Check:
@@ -160,7 +170,7 @@ def check_metric(
         return Check(name="metric", passed=True, detail=f"metric: {answer.metric or 'as asked'}")
     words = naming_words(answer)
     unit = answer.value.unit if answer.value is not None else ""
-    if answer.metric in METRICS and figure_kind(answer.metric) == "money" and stated_measure(f"({unit})"):
+    if answer.metric in METRICS and figure_kind(answer.metric) == "money" and is_measure(unit):
         # 'Residential | 18,420' of a table in megawatt hours: a quantity of its unit, never an amount of money
         return Check(name="metric", passed=False, detail=f"the figure counts {unit}; {answer.metric} is an amount")
     counted = counted_noun(question)
@@ -601,6 +611,7 @@ def gate(
                         sub_query.intent.total),
             check_scale(answer),
             check_sanity(answer),
+            check_unit(answer, sub_query.intent.unit),
         ]
         if row_label(answer) and opening_balance(row_label(answer), sub_query.intent.temporal_scope.opening):
             checks.append(Check(name="metric", passed=False, detail=(

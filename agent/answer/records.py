@@ -21,6 +21,7 @@ from agent.finance.numbers import (
     decimals_of,
     find_numbers,
     format_number,
+    is_measure,
     nil_cell,
 )
 from agent.query.cues import metric_label, possessive
@@ -161,7 +162,7 @@ class CombinationResult(BaseModel):
 # ---------------------------------------------------------------------------------------------------------
 def as_stated(value: NumericValue) -> str:
     """A cell's figure as printed, with the unit and scale its table states around it: 'Change (%) | 50.7' is
-    50.7%, '14,250' under "£'000" is £14,250 thousand; a dash is nil."""
+    50.7%, '14,250' under "£'000" is £14,250 thousand, '38,295' of a table in GWh 38,295 GWh; a dash is nil."""
     shown = value.text.strip()
     if nil_cell(shown) is not None:
         return f"nil (printed '{shown}')"
@@ -174,7 +175,7 @@ def as_stated(value: NumericValue) -> str:
     scaled = any(n.scale != 1.0 for n in find_numbers(shown))  # '1.2 million', '5k': the cell writes its own
     if value.scale in SCALE_NAMES and value.unit not in {"x", "bps"} and not scaled:
         shown = f"{shown} {SCALE_NAMES[value.scale]}"
-    return shown
+    return f"{shown} {value.unit}" if is_measure(value.unit) else shown
 
 
 def display_value(n: NumericValue, kind: str, target_scale: float | None = None) -> str:
@@ -211,7 +212,7 @@ def _display_figure(n: NumericValue, kind: str, target_scale: float | None) -> s
         decimals = len(text.split(".")[1]) if "." in text else 0
         scale = target_scale
     if kind == "count":
-        return format_number(value, "shares" if n.unit == "shares" else "", scale, decimals)
+        return format_number(value, n.unit if n.unit == "shares" or is_measure(n.unit) else "", scale, decimals)
     exact = format_number(value, n.unit, scale, decimals)
     places = ROUNDED_DECIMALS.get(scale)
     if target_scale and scale == target_scale and places is not None and decimals > places:

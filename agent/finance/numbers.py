@@ -142,14 +142,35 @@ def name_numbers(text: str) -> dict[str, set[str]]:
 
 # A unit of measure a table's title or caption states its figures in ('Retail electric sales (GWh)', '(in thousands of
 # barrels)'): its figures are quantities of it, never money, whatever the filing's currency.
-_MEASURE_RE = re.compile(r"\(\s*(?:in\s+)?(?:\w+\s+of\s+)?(?P<unit>[kmgt]wh|b?cf|mmbtu|bbls?|barrels|tonnes|tons)\s*\)",
-                         re.IGNORECASE)
+_MEASURES = r"[kmgt]wh|b?cf|mmbtu|bbls?|barrels|tonnes|tons"
+_MEASURE_RE = re.compile(rf"\(\s*(?:in\s+)?(?:\w+\s+of\s+)?(?P<unit>{_MEASURES})\s*\)", re.IGNORECASE)
+# ... and one a question asks its answer in ('..., in GWh?', 'in thousands of barrels')
+_MEASURE_ASKED_RE = re.compile(rf"\b(?:in|as)\s+(?:\w+\s+of\s+)?(?P<unit>{_MEASURES})\b", re.IGNORECASE)
 
 
 def stated_measure(text: str) -> str:
     """The unit of measure ``text`` (a table's title or caption) states in parentheses ('GWh'), or ''."""
     m = _MEASURE_RE.search(text)
     return m.group("unit") if m else ""
+
+
+def is_measure(unit: str) -> bool:
+    """Whether a figure's ``unit`` is a unit of measure ('GWh', 'barrels'), a quantity never an amount of money."""
+    return bool(unit) and bool(stated_measure(f"({unit})"))
+
+
+def asked_measure(question: str) -> str:
+    """The unit of measure a question asks its answer in ('in GWh', '(GWh)'), or '' (an amount, a count, a ratio)."""
+    m = _MEASURE_ASKED_RE.search(question) or _MEASURE_RE.search(question)
+    return m.group("unit") if m else ""
+
+
+def same_measure(a: str, b: str) -> bool:
+    """Whether two units of measure are one ('GWh', 'gwh'; 'bbl', 'bbls', 'barrels')."""
+    def key(unit: str) -> str:
+        unit = unit.lower().rstrip("s")
+        return "bbl" if unit == "barrel" else unit
+    return key(a) == key(b)
 
 
 def is_name_number(text: str, start: int, end: int) -> bool:
@@ -451,7 +472,7 @@ def format_number(value: float, unit: str = "", scale: float = 1.0, decimals: in
         return f"{sign}{body} {unit}"
     prefix = CURRENCIES.get(unit, "")
     suffix = f" {scale_name}" if scale_name else ""
-    tail = " shares" if unit == "shares" else ""
+    tail = " shares" if unit == "shares" else f" {unit}" if is_measure(unit) else ""
     return f"{sign}{prefix}{body}{suffix}{tail}"
 
 

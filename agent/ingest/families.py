@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from agent.finance.numbers import stated_measure
 from agent.ingest.parts import label_key
 from agent.ingest.tables import TableBlock
 from agent.schemas import PAGE_SEPARATOR
@@ -52,8 +53,10 @@ def _of_percentages(table: TableBlock) -> bool:
 def _family(table: TableBlock, other: TableBlock, lead: str, shared: int) -> bool:
     """``other`` states the scale ``table`` lacks and is of its family (``shared`` rows alike, or ``table`` is
     ``other`` continued on the next page); ``lead`` is the text between them."""
+    # a table in a unit of measure ('Retail electric sales (GWh)') is no family of one in money, either way
+    measured = stated_measure(f"{table.title} {table.caption} {lead}") or stated_measure(f"{other.title} {other.caption}")
     return (not table.scale_label and bool(other.scale_label) and table.columns == other.columns
-            and not _of_percentages(table)
+            and not _of_percentages(table) and not measured
             and (shared >= MIN_SHARED_ROWS or _continued(table, other, lead)) and not _prose(lead))
 
 

@@ -16,13 +16,14 @@ from agent.entities.names import FILER_WORDS, NOT_NAMES, name_tokens
 from agent.finance.lexicon import (
     canonical,
     deducted,
+    figure_kind,
     find_metrics,
     topic_from_cues,
     topic_of,
     without_metrics,
 )
 from agent.finance.metrics import METRICS
-from agent.finance.numbers import name_numbers
+from agent.finance.numbers import asked_measure, name_numbers, same_measure
 from agent.finance.periods import (
     PeriodMention,
     expand_range,
@@ -422,7 +423,10 @@ def extract_intent(question: str, known_companies: EntityRegistry | Sequence[str
     mentions_m = [m for m in find_metrics(q) if not excluded(q, m.start) and not deducted(q, m, adjacent=True)]
     contributors = contributing_metrics(q, mentions_m)  # 'the Alpine Trails acquisition' is what adds, no metric
     mentions_m = [m for m in mentions_m if m not in contributors]
-    metrics = list(dict.fromkeys(m.canonical for m in mentions_m))
+    unit = asked_measure(q)
+    # a quantity asked in a unit of measure ('retail electric sales ..., in GWh') is no amount of money: the
+    # question's own words name it, not the lexicon's money metric they spell
+    metrics = list(dict.fromkeys(m.canonical for m in mentions_m if not unit or figure_kind(m.canonical) != "money"))
     periods = asked_periods(q, find_periods(q))
     relation = relation_of(q)
     registry = as_registry(known_companies) if known_companies else None
@@ -441,6 +445,7 @@ def extract_intent(question: str, known_companies: EntityRegistry | Sequence[str
                 part, company = company, (owner if not registry.sole else "")
     scope = [*scope_terms(q, company, registry), *(ScopeTerm(text=part, metric=m, kind="name") for m in
                                                      (metrics or [""]) if part)]
+    scope = [t for t in scope if not (unit and same_measure(t.text, unit))]  # the unit asked is no part
     if not company and not part and registry is not None and not registry.sole:
         company = _owner_of_parts(q, scope, registry)
     if len(metrics) == 1 and not terms_for(scope, metrics[0]) and share_of_metric(q) is None:
@@ -467,6 +472,7 @@ def extract_intent(question: str, known_companies: EntityRegistry | Sequence[str
         scope=unique_terms(scope),
         operations=sorted(operations_asked(question or "")),
         scale=asked_scale(q),
+        unit=unit,
         total=asks_total(q),
         counted=counted,
         company=company,
