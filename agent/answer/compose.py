@@ -35,6 +35,7 @@ from agent.answer.gate import (
     unmet_operation,
 )
 from agent.answer.judgement import verdict
+from agent.answer.part_sums import part_across_segments
 from agent.answer.provenance import row_label
 from agent.answer.reading import (
     Evidence,
@@ -139,7 +140,17 @@ def answer_sub_query(
         answer = _with_typed_number(answer, typed, sub_query.intent.scale)
         # 'less an initial investment of $100' is arithmetic the user typed, no word the figure's row must print
         sub_query = sub_query.model_copy(update={"question": sub_query.question[: typed.start()].rstrip() + "?"})
-    return gate(answer, sub_query, reader, indexed_companies, turn_question)
+    gated = gate(answer, sub_query, reader, indexed_companies, turn_question)
+    if gated.status in {"found", "computed"} or typed is not None:
+        return gated
+    # the company's part printed only segment by segment: the sum of the segments' rows, where the table adds up
+    base = SubAnswer(sub_query_id=answer.sub_query_id, question=answer.question, status="not_found", answer="",
+                     metric=answer.metric, company=answer.company, period=answer.period, scope=answer.scope)
+    summed = part_across_segments(base, sub_query, reader)
+    if summed is None:
+        return gated
+    summed = gate(summed, sub_query, reader, indexed_companies, turn_question)
+    return summed if summed.status == "computed" else gated
 
 
 def _with_typed_number(answer: SubAnswer, typed: re.Match[str], scale: float | None) -> SubAnswer:
