@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from agent.finance.direction import turned
 from agent.finance.numbers import find_numbers
-from agent.finance.periods import CALENDAR_FY_END, PeriodMention, ends_in_month, find_periods
+from agent.finance.periods import CALENDAR_FY_END, PeriodMention, ends_in_month, find_periods, shift_period
 from agent.finance.wording import FALL_RE, RESPECTIVE_RE
 from agent.ingest.hostile import is_instruction_like
 from agent.schemas import NumericValue, SentenceFigures
@@ -106,6 +106,10 @@ def sentence_numbers(sentence: str, offset: int, periods: Sequence[PeriodMention
         period = after[0].norm if after else (before[-1].norm if before else "")
         if not period and (_opening_period(sentence, periods, n) or _closing_period(sentence, periods, n)):
             period = periods[0].norm
+        if not after and out and out[-1].period and _YEAR_EARLIER_RE.match(sentence, n.end):
+            # '3.41% for the second quarter of 2025, compared with 3.22% a year earlier': the year before the
+            # figure's it is compared with, never the period written before it
+            period = shift_period(out[-1].period, -1)
         n = turned(n, -abs(n.value)) if _fell_by(sentence, n) else n
         out.append(n.model_copy(update={"period": period, "start": n.start + offset, "end": n.end + offset}))
     return _respectively(sentence, out, periods, offset)
@@ -134,6 +138,15 @@ def _opening_period(sentence: str, periods: Sequence[PeriodMention], n: NumericV
     if len(periods) != 1 or opening is None or opening.end() < periods[0].start - 1:
         return False
     return periods[0].end <= n.start and not _COMPARED_RE.search(sentence, periods[0].end, n.start)
+
+
+# A figure said to be of the year before the one the figure before it is of ('..., compared with 3.22% a year
+# earlier', 'in the prior-year quarter', 'in the year-ago period')
+_YEAR_EARLIER_RE = re.compile(
+    r"[\s,]*(?:(?:a|one)\s+year\s+(?:earlier|ago|before)|(?:in|for)\s+the\s+(?:prior|previous|year[- ]ago|same)"
+    r"[- ](?:(?:fiscal\s+)?year(?:\s+(?:period|quarter))?(?![\w'-])|(?:period|quarter)(?:\s+(?:a\s+year\s+ago|last\s+year))?\b))",
+    re.IGNORECASE,
+)
 
 
 # The one period a sentence closes with ('..., or 0.41% of total loans, at June 30, 2025.').
