@@ -165,3 +165,16 @@ def test_a_count_that_is_the_subject_of_a_complement_is_a_part_of_the_thing() ->
     assert read("As of December 31, 2024, approximately 12,000 people were employed by the Company.") == {
         "12,000": "employee"}
     assert read("As of December 31, 2024, we had approximately 48,200 employees.") == {"48,200": "employee"}
+
+
+def test_a_count_bounded_by_a_threshold_is_no_count_of_the_thing() -> None:
+    # '1,215 customers with ARR of more than $100,000' counts the large customers, never all of them
+    from agent.ingest.counts import _NUMBER_RE, _count
+
+    def read(sentence: str) -> dict[str, str]:
+        return {m.group(): f.key for m in _NUMBER_RE.finditer(sentence)
+                if (f := _count(sentence, m, 1, "2025-10-31")) is not None}
+
+    assert read("We had 1,215 customers with ARR of more than $100,000 as of October 31, 2025.") == {}
+    assert read("We served 340 clients that generated over $1 million of revenue in fiscal 2025.") == {}
+    assert read("As of October 31, 2025, we had 4,820 customers.") == {"4,820": "customer"}

@@ -432,8 +432,12 @@ def _cell_value(cell: Cell, asked: set[str], fallback_period: str, question: str
 
 
 def _cell_name(cell: Cell) -> str:
-    """What the figure is, for people: its row label plus a column header that is not just a period."""
-    header = "" if only_periods(cell.header) else cell.header
+    """What the figure is, for people: its row label plus a column header that is not just a period (of a period
+    group's sub-column, its own name: 'Yield/Rate' of 'Three Months Ended September 30, 2025 Yield/Rate')."""
+    header = cell.header
+    if only_periods(header):
+        own = without_periods(header).strip(" ,:-")
+        header = own if _content_words(own) else ""
     # a row labelled by its date alone ('December 31, 2016'): its column names the figure
     dated = bool(named_periods(cell.label)) and not _content_words(without_periods(cell.label))
     label = "" if header and dated else cell.label

@@ -42,6 +42,13 @@ _YEAR_BEFORE_RE = re.compile(r"^[^.;,\d]{0,12}?\b(?:a\s+year\s+(?:earlier|ago|be
 # those the complement holds of ('were union represented'), a part of the thing; 'were employed by' is all of it.
 _SUBJECT_PREDICATE_RE = re.compile(r"^\s*(?:,[^,]{0,120},\s*)?(?:were|was|are|is)\s+(?:(?:also|then)\s+)?"
                                    r"(?P<word>[A-Za-z-]+)", re.IGNORECASE)
+# The counted words bounded by a threshold ('1,215 customers with ARR of more than $100,000', 'clients that
+# generated over $1 million'): a count of a part of the thing, never of all of it.
+_THRESHOLD_RE = re.compile(
+    r"^\s*(?:with|having|whose|generating|paying|spending|contributing|that\s+\w+|who\s+\w+)\b[^.;,]{0,40}?"
+    r"\b(?:more\s+than|over|above|at\s+least|exceeding|greater\s+than|in\s+excess\s+of)\b",
+    re.IGNORECASE,
+)
 MAX_YEAR = 2100
 MIN_YEAR = 1900
 
@@ -134,6 +141,8 @@ def _count(sentence: str, m: re.Match[str], fy_end_month: int, period_end: str) 
         as_of, period, dated_by = period_end, instant_norm(date.fromisoformat(period_end), fy_end_month), "filing"
     after = sentence[m.end():]
     predicate = _SUBJECT_PREDICATE_RE.match(after[len(" ".join(words)) + 1:])
+    if _THRESHOLD_RE.match(after[len(" ".join(words)) + 1:]):
+        return None  # the customers above a threshold are no count of the company's customers
     if predicate is not None and not EMPLOY_RE.match(predicate.group("word")):
         return None  # '50,000 employees, which constitute 32% of our workforce, were union represented': those of them
     if _YEAR_BEFORE_RE.match(after[len(" ".join(words)) + 1:]):

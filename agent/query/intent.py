@@ -33,6 +33,7 @@ from agent.finance.periods import (
     names_to_date,
     shift_period,
     sort_key,
+    to_date_of,
     with_lone_part,
     with_shared_part,
 )
@@ -377,6 +378,9 @@ def _temporal_scope(
         norms += [shift_period(norms[0], -k) for k in range(1, TREND_YEARS)]
     elif needs_prior and len(norms) == 1:
         norms.append(shift_period(norms[0], -1))
+    if names_to_date(question):
+        # 'YTD Q3 FY26', 'year to date through Q3': the fiscal year's months to that quarter's end (nine)
+        norms = [to_date_of(n, 3 * int(n[-1])) or n if granularity(n) == "quarter" else n for n in norms]
     latest = _LATEST.search(question)
     gran = ""
     if norms:

@@ -106,7 +106,7 @@ FILLER_WORDS = frozenset(
 STOP_WORDS = frozenset((
     "the", "a", "an", "of", "in", "on", "for", "to", "and", "or", "is", "was", "were", "are", "be", "what", "how",
     "why", "which", "does", "did", "do", "its", "it", "their", "this", "that", "with", "by", "from", "as", "at",
-    "company", "company's", "between", "there",
+    "company", "company's", "between", "there", "through",
 ))  # function words that never name a row or a part ('how many stores were there')
 
 
