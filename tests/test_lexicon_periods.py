@@ -412,12 +412,12 @@ def test_a_month_alone_in_prose_stays_its_year() -> None:
 
 @pytest.mark.parametrize(("question", "periods"), [
     # a year to date through a quarter is the fiscal year's months to that quarter's end
-    ("Bellows capex YTD Q3 FY26", ["FY2026M9"]),
-    ("What was Bellows' capex year to date through Q2 FY2026?", ["FY2026H1"]),
-    ("Bellows capex YTD Q1 FY26", ["FY2026Q1"]),
-    ("What was Bellows' capex in Q3 FY26?", ["FY2026Q3"]),
+    ("Quillon capex YTD Q3 FY26", ["FY2026M9"]),
+    ("What was Quillon's capex year to date through Q2 FY2026?", ["FY2026H1"]),
+    ("Quillon capex YTD Q1 FY26", ["FY2026Q1"]),
+    ("What was Quillon's capex in Q3 FY26?", ["FY2026Q3"]),
 ])
 def test_a_year_to_date_through_a_quarter_is_its_months(question: str, periods: list[str]) -> None:
     from agent.query.intent import extract_intent
 
-    assert extract_intent(question, ["Bellows Software, Inc."]).temporal_scope.periods == periods
+    assert extract_intent(question, ["Quillon Software, Inc."]).temporal_scope.periods == periods
