@@ -39,6 +39,12 @@ Retail electric sales (GWh):
 | Residential | 9,420 | 9,180 |
 | Commercial | 8,305 | 8,390 |
 | Total retail sales | 17,725 | 17,570 |
+
+### Energy Use
+
+| | 2024 | 2023 |
+|---|---|---|
+| Total energy consumption (MWh) | 205,092 | 167,488 |
 """
 
 
@@ -75,3 +81,8 @@ def test_the_same_words_without_a_unit_ask_the_amount(home) -> None:
     # 'sales' asks revenue; the GWh table's row is no amount of money
     answer = ask_once(home, "What were Harborlight's total retail sales in 2024?")
     assert "17,725" not in stated(answer), answer
+
+
+def test_a_row_that_names_the_unit_states_its_figures_in_it(home) -> None:
+    answer = ask_once(home, "How much was Harborlight's total energy consumption (MWh) in 2024?")
+    assert "205,092" in stated(answer), answer

@@ -55,7 +55,14 @@ from agent.finance.arithmetic import Computation
 from agent.finance.column_periods import names_several_periods
 from agent.finance.lexicon import canonical, figure_kind, find_metrics, is_percentage_metric
 from agent.finance.metrics import METRICS
-from agent.finance.numbers import MONEY_UNITS, SCALE_NAMES, find_numbers, is_measure, same_measure
+from agent.finance.numbers import (
+    MONEY_UNITS,
+    SCALE_NAMES,
+    find_numbers,
+    is_measure,
+    same_measure,
+    stated_measure,
+)
 from agent.finance.periods import find_periods, period_year, sort_key, without_periods
 from agent.query.asked import operation_unmet, operation_unmet_by
 from agent.query.cues import NON_NUMERIC_RELATIONS, possessive
@@ -155,6 +162,8 @@ def check_unit(answer: SubAnswer, unit: str) -> Check:
     """A quantity the plan asks in a unit of measure ('..., in GWh') is stated only from a figure in that unit: an
     amount of money or a figure of another unit is no answer to it."""
     own = answer.value.unit if answer.value is not None else ""
+    # a row or column that names the unit ('Total energy consumption (MWh)') states its figures in it
+    own = own or stated_measure(f"{row_label(answer)} {answer.value.column if answer.value is not None else ''}")
     if not unit or same_measure(own, unit):
         return Check(name="metric", passed=True, detail=f"unit: {unit or own or 'as printed'}")
     return Check(name="metric", passed=False,

@@ -31,15 +31,16 @@ def part_across_segments(base: SubAnswer, sub_query: SubQuery, reader: EvidenceR
         return None
     part = name_words(parts[0].text)
     for rows in _whole_tables(reader, base.company).values():
-        values = _part_rows(rows, part, base.metric, base.period)
-        if values is None:
+        found = _part_rows(rows, part, base.metric, base.period)
+        if found is None:
             continue
+        values, whole = found
         try:
             comp = arithmetic.total(values, base.metric)
         except ArithmeticRefusal:
             continue
         answer = _computed_answer(base, comp, "money", sub_query.intent.scale, PART_SUM_CONFIDENCE)
-        answer.named = parts[0].text
+        answer.named = f"{parts[0].text} of {whole}"  # what the figure is: the part of the company's total row
         rows = " + ".join(f"'{v.label}'" for v in values)
         cites = " ".join(dict.fromkeys(c.label() for c in comp.citations()))
         answer.answer = (f"{_capital(_subject(base.company, base.metric, base.period, base.scope))} was "
@@ -66,9 +67,9 @@ def _whole_tables(reader: EvidenceReader, company: str) -> dict[str, list[tuple[
 
 
 def _part_rows(rows: Sequence[tuple[Evidence, TableLine]], part: set[str], metric: str,
-               period: str) -> list[CitedValue] | None:
-    """The part's row of each segment of a table, as cited operands, when the table shows its segments make up
-    the company's total of ``metric`` in ``period``; None otherwise."""
+               period: str) -> tuple[list[CitedValue], str] | None:
+    """The part's row of each segment of a table, as cited operands, and the label of the company's total row,
+    when the table shows its segments make up the company's total of ``metric`` in ``period``; None otherwise."""
     lines = [r for _, r in rows]
     segments = [r.label for r in lines if r.heading and not r.parent]
     whole = [r for r in lines if r.total and not r.parent
@@ -94,7 +95,7 @@ def _part_rows(rows: Sequence[tuple[Evidence, TableLine]], part: set[str], metri
     company_total = _figure(whole[0], period)
     if company_total is None or not _adds_up(totals, company_total):
         return None  # the segments are not the whole (another segment, or eliminations, left out)
-    return values
+    return values, whole[0].label
 
 
 def _figure(row: TableLine, period: str) -> NumericValue | None:

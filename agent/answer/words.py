@@ -272,7 +272,9 @@ def unasked_column(ev: Evidence, value: NumericValue, asked: str, owner: str = "
     owner_words = name_words(owner)
     if not name_words(without_units(own.name)) <= owner_words:
         asked_words -= owner_words  # 'Business Travel' is not named by Margie's Travel, the company asked
-    asked_words -= name_words(row)
+    # (a row printing the column's name as words of its own names it: 'Total gross carrying value')
+    if not name_words(without_units(own.name)) <= {w.strip(",.:;()") for w in row.lower().split()}:
+        asked_words -= name_words(row)
     # a name of alternatives a slash joins ('Yield/Rate') is named by either one whole
     names = [own.name, *(own.name.split("/") if own.name.count("/") == 1 else ())]
     if any(named_by(name_words(without_units(n)), asked_words) == name_words(without_units(n)) for n in names):
