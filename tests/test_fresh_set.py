@@ -1,5 +1,5 @@
-"""The packaged fresh set (`finrag eval answers --dataset fresh`): 340 questions on twenty more typeset filings of
-twenty other companies, in one index; it loads with its classes and sources, and its questions are asked and scored
+"""The packaged fresh set (`finrag eval answers --dataset fresh`): 355 questions on twenty-one more typeset filings
+of twenty-one other companies, in one index; it loads with its classes and sources, and its questions are asked and scored
 the way the analyst set's are (a trap's refusal is right)."""
 
 from __future__ import annotations
@@ -17,15 +17,15 @@ pytestmark = pytest.mark.usefixtures("no_yfinance")
 
 def test_the_set_names_its_classes_and_filings() -> None:
     eval_set = fresh_set()
-    assert len(eval_set.items) == 340 and len({i.id for i in eval_set.items}) == 340
+    assert len(eval_set.items) == 355 and len({i.id for i in eval_set.items}) == 355
     assert sorted(eval_set.sources) == [
         "ADVENTUREWORKS_2025Q2_PR", "BLUEYONDER_2024_10K", "CITYPOWER_2024_10K", "COHO_2025Q2_PR",
         "CONTOSOENERGY_2024_20F", "FABRIKAMPACK_2025Q2_PR", "FOURTHCOFFEE_2024_10K", "HUMONGOUS_2024_10K",
         "LAMNA_2025Q3_PR", "LUCERNE_2024_10K", "MARGIES_2024_10K", "PROSEWARE_2025Q3_PR", "QUILLON_2025Q3_10Q", "RELECLOUD_2025Q2_10Q",
-        "SOUTHRIDGE_2024_10K", "TASMANIAN_2026Q3_10Q", "TREY_2025Q1_10Q", "VANARSDEL_2025Q2_10Q",
+        "SANDPIPER_2025Q2_PR", "SOUTHRIDGE_2024_10K", "TASMANIAN_2026Q3_10Q", "TREY_2025Q1_10Q", "VANARSDEL_2025Q2_10Q",
         "WIDEWORLD_2025Q2_10Q", "WOODGROVE_2025Q3_10Q"]
     traps = [i for i in eval_set.items if i.question_type.startswith("trap")]
-    assert len(traps) == 36 and all(is_refusal(i.gold) for i in traps)
+    assert len(traps) == 38 and all(is_refusal(i.gold) for i in traps)
     assert {i.conversation for i in eval_set.items if i.conversation} == {
         "fc-thread", "rl-thread", "hm-thread", "ww-thread", "mt-thread", "va-thread", "lu-thread", "ts-thread",
         "sr-thread", "co-thread", "ta-thread", "cp-thread", "wg-thread", "aw-thread"}

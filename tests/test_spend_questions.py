@@ -35,6 +35,8 @@ Litware Systems, Inc.
 
 During the first six months of 2025, we repurchased 1.4 million shares of our common stock for $96.5 million.
 Capital expenditures were $41.2 million in the first six months of 2025.
+
+During the second quarter we repurchased 610,000 shares for $44.8 million and paid dividends of $12.5 million.
 """
 
 
@@ -62,3 +64,19 @@ def test_a_sentence_figure_without_a_metric_is_stated_with_its_sentence_quoted(h
 def test_spending_in_a_period_the_filing_does_not_give_is_refused(home) -> None:
     answer = ask_once(home, "How much did Litware spend on share repurchases in the first half of 2024?")
     assert answer.startswith("Not found") and "96.5" not in stated(answer), answer
+
+
+@pytest.mark.parametrize(("question", "figure"), [
+    # 'the second quarter' of the second quarter's 10-Q is that quarter; a count between the verb and its noun
+    # ('repurchased 610,000 shares') leaves the sentence naming share repurchases
+    ("How much did Litware spend on buybacks in Q2 2025?", "$44.8 million"),
+    ("How much did Litware pay in dividends in the second quarter of 2025?", "$12.5 million"),
+])
+def test_a_quarter_named_by_its_place_is_the_filings_quarter(home, question: str, figure: str) -> None:
+    answer = ask_once(home, question)
+    assert figure in stated(answer), answer
+
+
+def test_the_filings_quarter_is_no_other_quarter(home) -> None:
+    answer = ask_once(home, "How much did Litware spend on buybacks in Q1 2025?")
+    assert "44.8" not in stated(answer), answer

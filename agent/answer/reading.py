@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from agent.finance.column_periods import single_period
 from agent.finance.lexicon import MetricMention, find_metrics
-from agent.finance.numbers import currency_of, find_numbers, units_only
+from agent.finance.numbers import SCALE_NAMES, currency_of, find_numbers, units_only
 from agent.finance.periods import (
     find_periods,
     period_year,
@@ -331,10 +331,28 @@ def _segments(ev_index: int, ev: Evidence, currency: str) -> list[Segment]:
                     end=end,
                     raw=piece,
                     numbers=nums,
-                    mentions=find_metrics(piece),
+                    mentions=find_metrics(_without_counts(piece, start, nums)),
                 )
             )
     return out
+
+
+def _without_counts(piece: str, start: int, numbers: Sequence[NumericValue]) -> str:
+    """A sentence with its counts blanked, every offset kept: 'we repurchased 412,000 shares for $31.2 million'
+    names share repurchases as 'repurchased shares' does (an amount, a share or a rate stays)."""
+    chars = list(piece)
+    for n in numbers:
+        at, end = n.start - start, n.end - start
+        if n.unit not in {"", "shares"} or not 0 <= at <= end <= len(piece):
+            continue
+        digits = at
+        while digits < end and (piece[digits].isdigit() or piece[digits] in ".,"):
+            digits += 1
+        rest = piece[digits:end]
+        scale = next((w for w in SCALE_NAMES.values() if rest.lower().lstrip().startswith(w)), "")
+        stop = digits + (len(rest) - len(rest.lstrip()) + len(scale) if scale else 0)
+        chars[at:stop] = " " * (stop - at)  # the figure and its scale word, never the noun it counts
+    return "".join(chars)
 
 
 HEADING_MAX_CHARS = 160  # a line above a table short enough to be its title ('Risk and Insurance Brokerage Services')

@@ -233,6 +233,23 @@ def _label_number(text: str, n: NumericValue) -> bool:
     return bool(re.search(r"\d[A-Za-z]", n.text)) and n.unit == "" and n.scale == 1.0
 
 
+# A quarter named by its place alone ('the second quarter', 'this quarter', 'the quarter'), not another year's
+_THE_QUARTER_RE = re.compile(
+    r"\b(?:the|this)\s+(?:(?P<ordinal>first|second|third|fourth)\s+)?quarter\b(?!\s+(?:of|last|a\s+year|ended))",
+    re.IGNORECASE,
+)
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
+
+
+def _names_reported_quarter(sentence: str, filing_period: str) -> bool:
+    """Whether ``sentence`` names the quarter the filing reports by its place alone ('During the second quarter'
+    of a second quarter's release), no other quarter and no year."""
+    quarter = filing_period[-1] if filing_period[-2:-1] == "Q" else ""
+    found = list(_THE_QUARTER_RE.finditer(sentence))
+    return bool(quarter and found) and all(
+        m.group("ordinal") is None or _ORDINALS[m.group("ordinal").lower()] == int(quarter) for m in found)
+
+
 def read_sentences(text: str, fy_end_month: int, filing_period: str, rows: bool) -> list[SentenceFigures]:
     """The figures of each sentence of a chunk's ``text`` that states any, with offsets into it; ``rows``: the
     chunk's lines with bars are its table's rows (its typed record's), no sentences.
@@ -258,6 +275,9 @@ def read_sentences(text: str, fy_end_month: int, filing_period: str, rows: bool)
             reported = filing_period if filing_period in named else ""
         elif reported:
             figures = [n if n.period else n.model_copy(update={"period": reported}) for n in figures]
+        elif _names_reported_quarter(piece, filing_period):
+            # 'During the second quarter we repurchased ...' in the second quarter's filing: that quarter's
+            figures = [n if n.period else n.model_copy(update={"period": filing_period}) for n in figures]
         if figures:
             out.append(SentenceFigures(start=start, end=end, figures=figures))
     return out
