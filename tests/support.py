@@ -111,7 +111,7 @@ def placed_pdf(path: Path, pages: list[list[list[tuple[float, str]]]]) -> Path:
 # ---------------------------------------------------------------------------------------------------------
 # Evidence a test writes as the index stores it, typed by ingest
 # ---------------------------------------------------------------------------------------------------------
-_SCALE_CELL = re.compile(r"\((?:in|amounts\s+in|dollars\s+in)\s[^)]*\)", re.IGNORECASE)
+_SCALE_CELL = re.compile(r"\((?:[A-Z]{3}\s+)?(?:in|amounts\s+in|dollars\s+in)\s[^)]*\)", re.IGNORECASE)
 
 
 def _columns(listed: str) -> list[str]:

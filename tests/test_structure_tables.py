@@ -224,7 +224,7 @@ def test_pipe_rows_with_quarter_and_half_year_columns() -> None:
     assert linearise(table)[1] == (
         "Operating income (loss) | Three Months Ended June 30, 2023: 543,002 | Three Months Ended June 30, 2022: "
         "(112,180) | Six Months Ended June 30, 2023: 1,102,513 | Six Months Ended June 30, 2022: 401,122 | "
-        "(in thousands)"
+        "(USD in thousands)"  # the currency the scale line states stays with the scale
     )
 
 

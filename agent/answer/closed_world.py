@@ -45,7 +45,7 @@ from agent.finance.wording import CHANGE, SCALE_ASKED_RE, TOTAL_RE, without_poss
 from agent.query.cues import is_operation_word, possessive
 from agent.query.definitions import asked_part
 from agent.query.intent import asking_part
-from agent.query.scope import ADJUSTING, EXCLUDING, STOP_WORDS, metric_modifiers, terms_for
+from agent.query.scope import ADJUSTING, AMOUNT_NOUNS, EXCLUDING, STOP_WORDS, metric_modifiers, terms_for
 from agent.schemas import ScopeTerm
 
 PER_SHARE_TOPIC = "Per Share"  # the lexicon's topic of per-share metrics (EPS, dividends per share)
@@ -93,7 +93,23 @@ def _uncovered_words(answer: SubAnswer, question: str, provenance: str, headings
                and not spelled_out(w, printed) and not (w in EXCLUDING and own & EXCLUDING)}  # 'ex-' is 'excluding'
     if not answer.named:
         missing &= _other_rows(answer, reader)
+    if missing and all(w in AMOUNT_NOUNS for w in missing) and _expense_line(answer, reader):
+        return []  # 'purchased transportation costs': a line of the operating expenses is a cost
     return sorted(missing)
+
+
+def _expense_line(answer: SubAnswer, reader: EvidenceReader | None) -> bool:
+    """Whether the figure's row is a line of operating expenses: a row naming no metric of the lexicon's, printed
+    below its table's revenue row and above its operating income (the lines revenue is reduced by)."""
+    if reader is None or answer.citation is None or answer.value is None:
+        return False
+    seg = reader.row_at(answer.citation.chunk_id, answer.value.start)
+    record = reader.evidence[seg.ev].table if seg is not None and seg.row is not None else None
+    if record is None or seg.row not in record.rows or find_metrics(seg.row.label):
+        return False
+    at = record.rows.index(seg.row)
+    named = [{m.canonical for m in find_metrics(r.label)} for r in record.rows]
+    return any("revenue" in n for n in named[:at]) and any("operating income" in n for n in named[at + 1:])
 
 
 def _other_rows(answer: SubAnswer, reader: EvidenceReader | None) -> set[str]:

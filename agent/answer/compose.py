@@ -35,7 +35,7 @@ from agent.answer.gate import (
     unmet_operation,
 )
 from agent.answer.judgement import verdict
-from agent.answer.part_sums import part_across_segments
+from agent.answer.part_sums import summed_part
 from agent.answer.provenance import row_label
 from agent.answer.reading import (
     Evidence,
@@ -141,16 +141,8 @@ def answer_sub_query(
         # 'less an initial investment of $100' is arithmetic the user typed, no word the figure's row must print
         sub_query = sub_query.model_copy(update={"question": sub_query.question[: typed.start()].rstrip() + "?"})
     gated = gate(answer, sub_query, reader, indexed_companies, turn_question)
-    if gated.status in {"found", "computed"} or typed is not None:
-        return gated
-    # the company's part printed only segment by segment: the sum of the segments' rows, where the table adds up
-    base = SubAnswer(sub_query_id=answer.sub_query_id, question=answer.question, status="not_found", answer="",
-                     metric=answer.metric, company=answer.company, period=answer.period, scope=answer.scope)
-    summed = part_across_segments(base, sub_query, reader)
-    if summed is None:
-        return gated
-    summed = gate(summed, sub_query, reader, indexed_companies, turn_question)
-    return summed if summed.status == "computed" else gated
+    return gated if gated.status in {"found", "computed"} or typed is not None else summed_part(
+        gated, sub_query, reader, indexed_companies, turn_question)
 
 
 def _with_typed_number(answer: SubAnswer, typed: re.Match[str], scale: float | None) -> SubAnswer:
@@ -504,8 +496,7 @@ def _asked_operations(
         return computations, labels, list(sub_answers), consumed
     kinds = operations_asked(question)
     reader = EvidenceReader(evidence) if evidence else None
-    # A typed table's sections, title ('Average Balances, Interest and Yields') and period caption, never its column
-    # headers ('Change (%)', 'Fiscal Year | Variance in', or a title made of them)
+    # A typed table's sections, title and period caption, never its column headers ('Change (%)', or a title of them)
     captions = {e.chunk_id: _caption(e.text) if e.table is None
                 else " ".join(t for t in (" > ".join(e.section_path), e.table.title, e.table.period_caption)
                               if "|" not in t)

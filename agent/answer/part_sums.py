@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from agent.answer.gate import gate
 from agent.answer.reading import Evidence, EvidenceReader
 from agent.answer.records import SubAnswer, _capital, _computed_answer, _subject
 from agent.answer.words import name_words
@@ -22,9 +23,22 @@ from agent.schemas import Citation, NumericValue, TableLine
 PART_SUM_CONFIDENCE = 0.8  # each operand is a row the question's part names exactly, in a table that adds up
 
 
-def part_across_segments(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -> SubAnswer | None:
+def summed_part(refused: SubAnswer, sub_query: SubQuery, reader: EvidenceReader,
+                indexed_companies: Sequence[str] | None = None, turn_question: str = "") -> SubAnswer:
+    """The sub-query's figure summed over the segments (:func:`part_across_segments`) when it passes the trust gate,
+    else the ``refused`` answer as it is."""
+    summed = part_across_segments(refused, sub_query, reader)
+    summed = gate(summed, sub_query, reader, indexed_companies, turn_question) if summed is not None else None
+    return summed if summed is not None and summed.status == "computed" else refused
+
+
+def part_across_segments(read: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -> SubAnswer | None:
     """The company's figure of the one part the plan asks (``ScopeTerm`` of kind 'part'), summed over the segments
-    of a table that prints it per segment (see the module docstring); None when no table of the evidence shows it."""
+    of a table that prints it per segment (see the module docstring), for the sub-query the answer ``read`` was
+    refused for; None when no table of the evidence shows it."""
+    # the sub-query's own fields, nothing of the figure refused
+    fields = read.model_dump(include={"sub_query_id", "question", "metric", "company", "period", "scope"})
+    base = SubAnswer(**fields, status="not_found", answer="")
     parts = [t for t in sub_query.intent.scope if t.kind == "part" and t.metric == base.metric]
     if (len(parts) != 1 or len(sub_query.intent.scope) != 1 or not base.period or not base.metric
             or figure_kind(base.metric) != "money"):

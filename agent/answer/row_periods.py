@@ -71,14 +71,17 @@ def read_row(sa: SubAnswer, question: str, reader: EvidenceReader | None) -> Seg
 _AVERAGE_WORDS = frozenset({"average", "mean"})
 
 
-def _row_years(sa: SubAnswer, row: Segment) -> dict[int, NumericValue]:
-    """The row's fiscal-year values in the read figure's unit and scale, by year."""
+def _row_years(sa: SubAnswer, row: Segment, same_kind: bool = False) -> dict[int, NumericValue]:
+    """The row's fiscal-year values in the read figure's unit and scale, by year; with ``same_kind``, its values of
+    the read figure's kind of period instead (each year's second quarter for a second quarter's change year over
+    year). A half or a quarter is never a year ('Q2 FY25 | Q2 FY24 | H1 FY25 | H1 FY24')."""
     by_year: dict[int, NumericValue] = {}
     if sa.value is None:
         return by_year
     unit = sa.value.unit
+    kind = sa.value.period[len("FY2025"):] if sa.value.period and same_kind else ""  # 'Q2' of 'FY2025Q2'; a year
     for n in row.numbers:
-        year = period_year(n.period) if n.period and "Q" not in n.period else None
+        year = period_year(n.period) if n.period and n.period[len("FY2025"):] == kind else None
         # A money row printed without a sign: the read figure was given its currency; its neighbours share it.
         same_unit = n.unit == unit or (not n.unit and unit in MONEY_UNITS)
         if year is not None and same_unit and n.scale == sa.value.scale:
@@ -142,7 +145,7 @@ def over_row_periods(
     if kind == "average" and (per_unit(question.lower().split()) or granularity(sa.period) not in {"", "year"}):
         # an average per quarter within a half, or of a quarter 'and the one before': not the row's years
         return None
-    by_year = _row_years(sa, row)
+    by_year = _row_years(sa, row, same_kind=kind == "change")
     asked = sorted({y for p in find_periods(question) if (y := period_year(p.norm)) is not None})
     if len(asked) == 1 and kind not in {"extreme", PERIODS_MEETING}:
         asked = [asked[0] - 1, asked[0]]  # 'the 2019 average' / 'the change in 2019': that year and the one before
@@ -161,7 +164,8 @@ def over_row_periods(
     ev = reader.evidence[row.ev]
     cite = ev.citation(row.text, row.start, row.row_label)
     metric = sa.metric or row.label
-    values = [CitedValue(label=f"{metric} FY{y}", metric=sa.metric, value=by_year[y], citation=cite) for y in years]
+    values = [CitedValue(label=f"{metric} {by_year[y].period}", metric=sa.metric, value=by_year[y], citation=cite)
+              for y in years]
     try:
         if kind == PERIODS_MEETING:
             test = threshold_asked(question)

@@ -255,9 +255,9 @@ def unasked_column(ev: Evidence, value: NumericValue, asked: str, owner: str = "
     """The name of the column a table figure sits under ('Americas', 'Fair Value', 'U.S.' of 'Q1 2025 U.S.') when
     its table prints the row under two such names or more (of one period) and the words ``asked`` do not name
     this one; '' otherwise. A total column ('Total', 'Consolidated') is the whole, and a period column of no part
-    names none. The ``owner``'s name (the company asked) names no column but the one that is the company, and the
-    words of the figure's ``row`` name the row ('interest' of 'Total interest-earning assets' is no 'Interest'
-    column asked)."""
+    names none. The ``owner``'s name (the company asked) names no column but the one that is the company, and a
+    word asked only inside a compound the figure's ``row`` prints names the row ('interest' of 'Total
+    interest-earning assets' is no 'Interest' column asked)."""
     if ev.table is None or not value.column:
         return ""
     own = next((c for c in ev.table.columns if c.label == value.column and c.name), None)
@@ -272,9 +272,11 @@ def unasked_column(ev: Evidence, value: NumericValue, asked: str, owner: str = "
     owner_words = name_words(owner)
     if not name_words(without_units(own.name)) <= owner_words:
         asked_words -= owner_words  # 'Business Travel' is not named by Margie's Travel, the company asked
-    # (a row printing the column's name as words of its own names it: 'Total gross carrying value')
-    if not name_words(without_units(own.name)) <= {w.strip(",.:;()") for w in row.lower().split()}:
-        asked_words -= name_words(row)
+    # a word asked only inside a compound the row prints ('interest-earning') names the row
+    compounds = {w.strip(",.:;()?") for w in row.lower().split() if "-" in w}
+    tokens = [w.strip(",.:;()?") for w in without_possessive(asked).lower().split()]
+    inside = set().union(*(name_words(w) for w in tokens if w in compounds))
+    asked_words -= inside - set().union(*(name_words(w) for w in tokens if w not in compounds))
     # a name of alternatives a slash joins ('Yield/Rate') is named by either one whole
     names = [own.name, *(own.name.split("/") if own.name.count("/") == 1 else ())]
     if any(named_by(name_words(without_units(n)), asked_words) == name_words(without_units(n)) for n in names):

@@ -154,6 +154,11 @@ def stated_measure(text: str) -> str:
     return m.group("unit") if m else ""
 
 
+def stated_currency(header: str) -> str:
+    """The currency a table's header states in its units ('($ in millions)', "HK$'000" -> 'USD', 'HKD'), or ''."""
+    return currency_of(" ".join(p for p in header.split("|") if units_only(p) or header_scale(p) != 1.0))
+
+
 def is_measure(unit: str) -> bool:
     """Whether a figure's ``unit`` is a unit of measure ('GWh', 'barrels'), a quantity never an amount of money."""
     return bool(unit) and bool(stated_measure(f"({unit})"))

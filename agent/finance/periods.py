@@ -731,9 +731,8 @@ _YEAR_END_BEFORE_RE = re.compile(r"\b(?:fiscal\s+)?year[\s-]*end(?:ed|ing)?[\s,]
 
 def without_periods(text: str) -> str:
     """``text`` with every period it names blanked out (offsets of the rest unchanged but for the spans), so
-    what is left says what the text is about ('net revenue in 2008' -> 'net revenue in  '). A 'year end' or
-    'year ended' written beside a period is part of it ('in 2018 and 2019 year end', 'for year ended 2019'), and so
-    is a year to date ('YTD')."""
+    what is left says what the text is about ('net revenue in 2008' -> 'net revenue in  '). A 'year end', 'year
+    ended' beside a period is part of it ('in 2019 year end', 'for year ended 2019'), as is a year to date ('YTD')."""
     for p in reversed(find_periods(text)):
         start, end = p.start, p.end
         after = _YEAR_END_AFTER_RE.match(text, end)

@@ -18,7 +18,14 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, Field
 
 from agent.finance.column_periods import is_bucket, without_spans
-from agent.finance.numbers import SCALE_NAMES, find_numbers, header_scale, is_name_number, is_year
+from agent.finance.numbers import (
+    SCALE_NAMES,
+    find_numbers,
+    header_scale,
+    is_name_number,
+    is_year,
+    stated_currency,
+)
 from agent.ingest.columns import (
     DURATION_RE,
     MONTH_RE,
@@ -440,12 +447,13 @@ def _is_meta_line(text: str) -> bool:
 
 
 def _scale_label(scale: float, header_text: str) -> str:
+    """'(in millions)', with the currency the scale line states ('($ in millions)' -> '(USD in millions)')."""
     if scale == 1.0:
         return ""
     name = SCALE_NAMES.get(scale, "")
     per_share = re.search(r"except\s+(?:for\s+)?(per[\s-]share[^)]*?|share[^)]*?)(?:\)|$)", header_text, re.IGNORECASE)
     suffix = f", except {per_share.group(1).strip()}" if per_share else ""
-    return f"(in {name}s{suffix})"
+    return f"({f'{currency} ' if (currency := stated_currency(header_text)) else ''}in {name}s{suffix})"
 
 
 # A finite verb of an introducing sentence ('... at March 31, 2024 and 2023 is as follows:', 'consisted of the
@@ -615,10 +623,9 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
         "",
     )
     stub = next((stub for r in reversed(group[col_start:body_start]) if (stub := _stub(r))), "")
-    scale = header_scale(header_text)
-    if scale == 1.0:
-        before = [ln for ln in lines if ln.end <= start and ln.kind != "blank"][-SCALE_LOOKBACK_LINES:]
-        scale = header_scale(" ".join(ln.text for ln in before))
+    before = [ln for ln in lines if ln.end <= start and ln.kind != "blank"][-SCALE_LOOKBACK_LINES:]
+    scale_text = header_text if header_scale(header_text) != 1.0 else " | ".join(ln.text for ln in before)
+    scale = header_scale(scale_text)
     expected = sum(len(r.cells) for r in group[col_start:body_start]) or None
     # '2019 vs 2018' heads a change column: its years are no period columns of their own
     compared = _COMPARISON_HEADER_RE.sub(" change ", column_text)
@@ -733,7 +740,7 @@ def _build(group: list[_Row], page_text: str, lines: list[_Line],
         period_caption=period_caption,
         stub=stub,
         scale=scale,
-        scale_label=_scale_label(scale, header_text),
+        scale_label=_scale_label(scale, scale_text),
         rows=[
             TableRow(
                 label=r.label,

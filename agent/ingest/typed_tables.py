@@ -23,11 +23,11 @@ from agent.finance.column_periods import (
 from agent.finance.lexicon import find_metrics, names_count
 from agent.finance.numbers import (
     MONEY_UNITS,
-    currency_of,
     decimals_of,
     find_numbers,
     header_scale,
     is_year,
+    stated_currency,
     stated_measure,
     units_only,
 )
@@ -408,7 +408,7 @@ def table_currency(table: TableBlock) -> str:
     else the one most of its figures are written in; '' for none (a row label naming a currency says nothing of
     the figures)."""
     pieces = [table.scale_label, table.stub, *table.caption.split("|"), *(r.label for r in table.rows if not r.cells)]
-    stated = currency_of(" ".join(p for p in pieces if units_only(p) or header_scale(p) != 1.0))
+    stated = stated_currency(" | ".join(pieces))
     if stated:
         return stated
     written = Counter(n.unit for r in table.rows for c in r.cells for n in find_numbers(c) if n.unit in MONEY_UNITS)

@@ -13,7 +13,7 @@ import re
 from agent.finance.lexicon import MetricMention, without_metrics
 from agent.finance.numbers import parse_number
 from agent.finance.periods import find_periods
-from agent.finance.wording import AS_SHARE, CHANGE, CHANGE_NOUN, plain_words
+from agent.finance.wording import AS_SHARE, CHANGE, CHANGE_NOUN, FALL, RISE, YEAR_ON_YEAR, plain_words
 from agent.query.cues import AVERAGE_RE, CAGR_RE, is_operation_word, share_of_metric, split_tail
 from agent.query.operations import guess_operation
 from agent.schemas import NumericValue
@@ -60,7 +60,7 @@ _OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str] | None], ...
     (
         "change",
         "a change between periods",
-        re.compile(rf"\b(?:{CHANGE_NOUN}|grew)\b", re.I),
+        re.compile(rf"\b(?:{CHANGE_NOUN}|{RISE}|{FALL}|{YEAR_ON_YEAR})\b", re.I),
         re.compile(rf"\b(?:{CHANGE})\b|%|\bpercent\w*", re.I),
     ),
     (

@@ -70,7 +70,7 @@ _NO_PART = frozenset((
 ))
 # Nouns after a metric's name that only say it is an amount ('capex spending', 'the cash position'): no head of
 # their own. Any other noun there is what the question asks of the metric ('capex intensity', 'revenue mix').
-_AMOUNT_NOUNS = frozenset((
+AMOUNT_NOUNS = frozenset((
     "expense", "expenses", "cost", "costs", "charge", "charges", "spend", "outlay", "outlays", "level", "levels",
     "line", "item", "items", "position", "balance", "balances", "sum", "sums", "data", "line-item", "account",
 ))
@@ -442,8 +442,8 @@ def _is_head(token: str, company_words: set[str], metric: str) -> bool:
         return False
     return (low.replace("-", "").isalpha() and len(low) >= 3 and not low.endswith(("ed", "ing", "ly"))
             and low not in STOP_WORDS | _ENDS | _OPENS | ADJUSTING | _NO_PART | FILLER_WORDS | _MODIFIER_BREAKS
-            and low not in _VERB_PARTICLES | _AMOUNT_NOUNS | _PREDICATE_WORDS | company_words
-            and low.removesuffix("s") not in _AMOUNT_NOUNS and not operation_word(low) and not is_month(low)
+            and low not in _VERB_PARTICLES | AMOUNT_NOUNS | _PREDICATE_WORDS | company_words
+            and low.removesuffix("s") not in AMOUNT_NOUNS and not operation_word(low) and not is_month(low)
             and not names_to_date(low))
 
 
