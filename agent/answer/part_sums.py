@@ -55,10 +55,10 @@ def part_across_segments(read: SubAnswer, sub_query: SubQuery, reader: EvidenceR
             continue
         answer = _computed_answer(base, comp, "money", sub_query.intent.scale, PART_SUM_CONFIDENCE)
         answer.named = f"{parts[0].text} of {whole}"  # what the figure is: the part of the company's total row
-        rows = " + ".join(f"'{v.label}'" for v in values)
+        operands = " + ".join(f"'{v.label}'" for v in values)
         cites = " ".join(dict.fromkeys(c.label() for c in comp.citations()))
         answer.answer = (f"{_capital(_subject(base.company, base.metric, base.period, base.scope))} was "
-                         f"{answer.display} (computed: {rows} = {comp.formula}; the filing prints it segment by "
+                         f"{answer.display} (computed: {operands} = {comp.formula}; the filing prints it segment by "
                          f"segment) {cites}.")
         return answer
     return None
