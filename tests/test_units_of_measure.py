@@ -86,3 +86,17 @@ def test_the_same_words_without_a_unit_ask_the_amount(home) -> None:
 def test_a_row_that_names_the_unit_states_its_figures_in_it(home) -> None:
     answer = ask_once(home, "How much was Harborlight's total energy consumption (MWh) in 2024?")
     assert "205,092" in stated(answer), answer
+
+
+def test_a_ratio_computed_of_an_operand_in_the_unit_passes() -> None:
+    # 'how much did the net MW in operation represent in relation to the generation in GWh?': the unit names an
+    # operand; the answer is a ratio, no quantity of it
+    from agent.answer.gate import check_unit
+    from agent.answer.records import SubAnswer
+    from agent.schemas import NumericValue
+
+    ratio = SubAnswer(question="q", status="computed", answer="0.13x",
+                      value=NumericValue(text="0.13x", value=0.132, unit="x"))
+    assert check_unit(ratio, "gwh").passed
+    read = SubAnswer(question="q", status="found", answer="3,016", value=NumericValue(text="3,016", value=3016.0))
+    assert not check_unit(read, "gwh").passed

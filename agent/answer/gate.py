@@ -164,7 +164,8 @@ def check_unit(answer: SubAnswer, unit: str) -> Check:
     own = answer.value.unit if answer.value is not None else ""
     # a row or column that names the unit ('Total energy consumption (MWh)') states its figures in it
     own = own or stated_measure(f"{row_label(answer)} {answer.value.column if answer.value is not None else ''}")
-    if not unit or same_measure(own, unit):
+    # a ratio computed in code names the unit of an operand ('the net MW in relation to the generation in GWh')
+    if not unit or same_measure(own, unit) or (answer.status == "computed" and own in {"x", "%"}):
         return Check(name="metric", passed=True, detail=f"unit: {unit or own or 'as printed'}")
     return Check(name="metric", passed=False,
                  detail=f"the question asks for {unit}; the figure is {f'in {own}' if own else 'in no unit of measure'}")
