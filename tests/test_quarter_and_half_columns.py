@@ -1,7 +1,8 @@
 """A release printing 'Q2 FY25 | Q2 FY24 | Y/Y | H1 FY25 | H1 FY24 | Y/Y': a change asked of a quarter ('grow year
 over year in Q2') is the quarter's against the same quarter a year before -- never the half's columns, which are no
 years -- and 'grow' asks a change as 'growth' does. A line of the operating expenses (below revenue, above
-operating income) is a cost: 'purchased transportation costs' is its row."""
+operating income) is a cost: 'purchased transportation costs' is its row. A gain a reconciliation deducts is printed
+negative; its amount is the gain's."""
 
 from __future__ import annotations
 
@@ -37,6 +38,17 @@ Heron Haulage, Inc. (NASDAQ: HRNH) today announced results for its second quarte
 |---|---|---|---|
 | Linehaul miles (millions) | 96.2 | 94.0 | 2.3% |
 | Shipments per day | 31,400 | 30,950 | 1.5% |
+
+### Reconciliation of Net Income to Adjusted EBITDA
+
+($ in millions)
+
+| | Q2 FY25 | Q2 FY24 |
+|---|---|---|
+| Net income | 70.2 | 61.0 |
+| Depreciation and amortization | 44.0 | 41.5 |
+| Gain on sale of terminals | (9.6) | — |
+| Adjusted EBITDA | 104.6 | 102.5 |
 """
 
 
@@ -57,3 +69,8 @@ def test_a_line_of_operating_expenses_is_a_cost(home) -> None:
     # a figure that is no line of the expenses is no cost
     miles = ask_once(home, "What were Heron's linehaul miles costs in Q2 FY25?")
     assert "96.2" not in stated(miles), miles
+
+
+def test_a_gain_a_reconciliation_deducts_is_its_amount(home) -> None:
+    answer = ask_once(home, "What was Heron's gain on the sale of terminals in Q2 FY25?")
+    assert "$9.6 million" in stated(answer) and "(9.6)" not in stated(answer), answer
