@@ -497,3 +497,13 @@ def test_a_row_label_wrapped_before_its_aside_is_one_label() -> None:
     assert [(r.label, r.cells) for r in table.rows] == [
         ("Americas", ["1,200.1", "1,100.0"]), ("Europe, Middle East and Africa (EMEA)", ["512.3", "498.2"]),
         ("Total", ["1,712.4", "1,598.2"])]
+
+
+def test_a_half_labelled_in_short_is_a_half_not_a_year() -> None:
+    # 'H1 FY25' over a column is the first half of fiscal 2025; read as 'FY25' it was the whole year
+    from agent.ingest.columns import detect_columns
+
+    columns = detect_columns("Q2 FY25 Q2 FY24 H1 FY25 H1 FY24", 4)
+    assert columns == ["Q2 FY25", "Q2 FY24", "H1 FY25", "H1 FY24"]
+    assert [normalise_period(c) for c in columns] == ["FY2025Q2", "FY2024Q2", "FY2025H1", "FY2024H1"]
+    assert normalise_period(detect_columns("1H 2024 1H 2023", 2)[0]) == "FY2024H1"

@@ -17,7 +17,7 @@ MONTH_RE = (
 YEAR = r"(?:19|20)\d{2}"
 PERIOD_RE = re.compile(
     rf"(?P<date>\b{MONTH_RE}\s+\d{{1,2}},?\s+{YEAR}\b)"
-    rf"|(?P<quarter>\b(?:Q[1-4]|[1-4]Q)\s*(?:FY\s*)?'?\s*(?:{YEAR}|\d{{2}})\b)"
+    rf"|(?P<quarter>\b(?:Q[1-4]|[1-4]Q|H[12]|[12]H)\s*(?:FY\s*)?'?\s*(?:{YEAR}|\d{{2}})\b)"
     rf"|(?P<ordq>\b(?:first|second|third|fourth)[\s-]+quarter(?:[\s-]+(?:of\s+)?(?:fiscal\s+)?{YEAR}\b)?)"
     rf"|(?P<fiscal>\b(?:fiscal(?:\s+year)?|FY)\s*'?\s*(?:{YEAR}|\d{{2}})\b|(?<![\w-])F[0-3]\d\b|\b{YEAR}\s?/\s?\d{{2}}(?:\d{{2}})?\b)"
     rf"|(?P<monthyear>\b{MONTH_RE}\s+{YEAR}\b)"
