@@ -166,7 +166,7 @@ def _modifier_word(low: str) -> bool:
     says when, how much or on what basis ('part-time', 'e-commerce', 'third-party' narrow; 'year-end' does not)."""
     pieces = low.split("-")
     if len(pieces) == 1 or not all(p.isalpha() for p in pieces):
-        return low.replace(".", "").isalpha() and not low.startswith(".")  # 'u.s' of 'U.S.': an abbreviation
+        return low.isalpha()
     return not any(p in _NO_MODIFIER_PIECES or is_month(p) for p in pieces)
 
 
@@ -251,15 +251,13 @@ def _walk_before(question: str, start: int, company: str,
             or low in REGISTRANT_FORMS  # 'Tailspin Therapeutics, Inc. R&D expense': the name ends there
             or tok.endswith(("'s", "’s"))
             or find_periods(tok)
-            # an abbreviation before a word of basis qualifies the basis ('U.S. GAAP'), no part of the metric
-            or ("." in low and i + 1 < len(tokens) and tokens[i + 1].lower() in PLAIN_MODIFIERS)
             # a capitalised word inside a question is a name's ('Home Improvement' net sales), no operation
             or (_OPERATION_WORD_RE.fullmatch(low) and not tok[:1].isupper())
             or len(mods) >= MAX_MODIFIER_WORDS
         ):
             break
         if low not in PLAIN_MODIFIERS:
-            mods.append(tok if "." in low else low)  # an abbreviation as written ('U.S.'), its stops kept
+            mods.append(low)
             appended, last = True, tok
     while mods and mods[-1] in NAME_JOINERS:  # 'Adobe and Microsoft': the joiner joined another name to a company's
         mods.pop()
