@@ -43,6 +43,7 @@ from agent.answer.words import (
     other_kind_parent,
     owner_row,
     same_root,
+    slash_alternatives,
     unasked_part,
 )
 from agent.finance import arithmetic
@@ -376,7 +377,7 @@ def _names_header(question: str, header: str, label: str = "") -> bool:
     interest-earning assets' names the row)."""
     header = header.strip()
     own = without_periods(header).strip(" ,:-")
-    names = {own, *(own.split("/") if own.count("/") == 1 else ())} - {header}
+    names = set(slash_alternatives(own)) - {header}
     row = _content_words(label)
     return any(len(name.strip()) >= HEADER_MIN_CHARS and re.search(
         rf"(?<![\w/]){re.escape(name.strip())}(?![\w/])", question, re.IGNORECASE)

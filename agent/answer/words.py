@@ -163,6 +163,11 @@ def inflected(a: str, b: str) -> bool:
     return long_ in {f"{short}ed", f"{short}d", f"{short}ing"}
 
 
+def slash_alternatives(name: str) -> list[str]:
+    """A column's name and, when a slash joins two names ('Yield/Rate'), each of them: either one names it whole."""
+    return [name, *(name.split("/") if name.count("/") == 1 else ())]
+
+
 def named_by(words: set[str], asked: set[str]) -> set[str]:
     """Those of ``words`` the ``asked`` words name, as written or in a regular form ('Opened' by 'open')."""
     return {w for w in words if w in asked or any(inflected(w, a) for a in asked)}
@@ -277,8 +282,7 @@ def unasked_column(ev: Evidence, value: NumericValue, asked: str, owner: str = "
     tokens = [w.strip(",.:;()?") for w in without_possessive(asked).lower().split()]
     inside = set().union(*(name_words(w) for w in tokens if w in compounds))
     asked_words -= inside - set().union(*(name_words(w) for w in tokens if w not in compounds))
-    # a name of alternatives a slash joins ('Yield/Rate') is named by either one whole
-    names = [own.name, *(own.name.split("/") if own.name.count("/") == 1 else ())]
+    names = slash_alternatives(own.name)
     if any(named_by(name_words(without_units(n)), asked_words) == name_words(without_units(n)) for n in names):
         return ""
     # A long name is named by the words that tell it from the other columns ('remaining available for future
