@@ -18,6 +18,7 @@ from agent.answer.reading import (
     EvidenceReader,
     measured_unit,
     only_periods,
+    through_clause,
 )
 from agent.answer.records import (
     SubAnswer,
@@ -55,7 +56,7 @@ from agent.finance.metrics import METRICS
 from agent.finance.numbers import (
     CURRENCIES,
 )
-from agent.finance.periods import expand_range, find_periods, sort_key, without_periods
+from agent.finance.periods import expand_range, find_periods, is_month, sort_key, without_periods
 from agent.finance.wording import CHANGE_RE, SUM_WORD_RE, TOTAL_RE
 from agent.query.asked import AVERAGE_NAME_RE, PERIODS_MEETING, RATIO_NAME_RE
 from agent.query.cues import AVERAGE_RE, PART_OF_RE, PERCENT_RE, asks_percent, possessive, spans_range
@@ -747,6 +748,7 @@ def _cell_combination(
     values: list[CitedValue] = []
     sureness: list[float] = []
     row = ""
+    first_said: set[str] = set()  # the question's words the first figure's row or sentence says
     for period in periods:
         found = _best_cell(reader, words, {period}, base.company, same_row=row, question=q,
                            opening=sub_query.intent.temporal_scope.opening)
@@ -755,6 +757,13 @@ def _cell_combination(
         score, cell = found
         if operation == "average" and AVERAGE_NAME_RE.search(_cell_name(cell)):
             return None  # 'the average price in 2018 and 2019' over an 'Average price' row asks for its figures
+        # a sentence names its figure after it too ('we granted 464,888 PSUs'): its clause, for a row its label
+        said = {w for w in named_by(words, _content_words(through_clause(cell.seg.raw, cell.value.start, cell.value.end)
+                                                          if cell.prose else f"{cell.label} {cell.parent}"))
+                if not is_month(w)}  # each figure's own month ('In October 2018, we granted')
+        if values and not first_said <= said:
+            return None  # another row's or sentence's figure of the period: it says less of what is asked
+        first_said = first_said if values else said
         row = row or cell.label
         named_row = _cell_name(cell)
         ev = reader.evidence[cell.seg.ev]
