@@ -1,4 +1,4 @@
-"""``finrag eval cv``: a learned reader (operations, answer kinds, unprinted words) on companies it was not trained on (company-disjoint
+"""``finrag eval cv``: a learned reader (operations, answer kinds) on companies it was not trained on (company-disjoint
 folds)."""
 
 from __future__ import annotations
@@ -21,14 +21,12 @@ def register(actions: argparse._SubParsersAction) -> None:
         "accuracy, the mean and the spread. With --answers, also answer each held-out fold's ConvFinQA "
         "conversations with the model that never saw them and report right / wrong / refused per fold. --model "
         "answer-kinds does the same for the model that tells amount questions from words ones (its --answers: "
-        "TAT-QA's questions, each fold's filings answered by a model trained without them). --model unprinted-words "
-        "counts each fold's words on the others and reports how often a word it calls an asking word was indeed not "
-        "printed with the right figure (precision) and how many such words it finds (coverage).",
+        "TAT-QA's questions, each fold's filings answered by a model trained without them).",
         epilog="example: finrag eval cv --data ../shared/findata --folds 5 --answers",
     )
     p.add_argument("--data", type=Path, default=None, help="data in the findata layout (default: FINRAG_DATA_DIR)")
     p.add_argument("--folds", type=int, default=DEFAULT_FOLDS, help=f"number of folds (default {DEFAULT_FOLDS})")
-    p.add_argument("--model", choices=("operations", "answer-kinds", "unprinted-words"), default="operations",
+    p.add_argument("--model", choices=("operations", "answer-kinds"), default="operations",
                    help="which learned model (default: operations)")
     p.add_argument("--answers", action="store_true",
                    help="also answer each fold's questions end to end with the model that never saw them: ConvFinQA's "
@@ -44,8 +42,6 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from evals.operation_labels import answer_kind_questions, labelled_questions
 
     data_dir = data_dir_of(args, settings)
-    if args.model == "unprinted-words":
-        return _unprinted(args, data_dir)
     kinds = args.model == "answer-kinds"
     examples = answer_kind_questions(data_dir) if kinds else labelled_questions(data_dir)
     cv = cross_validate(examples, args.folds)
@@ -55,18 +51,4 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         cv = answer_folds(cv, examples, data_dir, settings, args.folds, kinds=kinds)
     title = "Answer-kind model" if kinds else "Operation model"
     report([cv], lambda rows: render(rows[0], title), args.out, "cv", args.json)
-    return 0
-
-
-def _unprinted(args: argparse.Namespace, data_dir: Path) -> int:
-    from cli.common import report
-    from evals.printed_labels import labelled_words
-    from evals.unprinted_cv import cross_validate, render
-
-    if args.answers:
-        print("--answers is not offered for the unprinted-words model: run `finrag eval answers` (or the sealed "
-              "sets) before and after retraining it")
-        return 2
-    cv = cross_validate(labelled_words(data_dir), args.folds)
-    report([cv], lambda rows: render(rows[0]), args.out, "cv", args.json)
     return 0

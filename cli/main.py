@@ -55,7 +55,6 @@ EPILOG = """examples:
   finrag store migrate --to postgresql --url postgresql://...   one store for every replica (then FINRAG_STORE_URL)
   finrag train operations                     rebuild the learned operation model from FINRAG_DATA_DIR
   finrag train answer-kinds                   rebuild the model that tells amount questions from words ones
-  finrag train unprinted-words                rebuild the words a question asks with that filings never print
 
 Data lives under $FINRAG_HOME (default ~/.local/share/finrag), or in PostgreSQL for replicas ($FINRAG_STORE_URL).
 A language model is optional: set OPENAI_API_KEY (and OPENAI_BASE_URL for vLLM, Ollama or llama.cpp) to use one;

@@ -14,7 +14,7 @@ from cli.common import data_dir_of, print_usage
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "train",
-        help="rebuild a learned model from FINRAG_DATA_DIR (operations, answer-kinds, unprinted-words)",
+        help="rebuild a learned model from FINRAG_DATA_DIR (operations, answer-kinds)",
         description="Train a learned part of finrag on the benchmark data in the findata layout and write it where "
         "finrag reads it. The same data gives the same file, so the shipped model can be checked and rebuilt.",
         epilog="example: FINRAG_DATA_DIR=../shared/findata finrag train operations",
@@ -43,20 +43,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     _data_and_out(kinds, "answer_kinds.json")
     kinds.set_defaults(func=run_answer_kinds)
-    unprinted = actions.add_parser(
-        "unprinted-words",
-        help="which words of a question the right figure's row, columns or sentence never print ('combined', "
-        "'concerning')",
-        description="Find every ConvFinQA turn's and TAT-QA question's gold figures on its page (a table cell, or a "
-        "sentence), label each word of the question printed or not by the figure's row label, column headings or "
-        "sentence, and count per word; a word asked at least 8 times by 5 companies or filings and printed with the "
-        "right figure at most 15% of the time is an asking word, whose absence never refuses a figure. Write the "
-        "counts as JSON. Check it with `finrag eval cv --model unprinted-words`.",
-        epilog="example: finrag train unprinted-words --data ../shared/findata   (writes "
-        "agent/query/unprinted_words.json)",
-    )
-    _data_and_out(unprinted, "unprinted_words.json")
-    unprinted.set_defaults(func=run_unprinted)
 
 
 def _data_and_out(parser: argparse.ArgumentParser, packaged: str) -> None:
@@ -78,22 +64,6 @@ def run_answer_kinds(args: argparse.Namespace, settings: Settings) -> int:
     from evals.operation_labels import answer_kind_questions
 
     return _train(answer_kind_questions(data_dir_of(args, settings)), args.out or PACKAGED_KIND_MODEL)
-
-
-def run_unprinted(args: argparse.Namespace, settings: Settings) -> int:
-    from agent.query.unprinted import PACKAGED_MODEL, train
-    from evals.printed_labels import labelled_words
-
-    started = time.perf_counter()
-    examples = labelled_words(data_dir_of(args, settings))
-    groups = len({e.group for e in examples})
-    model = train(examples, trained_on=f"{len(examples)} questions of {groups} companies and filings")
-    out = args.out or PACKAGED_MODEL
-    out.parent.mkdir(parents=True, exist_ok=True)
-    model.save(out)
-    print(f"counted {len(model.counts)} words of {len(examples)} questions ({groups} companies and filings) in "
-          f"{time.perf_counter() - started:.1f} s: {len(model.words())} asking words -> {out}")
-    return 0
 
 
 def _train(examples: list[LabelledQuestion], out: Path) -> int:

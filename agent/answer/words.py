@@ -28,7 +28,6 @@ from agent.query.scope import (
     STOP_WORDS,
     metric_modifiers,
 )
-from agent.query.unprinted import unprinted_words
 from agent.schemas import NumericValue, TableColumn
 
 TOTAL_BONUS = 0.1  # among partial labels, a "Total ..." row is the total, not a sub-item
@@ -210,9 +209,8 @@ def negated_words(asked: str, own: str) -> list[str]:
 # The verbs that tie a company or a part to the amount it brought in, as content words: no word a row must print.
 LINKING_VERBS = frozenset(_content_words(" ".join(CONTRIBUTION_VERBS)))
 # Words by which a question asks how much, when, which or what of a figure (its arithmetic, its periods, its
-# place in a table) rather than what the figure is: no row, column or table needs to print them. Those listed here
-# seed it; the rest are learned from where the dev sets' gold figures sit (:mod:`agent.query.unprinted`).
-ASKING_WORDS = unprinted_words() | frozenset(_content_words(
+# place in a table) rather than what the figure is: no row, column or table needs to print them.
+ASKING_WORDS = frozenset(_content_words(
     "average mean change difference increase decrease growth decline which what has have had does did year years "
     "fiscal fy period periods quarter amount value reported recorded shown presented disclosed stated table company "
     "group end beginning balance respective respectively based larger largest higher highest greater greatest "

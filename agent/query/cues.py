@@ -97,13 +97,6 @@ _ARITHMETIC_WORDS = frozenset(
 )
 
 
-def refers_back(word: str) -> bool:
-    """Whether ``word`` points at what an earlier turn named ('those', 'same'): what it stands for is no word of the
-    turn's own, so it is never a word the turn merely asks with."""
-    found = _REFERENCE_RE.fullmatch(word)
-    return found is not None and not found.group("opener")  # 'so', 'also' open a follow-up, pointing at nothing
-
-
 def is_operation_word(word: str) -> bool:
     """Whether a (lower-case) word names arithmetic or a change ('grew', 'percent', 'total'), not a figure."""
     return word in _ARITHMETIC_WORDS or bool(CHANGE_RE.fullmatch(word))

@@ -1,7 +1,7 @@
-"""Words a question asks with ('the full total', 'concerning the euro notes', 'combined') are no words the figure's
-row must print: the closed world learns them (agent/query/unprinted.py) and no longer refuses the row that is asked.
-The words that name what is asked still do, and a figure computed over periods is read from one row or sentence:
-another sentence's figure of the period, naming less of what is asked, is no operand."""
+"""A figure computed over periods ('the sum of X in 2023 and 2024', 'the percentage change in X from 2023 to 2024')
+takes each period's figure from one row or sentence: another sentence's figure of the period, naming less of what is
+asked than the first one does, is no operand (it had added 2024's allowance to 2023's provision recapture). Two
+sentences that both name what is asked, each after its figure, are combined."""
 
 from __future__ import annotations
 
@@ -17,25 +17,6 @@ FILING = """# Tailspin Foods, Inc.
 ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934
 For the fiscal year ended December 31, 2024
 
-## Note 8. Short-Term Borrowings
-
-The components of notes payable were as follows (in millions):
-
-| | December 31, 2024 | December 31, 2023 |
-|---|---|---|
-| U.S. commercial paper | 412.0 | 192.5 |
-| Financial institutions | 114.5 | 118.8 |
-| Total notes payable | 526.5 | 311.3 |
-
-## Note 9. Notes Issued
-
-Notes issued during the year (in millions):
-
-| | 2024 | 2023 |
-|---|---|---|
-| Euro notes | 3,098 | 2,120 |
-| U.S. dollar notes | 1,500 | 2,500 |
-
 ## Note 10. Purchased Impaired Loans
 
 During 2024, $82 million of provision recapture was recorded for purchased impaired loans, compared to $91 million
@@ -49,23 +30,34 @@ targets. In 2024, we granted 464,888 PSUs with certain financial targets.
 """
 
 
+# The same page as a text extractor writes it: lower case, the sentence opening the page, the next sentences run on.
+EXTRACTED = """# Tailspin Bancorp
+
+ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934
+For the fiscal year ended December 31, 2024
+
+during 2024 , $ 64 million of provision recapture was recorded for purchased impaired loans compared to $ 77 million of
+provision recapture during 2023 . charge-offs during 2024 were $ 10 million compared to $ 35 million during 2023 . at
+december 31 , 2024 and december 31 , 2023 , the allowance on total purchased impaired loans was $ .4 billion and $ .8
+billion , respectively . the decline in the allowance was due to the change in our policy .
+"""
+
+
+@pytest.fixture(scope="module")
+def extracted(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return ingested_typeset(tmp_path_factory.mktemp("extracted"), "TAILSPIN_2024_10K.txt", EXTRACTED)
+
+
+def test_an_average_over_periods_takes_no_operand_from_another_sentence(extracted: Settings) -> None:
+    # 2024's allowance ($.4 billion) names the loans, not the recapture: never averaged with 2023's $77 million
+    answer = ask_once(extracted, "What was Tailspin's average provision recapture for purchased impaired loans in 2023 "
+                                 "and 2024?")
+    assert "0.24" not in answer and "0.4" not in stated(answer)
+
+
 @pytest.fixture(scope="module")
 def tailspin(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     return ingested_typeset(tmp_path_factory.mktemp("tailspin"), "TAILSPIN_2024_10K.md", FILING)
-
-
-@pytest.mark.parametrize(("question", "figure"), [
-    ("Concerning Tailspin's euro notes, what was their full total in 2024?", "3,098"),
-    ("What was the combined amount of Tailspin's euro notes in 2024?", "3,098"),
-    ("What was the full total of Tailspin's notes payable at December 31, 2024?", "526.5"),
-])
-def test_words_that_only_ask_leave_the_asked_row_answered(tailspin: Settings, question: str, figure: str) -> None:
-    assert figure in stated(ask_once(tailspin, question))
-
-
-def test_a_word_that_names_what_is_asked_still_refuses_a_row_that_does_not_print_it(tailspin: Settings) -> None:
-    answer = ask_once(tailspin, "Concerning Tailspin's euro notes, what was their full total redeemed in 2024?")
-    assert answer.startswith("Not found") and "3,098" not in stated(answer)
 
 
 @pytest.mark.parametrize("question", [
