@@ -208,6 +208,7 @@ class NumericValue(BaseModel):
 # Typed tables: what a table's headings say about each figure, kept from ingest to answer
 # ---------------------------------------------------------------------------------------------------------
 TableKind = Literal["statement", "segment", "per_share", "note", "mdna", "schedule"]
+RowRole = Literal["", "expense", "deducted_gain"]
 ColumnKind = Literal["period", "change", "span", "name"]
 
 
@@ -254,6 +255,11 @@ class TableLine(BaseModel):
     heading: bool = Field(default=False, description="a label-only line: a sub-heading of the rows below")
     period: str = Field(default="", description="the period a block of rows is under when the columns are names "
                         "('As at 31 December 2018' over 'USD denominated | Non-USD denominated')")
+    role: RowRole = Field(default="", description="what the row does in its table, read at ingest from the whole "
+                          "table (:mod:`agent.ingest.row_roles`): 'expense', a line of operating expenses (below "
+                          "revenue, above operating income, naming no metric of its own); 'deducted_gain', a gain a "
+                          "reconciliation to a non-GAAP measure deducts, printed negative by the adjustment's sign; "
+                          "'' otherwise")
     cells: list[TableCell] = Field(default_factory=list)
     char_start: int = Field(default=0, description="offset of the row in the document text")
     char_end: int = 0

@@ -14,7 +14,6 @@ from agent.answer.evidence_cells import Cell, named_periods, sentence_cells, tab
 from agent.answer.provenance import mentioned, spelled_out
 from agent.answer.reading import (
     TOTAL_ROW_RE,
-    Evidence,
     EvidenceReader,
     measured_unit,
     only_periods,
@@ -434,16 +433,6 @@ def _cell_value(cell: Cell, asked: set[str], fallback_period: str, question: str
     return value.model_copy(update={"period": period})
 
 
-def _deducted_gain(ev: Evidence, label: str) -> bool:
-    """A gain a reconciliation to a non-GAAP measure deducts ('Gain on sale of terminals | (15.8)' on the way to
-    adjusted EBITDA): printed negative by its adjustment's sign, its amount is the gain's. A 'gain (loss)' row's sign
-    is its own."""
-    record = ev.table
-    words = label.lower().split()
-    return (record is not None and "reconciliation" in f"{record.title} {' '.join(record.section_path)}".lower()
-            and bool(words) and words[0] in {"gain", "gains"} and "loss" not in label.lower())
-
-
 def _cell_name(cell: Cell) -> str:
     """What the figure is, for people: its row label plus a column header that is not just a period (of a period
     group's sub-column, its own name: 'Yield/Rate' of 'Three Months Ended September 30, 2025 Yield/Rate')."""
@@ -519,7 +508,7 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     quote = cell.seg.text
     citation = ev.citation(quote, cell.seg.start, cell.seg.row_label)
     value = _cell_value(cell, asked, base.period, sub_query.question)
-    if value.value < 0 and _deducted_gain(ev, cell.label):
+    if value.value < 0 and cell.seg.row is not None and cell.seg.row.role == "deducted_gain":
         value = turned(value, -value.value)
     # a figure the plan divides ('gross margin' over revenue) is an amount, whatever a 'margin' may name alone
     divided = bool(set(sub_query.operand_of) & _DIVIDED)

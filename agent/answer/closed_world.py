@@ -99,17 +99,11 @@ def _uncovered_words(answer: SubAnswer, question: str, provenance: str, headings
 
 
 def _expense_line(answer: SubAnswer, reader: EvidenceReader | None) -> bool:
-    """Whether the figure's row is a line of operating expenses: a row naming no metric of the lexicon's, printed
-    below its table's revenue row and above its operating income (the lines revenue is reduced by)."""
+    """Whether the figure's row is a line of operating expenses, as ingest typed it (``TableLine.role``)."""
     if reader is None or answer.citation is None or answer.value is None:
         return False
     seg = reader.row_at(answer.citation.chunk_id, answer.value.start)
-    record = reader.evidence[seg.ev].table if seg is not None and seg.row is not None else None
-    if record is None or seg.row not in record.rows or find_metrics(seg.row.label):
-        return False
-    at = record.rows.index(seg.row)
-    named = [{m.canonical for m in find_metrics(r.label)} for r in record.rows]
-    return any("revenue" in n for n in named[:at]) and any("operating income" in n for n in named[at + 1:])
+    return seg is not None and seg.row is not None and seg.row.role == "expense"
 
 
 def _other_rows(answer: SubAnswer, reader: EvidenceReader | None) -> set[str]:

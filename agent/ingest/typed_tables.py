@@ -42,6 +42,7 @@ from agent.finance.periods import (
 )
 from agent.ingest.figures import subunit, typed_row
 from agent.ingest.linearise import labelled_columns
+from agent.ingest.row_roles import row_roles
 from agent.ingest.tables import TableBlock, TableRow
 from agent.schemas import (
     ColumnKind,
@@ -521,7 +522,7 @@ def table_record(
     measure = stated_measure(" ".join([table.title, table.caption]))
     currency = "" if measure else table_currency(table) or filing_currency
     rows = _years_as_years([_measured(typed_row(r, columns, scale, currency), measure) for r in rows], columns)
-    rows = summed_parents(rows, columns)
+    rows = row_roles(summed_parents(rows, columns), table.title, section.path)
     return TableRecord(
         table_id=table_id,
         page=page,
