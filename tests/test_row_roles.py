@@ -5,8 +5,6 @@ row. The filing is typeset here."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from support import ask_once, ingested_typeset, stated
 
@@ -95,7 +93,7 @@ def test_row_roles_by_place_and_title(labels: list[str], title: str, roles: list
     assert [r.role for r in typed] == roles
 
 
-def test_a_record_stored_before_roles_reads_as_having_none(tmp_path: Path) -> None:
+def test_a_record_stored_before_roles_reads_as_having_none() -> None:
     assert TableLine.model_validate({"label": "Fuel"}).role == ""
 
 

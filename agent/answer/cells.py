@@ -711,6 +711,15 @@ def _total_cell(reader: EvidenceReader, part: Cell, words: set[str]) -> tuple[fl
     return None
 
 
+def _words_said(cell: Cell, words: set[str]) -> set[str]:
+    """The question's ``words`` that say what the cell's figure is: its row's label and sub-heading, or a sentence
+    figure's clause (a sentence names its figure after it too: 'we granted 464,888 PSUs'); a month is each figure's
+    own ('In October 2018, we granted'), no word of what is asked."""
+    text = (through_clause(cell.seg.raw, cell.value.start, cell.value.end) if cell.prose
+            else f"{cell.label} {cell.parent}")
+    return {w for w in named_by(words, _content_words(text)) if not is_month(w)}
+
+
 def _cell_combination(
     base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader, words: set[str], periods: list[str]
 ) -> SubAnswer | None:
@@ -746,13 +755,11 @@ def _cell_combination(
         score, cell = found
         if operation == "average" and AVERAGE_NAME_RE.search(_cell_name(cell)):
             return None  # 'the average price in 2018 and 2019' over an 'Average price' row asks for its figures
-        # a sentence names its figure after it too ('we granted 464,888 PSUs'): its clause, for a row its label
-        said = {w for w in named_by(words, _content_words(through_clause(cell.seg.raw, cell.value.start, cell.value.end)
-                                                          if cell.prose else f"{cell.label} {cell.parent}"))
-                if not is_month(w)}  # each figure's own month ('In October 2018, we granted')
+        said = _words_said(cell, words)
         if values and not first_said <= said:
             return None  # another row's or sentence's figure of the period: it says less of what is asked
-        first_said = first_said if values else said
+        if not values:
+            first_said = said
         row = row or cell.label
         named_row = _cell_name(cell)
         ev = reader.evidence[cell.seg.ev]
