@@ -42,6 +42,13 @@ def test_parts_joined_by_and_are_a_list() -> None:
     assert [(t.text, t.listed) for t in scope_terms("What was revenue from China in 2024?")] == [("China", 0)]
 
 
+@pytest.mark.parametrize("period", ["2024", "fiscal 2024", "FY24", "FY2024", "Q3 FY25"])
+def test_a_period_set_off_by_a_comma_before_the_parts_leaves_them_parts(period: str) -> None:
+    # 'in FY24, Cloud Services or Devices': the comma is the period's, as '2024,' writes it, and ends no part
+    terms = scope_terms(f"Which segment had the higher operating income in {period}, Cloud Services or Devices?")
+    assert [t.text for t in terms][:1] == ["Cloud Services"]
+
+
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     return ingested_typeset(tmp_path_factory.mktemp("listed"), "LAKESHORE_2024_10K.md", REPORT)

@@ -371,7 +371,10 @@ def scope_terms(question: str, company: str = "", registry: EntityRegistry | Non
         before = " ".join(_before(asked, mention.start, company, registry))
         if before:
             terms.append(ScopeTerm(text=before, metric=mention.canonical))
-        found = [m for m in _TOKEN_RE.finditer(asked, mention.end) if not any(s <= m.start() < e for s, e in spans)]
+        # the comma that sets a period off ('in FY24, Cloud Services or Devices') is the period's, as it is when a
+        # year's digits take it ('2024,'): it ends no part
+        found = [m for m in _TOKEN_RE.finditer(asked, mention.end)
+                 if not any(s <= m.start() < e or (m.group() == "," and m.start() == e) for s, e in spans)]
         tokens = [m.group() for m in found]
         if found and found[0].start() not in starts and _is_head(tokens[0], company_words, mention.canonical):
             terms.append(ScopeTerm(text=_bare(tokens[0]), metric=mention.canonical, kind="measure"))
