@@ -412,6 +412,14 @@ def test_an_exact_tie_across_periods_from_two_places_is_refused() -> None:
     # A short figure repeating is no evidence of a misread (a fuel surcharge of 2.6 billion two years running).
     short = [r.model_copy(update={"value": r.value.model_copy(update={"text": "2.6", "value": 2.6})}) for r in reads]
     assert combine(plan, short).computations[0].result.value == 0
+    # One row printing the same figure under both years' columns is a true tie (a balance that did not move).
+    row = "Share capital | 16,026 | 16,026"
+    same_row = [_read("a", NumericValue(text="16,026", value=16026, scale=1e6, unit="USD", period="FY2018", start=24),
+                      quote=row),
+                _read("b", NumericValue(text="16,026", value=16026, scale=1e6, unit="USD", period="FY2019", start=15),
+                      quote=row)]
+    same_row = [r.model_copy(update={"metric": "net income"}) for r in same_row]
+    assert combine(plan, same_row).computations[0].result.value == 0
 
 
 def test_improving_as_of_a_year_is_the_latest_years_change() -> None:

@@ -207,7 +207,8 @@ def significant_digits(text: str) -> int:
 
 def period_tie(a: CitedValue, b: CitedValue) -> bool:
     """Two reported figures of one metric for different periods, printed with the same many digits but read from
-    different places: one of them was read for the wrong period ('net income 16,026' for 2018 and 2019)."""
+    different places: one of them was read for the wrong period ('net income 16,026' for 2018 and 2019). Two
+    figures of one row or sentence, each under its own period ('Share capital | 4,127 | 4,127'), print a true tie."""
     return (
         not a.computed
         and not b.computed
@@ -217,7 +218,15 @@ def period_tie(a: CitedValue, b: CitedValue) -> bool:
         and a.value.period != b.value.period
         and a.value.value == b.value.value
         and significant_digits(a.value.text) >= TIE_DIGITS
+        and not _one_line(a, b)
     )
+
+
+def _one_line(a: CitedValue, b: CitedValue) -> bool:
+    """Both figures were read at two places of one quoted row or sentence of one page."""
+    ca, cb = a.citation, b.citation
+    return (ca is not None and cb is not None and (ca.doc, ca.page, ca.quote) == (cb.doc, cb.page, cb.quote)
+            and a.value.start != b.value.start)
 
 
 def _distinct_cells(values: Sequence[CitedValue]) -> None:
