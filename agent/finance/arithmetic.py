@@ -224,9 +224,8 @@ def period_tie(a: CitedValue, b: CitedValue) -> bool:
 
 def _one_line(a: CitedValue, b: CitedValue) -> bool:
     """Both figures were read at two places of one quoted row or sentence of one page."""
-    ca, cb = a.citation, b.citation
-    return (ca is not None and cb is not None and (ca.doc, ca.page, ca.quote) == (cb.doc, cb.page, cb.quote)
-            and a.value.start != b.value.start)
+    at, bt = reported_cell(a), reported_cell(b)
+    return at is not None and bt is not None and at[:3] == bt[:3] and at != bt
 
 
 def _distinct_cells(values: Sequence[CitedValue]) -> None:
