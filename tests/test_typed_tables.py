@@ -408,3 +408,20 @@ def test_a_chunk_stored_before_its_sentences_were_read_has_them_read_when_used()
     assert chunk.sentences is None
     (sentence,) = Evidence.from_chunk(chunk, "X_2024_10K").sentences
     assert [(f.value, f.scale, f.period) for f in sentence.figures] == [(437.0, 1e6, "FY2024")]
+
+
+def test_figures_under_named_columns_carry_the_period_line_above_their_block() -> None:
+    # The typed figure is the fact the reader states: under 'USD denominated | Non-USD denominated' its period is
+    # the block's ('As at 31 December 2018'), set at ingest, so no reader derives it from the chunk's text again.
+    page = (
+        "Monetary assets by currency\n"
+        "USD denominated | Non-USD denominated\n"
+        "As at 31 December 2019\n"
+        "Monetary assets, current | 27,728 | 2,899\n"
+        "As at 31 December 2018\n"
+        "Monetary assets, current | 18,041 | 1,994\n"
+    )
+    record = table_record(find_tables(page)[0], table_id="x:t0", page=0, offset=0, fy_end_month=12,
+                          section=Section(section_id=0, title="Note 3", path=["Note 3"], kind="note"))
+    figures = [[(f.value, f.period) for c in r.cells for f in c.figures] for r in record.rows if r.cells]
+    assert figures == [[(27728.0, "FY2019"), (2899.0, "FY2019")], [(18041.0, "FY2018"), (1994.0, "FY2018")]]

@@ -13,7 +13,6 @@ from pydantic import BaseModel, Field
 from agent.answer.evidence_cells import Cell, named_periods, sentence_cells, table_cells
 from agent.answer.provenance import mentioned, spelled_out
 from agent.answer.reading import (
-    TOTAL_ROW_RE,
     EvidenceReader,
     measured_unit,
     only_periods,
@@ -57,6 +56,7 @@ from agent.finance.numbers import (
 )
 from agent.finance.periods import expand_range, find_periods, is_month, sort_key, without_periods
 from agent.finance.wording import CHANGE_RE, SUM_WORD_RE, TOTAL_RE
+from agent.ingest.typed_tables import TOTAL_ROW_RE
 from agent.query.asked import AVERAGE_NAME_RE, PERIODS_MEETING, RATIO_NAME_RE
 from agent.query.cues import AVERAGE_RE, PART_OF_RE, PERCENT_RE, asks_percent, possessive, spans_range
 from agent.query.definitions import asked_part

@@ -15,7 +15,11 @@ import re
 
 from agent.answer.companies import same_company
 from agent.answer.provenance import mentioned
-from agent.answer.reading import TOTAL_ROW_RE, Evidence, EvidenceReader, Segment
+from agent.answer.reading import (
+    Evidence,
+    EvidenceReader,
+    Segment,
+)
 from agent.answer.records import SubAnswer
 from agent.answer.row_periods import row_blocks
 from agent.answer.words import ASKING_WORDS, LINKING_VERBS, _content_words, same_root
@@ -24,6 +28,7 @@ from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation
 from agent.finance.lexicon import find_metrics
 from agent.finance.periods import shift_period
 from agent.finance.wording import FALL_RE
+from agent.ingest.typed_tables import TOTAL_ROW_RE
 from agent.query.asked import ITEM_KINDS, LOWEST, SIZE_WORD, SUPERLATIVE, operations_asked
 from agent.query.cues import asks_percent
 from agent.query.definitions import asked_part

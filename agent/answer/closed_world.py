@@ -22,7 +22,7 @@ from agent.answer.provenance import (
     row_label,
     spelled_out,
 )
-from agent.answer.reading import TOTAL_ROW_RE, EvidenceReader, Segment, only_periods
+from agent.answer.reading import EvidenceReader, Segment, only_periods
 from agent.answer.records import Check, SubAnswer
 from agent.answer.words import (
     ASKING_WORDS,
@@ -42,6 +42,7 @@ from agent.finance.lexicon import find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.periods import without_periods
 from agent.finance.wording import CHANGE, SCALE_ASKED_RE, TOTAL_RE, without_possessive
+from agent.ingest.typed_tables import TOTAL_ROW_RE
 from agent.query.cues import is_operation_word, possessive
 from agent.query.definitions import asked_part
 from agent.query.intent import asking_part

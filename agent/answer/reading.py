@@ -18,7 +18,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from agent.finance.column_periods import single_period
 from agent.finance.lexicon import MetricMention, find_metrics
 from agent.finance.numbers import SCALE_NAMES, currency_of, find_numbers, units_only
 from agent.finance.periods import (
@@ -34,10 +33,7 @@ from agent.ingest.prose import read_sentences, split_sentences
 from agent.ingest.typed_tables import (
     MDNA_RE,
     SUBHEADING_MAX_WORDS,
-    TOTAL_ROW_RE,
-    same_label,
     statement_of,
-    sub_heading,
 )
 from agent.query.scope import STOP_WORDS
 from agent.schemas import (
@@ -251,45 +247,46 @@ def _titled(title: str) -> list[MetricMention]:
     return titled if len({m.canonical for m in titled}) == 1 else []
 
 
+def _row_headings(record: TableRecord) -> dict[int, list[MetricMention]]:
+    """The metrics each typed row of a chunk's record is named by from above, keyed by its line in the chunk: its
+    own sub-heading's where ingest placed it under one, else the latest short label-only line's above it, else the
+    table's title's (a breakdown's title names its rows' metric before the 'by': 'Net sales by region')."""
+    heading = _titled(record.title or ", ".join(c.label for c in record.columns))
+    out: dict[int, list[MetricMention]] = {}
+    for row in record.rows:
+        if not row.cells:
+            heading = find_metrics(row.label) if len(row.label.split()) <= SUBHEADING_MAX_WORDS else []
+            continue
+        out[row.chunk_line] = (find_metrics(row.parent) or heading) if row.parent else heading
+    return out
+
+
 def _segments(ev_index: int, ev: Evidence, currency: str) -> list[Segment]:
+    """The chunk's table rows and sentences, each with its figures: a row's as its typed record gives them (unit,
+    scale, period, sub-heading, as ingest typed them), a sentence's as ingest read them."""
     text = ev.text
     record = ev.table
-    # A table chunk's rows are read from its typed record, as ingest typed them; a line with bars in a chunk
-    # without one (a table's stray row left in prose) is text.
-    is_table = record is not None
-    columns = [c.period for c in record.columns] if record is not None else []
     line_starts = [m.end() for m in re.finditer("\n", text)]
+    headings = _row_headings(record) if record is not None else {}
     out: list[Segment] = []
-    heading: list[MetricMention] = _titled(record.title) if record is not None else []  # the latest sub-heading's
-    parent = ""  # the table's latest sub-heading line: what the rows under it are parts of
-    # The period a block of rows is under when the columns are names, not periods ('USD denominated | Non-USD
-    # denominated' with 'As at 31 December 2018' above the block): the header's one period, then each period line.
-    block = ""
     stated = {s.start: s.figures for s in ev.sentences}  # each sentence's figures, as ingest read them
     for start, end in split_sentences(text):
         piece = text[start:end]
+        # A table chunk's rows are read from its typed record; a line with bars in a chunk without one (a table's
+        # stray row left in prose) is text.
         if record is not None and "|" in piece:
-            typed = record.row_at_line(bisect.bisect_right(line_starts, start))
+            line = bisect.bisect_right(line_starts, start)
+            typed = record.row_at_line(line)
             row = typed if typed is not None and typed.cells else None
             if row is not None:
                 label, nums = _record_row(piece, start, row, record)
-                block = row.period
-            else:  # a sub-heading row ('Revenue:'), or the header line: the table's title, else its columns' names
-                # ('2019 % of total revenues': a table untitled but for them is of the metric they name)
+            else:  # a sub-heading row ('Revenue: | (in thousands)'), or the header line: the table's title, else its
+                # columns' names ('2019 % of total revenues': a table untitled but for them is of the metric they name)
                 label = clean_label(typed.label if typed is not None else "" if not _COLUMNS_RE.search(piece)
                                     else record.title or ", ".join(c.label for c in record.columns))
                 nums = []
             if is_hostile_row(piece.split("|", 1)[0]) or merged_label(label):
                 continue
-            if block and nums and not any(n.period for n in nums) and not single_period(label, ev.fy_end_month, True):
-                nums = [n.model_copy(update={"period": block}) for n in nums]
-            if _COLUMNS_RE.search(piece):
-                block = "" if any(columns) else single_period(_COLUMNS_RE.sub(" ", piece), ev.fy_end_month)
-                # The table's own header line: a title naming one metric ('Net sales by region') names it
-                # for the rows below, as a sub-heading does ('Europe | 1,100' is Europe's net sales).
-                # A breakdown's title ('Net sales by region') names its rows' metric before the 'by'.
-                heading = _titled(label)
-                parent = ""  # a table's header line: the lines above it are its titles, not a row's sub-heading
             out.append(
                 Segment(
                     ev=ev_index,
@@ -300,29 +297,15 @@ def _segments(ev_index: int, ev: Evidence, currency: str) -> list[Segment]:
                     label=label,
                     numbers=nums,
                     mentions=find_metrics(label),
-                    # the typed row's own sub-heading names its metric where ingest found one ('Residential' summed
-                    # by 'Total electric operating revenues'); else the latest one printed above it
-                    heading=(find_metrics(row.parent) or heading) if row is not None and row.parent else heading,
-                    # a row repeating its sub-heading ('Other intangible assets | 21.4') is that block's sum
-                    parent=(row.parent if row is not None else parent if not same_label(label, parent) else "")
-                    if nums else "",
+                    heading=headings.get(line, []) if row is not None else [],
+                    parent=row.parent if row is not None and nums else "",
                     row=row,
                 )
             )
-            if TOTAL_ROW_RE.match(label) or (parent and same_label(label, parent)):
-                parent = ""  # the total closes its block: the rows after it are no parts of it
-            elif not nums and not _COLUMNS_RE.search(piece) and 0 < len(label.split()) <= SUBHEADING_MAX_WORDS:
-                parent = sub_heading(label, after_rows=True)  # 'Revenue: | (in thousands)': a sub-heading set as a row
         else:
             if is_instruction_like(piece):
                 continue
             nums = list(stated.get(start, []))
-            if is_table and not any(columns) and single_period(piece, ev.fy_end_month, alone=True):
-                block = single_period(piece, ev.fy_end_month, alone=True)  # 'As at 31 December 2018'
-            if is_table:
-                short = not nums and len(piece.split()) <= SUBHEADING_MAX_WORDS
-                heading = find_metrics(piece) if short else []
-                parent = sub_heading(piece, after_rows=any(seg.kind == "row" for seg in out)) if short else ""
             out.append(
                 Segment(
                     ev=ev_index,

@@ -8,7 +8,10 @@ from __future__ import annotations
 import re
 
 from agent.answer.gate import sanity_failure
-from agent.answer.reading import TOTAL_ROW_RE, EvidenceReader, Segment
+from agent.answer.reading import (
+    EvidenceReader,
+    Segment,
+)
 from agent.answer.records import SubAnswer, _capital
 from agent.answer.words import ASKING_WORDS, _content_words
 from agent.finance import arithmetic
@@ -17,6 +20,7 @@ from agent.finance.lexicon import find_metrics
 from agent.finance.numbers import MONEY_UNITS
 from agent.finance.periods import find_periods, granularity, period_year
 from agent.finance.wording import per_unit, without_possessive
+from agent.ingest.typed_tables import TOTAL_ROW_RE
 from agent.query.asked import (
     COMPARATIVE,
     LOWEST,

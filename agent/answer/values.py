@@ -13,7 +13,6 @@ from pydantic import BaseModel, Field
 
 from agent.answer.passages import PASSAGE_MAX_CHARS, _passages_answer
 from agent.answer.reading import (
-    TOTAL_ROW_RE,
     Evidence,
     EvidenceReader,
     Segment,
@@ -58,6 +57,7 @@ from agent.finance.lexicon import canonical, deducted, figure_kind, find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import MONEY_UNITS, SUBUNITS
 from agent.finance.periods import shift_period, sort_key
+from agent.ingest.typed_tables import TOTAL_ROW_RE
 from agent.query.definitions import question_formulas
 from agent.query.plan import SubQuery
 from agent.query.scope import STOP_WORDS, basis_words, metric_modifiers

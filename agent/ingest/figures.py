@@ -159,4 +159,10 @@ def typed_row(row: TableLine, columns: Sequence[TableColumn], scale: float, curr
         periods = iter(c.period for c in columns)
         cells = [c.model_copy(update={"figures": [f.model_copy(update={"period": next(periods)}) for f in c.figures]})
                  for c in cells]
+        flat = [f for c in cells for f in c.figures]
+    if row.period and not any(f.period for f in flat):
+        # columns that are names ('USD denominated | Non-USD denominated') under a period line: each figure is of
+        # the block's period ('As at 31 December 2018')
+        cells = [c.model_copy(update={"figures": [f.model_copy(update={"period": row.period}) for f in c.figures]})
+                 for c in cells]
     return row.model_copy(update={"cells": cells})
