@@ -488,9 +488,18 @@ class QueryIntent(BaseModel):
     relation: Relation = Relation.LOOKUP
     temporal_scope: TemporalScope = Field(default_factory=TemporalScope)
     requires_numeric: bool = False
+    figure_worded: bool = Field(default=False, description="the question is worded after a figure, whether or not "
+                                "the lexicon names its metric: it names a period, or asks 'how much' / 'what was "
+                                "the' (a passage's figure may answer it)")
     asks_words: bool = Field(default=False, description="the answer-kind model reads the question as asking for "
                              "words (a description, names), not an amount: no figure answers it")
     keywords: list[str] = Field(default_factory=list)
+    names: list[str] = Field(default_factory=list, description="the proper names the question (and the turn it is "
+                             "split from) uses, as written ('Chevron', 'Frito-Lay North America'): companies, or "
+                             "parts, products and counterparties a figure's own words must name")
+    statements: list[str] = Field(default_factory=list, description="the financial statements the question names "
+                                  "as its source ('relying on the cash flow statement'), by the lexicon's canonical "
+                                  "names ('income statement', 'balance sheet', 'cash flow statement')")
     scope: list[ScopeTerm] = Field(default_factory=list, description="the parts the question narrows a metric to")
     operations: list[str] = Field(default_factory=list, description="the kinds of arithmetic or choice the "
                                   "question's words ask for ('average', 'change', 'choice', 'threshold', ...), read "

@@ -747,7 +747,7 @@ def answer_from_filings(
     tags of the page it cites."""
     if facts is not None:
         registry = as_registry(indexed) if indexed is not None else None
-        stated = (answer_from_facts(sub_query, facts, registry, question)
+        stated = (answer_from_facts(sub_query, facts, registry)
                   or answer_from_counts(sub_query, facts))
         if stated is not None:
             return stated, ""

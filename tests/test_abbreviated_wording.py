@@ -128,7 +128,7 @@ def test_a_thing_count_after_the_company_counts_the_thing() -> None:
 
 
 def test_a_metric_after_a_part_name_is_no_word_of_the_name() -> None:
-    from agent.answer.companies import question_names
+    from agent.query.names import question_names
 
     assert question_names("PRSW Velantra NI 1Q25") == ["PRSW Velantra"]
     assert question_names("What was Cloud Services GP in 2024?") == ["Cloud Services"]

@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 from support import ask_once, ingested_typeset, stated
 
-from agent.answer.companies import question_names
 from agent.config import Settings
 from agent.query.intent import guess_company
+from agent.query.names import question_names
 
 FILING = """# Wingtip Outfitters Group plc
 

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from agent.config import Settings
+from agent.query.intent import extract_intent
 from agent.retrieval.bootstrap import (
     accumulated_order,
     bootstrap_group_size,
@@ -255,8 +256,9 @@ def test_bootstrap_consistent_judge_recovers_global_order_at_top() -> None:
 # Judges' building blocks
 # ---------------------------------------------------------------------------------------------------------
 def test_statement_prior() -> None:
-    intent = QueryIntent(question="Using the cash flow statement, what was capex?", metrics=["capital expenditure"],
-                         requires_numeric=True)
+    # the plan reads the statement the question names; retrieval reads the plan
+    intent = extract_intent("Using the cash flow statement, what was capex?")
+    assert intent.statements == ["cash flow statement"] and intent.metrics == ["capital expenditure"]
     named, implied = target_statements(intent)
     assert named == {"cash flow statement"}
     path = ("Item 8", "Consolidated Statements of Cash Flows")
@@ -320,8 +322,8 @@ def test_recency_bonus_exact() -> None:
     meta = DocumentMeta(doc_id="x", name="x", fiscal_period="FY2022", fiscal_year=2022)
     assert document_date(meta) == date(2022, 12, 31)
     assert document_date(meta.model_copy(update={"filing_date": "2023-02-10"})) == date(2023, 2, 10)
-    assert is_recency_sensitive(QueryIntent(question="What is the most recent quarterly revenue?"))
-    assert not is_recency_sensitive(QueryIntent(question="What was FY2018 revenue?"))
+    assert is_recency_sensitive(extract_intent("What is the most recent quarterly revenue?"))
+    assert not is_recency_sensitive(extract_intent("What was FY2018 revenue?"))
 
 
 def test_select_evidence_dedupes_budgets_and_orders_by_document() -> None:

@@ -15,6 +15,7 @@ from support import ask_once, ingested_typeset, stated, typed_evidence
 
 from agent.config import Settings
 from agent.ingest.pipeline import open_ingestor
+from agent.query.names import question_names
 
 FILING = """# {name}, Inc.
 
@@ -69,10 +70,10 @@ def test_the_company_check_asks_which_company_when_the_citations_are_several_com
                 for k, name in (("a", "LITWARE"), ("b", "PROSEWARE"))]
     cites = [Citation(doc=e.doc_name, page=1, chunk_id=e.chunk_id) for e in evidence]
     answer = SubAnswer(sub_query_id="q", question=QUESTION, status="text", answer="...", citations=cites)
-    check = check_company(answer, EvidenceReader(evidence), ["LITWARE", "PROSEWARE"], QUESTION)
+    check = check_company(answer, EvidenceReader(evidence), ["LITWARE", "PROSEWARE"], question_names(QUESTION))
     assert not check.passed and "which company is asked" in check.detail
     one = answer.model_copy(update={"citations": cites[:1]})
-    assert check_company(one, EvidenceReader(evidence), ["LITWARE", "PROSEWARE"], QUESTION).passed
+    assert check_company(one, EvidenceReader(evidence), ["LITWARE", "PROSEWARE"], question_names(QUESTION)).passed
 
 
 def test_the_company_named_is_answered_from_its_own_filing(two_filers: Settings) -> None:

@@ -24,6 +24,7 @@ from agent.index.store import Store
 from agent.ingest.parsing import _assemble, _html_pages, _line_marks, load_pages
 from agent.ingest.pipeline import open_ingestor
 from agent.ingest.xbrl import read_facts
+from agent.query.names import question_names
 from agent.query.plan import SubQuery
 from agent.schemas import Citation, NumericValue, QueryIntent, ScopeTerm, TemporalScope, XbrlFact
 from cli import ask_cmd
@@ -223,7 +224,8 @@ def test_facts_answer_only_the_parts_asked_and_no_other_company() -> None:
     filing = FactFiling(doc_name="ACME_10Q", company="Acme Corp", fiscal_period="FY2025Q2", facts=[plain, segment])
 
     def sub(question: str, terms: list[str] = ()) -> SubQuery:  # type: ignore[assignment]
-        intent = QueryIntent(question=question, metrics=["net income"], requires_numeric=True,
+        intent = QueryIntent(question=question, names=question_names(question), metrics=["net income"],
+                             requires_numeric=True,
                              temporal_scope=TemporalScope(periods=["FY2025Q2"]),
                              scope=[ScopeTerm(text=t, metric="net income") for t in terms])
         return SubQuery(id="q", question=question, company="Acme Corp", metric="net income", period="FY2025Q2",

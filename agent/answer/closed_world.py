@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 from itertools import takewhile
 
-from agent.answer.companies import question_names, same_company
+from agent.answer.companies import same_company
 from agent.answer.provenance import (
     covers,
     figure_context,
@@ -22,7 +22,11 @@ from agent.answer.provenance import (
     row_label,
     spelled_out,
 )
-from agent.answer.reading import EvidenceReader, Segment, only_periods
+from agent.answer.reading import (
+    EvidenceReader,
+    Segment,
+    only_periods,
+)
 from agent.answer.records import Check, SubAnswer
 from agent.answer.words import (
     ASKING_WORDS,
@@ -292,12 +296,12 @@ def _filers(reader: EvidenceReader | None, chunks: set[str]) -> str:
                     if ev.chunk_id in chunks)
 
 
-def _uncovered_name(answer: SubAnswer, question: str, provenance: str, filers: str, registry: EntityRegistry | None,
-                    parts: Sequence[ScopeTerm]) -> str:
+def _uncovered_name(answer: SubAnswer, names: Sequence[str], provenance: str, filers: str,
+                    registry: EntityRegistry | None, parts: Sequence[ScopeTerm]) -> str:
     """The first proper name of the question that is no company (a segment, a region, a product, a counterparty),
     or part its plan reads around the metric, that the figure's ``provenance`` does not name; '' when none."""
     named = name_words(provenance)
-    for name in dict.fromkeys([*question_names(question), *(t.text for t in parts)]):
+    for name in dict.fromkeys([*names, *(t.text for t in parts)]):
         if answer.company and (same_company(name, answer.company, registry) or names_company(answer.company, name)):
             continue
         if mentioned(filers, name):
@@ -363,6 +367,7 @@ def check_operands(
     reader: EvidenceReader | None,
     registry: EntityRegistry | None,
     scope: Sequence[ScopeTerm] = (),
+    names: Sequence[str] = (),
 ) -> Check:
     """The closed world for a figure computed by a formula (EBITDA as operating income plus depreciation and
     amortisation, free cash flow as operating cash flow less capital expenditure): every name, part and qualifier
@@ -375,10 +380,6 @@ def check_operands(
     operands = [i for c in answer.computations if c.operation == "derived" for i in c.all_inputs()
                 if i.citation is not None and not i.computed]
     qualifiers = asked_qualifiers(without_company(question, answer.company))
-    # the words of the metrics the question names are no parts ('Operating cash flow ratio is defined as ...')
-    unnamed = question
-    for m in find_metrics(question):
-        unnamed = unnamed[: m.start] + " " * (m.end - m.start) + unnamed[m.end:]
     modifiers = metric_modifiers(question, answer.metric, answer.company)
     parts = terms_for(scope, answer.metric)
     for operand in operands:
@@ -388,7 +389,7 @@ def check_operands(
         })
         label = naming_words(read).strip() or operand.label
         provenance = figure_provenance(read, reader)
-        name = _uncovered_name(read, unnamed, provenance, _filers(reader, {operand.citation.chunk_id}), registry,
+        name = _uncovered_name(read, names, provenance, _filers(reader, {operand.citation.chunk_id}), registry,
                                parts)
         unsaid = ([name] if name else []) + [term for _, term in unsaid_qualifiers(qualifiers, read, reader)]
         named = _content_words(figure_context(read, reader))
@@ -434,23 +435,24 @@ def check_scope(
     scope: Sequence[ScopeTerm] = (),
     turn_question: str = "",
     total: bool = False,
+    names: Sequence[str] = (),
 ) -> Check:
-    """Closed world for what the question narrows its figure to: every proper name it uses that is no indexed
-    company (a segment, a region, a product, a counterparty), and every part its plan reads after the metric
+    """Closed world for what the question narrows its figure to: every proper name it uses (``names``, as the plan
+    read them) that is no indexed company (a segment, a region, a product, a counterparty), and every part its plan reads after the metric
     ('revenue from software maintenance'), must be named by the figure's own provenance; a company's total never
     answers for a part the filing gives no figure of, nor a component for the ``total`` the plan asks."""
     # A figure computed from one table row's cells (a change, an average over its years) is that row's as much as
     # a read one: the same closed world holds for it.
     from_cells = answer.status == "computed" and bool(answer.named)
     if answer.status == "computed" and not from_cells:
-        return check_operands(answer, question, reader, registry, scope)  # computed by a formula
+        return check_operands(answer, question, reader, registry, scope, names)  # computed by a formula
     if (answer.status != "found" and not from_cells) or answer.value is None:
         return Check(name="scope", passed=True, detail="no figure")
     provenance = figure_provenance(answer, reader)
     cited = {c.chunk_id for c in (answer.citations or ([answer.citation] if answer.citation else []))}
     filers = _filers(reader, cited)
     parts = terms_for(scope, answer.metric)
-    name = _uncovered_name(answer, question, provenance, filers, registry, parts)
+    name = _uncovered_name(answer, names, provenance, filers, registry, parts)
     if name:
         whose = f" for {answer.company}" if answer.company else ""
         what = answer.metric or "this figure"

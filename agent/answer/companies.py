@@ -5,22 +5,15 @@ figure's own (a segment or subsidiary line the filer prints), never a competitor
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from agent.answer.provenance import chunk_text, covers, figure_provenance, mentioned, row_label
 from agent.answer.reading import EvidenceReader
 from agent.answer.records import Check, SubAnswer
 from agent.entities import EntityRegistry, as_registry
-from agent.entities.names import FILER_WORDS, NOT_NAMES, name_key, names_company, opening_verbs, same_name
-from agent.finance.lexicon import canonical, find_metrics
-from agent.finance.periods import find_periods
+from agent.entities.names import name_key, names_company, same_name
 from agent.query.cues import possessive
 from agent.query.scope import printed_as_registrant
-
-# A run of capitalised words: a name the question uses ("Home Depot", "Frito-Lay North America", "Chevron's").
-_NAME_RE = re.compile(r"(?<![\w&.-])([A-Z][\w&.-]*(?:\s+(?:&\s+)?[A-Z][\w&.-]*)*)(?:['’]s?)?")
-MIN_NAME_KEY = 3  # a 'name' of one or two letters ('Q', 'US') is no company
 
 
 def same_company(a: str, b: str, registry: EntityRegistry | None = None) -> bool:
@@ -50,38 +43,17 @@ def owned_by(doc: str, owner: str, company: str, registry: EntityRegistry | None
     return _names(doc.replace("_", " "), company, registry)
 
 
-def question_names(question: str) -> list[str]:
-    """Proper names a question uses ('Chevron', 'Home Depot', 'Frito-Lay North America'): capitalised runs that
-    are no question word, statement, measure, period or lexicon metric, nor a verb opening the question."""
-    out: list[str] = []
-    verbs = opening_verbs(question)
-    for m in _NAME_RE.finditer(question):
-        words = [w.group(0) for w in re.finditer(r"\S+", m.group(1))
-                 if m.start(1) + w.start() not in verbs and w.group(0).lower().strip(".,") not in NOT_NAMES]
-        name = " ".join(words).strip(" .,-")
-        metric = next((m for m in find_metrics(name) if m.start > 0), None)
-        name = name[:metric.start].strip(" .,-") if metric is not None else name  # 'Commercial Banking NI
-        if len(name_key(name)) < MIN_NAME_KEY or find_periods(name) or canonical(name) is not None:
-            continue
-        if name_key(name) in FILER_WORDS:
-            continue  # 'the Group's revenue': the filer's own
-        if all(canonical(w) is not None or find_periods(w) for w in words):
-            continue
-        out.append(name)
-    return out
-
-
 def _unknown_name(
-    question: str, answer: SubAnswer, reader: EvidenceReader, registry: EntityRegistry | None
+    names: Sequence[str], answer: SubAnswer, reader: EvidenceReader, registry: EntityRegistry | None
 ) -> str:
-    """A name the question uses that is neither an indexed company nor mentioned on the cited pages, or ''. A
+    """A name of the plan's ``names`` (the question's) that is neither an indexed company nor mentioned on the cited pages, or ''. A
     segment's or product's name is often printed as the heading of the figure's page, not in its table."""
     cites = answer.citations or ([answer.citation] if answer.citation else [])
     chunks = {c.chunk_id for c in cites}
     pages = {(ev.doc_name, ev.page) for ev in reader.evidence if ev.chunk_id in chunks}
     cited = [ev for ev in reader.evidence if (ev.doc_name, ev.page) in pages]
     seen = " ".join([answer.quote, *(f"{ev.doc_name.replace('_', ' ')} {ev.company} {ev.text}" for ev in cited)])
-    for name in question_names(question):
+    for name in names:
         if registry is not None and registry.knows(name):
             continue
         if not mentioned(seen, name):
@@ -130,10 +102,11 @@ def check_company(
     answer: SubAnswer,
     reader: EvidenceReader,
     indexed: EntityRegistry | Sequence[str] | None,
-    question: str = "",
+    names: Sequence[str] = (),
     part_names: Sequence[str] = (),
 ) -> Check:
-    """Every cited document belongs to the asked company; an unindexed company is said so. ``part_names``: the
+    """Every cited document belongs to the asked company; an unindexed company is said so. ``names``: the proper
+    names the plan read in the question, each a company indexed or one the evidence mentions. ``part_names``: the
     names the question gives as its company that the plan reads as parts of the only filer (each must be the
     figure's own, and no company the filing prints)."""
     registry = as_registry(indexed) if indexed is not None else None
@@ -144,7 +117,7 @@ def check_company(
             return refused
     asked = answer.company
     if not asked:
-        stranger = _unknown_name(question, answer, reader, registry)
+        stranger = _unknown_name(names, answer, reader, registry)
         if stranger:
             return Check(name="company", passed=False, detail=(
                 f"the question names {stranger}, which no indexed filing is and the evidence does not mention{known}"))

@@ -17,7 +17,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
-from agent.answer.companies import question_names, same_company
+from agent.answer.companies import same_company
 from agent.answer.provenance import row_label
 from agent.answer.reading import Evidence
 from agent.answer.records import (
@@ -172,16 +172,18 @@ def _matching(
     return []
 
 
-def _foreign_name(question: str, filing: FactFiling, registry: EntityRegistry | None, terms: Sequence[str]) -> bool:
-    """The question names a company or part that is neither the filer nor a part asked for (a competitor)."""
+def _foreign_name(names: Sequence[str], filing: FactFiling, registry: EntityRegistry | None,
+                  terms: Sequence[str]) -> bool:
+    """The question names (``names``, the plan's) a company or part that is neither the filer nor a part asked for
+    (a competitor)."""
     return any(
         not same_company(name, filing.company, registry) and not any(_squash(name) == _squash(t) for t in terms)
-        for name in question_names(question)
+        for name in names
     )
 
 
 def answer_from_facts(
-    sub_query: SubQuery, source: FactSource, registry: EntityRegistry | None = None, turn_question: str = ""
+    sub_query: SubQuery, source: FactSource, registry: EntityRegistry | None = None
 ) -> SubAnswer | None:
     """The figure the filer tagged for exactly what ``sub_query`` asks, or None when no fact holds it whole
     (the text reader then answers under the trust gate)."""
@@ -193,12 +195,12 @@ def answer_from_facts(
     period = asked_period(sub_query)
     company = sub_query.company or sub_query.intent.company
     filings = sorted(source.filings(company, concepts), key=lambda f: f.recency)
-    question = f"{sub_query.question} {turn_question}".strip()
+    names = list(dict.fromkeys([*sub_query.intent.names, *sub_query.turn_names]))
     dated = sub_query.intent.temporal_scope.dated
     for filing in filings:
         if company and not same_company(company, filing.company, registry):
             continue
-        if _foreign_name(question, filing, registry, terms):
+        if _foreign_name(names, filing, registry, terms):
             return None
         found = _matching(filing, concepts, period, terms, dated)
         if not found:

@@ -607,7 +607,8 @@ def gate(
     )
     registry = as_registry(indexed_companies) if indexed_companies is not None else None
     part_names = [t.text for t in terms_for(sub_query.intent.scope, answer.metric) if t.kind == "name"]
-    checks = [check_company(answer, reader, registry, f"{sub_query.question} {turn_question}", part_names)]
+    names = list(dict.fromkeys([*sub_query.intent.names, *sub_query.turn_names]))
+    checks = [check_company(answer, reader, registry, names, part_names)]
     if answer.value is None and answer.passages:
         # Words answer a question over a span of years ('changes forecast for FY2008') when they cover its last.
         scope = sub_query.intent.temporal_scope.periods
@@ -618,7 +619,7 @@ def gate(
             check_period(answer, asked_period, reader),
             check_metric(answer, sub_query.question, reader, turn_question),
             check_scope(answer, sub_query.question, reader, registry, sub_query.intent.scope, turn_question,
-                        sub_query.intent.total),
+                        sub_query.intent.total, sub_query.intent.names),
             check_scale(answer),
             check_sanity(answer),
             check_unit(answer, sub_query.intent.unit),

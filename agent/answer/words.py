@@ -16,7 +16,7 @@ from agent.entities.names import name_key, names_company, same_name
 from agent.finance.column_periods import is_bucket
 from agent.finance.lexicon import find_metrics, names_count, names_per_share
 from agent.finance.numbers import name_numbers, without_units
-from agent.finance.periods import find_periods, without_periods
+from agent.finance.periods import without_periods
 from agent.finance.wording import without_possessive
 from agent.query.cues import NON_NUMERIC_RELATIONS
 from agent.query.plan import SubQuery
@@ -39,7 +39,6 @@ RETRIEVAL_WEIGHT = 0.05  # retrieval score breaks ties between equally good rows
 CELL_STEM_MIN_CHARS = 3  # 'gas' and 'its' are not plurals
 
 
-_HOW_MUCH_RE = re.compile(r"\bhow\s+(?:much|many)\b|\bwhat\s+(?:was|were|is|are)\s+the\b", re.IGNORECASE)
 
 
 _WORD_RE = re.compile(r"[a-z][a-z0-9&'-]+")
@@ -312,11 +311,12 @@ def name_words(text: str) -> set[str]:
 
 
 def _asks_figure(sub_query: SubQuery) -> bool:
-    """A question after a figure though the lexicon names no metric: it names a period or asks 'how much'."""
-    if sub_query.intent.relation in NON_NUMERIC_RELATIONS or sub_query.intent.asks_words:
+    """A question after a figure though the lexicon names no metric: its plan reads a figure's wording in it (a
+    period, 'how much'), or a number required."""
+    intent = sub_query.intent
+    if intent.relation in NON_NUMERIC_RELATIONS or intent.asks_words:
         return False
-    q = sub_query.question
-    return bool(find_periods(q)) or bool(_HOW_MUCH_RE.search(q)) or sub_query.intent.requires_numeric
+    return intent.figure_worded or intent.requires_numeric
 
 
 def is_part_row(label: str, parts: Sequence[str]) -> bool:

@@ -364,6 +364,14 @@ def find_metrics(text: str, include_statements: bool = False) -> list[MetricMent
     return chosen
 
 
+@lru_cache(maxsize=4096)
+def statements_named(text: str) -> frozenset[str]:
+    """The financial statements a text names, by their canonical names ('Consolidated Statements of Operations'
+    and 'income statement' are one): of a question, a section path, a table's caption."""
+    return frozenset(m.canonical for m in find_metrics(text, include_statements=True)
+                     if METRICS[m.canonical].kind == "statement")
+
+
 def _upper_form(text: str, toks: list[tuple[str, int, int]], i: int, j: int) -> bool:
     """An upper-case-only abbreviation counts when written in capitals ("CFO", "CFO's", "DSOs")."""
     raw = text[toks[i][1]:toks[j][2]]

@@ -18,6 +18,7 @@ from agent.finance.lexicon import (
     deducted,
     figure_kind,
     find_metrics,
+    statements_named,
     topic_from_cues,
     topic_of,
     without_metrics,
@@ -51,6 +52,7 @@ from agent.query.asked import PERIODS_MEETING, operations_asked
 from agent.query.counted import WORKFORCE_KEY, WORKFORCE_METRIC, counted_thing
 from agent.query.cues import BEFORE, asked_scale, asks_total, relative_years, share_of_metric
 from agent.query.kind import COMPOSED, WORKED_OUT, QueryKind, classify_query, find_form, in_question_form
+from agent.query.names import question_names
 from agent.query.scope import (
     PLAIN_MODIFIERS,
     contributed_part,
@@ -113,6 +115,8 @@ _NUMERIC = re.compile(
 )
 # Words that ask an amount, 'how much' by its group: it asks one even of a cause ('how much did X drive ...').
 _AMOUNT = re.compile(r"(?P<how_much>\bhow\s+(?:much|many)\b)|\bamount\b|\bvalue\s+of\b|\bnumber\s+of\b|%|\bpercent", re.I)
+# Words that ask after a figure whatever they name: 'how much', 'what were the' (a period named does too).
+_HOW_MUCH_RE = re.compile(r"\bhow\s+(?:much|many)\b|\bwhat\s+(?:was|were|is|are)\s+the\b", re.IGNORECASE)
 _ASKS_VALUE = re.compile(r"\b(?:what|how)\s+(?:is|was|did|has|much|many)\b", re.I)
 # Formula kinds whose result is a number by nature (a ratio is asked for its value); sums and differences
 # such as total debt or free cash flow are amounts that may be asked about qualitatively.
@@ -300,6 +304,12 @@ def _requires_numeric(question: str, relation: Relation, metrics: list[str]) -> 
     return bool(quantitative) and (bool(_ASKS_VALUE.search(question)) or not in_question_form(question))
 
 
+def figure_worded(question: str) -> bool:
+    """Whether a question is worded after a figure, though the lexicon may name no metric in it: it names a period
+    or asks 'how much' / 'what was the'."""
+    return bool(find_periods(question)) or bool(_HOW_MUCH_RE.search(question))
+
+
 def keywords_of(question: str, exclude: set[str] | None = None) -> list[str]:
     """Content words of a question, lower-cased, in order, without stopwords, periods or excluded words.
 
@@ -472,7 +482,10 @@ def extract_intent(question: str, known_companies: EntityRegistry | Sequence[str
         relation=relation,
         temporal_scope=_temporal_scope(q, periods, metrics, relation),
         requires_numeric=_requires_numeric(q, relation, metrics) or bool(counted),
+        figure_worded=figure_worded(q),
         keywords=keywords_of(q, exclude),
+        statements=sorted(statements_named(q)),
+        names=question_names(q),
         scope=unique_terms(scope),
         operations=sorted(operations_asked(question or "")),
         scale=asked_scale(q),

@@ -23,7 +23,8 @@ from agent.query.cues import (
     item_questions,
     operation_items,
 )
-from agent.query.intent import written_date
+from agent.query.intent import figure_worded, written_date
+from agent.query.names import question_names
 from agent.query.operations import asks_words
 from agent.query.plan import SubQuery
 from agent.query.scope import basis_words, metric_modifiers, scope_terms, terms_for, unique_terms
@@ -65,6 +66,8 @@ def sub_intent(base: QueryIntent, question: str, company: str, metric: str, peri
             "operations": sorted(operations_asked(question)),
             "scale": asked_scale(question),  # a sub-query's own words say the scale its figure is shown in
             "total": asks_total(question),  # and whether it is a total (the plan may carry the turn's; see QueryPlan)
+            "names": question_names(question),
+            "figure_worded": figure_worded(question),  # the lookup's own names; the turn's are the plan's (turn_names)
             "requires_numeric": bool(metric) or base.requires_numeric,
         },
     )

@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from agent.query.names import question_names
 from agent.schemas import QueryIntent
 
 
@@ -22,6 +23,9 @@ class SubQuery(BaseModel):
     intent: QueryIntent = Field(default_factory=QueryIntent)
     operand_of: list[str] = Field(default_factory=list, description="the operations of the plan's combinations "
                                   "that take this figure ('share': it is a numerator or a denominator, an amount)")
+    turn_names: list[str] = Field(default_factory=list, description="the proper names the turn it is split from "
+                                  "uses: a company the turn names holds for every part of it, so no figure of a "
+                                  "company it does not name answers one")
 
 
 class Combination(BaseModel):
@@ -54,15 +58,19 @@ class QueryPlan(BaseModel):
         """The plan with each sub-query marked with the operations of the combinations that take its figure, and
         with the turn's total: a turn naming its figure a total ('the average total debt in 2018 and 2019') asks a
         total of each of its lookups of one metric, unless a lookup's own words place it ('Asia Pacific as a share of
-        total net sales': the whole is the total, the part is one of its components)."""
+        total net sales': the whole is the total, the part is one of its components); and with the names the turn
+        uses."""
         taken: dict[str, list[str]] = {}
         for combo in self.combinations:
             for op in combo.operands:
                 taken.setdefault(op, []).append(combo.operation)
         inherited = (self.intent.total and not any(sq.intent.total for sq in self.sub_queries)
                      and len({sq.metric for sq in self.sub_queries}) <= 1)
+        # read off the turn itself, whoever filled its intent (a model's may leave the names out)
+        turn_names = question_names(self.question)
         subs = [sq.model_copy(update={
             "operand_of": sorted(set(taken.get(sq.id, []))),
             "intent": sq.intent.model_copy(update={"total": True}) if inherited else sq.intent,
+            "turn_names": turn_names,
         }) for sq in self.sub_queries]
         return self.model_copy(update={"sub_queries": subs})

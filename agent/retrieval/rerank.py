@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import threading
 import time
 from datetime import date
@@ -39,12 +38,6 @@ CE_BLEND = 0.5  # final = (1 - CE_BLEND) * stage score + CE_BLEND * cross-encode
 RECENCY_WINDOW_DAYS = 365  # FinSage: the bonus applies within a year of the reference date
 CE_MAX_CHARS = 2000  # characters of chunk text per pair: a 512-token model truncates beyond this anyway
 NOT_CONFIGURED = "no cross-encoder configured (Settings.cross_encoder_model / FINRAG_CROSS_ENCODER_MODEL)"
-# "current" alone is left out: in filings it is mostly "current assets" / "current ratio", not "now".
-_RECENCY_CUES = re.compile(
-    r"\b(?:latest|most\s+recent(?:ly)?|recent(?:ly)?|currently|newest|this\s+(?:year|quarter)|last\s+"
-    r"(?:quarter|year|fiscal\s+year)|to\s+date|as\s+of\s+(?:now|today))\b",
-    re.I,
-)
 
 
 class RerankResult(BaseModel):
@@ -125,8 +118,8 @@ def get_reranker(settings: Settings) -> tuple[CrossEncoderReranker | None, str]:
 # Recency bonus (FinSage 3.3)
 # ---------------------------------------------------------------------------------------------------------
 def is_recency_sensitive(intent: QueryIntent) -> bool:
-    """A question about the latest period (temporal scope 'latest' or cue words such as 'most recent')."""
-    return intent.temporal_scope.type == "latest" or bool(_RECENCY_CUES.search(intent.question))
+    """A question about the latest period, as the plan reads it ('the most recent quarter', 'latest')."""
+    return intent.temporal_scope.type == "latest"
 
 
 def document_date(meta: DocumentMeta) -> date | None:

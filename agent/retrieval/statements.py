@@ -10,9 +10,7 @@ caption names it, or whose section heading is the statement's name.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
-from agent.finance.lexicon import components, find_metrics
+from agent.finance.lexicon import components, find_metrics, statements_named
 from agent.finance.metrics import METRICS
 from agent.schemas import Chunk, QueryIntent, Relation
 
@@ -32,17 +30,9 @@ CAPTION_CHARS = 160  # a statement's caption names it within its first words; la
 STATEMENT_HEADING_SHARE = 0.6  # a heading that is mostly a statement's name is that statement's section
 
 
-@lru_cache(maxsize=4096)
-def statements_in(text: str) -> frozenset[str]:
-    """Canonical statement names found in a text (a section path, a question)."""
-    return frozenset(
-        m.canonical for m in find_metrics(text, include_statements=True) if METRICS[m.canonical].kind == "statement"
-    )
-
-
 def target_statements(intent: QueryIntent) -> tuple[set[str], set[str]]:
     """Statements the question names, and statements its metrics (or their inputs) are reported in."""
-    named = set(statements_in(intent.question))
+    named = set(intent.statements)
     implied: set[str] = set()
     if intent.relation not in _NON_NUMERIC:
         for m in intent.metrics:
@@ -85,4 +75,4 @@ def chunk_statements(chunk: Chunk) -> frozenset[str]:
     if not chunk.is_table:
         return frozenset()
     by_section = heading_statements(chunk.section_path[-1]) if chunk.section_path else frozenset()
-    return statements_in(table_caption(chunk)) | by_section
+    return statements_named(table_caption(chunk)) | by_section
