@@ -11,11 +11,11 @@ from __future__ import annotations
 import pytest
 from support import ask_once, ingested_typeset, stated, typed_evidence
 
-from agent.answer.reading import naming_context
+from agent.answer.reading import Evidence, naming_context
 from agent.answer.words import negated_words
 from agent.config import Settings
 from agent.query.intent import asking_part, extract_intent
-from agent.schemas import Relation
+from agent.schemas import Relation, TableColumn, TableRecord
 
 FILING = """# Contoso Memory Ltd.
 
@@ -103,11 +103,15 @@ def contoso(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 
 
 def test_a_sub_heading_inside_a_table_is_not_its_title() -> None:
+    # a row's wider words are its typed table's title and headers, never the rows or sub-headings printed above it
     text = (
-        "Taxes\n| | 2024: | 2023: |\nCurrent:\nState | 2024: 49 | 2023: 44\nDeferred (benefit):\n"
+        "Taxes | columns: 2024, 2023\nCurrent:\nState | 2024: 49 | 2023: 44\nDeferred (benefit):\n"
         "Federal | 2024: 3 | 2023: (13)\nProvision for income taxes | 2024: 1,407 | 2023: 1,082\n"
     )
-    context = naming_context(text, text.index("1,407"), "Provision for income taxes")
+    record = TableRecord(table_id="x:t0", title="Taxes", columns=[TableColumn(label="2024", kind="period", period="FY2024"),
+                                                                   TableColumn(label="2023", kind="period", period="FY2023")])
+    ev = Evidence(chunk_id="x:1", doc_name="X", text=text, table=record)
+    context = naming_context(ev, text.index("1,407"), "Provision for income taxes")
     assert "Federal" not in context and "Taxes" in context, context
 
 
@@ -155,6 +159,9 @@ def test_named_columns_and_period_blocks_give_each_cell_its_name_and_period(cont
     assert "27,728" in answer and "373" not in answer, answer
     earlier = stated(ask_once(contoso, "What was the amount of non-USD denominated current monetary assets in 2023?"))
     assert "1,994" in earlier, earlier
+    # the years of a table whose columns are names are its period lines', which its typed figures carry
+    years = ask_once(contoso, "Which years does the table provide information for monetary assets by currency?")
+    assert "2024 and 2023" in years and "Not found" not in years, years
 
 
 def test_a_balance_is_no_answer_for_the_year_s_expense(contoso: Settings) -> None:

@@ -98,7 +98,6 @@ from agent.query.plan import Combination, QueryPlan, SubQuery
 from agent.query.scope import terms_for
 from agent.schemas import Citation, NumericValue, Relation
 
-CAPTION_LINES = 3  # lines above a table's first row that title it
 CELL_OVER_PROSE_CONFIDENCE = 0.75  # a table cell naming (nearly) every question word beats a prose restatement
 
 
@@ -471,14 +470,6 @@ def _plain_period(period: str) -> str:
     return period[2:] if granularity(period) == "year" else period
 
 
-def _caption(text: str) -> str:
-    """A table chunk's title lines (before its first row): "Benchmark prices (averages)" says what every row is.
-    Read so only for evidence without a typed record, whose title says it."""
-    lines = text.splitlines()
-    first_row = next((i for i, line in enumerate(lines) if "|" in line), None)
-    return " ".join(lines[max(0, first_row - CAPTION_LINES) : first_row]) if first_row else ""
-
-
 def _asked_operations(
     question: str, sub_answers: Sequence[SubAnswer], evidence: Sequence[Evidence] | None
 ) -> tuple[list[Computation], list[str], list[SubAnswer], set[str]]:
@@ -496,8 +487,9 @@ def _asked_operations(
         return computations, labels, list(sub_answers), consumed
     kinds = operations_asked(question)
     reader = EvidenceReader(evidence) if evidence else None
-    # A typed table's sections, title and period caption, never its column headers ('Change (%)', or a title of them)
-    captions = {e.chunk_id: _caption(e.text) if e.table is None
+    # A typed table's sections, title and period caption, never its column headers ('Change (%)', or a title of
+    # them); prose has none
+    captions = {e.chunk_id: "" if e.table is None
                 else " ".join(t for t in (" > ".join(e.section_path), e.table.title, e.table.period_caption)
                               if "|" not in t)
                 for e in evidence or ()}

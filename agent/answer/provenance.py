@@ -135,11 +135,13 @@ def naming_words(answer: SubAnswer) -> str:
 
 def figure_context(answer: SubAnswer, reader: EvidenceReader | None) -> str:
     """The words that say what the answer's figure is, wider than its label (see :func:`naming_context`)."""
-    text = chunk_text(reader, answer.citation.chunk_id) if reader is not None and answer.citation else ""
+    ev = next((e for e in reader.evidence if e.chunk_id == answer.citation.chunk_id), None) if (
+        reader is not None and answer.citation) else None
+    text = ev.text if ev is not None else ""
     at = answer.value.start if answer.value is not None else -1
     if text and not 0 <= at < len(text):
         at = _one_row_at(text, answer.quote)
-    if not text or not 0 <= at < len(text):
+    if ev is None or not 0 <= at < len(text):
         return row_label(answer) or answer.quote
     row = reader.row_at(answer.citation.chunk_id, at) if reader is not None and answer.citation else None
     if row is not None and answer.value is not None and reader is not None:
@@ -147,7 +149,7 @@ def figure_context(answer: SubAnswer, reader: EvidenceReader | None) -> str:
         if own is not None:
             return own
     parent = row.parent if row is not None else ""  # the sub-heading the row sits under ('Cost of revenue:')
-    return " ".join(x for x in (naming_context(text, at, row_label(answer)), parent) if x)
+    return " ".join(x for x in (naming_context(ev, at, row_label(answer)), parent) if x)
 
 
 def _one_row_at(text: str, quote: str) -> int:

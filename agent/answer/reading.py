@@ -338,9 +338,6 @@ def _without_counts(piece: str, start: int, numbers: Sequence[NumericValue]) -> 
     return "".join(chars)
 
 
-HEADING_MAX_CHARS = 160  # a line above a table short enough to be its title ('Risk and Insurance Brokerage Services')
-
-
 # A figure followed by a unit of measure measures that, not a count of people, stores or shares ('employees
 # completed over 1 million hours of training', 'stores of 3 million square feet', '61.3 million rentable square feet').
 _MEASURED_RE = re.compile(
@@ -426,22 +423,16 @@ def record_naming(ev: Evidence, row: Segment, value: NumericValue, label: str = 
     return " ".join(p for p in parts if p)
 
 
-def naming_context(text: str, at: int, label: str = "") -> str:
-    """The words that say what the figure at offset ``at`` of ``text`` is, wider than its label: a table row's
-    ``label`` with its table's title and header line; a sentence figure's whole sentence."""
+def naming_context(ev: Evidence, at: int, label: str = "") -> str:
+    """The words that say what the figure at offset ``at`` of ``ev``'s text is, wider than its label: a table row's
+    ``label`` with its typed table's title, period caption and column headers; a sentence figure's whole
+    sentence."""
     if not label:
-        start, end = sentence_span(text, at)
-        return text[start:end]
-    above = text[: text.rfind("\n", 0, at) + 1].split("\n")[:-1]
-    block = 0  # table lines right above the row, and the sub-headings between them ('Deferred tax expense:')
-    while block < len(above) and (
-        "|" in above[-1 - block]
-        or (block + 1 < len(above) and "|" in above[-2 - block] and len(above[-1 - block]) <= HEADING_MAX_CHARS)
-    ):
-        block += 1
-    # The line above the table (its title) and the table's first line (its header), or the first line alone.
-    titles = above[len(above) - block - 1 :][:2] if block < len(above) else above[:1]
-    return " ".join([label, *(t for t in titles if len(t) <= HEADING_MAX_CHARS or "|" in t)])
+        start, end = sentence_span(ev.text, at)
+        return ev.text[start:end]
+    table = ev.table
+    heads = [table.title, table.period_caption, *(c.label for c in table.columns)] if table is not None else []
+    return " ".join(p for p in (label, *heads) if p)
 
 
 class EvidenceReader:

@@ -32,7 +32,7 @@ from agent.query.asked import (
 from agent.query.cues import and_list, asks_percent
 from agent.query.definitions import asked_part
 from agent.query.intent import TREND_YEARS, span_years, without_span
-from agent.schemas import Citation, NumericValue
+from agent.schemas import Citation, NumericValue, TableRecord
 
 TREND = "trend"  # the kind of a trend asked with no year named (see :func:`over_row_periods`)
 TABLE_WORDS_NAMED = 0.5  # the share of a question's words a table must print to be the one it asks the years of
@@ -111,7 +111,7 @@ def table_periods(sa: SubAnswer, question: str, reader: EvidenceReader) -> SubAn
     if _refused_for_company(sa):
         return None
     words = _content_words(asked_part(question)) - ASKING_WORDS
-    tables = [i for i, ev in enumerate(reader.evidence) if "|" in ev.text]
+    tables = [i for i, ev in enumerate(reader.evidence) if ev.table is not None]
 
     def named(i: int) -> int:
         return len(words & _content_words(reader.evidence[i].text))
@@ -122,7 +122,7 @@ def table_periods(sa: SubAnswer, question: str, reader: EvidenceReader) -> SubAn
     rows = [seg for seg in reader.segments if seg.ev == best and seg.kind == "row" and seg.numbers]
     periods = {n.period for seg in rows for n in seg.numbers if n.period}
     if not periods:  # years set as sub-headings ('December 31, 2019' over one block, 'December 31, 2018' over the next)
-        periods = {p.norm for line in _table_lines(reader.evidence[best].text) for p in find_periods(line)}
+        periods = {p.norm for line in _heading_lines(reader.evidence[best].table) for p in find_periods(line)}
     years = sorted({y for p in periods if "Q" not in p and (y := period_year(p)) is not None}, reverse=True)
     if not years or not rows:
         return None
@@ -130,12 +130,13 @@ def table_periods(sa: SubAnswer, question: str, reader: EvidenceReader) -> SubAn
     return _listed(sa, f"The table gives figures for {and_list([str(y) for y in years])} {cite.label()}.", cite)
 
 
-def _table_lines(text: str) -> list[str]:
-    """A table chunk's header line and the label-only lines among its rows (its sub-headings), not the title lines
-    above it: the periods they print are the table's own."""
-    lines = text.splitlines()
-    first = next((i for i, line in enumerate(lines) if "|" in line), len(lines))
-    return [line for i, line in enumerate(lines) if i == first or (i > first and "|" not in line)]
+def _heading_lines(record: TableRecord | None) -> list[str]:
+    """A typed table's title, period caption and column headers, and its label-only lines (its sub-headings): the
+    periods they print are the table's own."""
+    if record is None:
+        return []
+    return [record.title, record.period_caption, *(c.label for c in record.columns),
+            *(r.label for r in record.rows if not r.cells)]
 
 
 def over_row_periods(
@@ -243,7 +244,7 @@ def row_blocks(reader: EvidenceReader) -> dict[tuple[int, str], list[Segment]]:
     block of sub-heading '' (it holds the rows of every block)."""
     blocks: dict[tuple[int, str], list[Segment]] = {}
     for seg in reader.segments:
-        if seg.kind == "row" and seg.numbers and seg.label and "|" in reader.evidence[seg.ev].text:
+        if seg.kind == "row" and seg.numbers and seg.label:
             blocks.setdefault((seg.ev, seg.parent), []).append(seg)
             if seg.parent:
                 blocks.setdefault((seg.ev, ""), []).append(seg)

@@ -360,7 +360,7 @@ def _naming(reader: EvidenceReader, cand: _Candidate) -> str:
     own = record_naming(reader.evidence[cand.seg.ev], cand.seg, cand.value)
     if own is not None:
         return own
-    context = naming_context(reader.evidence[cand.seg.ev].text, cand.value.start,
+    context = naming_context(reader.evidence[cand.seg.ev], cand.value.start,
                              cand.seg.label if cand.seg.kind == "row" else "")
     return f"{context} {cand.seg.parent}" if cand.seg.parent else context  # the row's sub-heading is its own
 
