@@ -18,14 +18,15 @@ MIN_NAME_KEY = 3  # a 'name' of one or two letters ('Q', 'US') is no company
 def question_names(question: str) -> list[str]:
     """Proper names a question uses ('Chevron', 'Home Depot', 'Frito-Lay North America'): capitalised runs that
     are no question word, statement, measure, period or lexicon metric, nor a verb opening the question. The words
-    of a metric the question names are no name ('Operating' of 'Operating cash flow ratio is defined as ...')."""
+    of a metric the question names end a name ('Minimum' of 'Minimum Pension Liability'), and a run opening with
+    them is none ('Operating' of 'Operating cash flow ratio is defined as ...')."""
     out: list[str] = []
     verbs = opening_verbs(question)
-    text = question
-    for mention in find_metrics(question):
-        text = text[: mention.start] + " " * (mention.end - mention.start) + text[mention.end:]
-    for m in _NAME_RE.finditer(text):
-        words = [w.group(0) for w in re.finditer(r"\S+", m.group(1))
+    metrics = [(mention.start, mention.end) for mention in find_metrics(question)]
+    for m in _NAME_RE.finditer(question):
+        run = list(re.finditer(r"\S+", m.group(1)))
+        ends = [i for i, w in enumerate(run) if any(a <= m.start(1) + w.start() < b for a, b in metrics)]
+        words = [w.group(0) for w in run[: ends[0] if ends else len(run)]
                  if m.start(1) + w.start() not in verbs and w.group(0).lower().strip(".,") not in NOT_NAMES]
         name = " ".join(words).strip(" .,-")
         metric = next((m for m in find_metrics(name) if m.start > 0), None)
