@@ -35,6 +35,7 @@ from agent.answer.words import (
     _content_words,
     asked_qualifiers,
     name_words,
+    named_by,
     negated_words,
     same_root,
     unasked_column,
@@ -311,7 +312,9 @@ def _uncovered_name(answer: SubAnswer, names: Sequence[str], provenance: str, fi
         proper = name[:1].isupper()
         if proper and not covers(provenance, name) and not _named_in_pieces(name, provenance, named):
             return name
-        if not proper and not name_words(name) <= named and not _written_glued(name, provenance):
+        # a word of the part named in a regular form of its own ('ending' goodwill: 'Goodwill, end of the year')
+        words = name_words(name)
+        if not proper and named_by(words, named) != words and not _written_glued(name, provenance):
             return name
     return ""
 

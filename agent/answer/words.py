@@ -342,9 +342,10 @@ def unnamed_modifiers(question: str, metric: str, naming: str, company: str = ""
     lack: 'fuel surcharge revenue' is not answered by a figure named 'revenue'."""
     named = name_words(naming)
     # a hyphenated modifier ('customer-related') is named by its words, written with or without the hyphen; an
-    # abbreviation by its letters, written with or without stops ('ex-US' of 'Ex-U.S.')
+    # abbreviation by its letters, written with or without stops ('ex-US' of 'Ex-U.S.'); a word in a regular form
+    # of its own ('ending' by 'end of the year')
     return [w for w in metric_modifiers(question, metric, company)
-            if _stem(w) not in named and not all(_stem(p) in named for p in w.split("-") if p)
+            if not named_by({_stem(w)}, named) and not all(_stem(p) in named for p in w.split("-") if p)
             and not name_words(w) <= named]
 
 
