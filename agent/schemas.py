@@ -494,9 +494,9 @@ class QueryIntent(BaseModel):
     asks_words: bool = Field(default=False, description="the answer-kind model reads the question as asking for "
                              "words (a description, names), not an amount: no figure answers it")
     keywords: list[str] = Field(default_factory=list)
-    names: list[str] = Field(default_factory=list, description="the proper names the question (and the turn it is "
-                             "split from) uses, as written ('Chevron', 'Frito-Lay North America'): companies, or "
-                             "parts, products and counterparties a figure's own words must name")
+    names: list[str] = Field(default_factory=list, description="the proper names the question uses, as written "
+                             "('Chevron', 'Frito-Lay North America'): companies, or parts, products and "
+                             "counterparties a figure's own words must name (a sub-query's turn keeps its own)")
     statements: list[str] = Field(default_factory=list, description="the financial statements the question names "
                                   "as its source ('relying on the cash flow statement'), by the lexicon's canonical "
                                   "names ('income statement', 'balance sheet', 'cash flow statement')")

@@ -15,11 +15,7 @@ import re
 
 from agent.answer.companies import same_company
 from agent.answer.provenance import mentioned
-from agent.answer.reading import (
-    Evidence,
-    EvidenceReader,
-    Segment,
-)
+from agent.answer.reading import Evidence, EvidenceReader, Segment
 from agent.answer.records import SubAnswer
 from agent.answer.row_periods import row_blocks
 from agent.answer.words import ASKING_WORDS, LINKING_VERBS, _content_words, same_root

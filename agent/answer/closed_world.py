@@ -22,11 +22,7 @@ from agent.answer.provenance import (
     row_label,
     spelled_out,
 )
-from agent.answer.reading import (
-    EvidenceReader,
-    Segment,
-    only_periods,
-)
+from agent.answer.reading import EvidenceReader, Segment, only_periods
 from agent.answer.records import Check, SubAnswer
 from agent.answer.words import (
     ASKING_WORDS,
@@ -441,8 +437,8 @@ def check_scope(
     names: Sequence[str] = (),
 ) -> Check:
     """Closed world for what the question narrows its figure to: every proper name it uses (``names``, as the plan
-    read them) that is no indexed company (a segment, a region, a product, a counterparty), and every part its plan reads after the metric
-    ('revenue from software maintenance'), must be named by the figure's own provenance; a company's total never
+    read them) that is no indexed company (a segment, a region, a product, a counterparty), and every part its plan
+    reads after the metric ('revenue from software maintenance'), must be named by the figure's own provenance; a company's total never
     answers for a part the filing gives no figure of, nor a component for the ``total`` the plan asks."""
     # A figure computed from one table row's cells (a change, an average over its years) is that row's as much as
     # a read one: the same closed world holds for it.

@@ -46,8 +46,9 @@ def owned_by(doc: str, owner: str, company: str, registry: EntityRegistry | None
 def _unknown_name(
     names: Sequence[str], answer: SubAnswer, reader: EvidenceReader, registry: EntityRegistry | None
 ) -> str:
-    """A name of the plan's ``names`` (the question's) that is neither an indexed company nor mentioned on the cited pages, or ''. A
-    segment's or product's name is often printed as the heading of the figure's page, not in its table."""
+    """A name of the plan's ``names`` (the question's) that is neither an indexed company nor mentioned on the cited
+    pages, or ''. A segment's or product's name is often printed as the heading of the figure's page, not in its
+    table."""
     cites = answer.citations or ([answer.citation] if answer.citation else [])
     chunks = {c.chunk_id for c in cites}
     pages = {(ev.doc_name, ev.page) for ev in reader.evidence if ev.chunk_id in chunks}

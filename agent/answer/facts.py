@@ -195,12 +195,11 @@ def answer_from_facts(
     period = asked_period(sub_query)
     company = sub_query.company or sub_query.intent.company
     filings = sorted(source.filings(company, concepts), key=lambda f: f.recency)
-    names = list(dict.fromkeys([*sub_query.intent.names, *sub_query.turn_names]))
     dated = sub_query.intent.temporal_scope.dated
     for filing in filings:
         if company and not same_company(company, filing.company, registry):
             continue
-        if _foreign_name(names, filing, registry, terms):
+        if _foreign_name(sub_query.all_names, filing, registry, terms):
             return None
         found = _matching(filing, concepts, period, terms, dated)
         if not found:

@@ -607,8 +607,7 @@ def gate(
     )
     registry = as_registry(indexed_companies) if indexed_companies is not None else None
     part_names = [t.text for t in terms_for(sub_query.intent.scope, answer.metric) if t.kind == "name"]
-    names = list(dict.fromkeys([*sub_query.intent.names, *sub_query.turn_names]))
-    checks = [check_company(answer, reader, registry, names, part_names)]
+    checks = [check_company(answer, reader, registry, sub_query.all_names, part_names)]
     if answer.value is None and answer.passages:
         # Words answer a question over a span of years ('changes forecast for FY2008') when they cover its last.
         scope = sub_query.intent.temporal_scope.periods

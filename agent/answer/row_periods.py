@@ -8,10 +8,7 @@ from __future__ import annotations
 import re
 
 from agent.answer.gate import sanity_failure
-from agent.answer.reading import (
-    EvidenceReader,
-    Segment,
-)
+from agent.answer.reading import EvidenceReader, Segment
 from agent.answer.records import SubAnswer, _capital
 from agent.answer.words import ASKING_WORDS, _content_words
 from agent.finance import arithmetic

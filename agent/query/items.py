@@ -66,8 +66,8 @@ def sub_intent(base: QueryIntent, question: str, company: str, metric: str, peri
             "operations": sorted(operations_asked(question)),
             "scale": asked_scale(question),  # a sub-query's own words say the scale its figure is shown in
             "total": asks_total(question),  # and whether it is a total (the plan may carry the turn's; see QueryPlan)
-            "names": question_names(question),
-            "figure_worded": figure_worded(question),  # the lookup's own names; the turn's are the plan's (turn_names)
+            "names": question_names(question),  # the lookup's own names; the turn's are the plan's (turn_names)
+            "figure_worded": figure_worded(question),
             "requires_numeric": bool(metric) or base.requires_numeric,
         },
     )

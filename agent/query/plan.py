@@ -27,6 +27,11 @@ class SubQuery(BaseModel):
                                   "uses: a company the turn names holds for every part of it, so no figure of a "
                                   "company it does not name answers one")
 
+    @property
+    def all_names(self) -> list[str]:
+        """The proper names the lookup's own words and its turn's use, each once (the company checks read both)."""
+        return list(dict.fromkeys([*self.intent.names, *self.turn_names]))
+
 
 class Combination(BaseModel):
     """An arithmetic step over sub-query answers (or earlier steps), computed in code by the answer step."""
