@@ -9,11 +9,11 @@ from __future__ import annotations
 import pytest
 from support import ask_once, ingested_typeset, stated
 
-from agent.answer.words import _content_words
 from agent.config import Settings
 from agent.finance.column_periods import is_bucket
 from agent.ingest.parsing import _markdown_pages
 from agent.ingest.tables import find_tables
+from agent.query.content import content_words
 from agent.query.cues import operation_items
 
 pytestmark = pytest.mark.usefixtures("no_yfinance")
@@ -67,8 +67,8 @@ def test_two_items_share_the_words_after_the_seconds_first() -> None:
 
 
 def test_a_span_of_years_is_no_bucket() -> None:
-    assert "1-90" in _content_words("1-90 days past due") and "1-3" in _content_words("due in 1-3 years")
-    assert not {w for w in _content_words("revenue from 2018-2019 and 2018-19") if "-" in w}
+    assert "1-90" in content_words("1-90 days past due") and "1-3" in content_words("due in 1-3 years")
+    assert not {w for w in content_words("revenue from 2018-2019 and 2018-19") if "-" in w}
 
 
 UNNAMED_BUCKETS = """# Tailspin Telecom plc

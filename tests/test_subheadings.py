@@ -87,10 +87,10 @@ def test_a_component_is_never_stated_as_the_total_its_table_prints(fabrikam: Set
 
 
 def test_non_current_never_names_current() -> None:
-    from agent.answer.words import _content_words
+    from agent.query.content import content_words
 
-    assert "current" not in _content_words("Monetary assets, non-current")
-    assert _content_words("long-term debt") == _content_words("long term debt")
+    assert "current" not in content_words("Monetary assets, non-current")
+    assert content_words("long-term debt") == content_words("long term debt")
 
 
 def test_the_total_of_a_part_the_question_names_is_that_parts_row(fabrikam: Settings) -> None:

@@ -33,7 +33,6 @@ from agent.answer.words import (
     TOTAL_BONUS,
     WHOLE_COLUMN_RE,
     _about,
-    _content_words,
     _for_company,
     _names_other_number,
     counted_noun,
@@ -58,6 +57,7 @@ from agent.finance.periods import expand_range, find_periods, is_month, sort_key
 from agent.finance.wording import CHANGE_RE, SUM_WORD_RE, TOTAL_RE
 from agent.ingest.typed_tables import TOTAL_ROW_RE
 from agent.query.asked import AVERAGE_NAME_RE, PERIODS_MEETING, RATIO_NAME_RE
+from agent.query.content import content_words
 from agent.query.cues import AVERAGE_RE, PART_OF_RE, PERCENT_RE, asks_percent, possessive, spans_range
 from agent.query.definitions import asked_part
 from agent.query.operations import guess_operation
@@ -176,7 +176,7 @@ def _best_cell(
     cells = [c for c in cells if not other_kind_parent(per_share, c.parent)]
     if not asked:  # a schedule's year rows ('2004 | 925005') answer only a question naming the year
         cells = [c for c in cells if not only_periods(c.label)]
-    owner = frozenset(_content_words(company))
+    owner = frozenset(content_words(company))
     found = _best_of(cells, reader, words, asked, same_row, question, owner, opening)
     if found is None and asked:
         # No cell of the period names the item: an undated one-column table (a walk from one year's figure
@@ -217,7 +217,7 @@ def _best_of(cells: Sequence[Cell], reader: EvidenceReader, words: set[str], ask
     wants_total = bool(TOTAL_RE.search(question))
     deducts = deduction_start(question) >= 0
     counted = counted_noun(question) if question else ""
-    owner = owner - _content_words(counted)  # the stores of Wingtip Stores are named by the word the company shares
+    owner = owner - content_words(counted)  # the stores of Wingtip Stores are named by the word the company shares
     asked_words = words
     for cell in cells:
         if asked and not (asked & cell.periods):
@@ -242,12 +242,12 @@ def _best_of(cells: Sequence[Cell], reader: EvidenceReader, words: set[str], ask
             continue  # so does a sentence's figure of a segment ('Personal Lines catastrophe losses were ...')
         if not wants_total and TOTAL_ROW_RE.match(cell.label):
             # 'total capital ( tier 1 and tier 2 )' is the sum of the parts it lists: no answer for one part
-            outside = _content_words(_PARENTHESES_RE.sub(" ", cell.label))
-            if (words & _content_words(" ".join(_PARENTHESES_RE.findall(cell.label)))) - outside:
+            outside = content_words(_PARENTHESES_RE.sub(" ", cell.label))
+            if (words & content_words(" ".join(_PARENTHESES_RE.findall(cell.label)))) - outside:
                 continue
         # a count's words that place it in time ('Stores at end of period') are its period's, as the question's are
-        label_words = _content_words(cell.label) - (_PERIOD_WORDS if counted else set())
-        parent_words = _content_words(cell.parent)
+        label_words = content_words(cell.label) - (_PERIOD_WORDS if counted else set())
+        parent_words = content_words(cell.parent)
         if (words <= parent_words and not words <= label_words and not TOTAL_ROW_RE.match(cell.label)
                 and not only_periods(cell.label)):
             continue  # the sub-heading asked ('Purchase obligations:') is the sum of its rows: one row is a part of it
@@ -257,7 +257,7 @@ def _best_of(cells: Sequence[Cell], reader: EvidenceReader, words: set[str], ask
         if not hits - owner and (cell.prose or not _company_row(reader, cell, hits, owner, whole=True)
                                  or words - owner - hits - EQUITY_WORDS):
             continue
-        header_words = _content_words(cell.header)
+        header_words = content_words(cell.header)
         if (not cell.prose and label_words and len(header_words) <= COLUMN_NAME_MAX_WORDS
                 and not (words & (label_words | parent_words)) - header_words
                 and not TOTAL_ROW_RE.match(cell.label) and not only_periods(cell.label)):
@@ -301,12 +301,12 @@ def _spelled_out(words: set[str], cell: Cell) -> set[str]:
     """``words`` with an acronym asked written as the words of the cell's row that spell it ('cre' of 'CRE loans' as
     'commercial real estate' for that row; see :func:`~agent.answer.provenance.spelled_out`), unless the row writes
     the word itself."""
-    label = _content_words(cell.label) if not cell.prose else set()
+    label = content_words(cell.label) if not cell.prose else set()
     out = set(words)
     for word in words - label:
         run = spelled_out(word, cell.label) if label else []
         if run:
-            out = (out - {word}) | _content_words(" ".join(run))
+            out = (out - {word}) | content_words(" ".join(run))
     return out
 
 
@@ -319,17 +319,17 @@ def _hits(reader: EvidenceReader, cell: Cell, words: set[str], deducts: bool = F
     and its table's title too, which say what it is part of ('ending balance' of a table titled 'changes in gross
     unrecognized tax benefits')."""
     label = cell.label if deducts or cell.prose else label_head(cell.label)
-    header = _content_words(cell.header)
+    header = content_words(cell.header)
     # a column named with a word of the company's name ('Business Travel' of Margie's Travel) is a part of it,
     # named by its other words; a column that is the company ('Cadence Design Systems' in a performance graph) is it
-    own = _content_words(label) | (header if header <= owner else header - owner)
+    own = content_words(label) | (header if header <= owner else header - owner)
     hits = words & own
     if cell.prose:  # a sentence says what its figure is with a verb ('we repurchased ... for'): a word's other form
         # (not a word that asks how the figure moved: 'the increase in FCC licenses' is no 'licenses increased $15.6')
         hits |= {w for w in words - hits - ASKING_WORDS if any(same_root(w, o) for o in own)}
     else:  # a column or row printed as a participle ('Opened', 'Granted') is the verb the question asks in
         hits |= named_by(words - hits - ASKING_WORDS, own)
-    parent_words = _content_words(cell.parent)
+    parent_words = content_words(cell.parent)
     # a row labelled by its period only ('2014 | 385,373') is the figure its table's title names, for that period
     if hits - parent_words - owner or (not cell.prose and (_company_row(reader, cell, hits, owner, label=label)
                                                            or only_periods(label))):
@@ -366,8 +366,8 @@ def _title_words(reader: EvidenceReader, cell: Cell) -> set[str]:
     if record is None or cell.prose:
         return set()
     if " | " in record.title:
-        return _content_words(record.section_path[-1]) if len(record.section_path) > 1 else set()
-    return _content_words(record.title)
+        return content_words(record.section_path[-1]) if len(record.section_path) > 1 else set()
+    return content_words(record.title)
 
 
 def _names_header(question: str, header: str, label: str = "") -> bool:
@@ -378,10 +378,10 @@ def _names_header(question: str, header: str, label: str = "") -> bool:
     header = header.strip()
     own = without_periods(header).strip(" ,:-")
     names = set(slash_alternatives(own)) - {header}
-    row = _content_words(label)
+    row = content_words(label)
     return any(len(name.strip()) >= HEADER_MIN_CHARS and re.search(
         rf"(?<![\w/]){re.escape(name.strip())}(?![\w/])", question, re.IGNORECASE)
-        and (name == header or not _content_words(name) <= row) for name in [header, *names])
+        and (name == header or not content_words(name) <= row) for name in [header, *names])
 
 
 def _schedule_asked(sub_query: SubQuery) -> bool:
@@ -439,9 +439,9 @@ def _cell_name(cell: Cell) -> str:
     header = cell.header
     if only_periods(header):
         own = without_periods(header).strip(" ,:-")
-        header = own if _content_words(own) else ""
+        header = own if content_words(own) else ""
     # a row labelled by its date alone ('December 31, 2016'): its column names the figure
-    dated = bool(named_periods(cell.label)) and not _content_words(without_periods(cell.label))
+    dated = bool(named_periods(cell.label)) and not content_words(without_periods(cell.label))
     label = "" if header and dated else cell.label
     return " ".join(x for x in (label, header) if x).strip()
 
@@ -464,10 +464,10 @@ def _as_quoted(sentence: str) -> str:
 def _whose_name(company: str, part: str, name: str) -> str:
     """A figure's name as an answer states it: whose it is and the part of the company its table is of ("Humongous
     Insurance Holdings, Inc.'s Reinsurance combined ratio"), each unless the name says it already."""
-    words = _content_words(name)  # the row's label stays as printed: it is the figure's own name
-    if part and not _content_words(part) <= words:
+    words = content_words(name)  # the row's label stays as printed: it is the figure's own name
+    if part and not content_words(part) <= words:
         name = f"{part} {name}"
-    if company and not _content_words(company) & words:
+    if company and not content_words(company) & words:
         name = f"{possessive(company)} {name}"
     return name
 
@@ -478,13 +478,13 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     A question naming two periods and a change, percentage change or sum gets it computed in code from the
     two cells. None when no cell names enough of the question.
     """
-    words = _content_words(asked_part(sub_query.question))  # a definition's inputs are no row the question asks
+    words = content_words(asked_part(sub_query.question))  # a definition's inputs are no row the question asks
     counted = counted_noun(sub_query.question)
     if counted and any(_about(ev, base.company) for ev in reader.evidence):
         # 'How many stores did Contoso operate at the end of 2022?': the company is its filing's, the period its
         # column's or sentence's; what the figure's own words must name is what is counted and how (also when the
         # company's name says it: the stores of Wingtip Stores).
-        words -= (_content_words(base.company) - _content_words(counted)) | _PERIOD_WORDS
+        words -= (content_words(base.company) - content_words(counted)) | _PERIOD_WORDS
     if not words:
         return None
     named = list(dict.fromkeys(p.norm for p in find_periods(sub_query.question)))
@@ -563,13 +563,13 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
 
 def _names_whole(reader: EvidenceReader, cell: Cell, whole: str) -> bool:
     """A total row stands for the whole when its label or its table's title line names the whole's words."""
-    wanted = _content_words(TOTAL_RE.sub(" ", whole)) - {"amount", "sum", "value"}
+    wanted = content_words(TOTAL_RE.sub(" ", whole)) - {"amount", "sum", "value"}
     title = reader.evidence[cell.seg.ev].text.strip().split("\n", 1)[0]
-    return wanted <= _content_words(f"{cell.label} {title}")
+    return wanted <= content_words(f"{cell.label} {title}")
 
 
 def _names_part(cell: Cell, part: str) -> bool:
-    return bool(_content_words(part) & _content_words(f"{cell.label} {cell.header}"))
+    return bool(content_words(part) & content_words(f"{cell.label} {cell.header}"))
 
 
 class _Share(BaseModel):
@@ -588,18 +588,18 @@ def _share_asked(question: str) -> _Share | None:
     difference = _DIFFERENCE_OF_RE.search(question)
     if (
         difference
-        and _content_words(difference.group("a"))
-        and _content_words(difference.group("b"))
+        and content_words(difference.group("a"))
+        and content_words(difference.group("b"))
         and not _ITEM_OPERATION_RE.search(difference.group(0))  # 'the 2019 average X and the 2019 average Y'
     ):
         return _Share(part=difference.group("a"), whole=difference.group("b"), subtract=True,
                       percent=asks_percent(question))
     share = next((m for r in _CELL_SHARE_RES if (m := r.search(question))), None)
-    if share and _content_words(share.group("a")) and _content_words(share.group("b")):
+    if share and content_words(share.group("a")) and content_words(share.group("b")):
         return _Share(part=share.group("a"), whole=share.group("b"),
                       percent=bool(PERCENT_RE.search(share.group(0))))
     part_of = PART_OF_RE.search(question)
-    if part_of and _content_words(part_of.group("a")) and _content_words(part_of.group("b")):
+    if part_of and content_words(part_of.group("a")) and content_words(part_of.group("b")):
         part, whole = part_of.group("a"), part_of.group("b")
         if TOTAL_RE.search(part) and not TOTAL_RE.search(whole):
             # 'the percentage of capital leases in the total liabilities': the total is the whole
@@ -636,18 +636,18 @@ def _cell_share(
     opening = sub_query.intent.temporal_scope.opening
     same_table = False  # the part was found by its own words: it must sit in the whole's table
     for i, part in enumerate(items):
-        words = _content_words(part)
+        words = content_words(part)
         if part_names_whole and i == 0:
-            words |= _content_words(items[1])
+            words |= content_words(items[1])
         found = _best_cell(reader, words, asked, base.company, question=part, opening=opening)
         if found is not None and part_names_whole and i == 0 and not _names_part(found[1], part):
             found = None  # a cell naming only the whole's words is the whole, not the part
         if found is None and part_names_whole and i == 0:
             # 'what portion of the purchase price was allocated to goodwill': the part is its own row
             # ('goodwill') of the table whose total is the whole, not a row naming both
-            found = _best_cell(reader, _content_words(part), asked, base.company, question=part, opening=opening)
+            found = _best_cell(reader, content_words(part), asked, base.company, question=part, opening=opening)
             same_table = True
-        if found is not None and i == 1 and not _content_words(found[1].label) & words and not TOTAL_ROW_RE.match(
+        if found is not None and i == 1 and not content_words(found[1].label) & words and not TOTAL_ROW_RE.match(
             found[1].label
         ):
             found = None  # 'the revised purchase price' is no 'receivables' row that only its column ('revised') names
@@ -702,7 +702,7 @@ def _total_cell(reader: EvidenceReader, part: Cell, words: set[str]) -> tuple[fl
     for cell in table_cells(reader, {part.seg.ev}):
         if (
             TOTAL_ROW_RE.match(cell.label)
-            and _content_words(cell.label) <= words
+            and content_words(cell.label) <= words
             and cell.header == part.header
             and cell.periods == part.periods
             and cell.seg.start > part.seg.start
@@ -717,7 +717,7 @@ def _words_said(cell: Cell, words: set[str]) -> set[str]:
     own ('In October 2018, we granted'), no word of what is asked."""
     text = (through_clause(cell.seg.raw, cell.value.start, cell.value.end) if cell.prose
             else f"{cell.label} {cell.parent}")
-    return {w for w in named_by(words, _content_words(text)) if not is_month(w)}
+    return {w for w in named_by(words, content_words(text)) if not is_month(w)}
 
 
 def _cell_combination(

@@ -18,7 +18,7 @@ from agent.answer.provenance import mentioned
 from agent.answer.reading import Evidence, EvidenceReader, Segment
 from agent.answer.records import SubAnswer
 from agent.answer.row_periods import row_blocks
-from agent.answer.words import ASKING_WORDS, LINKING_VERBS, _content_words, same_root
+from agent.answer.words import ASKING_WORDS, LINKING_VERBS, same_root
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation
 from agent.finance.lexicon import find_metrics
@@ -26,6 +26,7 @@ from agent.finance.periods import shift_period
 from agent.finance.wording import FALL_RE
 from agent.ingest.typed_tables import TOTAL_ROW_RE
 from agent.query.asked import ITEM_KINDS, LOWEST, SIZE_WORD, SUPERLATIVE, operations_asked
+from agent.query.content import content_words
 from agent.query.cues import asks_percent
 from agent.query.definitions import asked_part
 from agent.schemas import NumericValue
@@ -42,7 +43,7 @@ def _choice_words(text: str, group: str) -> list[str]:
 # Names of one kind of item: a table by geographic area is by region.
 _SAME_KIND = (frozenset({"region", "geography", "geographic", "area"}),)
 # Words that rank or name the kind of item, not what is compared ('which type of debt', 'among the ...').
-_RANKING_WORDS = frozenset(_content_words(
+_RANKING_WORDS = frozenset(content_words(
     "which type types kind kinds one among all largest highest greatest most biggest best top smallest lowest least "
     "fewest worst proportionally percentage percent basis terms grew grow rose rise fell fall drop dropped"))
 
@@ -55,12 +56,12 @@ def table_choice(sa: SubAnswer, question: str, reader: EvidenceReader) -> Comput
     asked = asked_part(question)
     kinds = set(_choice_words(asked, "kind"))
     metrics = {m.canonical for m in find_metrics(asked)}
-    words = (_content_words(asked) - ASKING_WORDS - LINKING_VERBS - _RANKING_WORDS - _content_words(sa.company)
-             - _content_words(" ".join(kinds)))
+    words = (content_words(asked) - ASKING_WORDS - LINKING_VERBS - _RANKING_WORDS - content_words(sa.company)
+             - content_words(" ".join(kinds)))
     named_kinds = {w for w in words if any(same_root(w, g) for group in _SAME_KIND for g in group)}
     kinds, words = kinds | named_kinds, words - named_kinds  # 'which geographic area': a kind of item
     # The metric's own words are named by the heading in any of the lexicon's words ('Net sales' for revenue).
-    plain = words - _content_words(" ".join(m.surface for m in find_metrics(asked)))
+    plain = words - content_words(" ".join(m.surface for m in find_metrics(asked)))
     if not words:
         return None
     blocks = row_blocks(reader)
@@ -72,7 +73,7 @@ def table_choice(sa: SubAnswer, question: str, reader: EvidenceReader) -> Comput
         if ev.part and not mentioned(question, ev.part):
             continue  # a part's table (a segment's, the parent company's alone) ranks only that part's items
         heading = _heading(parent, ev.text, rows)
-        named = _content_words(" ".join([heading, ev.table.title if ev.table is not None else "",
+        named = content_words(" ".join([heading, ev.table.title if ev.table is not None else "",
                                          ev.text.split("\n", 1)[0], *ev.section_path]))
         if not plain <= named or (words - plain) - named and not metrics & {m.canonical for m in find_metrics(heading)}:
             continue
@@ -110,9 +111,9 @@ def table_choice(sa: SubAnswer, question: str, reader: EvidenceReader) -> Comput
 def _narrower(parent: str, asked: str, metrics: set[str], kinds: set[str]) -> bool:
     """A sub-heading naming more than the question does ('Current liabilities' for 'the largest liability'): its
     words beyond the metric asked (in any of the lexicon's words), the kinds of item and the question's own."""
-    said = {w for m in find_metrics(parent) if m.canonical in metrics for w in _content_words(m.surface)}
-    named = _content_words(asked) | _content_words(" ".join(kinds))
-    return any(not any(same_root(w, n) for n in named) for w in _content_words(parent) - said)
+    said = {w for m in find_metrics(parent) if m.canonical in metrics for w in content_words(m.surface)}
+    named = content_words(asked) | content_words(" ".join(kinds))
+    return any(not any(same_root(w, n) for n in named) for w in content_words(parent) - said)
 
 
 def item_kind(question: str) -> str:
@@ -130,9 +131,9 @@ def _heading(parent: str, text: str, rows: list[Segment]) -> str:
 def _names_kinds(kinds: set[str], about: str) -> bool:
     """Whether each kind of item asked ('region', 'liability') is what the block is about: its heading or
     sections name it, or a name of the same kind ('Revenue by geographic area' is by region)."""
-    named = _content_words(about)
+    named = content_words(about)
     for kind in kinds:
-        for word in _content_words(kind):
+        for word in content_words(kind):
             names = next((group for group in _SAME_KIND if any(same_root(word, g) for g in group)), {word})
             if not any(same_root(n, g) for n in named for g in names):
                 return False

@@ -28,7 +28,6 @@ from agent.answer.words import (
     ASKING_WORDS,
     EQUITY_WORDS,
     LINKING_VERBS,
-    _content_words,
     asked_qualifiers,
     name_words,
     named_by,
@@ -44,6 +43,7 @@ from agent.finance.metrics import METRICS
 from agent.finance.periods import without_periods
 from agent.finance.wording import CHANGE, SCALE_ASKED_RE, TOTAL_RE, without_possessive
 from agent.ingest.typed_tables import TOTAL_ROW_RE
+from agent.query.content import content_words
 from agent.query.cues import is_operation_word, possessive
 from agent.query.definitions import asked_part
 from agent.query.intent import asking_part
@@ -83,12 +83,12 @@ def _uncovered_words(answer: SubAnswer, question: str, provenance: str, headings
     if not answer.named:
         metrics.add(answer.metric)  # the lexicon read the figure's row as the metric (the metric check's)
     vouched = " ".join(m.surface for m in find_metrics(question) if m.canonical in metrics)
-    company = _content_words(f"{answer.company} {whose}")
-    asked = _content_words(question) - company - ASKING_WORDS - LINKING_VERBS - EQUITY_WORDS - _content_words(vouched)
+    company = content_words(f"{answer.company} {whose}")
+    asked = content_words(question) - company - ASKING_WORDS - LINKING_VERBS - EQUITY_WORDS - content_words(vouched)
     if answer.status == "computed" and row_label(answer):
         # a figure computed from a table row's cells: the arithmetic words ('ratio', 'sum') name the computation
         asked = {w for w in asked if not is_operation_word(w)}
-    own = _content_words(printed)
+    own = content_words(printed)
     # 'increased', 'decreasing': forms of words that ask how, not what
     # an acronym the printed words spell ('CRE' of 'Commercial real estate') is named by them
     missing = {w for w in asked - own if not any(same_root(w, o) for o in (*own, *ASKING_WORDS))
@@ -116,7 +116,7 @@ def _other_rows(answer: SubAnswer, reader: EvidenceReader | None) -> set[str]:
     if row is None:
         return set()
     return {w for seg in reader.segments if seg.kind == "row" and seg.ev == row.ev and seg is not row
-            for w in _content_words(seg.label)}
+            for w in content_words(seg.label)}
 
 
 # 'per basic share', 'per common stock share', 'per employee', 'per barrel': the words after 'per' up to a function
@@ -151,21 +151,21 @@ def _unmet_rate(answer: SubAnswer, question: str, provenance: str) -> str:
         stated = _rate_unit(row_label(answer) or row) if answer.status == "found" else ""
         if definition is not None and any(_rate_unit(name) for name in (definition.canonical, *definition.synonyms)):
             return ""  # the metric asked is a rate by name ('RASM': revenue per available seat mile)
-        words = _content_words(question)
-        if not stated or stated in _SHARE_WORDS or stated in words or "average" in words & _content_words(row):
+        words = content_words(question)
+        if not stated or stated in _SHARE_WORDS or stated in words or "average" in words & content_words(row):
             return ""  # no rate stated, the unit named ('revenue per ASM'), or an average asked, which is per something
         return f"the figure found is {row!r}, an amount per {stated}; the question asks for no rate"
     if asked in _SHARE_WORDS and definition is not None and definition.topic == PER_SHARE_TOPIC:
         return ""
-    own = _content_words(f"{provenance} {answer.metric}")
+    own = content_words(f"{provenance} {answer.metric}")
     if asked in own or (asked in _SHARE_WORDS and ({"eps", *_SHARE_WORDS} & own)):
         return ""
     return f"the question asks for an amount per {asked}; the figure found is {row!r}, whose words say no per {asked}"
 
 
 def _stem_word(word: str) -> str:
-    """``word`` as :func:`_content_words` spells it ('shares' -> 'share')."""
-    return next(iter(_content_words(word)), word.lower())
+    """``word`` as :func:`content_words` spells it ('shares' -> 'share')."""
+    return next(iter(content_words(word)), word.lower())
 
 
 _PERIOD_COLUMN_RE = re.compile(r"\b(?:19|20)\d{2}\s*:")  # '2019: 11,569': a linearised cell under a year column
@@ -185,7 +185,7 @@ def _total_not_read(answer: SubAnswer, question: str, reader: EvidenceReader | N
     shown = answer.value.text.strip() if answer.value is not None else ""
     if shown and re.search(rf"\btotal\b[^|:]*:\s*{re.escape(shown)}", answer.quote, re.IGNORECASE):
         return ""  # the figure is in the table's 'Total' column: the row's own total ('total operating leases due')
-    asked = _content_words(question) - ASKING_WORDS - _content_words(answer.company)  # what it names, not how it asks
+    asked = content_words(question) - ASKING_WORDS - content_words(answer.company)  # what it names, not how it asks
     totals = [seg for seg in reader.segments
               if seg.kind == "row" and seg.numbers and TOTAL_ROW_RE.match(seg.label)
               and reader.evidence[seg.ev].chunk_id == answer.citation.chunk_id]
@@ -195,14 +195,14 @@ def _total_not_read(answer: SubAnswer, question: str, reader: EvidenceReader | N
     row = f"{row} {own.parent}" if own is not None else row
     # A question narrowing its metric to a part the figure's row names ('the total revenue from risk solutions') is
     # answered by that part's row.
-    extra = asked - _content_words(answer.metric)
-    own_part = bool(extra) and extra <= _content_words(row)
+    extra = asked - content_words(answer.metric)
+    own_part = bool(extra) and extra <= content_words(row)
     for seg in totals:
-        named = _content_words(_DATED_TAIL_RE.sub("", seg.label.strip()))  # 'Total as of December 31,' is bare
+        named = content_words(_DATED_TAIL_RE.sub("", seg.label.strip()))  # 'Total as of December 31,' is bare
         # A named total the question's words name and the figure's row (with its metric) does not ('Total current
         # provision' for a 'Provision for income taxes' row); or the one bare 'Total' of a table whose columns are
         # periods (in a schedule by maturity, 'the total X due' is the row's own 'Total' column).
-        lacking = named - _content_words(row) - _content_words(answer.metric)
+        lacking = named - content_words(row) - content_words(answer.metric)
         bare = not named and not own_part and len(totals) == 1 and bool(_PERIOD_COLUMN_RE.search(answer.quote))
         if (named and named <= asked and lacking) or bare:
             return seg.label.strip()
@@ -220,15 +220,15 @@ _LABEL_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 
 
 def _noun_phrase(label: str) -> tuple[str, list[str]]:
-    """The noun a row label names (the last word of its leading noun phrase, stemmed as :func:`_content_words`
+    """The noun a row label names (the last word of its leading noun phrase, stemmed as :func:`content_words`
     stems) and the words before it that narrow it, as printed: 'Other non-current liabilities (2)' ->
     ('liabilitie', ['Other', 'non-current']); ('', []) when the label has no words."""
     cut = _NOUN_PHRASE_END_RE.search(label)
-    words = [w for w in _LABEL_WORD_RE.findall(label[: cut.start()] if cut else label) if _content_words(w)]
+    words = [w for w in _LABEL_WORD_RE.findall(label[: cut.start()] if cut else label) if content_words(w)]
     if not words:
         return "", []
     head = _stem_word(words[-1])
-    return head, [w for w in words[:-1] if not _content_words(w) <= WHOLE_ROW_WORDS | {head}]
+    return head, [w for w in words[:-1] if not content_words(w) <= WHOLE_ROW_WORDS | {head}]
 
 
 def _names_word(word: str, words: set[str]) -> bool:
@@ -261,7 +261,7 @@ def _kind_of_asked(answer: SubAnswer, question: str, reader: EvidenceReader | No
     if reader is None or row is None or only_periods(row.label):
         return "", []  # a schedule's year row ('2022 | 135 | 6'): its column names the figure
     label = row.label
-    if TOTAL_ROW_RE.match(label) and not _content_words(label) - WHOLE_ROW_WORDS and row.parent:
+    if TOTAL_ROW_RE.match(label) and not content_words(label) - WHOLE_ROW_WORDS and row.parent:
         label = row.parent  # a bare 'Total' row is the total of its sub-heading
     head, before = _noun_phrase(label)
     mention = next((m for m in find_metrics(label) if m.canonical == answer.metric), None)
@@ -270,17 +270,17 @@ def _kind_of_asked(answer: SubAnswer, question: str, reader: EvidenceReader | No
         # name can narrow it ('Amortizing intangible assets')
         ahead = set(_LABEL_WORD_RE.findall(label[: mention.start]))
         before = [w for w in before if w in ahead]
-    asked = _content_words(question)
+    asked = content_words(question)
     if not head or not _names_word(head, asked):
         return "", []
-    narrowing = [w for w in before if not all(_names_word(s, asked) for s in _content_words(w))]
+    narrowing = [w for w in before if not all(_names_word(s, asked) for s in content_words(w))]
     if not narrowing:
         return "", []
     ev = reader.evidence[row.ev]
-    whole = _content_words(" ".join([row.parent if label == row.label else "",
+    whole = content_words(" ".join([row.parent if label == row.label else "",
                                      ev.table.title if ev.table is not None else ""]))
-    own = _content_words(label)
-    other_kind = any(_noun_phrase(seg.label)[0] == head and _content_words(seg.label) != own
+    own = content_words(label)
+    other_kind = any(_noun_phrase(seg.label)[0] == head and content_words(seg.label) != own
                      for seg in reader.segments if seg.kind == "row" and seg.ev == row.ev and seg is not row)
     if _names_word(head, whole) or other_kind:
         return label.strip(), narrowing
@@ -391,7 +391,7 @@ def check_operands(
         name = _uncovered_name(read, names, provenance, _filers(reader, {operand.citation.chunk_id}), registry,
                                parts)
         unsaid = ([name] if name else []) + [term for _, term in unsaid_qualifiers(qualifiers, read, reader)]
-        named = _content_words(figure_context(read, reader))
+        named = content_words(figure_context(read, reader))
         said = {w.lower() for t in unsaid for w in t.split()}  # 'pro forma' said once, not word by word again
         unsaid += [w for w in modifiers if not _names_word(w.lower(), named) and w.lower() not in said]
         if unsaid:
@@ -410,7 +410,7 @@ def _confusable_row(answer: SubAnswer, reader: EvidenceReader) -> bool:
     that metric or a kind of it. A row labelled by its year or its part ('2026', 'Americas') shares no word and is
     judged by its coverage."""
     metric, label = answer.metric, row_label(answer)
-    label_words, metric_words = _content_words(label), _content_words(metric)
+    label_words, metric_words = content_words(label), content_words(metric)
     if (metric not in METRICS or answer.citation is None or answer.value is None or find_metrics(label)
             or not label_words & metric_words):
         return False

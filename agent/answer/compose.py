@@ -64,7 +64,7 @@ from agent.answer.row_periods import (
 )
 from agent.answer.values import _lexicon_answer
 from agent.answer.verify import verify_answer
-from agent.answer.words import _asks_figure, _content_words, cited_unasked_part, filing_owner, is_part_row
+from agent.answer.words import _asks_figure, cited_unasked_part, filing_owner, is_part_row
 from agent.entities.names import name_key
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation, period_tie, reported_cell
@@ -90,6 +90,7 @@ from agent.query.asked import (
     operations_asked,
     threshold_asked,
 )
+from agent.query.content import content_words
 from agent.query.cues import NON_NUMERIC_RELATIONS, TYPED_NUMBER, metric_label, possessive
 from agent.query.dialogue import Rewrite
 from agent.query.intent import relation_of, span_years
@@ -230,7 +231,7 @@ def _answer_sub_query(
         return answer  # the company's own figure, not a segment's table that words the question more closely
     if base.scope and _names_parts(answer, base.scope) and not _names_parts(cell, base.scope):
         return answer  # 'net sales in Europe': the Europe row, not a total that names more of the words
-    words = _content_words(sub_query.question)
+    words = content_words(sub_query.question)
     cell_recall, read_recall = _row_recall(cell, words), _row_recall(answer, words)
     if cell.confidence >= CELL_OVER_PROSE_CONFIDENCE and cell_recall > read_recall:
         return cell
@@ -279,12 +280,12 @@ def _row_recall(answer: SubAnswer, words: set[str]) -> float:
     """Share of the question's words the label of the figure's table row names (0 for prose: it has no label)."""
     if not row_label(answer) or not words:
         return 0.0
-    return len(words & _content_words(row_label(answer))) / len(words)
+    return len(words & content_words(row_label(answer))) / len(words)
 
 
 def _row_precision(answer: SubAnswer, words: set[str]) -> float:
     """Share of the label words of the figure's table row that the question uses (0 for prose)."""
-    label = _content_words(row_label(answer))
+    label = content_words(row_label(answer))
     return len(words & label) / len(label) if label else 0.0
 
 

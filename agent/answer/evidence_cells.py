@@ -14,12 +14,12 @@ from agent.answer.reading import (
     EvidenceReader,
     Segment,
 )
-from agent.answer.words import _content_words
 from agent.finance.column_periods import is_span_label
 from agent.finance.numbers import CURRENCIES, is_name_number
 from agent.finance.periods import CALENDAR_FY_END, find_periods, normalise_period
 from agent.finance.wording import CHANGE_RE
 from agent.ingest.prose import FOOTNOTE_RE
+from agent.query.content import content_words
 from agent.query.scope import STOP_WORDS
 from agent.schemas import NumericValue
 
@@ -177,7 +177,7 @@ def sentence_cells(reader: EvidenceReader, allowed: set[int]) -> list[Cell]:
                 # '... repurchased 1.9 million shares of our common stock for $214 million': one clause, one period
                 label = f"{label} {prev.unit or prev_counted} {' '.join(before.split()).rstrip(' $')}"
                 n = n if n.period else n.model_copy(update={"period": prev.period})
-            elif _content_words(own):
+            elif content_words(own):
                 label = own
             elif CHANGE_RE.search(label) and _REACHED_RE.fullmatch(before):
                 continue  # 'costs increased $8.6 million to $16.7 million': the level reached, not the increase

@@ -43,7 +43,6 @@ from agent.answer.words import (
     _WIDE,
     ASKING_WORDS,
     OUTLOOK,
-    _content_words,
     asked_qualifiers,
     counted_noun,
     named_by,
@@ -65,6 +64,7 @@ from agent.finance.numbers import (
 )
 from agent.finance.periods import find_periods, period_year, sort_key, without_periods
 from agent.query.asked import operation_unmet, operation_unmet_by
+from agent.query.content import content_words
 from agent.query.cues import NON_NUMERIC_RELATIONS, possessive
 from agent.query.definitions import asked_part
 from agent.query.plan import SubQuery
@@ -142,7 +142,7 @@ def _names_counted(counted: str, metric: str, context: str) -> bool:
     # 'earnings per share' is a rate per share, never a count of shares
     words = context.split()
     context = " ".join(w for i, w in enumerate(words) if "per" not in {w.lower(), words[i - 1].lower() if i else ""})
-    if counted in _content_words(context):
+    if counted in content_words(context):
         return True
     if not metric or metric not in {canonical(counted), canonical(f"{counted}s")}:
         return False
@@ -213,11 +213,11 @@ def check_metric(
     asked_of = _asked_governor(answer.metric, question) or _asked_governor(answer.metric, turn_question)
     if asked_of and reader is not None:
         # the company's own name is no thing asked of the metric ('how much did Tasmanian spend on buybacks')
-        unsaid = (_governor_words(asked_of) - _content_words(figure_context(answer, reader))
-                  - _content_words(answer.company))
+        unsaid = (_governor_words(asked_of) - content_words(figure_context(answer, reader))
+                  - content_words(answer.company))
         # only a thing the filing prints ('exchange rate', 'reduction in force'); a word of the question's own
         # ('the nominal difference in EBITDA', 'the movement in revenue') names no line of it
-        printed = _content_words(" ".join(ev.text for ev in reader.evidence))
+        printed = content_words(" ".join(ev.text for ev in reader.evidence))
         if unsaid and unsaid <= printed:
             return Check(name="metric", passed=False, detail=(
                 f"the question asks the {asked_of.lower()} of {answer.metric}; the figure's words do not say "
@@ -225,7 +225,7 @@ def check_metric(
     metric_words = _metric_words(answer, words, reader)
     # a part of a turn's question may name the metric its figure is counted under ('Capital expenditure on R&D')
     names = [m.surface for m in find_metrics(question) if m.canonical == answer.metric]
-    other = "" if metric_words != words and _writes_asked(metric_words, names, _content_words(question)) else (
+    other = "" if metric_words != words and _writes_asked(metric_words, names, content_words(question)) else (
         _other_kind_of_metric(answer.metric, metric_words, f"{question} {turn_question}"))
     if other:
         return Check(name="metric", passed=False,
@@ -301,7 +301,7 @@ def _sentence_metric(answer: SubAnswer, reader: EvidenceReader | None) -> str:
 
 # Words before a preposition that say how a quantity is measured, not what it is ('the carrying amount of goodwill',
 # 'net book value of property'): the quantity is still the metric after them.
-MEASURE_WORDS = frozenset(_content_words("carrying book fair total sum level aggregate net gross principal face "
+MEASURE_WORDS = frozenset(content_words("carrying book fair total sum level aggregate net gross principal face "
                                          "outstanding"))
 # A preposition (with the article after it) that makes the metric after it the object of another noun: 'a loss on
 # disposal of fixed assets', 'depreciation expense related to property and equipment', 'effect ... on cash'.
@@ -328,13 +328,13 @@ def _governed_metric(metric: str, naming: str, question: str) -> str:
     mentions = [m for m in find_metrics(naming) if m.canonical == metric]
     if not mentions:
         return ""
-    asked = _content_words(question) | ASKING_WORDS | MEASURE_WORDS
+    asked = content_words(question) | ASKING_WORDS | MEASURE_WORDS
     governors: list[str] = []
     for m in mentions:
         governor = _governor_before(naming, m.start)
         if governor is None:
             return ""  # the metric heads its phrase
-        if not _content_words(governor) - asked:
+        if not content_words(governor) - asked:
             return ""  # 'the increase in cash', 'the carrying amount of goodwill', or a noun the question asks
         governors.append(governor)
     return governors[0]
@@ -377,7 +377,7 @@ def _governor_before(text: str, start: int, bare_to: bool = True) -> str | None:
 def _governor_words(governor: str) -> set[str]:
     """The words of a governing noun that name a thing, not an operation or a measure ('exchange rate' of
     'exchange rate changes'; nothing of 'the percentage change', 'the carrying amount')."""
-    return {w for w in _content_words(governor) - ASKING_WORDS - MEASURE_WORDS if not operation_word(w)}
+    return {w for w in content_words(governor) - ASKING_WORDS - MEASURE_WORDS if not operation_word(w)}
 
 
 def _asked_governor(metric: str, question: str) -> str:
@@ -430,12 +430,12 @@ def _movement_row(answer: SubAnswer, reader: EvidenceReader | None, question: st
                 and reader.evidence[seg.ev].chunk_id == answer.citation.chunk_id and _BALANCE_ROW_RE.search(seg.label)]
     if len(balances) < 2:
         return ""
-    asked = _content_words(question)
+    asked = content_words(question)
     if answer.metric in METRICS:
-        return "" if _content_words(row.label) <= asked else row.label
+        return "" if content_words(row.label) <= asked else row.label
     ev = reader.evidence[row.ev]
-    subject = _content_words(" ".join([ev.table.title if ev.table is not None else "", *balances]))
-    movement = _content_words(row.label) - subject
+    subject = content_words(" ".join([ev.table.title if ev.table is not None else "", *balances]))
+    movement = content_words(row.label) - subject
     # the movement asked by its verb ('how many stores did X open': 'Stores opened')
     return row.label if movement and not named_by(movement, asked) else ""
 
@@ -449,8 +449,8 @@ def check_words_answer(answer: SubAnswer, sub_query: SubQuery) -> Check:
     intent = sub_query.intent
     if not intent.requires_numeric or intent.relation in NON_NUMERIC_RELATIONS:
         return Check(name="form", passed=True, detail="answered in words")
-    asked = _content_words(asked_part(sub_query.question))
-    said = _content_words(" ".join(p.text for p in answer.passages))
+    asked = content_words(asked_part(sub_query.question))
+    said = content_words(" ".join(p.text for p in answer.passages))
     cover = len(asked & said) / len(asked) if asked else 1.0
     if cover >= PASSAGE_FIGURE_COVER:
         return Check(name="form", passed=True, detail=f"the passage names {cover:.0%} of what is asked")

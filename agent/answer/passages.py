@@ -12,16 +12,10 @@ from agent.answer.reading import (
     Segment,
 )
 from agent.answer.records import Passage, SubAnswer, _not_found
-from agent.answer.words import (
-    _WORD_RE,
-    RETRIEVAL_WEIGHT,
-    _asks_figure,
-    _content_words,
-    _for_company,
-    clip_words,
-)
+from agent.answer.words import RETRIEVAL_WEIGHT, _asks_figure, _for_company, clip_words
 from agent.finance.periods import ends_in_month, find_periods
 from agent.ingest.prose import FOOTNOTE_RE
+from agent.query.content import WORD_RE, content_words
 from agent.query.intent import without_cause_words
 from agent.query.plan import SubQuery
 from agent.query.scope import STOP_WORDS
@@ -76,11 +70,11 @@ _RELATION_CUES: dict[Relation, re.Pattern[str]] = {
 
 def _keywords(sub_query: SubQuery) -> set[str]:
     intent = sub_query.intent
-    words = {w for w in _WORD_RE.findall(sub_query.question.lower()) if w not in STOP_WORDS}
+    words = {w for w in WORD_RE.findall(sub_query.question.lower()) if w not in STOP_WORDS}
     for kw in intent.keywords:
-        words.update(w for w in _WORD_RE.findall(kw.lower()) if w not in STOP_WORDS)
+        words.update(w for w in WORD_RE.findall(kw.lower()) if w not in STOP_WORDS)
     for m in intent.metrics:  # the canonical name only: synonyms' generic words ('rate') pull in noise
-        words.update(w for w in _WORD_RE.findall(m.lower()) if w not in STOP_WORDS)
+        words.update(w for w in WORD_RE.findall(m.lower()) if w not in STOP_WORDS)
     return words
 
 
@@ -96,9 +90,9 @@ def _named_share(question: str, company: str, passage: str) -> float:
     """Share of the question's own content words the passage names, in any inflection ('increase' is named by
     'increased'); the company's name aside (filings say 'we', and the company is the trust gate's check), and the
     words asking for a cause ('what drove', 'why': the passage answers them, it does not repeat them)."""
-    own = {_root(w) for w in _content_words(company)} if company else set()
-    asked = {_root(w) for w in _content_words(re.sub(r"['’](?:s\b)?", " ", without_cause_words(question)))} - own
-    named = {_root(w) for w in _content_words(passage)}
+    own = {_root(w) for w in content_words(company)} if company else set()
+    asked = {_root(w) for w in content_words(re.sub(r"['’](?:s\b)?", " ", without_cause_words(question)))} - own
+    named = {_root(w) for w in content_words(passage)}
     return len(asked & named) / len(asked) if asked else 1.0
 
 
@@ -133,7 +127,7 @@ def _passages_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReade
         context = heading if heading is not None and heading.ev == seg.ev else None
         heading = None
         body = f"{context.text} {seg.text}" if context is not None else seg.text
-        tokens = set(_WORD_RE.findall(body.lower()))
+        tokens = set(WORD_RE.findall(body.lower()))
         overlap = len(words & tokens) / max(1, len(words))
         if overlap == 0:
             continue
@@ -177,7 +171,7 @@ def _passages_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReade
         }
     )
     if _asks_figure(sub_query):
-        figure = _prose_figure(reader, chosen, _content_words(sub_query.question), base.period)
+        figure = _prose_figure(reader, chosen, content_words(sub_query.question), base.period)
         if figure is None and sub_query.intent.requires_numeric:  # a number was asked; no quoted sentence names it
             return _refused_with(base, f"no figure for: {sub_query.question}", passages[0])
         if figure is not None:
@@ -215,7 +209,7 @@ def _prose_figure(
             hi = numbers[i + 1].start if i + 1 < len(numbers) else seg.end
             before = text[max(lo, seg.start) : n.start].split()[-PROSE_FIGURE_WINDOW:]
             after = text[n.end : min(hi, seg.end)].split()[:PROSE_FIGURE_WINDOW]
-            hits = len(words & _content_words(" ".join(before + after)))
+            hits = len(words & content_words(" ".join(before + after)))
             if not hits:
                 continue
             score = hits + (PROSE_PERIOD_BONUS if period and n.period == period else 0.0)

@@ -10,7 +10,7 @@ import re
 from agent.answer.gate import sanity_failure
 from agent.answer.reading import EvidenceReader, Segment
 from agent.answer.records import SubAnswer, _capital
-from agent.answer.words import ASKING_WORDS, _content_words
+from agent.answer.words import ASKING_WORDS
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation
 from agent.finance.lexicon import find_metrics
@@ -26,6 +26,7 @@ from agent.query.asked import (
     operations_asked,
     threshold_asked,
 )
+from agent.query.content import content_words
 from agent.query.cues import and_list, asks_percent
 from agent.query.definitions import asked_part
 from agent.query.intent import TREND_YEARS, span_years, without_span
@@ -47,23 +48,23 @@ def read_row(sa: SubAnswer, question: str, reader: EvidenceReader | None) -> Seg
     # Only a question that names this row and what its table is about ('the change in current deferred income' of
     # a 'Current' row under a sentence about deferred income): a word that names another row or column of the page
     # ('duration', another row's name), or that the page never prints, asks for something these columns do not hold.
-    named = _content_words(f"{row.label} {row.parent} {sa.metric} {sa.company}") | ASKING_WORDS
+    named = content_words(f"{row.label} {row.parent} {sa.metric} {sa.company}") | ASKING_WORDS
     # "Northwind's" is the company's name; the question's own names of the metric ('capex') and the span of years it
     # counts ('the last three years') name this row's figures too
     asked = without_possessive(without_span(question))
     for mention in reversed(find_metrics(asked)):
         if mention.canonical == sa.metric:
             asked = f"{asked[: mention.start]} {asked[mention.end:]}"
-    extra = _content_words(asked) - named
+    extra = content_words(asked) - named
     if not extra:
         return row
     ev = reader.evidence[row.ev]
     on_page = {i for i, e in enumerate(reader.evidence) if e.doc_name == ev.doc_name and e.page == ev.page}
     page = [reader.evidence[i] for i in sorted(on_page)]
     others = {w for seg in reader.segments if seg.kind == "row" and seg is not row and seg.ev in on_page
-              for w in _content_words(seg.label)}
-    headers = _content_words(" ".join(c.label for e in page if e.table is not None for c in e.table.columns))
-    subject = _content_words(" ".join(e.text for e in page)) - others - headers
+              for w in content_words(seg.label)}
+    headers = content_words(" ".join(c.label for e in page if e.table is not None for c in e.table.columns))
+    subject = content_words(" ".join(e.text for e in page)) - others - headers
     if "average" in operations_asked(question) and subject & _AVERAGE_WORDS:
         return None  # 'weighted-average assumptions': the table's figures already are the averages asked
     return row if extra <= subject else None
@@ -107,11 +108,11 @@ def table_periods(sa: SubAnswer, question: str, reader: EvidenceReader) -> SubAn
     cited; None when no table names it, or when the figure was refused for another company."""
     if _refused_for_company(sa):
         return None
-    words = _content_words(asked_part(question)) - ASKING_WORDS
+    words = content_words(asked_part(question)) - ASKING_WORDS
     tables = [i for i, ev in enumerate(reader.evidence) if ev.table is not None]
 
     def named(i: int) -> int:
-        return len(words & _content_words(reader.evidence[i].text))
+        return len(words & content_words(reader.evidence[i].text))
 
     best = max(tables, key=lambda i: (named(i), reader.rel_score[i]), default=None)
     if best is None or (words and named(best) < len(words) * TABLE_WORDS_NAMED):
@@ -194,7 +195,7 @@ def over_row_periods(
 
 
 # Words that ask for a table's rows rather than name them ('the components of', 'the types of ... in the table').
-_ITEM_WORDS = frozenset(_content_words("components component types type items item categories kinds elements "
+_ITEM_WORDS = frozenset(content_words("components component types type items item categories kinds elements "
                                        "making make made up factored listed shown"))
 
 
@@ -204,7 +205,7 @@ def table_items(sa: SubAnswer, question: str, reader: EvidenceReader) -> SubAnsw
     heading names it, or when the figure was refused for another company."""
     if _refused_for_company(sa):
         return None
-    words = _content_words(asked_part(question)) - ASKING_WORDS - _ITEM_WORDS
+    words = content_words(asked_part(question)) - ASKING_WORDS - _ITEM_WORDS
     block = named_block(words, reader, TABLE_WORDS_NAMED)
     if block is None:
         return None
@@ -252,10 +253,10 @@ def _heading_words(parent: str, text: str, rows: list[Segment]) -> set[str]:
     """What names a block of rows: its sub-heading; a whole table is named by its title lines, its total row ('Total
     inventories') and the words most of its rows share ('... revenue')."""
     if parent:
-        return _content_words(parent)
-    words = _content_words(" ".join(text.splitlines()[:2]))
-    words |= _content_words(" ".join(seg.label for seg in rows if TOTAL_ROW_RE.match(seg.label)))
-    shared = [_content_words(seg.label) for seg in rows]
+        return content_words(parent)
+    words = content_words(" ".join(text.splitlines()[:2]))
+    words |= content_words(" ".join(seg.label for seg in rows if TOTAL_ROW_RE.match(seg.label)))
+    shared = [content_words(seg.label) for seg in rows]
     counts: dict[str, int] = {}
     for label_words in shared:
         for w in label_words:

@@ -33,7 +33,6 @@ from agent.answer.records import (
     display_value,
 )
 from agent.answer.words import (
-    _WORD_RE,
     ADJUSTED_RE,
     RETRIEVAL_WEIGHT,
     TOTAL_BONUS,
@@ -58,6 +57,7 @@ from agent.finance.metrics import METRICS
 from agent.finance.numbers import MONEY_UNITS, SUBUNITS
 from agent.finance.periods import shift_period, sort_key
 from agent.ingest.typed_tables import TOTAL_ROW_RE
+from agent.query.content import WORD_RE
 from agent.query.definitions import question_formulas
 from agent.query.plan import SubQuery
 from agent.query.scope import STOP_WORDS, basis_words, metric_modifiers
@@ -246,7 +246,7 @@ def _candidates(
     kind = figure_kind(metric)
     wants_adjusted = bool(ADJUSTED_RE.search(question))
     preferred = _TOPIC_STATEMENT.get(METRICS[metric].topic, "") if metric in METRICS else ""
-    asked = set(_WORD_RE.findall(question.lower()))
+    asked = set(WORD_RE.findall(question.lower()))
     intent_metrics = {m.canonical for m in find_metrics(question)}
     whole = METRICS[metric].part_of if metric in METRICS else ""
     asked_part = " ".join([question, *terms])
@@ -296,7 +296,7 @@ def _candidates(
             base -= OTHER_METRIC_PENALTY
             reasons.append(f"label also names {', '.join(sorted(others))}")
         if seg.kind == "row":
-            label_words = set(_WORD_RE.findall(seg.label.lower())) - STOP_WORDS
+            label_words = set(WORD_RE.findall(seg.label.lower())) - STOP_WORDS
             if label_words:
                 base += QUALIFIER_WEIGHT * len(label_words & asked) / len(label_words)
         for n in _owned_numbers(seg, metric):
@@ -443,7 +443,7 @@ def _find(
     if basis := basis_words(question, metric, company):
         # 'total accrued liabilities', 'net property and equipment': of the rows printed for the metric, those
         # whose own words say which one (the total, the net figure) answer; where none says it, all stay.
-        said = [c for c in cands if set(basis) <= set(_WORD_RE.findall(_named_by(c).lower()))]
+        said = [c for c in cands if set(basis) <= set(WORD_RE.findall(_named_by(c).lower()))]
         cands = said or cands
     if not cands:
         return None

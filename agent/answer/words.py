@@ -13,11 +13,10 @@ from agent.answer.reading import (
 )
 from agent.answer.records import SubAnswer
 from agent.entities.names import name_key, names_company, same_name
-from agent.finance.column_periods import is_bucket
 from agent.finance.lexicon import find_metrics, names_count, names_per_share
-from agent.finance.numbers import name_numbers, without_units
-from agent.finance.periods import without_periods
+from agent.finance.numbers import without_units
 from agent.finance.wording import without_possessive
+from agent.query.content import WORD_RE, content_words, numbered_names, stem
 from agent.query.cues import NON_NUMERIC_RELATIONS
 from agent.query.plan import SubQuery
 from agent.query.scope import (
@@ -36,12 +35,8 @@ TOTAL_BONUS = 0.1  # among partial labels, a "Total ..." row is the total, not a
 RETRIEVAL_WEIGHT = 0.05  # retrieval score breaks ties between equally good rows
 
 
-CELL_STEM_MIN_CHARS = 3  # 'gas' and 'its' are not plurals
 
 
-
-
-_WORD_RE = re.compile(r"[a-z][a-z0-9&'-]+")
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -70,18 +65,13 @@ def _about(ev: Evidence, company: str) -> bool:
     return names_company(ev.doc_name.replace("_", " "), company)
 
 
-def _numbered_names(text: str) -> dict[str, set[str]]:
-    """Names that carry a number ('tier 2', 'level 3', 's&p 500'; 'class b' is not one): word -> its numbers."""
-    return {word: nums for word, nums in name_numbers(text).items() if word not in STOP_WORDS}
-
-
 def _names_other_number(label: str, question: str) -> bool:
     """The row names a numbered thing the question names with another number: 'tier 1 capital' does not
     answer 'tier 2 capital', however many words they share."""
-    asked = _numbered_names(question)
+    asked = numbered_names(question)
     if not asked:
         return False
-    row = _numbered_names(label)
+    row = numbered_names(label)
     return any(word in row and not (nums & row[word]) for word, nums in asked.items())
 
 
@@ -98,58 +88,12 @@ def other_kind_parent(per_share: bool, parent: str) -> bool:
     return names_count(parent) if per_share else names_per_share(parent)
 
 
-def _stem(word: str) -> str:
-    """A crude singular so 'losses' meets 'loss', 'costs' meets 'cost' and 'expenses' meets 'expense'."""
-    if len(word) > CELL_STEM_MIN_CHARS and word.endswith(("sses", "xes", "ches", "shes")):
-        return word[:-2]
-    if len(word) > CELL_STEM_MIN_CHARS and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
-
-
-_NEGATED_RE = re.compile(r"\bnon[-\s]+(?=[a-z])")
-# One thing under the names filers and analysts give it: a non-GAAP (non-IFRS) figure is the adjusted one, and a
-# rate a producer prints per day ('bbl/d', 'Mcf/d') is one per day.
-_WRITTEN_AS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\bnon[-\s]?(?:gaap|ifrs)\b"), "adjusted"),
-    (re.compile(r"(?<=[a-z])/d\b"), " per day"),
-)
-
-
-def _buckets(text: str) -> set[str]:
-    """The buckets a text names by their span ('1-90 days past due', '91–180', '>360'), dashes made one."""
-    tokens = (t.strip("(),.;:?").replace("–", "-") for t in text.split())
-    return {t for t in tokens if is_bucket(t) and not t.isdigit()}
-
-
 def opening_balance(label: str, opening_asked: bool) -> bool:
     """``label`` is a roll-forward's opening balance ('Stores at beginning of period', 'Opening balance') and the plan
     does not ask one (``opening_asked``): a period's opening balance is the closing one of the period before, never
     the figure at the period's end or for the period."""
     words = label.lower().replace("(", " ").replace(",", " ").split()
     return not opening_asked and ("beginning" in words or "opening" in words)
-
-
-def _content_words(text: str) -> set[str]:
-    """Words that name what a figure is: no stop words, no periods, no question filler; a number that is part
-    of a name counts ('500' of 's&p 500' tells it from 's&p retail index'), and so does a bucket's span ('1-90':
-    the 61-90 days past due are not the 1-90)."""
-    buckets = _buckets(text)
-    # 'long-term' meets 'long term'; 'non-current' is one word: it never names what 'current' does
-    spaced = re.sub(r"[-/]", " ", text)
-    based = text.lower()
-    for written, meant in _WRITTEN_AS:
-        based = written.sub(meant, based)
-    based = re.sub(r"[-/]", " ", based)
-    rest = without_periods(_NEGATED_RE.sub("non", based))
-    words = {
-        _stem(w.removesuffix("'s").rstrip("'"))  # 'Europe's revenue' names the 'Europe' row
-        for w in _WORD_RE.findall(rest)
-        if w not in STOP_WORDS and w not in FILLER_WORDS and not w.isdigit()
-    }
-    # read as written: a name's capital letter ('Customer B') is no article once lower-cased
-    named = _numbered_names(spaced)
-    return words | buckets | {num for word, nums in named.items() if _stem(word) in words for num in nums}
 
 
 ROOT_CHARS = 6  # letters two forms of a word share ('operat-ed', 'franch-isees'); 'curren-t/-cy' is the price
@@ -187,9 +131,9 @@ def _excluded_words(text: str) -> set[str]:
     also names them as what the figure is ('securities remaining available ... (excluding securities reflected in
     column (a))' are securities)."""
     # 'ex-fuel' is 'excluding fuel': the prefix is the word
-    split = [piece for t in _WORD_RE.findall(text.lower())
+    split = [piece for t in WORD_RE.findall(text.lower())
              for piece in (t.split("-", 1) if t.split("-", 1)[0] in EXCLUDING else [t])]
-    tokens = [_stem(t) for t in split if t not in STOP_WORDS or t in EXCLUDING]
+    tokens = [stem(t) for t in split if t not in STOP_WORDS or t in EXCLUDING]
     after = {i + 1 for i, t in enumerate(tokens) if t in EXCLUDING}
     excluded = {tokens[i] for i in after if i < len(tokens)}
     return excluded - {t for i, t in enumerate(tokens) if i not in after}
@@ -199,17 +143,17 @@ def negated_words(asked: str, own: str) -> list[str]:
     """The words ``asked`` uses that the figure's ``own`` words negate ('current' of a 'Monetary assets,
     non-current' row, 'adoption' of a 'Balances without adoption' column) while ``asked`` does not: the figure is
     the opposite of what was asked."""
-    asked_words, own_words = _content_words(asked), _content_words(own)
+    asked_words, own_words = content_words(asked), content_words(own)
     excluded, asked_excluded = _excluded_words(own), _excluded_words(asked)
     return sorted(w for w in asked_words if f"non{w}" in own_words and f"non{w}" not in asked_words
                   or w in excluded and w not in asked_excluded)
 
 
 # The verbs that tie a company or a part to the amount it brought in, as content words: no word a row must print.
-LINKING_VERBS = frozenset(_content_words(" ".join(CONTRIBUTION_VERBS)))
+LINKING_VERBS = frozenset(content_words(" ".join(CONTRIBUTION_VERBS)))
 # Words by which a question asks how much, when, which or what of a figure (its arithmetic, its periods, its
 # place in a table) rather than what the figure is: no row, column or table needs to print them.
-ASKING_WORDS = frozenset(_content_words(
+ASKING_WORDS = frozenset(content_words(
     "average mean change difference increase decrease growth decline which what has have had does did year years "
     "fiscal fy period periods quarter amount value reported recorded shown presented disclosed stated table company "
     "group end beginning balance respective respectively based larger largest higher highest greater greatest "
@@ -228,11 +172,11 @@ def unasked_part(ev: Evidence, asked: str) -> str:
     no answer for the company's."""
     if not ev.part:
         return ""
-    asked_words = _content_words(without_possessive(asked))  # "Space's operating income" names Space
-    own = _content_words(ev.part)
+    asked_words = content_words(without_possessive(asked))  # "Space's operating income" names Space
+    own = content_words(ev.part)
     # the words of its name no other part's name has name it too ('electric' of 'Electric Utility' beside 'Gas
     # Utility'); a word two parts share names neither
-    others = {w for other in (ev.table.other_parts if ev.table is not None else ()) for w in _content_words(other)}
+    others = {w for other in (ev.table.other_parts if ev.table is not None else ()) for w in content_words(other)}
     distinct = own - others if others else set()
     return "" if own <= asked_words or distinct and distinct <= asked_words else ev.part
 
@@ -242,7 +186,7 @@ def owner_row(label: str, hits: set[str], owner: frozenset[str], whole: bool = F
     itself ('cadence design systems inc .' beside the indices of a performance graph); unless ``whole``, also a row
     saying what it is of the company ('Net income attributable to Contoso' under 'Diluted Earnings Per Common
     Share'), whose sub-heading it then takes. Never a part of it named after it ('Contoso China')."""
-    words = _content_words(label)
+    words = content_words(label)
     return bool(hits & owner) and bool(words) and (words <= owner or not whole and bool(find_metrics(label)))
 
 
@@ -307,7 +251,7 @@ def name_words(text: str) -> set[str]:
         letters = [p for p in token.strip(",;:()?'’").split(".") if p]
         if len(letters) >= 2 and all(len(p) == 1 and p.isalpha() for p in letters):
             dotted.add("".join(letters).lower())
-    return _content_words(text) | dotted
+    return content_words(text) | dotted
 
 
 def _asks_figure(sub_query: SubQuery) -> bool:
@@ -345,7 +289,7 @@ def unnamed_modifiers(question: str, metric: str, naming: str, company: str = ""
     # abbreviation by its letters, written with or without stops ('ex-US' of 'Ex-U.S.'); a word in a regular form
     # of its own ('ending' by 'end of the year')
     return [w for w in metric_modifiers(question, metric, company)
-            if not named_by({_stem(w)}, named) and not all(_stem(p) in named for p in w.split("-") if p)
+            if not named_by({stem(w)}, named) and not all(stem(p) in named for p in w.split("-") if p)
             and not name_words(w) <= named]
 
 
@@ -364,7 +308,7 @@ def counted_noun(question: str) -> str:
     if m is None:
         return ""
     words = [w for w in m.group(1).lower().split() if w not in STOP_WORDS and w not in FILLER_WORDS]
-    return _stem(words[-1]) if words else ""
+    return stem(words[-1]) if words else ""
 
 
 # A figure on another basis than the reported one ('adjusted EBITDA', 'non-GAAP', 'core', 'organic', 'pro forma').
