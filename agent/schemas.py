@@ -12,6 +12,7 @@ from enum import StrEnum
 from typing import Literal
 
 from pydantic import BaseModel, Field
+from pydantic.json_schema import SkipJsonSchema
 
 PAGE_SEPARATOR = "\n\f\n"
 
@@ -478,6 +479,68 @@ class ScopeTerm(BaseModel):
                         "own; 0 for a part named alone")
 
 
+class TypedNumber(BaseModel):
+    """Arithmetic a question types on the figure it looks up ('... in 2018 less 100?'), computed in code."""
+
+    op: Literal["less", "minus", "plus", "divided by"]
+    number: str = Field(description="the number typed, as written without its thousands separators ('100')")
+    start: int = Field(description="where the typed arithmetic starts in the question's text: the words before it "
+                       "are what is looked up")
+
+
+class Threshold(BaseModel):
+    """The test a question asks periods to pass ('exceed $3,000 thousand': '>' 3,000 thousand; 'negative': '<' 0)."""
+
+    comparison: Literal[">", ">=", "<", "<="]
+    bound: NumericValue
+
+
+class AskedShare(BaseModel):
+    """Two figures a question divides (or subtracts), as it words them: the part (or numerator) and the whole (or
+    denominator)."""
+
+    part: str = Field(description="the words naming the part, as the question writes them")
+    whole: str = Field(description="the words naming the whole")
+    percent: bool
+    part_names_whole: bool = Field(default=False, description="the part is worded as a subset of the whole ('what "
+                                   "percentage of acres were in the US'): its figure names both")
+    subtract: bool = Field(default=False, description="'the difference of X and Y': X minus Y, not X over Y")
+
+
+class Wording(BaseModel):
+    """How the question words what it asks, read once in agent/query: the readers after the plan compare these
+    with the evidence instead of reading the question's text again."""
+
+    words: list[str] = Field(default_factory=list, description="the content words of what it asks (its "
+                             "definitions and the arithmetic it types cut off), as agent.query.content reads them")
+    beside: dict[str, list[str]] = Field(default_factory=dict, description="for each metric it names (canonical), "
+                                         "its content words with that metric's own name and the span of years it "
+                                         "counts cut; under '' with the span alone cut: what else the words ask of "
+                                         "a figure of that metric")
+    typed: TypedNumber | None = None
+    computed: str = Field(default="", description="the arithmetic the operation model reads in the words ('sum', "
+                          "'ratio', 'change', ...) when likelier than a lookup; '' otherwise")
+    threshold: Threshold | None = None
+    share: AskedShare | None = Field(default=None, description="two figures the question names and divides ('X as "
+                                     "a percentage of Y', 'what portion of Y was allocated to X')")
+    lowest: bool = Field(default=False, description="the comparison a 'which ...' question ranks by asks the lowest")
+    by_size: bool = Field(default=False, description="that comparison ranks sizes ('the larger loss'), not order")
+    per_unit: bool = Field(default=False, description="a figure per unit of time is asked ('quarterly', 'per month')")
+    percent: bool = Field(default=False, description="the result is asked as a percentage")
+    schedule: bool = Field(default=False, description="a year of a schedule is asked ('long-term debt due in 2005', "
+                           "'maturities in 2017'): a table whose rows are years, even when the lexicon names the "
+                           "metric")
+    as_share: bool = Field(default=False, description="a figure is asked as a share of another ('as a percentage "
+                           "of', '% of revenue')")
+    item_kind: str = Field(default="item", description="the kind of item a choice asks for ('region' of 'which "
+                           "region had ...'); 'item' when unnamed")
+    contrary: dict[str, str] = Field(default_factory=dict, description="the words naming a metric (canonical) in "
+                                     "its contrary direction ('net loss' for net income), as an answer says it")
+    periods: list[str] = Field(default_factory=list, description="the periods the words name themselves "
+                               "(normalised, in order), before any range or span is filled in")
+    counted_years: int = Field(default=0, description="the years its span counts ('over the past three years': 3)")
+
+
 class QueryIntent(BaseModel):
     """What a (sub-)question demands, in the card's own vocabulary."""
 
@@ -504,6 +567,8 @@ class QueryIntent(BaseModel):
     operations: list[str] = Field(default_factory=list, description="the kinds of arithmetic or choice the "
                                   "question's words ask for ('average', 'change', 'choice', 'threshold', ...), read "
                                   "once; the readers and the composer take them from here")
+    # read in code from the question's words, whoever fills the rest: no model is asked for it
+    wording: SkipJsonSchema[Wording] = Field(default_factory=Wording)
     scale: float | None = Field(default=None, description="the scale the question asks its answer in ('in USD "
                                 "millions' -> 1e6); None when it names none")
     unit: str = Field(default="", description="the unit of measure the question asks its answer in ('GWh', "

@@ -12,6 +12,8 @@ from agent.answer.reading import Evidence
 from agent.config import Settings
 from agent.finance.periods import ends_in_month_day
 from agent.ingest.pipeline import open_ingestor
+from agent.query.intent import extract_intent
+from agent.query.plan import QueryPlan
 from agent.schemas import Chunk
 
 SAMPLE = Path(__file__).resolve().parent.parent / "agent" / "samples" / "NORTHWIND_2024_10K.md"
@@ -36,6 +38,11 @@ def printed_filing(folder: Path, name: str, pages: list[str]) -> Settings:
     """Settings for ``folder/home`` holding one filing typeset by a test and printed to PDF as ``folder/name``
     (see :func:`text_pdf`)."""
     return ingested_file(folder / "home", text_pdf(folder / name, pages))
+
+
+def turn_plan(question: str) -> QueryPlan:
+    """A turn's plan with no lookups of its own: the question and its reading, as the composer takes them."""
+    return QueryPlan(question=question, intent=extract_intent(question))
 
 
 def ask_once(settings: Settings, question: str) -> str:

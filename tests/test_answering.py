@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage
 from scripted import ScriptedChatModel
-from support import typed_evidence
+from support import turn_plan, typed_evidence
 
 from agent.answer.compose import answer_offline, answer_sub_query, combine, compose_answer
 from agent.answer.llm_answer import llm_answer
@@ -518,7 +518,7 @@ def test_combine_reports_refusals_instead_of_raising() -> None:
 
 def test_compose_answer_lists_figures_with_citations() -> None:
     sub = lookup("capital expenditure", "FY2024")
-    final = compose_answer("What was capex?", [sub], evidence=northwind())
+    final = compose_answer(turn_plan("What was capex?"), [sub], evidence=northwind())
     assert (
         final.text == f"Northwind Instruments' capital expenditure in FY2024 was $437 million [{DOC}, p. 7]."
     )
@@ -978,11 +978,11 @@ def test_column_names_above_a_title_and_scale_line_name_the_cells() -> None:
 
 
 def test_the_difference_of_two_items_of_one_year_subtracts_their_cells() -> None:
-    from agent.answer.cells import _share_asked
+    from agent.query.asked import share_asked
 
-    share = _share_asked("what is the difference of total capital and tier 1 in 2007?")
+    share = share_asked("what is the difference of total capital and tier 1 in 2007?")
     assert share is not None and share.subtract and share.part == "total capital" and share.whole == "tier 1"
-    assert _share_asked("what is the difference between 2019 average x schemes and 2019 average y schemes?") is None
+    assert share_asked("what is the difference between 2019 average x schemes and 2019 average y schemes?") is None
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import typed_evidence
+from support import turn_plan, typed_evidence
 
 from agent.answer.companies import same_company
 from agent.answer.compose import answer_sub_query
@@ -270,7 +270,8 @@ def test_a_read_value_is_no_answer_to_an_average_change_or_ratio_question() -> N
     figure shown as the closest evidence; a figure that is itself an average ('Average selling price') answers."""
     from agent.answer.compose import compose_answer
     from agent.answer.records import SubAnswer
-    from agent.query.asked import asked_operation
+    from agent.query.asked import operation_unmet_by
+    from agent.query.intent import extract_intent
     from agent.schemas import Citation, NumericValue
 
     cite = Citation(doc="NORTHWIND_2024_10K", page=5, quote="Revenue | 2024: $4,812 | 2023: $4,305 | (in millions)")
@@ -279,15 +280,19 @@ def test_a_read_value_is_no_answer_to_an_average_change_or_ratio_question() -> N
         value=NumericValue(text="$4,812", value=4812, scale=1e6, unit="USD", period="FY2024"), citation=cite,
         citations=[cite], quote=cite.quote, answer="Revenue in FY2024 was $4,812 million [NORTHWIND_2024_10K, p. 5].",
     )
-    final = compose_answer("What is the average revenue?", [read])
+    final = compose_answer(turn_plan("What is the average revenue?"), [read])
     assert final.text.startswith("Not found in the filings: an average of revenue")
     assert "Closest evidence (not the figure asked): Revenue in FY2024 was $4,812 million" in final.text
     assert final.figures == []
-    assert asked_operation("What was the change in operating income?", "Operating income") == "a change between periods"
-    assert asked_operation("What is the average selling price in 2024?", "Average selling price") == ""
-    assert asked_operation("What was the net change in cash in 2024?", "Net change in cash") == ""
-    assert asked_operation("What share of revenue was R&D?", "R&D as a percentage of revenue") == ""
-    assert asked_operation("What was revenue in 2024?", "Revenue") == ""
+
+    def unmet(question: str, naming: str) -> str:
+        return operation_unmet_by(extract_intent(question), naming)
+
+    assert unmet("What was the change in operating income?", "Operating income") == "a change between periods"
+    assert unmet("What is the average selling price in 2024?", "Average selling price") == ""
+    assert unmet("What was the net change in cash in 2024?", "Net change in cash") == ""
+    assert unmet("What share of revenue was R&D?", "R&D as a percentage of revenue") == ""
+    assert unmet("What was revenue in 2024?", "Revenue") == ""
 
 
 
@@ -316,11 +321,11 @@ def test_a_sentence_is_no_answer_to_a_computation_but_answers_a_why() -> None:
     cite = Citation(doc="ACME_2019_10K", page=3, quote="The discount rates were set against AA corporate indices.")
     sentence = SubAnswer(sub_query_id="q1", question="", status="text", citation=cite, citations=[cite],
                          answer="The discount rates were set against AA corporate indices [ACME_2019_10K, p. 3].")
-    computed = compose_answer("What is the difference between the domestic and international discount rates?",
+    computed = compose_answer(turn_plan("What is the difference between the domestic and international discount rates?"),
                               [sentence.model_copy(update={"metric": "discount rate"})])
     assert computed.text.startswith("Not found in the filings: a change between periods of discount rate")
     assert "Closest evidence (not the figure asked): The discount rates were set" in computed.text
-    why = compose_answer("What caused the increase in the discount rates?", [sentence])
+    why = compose_answer(turn_plan("What caused the increase in the discount rates?"), [sentence])
     assert why.text.startswith("The discount rates were set against AA corporate indices")
 
 
@@ -336,7 +341,7 @@ def test_one_figure_read_for_two_periods_is_refused_for_both() -> None:
                   answer=f"Total debt in {p} was 1,181 [IP_2005, p. 1].")
         for p in ("FY2007", "FY2008")
     ]
-    final = compose_answer("What was total debt in 2007 and 2008?", reads)
+    final = compose_answer(turn_plan("What was total debt in 2007 and 2008?"), reads)
     assert final.figures == [] and final.text.startswith("Not found in the filings: the FY2007 figure")
     assert "was read for FY2008 too" in final.text
 
@@ -407,7 +412,7 @@ def test_an_exact_tie_across_periods_from_two_places_is_refused() -> None:
     reads = [r.model_copy(update={"metric": "net income"}) for r in reads]
     out = combine(plan, reads)
     assert out.computations == [] and "such an exact tie" in out.failed[0]
-    final = compose_answer("What was net income in 2018 and 2019?", reads)
+    final = compose_answer(turn_plan("What was net income in 2018 and 2019?"), reads)
     assert final.figures == [] and "such an exact tie" in final.text
     # A short figure repeating is no evidence of a misread (a fuel surcharge of 2.6 billion two years running).
     short = [r.model_copy(update={"value": r.value.model_copy(update={"text": "2.6", "value": 2.6})}) for r in reads]

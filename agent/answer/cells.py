@@ -8,8 +8,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from pydantic import BaseModel, Field
-
 from agent.answer.evidence_cells import Cell, named_periods, sentence_cells, table_cells
 from agent.answer.provenance import mentioned, spelled_out
 from agent.answer.reading import (
@@ -58,11 +56,10 @@ from agent.finance.wording import CHANGE_RE, SUM_WORD_RE, TOTAL_RE
 from agent.ingest.typed_tables import TOTAL_ROW_RE
 from agent.query.asked import AVERAGE_NAME_RE, PERIODS_MEETING, RATIO_NAME_RE
 from agent.query.content import content_words
-from agent.query.cues import AVERAGE_RE, PART_OF_RE, PERCENT_RE, asks_percent, possessive, spans_range
-from agent.query.definitions import asked_part
+from agent.query.cues import AVERAGE_RE, asks_percent, possessive, spans_range
 from agent.query.operations import guess_operation
 from agent.query.plan import SubQuery
-from agent.schemas import NumericValue
+from agent.schemas import AskedShare, NumericValue
 
 CELL_MIN_SCORE = 0.5  # a table cell must name at least half the question's words to answer it
 
@@ -71,9 +68,6 @@ CELL_PRECISION_WEIGHT = 0.3  # among cells naming the question equally, the labe
 LABEL_RECALL_WEIGHT = 0.05  # a tie-break: the row whose own label names the question ('Net financing costs') over
 # a row that names it only with its table's title ('Financing costs' under the title 'Net financing costs')
 PARENT_PRECISION_WEIGHT = 0.05  # a tie-break: the sub-heading that says least beyond the question (Revenue, not Cost of revenue)
-
-
-_SCHEDULE_CUE_RE = re.compile(r"\b(?:due|matur\w*|payable\s+in|expir\w*|scheduled)\b", re.IGNORECASE)
 
 
 HEADER_NAMED_BONUS = 0.3  # the question writes the cell's column header verbatim ('on 12/14')
@@ -90,36 +84,6 @@ CELL_SAME_ROW_BONUS = 0.2  # the second year of a change comes from the row the 
 _CELL_RATIO_RE = re.compile(
     r"\bratio\b|\bdivided\s+by\b|\bin\s+relation\s+to\b|\brepresent\b|\bquotient\b", re.IGNORECASE
 )
-
-
-_CELL_SHARE_RES = (
-    re.compile(r"\b(?:ratio|proportion)\s+of\s+(?P<a>.+?)\s+(?:to|over|versus|vs\.?)\s+(?P<b>[^?]+)", re.I),
-    re.compile(
-        r"(?:\bwhat\s+(?:was|were|is|are)\s+)?(?P<a>[^,?]+?)\s+as\s+an?\s+(?:percent(?:age)?|share|portion|"
-        r"proportion|fraction)\s+of\s+(?P<b>[^?]+)",
-        re.I,
-    ),
-    re.compile(
-        r"\b(?:how\s+much|what\s+(?:percent(?:age)?|portion|proportion|share|fraction))\s+(?:did|does|do|was|is)\s+"
-        r"(?:the\s+)?(?P<a>[^?]+?)\s+represent\s+(?:in\s+relation\s+to|relative\s+to|of|compared\s+(?:to|with))\s+"
-        r"(?P<b>[^?]+)",
-        re.I,
-    ),
-)  # 'the ratio of X to Y', 'X as a percentage of Y', 'how much did X represent in relation to Y'
-
-
-# 'the difference between the beginning balance carrying amount of loan receivables and allowance', 'the
-# difference of total capital and tier 1 in 2007': two items of one period, the first minus the second.
-_DIFFERENCE_OF_RE = re.compile(
-    r"\bdifference\s+(?:of|between)\s+(?:the\s+)?(?P<a>[^?]+?)\s+and\s+(?:the\s+)?(?P<b>[^?]+?)"
-    r"(?:\s+(?:in|for|as\s+of|at)\s+[^?]*\d{4}[^?]*)?\s*\??$",
-    re.IGNORECASE,
-)
-
-
-_ITEM_OPERATION_RE = re.compile(
-    r"\b(?:average|mean|change|growth|increase|decrease|percent(?:age)?|ratio|margin)\b", re.IGNORECASE
-)  # items that are themselves computed: not two cells to subtract
 
 
 # Rows naming an amount taken away, which tables may print negative; and labels whose sign carries meaning.
@@ -384,13 +348,6 @@ def _names_header(question: str, header: str, label: str = "") -> bool:
         and (name == header or not content_words(name) <= row) for name in [header, *names])
 
 
-def _schedule_asked(sub_query: SubQuery) -> bool:
-    """'Long-term debt due in 2005', 'maturities in 2017': the question asks for a year of a schedule (a table
-    whose rows are years), even when the lexicon names its metric."""
-    text = " ".join([sub_query.question, *sub_query.intent.keywords])
-    return bool(_SCHEDULE_CUE_RE.search(text))
-
-
 def _schedule_cell(reader: EvidenceReader, asked: set[str], company: str) -> tuple[float, Cell] | None:
     """'What is the amount due in 2015?' over a schedule whose rows are years ('2015 | 1110566'): the one
     figure of the one row of that year, when the question's words name nothing else in the tables."""
@@ -478,7 +435,7 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     A question naming two periods and a change, percentage change or sum gets it computed in code from the
     two cells. None when no cell names enough of the question.
     """
-    words = content_words(asked_part(sub_query.question))  # a definition's inputs are no row the question asks
+    words = set(sub_query.intent.wording.words)  # a definition's inputs are no row the question asks
     counted = counted_noun(sub_query.question)
     if counted and any(_about(ev, base.company) for ev in reader.evidence):
         # 'How many stores did Contoso operate at the end of 2022?': the company is its filing's, the period its
@@ -494,12 +451,12 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
             return combined
         # 'Between 2023 and 2024, which year had higher X?': one cell finds the row; the answer compares its periods
     asked = set(named) | ({base.period} if base.period else set())
-    share = _share_asked(sub_query.question)
+    share = sub_query.intent.wording.share
     if share is not None:
         return _cell_share(base, sub_query, reader, share, asked)
     found = _best_cell(reader, words, asked, base.company, question=sub_query.question,
                        opening=sub_query.intent.temporal_scope.opening)
-    if found is None and (not base.metric or _schedule_asked(sub_query)):
+    if found is None and (not base.metric or sub_query.intent.wording.schedule):
         found = _schedule_cell(reader, asked, base.company)
     if found is None:
         return None
@@ -572,54 +529,11 @@ def _names_part(cell: Cell, part: str) -> bool:
     return bool(content_words(part) & content_words(f"{cell.label} {cell.header}"))
 
 
-class _Share(BaseModel):
-    """A question's two items to divide: the part (or numerator) and the whole (or denominator)."""
-
-    part: str
-    whole: str
-    percent: bool
-    part_names_whole: bool = False
-    subtract: bool = Field(default=False, description="'the difference of X and Y': X minus Y, not X over Y")
-
-
-def _share_asked(question: str) -> _Share | None:
-    """The two figures a question divides, as it words them: 'the ratio of X to Y', 'X as a percentage of Y',
-    'what portion of Y was allocated to X'; None when it names no two."""
-    difference = _DIFFERENCE_OF_RE.search(question)
-    if (
-        difference
-        and content_words(difference.group("a"))
-        and content_words(difference.group("b"))
-        and not _ITEM_OPERATION_RE.search(difference.group(0))  # 'the 2019 average X and the 2019 average Y'
-    ):
-        return _Share(part=difference.group("a"), whole=difference.group("b"), subtract=True,
-                      percent=asks_percent(question))
-    share = next((m for r in _CELL_SHARE_RES if (m := r.search(question))), None)
-    if share and content_words(share.group("a")) and content_words(share.group("b")):
-        return _Share(part=share.group("a"), whole=share.group("b"),
-                      percent=bool(PERCENT_RE.search(share.group(0))))
-    part_of = PART_OF_RE.search(question)
-    if part_of and content_words(part_of.group("a")) and content_words(part_of.group("b")):
-        part, whole = part_of.group("a"), part_of.group("b")
-        if TOTAL_RE.search(part) and not TOTAL_RE.search(whole):
-            # 'the percentage of capital leases in the total liabilities': the total is the whole
-            return _Share(part=whole, whole=part, percent=True)
-        # a part of a whole ('what portion of the purchase price') is asked as a percentage, as filings state it
-        return _Share(part=part, whole=whole, percent=True, part_names_whole=True)
-    return None
-
-
-def share_asked(question: str) -> bool:
-    """The question asks for one figure as a share or ratio of another, naming both ('what portion of the
-    purchase price was allocated to goodwill', 'X as a percentage of Y')."""
-    return _share_asked(question) is not None
-
-
 def _cell_share(
     base: SubAnswer,
     sub_query: SubQuery,
     reader: EvidenceReader,
-    share: _Share,
+    share: AskedShare,
     asked: set[str],
 ) -> SubAnswer | None:
     """'Nuclear fuel expenses as a percentage of 2016 net revenue', 'the ratio of X to Y': two cells of one

@@ -11,8 +11,6 @@ the asked period in one unit and scale, and the filing is the asked company's.
 
 from __future__ import annotations
 
-import re
-
 from agent.answer.companies import same_company
 from agent.answer.provenance import mentioned
 from agent.answer.reading import Evidence, EvidenceReader, Segment
@@ -25,21 +23,13 @@ from agent.finance.lexicon import find_metrics
 from agent.finance.periods import shift_period
 from agent.finance.wording import FALL_RE
 from agent.ingest.typed_tables import TOTAL_ROW_RE
-from agent.query.asked import ITEM_KINDS, LOWEST, SIZE_WORD, SUPERLATIVE, operations_asked
+from agent.query.asked import LOWEST, SIZE_WORD, choice_words, operations_asked
 from agent.query.content import content_words
 from agent.query.cues import asks_percent
 from agent.query.definitions import asked_part
 from agent.schemas import NumericValue
 
 # The kind of item a choice asks for ('region', 'segment') and the word that ranks the items, by their groups.
-_CHOICE_WORDS_RE = re.compile(rf"\b(?:(?P<kind>{ITEM_KINDS})|(?P<superlative>{SUPERLATIVE}))\b", re.IGNORECASE)
-
-
-def _choice_words(text: str, group: str) -> list[str]:
-    """The words of ``text`` that name an item's kind (``group`` 'kind') or rank items ('superlative'), in order."""
-    return [m.group(group).lower() for m in _CHOICE_WORDS_RE.finditer(text) if m.group(group)]
-
-
 # Names of one kind of item: a table by geographic area is by region.
 _SAME_KIND = (frozenset({"region", "geography", "geographic", "area"}),)
 # Words that rank or name the kind of item, not what is compared ('which type of debt', 'among the ...').
@@ -54,7 +44,7 @@ def table_choice(sa: SubAnswer, question: str, reader: EvidenceReader) -> Comput
     if not sa.period or any(c.name == "company" and not c.passed for c in sa.checks):
         return None
     asked = asked_part(question)
-    kinds = set(_choice_words(asked, "kind"))
+    kinds = set(choice_words(asked, "kind"))
     metrics = {m.canonical for m in find_metrics(asked)}
     words = (content_words(asked) - ASKING_WORDS - LINKING_VERBS - _RANKING_WORDS - content_words(sa.company)
              - content_words(" ".join(kinds)))
@@ -95,7 +85,7 @@ def table_choice(sa: SubAnswer, question: str, reader: EvidenceReader) -> Comput
     values = _ranked_values(rows, sa.period, reader.evidence[ev_index], change=change, percent=asks_percent(question))
     if values is None:
         return None
-    superlative = next(iter(_choice_words(asked, "superlative")), "")
+    superlative = next(iter(choice_words(asked, "superlative")), "")
     lowest = bool(superlative and LOWEST.match(superlative))
     if change and FALL_RE.search(asked):  # a fall's biggest is the lowest change ('the biggest drop')
         lowest = not lowest  # the biggest drop is the lowest change
@@ -114,11 +104,6 @@ def _narrower(parent: str, asked: str, metrics: set[str], kinds: set[str]) -> bo
     said = {w for m in find_metrics(parent) if m.canonical in metrics for w in content_words(m.surface)}
     named = content_words(asked) | content_words(" ".join(kinds))
     return any(not any(same_root(w, n) for n in named) for w in content_words(parent) - said)
-
-
-def item_kind(question: str) -> str:
-    """The kind of item a choice question asks for ('region' of 'which region had ...'); 'item' when unnamed."""
-    return next(iter(_choice_words(asked_part(question), "kind")), "item")
 
 
 def _heading(parent: str, text: str, rows: list[Segment]) -> str:

@@ -19,12 +19,11 @@ the model sees only the evidence, does arithmetic through the calculator tool, a
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Sequence
 
 from agent.answer.asked_period import in_filer_calendar, to_date_resolved
-from agent.answer.cells import _cell_answer, share_asked
-from agent.answer.choice import item_kind, table_choice
+from agent.answer.cells import _cell_answer
+from agent.answer.choice import table_choice
 from agent.answer.gate import (
     gate,
     operation_refusal,
@@ -68,47 +67,31 @@ from agent.answer.words import _asks_figure, cited_unasked_part, filing_owner, i
 from agent.entities.names import name_key
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation, period_tie, reported_cell
-from agent.finance.direction import shown_name
 from agent.finance.formulas import FormulaKind
 from agent.finance.lexicon import figure_kind, find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import MONEY_UNITS
 from agent.finance.periods import (
-    find_periods,
     granularity,
 )
-from agent.finance.wording import AS_SHARE_RE
 from agent.query.asked import (
     CHOICE,
     ITEMS,
     PERIODS_MEETING,
     THRESHOLD,
-    operation_asked,
     operation_description,
     operation_kind,
     operation_unmet,
-    operations_asked,
-    threshold_asked,
+    planned_operation,
 )
 from agent.query.content import content_words
 from agent.query.cues import NON_NUMERIC_RELATIONS, TYPED_NUMBER, metric_label, possessive
 from agent.query.dialogue import Rewrite
-from agent.query.intent import relation_of, span_years
-from agent.query.operations import guess_operation
 from agent.query.plan import Combination, QueryPlan, SubQuery
 from agent.query.scope import terms_for
-from agent.schemas import Citation, NumericValue, Relation
+from agent.schemas import Citation, NumericValue, QueryIntent, Relation, TypedNumber
 
 CELL_OVER_PROSE_CONFIDENCE = 0.75  # a table cell naming (nearly) every question word beats a prose restatement
-
-
-# 'What is the value of the S&P 500 in 2018 less 100?', '... less an initial $100 investment?': a figure looked
-# up, then a number the user typed taken from it (or added, or divided by), in code.
-_TYPED_OP_RE = re.compile(
-    r"\b(?P<op>less|minus|plus|divided\s+by)\s+(?:an?\s+|and\s+)?(?:assumed\s+)?(?:initial\s+)?"
-    r"(?:investment\s+of\s+)?\$?\s*(?!(?:19|20)\d\d\b)(?P<num>\d[\d,]*(?:\.\d+)?)(?:\s+investment)?\s*\??\s*$",
-    re.IGNORECASE,
-)
 
 
 _REMEMBERED_OPERATIONS = frozenset({"change", "difference", "percent_change", "sum", "ratio"})
@@ -135,23 +118,23 @@ def answer_sub_query(
             update={"requires_numeric": False})})
     sub_query = to_date_resolved(in_filer_calendar(sub_query, reader), reader.evidence)
     answer = _answer_sub_query(sub_query, evidence, reader)
-    typed = _TYPED_OP_RE.search(sub_query.question)
+    typed = sub_query.intent.wording.typed
     if typed is not None and answer.value is not None and answer.status in {"found", "text"}:
         answer = _with_typed_number(answer, typed, sub_query.intent.scale)
         # 'less an initial investment of $100' is arithmetic the user typed, no word the figure's row must print
-        sub_query = sub_query.model_copy(update={"question": sub_query.question[: typed.start()].rstrip() + "?"})
+        sub_query = sub_query.model_copy(update={"question": sub_query.question[: typed.start].rstrip() + "?"})
     gated = gate(answer, sub_query, reader, indexed_companies, turn_question)
     return gated if gated.status in {"found", "computed"} or typed is not None else summed_part(
         gated, sub_query, reader, indexed_companies, turn_question)
 
 
-def _with_typed_number(answer: SubAnswer, typed: re.Match[str], scale: float | None) -> SubAnswer:
+def _with_typed_number(answer: SubAnswer, typed: TypedNumber, scale: float | None) -> SubAnswer:
     """The figure read, less / plus / divided by the number the question typed, shown in the ``scale`` asked; the
     figure alone when the arithmetic is refused."""
     read = answer.cited_value()
     if read is None:
         return answer
-    number = typed.group("num").replace(",", "")
+    number = typed.number
     literal = CitedValue(
         label=f"the number {number}",
         value=NumericValue(
@@ -162,9 +145,9 @@ def _with_typed_number(answer: SubAnswer, typed: re.Match[str], scale: float | N
         ),
         computed=True,
     )
-    op = typed.group("op").lower()
+    op = typed.op
     try:
-        if op.startswith("divided"):
+        if op == "divided by":
             comp, kind = arithmetic.ratio(read, literal, answer.metric), "ratio"
         elif op == "plus":
             comp, kind = arithmetic.total([read, literal], answer.metric), "money"
@@ -175,7 +158,7 @@ def _with_typed_number(answer: SubAnswer, typed: re.Match[str], scale: float | N
     computed = _computed_answer(answer, comp, kind, scale, answer.confidence)
     labels = " ".join(dict.fromkeys(c.label() for c in comp.citations()))
     computed.answer = (
-        f"{read.value.text.strip()} {' '.join(op.split())} {number}: {computed.display} "
+        f"{read.value.text.strip()} {op} {number}: {computed.display} "
         f"(computed: {comp.formula}) {labels}.\n{answer.answer}"  # then the figure read, as cited
     )
     return computed
@@ -273,7 +256,7 @@ def _share_of_two(sub_query: SubQuery, metric: str) -> bool:
     goodwill') while its lexicon metric is one of them, not a ratio: the two cells answer it, not one value."""
     formula = METRICS[metric].formula if metric in METRICS else None
     amount = formula is None or formula.kind in {FormulaKind.DIFFERENCE, FormulaKind.SUM}
-    return amount and share_asked(sub_query.question)
+    return amount and sub_query.intent.wording.share is not None
 
 
 def _row_recall(answer: SubAnswer, words: set[str]) -> float:
@@ -472,7 +455,7 @@ def _plain_period(period: str) -> str:
 
 
 def _asked_operations(
-    question: str, sub_answers: Sequence[SubAnswer], evidence: Sequence[Evidence] | None
+    intent: QueryIntent, sub_answers: Sequence[SubAnswer], evidence: Sequence[Evidence] | None
 ) -> tuple[list[Computation], list[str], list[SubAnswer], set[str]]:
     """For a question asking an average or a change that no plan step computed: the operation over the read
     row's own period columns (the years the question names, else every year for an average and the latest two
@@ -482,11 +465,11 @@ def _asked_operations(
     labels: list[str] = []
     kept: list[SubAnswer] = []
     consumed: set[str] = set()
-    if not operation_asked(question):  # the common case: a lookup asked
-        if relation_of(question) is Relation.TREND and not find_periods(question) and evidence:
-            return _trend_over_rows(question, sub_answers, EvidenceReader(evidence))
+    if not planned_operation(intent):  # the common case: a lookup asked
+        if intent.relation is Relation.TREND and not intent.wording.periods and evidence:
+            return _trend_over_rows(intent, sub_answers, EvidenceReader(evidence))
         return computations, labels, list(sub_answers), consumed
-    kinds = operations_asked(question)
+    kinds = set(intent.operations)
     reader = EvidenceReader(evidence) if evidence else None
     # A typed table's sections, title and period caption, never its column headers ('Change (%)', or a title of
     # them); prose has none
@@ -494,36 +477,36 @@ def _asked_operations(
                 else " ".join(t for t in (" > ".join(e.section_path), e.table.title, e.table.period_caption)
                               if "|" not in t)
                 for e in evidence or ()}
-    computing = relation_of(question) not in NON_NUMERIC_RELATIONS  # 'what caused the increase?' asks words
+    computing = intent.relation not in NON_NUMERIC_RELATIONS  # 'what caused the increase?' asks words
     for sa in sub_answers:
         if ITEMS in kinds and reader is not None:
-            items = table_items(sa, question, reader)
+            items = table_items(sa, intent, reader)
             if items is not None:
                 kept.append(items)
                 continue
         if "periods" in kinds and reader is not None:
-            row = read_row(sa, question, reader) if sa.status == "found" else None
+            row = read_row(sa, intent, reader) if sa.status == "found" else None
             listed = periods_answer(sa, row, reader) if row is not None else None
-            listed = listed or table_periods(sa, question, reader)
+            listed = listed or table_periods(sa, intent, reader)
             if listed is not None:
                 kept.append(listed)
                 continue
         if sa.status == "text" and computing:
             # 'What is the difference between the two rates?' answered by a sentence about the rates: no figure
             # at all is no answer to a computation; the sentence stays as the closest evidence.
-            kept.append(operation_refusal(sa, operation_asked(question), "no figure to compute it from was found"))
+            kept.append(operation_refusal(sa, planned_operation(intent), "no figure to compute it from was found"))
             continue
-        what = unmet_operation(sa, question, captions.get(sa.citation.chunk_id, "") if sa.citation else "")
+        what = unmet_operation(sa, intent, captions.get(sa.citation.chunk_id, "") if sa.citation else "")
         kind = operation_kind(what)
-        row = read_row(sa, question, reader) if what else None
-        comp = over_row_periods(sa, question, kind, row, reader) if row is not None else None
+        row = read_row(sa, intent, reader) if what else None
+        comp = over_row_periods(sa, intent, kind, row, reader) if row is not None else None
         if comp is not None and kind in {"extreme", PERIODS_MEETING} and any(
             c.formula == comp.formula for c in computations
         ):
             continue  # each year's lookup read the same row: its comparison is stated once
         if comp is not None:
             computations.append(comp)
-            labels.append(_operation_label(comp, sa.company, question))
+            labels.append(_operation_label(comp, sa.company, intent))
             if kind in {"extreme", PERIODS_MEETING}:
                 continue  # the one read value is no part of the answer ('2024' is; its figure shows in the comparison)
             consumed.add(sa.sub_query_id)  # the read value is an operand: its formula states it
@@ -532,7 +515,7 @@ def _asked_operations(
 
 
 def _trend_over_rows(
-    question: str, sub_answers: Sequence[SubAnswer], reader: EvidenceReader
+    intent: QueryIntent, sub_answers: Sequence[SubAnswer], reader: EvidenceReader
 ) -> tuple[list[Computation], list[str], list[SubAnswer], set[str]]:
     """A trend asked with no year named: each read figure's row, over its latest years (:func:`over_row_periods`).
     A figure whose row gives fewer years than the question counts is refused ('over the last seven years' of a
@@ -541,13 +524,13 @@ def _trend_over_rows(
     labels: list[str] = []
     kept: list[SubAnswer] = []
     consumed: set[str] = set()
-    counted = span_years(question)
+    counted = intent.wording.counted_years
     for sa in sub_answers:
-        row = read_row(sa, question, reader) if sa.status == "found" else None
-        comp = over_row_periods(sa, question, TREND, row, reader) if row is not None else None
+        row = read_row(sa, intent, reader) if sa.status == "found" else None
+        comp = over_row_periods(sa, intent, TREND, row, reader) if row is not None else None
         if comp is not None:
             computations.append(comp)
-            labels.append(_operation_label(comp, sa.company, question))
+            labels.append(_operation_label(comp, sa.company, intent))
             consumed.add(sa.sub_query_id)  # the latest figure is the change's last operand
         elif counted and sa.status == "found":
             # in words: a count the filing does not print would read as an unverified figure
@@ -608,21 +591,22 @@ def _one_figure_per_period(sub_answers: Sequence[SubAnswer]) -> list[SubAnswer]:
     return out
 
 
-def _operation_label(comp: Computation, company: str, question: str = "") -> str:
-    metric = shown_name(question, comp.metric) if comp.metric else ""
+def _operation_label(comp: Computation, company: str, intent: QueryIntent) -> str:
+    """What a computation's result is, for people, in the question's own words for its metric."""
+    wording = intent.wording
+    metric = wording.contrary.get(comp.metric, comp.metric) if comp.metric else ""
     subject = f"{company} {metric}".strip()
-    test = threshold_asked(question) if comp.operation == "threshold" else None
+    test = wording.threshold if comp.operation == "threshold" else None
     if test is not None:
-        comparison, bound = test
-        return f"periods with {subject} {arithmetic.COMPARISON_WORDS[comparison]} {bound.text.strip()}"
+        return f"periods with {subject} {arithmetic.COMPARISON_WORDS[test.comparison]} {test.bound.text.strip()}"
     if comp.operation == "average":
         return f"average {subject} over {comp.result.period}"
     if comp.operation in {"highest", "lowest"} and comp.item:
         whose = possessive(company) + " " if company else "the "
         if comp.inputs[0].computed:  # each item's change was ranked
             kind = "percentage change" if comp.result.unit == "%" else "change"
-            return f"{item_kind(question)} with {whose}{comp.operation} {kind} in {metric} from {comp.result.period}"
-        return f"{item_kind(question)} with {whose}{comp.operation} {metric} in {comp.result.period}"
+            return f"{wording.item_kind} with {whose}{comp.operation} {kind} in {metric} from {comp.result.period}"
+        return f"{wording.item_kind} with {whose}{comp.operation} {metric} in {comp.result.period}"
     if comp.operation in {"highest", "lowest"}:
         unit = "year" if granularity(comp.result.period) == "year" else "period"
         return f"{unit} with {possessive(company) + ' ' if company else 'the '}{comp.operation} {metric}"
@@ -631,7 +615,7 @@ def _operation_label(comp: Computation, company: str, question: str = "") -> str
 
 
 def compose_answer(
-    question: str,
+    plan: QueryPlan,
     sub_answers: Sequence[SubAnswer],
     computations: Sequence[Computation] = (),
     not_found: Sequence[str] = (),
@@ -647,14 +631,15 @@ def compose_answer(
     and stays among the answer's records, for follow-ups and the trace. With ``evidence`` the text is also run
     through :func:`agent.answer.verify.verify_answer`.
     """
+    question, intent = plan.question, plan.intent
     sub_answers = _one_figure_per_period(sub_answers)
-    picking = sorted(operations_asked(question) & {CHOICE, THRESHOLD})
+    picking = sorted(set(intent.operations) & {CHOICE, THRESHOLD})
     ranked = any(c.operation in {"highest", "lowest"} for c in computations)  # items the question named, ranked
     chosen = _table_choice(question, sub_answers, evidence) if picking == [CHOICE] and not ranked else None
     if chosen is not None:
         # 'Which region had the highest revenue?': the rows of one block ranked in code; the sub-queries' figures,
         # read or not found, are no answers of their own (they stay among the records, for follow-ups and the trace).
-        computations, labels = [chosen], [_operation_label(chosen, sub_answers[0].company, question)]
+        computations, labels = [chosen], [_operation_label(chosen, sub_answers[0].company, intent)]
         operands = {*operands, *(sa.sub_query_id for sa in sub_answers)}
     elif picking and not ranked:  # (a ranking of named items answers: each item's figure is its operand)
         # 'Which region had the worst ...?', 'Are there any categories above 20% of revenue?' name items (or
@@ -667,7 +652,7 @@ def compose_answer(
             for sa in sub_answers
         ]
     elif not computations:  # nothing computed the average or change asked: one read value is no answer
-        computations, labels, sub_answers, consumed = _asked_operations(question, sub_answers, evidence)
+        computations, labels, sub_answers, consumed = _asked_operations(intent, sub_answers, evidence)
         operands = {*operands, *consumed}
     lines: list[str] = []
     figures: list[Figure] = []
@@ -761,10 +746,10 @@ def answer_offline(
         try:
             comp = answer_references(rewrite)
         except ArithmeticRefusal as exc:
-            return compose_answer(plan.question, [], not_found=[f"{rewrite.question} ({exc})"])
+            return compose_answer(plan, [], not_found=[f"{rewrite.question} ({exc})"])
         if comp is not None:
             return compose_answer(
-                plan.question, [], [comp], labels=[_reference_label(rewrite)], evidence=evidence
+                plan, [], [comp], labels=[_reference_label(rewrite)], evidence=evidence
             )
     reader = EvidenceReader(evidence)
     sub_answers = [answer_sub_query(sq, evidence, reader, turn_question=plan.question) for sq in plan.sub_queries]
@@ -793,12 +778,12 @@ def compose_plan(plan: QueryPlan, sub_answers: Sequence[SubAnswer], evidence: Se
     if unbuilt or share_unplanned:
         whole = share_unplanned or unbuilt[0].label or unbuilt[0].operation
         refused = [part_refusal(sa, whole) if sa.status != "not_found" else sa for sa in sub_answers]
-        final = compose_answer(plan.question, refused, (), combined.failed + plan.notes, evidence=evidence or None)
+        final = compose_answer(plan, refused, (), combined.failed + plan.notes, evidence=evidence or None)
     else:
         done = [c for c in plan.combinations if c.id in combined.labels]
         order = sorted(range(len(done)), key=lambda i: done[i].id in consumed)
         final = compose_answer(
-            plan.question,
+            plan,
             sub_answers,
             [combined.computations[i] for i in order],
             combined.failed + plan.notes,
@@ -836,7 +821,7 @@ def _share_unplanned(plan: QueryPlan, computations: Sequence[Computation]) -> st
     """'The average % of net revenue for cost of net revenue': a question asking a share or ratio whose plan
     computed none, over amounts (not percentages), would state an average of amounts as the share; what it asks for
     then, else ''."""
-    if not AS_SHARE_RE.search(plan.question) or not computations:
+    if not plan.intent.wording.as_share or not computations:
         return ""
     if any(c.operation in {"share", "ratio"} for c in plan.combinations):
         return ""
@@ -858,10 +843,10 @@ def _operands_not_asked(plan: QueryPlan, done: Sequence[Combination]) -> set[str
     if not done:
         return set()
     operands = {op for c in done for op in c.operands}
-    named = {p.norm for p in find_periods(plan.question)}
+    named = set(plan.intent.wording.periods)
     derived = {sq.id for sq in plan.sub_queries if sq.period and sq.period not in named}
     result_asked = (derived & operands or any(c.operation in {"share", "ratio", "highest", "lowest"} for c in done)
-                    or guess_operation(plan.question).computed)
+                    or plan.intent.wording.computed)
     return operands | derived if result_asked else derived
 
 
@@ -876,18 +861,18 @@ def _answer_with_reference(plan: QueryPlan, evidence: Sequence[Evidence], rewrit
         # Sentences about the figure are no figure to compute with: refused, kept as the closest evidence.
         refused = [operation_refusal(sa, what, "no figure to compute it with was found") if sa.status == "text"
                    else sa for sa in sub_answers]
-        return compose_answer(plan.question, refused, evidence=evidence)
+        return compose_answer(plan, refused, evidence=evidence)
     combo = Combination(id="r1", operation=rewrite.operation, operands=[], metric=read.metric,  # type: ignore[arg-type]
                         label=rewrite.original)
     try:
         comp = _run(combo, [read, rewrite.references[0]] if rewrite.read_first else [rewrite.references[0], read])
     except ArithmeticRefusal as exc:
         refused = [operation_refusal(sa, what, str(exc)) if sa.status in {"text", "found"} else sa for sa in sub_answers]
-        return compose_answer(plan.question, refused, evidence=evidence)
+        return compose_answer(plan, refused, evidence=evidence)
     first, second = comp.inputs[0], comp.inputs[-1]
     if rewrite.operation in {"change", "percent_change"} and first.value.period and second.value.period:
         kind = "Change" if rewrite.operation == "change" else "Percentage change"
         label = f"{kind} from {first.value.period} to {second.value.period}"
     else:
         label = f"{_capital(rewrite.operation)} with {read.label}"
-    return compose_answer(plan.question, sub_answers, [comp], labels=[label], evidence=evidence)
+    return compose_answer(plan, sub_answers, [comp], labels=[label], evidence=evidence)

@@ -66,10 +66,9 @@ from agent.finance.periods import find_periods, period_year, sort_key, without_p
 from agent.query.asked import operation_unmet, operation_unmet_by
 from agent.query.content import content_words
 from agent.query.cues import NON_NUMERIC_RELATIONS, possessive
-from agent.query.definitions import asked_part
 from agent.query.plan import SubQuery
 from agent.query.scope import NAME_JOINERS, STOP_WORDS, operation_word, terms_for
-from agent.schemas import NumericValue
+from agent.schemas import NumericValue, QueryIntent
 
 SHARE_BOUND = 100.0  # a part of a whole (a share, a mix) lies within +-100 % of it
 MARGIN_MAX = 100.0  # profit never exceeds the revenue it is a margin of
@@ -449,7 +448,7 @@ def check_words_answer(answer: SubAnswer, sub_query: SubQuery) -> Check:
     intent = sub_query.intent
     if not intent.requires_numeric or intent.relation in NON_NUMERIC_RELATIONS:
         return Check(name="form", passed=True, detail="answered in words")
-    asked = content_words(asked_part(sub_query.question))
+    asked = set(intent.wording.words)
     said = content_words(" ".join(p.text for p in answer.passages))
     cover = len(asked & said) / len(asked) if asked else 1.0
     if cover >= PASSAGE_FIGURE_COVER:
@@ -661,14 +660,15 @@ def refused(answer: SubAnswer, missing: str, closest: str, checks: list[Check]) 
     )
 
 
-def unmet_operation(answer: SubAnswer, question: str, caption: str = "") -> str:
+def unmet_operation(answer: SubAnswer, intent: QueryIntent, caption: str = "") -> str:
     """For a figure read as it stands: the average, change, sum or ratio the question asks for that the figure is
     not (its row, sentence and table ``caption`` do not say it is one, as "Average selling price" does); ''
-    when the figure answers as it is. The question's words name the operation, or else the operation model reads
-    one: 'the percentage constitution of X among Y' asks a share in words no list holds."""
+    when the figure answers as it is. The plan's ``intent`` names the operation, by the question's words or else
+    the operation model's reading: 'the percentage constitution of X among Y' asks a share in words no list
+    holds."""
     if answer.status != "found" or answer.value is None:
         return ""
-    return operation_unmet_by(question, _result_words(answer, caption))
+    return operation_unmet_by(intent, _result_words(answer, caption))
 
 
 def turn_operation_unmet(answer: SubAnswer, operation: str, caption: str = "") -> str:

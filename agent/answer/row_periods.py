@@ -5,42 +5,33 @@ the rows a table lists under a heading. Computed in code from the rows read, cit
 
 from __future__ import annotations
 
-import re
-
 from agent.answer.gate import sanity_failure
 from agent.answer.reading import EvidenceReader, Segment
 from agent.answer.records import SubAnswer, _capital
 from agent.answer.words import ASKING_WORDS
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation
-from agent.finance.lexicon import find_metrics
 from agent.finance.numbers import MONEY_UNITS
 from agent.finance.periods import find_periods, granularity, period_year
-from agent.finance.wording import per_unit, without_possessive
 from agent.ingest.typed_tables import TOTAL_ROW_RE
 from agent.query.asked import (
-    COMPARATIVE,
-    LOWEST,
     PERIODS_MEETING,
-    SIZE_WORD,
-    operations_asked,
-    threshold_asked,
 )
 from agent.query.content import content_words
-from agent.query.cues import and_list, asks_percent
-from agent.query.definitions import asked_part
-from agent.query.intent import TREND_YEARS, span_years, without_span
-from agent.schemas import Citation, NumericValue, TableRecord
+from agent.query.cues import and_list
+from agent.query.intent import TREND_YEARS
+from agent.schemas import Citation, NumericValue, QueryIntent, TableRecord
 
 TREND = "trend"  # the kind of a trend asked with no year named (see :func:`over_row_periods`)
 TABLE_WORDS_NAMED = 0.5  # the share of a question's words a table must print to be the one it asks the years of
 
 
-def read_row(sa: SubAnswer, question: str, reader: EvidenceReader | None) -> Segment | None:
-    """The table row the figure was read from, when the question names that row and nothing else."""
+def read_row(sa: SubAnswer, intent: QueryIntent, reader: EvidenceReader | None) -> Segment | None:
+    """The table row the figure was read from, when the question (the plan's ``intent``) names that row and nothing
+    else."""
     if reader is None or sa.citation is None or sa.value is None:
         return None
-    if len(operations_asked(question)) > 1:
+    if len(intent.operations) > 1:
         return None  # 'the change in the average ...' asks two steps; one row's columns answer neither alone
     row = reader.row_at(sa.citation.chunk_id, sa.value.start)
     if row is None:
@@ -51,11 +42,8 @@ def read_row(sa: SubAnswer, question: str, reader: EvidenceReader | None) -> Seg
     named = content_words(f"{row.label} {row.parent} {sa.metric} {sa.company}") | ASKING_WORDS
     # "Northwind's" is the company's name; the question's own names of the metric ('capex') and the span of years it
     # counts ('the last three years') name this row's figures too
-    asked = without_possessive(without_span(question))
-    for mention in reversed(find_metrics(asked)):
-        if mention.canonical == sa.metric:
-            asked = f"{asked[: mention.start]} {asked[mention.end:]}"
-    extra = content_words(asked) - named
+    beside = intent.wording.beside
+    extra = set(beside.get(sa.metric, beside.get("", []))) - named
     if not extra:
         return row
     ev = reader.evidence[row.ev]
@@ -65,7 +53,7 @@ def read_row(sa: SubAnswer, question: str, reader: EvidenceReader | None) -> Seg
               for w in content_words(seg.label)}
     headers = content_words(" ".join(c.label for e in page if e.table is not None for c in e.table.columns))
     subject = content_words(" ".join(e.text for e in page)) - others - headers
-    if "average" in operations_asked(question) and subject & _AVERAGE_WORDS:
+    if "average" in intent.operations and subject & _AVERAGE_WORDS:
         return None  # 'weighted-average assumptions': the table's figures already are the averages asked
     return row if extra <= subject else None
 
@@ -102,13 +90,13 @@ def periods_answer(sa: SubAnswer, row: Segment, reader: EvidenceReader) -> SubAn
     return sa.model_copy(update={"answer": text, "value": None, "display": "", "citations": [cite]})
 
 
-def table_periods(sa: SubAnswer, question: str, reader: EvidenceReader) -> SubAnswer | None:
+def table_periods(sa: SubAnswer, intent: QueryIntent, reader: EvidenceReader) -> SubAnswer | None:
     """'Which years does the table provide information for X?' with no one row read: the fiscal years of the
     table whose words name most of what the question asks about (the best-ranked table when it names nothing),
     cited; None when no table names it, or when the figure was refused for another company."""
     if _refused_for_company(sa):
         return None
-    words = content_words(asked_part(question)) - ASKING_WORDS
+    words = set(intent.wording.words) - ASKING_WORDS
     tables = [i for i, ev in enumerate(reader.evidence) if ev.table is not None]
 
     def named(i: int) -> int:
@@ -138,21 +126,22 @@ def _heading_lines(record: TableRecord | None) -> list[str]:
 
 
 def over_row_periods(
-    sa: SubAnswer, question: str, kind: str, row: Segment, reader: EvidenceReader | None
+    sa: SubAnswer, intent: QueryIntent, kind: str, row: Segment, reader: EvidenceReader | None
 ) -> Computation | None:
     """The asked average, change or highest/lowest period over the fiscal-year columns of the read row. A ``TREND``
     asked with no year named ('how has capex trended over the last three years?') is the change from the first to
     the last of the row's latest years: as many as the question counts, else the years an annual report compares."""
     if reader is None or kind not in {"average", "change", "extreme", PERIODS_MEETING, TREND} or sa.value is None:
         return None
-    if kind == "average" and (per_unit(question.lower().split()) or granularity(sa.period) not in {"", "year"}):
+    wording = intent.wording
+    if kind == "average" and (wording.per_unit or granularity(sa.period) not in {"", "year"}):
         # an average per quarter within a half, or of a quarter 'and the one before': not the row's years
         return None
     by_year = _row_years(sa, row, same_kind=kind == "change")
-    asked = sorted({y for p in find_periods(question) if (y := period_year(p.norm)) is not None})
+    asked = sorted({y for p in wording.periods if (y := period_year(p)) is not None})
     if len(asked) == 1 and kind not in {"extreme", PERIODS_MEETING}:
         asked = [asked[0] - 1, asked[0]]  # 'the 2019 average' / 'the change in 2019': that year and the one before
-    counted = span_years(question)
+    counted = wording.counted_years
     if not asked and counted:
         if len(by_year) < counted:
             return None  # 'the three-year average' of a row giving two years: a year is missing
@@ -171,21 +160,18 @@ def over_row_periods(
               for y in years]
     try:
         if kind == PERIODS_MEETING:
-            test = threshold_asked(question)
+            test = wording.threshold
             if test is None:
                 return None
-            comp = arithmetic.meeting(values, test[1], test[0], metric=metric)
+            comp = arithmetic.meeting(values, test.bound, test.comparison, metric=metric)
         elif kind == "extreme":
-            comparison = re.search(rf"\b{COMPARATIVE}", question.split("which", 1)[-1], re.I)
-            comp = arithmetic.extreme(values, lowest=bool(comparison and LOWEST.match(comparison.group(0))),
-                                      by_size=bool(comparison and SIZE_WORD.match(comparison.group(0))),
-                                      metric=metric)
+            comp = arithmetic.extreme(values, lowest=wording.lowest, by_size=wording.by_size, metric=metric)
         else:
             if kind == "average":
                 comp = arithmetic.average(values, metric)
             elif kind == TREND:
                 comp = arithmetic.change(values[0], values[-1], metric)
-            elif asks_percent(question) and not all(v.value.unit == "%" for v in values):
+            elif wording.percent and not all(v.value.unit == "%" for v in values):
                 comp = arithmetic.percent_change(*values, metric)  # 'the percentage change in X' of amounts
             else:
                 comp = arithmetic.change(*values, metric)
@@ -199,13 +185,13 @@ _ITEM_WORDS = frozenset(content_words("components component types type items ite
                                        "making make made up factored listed shown"))
 
 
-def table_items(sa: SubAnswer, question: str, reader: EvidenceReader) -> SubAnswer | None:
+def table_items(sa: SubAnswer, intent: QueryIntent, reader: EvidenceReader) -> SubAnswer | None:
     """'What are the components of inventories?': the labels of the rows a table lists under the sub-heading (else
     the table title) that prints at least half of what the question names, totals left out, cited; None when no
     heading names it, or when the figure was refused for another company."""
     if _refused_for_company(sa):
         return None
-    words = content_words(asked_part(question)) - ASKING_WORDS - _ITEM_WORDS
+    words = set(intent.wording.words) - ASKING_WORDS - _ITEM_WORDS
     block = named_block(words, reader, TABLE_WORDS_NAMED)
     if block is None:
         return None

@@ -206,8 +206,8 @@ def card_digest(card: ChunkCard) -> str:
 
 
 def intent_digest(intent: QueryIntent) -> str:
-    """The intent as one JSON line, in the cards' vocabulary."""
-    return intent.model_dump_json(exclude={"source"})
+    """The intent as one JSON line, in the cards' vocabulary (without the question's wording: code reads that)."""
+    return intent.model_dump_json(exclude={"source", "wording"})
 
 
 def _cards_block(cards: Sequence[ChunkCard]) -> str:

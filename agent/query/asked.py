@@ -9,14 +9,34 @@ already is that result ("Average selling price" is an average), so the gate can 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from agent.finance.lexicon import MetricMention, without_metrics
 from agent.finance.numbers import parse_number
 from agent.finance.periods import find_periods
-from agent.finance.wording import AS_SHARE, CHANGE, CHANGE_NOUN, FALL, RISE, YEAR_ON_YEAR, plain_words
-from agent.query.cues import AVERAGE_RE, CAGR_RE, is_operation_word, share_of_metric, split_tail
+from agent.finance.wording import (
+    AS_SHARE,
+    CHANGE,
+    CHANGE_NOUN,
+    FALL,
+    RISE,
+    TOTAL_RE,
+    YEAR_ON_YEAR,
+    plain_words,
+)
+from agent.query.content import content_words
+from agent.query.cues import (
+    AVERAGE_RE,
+    CAGR_RE,
+    PART_OF_RE,
+    PERCENT_RE,
+    asks_percent,
+    is_operation_word,
+    share_of_metric,
+    split_tail,
+)
 from agent.query.operations import guess_operation
-from agent.schemas import NumericValue
+from agent.schemas import AskedShare, NumericValue, QueryIntent
 
 # Comparison words: the first in a 'which year' question says whether the highest or the lowest is asked.
 COMPARATIVE = (r"(?:larg(?:er|est)|big(?:ger|gest)|high(?:er|est)|great(?:er|est)|most|more|exceed(?:ed|s)?|better|"
@@ -45,6 +65,13 @@ _WHICH_OR_HOW_MANY = r"\b(?:which|what|how\s+many)\s+(?:of\s+the\s+)?(?:fiscal\s
 LOWEST = re.compile(r"(?:small|low|least|less|fewer|worse|worst|minimum|below|under|negative|at\s+most)", re.I)
 # Comparatives of size, not of order: 'the larger loss' is the loss of greater size (-4.2 before -1.5).
 SIZE_WORD = re.compile(r"(?:larg|big|great|small)", re.I)
+
+_CHOICE_WORDS_RE = re.compile(rf"\b(?:(?P<kind>{ITEM_KINDS})|(?P<superlative>{SUPERLATIVE}))\b", re.IGNORECASE)
+
+
+def choice_words(text: str, group: str) -> list[str]:
+    """The words of ``text`` that name an item's kind (``group`` 'kind') or rank items ('superlative'), in order."""
+    return [m.group(group).lower() for m in _CHOICE_WORDS_RE.finditer(text) if m.group(group)]
 
 
 # A figure named a ratio, share or rate already is one ('Gross margin %', 'expected loss rate', 'portion of ...').
@@ -218,10 +245,11 @@ def threshold_asked(question: str) -> tuple[str, NumericValue] | None:
     return (comparison, bound) if bound is not None else None
 
 
-def asked_operation(question: str, naming: str) -> str:
-    """The operation the question asks for that a figure named ``naming`` is not the result of, or ''."""
-    for kind, what, asked, carried in _OPERATIONS:
-        if _asks(kind, asked, question) and not (carried is not None and carried.search(naming)):
+def asked_operation(operations: Collection[str], naming: str) -> str:
+    """The operation of the kinds ``operations`` asks (a plan's) that a figure named ``naming`` is not the result
+    of, or ''."""
+    for kind, what, _, carried in _OPERATIONS:
+        if kind in operations and not (carried is not None and carried.search(naming)):
             return what
     return ""
 
@@ -280,18 +308,82 @@ def model_operation(question: str) -> str:
 def operation_asked(question: str) -> str:
     """How the answer names the arithmetic ``question`` asks for: by its words, else by the operation model; ''
     for a lookup."""
-    named = operations_asked(question)
+    return _operation_described(operations_asked(question), model_operation(question))
+
+
+def planned_operation(intent: QueryIntent) -> str:
+    """How the answer names the arithmetic a plan's ``intent`` asks for (:func:`operation_asked` of its reading)."""
+    return _operation_described(intent.operations, intent.wording.computed)
+
+
+def _operation_described(named: Collection[str], computed: str) -> str:
     if named:
         return operation_description(min(named))
-    return _MODEL_OPERATIONS.get(model_operation(question), ("", None))[0]
+    return _MODEL_OPERATIONS.get(computed, ("", None))[0]
 
 
-def operation_unmet_by(question: str, naming: str) -> str:
-    """The arithmetic ``question`` asks for that a figure named by the words ``naming`` is not the result of, by
-    the question's words or else by the operation model ('the percentage constitution of X among Y' asks a share
-    in words no list holds); '' when such a figure answers as it is."""
-    named = asked_operation(question, naming)
-    if named or operations_asked(question):
-        return named
-    what, carried = _MODEL_OPERATIONS.get(model_operation(question), ("", None))
+def operation_unmet_by(intent: QueryIntent, naming: str) -> str:
+    """The arithmetic a plan's ``intent`` asks for that a figure named by the words ``naming`` is not the result
+    of, by the question's words or else by the operation model ('the percentage constitution of X among Y' asks a
+    share in words no list holds); '' when such a figure answers as it is."""
+    if intent.operations:
+        return asked_operation(intent.operations, naming)
+    what, carried = _MODEL_OPERATIONS.get(intent.wording.computed, ("", None))
     return what if carried is not None and not carried.search(naming) else ""
+
+
+_CELL_SHARE_RES = (
+    re.compile(r"\b(?:ratio|proportion)\s+of\s+(?P<a>.+?)\s+(?:to|over|versus|vs\.?)\s+(?P<b>[^?]+)", re.I),
+    re.compile(
+        r"(?:\bwhat\s+(?:was|were|is|are)\s+)?(?P<a>[^,?]+?)\s+as\s+an?\s+(?:percent(?:age)?|share|portion|"
+        r"proportion|fraction)\s+of\s+(?P<b>[^?]+)",
+        re.I,
+    ),
+    re.compile(
+        r"\b(?:how\s+much|what\s+(?:percent(?:age)?|portion|proportion|share|fraction))\s+(?:did|does|do|was|is)\s+"
+        r"(?:the\s+)?(?P<a>[^?]+?)\s+represent\s+(?:in\s+relation\s+to|relative\s+to|of|compared\s+(?:to|with))\s+"
+        r"(?P<b>[^?]+)",
+        re.I,
+    ),
+)  # 'the ratio of X to Y', 'X as a percentage of Y', 'how much did X represent in relation to Y'
+
+
+# 'the difference between the beginning balance carrying amount of loan receivables and allowance', 'the
+# difference of total capital and tier 1 in 2007': two items of one period, the first minus the second.
+_DIFFERENCE_OF_RE = re.compile(
+    r"\bdifference\s+(?:of|between)\s+(?:the\s+)?(?P<a>[^?]+?)\s+and\s+(?:the\s+)?(?P<b>[^?]+?)"
+    r"(?:\s+(?:in|for|as\s+of|at)\s+[^?]*\d{4}[^?]*)?\s*\??$",
+    re.IGNORECASE,
+)
+
+
+_ITEM_OPERATION_RE = re.compile(
+    r"\b(?:average|mean|change|growth|increase|decrease|percent(?:age)?|ratio|margin)\b", re.IGNORECASE
+)  # items that are themselves computed: not two cells to subtract
+
+
+def share_asked(question: str) -> AskedShare | None:
+    """The two figures a question divides, as it words them: 'the ratio of X to Y', 'X as a percentage of Y',
+    'what portion of Y was allocated to X'; None when it names no two."""
+    difference = _DIFFERENCE_OF_RE.search(question)
+    if (
+        difference
+        and content_words(difference.group("a"))
+        and content_words(difference.group("b"))
+        and not _ITEM_OPERATION_RE.search(difference.group(0))  # 'the 2019 average X and the 2019 average Y'
+    ):
+        return AskedShare(part=difference.group("a"), whole=difference.group("b"), subtract=True,
+                      percent=asks_percent(question))
+    share = next((m for r in _CELL_SHARE_RES if (m := r.search(question))), None)
+    if share and content_words(share.group("a")) and content_words(share.group("b")):
+        return AskedShare(part=share.group("a"), whole=share.group("b"),
+                      percent=bool(PERCENT_RE.search(share.group(0))))
+    part_of = PART_OF_RE.search(question)
+    if part_of and content_words(part_of.group("a")) and content_words(part_of.group("b")):
+        part, whole = part_of.group("a"), part_of.group("b")
+        if TOTAL_RE.search(part) and not TOTAL_RE.search(whole):
+            # 'the percentage of capital leases in the total liabilities': the total is the whole
+            return AskedShare(part=whole, whole=part, percent=True)
+        # a part of a whole ('what portion of the purchase price') is asked as a percentage, as filings state it
+        return AskedShare(part=part, whole=whole, percent=True, part_names_whole=True)
+    return None

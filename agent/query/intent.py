@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from agent.entities import EntityRegistry, as_registry
 from agent.entities.names import FILER_WORDS, NOT_NAMES, name_tokens
+from agent.finance.direction import asked_name, asks_contrary
 from agent.finance.lexicon import (
     canonical,
     deducted,
@@ -39,6 +40,7 @@ from agent.finance.periods import (
     with_shared_part,
 )
 from agent.finance.wording import (
+    AS_SHARE_RE,
     CHANGE,
     COUNT_VALUES,
     COUNT_WORD,
@@ -46,13 +48,27 @@ from agent.finance.wording import (
     SCALE,
     YEAR_ON_YEAR,
     groups_found,
+    per_unit,
+    without_possessive,
 )
 from agent.ingest.cards import find_scope_entities
-from agent.query.asked import PERIODS_MEETING, operations_asked
+from agent.query.asked import (
+    COMPARATIVE,
+    LOWEST,
+    PERIODS_MEETING,
+    SIZE_WORD,
+    choice_words,
+    operations_asked,
+    share_asked,
+    threshold_asked,
+)
+from agent.query.content import content_words
 from agent.query.counted import WORKFORCE_KEY, WORKFORCE_METRIC, counted_thing
-from agent.query.cues import BEFORE, asked_scale, asks_total, relative_years, share_of_metric
+from agent.query.cues import BEFORE, asked_scale, asks_percent, asks_total, relative_years, share_of_metric
+from agent.query.definitions import asked_part
 from agent.query.kind import COMPOSED, WORKED_OUT, QueryKind, classify_query, find_form, in_question_form
 from agent.query.names import question_names
+from agent.query.operations import guess_operation
 from agent.query.scope import (
     PLAIN_MODIFIERS,
     contributed_part,
@@ -62,7 +78,16 @@ from agent.query.scope import (
     terms_for,
     unique_terms,
 )
-from agent.schemas import PeriodDate, QueryIntent, Relation, ScopeTerm, TemporalScope
+from agent.schemas import (
+    PeriodDate,
+    QueryIntent,
+    Relation,
+    ScopeTerm,
+    TemporalScope,
+    Threshold,
+    TypedNumber,
+    Wording,
+)
 
 MAX_AVERAGE_YEARS = 10  # "N year average" beyond this is not a reporting-period request
 TREND_YEARS = 3  # an annual report's statements compare three years
@@ -348,6 +373,71 @@ def span_years(question: str) -> int:
     return n if 2 <= n <= MAX_AVERAGE_YEARS else 0
 
 
+# 'What is the value of the S&P 500 in 2018 less 100?', '... less an initial $100 investment?': a figure looked
+# up, then a number the user typed taken from it (or added, or divided by), in code.
+_TYPED_OP_RE = re.compile(
+    r"\b(?P<op>less|minus|plus|divided\s+by)\s+(?:an?\s+|and\s+)?(?:assumed\s+)?(?:initial\s+)?"
+    r"(?:investment\s+of\s+)?\$?\s*(?!(?:19|20)\d\d\b)(?P<num>\d[\d,]*(?:\.\d+)?)(?:\s+investment)?\s*\??\s*$",
+    re.IGNORECASE,
+)
+
+
+_SCHEDULE_CUE_RE = re.compile(r"\b(?:due|matur\w*|payable\s+in|expir\w*|scheduled)\b", re.IGNORECASE)
+
+
+def typed_number(question: str) -> TypedNumber | None:
+    """The arithmetic ``question`` types on the figure it looks up ('less 100'), None when it types none."""
+    typed = _TYPED_OP_RE.search(question)
+    if typed is None:
+        return None
+    op = " ".join(typed.group("op").lower().split())
+    return TypedNumber(op=op, number=typed.group("num").replace(",", ""), start=typed.start())
+
+
+def _words_beside(question: str) -> dict[str, list[str]]:
+    """For each metric ``question`` names, its content words with that metric's names and the span of years cut
+    (its possessives dropped: "Northwind's" is the company's name); under '' with the span alone cut."""
+    asked = without_possessive(without_span(question))
+    beside = {"": sorted(content_words(asked))}
+    mentions = find_metrics(asked)
+    for metric in dict.fromkeys(m.canonical for m in mentions):
+        rest = asked
+        for mention in reversed(mentions):
+            if mention.canonical == metric:
+                rest = f"{rest[: mention.start]} {rest[mention.end:]}"
+        beside[metric] = sorted(content_words(rest))
+    return beside
+
+
+def read_wording(question: str) -> Wording:
+    """How ``question`` words what it asks (:class:`agent.schemas.Wording`), read once for every reader after
+    the plan."""
+    typed = typed_number(question)
+    asked = asked_part(question[: typed.start] if typed is not None else question)
+    threshold = threshold_asked(question)
+    comparison = re.search(rf"\b{COMPARATIVE}", question.split("which", 1)[-1], re.I)
+    contrary = {m.canonical: name.lower() for m in find_metrics(question)
+                if (name := asked_name(question, m.canonical)) and asks_contrary(name)}
+    return Wording(
+        words=sorted(content_words(asked)),
+        beside=_words_beside(question),
+        typed=typed,
+        computed=guess_operation(question).computed,
+        threshold=Threshold(comparison=threshold[0], bound=threshold[1]) if threshold is not None else None,
+        lowest=bool(comparison and LOWEST.match(comparison.group(0))),
+        by_size=bool(comparison and SIZE_WORD.match(comparison.group(0))),
+        per_unit=per_unit(question.lower().split()),
+        percent=asks_percent(question),
+        as_share=bool(AS_SHARE_RE.search(question)),
+        schedule=bool(_SCHEDULE_CUE_RE.search(question)),
+        share=share_asked(question),
+        item_kind=next(iter(choice_words(asked_part(question), "kind")), "item"),
+        contrary=contrary,
+        periods=list(dict.fromkeys(p.norm for p in find_periods(question))),
+        counted_years=span_years(question),
+    )
+
+
 def asked_periods(question: str, mentions: list[PeriodMention]) -> list[PeriodMention]:
     """The periods a question asks about. A report date ('as of 12/31/05, what was the debt due between 2008 and
     2009?') before periods that all come after it is when a schedule was drawn up, not a period asked: the
@@ -488,6 +578,7 @@ def extract_intent(question: str, known_companies: EntityRegistry | Sequence[str
         names=question_names(q),
         scope=unique_terms(scope),
         operations=sorted(operations_asked(question or "")),
+        wording=read_wording(question or ""),
         scale=asked_scale(q),
         unit=unit,
         total=asks_total(q),

@@ -23,7 +23,7 @@ from agent.query.cues import (
     item_questions,
     operation_items,
 )
-from agent.query.intent import figure_worded, written_date
+from agent.query.intent import figure_worded, read_wording, written_date
 from agent.query.names import question_names
 from agent.query.operations import asks_words
 from agent.query.plan import SubQuery
@@ -68,6 +68,7 @@ def sub_intent(base: QueryIntent, question: str, company: str, metric: str, peri
             "total": asks_total(question),  # and whether it is a total (the plan may carry the turn's; see QueryPlan)
             "names": question_names(question),  # the lookup's own names; the turn's are the plan's (turn_names)
             "figure_worded": figure_worded(question),
+            "wording": read_wording(question),
             "requires_numeric": bool(metric) or base.requires_numeric,
         },
     )

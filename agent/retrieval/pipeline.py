@@ -28,7 +28,7 @@ from agent.index.search import HybridSearcher
 from agent.index.store import Store
 from agent.llm.models import UsageLog, get_chat_model, structured_call, text_call
 from agent.llm.prompts import hyde_messages, intent_messages
-from agent.query.intent import extract_intent
+from agent.query.intent import extract_intent, read_wording
 from agent.retrieval.bootstrap import bootstrap_rank
 from agent.retrieval.bundling import bundle_candidates
 from agent.retrieval.candidates import (
@@ -159,9 +159,9 @@ class DeepRetriever:
             model, QueryIntent, intent_messages(question, sorted(METRICS)),
             fallback=lambda: extract_intent(question, companies), step="intent", usage=self.usage,
         )
-        value = result.value
-        if not value.question:
-            value = value.model_copy(update={"question": question})
+        # the question's wording is read in code whoever fills the rest (one reading for every reader after it)
+        value = result.value.model_copy(update={"question": result.value.question or question,
+                                                "wording": read_wording(question)})
         notes = [f"intent: model output invalid twice ({result.reason}); offline twin used"] if result.fell_back else []
         return value, result.source, notes
 
