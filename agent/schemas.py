@@ -513,6 +513,10 @@ class Wording(BaseModel):
 
     words: list[str] = Field(default_factory=list, description="the content words of what it asks (its "
                              "definitions and the arithmetic it types cut off), as agent.query.content reads them")
+    terms: list[str] = Field(default_factory=list, description="its words as written, lower-cased, stop words "
+                             "dropped: what a passage is searched by")
+    topic: list[str] = Field(default_factory=list, description="its content words less those asking a cause "
+                             "('what drove', 'why'): what a passage explaining it must name")
     beside: dict[str, list[str]] = Field(default_factory=dict, description="for each metric it names (canonical), "
                                          "its content words with that metric's own name and the span of years it "
                                          "counts cut; under '' with the span alone cut: what else the words ask of "

@@ -16,7 +16,6 @@ from agent.answer.words import RETRIEVAL_WEIGHT, _asks_figure, _for_company, cli
 from agent.finance.periods import ends_in_month, find_periods
 from agent.ingest.prose import FOOTNOTE_RE
 from agent.query.content import WORD_RE, content_words
-from agent.query.intent import without_cause_words
 from agent.query.plan import SubQuery
 from agent.query.scope import STOP_WORDS
 from agent.schemas import NumericValue, Relation
@@ -70,7 +69,7 @@ _RELATION_CUES: dict[Relation, re.Pattern[str]] = {
 
 def _keywords(sub_query: SubQuery) -> set[str]:
     intent = sub_query.intent
-    words = {w for w in WORD_RE.findall(sub_query.question.lower()) if w not in STOP_WORDS}
+    words = set(intent.wording.terms)
     for kw in intent.keywords:
         words.update(w for w in WORD_RE.findall(kw.lower()) if w not in STOP_WORDS)
     for m in intent.metrics:  # the canonical name only: synonyms' generic words ('rate') pull in noise
@@ -86,12 +85,12 @@ def _refused_with(base: SubAnswer, what: str, closest: Passage) -> SubAnswer:
     return refused
 
 
-def _named_share(question: str, company: str, passage: str) -> float:
-    """Share of the question's own content words the passage names, in any inflection ('increase' is named by
-    'increased'); the company's name aside (filings say 'we', and the company is the trust gate's check), and the
-    words asking for a cause ('what drove', 'why': the passage answers them, it does not repeat them)."""
+def _named_share(topic: Sequence[str], company: str, passage: str) -> float:
+    """Share of the question's own content words (its ``topic``: the words asking for a cause left out, 'what drove',
+    'why': the passage answers them, it does not repeat them) the passage names, in any inflection ('increase' is
+    named by 'increased'); the company's name aside (filings say 'we', and the company is the trust gate's check)."""
     own = {_root(w) for w in content_words(company)} if company else set()
-    asked = {_root(w) for w in content_words(re.sub(r"['’](?:s\b)?", " ", without_cause_words(question)))} - own
+    asked = {_root(w) for w in topic} - own
     named = {_root(w) for w in content_words(passage)}
     return len(asked & named) / len(asked) if asked else 1.0
 
@@ -145,7 +144,7 @@ def _passages_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReade
         return _not_found(base, f"nothing in the evidence addresses: {sub_query.question}")
     scored.sort(key=lambda s: -s[0])
     best = scored[0][0]
-    if _named_share(sub_query.question, base.company, scored[0][1].raw or scored[0][1].text) < PASSAGE_MIN_SHARE:
+    if _named_share(sub_query.intent.wording.topic, base.company, scored[0][1].raw or scored[0][1].text) < PASSAGE_MIN_SHARE:
         seg = scored[0][1]
         quote = clip_words(seg.text, PASSAGE_MAX_CHARS)
         passage = Passage(text=quote, citation=reader.evidence[seg.ev].citation(quote, seg.start, seg.row_label))
@@ -171,7 +170,7 @@ def _passages_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReade
         }
     )
     if _asks_figure(sub_query):
-        figure = _prose_figure(reader, chosen, content_words(sub_query.question), base.period)
+        figure = _prose_figure(reader, chosen, set(sub_query.intent.wording.words), base.period)
         if figure is None and sub_query.intent.requires_numeric:  # a number was asked; no quoted sentence names it
             return _refused_with(base, f"no figure for: {sub_query.question}", passages[0])
         if figure is not None:

@@ -62,7 +62,7 @@ from agent.query.asked import (
     share_asked,
     threshold_asked,
 )
-from agent.query.content import content_words
+from agent.query.content import WORD_RE, content_words
 from agent.query.counted import WORKFORCE_KEY, WORKFORCE_METRIC, counted_thing
 from agent.query.cues import BEFORE, asked_scale, asks_percent, asks_total, relative_years, share_of_metric
 from agent.query.definitions import asked_part
@@ -71,6 +71,7 @@ from agent.query.names import question_names
 from agent.query.operations import guess_operation
 from agent.query.scope import (
     PLAIN_MODIFIERS,
+    STOP_WORDS,
     contributed_part,
     contributing_metrics,
     excluded,
@@ -420,6 +421,8 @@ def read_wording(question: str) -> Wording:
                 if (name := asked_name(question, m.canonical)) and asks_contrary(name)}
     return Wording(
         words=sorted(content_words(asked)),
+        terms=sorted({w for w in WORD_RE.findall(question.lower()) if w not in STOP_WORDS}),
+        topic=sorted(content_words(re.sub(r"['’](?:s\b)?", " ", without_cause_words(question)))),
         beside=_words_beside(question),
         typed=typed,
         computed=guess_operation(question).computed,
