@@ -582,6 +582,11 @@ class QueryIntent(BaseModel):
     counted: str = Field(default="", description="what a count question counts, as count facts key it ('store', "
                          "'distribution center'); '' for no count of a thing")
     company: str = Field(default="", description="company the question is about, for document routing")
+    company_written: list[str] = Field(default_factory=list, description="the company's names as the question "
+                                       "writes them ('AWK', 'American Water Works'), each once")
+    search: str = Field(default="", description="the words retrieval ranks chunks by: the question's, less the "
+                        "company's name however written (routing narrows to its filings already); '' for the "
+                        "question itself")
     ticker: str = ""
     form: str = ""
     source: str = Field(default="offline", description="offline | llm")

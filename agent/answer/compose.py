@@ -71,9 +71,7 @@ from agent.finance.formulas import FormulaKind
 from agent.finance.lexicon import figure_kind, find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import MONEY_UNITS
-from agent.finance.periods import (
-    granularity,
-)
+from agent.finance.periods import granularity
 from agent.query.asked import (
     CHOICE,
     ITEMS,

@@ -216,6 +216,24 @@ _PERIOD_TOKEN = re.compile(
 # ---------------------------------------------------------------------------------------------------------
 # Companies, tickers, forms
 # ---------------------------------------------------------------------------------------------------------
+def without_names(text: str, names: Sequence[str]) -> str:
+    """``text`` with each of ``names`` as written cut, as whole words in any case (its abbreviation's stop, 'Inc.',
+    and a possessive with it), its spaces made one; '' when it names none of them: what is searched for a
+    company's own filings, whatever name the question gives it."""
+    cut = text
+    for name in sorted({n.lower() for n in names if n}, key=len, reverse=True):
+        at = cut.lower().find(name)
+        while at >= 0:
+            end = at + len(name)
+            end += 1 if cut[end:end + 1] == "." else 0
+            end += 2 if cut[end:end + 2].lower() in {"'s", "’s"} else 1 if cut[end:end + 1] in {"'", "’"} else 0
+            whole = (at == 0 or not cut[at - 1].isalnum()) and (end == len(cut) or not cut[end].isalnum())
+            cut = f"{cut[:at]} {cut[end:]}" if whole else cut
+            at = cut.lower().find(name, at + 1)
+    cut = " ".join(cut.split())
+    return cut if cut != " ".join(text.split()) else ""
+
+
 def match_company(question: str, companies: EntityRegistry | Sequence[str]) -> str:
     """The name of the first known company ``question`` names, or ''. Companies are found by the registry
     only (:meth:`agent.entities.EntityRegistry.mentions`): whole words of a name, a former name, an alias, a
@@ -526,6 +544,8 @@ def extract_intent(question: str, known_companies: EntityRegistry | Sequence[str
     (['capital expenditure'], ['FY2018'], '3M', True, 'lookup')
     """
     q = " ".join((question or "").split())
+    registry = as_registry(known_companies) if known_companies else None
+    named = registry.mentions(q) if registry else []
     # a metric the question leaves out ('operating margin excluding restructuring') is not asked
     mentions_m = [m for m in find_metrics(q) if not excluded(q, m.start) and not deducted(q, m, adjacent=True)]
     contributors = contributing_metrics(q, mentions_m)  # 'the Alpine Trails acquisition' is what adds, no metric
@@ -536,8 +556,9 @@ def extract_intent(question: str, known_companies: EntityRegistry | Sequence[str
     metrics = list(dict.fromkeys(m.canonical for m in mentions_m if not unit or figure_kind(m.canonical) != "money"))
     periods = asked_periods(q, find_periods(q))
     relation = relation_of(q)
-    registry = as_registry(known_companies) if known_companies else None
-    company = match_company(q, registry) if registry else ""
+    found = registry.named_in(q) if registry else None
+    company = found.name if found is not None else ""
+    written = [m.surface for m in named if m.entity == found]
     part = ""
     if not company:
         company = guess_company(q)
@@ -587,6 +608,8 @@ def extract_intent(question: str, known_companies: EntityRegistry | Sequence[str
         total=asks_total(q),
         counted=counted,
         company=company,
+        company_written=list(dict.fromkeys(written)),
+        search=without_names(q, written),
         ticker=find_ticker(q),
         form=find_form(q),
         source="offline",

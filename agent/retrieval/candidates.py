@@ -119,6 +119,7 @@ class RoutingDecision(BaseModel):
     doc_ids: list[str]
     doc_names: list[str]
     reasons: list[str] = Field(default_factory=list)
+    by_company: bool = Field(default=False, description="the documents are the filings of one company named")
 
 
 class CandidateSet(BaseModel):
@@ -213,6 +214,7 @@ def route_documents(
         doc_ids=[d.doc_id for d in newest_first],
         doc_names=[names.get(d.doc_id, d.name) for d in newest_first],
         reasons=reasons or ["no company, form or period in the question: all filings"],
+        by_company=narrowed_by_company,
     )
 
 

@@ -1,0 +1,64 @@
+"""Retrieval ranks a company's own filings by the plan's search words: the question's, less the company's name
+however it is written, so a ticker, a short name and a legal name find the same pages."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent.config import Settings
+from agent.entities import EntityRegistry
+from agent.index.store import Store
+from agent.ingest.pipeline import open_ingestor
+from agent.query.decompose import decompose
+from agent.query.intent import extract_intent
+from agent.retrieval import DeepRetriever
+from agent.schemas import DocumentMeta
+
+SAMPLE = Path(__file__).resolve().parent.parent / "agent" / "samples" / "NORTHWIND_2024_10K.md"
+
+
+def registry() -> EntityRegistry:
+    known = EntityRegistry.of([])
+    known.attach(DocumentMeta(doc_id="", name="", company="Wingtip Water Works Company, Inc.", ticker="WWW",
+                              company_source="cover"))
+    return known
+
+
+@pytest.mark.parametrize("written", ["WWW", "Wingtip Water Works", "Wingtip Water Works Company, Inc."])
+def test_every_name_of_the_company_leaves_the_same_search_words(written: str) -> None:
+    intent = extract_intent(f"How much did {written} pay out in cash dividends in FY2020?", registry())
+    assert intent.company == "Wingtip Water Works Company, Inc."
+    assert [w.rstrip(".") for w in intent.company_written] == [written.rstrip(".")]
+    assert intent.search == "How much did pay out in cash dividends in FY2020?"
+
+
+def test_a_question_naming_no_company_is_searched_as_asked() -> None:
+    assert extract_intent("How much was paid out in cash dividends in FY2020?", registry()).search == ""
+
+
+def test_each_lookup_is_searched_without_its_company() -> None:
+    question = "What were WWW's cash dividends in FY2020 and FY2021?"
+    plan = decompose(question, extract_intent(question, registry()), registry())
+    assert plan.sub_queries and all("WWW" not in sq.intent.search and "Wingtip" not in sq.intent.search
+                                    and "dividends" in sq.intent.search for sq in plan.sub_queries)
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    settings = Settings.from_env(home=tmp_path_factory.mktemp("search") / "home")
+    with open_ingestor(settings) as ingestor:
+        assert ingestor.ingest_file(SAMPLE).status == "ingested"
+    with Store.open(settings) as opened:
+        yield opened
+
+
+def test_the_company_s_filings_are_ranked_by_the_search_words(store: Store) -> None:
+    retriever = DeepRetriever(store.settings, store, chat_model=None)
+    result = retriever.retrieve("What were Northwind Instruments' purchases of property, plant and equipment in 2024?")
+    notes = result.trace.stage("candidates").notes
+    assert "searched the company's filings without its name: What were purchases of property, plant and " \
+           "equipment in 2024?" in notes
+    assert any("Purchases of property, plant and equipment" in h.chunk.text for h in result.selected)
