@@ -70,3 +70,14 @@ def test_a_figures_wording_is_read_into_the_plan_of_the_turn_and_of_each_lookup(
     question = "What were Contoso's and Fabrikam's revenues in 2024?"
     plan = decompose(question, extract_intent(question, COMPANIES), COMPANIES)
     assert plan.sub_queries and all(sq.intent.figure_worded for sq in plan.sub_queries)
+
+
+def test_a_company_s_name_is_no_metric_s_words() -> None:
+    """'Northwind International's revenue' asks the company's revenue, not an international revenue: the plan reads
+    metrics with the names of known companies blanked."""
+    known = ["Northwind International Inc.", "Fabrikam Capital Corp"]
+    intent = extract_intent("What was Northwind International's revenue in 2024?", known)
+    assert intent.company == "Northwind International Inc." and intent.metrics == ["revenue"]
+    # the same words outside a name still name the metric they do
+    assert extract_intent("What was Northwind International's international revenue in 2024?", known).metrics \
+        != ["revenue"]

@@ -546,8 +546,11 @@ def extract_intent(question: str, known_companies: EntityRegistry | Sequence[str
     q = " ".join((question or "").split())
     registry = as_registry(known_companies) if known_companies else None
     named = registry.mentions(q) if registry else []
+    # a company's name is no metric's words ('MGM Resorts International's revenue' asks its revenue, not its
+    # international revenue): metrics are read with the names blanked, every offset kept
+    unnamed = "".join(" " if any(n.start <= i < n.end for n in named) else ch for i, ch in enumerate(q))
     # a metric the question leaves out ('operating margin excluding restructuring') is not asked
-    mentions_m = [m for m in find_metrics(q) if not excluded(q, m.start) and not deducted(q, m, adjacent=True)]
+    mentions_m = [m for m in find_metrics(unnamed) if not excluded(q, m.start) and not deducted(q, m, adjacent=True)]
     contributors = contributing_metrics(q, mentions_m)  # 'the Alpine Trails acquisition' is what adds, no metric
     mentions_m = [m for m in mentions_m if m not in contributors]
     unit = asked_measure(q)
