@@ -66,9 +66,9 @@ def sub_intent(base: QueryIntent, question: str, company: str, metric: str, peri
             "operations": sorted(operations_asked(question)),
             "scale": asked_scale(question),  # a sub-query's own words say the scale its figure is shown in
             "total": asks_total(question),  # and whether it is a total (the plan may carry the turn's; see QueryPlan)
-            "names": question_names(question),
+            "names": question_names(question),  # the lookup's own names; the turn's are the plan's (turn_names)
             # the turn's names for the company and the lookup's own company, however the lookup writes them
-            "search": without_names(question, [*base.company_written, company or base.company]),  # the lookup's own names; the turn's are the plan's (turn_names)
+            "search": without_names(question, [*base.company_written, company or base.company]),
             "figure_worded": figure_worded(question),
             "wording": read_wording(question),
             "requires_numeric": bool(metric) or base.requires_numeric,
