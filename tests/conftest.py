@@ -5,11 +5,14 @@ from __future__ import annotations
 import os
 import sys
 import types
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from agent.config import Settings
+from agent.index.store import Store
+from agent.ingest.pipeline import open_ingestor
 
 # Tests never reach a model hub: the embedding model is read from the installed package.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -33,6 +36,16 @@ def settings(tmp_path: Path) -> Settings:
 def sample_path() -> Path:
     """The fictional sample 10-K shipped with the package."""
     return SAMPLE
+
+
+@pytest.fixture(scope="session")
+def sample_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    """The sample filing ingested once per session, its store open; tests only read it."""
+    home = Settings.from_env(home=tmp_path_factory.mktemp("sample") / "home")
+    with open_ingestor(home) as ingestor:
+        assert ingestor.ingest_file(SAMPLE).status == "ingested"
+    with Store.open(home) as opened:
+        yield opened
 
 
 @pytest.fixture(scope="session")

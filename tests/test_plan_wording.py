@@ -5,24 +5,17 @@ asked for it."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import pytest
 from langchain_core.messages import AIMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from scripted import ScriptedChatModel
 
-from agent.config import Settings
 from agent.index.store import Store
-from agent.ingest.pipeline import open_ingestor
 from agent.query.decompose import decompose
 from agent.query.intent import extract_intent
 from agent.retrieval import DeepRetriever
 from agent.schemas import QueryIntent
-
-SAMPLE = Path(__file__).resolve().parent.parent / "agent" / "samples" / "NORTHWIND_2024_10K.md"
 
 
 def wording(question: str) -> dict[str, Any]:
@@ -77,22 +70,13 @@ def test_the_model_is_never_asked_for_the_wording() -> None:
     assert "wording" not in schema and "beside" not in schema
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    settings = Settings.from_env(home=tmp_path_factory.mktemp("wording") / "home")
-    with open_ingestor(settings) as ingestor:
-        assert ingestor.ingest_file(SAMPLE).status == "ingested"
-    with Store.open(settings) as opened:
-        yield opened
-
-
-def test_a_models_intent_gets_the_wording_from_code(store: Store) -> None:
+def test_a_models_intent_gets_the_wording_from_code(sample_store: Store) -> None:
     question = "Which year had Northwind's lowest capital expenditure over the past three years?"
     args = {"question": question, "metrics": ["capital expenditure"], "relation": "trend", "company": "Northwind",
             "requires_numeric": True, "source": "llm"}
     model = ScriptedChatModel(rules=[(("Call the QueryIntent function",), AIMessage(
         content="", tool_calls=[{"name": "QueryIntent", "args": args, "id": "call-1"}]))])
-    retriever = DeepRetriever(store.settings, store, chat_model=model)
+    retriever = DeepRetriever(sample_store.settings, sample_store, chat_model=model)
     intent, source, _ = retriever.stage_intent(question)
     assert source == "llm" and intent.metrics == ["capital expenditure"]
     assert intent.wording == extract_intent(question).wording

@@ -3,21 +3,14 @@ however it is written, so a ticker, a short name and a legal name find the same 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
-from agent.config import Settings
 from agent.entities import EntityRegistry
 from agent.index.store import Store
-from agent.ingest.pipeline import open_ingestor
 from agent.query.decompose import decompose
 from agent.query.intent import extract_intent
 from agent.retrieval import DeepRetriever
 from agent.schemas import DocumentMeta
-
-SAMPLE = Path(__file__).resolve().parent.parent / "agent" / "samples" / "NORTHWIND_2024_10K.md"
 
 
 def registry() -> EntityRegistry:
@@ -46,17 +39,8 @@ def test_each_lookup_is_searched_without_its_company() -> None:
                                     and "dividends" in sq.intent.search for sq in plan.sub_queries)
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    settings = Settings.from_env(home=tmp_path_factory.mktemp("search") / "home")
-    with open_ingestor(settings) as ingestor:
-        assert ingestor.ingest_file(SAMPLE).status == "ingested"
-    with Store.open(settings) as opened:
-        yield opened
-
-
-def test_the_company_s_filings_are_ranked_by_the_search_words(store: Store) -> None:
-    retriever = DeepRetriever(store.settings, store, chat_model=None)
+def test_the_company_s_filings_are_ranked_by_the_search_words(sample_store: Store) -> None:
+    retriever = DeepRetriever(sample_store.settings, sample_store, chat_model=None)
     result = retriever.retrieve("What were Northwind Instruments' purchases of property, plant and equipment in 2024?")
     notes = result.trace.stage("candidates").notes
     assert "searched the company's filings without its name: What were purchases of property, plant and " \
