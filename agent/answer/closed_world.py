@@ -46,7 +46,7 @@ from agent.ingest.typed_tables import TOTAL_ROW_RE
 from agent.query.content import content_words
 from agent.query.cues import is_operation_word, possessive
 from agent.query.definitions import asked_part
-from agent.query.intent import asking_part
+from agent.query.intent import asking_part, without_names
 from agent.query.scope import ADJUSTING, AMOUNT_NOUNS, EXCLUDING, STOP_WORDS, metric_modifiers, terms_for
 from agent.schemas import ScopeTerm
 
@@ -337,12 +337,6 @@ def _written_glued(name: str, provenance: str) -> bool:
     return len(name.split()) > 1 and _letters(name) in _letters(provenance)
 
 
-def without_company(question: str, company: str) -> str:
-    """``question`` without the company's name: a name ('U.S. Bancorp', 'Frito-Lay North America') restricts
-    nothing the question asks."""
-    return re.sub(re.escape(company), " ", question, flags=re.IGNORECASE) if company else question
-
-
 def unsaid_qualifiers(asked: Sequence[tuple[str, str]], answer: SubAnswer,
                       reader: EvidenceReader | None) -> list[tuple[str, str]]:
     """The (kind, term) qualifiers of ``asked`` whose kind the figure's own words do not say: its row or label,
@@ -378,7 +372,7 @@ def check_operands(
     # a formula's operands; a share or ratio of two items is the items' (its whole is no part of the question)
     operands = [i for c in answer.computations if c.operation == "derived" for i in c.all_inputs()
                 if i.citation is not None and not i.computed]
-    qualifiers = asked_qualifiers(without_company(question, answer.company))
+    qualifiers = asked_qualifiers(without_names(question, [answer.company]) or question)
     modifiers = metric_modifiers(question, answer.metric, answer.company)
     parts = terms_for(scope, answer.metric)
     for operand in operands:

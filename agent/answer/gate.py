@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from agent.answer.closed_world import PER_SHARE_TOPIC, check_scope, unsaid_qualifiers, without_company
+from agent.answer.closed_world import PER_SHARE_TOPIC, check_scope, unsaid_qualifiers
 from agent.answer.companies import check_company, doc_company, names_absent_company
 from agent.answer.provenance import chunk_text, figure_context, last_sentence, naming_words, row_label
 from agent.answer.reading import EvidenceReader
@@ -66,6 +66,7 @@ from agent.finance.periods import find_periods, period_year, sort_key, without_p
 from agent.query.asked import operation_unmet, operation_unmet_by
 from agent.query.content import content_words
 from agent.query.cues import NON_NUMERIC_RELATIONS, possessive
+from agent.query.intent import without_names
 from agent.query.plan import SubQuery
 from agent.query.scope import NAME_JOINERS, STOP_WORDS, operation_word, terms_for
 from agent.schemas import NumericValue, QueryIntent
@@ -199,7 +200,7 @@ def check_metric(
     # An expectation asked anywhere in the turn ('what does X expect for 2023 ...') holds for each of its parts,
     # whose split questions are written without it; a region or an adjustment belongs to its own part only.
     turn_outlook = [q for q in asked_qualifiers(turn_question) if q[0] == OUTLOOK]
-    asked_all = list(dict.fromkeys([*asked_qualifiers(without_company(question, answer.company)), *turn_outlook]))
+    asked_all = list(dict.fromkeys([*asked_qualifiers(without_names(question, [answer.company]) or question), *turn_outlook]))
     unsaid = unsaid_qualifiers(asked_all, answer, reader)
     if unsaid:
         kind, term = unsaid[0]
