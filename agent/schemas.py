@@ -584,9 +584,9 @@ class QueryIntent(BaseModel):
     company: str = Field(default="", description="company the question is about, for document routing")
     company_written: list[str] = Field(default_factory=list, description="the company's names as the question "
                                        "writes them ('AWK', 'American Water Works'), each once")
-    search: str = Field(default="", description="the words retrieval ranks chunks by: the question's, less the "
-                        "company's name however written (routing narrows to its filings already); '' for the "
-                        "question itself")
+    search: str = Field(default="", description="the words retrieval ranks chunks by: the question's, the "
+                        "company's name written without its legal form ('American Water Works Company, Inc.' -> "
+                        "'American Water Works'); '' for the question itself")
     ticker: str = ""
     form: str = ""
     source: str = Field(default="offline", description="offline | llm")

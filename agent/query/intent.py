@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from agent.entities import EntityRegistry, as_registry
-from agent.entities.names import FILER_WORDS, NOT_NAMES, name_tokens
+from agent.entities.names import FILER_WORDS, NOT_NAMES, core_tokens, name_tokens
 from agent.finance.direction import asked_name, asks_contrary
 from agent.finance.lexicon import (
     canonical,
@@ -216,20 +216,27 @@ _PERIOD_TOKEN = re.compile(
 # ---------------------------------------------------------------------------------------------------------
 # Companies, tickers, forms
 # ---------------------------------------------------------------------------------------------------------
-def without_names(text: str, names: Sequence[str]) -> str:
+def without_names(text: str, names: Sequence[str], keep: bool = False) -> str:
     """``text`` with each of ``names`` as written cut, as whole words in any case (its abbreviation's stop, 'Inc.',
-    and a possessive with it), its spaces made one; '' when it names none of them: what is searched for a
-    company's own filings, whatever name the question gives it."""
+    and a possessive with it), its spaces made one; '' when it names none of them. With ``keep``, each name is
+    written by the words that identify its company instead, its legal form dropped ('American Water Works Company,
+    Inc.' -> 'American Water Works'): the words a company's own filings print of it, whatever form the question
+    gives."""
     cut = text
-    for name in sorted({n.lower() for n in names if n}, key=len, reverse=True):
-        at = cut.lower().find(name)
+    for name in sorted({n for n in names if n}, key=len, reverse=True):
+        key = name.lower()
+        core = " ".join(name.split()[: len(core_tokens(name))]).rstrip(",") if keep else ""
+        at = cut.lower().find(key)
         while at >= 0:
-            end = at + len(name)
+            end = at + len(key)
             end += 1 if cut[end:end + 1] == "." else 0
             end += 2 if cut[end:end + 2].lower() in {"'s", "’s"} else 1 if cut[end:end + 1] in {"'", "’"} else 0
-            whole = (at == 0 or not cut[at - 1].isalnum()) and (end == len(cut) or not cut[end].isalnum())
-            cut = f"{cut[:at]} {cut[end:]}" if whole else cut
-            at = cut.lower().find(name, at + 1)
+            kept = f" {core}{cut[at + len(key):end].lstrip('.')} " if keep else " "
+            # a whole word of the text, written otherwise than its kept words (a name without a legal form stays)
+            whole = ((at == 0 or not cut[at - 1].isalnum()) and (end == len(cut) or not cut[end].isalnum())
+                     and kept.strip() != cut[at:end])
+            cut = f"{cut[:at]}{kept}{cut[end:]}" if whole else cut
+            at = cut.lower().find(key, at + (len(kept) if whole else 1))
     cut = " ".join(cut.split())
     return cut if cut != " ".join(text.split()) else ""
 
@@ -612,7 +619,7 @@ def extract_intent(question: str, known_companies: EntityRegistry | Sequence[str
         counted=counted,
         company=company,
         company_written=list(dict.fromkeys(written)),
-        search=without_names(q, written),
+        search=without_names(q, written, keep=True),
         ticker=find_ticker(q),
         form=find_form(q),
         source="offline",

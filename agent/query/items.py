@@ -68,7 +68,7 @@ def sub_intent(base: QueryIntent, question: str, company: str, metric: str, peri
             "total": asks_total(question),  # and whether it is a total (the plan may carry the turn's; see QueryPlan)
             "names": question_names(question),  # the lookup's own names; the turn's are the plan's (turn_names)
             # the turn's names for the company and the lookup's own company, however the lookup writes them
-            "search": without_names(question, [*base.company_written, company or base.company]),
+            "search": without_names(question, [*base.company_written, company or base.company], keep=True),
             "figure_worded": figure_worded(question),
             "wording": read_wording(question),
             "requires_numeric": bool(metric) or base.requires_numeric,

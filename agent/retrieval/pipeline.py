@@ -189,11 +189,11 @@ class DeepRetriever:
                 notes.append(f"HyDE: model failed ({result.reason}); path off")
         elif "hyde" in options.paths:
             notes.append("HyDE off: no language model configured")
-        # the plan's search words: the company's name however written is no word to rank its own filings by
+        # the plan's search words: a company's filings print its name without its legal form ('Inc.')
         searched = intent.search if intent.search and routing.by_company else question
         cset = self.generator.generate(searched, intent, routing, options, hyde_text=hyde)
         if searched != question:
-            notes.append(f"searched the company's filings without its name: {searched}")
+            notes.append(f"searched the company's filings by its name without its legal form: {searched}")
         notes += [f"{p}: {n} ranked" for p, n in cset.path_sizes.items()] + cset.notes
         notes.append(f"budget K = clamp(ceil({self.settings.candidate_ratio} x {cset.n_chunks}), "
                      f"{self.settings.candidate_min}, {self.settings.candidate_max}) = {cset.budget}")
