@@ -566,7 +566,7 @@ def extract_intent(question: str, known_companies: EntityRegistry | Sequence[str
     metrics = list(dict.fromkeys(m.canonical for m in mentions_m if not unit or figure_kind(m.canonical) != "money"))
     periods = asked_periods(q, find_periods(q))
     relation = relation_of(q)
-    found = registry.named_in(q) if registry else None
+    found = named[0].entity if named else None  # the first company named (EntityRegistry.named_in, read once)
     company = found.name if found is not None else ""
     written = [m.surface for m in named if m.entity == found]
     part = ""
