@@ -184,6 +184,10 @@ class NumericValue(BaseModel):
         default="", description="the part of the company (segment, region) a sentence's figure is of, as the words "
         "before it in its sentence name one the filing's part tables are titled by ('Personal Lines catastrophe "
         "losses were $455 million'); '' for the company's own figure, or a table cell's (its record says)")
+    change: bool = Field(
+        default=False, description="True for a figure its sentence states as a change ('decreased by $932 million', "
+        "'increased 6.7%'): the amount, signed, or the percentage by which what it names moved from the period "
+        "before; never that thing's level")
     readable: bool = Field(
         default=True, description="False for a figure printed with more digits than a number holds: it keeps its "
         "place (no other figure takes its period) with value 0, and is never stated or computed with",

@@ -766,6 +766,10 @@ def compose_plan(plan: QueryPlan, sub_answers: Sequence[SubAnswer], evidence: Se
         plan = plan.model_copy(update={"combinations": []})
         sub_answers = [_unperformed(sa, turn_operation) for sa in sub_answers]
     combined = combine(plan, sub_answers, evidence)
+    stated = _stated_change(plan, combined, evidence)
+    if stated is not None:
+        plan = plan.model_copy(update={"combinations": []})
+        return compose_answer(plan, [stated], (), plan.notes, evidence=evidence or None)
     sub_answers = [part_refusal(sa, combined.misread[sa.sub_query_id])
                    if sa.sub_query_id in combined.misread and sa.status != "not_found" else sa for sa in sub_answers]
     consumed = {op for c in plan.combinations for op in c.operands}
@@ -796,6 +800,23 @@ def compose_plan(plan: QueryPlan, sub_answers: Sequence[SubAnswer], evidence: Se
 
 # Operations that answer one another: a share is a ratio in percent, a percentage change a change's rate.
 _SAME_ARITHMETIC = ({"share", "ratio"}, {"change", "percent_change"})
+
+
+def _stated_change(plan: QueryPlan, combined: CombinationResult, evidence: Sequence[Evidence]) -> SubAnswer | None:
+    """The change of one metric the plan computes between two periods, read where the filing states it ('Net
+    revenues ... increased by $1.8 billion in 2017'), when a level it needs is not found: the later period's
+    lookup asked for its change. None when the plan computes anything else, or every change it asks was computed."""
+    combos = plan.combinations
+    if (not evidence or not combos or len(combined.computations) == len(combos)
+            or any(c.operation not in {"change", "percent_change"} or len(c.operands) != 2 for c in combos)
+            or len({tuple(c.operands) for c in combos}) != 1 or all(c.operation == "percent_change" for c in combos)):
+        return None
+    later = next((sq for sq in plan.sub_queries if sq.id == combos[0].operands[-1]), None)
+    if later is None:
+        return None
+    asked = later.model_copy(update={"intent": later.intent.model_copy(update={"operations": ["change"]})})
+    answer = answer_sub_query(asked, evidence)
+    return answer if answer.status == "found" and answer.value is not None and answer.value.change else None
 
 
 def _performs(plan: QueryPlan, operation: str) -> bool:

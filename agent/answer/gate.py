@@ -63,7 +63,7 @@ from agent.finance.numbers import (
     stated_measure,
 )
 from agent.finance.periods import find_periods, period_year, sort_key, without_periods
-from agent.query.asked import operation_unmet, operation_unmet_by
+from agent.query.asked import operation_unmet, operation_unmet_by, stated_change_meets
 from agent.query.content import content_words
 from agent.query.cues import NON_NUMERIC_RELATIONS, possessive
 from agent.query.intent import without_names
@@ -669,7 +669,8 @@ def unmet_operation(answer: SubAnswer, intent: QueryIntent, caption: str = "") -
     holds."""
     if answer.status != "found" or answer.value is None:
         return ""
-    return operation_unmet_by(intent, _result_words(answer, caption))
+    what = operation_unmet_by(intent, _result_words(answer, caption))
+    return "" if answer.value.change and stated_change_meets(what, answer.value.unit == "%") else what
 
 
 def turn_operation_unmet(answer: SubAnswer, operation: str, caption: str = "") -> str:

@@ -57,6 +57,7 @@ from agent.finance.metrics import METRICS
 from agent.finance.numbers import MONEY_UNITS, SUBUNITS
 from agent.finance.periods import shift_period, sort_key
 from agent.ingest.typed_tables import TOTAL_ROW_RE
+from agent.query.asked import asks_change
 from agent.query.content import WORD_RE
 from agent.query.definitions import question_formulas
 from agent.query.plan import SubQuery
@@ -83,6 +84,7 @@ ADJUSTED_PENALTY = 0.5  # 'adjusted'/'non-GAAP' rows answer only questions that 
 
 
 SENTENCE_PERIOD_BONUS = 0.1  # a sentence that states the period next to the number
+STATED_CHANGE_BONUS = 1.0  # a change asked, stated as one ('decreased by $932 million'), before any level read
 
 
 OTHER_METRIC_PENALTY = (
@@ -238,11 +240,14 @@ def _owned_numbers(seg: Segment, metric: str) -> list[NumericValue]:
 
 
 def _candidates(
-    reader: EvidenceReader, metric: str, period: str, allowed: set[int], question: str, terms: Sequence[str] = ()
+    reader: EvidenceReader, metric: str, period: str, allowed: set[int], question: str, terms: Sequence[str] = (),
+    change: bool = False,
 ) -> list[_Candidate]:
     """Figures of ``metric`` in ``period`` from the rows and sentences of the ``allowed`` evidence; ``terms`` are
     the (lower-case) segment, region or product names the question scopes to: a row labelled by one of them
-    under a sub-heading naming the metric ('Operating Profit' / 'Frito-Lay North America | 1,599') is one."""
+    under a sub-heading naming the metric ('Operating Profit' / 'Frito-Lay North America | 1,599') is one.
+    An amount a sentence states as a change ('decreased by $932 million') is a candidate only when the plan asks
+    the ``change``, and then before any level."""
     kind = figure_kind(metric)
     wants_adjusted = bool(ADJUSTED_RE.search(question))
     preferred = _TOPIC_STATEMENT.get(METRICS[metric].topic, "") if metric in METRICS else ""
@@ -307,7 +312,10 @@ def _candidates(
                 continue
             if period and n.period != period:
                 continue
+            if n.change and n.unit != "%" and not change:
+                continue  # the amount the metric moved by, never its level (a percentage is a rate's level too)
             score = base + (SENTENCE_PERIOD_BONUS if seg.kind == "sentence" and n.period else 0.0)
+            score += STATED_CHANGE_BONUS if change and n.change else 0.0
             out.append(_Candidate(seg=seg, value=n, score=score, exact=exact, reasons=reasons))
     return out
 
@@ -397,19 +405,23 @@ def _named_by(cand: _Candidate) -> str:
     if cand.seg.kind == "row":
         label, parent = cand.seg.label, cand.seg.parent
         return f"{parent}: {label}" if parent and not cand.seg.mentions and find_metrics(parent) else label
-    before = cand.seg.raw[: max(0, cand.value.start - cand.seg.start)]
-    return " ".join(before.split()[-NAMING_WORDS:])
+    at = max(0, cand.value.start - cand.seg.start)
+    if cand.value.change:  # 'Net revenues of $28.7 billion increased by $1.8 billion': the level's words name it
+        at = max((m.end for m in cand.seg.mentions if m.end <= at), default=at)
+    return " ".join(cand.seg.raw[:at].split()[-NAMING_WORDS:])
 
 
 def _find(
-    reader: EvidenceReader, metric: str, period: str, company: str, question: str, scope: Sequence[str] = ()
+    reader: EvidenceReader, metric: str, period: str, company: str, question: str, scope: Sequence[str] = (),
+    change: bool = False,
 ) -> _Found | None:
     """The best figure for ``metric`` in ``period`` ('' = the latest period the evidence has); ``scope`` holds
-    the names the question narrows it to (company, segments)."""
+    the names the question narrows it to (company, segments); ``change``: the plan asks the change of the metric,
+    which a sentence may state ('decreased by $932 million')."""
     allowed = _for_company(reader, company)
     terms = [" ".join(t.lower().split()) for t in _scope_terms(reader, scope)]
     own = " ".join(company.lower().split())
-    cands = _candidates(reader, metric, period, allowed, question, terms)
+    cands = _candidates(reader, metric, period, allowed, question, terms, change)
     # A segment, region or product named in the question scopes the figure: keep the rows that name it, and
     # of a sentence the figures whose own clause names it ('..., including approximately 132,000 people within
     # the United States' answers the U.S. count, not the worldwide one before it).
@@ -506,7 +518,7 @@ def _lexicon_answer(
     kind = figure_kind(metric)
     # The question's own restriction ('in the United States') scopes the figure like a segment name does.
     scope = [company, *intent.entities, *(term for _, term in asked_qualifiers(sub_query.question)), *base.scope]
-    direct = _find(reader, metric, period, company, sub_query.question, scope)
+    direct = _find(reader, metric, period, company, sub_query.question, scope, asks_change(intent))
     stand_in_note, shown = "", base
     if direct is None and metric in COMPONENT_FALLBACKS:
         stand_in, why = COMPONENT_FALLBACKS[metric]
@@ -572,12 +584,16 @@ def _found_answer(base: SubAnswer, found: _Found, kind: str, target_scale: float
     if kind == "money" and not shown_value.unit:
         # A lexicon money metric read from a statement that writes no currency sign: SEC filings report in USD.
         shown_value = shown_value.model_copy(update={"unit": "USD"})
+    moved = ""
+    if read.change:  # the filing states the change, not the level: say which way it moved, by how much
+        moved = "decreased by" if read.value < 0 else "increased by"
+        shown_value = turned(shown_value, abs(shown_value.value))
     shown = display_value(shown_value, kind, target_scale)
     period = found.value.period or base.period
     # A question that names no company still gets a figure that says whose it is, and of which part.
     parts = [*base.scope, found.part] if found.part and not _said(found.part, base.scope) else base.scope
     sentence = (
-        f"{_capital(_subject(base.company or found.company, name, period, parts))} was {shown} "
+        f"{_capital(_subject(base.company or found.company, name, period, parts))} {moved or 'was'} {shown} "
         f"{found.citation.label()}."
     )
     value = read.model_copy(update={"period": period})

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from agent.finance.direction import turned
 from agent.finance.numbers import find_numbers
 from agent.finance.periods import CALENDAR_FY_END, PeriodMention, ends_in_month, find_periods, shift_period
-from agent.finance.wording import FALL_RE, RESPECTIVE_RE
+from agent.finance.wording import FALL, FALL_OR_NAME, RESPECTIVE_RE, RISE
 from agent.ingest.hostile import is_instruction_like
 from agent.schemas import NumericValue, SentenceFigures
 
@@ -98,21 +98,23 @@ def sentence_numbers(sentence: str, offset: int, periods: Sequence[PeriodMention
         if not _label_number(sentence, n) and not ends_in_month(sentence[: n.start])
     ]
     out: list[NumericValue] = []
+    compared: list[bool] = []  # the figure's period is one it is compared with ('(6.7%) compared with 2016')
     for i, n in enumerate(numbers):
         nxt = numbers[i + 1].start if i + 1 < len(numbers) else len(sentence)
         prev = numbers[i - 1].end if i > 0 else 0
         after = [p for p in periods if n.end <= p.start < nxt]
         before = [p for p in periods if prev <= p.end <= n.start]
         period = after[0].norm if after else (before[-1].norm if before else "")
+        compared.append(bool(after) and bool(_COMPARED_RE.search(sentence, n.end, after[0].start)))
         if not period and (_opening_period(sentence, periods, n) or _closing_period(sentence, periods, n)):
             period = periods[0].norm
         if not after and out and out[-1].period and _YEAR_EARLIER_RE.match(sentence, n.end):
             # '3.41% for the second quarter of 2025, compared with 3.22% a year earlier': the year before the
             # figure's it is compared with, never the period written before it
             period = shift_period(out[-1].period, -1)
-        n = turned(n, -abs(n.value)) if _fell_by(sentence, n) else n
+        n = _as_stated_change(sentence, n, prev, out[-1] if out else None, numbers[i - 1] if i else None)
         out.append(n.model_copy(update={"period": period, "start": n.start + offset, "end": n.end + offset}))
-    return _respectively(sentence, out, periods, offset)
+    return _respectively(sentence, _one_period_per_change(sentence, out, compared, offset), periods, offset)
 
 
 # A sentence opened by the one period it reports on ('At September 30, 2024, total debt was $7,310 million and cash
@@ -166,13 +168,59 @@ def _closing_period(sentence: str, periods: Sequence[PeriodMention], n: NumericV
     return n.end <= periods[0].start and not _COMPARED_RE.search(sentence, n.end, periods[0].start)
 
 
-def _fell_by(sentence: str, n: NumericValue) -> bool:
-    """Whether a percentage is a fall the sentence's verb right before it states ('Comparable sales decreased 1.8%',
-    'declined by 3%'): a change of -1.8%, never a rise. A level it fell to ('decreased to 35%') is no change."""
-    words = sentence[: n.start].split()[-2:]
-    if words and words[-1].lower() == "by":
-        words.pop()
-    return n.unit == "%" and n.value > 0 and bool(words) and FALL_RE.fullmatch(words[-1]) is not None
+# The words right before a figure that state it as a change of what the sentence names ('decreased by $932
+# million', 'increased approximately 6%', 'up $3 million', 'an increase of $5 million'): a level it moved to
+# ('decreased to 35%') or from ('up from $4 million') is no change. And the words between a stated change and its
+# percentage ('by $1.8 billion (6.7%)', '$1.8 billion, or 6.7%').
+_STATED_CHANGE_RE = re.compile(
+    rf"\b(?:(?P<rise>{RISE}|up)|(?P<fall>{FALL}|{FALL_OR_NAME}|down))\s+(?:(?:by|of)\s+)?"
+    r"(?:(?:approximately|about|nearly|roughly|some)\s+)?[$€£]?\s*$",
+    re.IGNORECASE,
+)
+_PERCENT_OF_CHANGE_RE = re.compile(r"\s*(?:\(|,(?:\s*or)?)?\s*", re.IGNORECASE)
+
+
+def _as_stated_change(
+    sentence: str, n: NumericValue, prev: int, last: NumericValue | None, last_raw: NumericValue | None
+) -> NumericValue:
+    """``n`` typed as a change when its sentence states it as one (see :data:`_STATED_CHANGE_RE`), signed by the
+    direction its verb names ('Comparable sales decreased 1.8%': -1.8%); the percentage written right after a stated
+    change ('decreased by $932 million (13.4%)') is that change's, in the same direction. Any other figure is as
+    read. ``prev`` is where the words before it start; ``last``/``last_raw`` the figure before it, as typed and as
+    found."""
+    stated = _STATED_CHANGE_RE.search(sentence[prev : n.start])
+    if stated is not None:
+        return turned(n, -abs(n.value) if stated.group("fall") else abs(n.value)).model_copy(update={"change": True})
+    if (last is not None and last_raw is not None and last.change and last.unit != "%" and n.unit == "%"
+            and _PERCENT_OF_CHANGE_RE.fullmatch(sentence, last_raw.end, n.start)
+            and (n.text.lstrip().startswith("(") or sentence[last_raw.end : n.start].strip())):
+        # '(13.4%)' after the change: its parentheses set it apart, they make it no negative
+        return turned(n, -abs(n.value) if last.value < 0 else abs(n.value)).model_copy(update={"change": True})
+    return n
+
+
+def _one_period_per_change(
+    sentence: str, numbers: list[NumericValue], compared: Sequence[bool], offset: int
+) -> list[NumericValue]:
+    """A level, the change it states and that change's percentage ('Net revenues of $28.7 billion increased by $1.8
+    billion (6.7%) in 2017') are of one period: those the sentence gives none take the one period the others were
+    written with, never one they are compared with ('... (6.7%) compared with 2016')."""
+    out = list(numbers)
+    i = 0
+    while i < len(out):
+        j = i
+        while j + 1 < len(out) and out[j + 1].change and (
+            _STATED_CHANGE_RE.search(sentence[out[j].end - offset : out[j + 1].start - offset])
+            or out[j].change and _PERCENT_OF_CHANGE_RE.fullmatch(sentence, out[j].end - offset, out[j + 1].start - offset)
+        ):
+            j += 1
+        written = {out[k].period for k in range(i, j + 1) if out[k].period and not compared[k]}
+        if j > i and len(written) == 1:
+            period = written.pop()
+            for k in range(i, j + 1):
+                out[k] = out[k] if out[k].period else out[k].model_copy(update={"period": period})
+        i = j + 1
+    return out
 
 
 def _respectively(

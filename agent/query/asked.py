@@ -322,6 +322,18 @@ def _operation_described(named: Collection[str], computed: str) -> str:
     return _MODEL_OPERATIONS.get(computed, ("", None))[0]
 
 
+def stated_change_meets(what: str, percent: bool) -> bool:
+    """Whether a figure its filing states as a change ('decreased by $932 million'; ``percent``: 'by 13.4%') is the
+    arithmetic ``what`` asked (as :func:`operation_unmet_by` names it): any such figure is a change between periods,
+    a percentage also the percentage change."""
+    return what == _MODEL_OPERATIONS["change"][0] or (percent and what == _MODEL_OPERATIONS["percent_change"][0])
+
+
+def asks_change(intent: QueryIntent) -> bool:
+    """Whether a plan's ``intent`` asks how much a figure moved, by its words or the operation model's reading."""
+    return "change" in intent.operations or intent.wording.computed in {"change", "percent_change"}
+
+
 def operation_unmet_by(intent: QueryIntent, naming: str) -> str:
     """The arithmetic a plan's ``intent`` asks for that a figure named by the words ``naming`` is not the result
     of, by the question's words or else by the operation model ('the percentage constitution of X among Y' asks a
