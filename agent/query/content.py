@@ -15,11 +15,13 @@ STEM_MIN_CHARS = 3  # 'gas' and 'its' are not plurals
 
 WORD_RE = re.compile(r"[a-z][a-z0-9&'-]+")
 _NEGATED_RE = re.compile(r"\bnon[-\s]+(?=[a-z])")
-# One thing under the names filers and analysts give it: a non-GAAP (non-IFRS) figure is the adjusted one, and a
-# rate a producer prints per day ('bbl/d', 'Mcf/d') is one per day.
+# One thing under the names filers and analysts give it: a non-GAAP (non-IFRS) figure is the adjusted one, a
+# rate a producer prints per day ('bbl/d', 'Mcf/d') is one per day, and a net change is the change (the 'net'
+# names no figure: 'the net change in amortized cost' is the 'Amortized cost' row's).
 _WRITTEN_AS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bnon[-\s]?(?:gaap|ifrs)\b"), "adjusted"),
     (re.compile(r"(?<=[a-z])/d\b"), " per day"),
+    (re.compile(r"\bnet\s+(?=(?:change|increase|decrease)s?\b)"), ""),
 )
 
 
