@@ -29,6 +29,8 @@ Net earnings of $6.0 billion decreased by $932 million (13.4%) in 2017. This dec
 higher effective tax rate.
 
 Operating income increased to $11.5 billion in 2017 from $10.8 billion in 2016.
+
+Royalty income increased $41.0 million to $310.5 million in 2017.
 """
 
 
@@ -54,6 +56,14 @@ def test_a_level_moved_to_or_from_is_no_change() -> None:
     assert _figures("Comparable sales decreased 1.8% in 2017.")[0][1:] == (-1.8, "FY2017", True)
 
 
+def test_the_level_a_change_reached_shares_its_period_and_each_clause_is_its_own() -> None:
+    figures = _figures("In 2002, operating revenues increased $411.0 million to $1.2 billion; fuel expenses "
+                       "increased $29.4 million to $105.2 million.")
+    assert [(v, p, c) for _, v, p, c in figures][:2] == [(411.0, "FY2002", True), (1.2, "FY2002", False)]
+    # the next clause's change is no change of the level before it: it names its own figure
+    assert [c for *_, c in figures[2:]] == [True, False]
+
+
 def test_a_period_compared_with_is_never_the_levels() -> None:
     # '(6.7%) compared with 2016': 2016 is the base of the comparison, so the level and change get no period from it
     figures = _figures("Net revenues of $28.7 billion increased by $1.8 billion (6.7%) compared with 2016.")
@@ -70,6 +80,13 @@ def test_a_level_question_reads_the_level_not_the_change(halden: Settings) -> No
     assert "$28.7 billion" in answer and "1.8" not in answer
     earnings = stated(ask_once(halden, "What were net earnings in 2017?"))
     assert "was $6 billion" in earnings and "932" not in earnings
+
+
+def test_a_row_the_lexicon_does_not_know_reads_the_level_reached(halden: Settings) -> None:
+    answer = stated(ask_once(halden, "What was royalty income in 2017?"))
+    assert "310.5" in answer and "41" not in answer
+    change = stated(ask_once(halden, "By how much did royalty income increase in 2017?"))
+    assert "41" in change and "310.5" not in change
 
 
 def test_the_change_asked_is_the_one_the_filing_states(halden: Settings) -> None:

@@ -54,7 +54,7 @@ from agent.finance.numbers import (
 from agent.finance.periods import expand_range, find_periods, is_month, sort_key, without_periods
 from agent.finance.wording import CHANGE_RE, SUM_WORD_RE, TOTAL_RE
 from agent.ingest.typed_tables import TOTAL_ROW_RE
-from agent.query.asked import AVERAGE_NAME_RE, PERIODS_MEETING, RATIO_NAME_RE
+from agent.query.asked import AVERAGE_NAME_RE, PERIODS_MEETING, RATIO_NAME_RE, asks_change
 from agent.query.content import content_words
 from agent.query.cues import AVERAGE_RE, asks_percent, possessive, spans_range
 from agent.query.operations import guess_operation
@@ -120,9 +120,11 @@ def _best_cell(
     same_row: str = "",
     question: str = "",
     opening: bool = False,
+    change: bool = False,
 ) -> tuple[float, Cell] | None:
     """The cell whose row label and column header name most of ``words``, in one of the ``asked`` periods (an
-    opening balance's row only when the plan asks one: ``opening``).
+    opening balance's row only when the plan asks one: ``opening``; an amount a sentence states as a change only
+    when it asks the ``change``).
 
     Recall of the question's words first, then how little else the label says; ``same_row`` favours the row
     an earlier period was read from (a change reads both years from one row).
@@ -160,8 +162,9 @@ def _best_cell(
         # leaves a sentence's amount in the running.
         ratio_asked = bool(RATIO_NAME_RE.search(question))
         prose_cells = [c for c in sentence_cells(reader, allowed)
-                       if found is None or (c.value.unit == "%") == (found[1].value.unit == "%")
-                       or (found[1].value.unit == "%" and not ratio_asked)]
+                       if (change or not c.value.change or c.value.unit == "%") and (
+                           found is None or (c.value.unit == "%") == (found[1].value.unit == "%")
+                           or (found[1].value.unit == "%" and not ratio_asked))]
         prose = _best_of(prose_cells, reader, words, asked, same_row, question, owner, opening)
         if prose is not None and (found is None or _hits(reader, prose[1], words, deducts) > named):
             found = prose
@@ -455,7 +458,7 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     if share is not None:
         return _cell_share(base, sub_query, reader, share, asked)
     found = _best_cell(reader, words, asked, base.company, question=sub_query.question,
-                       opening=sub_query.intent.temporal_scope.opening)
+                       opening=sub_query.intent.temporal_scope.opening, change=asks_change(sub_query.intent))
     if found is None and (not base.metric or sub_query.intent.wording.schedule):
         found = _schedule_cell(reader, asked, base.company)
     if found is None:

@@ -180,7 +180,11 @@ def sentence_cells(reader: EvidenceReader, allowed: set[int]) -> list[Cell]:
             elif content_words(own):
                 label = own
             elif CHANGE_RE.search(label) and _REACHED_RE.fullmatch(before):
-                continue  # 'costs increased $8.6 million to $16.7 million': the level reached, not the increase
+                if prev is None or not prev.change:
+                    continue  # 'costs increased from $8.6 million to $16.7 million': no increase is typed
+                # 'costs increased $8.6 million to $16.7 million': the increase is typed so; the level reached is
+                # the costs'
+                label = " ".join(CHANGE_RE.sub(" ", label).split())
             prev = n
             counted = prev_counted = _counted_after(text, n)
             own_label = f"{label} {counted}".strip()  # 'we operated 1,234 stores': the figure counts stores

@@ -172,12 +172,12 @@ def _closing_period(sentence: str, periods: Sequence[PeriodMention], n: NumericV
 # million', 'increased approximately 6%', 'up $3 million', 'an increase of $5 million'): a level it moved to
 # ('decreased to 35%') or from ('up from $4 million') is no change. And the words between a stated change and its
 # percentage ('by $1.8 billion (6.7%)', '$1.8 billion, or 6.7%').
-_STATED_CHANGE_RE = re.compile(
-    rf"\b(?:(?P<rise>{RISE}|up)|(?P<fall>{FALL}|{FALL_OR_NAME}|down))\s+(?:(?:by|of)\s+)?"
-    r"(?:(?:approximately|about|nearly|roughly|some)\s+)?[$€£]?\s*$",
-    re.IGNORECASE,
-)
+_CHANGE_WORDS = (rf"(?:(?P<rise>{RISE}|up)|(?P<fall>{FALL}|{FALL_OR_NAME}|down))\s+(?:(?:by|of)\s+)?"
+                 r"(?:(?:approximately|about|nearly|roughly|some)\s+)?[$€£]?\s*")
+_STATED_CHANGE_RE = re.compile(rf"\b{_CHANGE_WORDS}$", re.IGNORECASE)
+_CHANGE_LINK_RE = re.compile(rf"[\s,]*(?:(?:and|which)\s+)?{_CHANGE_WORDS}", re.IGNORECASE)  # right after a level
 _PERCENT_OF_CHANGE_RE = re.compile(r"\s*(?:\(|,(?:\s*or)?)?\s*", re.IGNORECASE)
+_REACHED_RE = re.compile(r"\s*,?\s*to\s+[$€£]?\s*", re.IGNORECASE)  # 'increased $8.6 million to $16.7 million'
 
 
 def _as_stated_change(
@@ -202,17 +202,16 @@ def _as_stated_change(
 def _one_period_per_change(
     sentence: str, numbers: list[NumericValue], compared: Sequence[bool], offset: int
 ) -> list[NumericValue]:
-    """A level, the change it states and that change's percentage ('Net revenues of $28.7 billion increased by $1.8
-    billion (6.7%) in 2017') are of one period: those the sentence gives none take the one period the others were
-    written with, never one they are compared with ('... (6.7%) compared with 2016')."""
+    """A level, the change it states, that change's percentage and the level it reached ('Net revenues of $28.7
+    billion increased by $1.8 billion (6.7%) in 2017', 'costs increased $8.6 million to $16.7 million in 2024') are
+    of one period: those the sentence gives none take the one period the others were written with, never one they
+    are compared with ('... (6.7%) compared with 2016')."""
     out = list(numbers)
     i = 0
     while i < len(out):
         j = i
-        while j + 1 < len(out) and out[j + 1].change and (
-            _STATED_CHANGE_RE.search(sentence[out[j].end - offset : out[j + 1].start - offset])
-            or out[j].change and _PERCENT_OF_CHANGE_RE.fullmatch(sentence, out[j].end - offset, out[j + 1].start - offset)
-        ):
+        while j + 1 < len(out) and _linked(sentence[out[j].end - offset : out[j + 1].start - offset], out[j],
+                                           out[j + 1]):
             j += 1
         written = {out[k].period for k in range(i, j + 1) if out[k].period and not compared[k]}
         if j > i and len(written) == 1:
@@ -221,6 +220,15 @@ def _one_period_per_change(
                 out[k] = out[k] if out[k].period else out[k].model_copy(update={"period": period})
         i = j + 1
     return out
+
+
+def _linked(between: str, first: NumericValue, then: NumericValue) -> bool:
+    """Whether ``then`` is the change ``first`` states, its percentage, or the level the change reached (the words
+    ``between`` them say so)."""
+    if then.change:
+        return bool(_CHANGE_LINK_RE.fullmatch(between)) or first.change and bool(
+            _PERCENT_OF_CHANGE_RE.fullmatch(between))
+    return first.change and bool(_REACHED_RE.fullmatch(between))
 
 
 def _respectively(
