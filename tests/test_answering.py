@@ -649,7 +649,7 @@ def test_prose_answer_remembers_the_figure_its_question_names() -> None:
     evidence = [typed_evidence(chunk_id="k1", doc_name="K_2013_10K", text=text, score=1.0)]
     asked = {
         "what was the accrued value of tax related interest and penalties in 2011?": 16,
-        "what was the value decrease during the year?": 3,
+        "what was the value decrease during the year?": -3,  # a decrease the sentence states is a negative change
     }
     for question, expected in asked.items():
         intent = extract_intent(question, [])

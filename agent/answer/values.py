@@ -518,7 +518,8 @@ def _lexicon_answer(
     kind = figure_kind(metric)
     # The question's own restriction ('in the United States') scopes the figure like a segment name does.
     scope = [company, *intent.entities, *(term for _, term in asked_qualifiers(sub_query.question)), *base.scope]
-    direct = _find(reader, metric, period, company, sub_query.question, scope, asks_change(intent))
+    change = asks_change(intent)
+    direct = _find(reader, metric, period, company, sub_query.question, scope, change)
     stand_in_note, shown = "", base
     if direct is None and metric in COMPONENT_FALLBACKS:
         stand_in, why = COMPONENT_FALLBACKS[metric]
@@ -528,7 +529,7 @@ def _lexicon_answer(
     if info.formula is None:
         if direct is None:
             return _not_found(base, f"{_subject(company, metric, period or 'any period', base.scope)}")
-        answer = _found_answer(shown, direct, kind, target_scale)
+        answer = _found_answer(shown, direct, kind, target_scale, change)
         answer.explanation += stand_in_note
         return answer
     formulas, unreadable = question_formulas(sub_query.question)
@@ -558,7 +559,7 @@ def _lexicon_answer(
             )
         return answer
     if direct is not None:
-        answer = _found_answer(base, direct, kind, target_scale)
+        answer = _found_answer(base, direct, kind, target_scale, change)
         if why:
             answer.explanation += f" Not computed from components: {why}."
         elif computed is not None:
@@ -572,7 +573,8 @@ def _said(part: str, scope: Sequence[str]) -> bool:
     return any(part.lower() in s.lower() or s.lower() in part.lower() for s in scope)
 
 
-def _found_answer(base: SubAnswer, found: _Found, kind: str, target_scale: float | None) -> SubAnswer:
+def _found_answer(base: SubAnswer, found: _Found, kind: str, target_scale: float | None, change: bool) -> SubAnswer:
+    """The sentence and typed value of a figure found for ``base``; ``change``: the plan asks how much it moved."""
     read = found.read_as(asked_name(base.question, base.metric) or base.metric)
     name = shown_name(base.question, base.metric)
     outflow = base.metric in arithmetic.SPENDING_METRICS and read.value < 0
@@ -585,7 +587,7 @@ def _found_answer(base: SubAnswer, found: _Found, kind: str, target_scale: float
         # A lexicon money metric read from a statement that writes no currency sign: SEC filings report in USD.
         shown_value = shown_value.model_copy(update={"unit": "USD"})
     moved = ""
-    if read.change:  # the filing states the change, not the level: say which way it moved, by how much
+    if read.change and change:  # a change asked, stated as one: say which way it moved, by how much
         moved = "decreased by" if read.value < 0 else "increased by"
         shown_value = turned(shown_value, abs(shown_value.value))
     shown = display_value(shown_value, kind, target_scale)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from agent.finance.direction import turned
 from agent.finance.numbers import find_numbers
 from agent.finance.periods import CALENDAR_FY_END, PeriodMention, ends_in_month, find_periods, shift_period
 from agent.finance.wording import FALL, FALL_OR_NAME, RESPECTIVE_RE, RISE
@@ -189,13 +188,13 @@ def _as_stated_change(
     read. ``prev`` is where the words before it start; ``last``/``last_raw`` the figure before it, as typed and as
     found."""
     stated = _STATED_CHANGE_RE.search(sentence[prev : n.start])
-    if stated is not None:
-        return turned(n, -abs(n.value) if stated.group("fall") else abs(n.value)).model_copy(update={"change": True})
+    if stated is not None:  # the sign is the verb's; the text stays as printed, so the quote still shows it
+        return n.model_copy(update={"value": -abs(n.value) if stated.group("fall") else abs(n.value), "change": True})
     if (last is not None and last_raw is not None and last.change and last.unit != "%" and n.unit == "%"
             and _PERCENT_OF_CHANGE_RE.fullmatch(sentence, last_raw.end, n.start)
             and (n.text.lstrip().startswith("(") or sentence[last_raw.end : n.start].strip())):
         # '(13.4%)' after the change: its parentheses set it apart, they make it no negative
-        return turned(n, -abs(n.value) if last.value < 0 else abs(n.value)).model_copy(update={"change": True})
+        return n.model_copy(update={"value": -abs(n.value) if last.value < 0 else abs(n.value), "change": True})
     return n
 
 
