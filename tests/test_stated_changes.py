@@ -99,3 +99,17 @@ def test_the_change_asked_is_the_one_the_filing_states(halden: Settings) -> None
 def test_a_change_both_levels_print_is_computed(halden: Settings) -> None:
     answer = stated(ask_once(halden, "What was the change in operating income from 2016 to 2017?"))
     assert "11.5 - 10.8 = 0.7" in answer
+
+
+def test_a_lists_figures_take_the_one_period_its_lead_in_reports_on() -> None:
+    lead_in = ("2017 compared to 2016: the fluctuations of Harbor Power in 2017 were caused by the acquisition of "
+               "Unit 3: operating revenues increased $41.0 million to $1.2 billion; fuel expenses increased "
+               "$29.4 million to $105.2 million.")
+    figures = _figures(lead_in)
+    assert [(v, p) for _, v, p, _ in figures if v != 3] == [(41.0, "FY2017"), (1.2, "FY2017"), (29.4, "FY2017"),
+                                                           (105.2, "FY2017")]
+    # a lead-in naming two periods of its own, or items naming their own, gives the items none
+    both = _figures("The components at December 31, 2017 and 2016 were: cash $5.0 million; bonds $7.5 million.")
+    assert [p for *_, p, _ in both][1:] == [""]  # (the first is read with the nearest period before it)
+    own = _figures("In 2017 the changes were: revenue $4.0 million in 2016 terms; costs $2.0 million.")
+    assert "FY2017" not in [p for *_, p, _ in own]

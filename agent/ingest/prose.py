@@ -107,6 +107,7 @@ def sentence_numbers(sentence: str, offset: int, periods: Sequence[PeriodMention
         compared.append(bool(after) and bool(_COMPARED_RE.search(sentence, n.end, after[0].start)))
         if not period and (_opening_period(sentence, periods, n) or _closing_period(sentence, periods, n)):
             period = periods[0].norm
+        period = period or _lead_in_period(sentence, periods, n)
         if not after and out and out[-1].period and _YEAR_EARLIER_RE.match(sentence, n.end):
             # '3.41% for the second quarter of 2025, compared with 3.22% a year earlier': the year before the
             # figure's it is compared with, never the period written before it
@@ -139,6 +140,29 @@ def _opening_period(sentence: str, periods: Sequence[PeriodMention], n: NumericV
     if len(periods) != 1 or opening is None or opening.end() < periods[0].start - 1:
         return False
     return periods[0].end <= n.start and not _COMPARED_RE.search(sentence, periods[0].end, n.start)
+
+
+# A list's lead-in, up to its colon ('2002 compared to 2001 the fluctuations in 2002 were caused by: operating
+# revenues increased $411.0 million to $1.2 billion; ...'), and the words that make a period one compared with.
+_LEAD_IN_END_RE = re.compile(r":(?=\s)")
+_LIST_ITEMS_RE = re.compile(r"[;•]")  # what sets a list's items apart within one sentence
+_COMPARED_WITH_RE = re.compile(
+    r"\b(?:compared\s+(?:to|with)|versus|vs\.?|from|than|over|against)\s+(?:the\s+)?(?:fiscal\s+(?:year\s+)?)?$",
+    re.IGNORECASE,
+)
+
+
+def _lead_in_period(sentence: str, periods: Sequence[PeriodMention], n: NumericValue) -> str:
+    """The one period a list's lead-in reports on, for a figure of the list (items set apart by semicolons or
+    bullets) after its colon that names none of its own: the lead-in names it (any number of times) besides only
+    periods it is compared with, and nothing after the colon names a period. '' otherwise."""
+    colons = [m.start() for m in _LEAD_IN_END_RE.finditer(sentence, 0, n.start)]
+    if not colons or any(p.end > colons[-1] for p in periods):  # the last colon before the figure ends the lead-in
+        return ""
+    if not _LIST_ITEMS_RE.search(sentence, colons[-1]):
+        return ""  # a run of figures after a colon ('consisted of: ... 29.9 16.7 46.6') is a table's, flattened
+    own = {p.norm for p in periods if not _COMPARED_WITH_RE.search(sentence, 0, p.start)}
+    return own.pop() if len(own) == 1 else ""
 
 
 # A figure said to be of the year before the one the figure before it is of ('..., compared with 3.22% a year
