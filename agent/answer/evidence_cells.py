@@ -15,7 +15,7 @@ from agent.answer.reading import (
     Segment,
 )
 from agent.finance.column_periods import is_span_label
-from agent.finance.numbers import CURRENCIES, is_name_number
+from agent.finance.numbers import CURRENCIES, is_name_number, without_code_before
 from agent.finance.periods import CALENDAR_FY_END, find_periods, normalise_period
 from agent.finance.wording import CHANGE_RE
 from agent.ingest.prose import FOOTNOTE_RE
@@ -170,6 +170,8 @@ def sentence_cells(reader: EvidenceReader, allowed: set[int]) -> list[Cell]:
             if is_name_number(text, n.start, n.end):
                 continue  # the '1' of 'tier 1 capital' is part of the label, not a figure
             before = text[prev_end : n.start]
+            if n.unit in CURRENCIES:
+                before = without_code_before(before)  # 'RMB' of 'RMB229 million' is its unit, no word naming it
             prev_end = n.end
             own = _PROSE_VERB_TAIL_RE.sub("", " ".join(before.split()[-PROSE_LABEL_MAX_WORDS:])).strip(" ,;:$(")
             own = _PROSE_LEAD_RE.sub("", own.lstrip("-•*–· "))  # a list item's mark is no word of it

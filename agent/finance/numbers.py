@@ -106,6 +106,12 @@ NAME_NUMBER_REACH = 40  # characters searched back for the word a number names w
 _NAME_LETTER_RE = re.compile(r"(?<![\w&$])([A-Za-z][A-Za-z&]+)\s([A-Z])\b(?![\w.&'’-])")
 
 
+def without_code_before(text: str) -> str:
+    """``text`` without the currency code or sign it ends with, which is the unit of the figure after it, no word
+    naming it (the 'RMB' of 'exchange gains of RMB77 million')."""
+    return _CODE_BEFORE_RE.sub("", text)
+
+
 def is_name_letter(word: str, letter: str) -> bool:
     """Whether ``letter`` after ``word`` is the letter of a name ('Customer A', 'Class B'), not an article
     ('was A' is none: a function word before it)."""

@@ -95,19 +95,26 @@ def sentence_numbers(sentence: str, offset: int, periods: Sequence[PeriodMention
         n
         for n in find_numbers(sentence)
         if not _label_number(sentence, n) and not ends_in_month(sentence[: n.start])
+        and not any(p.start <= n.start < p.end for p in periods)  # the day of '31 December 2019' is the date's
     ]
+    # '(2018: RMB229 million)': a period written as the label of the figure after it, the prior year's comparative
+    labels = [p for p in periods if _LABEL_PERIOD_RE.match(sentence, p.end)]
     out: list[NumericValue] = []
     compared: list[bool] = []  # the figure's period is one it is compared with ('(6.7%) compared with 2016')
     for i, n in enumerate(numbers):
         nxt = numbers[i + 1].start if i + 1 < len(numbers) else len(sentence)
         prev = numbers[i - 1].end if i > 0 else 0
-        after = [p for p in periods if n.end <= p.start < nxt]
+        after = [p for p in periods if n.end <= p.start < nxt and p not in labels]
         before = [p for p in periods if prev <= p.end <= n.start]
         period = after[0].norm if after else (before[-1].norm if before else "")
         compared.append(bool(after) and bool(_COMPARED_RE.search(sentence, n.end, after[0].start)))
         if not period and (_opening_period(sentence, periods, n) or _closing_period(sentence, periods, n)):
             period = periods[0].norm
         period = period or _lead_in_period(sentence, periods, n)
+        comparative = next((p for p in labels if n.end <= p.start < nxt
+                            and _COMPARATIVE_RE.fullmatch(sentence, n.end, p.start)), None)
+        if not period and comparative is not None:
+            period = shift_period(comparative.norm, 1)  # 'US$261,518 (2018: US$283,752)': the year after 2018's
         if not after and out and out[-1].period and _YEAR_EARLIER_RE.match(sentence, n.end):
             # '3.41% for the second quarter of 2025, compared with 3.22% a year earlier': the year before the
             # figure's it is compared with, never the period written before it
@@ -163,6 +170,12 @@ def _lead_in_period(sentence: str, periods: Sequence[PeriodMention], n: NumericV
         return ""  # a run of figures after a colon ('consisted of: ... 29.9 16.7 46.6') is a table's, flattened
     own = {p.norm for p in periods if not _COMPARED_WITH_RE.search(sentence, 0, p.start)}
     return own.pop() if len(own) == 1 else ""
+
+
+# A period written as the label of the figure after it ('(2018: RMB229 million)'), and the words between a figure
+# and its comparative in parentheses ('US$261,518 (2018: US$283,752)').
+_LABEL_PERIOD_RE = re.compile(r"\s*:")
+_COMPARATIVE_RE = re.compile(r"\s*\(\s*")
 
 
 # A figure said to be of the year before the one the figure before it is of ('..., compared with 3.22% a year
