@@ -453,6 +453,11 @@ class PeriodDate(BaseModel):
 
     date: str = Field(description="ISO date of the period's end, or of the day itself")
     kind: str = Field(description="year | quarter | half | nine_months | point")
+    months: int = Field(default=0, description="the months the period spans, as written; 0 for a point in time")
+    norm: str = Field(default="", description="the period as the question's own words name it (FY2024H1: six "
+                      "months ended in July close a year's first half)")
+    to_date: bool = Field(default=False, description="a year to date the date closes ('year to date through July "
+                          "29, 2023'): in another calendar, the months to the end of the quarter it closes there")
 
 
 class TemporalScope(BaseModel):

@@ -9,8 +9,9 @@ from collections.abc import Iterator
 import pytest
 
 from agent.config import Settings
-from agent.finance.periods import find_periods, infer_fy_end_month
+from agent.finance.periods import dated_norm, find_periods, infer_fy_end_month
 from agent.ingest.pipeline import open_ingestor
+from agent.query.intent import extract_intent
 from graphs.nodes import GraphDeps
 from graphs.service import Assistant
 
@@ -152,3 +153,17 @@ def test_a_date_in_a_sentence_is_read_in_the_filers_calendar(calendar: str, requ
     a = request.getfixturevalue("assistant" if calendar == "named_by_end" else "named_by_start")
     result = a.ask("How many stores did Fabrikam operate as of July 29, 2023?")
     assert "1,134" in result.answer.split("Closest evidence")[0], result.answer
+
+
+def test_the_plan_keeps_a_written_date_so_the_filers_calendar_names_it_without_rereading_the_question() -> None:
+    asked = {
+        "What were net sales for the six months ended July 29, 2023?": ("FY2024H1", "FY2023H1"),
+        "What were net sales year to date through July 29, 2023?": ("FY2024H1", "FY2023H1"),
+        "What was cash at July 29, 2023?": ("FY2024Q2", "FY2023Q2"),
+    }
+    for question, (named_by_end, named_by_start) in asked.items():
+        dated = extract_intent(question, []).temporal_scope.dated
+        assert dated is not None, question
+        # a year ending in January, named by the year it ends in, then by the year it starts in (fy_end_month 13)
+        assert dated_norm(dated.date, dated.months, 1, dated.to_date) == named_by_end, question
+        assert dated_norm(dated.date, dated.months, 13, dated.to_date) == named_by_start, question

@@ -1,8 +1,7 @@
 """The period a sub-query asks, named in the terms of the filing that answers it: a date the question writes, in
 the filer's fiscal calendar ('the three months ended July 29, 2023' is the second quarter of a year ending in
 January); a year to date, as the months to the end of the quarter the filing reports (FY2024H1 on a second
-quarter's 10-Q). Both read the filings of the evidence; the calendar's still finds the written date in the
-sub-query's words (the plan's `PeriodDate` does not carry where it is written: issue 57)."""
+quarter's 10-Q). Both read the filings of the evidence and the plan's periods, never the question's words."""
 
 from __future__ import annotations
 
@@ -11,24 +10,23 @@ from collections.abc import Sequence
 from agent.answer.reading import Evidence, EvidenceReader
 from agent.answer.words import _about
 from agent.entities.names import name_key
-from agent.finance.periods import CALENDAR_FY_END, find_periods, period_year, shift_period, to_date
+from agent.finance.periods import CALENDAR_FY_END, dated_norm, period_year, shift_period, to_date
 from agent.query.plan import SubQuery
 
 
 def in_filer_calendar(sub_query: SubQuery, reader: EvidenceReader) -> SubQuery:
-    """``sub_query`` with the period it writes as a date ('the three months ended July 29, 2023') named in the
-    fiscal calendar of the filer whose evidence answers it: that quarter is the second of a year ending in
-    January, not the third. Periods named by label ('Q3 2023') are the question's own and stay as asked."""
+    """``sub_query`` with the period its plan has as written as a date ('the three months ended July 29, 2023')
+    named in the fiscal calendar of the filer whose evidence answers it: that quarter is the second of a year ending
+    in January, not the third. Periods named by label ('Q3 2023') are the question's own and stay as asked."""
     calendars = {ev.fy_end_month for ev in reader.evidence if ev.fy_end_month and ev.source == "filing"
                  and (not sub_query.company or _about(ev, sub_query.company))}
-    if len(calendars) != 1 or calendars == {CALENDAR_FY_END}:
+    dated = sub_query.intent.temporal_scope.dated
+    if len(calendars) != 1 or calendars == {CALENDAR_FY_END} or dated is None:
         return sub_query
-    fy_end = calendars.pop()
-    dated = [p for p in find_periods(sub_query.question) if p.date]
-    if len(dated) != 1 or dated[0].norm != sub_query.period:
-        return sub_query
-    own = next((p.norm for p in find_periods(sub_query.question, fy_end) if p.start == dated[0].start), "")
-    if not own or own == sub_query.period:
+    if dated.norm != sub_query.period:
+        return sub_query  # the lookup is of another period than the one written as a date
+    own = dated_norm(dated.date, dated.months, calendars.pop(), dated.to_date)
+    if own == sub_query.period:
         return sub_query
     intent = sub_query.intent.model_copy(deep=True)
     intent.temporal_scope.periods = [own if p == sub_query.period else p for p in intent.temporal_scope.periods]

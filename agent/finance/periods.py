@@ -59,6 +59,10 @@ class PeriodMention(BaseModel):
     surface: str
     kind: str = Field(default="year", description="year | quarter | half | nine_months | point")
     date: str = Field(default="", description="ISO date of a period end or point in time, when written")
+    months: int = Field(default=0, description="how many months a period written as a date spans; 0 for a point "
+                        "in time or a period named by label")
+    to_date: bool = Field(default=False, description="a year to date closed by the date: its months are those of "
+                          "the fiscal year to the end of the quarter the date closes, in whichever calendar")
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -451,6 +455,16 @@ def instant_norm(d: date, fy_end_month: int = 12) -> str:
     return f"FY{fy}" if q == 4 else f"FY{fy}Q{q}"
 
 
+def dated_norm(day: str, months: int, fy_end_month: int = 12, to_date: bool = False) -> str:
+    """The fiscal label, in the calendar of a year ending in ``fy_end_month``, of a period written as a date: the
+    ISO ``day`` it ends on, and the ``months`` it spans (0: the day itself, a point in time); ``to_date``: the
+    fiscal year's months to the end of the quarter the day closes, whatever the months written."""
+    d = date.fromisoformat(day)
+    if to_date:
+        months = MONTHS_PER_QUARTER * fiscal_quarter_of(d, fy_end_month)[1]
+    return duration_norm(d, months, fy_end_month) if months else instant_norm(d, fy_end_month)
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Finding periods
 # ---------------------------------------------------------------------------------------------------------
@@ -471,11 +485,12 @@ def _more_years(m: re.Match[str], text: str) -> list[tuple[int, int, int]]:
     return [(int(y.group(0)), base + y.start(), base + y.end()) for y in re.finditer(_Y4, m.group("more"))]
 
 
-def _mention(text: str, norm: str, start: int, end: int, kind: str, day: date | None = None) -> PeriodMention:
+def _mention(text: str, norm: str, start: int, end: int, kind: str, day: date | None = None,
+             months: int = 0, to_date: bool = False) -> PeriodMention:
     # Built from regex groups of known types: construct without re-validating (this runs for every chunk).
     return PeriodMention.model_construct(
         norm=norm, start=start, end=end, surface=text[start:end], kind=kind,
-        date=day.isoformat() if day else "",
+        date=day.isoformat() if day else "", months=months if day else 0, to_date=to_date,
     )
 
 
@@ -521,11 +536,11 @@ def _candidates(text: str, fy_end_month: int) -> list[_Cand]:
             if not months:
                 continue
             norm, kind = _norm_for_months(d, months, fy_end_month)
-            mentions.append(_mention(text, norm, m.start(), m.end("date"), kind, d))
+            mentions.append(_mention(text, norm, m.start(), m.end("date"), kind, d, months))
             for year, ys, ye in _more_years(m, text):
                 d2 = _same_day(d, year)
                 n2, k2 = _norm_for_months(d2, months, fy_end_month)
-                mentions.append(_mention(text, n2, ys, ye, k2, d2))
+                mentions.append(_mention(text, n2, ys, ye, k2, d2, months))
         add(m, 0, mentions)
 
     for m in (p_year_ended.finditer(scan) if has_ended else ()):
@@ -534,11 +549,11 @@ def _candidates(text: str, fy_end_month: int) -> list[_Cand]:
             continue
         months = 12 if m.group("unit").lower().startswith("year") else 3
         norm, kind = _norm_for_months(d, months, fy_end_month)
-        mentions = [_mention(text, norm, m.start(), m.end("date"), kind, d)]
+        mentions = [_mention(text, norm, m.start(), m.end("date"), kind, d, months)]
         for year, ys, ye in _more_years(m, text):
             d2 = _same_day(d, year)
             n2, k2 = _norm_for_months(d2, months, fy_end_month)
-            mentions.append(_mention(text, n2, ys, ye, k2, d2))
+            mentions.append(_mention(text, n2, ys, ye, k2, d2, months))
         add(m, 0, mentions)
 
     for m in p_point.finditer(scan):
@@ -556,14 +571,14 @@ def _candidates(text: str, fy_end_month: int) -> list[_Cand]:
     for m in (_P_MONTH_QUARTER.finditer(text) if "quarter" in low else ()):
         d = _month_end(int(m.group("y") or m.group("y2")), month_of(m.group("mon")))
         norm, kind = _norm_for_months(d, MONTHS_PER_QUARTER, fy_end_month)
-        add(m, 0, [_mention(text, norm, m.start(), m.end(), kind, d)])
+        add(m, 0, [_mention(text, norm, m.start(), m.end(), kind, d, MONTHS_PER_QUARTER)])
 
     for m in (_P_TO_DATE_CLOSED.finditer(text) if "ytd" in low or "to date" in low or "to-date" in low else ()):
         d = closing_date(m.group("date") or m.group("date2"))
         if d is not None:  # the fiscal year's months to the quarter the day closes
             quarter = fiscal_quarter_of(d, fy_end_month)[1]
             norm, kind = _norm_for_months(d, MONTHS_PER_QUARTER * quarter, fy_end_month)
-            add(m, 0, [_mention(text, norm, m.start(), m.end(), kind, d)])
+            add(m, 0, [_mention(text, norm, m.start(), m.end(), kind, d, MONTHS_PER_QUARTER * quarter, True)])
 
     for pat, cues in zip(p_quarter, _QUARTER_TRIGGERS, strict=True):
         if not any(c in low for c in cues):

@@ -482,7 +482,10 @@ def written_date(question: str) -> PeriodDate | None:
     """The one period ``question`` writes as a date ('the six months ended March 29, 2025'); None for none or
     several."""
     dated = [p for p in find_periods(question) if p.date]
-    return PeriodDate(date=dated[0].date, kind=dated[0].kind) if len(dated) == 1 else None
+    if len(dated) != 1:
+        return None
+    return PeriodDate(date=dated[0].date, kind=dated[0].kind, months=dated[0].months, norm=dated[0].norm,
+                      to_date=dated[0].to_date)
 
 
 def _temporal_scope(
