@@ -9,7 +9,8 @@ from collections.abc import Iterator
 import pytest
 
 from agent.config import Settings
-from agent.finance.periods import dated_norm, find_periods, infer_fy_end_month
+from agent.finance.fiscal_calendar import dated_norm
+from agent.finance.periods import find_periods, infer_fy_end_month
 from agent.ingest.pipeline import open_ingestor
 from agent.query.intent import extract_intent
 from graphs.nodes import GraphDeps
@@ -101,7 +102,8 @@ NAMED_BY_START = TEN_Q.replace(
 def test_a_filer_that_names_its_years_by_their_start_says_so() -> None:
     from datetime import date
 
-    from agent.finance.periods import fiscal_naming, fiscal_quarter_of
+    from agent.finance.fiscal_calendar import fiscal_quarter_of
+    from agent.finance.periods import fiscal_naming
 
     assert fiscal_naming("Fiscal 2023 ends on February 3, 2024.", 1) == 13
     assert fiscal_naming("fiscal 2024 consisted of 52 weeks ended February 1, 2025", 1) == 13

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from agent.errors import FinragError
+from agent.finance.fiscal_calendar import fiscal_quarter_of
 from agent.finance.formulas import FormulaKind
 from agent.finance.lexicon import (
     canonical,
@@ -24,7 +25,6 @@ from agent.finance.periods import (
     ends_in_month_day,
     expand_range,
     find_periods,
-    fiscal_quarter_of,
     granularity,
     infer_fy_end_month,
     normalise_period,

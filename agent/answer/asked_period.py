@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from agent.answer.reading import Evidence, EvidenceReader
 from agent.answer.words import _about
 from agent.entities.names import name_key
-from agent.finance.periods import CALENDAR_FY_END, dated_norm, period_year, shift_period, to_date
+from agent.finance.fiscal_calendar import dated_norm
+from agent.finance.periods import CALENDAR_FY_END, period_year, shift_period, to_date
 from agent.query.plan import SubQuery
 
 

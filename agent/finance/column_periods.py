@@ -8,14 +8,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from agent.finance.fiscal_calendar import period_close, same_calendar
 from agent.finance.periods import (
     CALENDAR_FY_END,
     find_periods,
     infer_fy_end_month,
     normalise_period,
     parse_date,
-    period_close,
-    same_calendar,
 )
 
 # A column of several years or an open end ('2009 - 2010', '2021 -22', '2025 and thereafter') is no one period, nor

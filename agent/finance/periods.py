@@ -24,11 +24,21 @@ from typing import NamedTuple
 
 from pydantic import BaseModel, Field
 
+from agent.finance.fiscal_calendar import (
+    MONTHS_PER_QUARTER,
+    SNAP_DAY,
+    duration_norm,
+    fiscal_quarter_of,
+    instant_norm,
+    norm_for_months,
+    period_close,
+    same_calendar,
+)
+
 NORM_RE = re.compile(r"^FY(?P<year>\d{4})(?P<sub>Q[1-4]|H[12]|M9)?$")
 TWO_DIGIT_PIVOT = 70  # "FY18" is 2018 and "FY98" is 1998: filings in scope start in the 1990s
-SNAP_DAY = 7  # a 52/53-week period ending on day 1-7 of a month closes the previous month
 BARE_YEAR_MIN, BARE_YEAR_MAX = 1990, 2099  # a bare number outside this range is not read as a fiscal year
-QUARTERS_PER_YEAR, HALVES_PER_YEAR, MONTHS_PER_QUARTER = 4, 2, 3
+QUARTERS_PER_YEAR, HALVES_PER_YEAR = 4, 2
 MONTHS_TO_DATE = (6, 9)  # the spans of months an analyst writes as '6M' or '9M': a half and nine months to date
 EARLY_YEAR_MIN = 1900  # ... unless a temporal word introduces it ('in 1987', 'during fiscal 1988')
 _EARLY_YEAR_CUE = re.compile(
@@ -358,22 +368,6 @@ def _month_end(year: int, month: int) -> date:
     return date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)
 
 
-def period_close(d: date) -> tuple[int, int]:
-    """(year, month) a period ending on ``d`` closes: day 1-7 belongs to the previous month (52/53 weeks)."""
-    if d.day <= SNAP_DAY:
-        return (d.year - 1, 12) if d.month == 1 else (d.year, d.month - 1)
-    return d.year, d.month
-
-
-def fiscal_quarter_of(d: date, fy_end_month: int = 12) -> tuple[int, int]:
-    """(fiscal year, fiscal quarter) of a period ending on ``d``; the fiscal year ends in ``fy_end_month``, counted
-    from January of the year that names it (13 and above: a month of the next year, see :func:`fiscal_naming`)."""
-    year, month = period_close(d)
-    fiscal_year = -(-(12 * year + month - fy_end_month) // 12)  # the first year whose end is not before d
-    quarter = ((month - fy_end_month - 1) % 12) // 3 + 1
-    return fiscal_year, quarter
-
-
 # 'Fiscal 2025 ends on January 31, 2026', 'fiscal 2024 consisted of 52 weeks ended February 1, 2025', 'the year
 # ended February 1, 2025 ("fiscal 2024")': the filer's name of a fiscal year beside the date it ends.
 _FISCAL_NAMED_RE = re.compile(
@@ -425,44 +419,6 @@ def quarter_naming(text: str, fy_end_month: int, period_end: str) -> int:
     if dated_quarter != quarter or named not in {dated_year, dated_year - 1}:
         return fy_end_month
     return month + 12 if named == dated_year - 1 else month
-
-
-def same_calendar(month: int, fy_end_month: int) -> int:
-    """A year-end ``month`` a text implies, named as ``fy_end_month`` names it (13 for January when the filer names
-    its years by the year they began); ``month`` itself when the two differ."""
-    return fy_end_month if fy_end_month > 12 and month == fy_end_month - 12 else month
-
-
-def _norm_for_months(d: date, months: int, fy_end_month: int) -> tuple[str, str]:
-    fy, q = fiscal_quarter_of(d, fy_end_month)
-    if months >= 12:  # a year is named by the year it closes in, unless the filer names it by the year it began
-        return f"FY{fy if fy_end_month > 12 else period_close(d)[0]}", "year"
-    if months == 9 and q == 3:
-        return f"FY{fy}M9", "nine_months"
-    if months == 6 and q in (2, 4):
-        return f"FY{fy}H{q // 2}", "half"
-    return f"FY{fy}Q{q}", "quarter"
-
-
-def duration_norm(end: date, months: int, fy_end_month: int = 12) -> str:
-    """The fiscal label of a period of ``months`` ending on ``end`` (FY2025Q2, FY2025H1, FY2025M9, FY2024)."""
-    return _norm_for_months(end, months, fy_end_month)[0]
-
-
-def instant_norm(d: date, fy_end_month: int = 12) -> str:
-    """The fiscal label of a balance-sheet date: the quarter it closes (the year when it closes the fourth)."""
-    fy, q = fiscal_quarter_of(d, fy_end_month)
-    return f"FY{fy}" if q == 4 else f"FY{fy}Q{q}"
-
-
-def dated_norm(day: str, months: int, fy_end_month: int = 12, to_date: bool = False) -> str:
-    """The fiscal label, in the calendar of a year ending in ``fy_end_month``, of a period written as a date: the
-    ISO ``day`` it ends on, and the ``months`` it spans (0: the day itself, a point in time); ``to_date``: the
-    fiscal year's months to the end of the quarter the day closes, whatever the months written."""
-    d = date.fromisoformat(day)
-    if to_date:
-        months = MONTHS_PER_QUARTER * fiscal_quarter_of(d, fy_end_month)[1]
-    return duration_norm(d, months, fy_end_month) if months else instant_norm(d, fy_end_month)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -535,11 +491,11 @@ def _candidates(text: str, fy_end_month: int) -> list[_Cand]:
             months = _duration_months(dur, m.group("unit"))
             if not months:
                 continue
-            norm, kind = _norm_for_months(d, months, fy_end_month)
+            norm, kind = norm_for_months(d, months, fy_end_month)
             mentions.append(_mention(text, norm, m.start(), m.end("date"), kind, d, months))
             for year, ys, ye in _more_years(m, text):
                 d2 = _same_day(d, year)
-                n2, k2 = _norm_for_months(d2, months, fy_end_month)
+                n2, k2 = norm_for_months(d2, months, fy_end_month)
                 mentions.append(_mention(text, n2, ys, ye, k2, d2, months))
         add(m, 0, mentions)
 
@@ -548,11 +504,11 @@ def _candidates(text: str, fy_end_month: int) -> list[_Cand]:
         if d is None:
             continue
         months = 12 if m.group("unit").lower().startswith("year") else 3
-        norm, kind = _norm_for_months(d, months, fy_end_month)
+        norm, kind = norm_for_months(d, months, fy_end_month)
         mentions = [_mention(text, norm, m.start(), m.end("date"), kind, d, months)]
         for year, ys, ye in _more_years(m, text):
             d2 = _same_day(d, year)
-            n2, k2 = _norm_for_months(d2, months, fy_end_month)
+            n2, k2 = norm_for_months(d2, months, fy_end_month)
             mentions.append(_mention(text, n2, ys, ye, k2, d2, months))
         add(m, 0, mentions)
 
@@ -570,14 +526,14 @@ def _candidates(text: str, fy_end_month: int) -> list[_Cand]:
 
     for m in (_P_MONTH_QUARTER.finditer(text) if "quarter" in low else ()):
         d = _month_end(int(m.group("y") or m.group("y2")), month_of(m.group("mon")))
-        norm, kind = _norm_for_months(d, MONTHS_PER_QUARTER, fy_end_month)
+        norm, kind = norm_for_months(d, MONTHS_PER_QUARTER, fy_end_month)
         add(m, 0, [_mention(text, norm, m.start(), m.end(), kind, d, MONTHS_PER_QUARTER)])
 
     for m in (_P_TO_DATE_CLOSED.finditer(text) if "ytd" in low or "to date" in low or "to-date" in low else ()):
         d = closing_date(m.group("date") or m.group("date2"))
         if d is not None:  # the fiscal year's months to the quarter the day closes
             quarter = fiscal_quarter_of(d, fy_end_month)[1]
-            norm, kind = _norm_for_months(d, MONTHS_PER_QUARTER * quarter, fy_end_month)
+            norm, kind = norm_for_months(d, MONTHS_PER_QUARTER * quarter, fy_end_month)
             add(m, 0, [_mention(text, norm, m.start(), m.end(), kind, d, MONTHS_PER_QUARTER * quarter, True)])
 
     for pat, cues in zip(p_quarter, _QUARTER_TRIGGERS, strict=True):

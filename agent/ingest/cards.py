@@ -13,9 +13,10 @@ import re
 
 from pydantic import BaseModel
 
+from agent.finance.fiscal_calendar import SNAP_DAY
 from agent.finance.lexicon import MetricMention, find_metrics, topic_from_cues, topic_of
 from agent.finance.numbers import find_numbers, header_scale
-from agent.finance.periods import SNAP_DAY, PeriodMention, find_periods, normalise_period, sort_key
+from agent.finance.periods import PeriodMention, find_periods, normalise_period, sort_key
 from agent.schemas import (
     Chunk,
     ChunkCard,

@@ -17,8 +17,9 @@ from collections.abc import Sequence
 from datetime import date
 
 from agent.finance.counted import EMPLOY_RE, counted_key, counted_words, is_event
+from agent.finance.fiscal_calendar import instant_norm
 from agent.finance.numbers import figure_qualifier
-from agent.finance.periods import find_periods, instant_norm
+from agent.finance.periods import find_periods
 from agent.schemas import Chunk, CountFact, Page
 
 # A number written as digits (thousands grouped by commas) or as a word; not part of a word, an amount, a decimal

@@ -18,14 +18,8 @@ from pydantic import BaseModel, Field
 
 from agent.entities import proper_case
 from agent.entities.names import LEGAL_FORMS
-from agent.finance.periods import (
-    MONTH,
-    fiscal_naming,
-    fiscal_quarter_of,
-    infer_fy_end_month,
-    month_of,
-    quarter_naming,
-)
+from agent.finance.fiscal_calendar import fiscal_quarter_of
+from agent.finance.periods import MONTH, fiscal_naming, infer_fy_end_month, month_of, quarter_naming
 from agent.schemas import PAGE_SEPARATOR, Page
 
 # The cover and the trading-symbol table sit on the first pages; phrases naming the ticker may come later.

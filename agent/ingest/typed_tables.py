@@ -20,6 +20,7 @@ from agent.finance.column_periods import (
     names_several_periods,
     single_period,
 )
+from agent.finance.fiscal_calendar import period_close
 from agent.finance.lexicon import find_metrics, names_count
 from agent.finance.numbers import (
     MONEY_UNITS,
@@ -36,7 +37,6 @@ from agent.finance.periods import (
     names_to_date,
     normalise_period,
     parse_date,
-    period_close,
     to_date,
     without_periods,
 )

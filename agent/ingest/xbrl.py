@@ -20,8 +20,9 @@ from datetime import date
 from pydantic import BaseModel, Field
 
 from agent.errors import IngestError
+from agent.finance.fiscal_calendar import duration_norm, instant_norm
 from agent.finance.numbers import nil_cell, parse_number
-from agent.finance.periods import duration_norm, instant_norm, parse_date, period_year, shift_period
+from agent.finance.periods import parse_date, period_year, shift_period
 from agent.finance.wording import COUNT_VALUES
 from agent.ingest.parsing import FactSpan
 from agent.schemas import NumericValue, XbrlFact
