@@ -213,7 +213,7 @@ def _best_of(cells: Sequence[Cell], reader: EvidenceReader, words: set[str], ask
             if (words & content_words(" ".join(_PARENTHESES_RE.findall(cell.label)))) - outside:
                 continue
         # a count's words that place it in time ('Stores at end of period') are its period's, as the question's are
-        label_words = content_words(cell.label) - (_PERIOD_WORDS if counted else set())
+        label_words = content_words(cell.label) - (_PERIOD_WORDS if counted else set()) | (_total_named(cell) & words)
         parent_words = content_words(cell.parent)
         if (words <= parent_words and not words <= label_words and not TOTAL_ROW_RE.match(cell.label)
                 and not only_periods(cell.label)):
@@ -289,7 +289,7 @@ def _hits(reader: EvidenceReader, cell: Cell, words: set[str], deducts: bool = F
     header = content_words(cell.header)
     # a column named with a word of the company's name ('Business Travel' of Margie's Travel) is a part of it,
     # named by its other words; a column that is the company ('Cadence Design Systems' in a performance graph) is it
-    own = content_words(label) | (header if header <= owner else header - owner)
+    own = content_words(label) | (header if header <= owner else header - owner) | _total_named(cell)
     hits = words & own
     if cell.prose:  # a sentence says what its figure is with a verb ('we repurchased ... for'): a word's other form
         # (not a word that asks how the figure moved: 'the increase in FCC licenses' is no 'licenses increased $15.6')
@@ -302,6 +302,24 @@ def _hits(reader: EvidenceReader, cell: Cell, words: set[str], deducts: bool = F
                                                            or only_periods(label))):
         hits |= words & (parent_words | _title_words(reader, cell))
     return hits
+
+
+# What a question naming nothing but 'the total' asks of a table: its total row. 'Total' is no content word (it
+# never narrows a metric), so a typed total row (``TableLine.total``) is said to name this word alone.
+TOTAL_NAMED = "total"
+
+
+def _total_named(cell: Cell) -> set[str]:
+    """{:data:`TOTAL_NAMED`} for a cell of a row ingest typed as its table's total, else nothing."""
+    return {TOTAL_NAMED} if not cell.prose and cell.seg.row is not None and cell.seg.row.total else set()
+
+
+def _one_totalled_table(reader: EvidenceReader, company: str) -> bool:
+    """Whether the evidence of ``company`` holds exactly one table that prints a total row: 'the total' names that
+    one; over several, it names none of them."""
+    allowed = _for_company(reader, company)
+    return len({seg.ev for seg in reader.segments if seg.ev in allowed and seg.kind == "row"
+                and seg.row is not None and seg.row.total}) == 1
 
 
 def _company_row(reader: EvidenceReader, cell: Cell, hits: set[str], owner: frozenset[str], whole: bool = False,
@@ -445,6 +463,9 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
         # column's or sentence's; what the figure's own words must name is what is counted and how (also when the
         # company's name says it: the stores of Wingtip Stores).
         words -= (content_words(base.company) - content_words(counted)) | _PERIOD_WORDS
+    if not words - ASKING_WORDS and sub_query.intent.total and _one_totalled_table(reader, base.company):
+        # 'the total in 2017', 'the change in the total from 2018 to 2019', over one table: its total row
+        words = {TOTAL_NAMED}
     if not words:
         return None
     named = list(dict.fromkeys(p.norm for p in find_periods(sub_query.question)))
