@@ -552,6 +552,9 @@ class Wording(BaseModel):
     periods: list[str] = Field(default_factory=list, description="the periods the words name themselves "
                                "(normalised, in order), before any range or span is filled in")
     counted_years: int = Field(default=0, description="the years its span counts ('over the past three years': 3)")
+    predicate: list[str] = Field(default_factory=list, description="the verb it asks with after its subject ('fly' "
+                                 "of 'how many seat miles did Lucerne fly'): what the company did; it names the figure "
+                                 "only where the filing prints it ('stores opened')")
 
 
 class QueryIntent(BaseModel):

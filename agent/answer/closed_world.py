@@ -65,13 +65,13 @@ _NET_CHANGE_RE = re.compile(rf"\bnet(?=\s+(?:{CHANGE})\b)", re.IGNORECASE)
 
 
 def _uncovered_words(answer: SubAnswer, question: str, provenance: str, headings: str, reader: EvidenceReader | None,
-                     whose: str = "") -> list[str]:
+                     whose: str = "", predicate: Sequence[str] = ()) -> list[str]:
     """The words of what the question asks that neither the figure's provenance nor its page's ``headings`` (the
     headings and introductions that say what its table is, see :func:`page_headings`) name: 'long-term deferred
     revenue' is not the 'Revenue' row of a page that never says deferred. A metric the question names is named
     when they name that metric in any of the lexicon's words; the figure's own metric, its company (``whose``:
-    the filer's names), instructions around the question ('Answer in USD millions.') and the scale it asks are no
-    part. A figure the lexicon vouches for (its row is a name of the metric) leaves out only the words that name
+    the filer's names), a verb it asks with that the figure's chunk never prints (``predicate``, as the plan read
+    it: 'fly' of 'did Lucerne fly'), instructions around the question ('Answer in USD millions.') and the scale it asks are no part. A figure the lexicon vouches for (its row is a name of the metric) leaves out only the words that name
     another row of its own table: 'software in property and equipment' is the table's 'Software' row, not its net
     total; the other words are the metric check's (modifiers) and the scope check's (parts)."""
     if only_periods(row_label(answer) or answer.named or naming_words(answer)):
@@ -84,7 +84,8 @@ def _uncovered_words(answer: SubAnswer, question: str, provenance: str, headings
         metrics.add(answer.metric)  # the lexicon read the figure's row as the metric (the metric check's)
     vouched = " ".join(m.surface for m in find_metrics(question) if m.canonical in metrics)
     company = content_words(f"{answer.company} {whose}")
-    asked = content_words(question) - company - ASKING_WORDS - LINKING_VERBS - EQUITY_WORDS - content_words(vouched)
+    asked = (content_words(question) - company - ASKING_WORDS - LINKING_VERBS - EQUITY_WORDS - content_words(vouched)
+             - _unprinted_verb(answer, predicate, reader))
     if answer.status == "computed" and row_label(answer):
         # a figure computed from a table row's cells: the arithmetic words ('ratio', 'sum') name the computation
         asked = {w for w in asked if not is_operation_word(w)}
@@ -98,6 +99,16 @@ def _uncovered_words(answer: SubAnswer, question: str, provenance: str, headings
     if missing and all(w in AMOUNT_NOUNS for w in missing) and _expense_line(answer, reader):
         return []  # 'purchased transportation costs': a line of the operating expenses is a cost
     return sorted(missing)
+
+
+def _unprinted_verb(answer: SubAnswer, predicate: Sequence[str], reader: EvidenceReader | None) -> set[str]:
+    """The words of the verb the question asks with that the figure's chunk prints nowhere: 'fly' of 'how many seat
+    miles did Lucerne fly' tells no row from another, while 'open' of 'how many stores did X open' names the
+    'Stores opened' row of a table that prints it, and stays asked."""
+    if not predicate or reader is None or answer.citation is None:
+        return set()
+    printed = content_words(" ".join(ev.text for ev in reader.evidence if ev.chunk_id == answer.citation.chunk_id))
+    return {w for w in content_words(" ".join(predicate)) if not any(same_root(w, p) for p in printed)}
 
 
 def _expense_line(answer: SubAnswer, reader: EvidenceReader | None) -> bool:
@@ -429,6 +440,7 @@ def check_scope(
     turn_question: str = "",
     total: bool = False,
     names: Sequence[str] = (),
+    predicate: Sequence[str] = (),
 ) -> Check:
     """Closed world for what the question narrows its figure to: every proper name it uses (``names``, as the plan
     read them) that is no indexed company (a segment, a region, a product, a counterparty), and every part its plan
@@ -489,7 +501,8 @@ def check_scope(
         # net income): it shares words, not meaning, whatever the page's headings print
         return Check(name="scope", passed=False, detail=(
             f"the figure's row {row_label(answer)!r} does not name {answer.metric}"))
-    uncovered = _uncovered_words(answer, question, provenance, page_headings(reader, answer), reader, filers)
+    uncovered = _uncovered_words(answer, question, provenance, page_headings(reader, answer), reader, filers,
+                                 predicate)
     if uncovered:
         return Check(name="scope", passed=False, detail=(
             f"the figure found is {(answer.named or naming_words(answer)).strip()!r}; its row, column and table do not "

@@ -618,7 +618,7 @@ def gate(
             check_period(answer, asked_period, reader),
             check_metric(answer, sub_query.question, reader, turn_question),
             check_scope(answer, sub_query.question, reader, registry, sub_query.intent.scope, turn_question,
-                        sub_query.intent.total, sub_query.intent.names),
+                        sub_query.intent.total, sub_query.intent.names, sub_query.intent.wording.predicate),
             check_scale(answer),
             check_sanity(answer),
             check_unit(answer, sub_query.intent.unit),

@@ -69,6 +69,7 @@ from agent.query.definitions import asked_part
 from agent.query.kind import COMPOSED, WORKED_OUT, QueryKind, classify_query, find_form, in_question_form
 from agent.query.names import question_names
 from agent.query.operations import guess_operation
+from agent.query.predicate import asked_predicate
 from agent.query.scope import (
     PLAIN_MODIFIERS,
     STOP_WORDS,
@@ -463,6 +464,7 @@ def read_wording(question: str) -> Wording:
         contrary=contrary,
         periods=list(dict.fromkeys(p.norm for p in find_periods(question))),
         counted_years=span_years(question),
+        predicate=asked_predicate(question),
     )
 
 

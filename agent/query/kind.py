@@ -10,6 +10,7 @@ from enum import StrEnum
 from agent.finance.lexicon import canonical, find_metrics
 from agent.finance.periods import find_periods
 from agent.finance.wording import groups_found
+from agent.query.predicate import AUXILIARIES
 from agent.schemas import QueryIntent, Relation
 
 # Words that point at a company ('its', 'the company'); a bare 'it' may also be a term ('what does it mean?').
@@ -20,9 +21,7 @@ _COMPANY_PRONOUN_RE = re.compile(rf"\b(?:(?P<owner>{_OWNER})|it)\b", re.I)
 # A question word, or an auxiliary that opens a question. Without one the text is a noun phrase or a request
 # ('ADTM op income FY23', 'For my model, I need ...'): all it can ask of an amount it names is the figure.
 QUESTION_WORDS = frozenset(["what", "which", "who", "whose", "how", "why", "when", "where", "whether"])
-_OPENING_AUXILIARIES = frozenset([
-    "is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could", "will", "would", "should",
-])
+_OPENING_AUXILIARIES = AUXILIARIES | {"is", "are", "was", "were"}
 # The one asking, and what is theirs: 'can you pull ...', 'could I get ...' (a request, not a yes or no), 'for my model'
 ASKER_WORDS = frozenset(["you", "i", "we", "my", "our"])
 

@@ -30,6 +30,7 @@ from agent.finance.numbers import is_name_letter, is_ordinal
 from agent.finance.periods import find_periods, is_month, names_to_date
 from agent.finance.wording import CHANGE, SHARE_NOUN
 from agent.query.kind import QUESTION_WORDS
+from agent.query.predicate import SUBJECT_PRONOUNS, TOKEN_RE, VERB_PARTICLES
 from agent.schemas import ScopeTerm
 
 # A preposition right after a metric opens the part it is asked of ('revenue from X', 'assets in X'); a
@@ -106,11 +107,10 @@ FILLER_WORDS = frozenset(
 STOP_WORDS = frozenset((
     "the", "a", "an", "of", "in", "on", "for", "to", "and", "or", "is", "was", "were", "are", "be", "what", "how",
     "why", "which", "does", "did", "do", "its", "it", "their", "this", "that", "with", "by", "from", "as", "at",
-    "company", "company's", "between", "there", "through",
-))  # function words that never name a row or a part ('how many stores were there')
+    "company", "company's", "between", "there", "through", "among", "out",
+))  # function words that never name a row or a part ('how many stores were there', 'X out of total Y')
 
 
-_TOKEN_RE = re.compile(r"[A-Za-z][\w&'’.-]*|\d[\w,.&'’-]*%?|\S")  # '3M', '10-K', '1,234' are one token each
 # Words before a metric's name that widen or merely describe it ('total net revenue', 'annual capex').
 PLAIN_MODIFIERS = frozenset(
     ("total", "net", "gross", "annual", "yearly", "quarterly", "reported", "reporting", "consolidated", "overall",
@@ -139,13 +139,6 @@ def operation_word(word: str) -> bool:
     return bool(_OPERATION_WORD_RE.fullmatch(word))
 
 
-# The particles of phrasal verbs end a metric's modifiers: what stands before one is a verb's phrase ('put into
-# capex', 'poured money into R&D', 'paid out dividends'), never a kind of the metric. (Prepositions that do
-# relate two things, 'between' or 'during', stay: they still end no part the gate must hold.)
-# Who asks ('can you pull', 'I need', 'we want'): a closed class; the word after one is a verb, not a modifier.
-_SUBJECT_PRONOUNS = frozenset(("i", "you", "we", "they"))
-_VERB_PARTICLES = frozenset(("into", "onto", "upon", "toward", "towards", "out", "up", "down", "off", "through",
-                             "via"))
 MAX_MODIFIER_WORDS = 4  # a metric's own modifiers sit right before it ('north american consumer packaging net sales')
 # Words before a metric's name that pick one of the rows a table prints for it: the sum of its lines or one of
 # them, before or after deductions, per basic or per diluted share ('total accrued liabilities', 'net property
@@ -195,7 +188,7 @@ def _walk_before(question: str, start: int, company: str,
     owner = {w.lower() for w in name_tokens(company)} if company else set()
     mods: list[str] = []
     basis: list[str] = []
-    tokens = _TOKEN_RE.findall(question[:start])
+    tokens = TOKEN_RE.findall(question[:start])
     depth = 0
     appended = False
     last = ""  # the word last taken, as written
@@ -218,7 +211,7 @@ def _walk_before(question: str, start: int, company: str,
             mods.append(low)  # 'Customer A revenue': the letter names the part with the word before it
             appended, last = True, tok
             continue
-        if low in _SUBJECT_PRONOUNS:
+        if low in SUBJECT_PRONOUNS:  # who asks ('can you pull', 'I need'), or who did ('did it spend')
             if appended:  # the word after a pronoun is its verb ('can you pull', 'I need'): no modifier
                 mods.pop()
             break
@@ -244,7 +237,7 @@ def _walk_before(question: str, start: int, company: str,
             or len(low) < 2  # a letter left of a garbled word ('segment 2019s' for "segment's")
             or low in STOP_WORDS
             or low in _MODIFIER_BREAKS
-            or low in _VERB_PARTICLES
+            or low in VERB_PARTICLES  # a verb's phrase ends there ('put into capex', 'paid out dividends')
             or low in FILLER_WORDS
             or low in owner
             or low.removesuffix("s") in owner
@@ -339,8 +332,8 @@ def _names_registrant(words: list[str], rest: list[str]) -> bool:
 def printed_as_registrant(text: str, name: str) -> str:
     """How ``text`` writes ``name`` as a company of its own, a legal form right after it ('Fabrikam, Inc.'), read
     as :func:`scope_terms` reads a part that is a company's name; '' when it never does."""
-    want = [w.lower() for w in _TOKEN_RE.findall(name)]
-    tokens = list(_TOKEN_RE.finditer(text))
+    want = [w.lower() for w in TOKEN_RE.findall(name)]
+    tokens = list(TOKEN_RE.finditer(text))
     for i in range(len(tokens) - len(want) + 1):
         if [t.group().lower() for t in tokens[i : i + len(want)]] != want:
             continue
@@ -373,7 +366,7 @@ def scope_terms(question: str, company: str = "", registry: EntityRegistry | Non
             terms.append(ScopeTerm(text=before, metric=mention.canonical))
         # the comma that sets a period off ('in FY24, Cloud Services or Devices') is the period's, as it is when a
         # year's digits take it ('2024,'): it ends no part
-        found = [m for m in _TOKEN_RE.finditer(asked, mention.end)
+        found = [m for m in TOKEN_RE.finditer(asked, mention.end)
                  if not any(s <= m.start() < e or (m.group() == "," and m.start() == e) for s, e in spans)]
         tokens = [m.group() for m in found]
         if found and found[0].start() not in starts and _is_head(tokens[0], company_words, mention.canonical):
@@ -443,7 +436,7 @@ def _is_head(token: str, company_words: set[str], metric: str) -> bool:
         return False
     return (low.replace("-", "").isalpha() and len(low) >= 3 and not low.endswith(("ed", "ing", "ly"))
             and low not in STOP_WORDS | _ENDS | _OPENS | ADJUSTING | _NO_PART | FILLER_WORDS | _MODIFIER_BREAKS
-            and low not in _VERB_PARTICLES | AMOUNT_NOUNS | _PREDICATE_WORDS | company_words
+            and low not in VERB_PARTICLES | AMOUNT_NOUNS | _PREDICATE_WORDS | company_words
             and low.removesuffix("s") not in AMOUNT_NOUNS and not operation_word(low) and not is_month(low)
             and not names_to_date(low))
 
@@ -453,7 +446,7 @@ def excluded(question: str, start: int) -> bool:
     'ex the acquisitions', 'ex-acquisitions') or adjusts another metric for ('operating income before
     restructuring'): it is no metric asked."""
     head = _EX_HYPHEN_RE.sub(r"\1 ", question[:start])
-    before = [t.lower() for t in _TOKEN_RE.findall(head)[-2:]]
+    before = [t.lower() for t in TOKEN_RE.findall(head)[-2:]]
     while before and before[-1] in {"the", "its", "their", "any", "all"}:
         before.pop()
     if not before:
@@ -494,7 +487,7 @@ CONTRIBUTION_VERBS = frozenset((
 ))
 # Words that never name the part a share is asked of: function words, part-kind and widening words, the verbs and
 # particles that link a part to its whole ('came from', 'account for', 'out of').
-_NO_SHARE_PART = (STOP_WORDS | _NO_PART | FILLER_WORDS | _PREDICATE_WORDS | _ENDS | _OPENS | _VERB_PARTICLES
+_NO_SHARE_PART = (STOP_WORDS | _NO_PART | FILLER_WORDS | _PREDICATE_WORDS | _ENDS | _OPENS | VERB_PARTICLES
                   | _MODIFIER_BREAKS | QUESTION_WORDS | CONTRIBUTION_VERBS)
 
 
@@ -505,7 +498,7 @@ def contributed_part(question: str, metric: str, company: str = "", registry: En
     question puts it; '' when no contribution verb asks one, or no single short run of words is left.
     ``contributors``: metric names that are words of the contributor ('the Alpine Trails acquisition')."""
     asked = question[: question.rfind("?")] if "?" in question else question
-    if not {w.lower() for w in _TOKEN_RE.findall(asked)} & CONTRIBUTION_VERBS:
+    if not {w.lower() for w in TOKEN_RE.findall(asked)} & CONTRIBUTION_VERBS:
         return ""
     mention = next((m for m in find_metrics(asked) if growth_base(m.canonical) == metric), None)
     if mention is None:
@@ -553,7 +546,7 @@ def share_part(question: str, metric: str, share: tuple[int, int], whole_start: 
     covered = [(m.start, m.end) for m in mentions] + [(p.start, p.end) for p in find_periods(asked)]
     metric_ends = {m.end for m in mentions}
     runs: list[list[str]] = [[]]
-    for tok in _TOKEN_RE.finditer(asked):
+    for tok in TOKEN_RE.finditer(asked):
         word = _bare(tok.group())
         low = word.lower()
         inside = any(s <= tok.start() < e for s, e in covered)
