@@ -522,8 +522,9 @@ class Wording(BaseModel):
 
     words: list[str] = Field(default_factory=list, description="the content words of what it asks (its "
                              "definitions and the arithmetic it types cut off), as agent.query.content reads them")
-    terms: list[str] = Field(default_factory=list, description="its words as written, lower-cased, stop words "
-                             "dropped: what a passage is searched by")
+    terms: list[str] = Field(default_factory=list, description="its words as written and in their order, "
+                             "lower-cased, stop words dropped: what a passage is searched by, and what an acronym a "
+                             "filing prints may spell")
     topic: list[str] = Field(default_factory=list, description="its content words less those asking a cause "
                              "('what drove', 'why'): what a passage explaining it must name")
     beside: dict[str, list[str]] = Field(default_factory=dict, description="for each metric it names (canonical), "

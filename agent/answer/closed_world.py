@@ -319,9 +319,11 @@ def _uncovered_name(answer: SubAnswer, names: Sequence[str], provenance: str, fi
         proper = name[:1].isupper()
         if proper and not covers(provenance, name) and not _named_in_pieces(name, provenance, named):
             return name
-        # a word of the part named in a regular form of its own ('ending' goodwill: 'Goodwill, end of the year')
+        # a word of the part named in a regular form of its own ('ending' goodwill: 'Goodwill, end of the year'),
+        # or its words by their acronym ('constant exchange rates': '% Change at CER')
         words = name_words(name)
-        if not proper and named_by(words, named) != words and not _written_glued(name, provenance):
+        if (not proper and named_by(words, named) != words and not _written_glued(name, provenance)
+                and not covers(provenance, name)):
             return name
     return ""
 

@@ -35,6 +35,7 @@ from agent.answer.gate import (
 )
 from agent.answer.judgement import verdict
 from agent.answer.part_sums import summed_part
+from agent.answer.printed_change import printed_change
 from agent.answer.provenance import row_label
 from agent.answer.reading import (
     Evidence,
@@ -766,7 +767,8 @@ def compose_plan(plan: QueryPlan, sub_answers: Sequence[SubAnswer], evidence: Se
         plan = plan.model_copy(update={"combinations": []})
         sub_answers = [_unperformed(sa, turn_operation) for sa in sub_answers]
     combined = combine(plan, sub_answers, evidence)
-    stated = _stated_change(plan, combined, evidence)
+    stated = (printed_change(plan, sub_answers, evidence, len(combined.computations) == len(plan.combinations))
+              or _stated_change(plan, combined, evidence))
     if stated is not None:
         plan = plan.model_copy(update={"combinations": []})
         return compose_answer(plan, [stated], (), plan.notes, evidence=evidence or None)

@@ -65,9 +65,9 @@ _CONNECTIVES = frozenset({"and", "of", "the", "for", "in", "to", "from"})  # 'To
 TOTAL_ROW_RE = re.compile(r"^\s*total\b", re.IGNORECASE)  # a row label that sums the rows above it
 _PERIOD_HEADING_RE = re.compile(r"\b(?:years?|months?|weeks?|quarters?|periods?)\s+ended\b|\bas\s+(?:of|at)\b", re.I)
 _POINT_CAPTION_RE = re.compile(r"^\s*(?:as\s+(?:of|at)|at)\b", re.IGNORECASE)
-_CHANGE_LABEL_RE = re.compile(r"\bchange\b|\bvariance\b|\bvs\.?\b|\bversus\b|\bincrease\b|\bdecrease\b|^%", re.I)
+CHANGE_LABEL_RE = re.compile(r"\bchange\b|\bvariance\b|\bvs\.?\b|\bversus\b|\bincrease\b|\bdecrease\b|^%", re.I)
 # A footnote mark printed after a value ('1,234 (1)', '56*'): never a second figure of the cell.
-_PERCENT_LABEL_RE = re.compile(r"%|\bper\s*cent\b|\bpercent(?:age)?\b", re.IGNORECASE)  # 'Change (%)', '% of sales'
+PERCENT_LABEL_RE = re.compile(r"%|\bper\s*cent\b|\bpercent(?:age)?\b", re.IGNORECASE)  # 'Change (%)', '% of sales'
 _NOTE_MARK_RE = re.compile(r"\(\s*(?:\d{1,2}(?:\s*,\s*\d{1,2})*|[a-z])\s*\)|\*+")  # '(1)', '(1,2)', '(a)', '*'
 _SUB_PERIOD_MONTHS = {"Q": 3, "H": 6, "M": 9}
 _YEAR_RE = re.compile(r"\b(?:19|20)\d{2}\b")
@@ -157,7 +157,7 @@ def _months(period: str, label: str, caption: str) -> int:
 def _column_kind(label: str, period: str) -> ColumnKind:
     if is_span_label(label):
         return "span"
-    if _CHANGE_LABEL_RE.search(label):
+    if CHANGE_LABEL_RE.search(label):
         return "change"
     return "period" if period else "name"
 
@@ -219,7 +219,7 @@ def typed_columns(table: TableBlock, fy_end_month: int, filing_period: str = "")
             period="" if kind in {"change", "span"} else period,
             end_date=parse_date(label),
             months=_months(period, label, caption),
-            unit="%" if _PERCENT_LABEL_RE.search(label) else "",
+            unit="%" if PERCENT_LABEL_RE.search(label) else "",
         ))
     return _with_parts(columns)
 

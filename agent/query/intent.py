@@ -447,7 +447,7 @@ def read_wording(question: str) -> Wording:
                 if (name := asked_name(question, m.canonical)) and asks_contrary(name)}
     return Wording(
         words=sorted(content_words(asked)),
-        terms=sorted({w for w in WORD_RE.findall(question.lower()) if w not in STOP_WORDS}),
+        terms=list(dict.fromkeys(w for w in WORD_RE.findall(question.lower()) if w not in STOP_WORDS)),
         topic=sorted(content_words(re.sub(r"['’](?:s\b)?", " ", without_cause_words(question)))),
         beside=_words_beside(question),
         typed=typed,
