@@ -50,6 +50,7 @@ from agent.finance.lexicon import deduction_start, figure_kind, find_metrics, la
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import (
     CURRENCIES,
+    own_measure,
 )
 from agent.finance.periods import expand_range, find_periods, is_month, sort_key, without_periods
 from agent.finance.wording import CHANGE_RE, SUM_WORD_RE, TOTAL_RE
@@ -501,7 +502,7 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     # lexicon's reading of the metric does
     whose = base.company or ev.company
     of_part = bool(whose and base.scope and base.metric in METRICS)
-    if of_part and figure_kind(base.metric) == "money" and not value.unit:
+    if of_part and figure_kind(base.metric) == "money" and not value.unit and not own_measure(cell.label):
         value = value.model_copy(update={"unit": "USD"})
     shown = as_stated(value)
     target = sub_query.intent.scale

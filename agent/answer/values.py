@@ -54,7 +54,7 @@ from agent.finance.direction import asked_name, asks_contrary, in_direction, sho
 from agent.finance.formulas import Formula
 from agent.finance.lexicon import canonical, deducted, figure_kind, find_metrics
 from agent.finance.metrics import METRICS
-from agent.finance.numbers import MONEY_UNITS, SUBUNITS
+from agent.finance.numbers import MONEY_UNITS, SUBUNITS, own_measure
 from agent.finance.periods import shift_period, sort_key
 from agent.ingest.typed_tables import TOTAL_ROW_RE
 from agent.query.asked import asks_change
@@ -583,8 +583,9 @@ def _found_answer(base: SubAnswer, found: _Found, kind: str, target_scale: float
         # 'the income tax benefit' of a year with a tax provision: the provision is said, not a negative benefit
         name = f"{base.metric} (not a {asks_contrary(name)})"
         shown_value = turned(read, -read.value)
-    if kind == "money" and not shown_value.unit:
-        # A lexicon money metric read from a statement that writes no currency sign: SEC filings report in USD.
+    if kind == "money" and not shown_value.unit and not own_measure(found.named_by):
+        # A lexicon money metric read from a statement that writes no currency sign: SEC filings report in USD
+        # (a row stating its own scale and no currency counts something else: 'Revenue passenger miles (millions)').
         shown_value = shown_value.model_copy(update={"unit": "USD"})
     moved = ""
     if read.change and change:  # a change asked, stated as one: say which way it moved, by how much

@@ -210,6 +210,12 @@ _CURRENCY_SCALE_RE = re.compile(
 )
 
 
+def own_measure(label: str) -> bool:
+    """A row label stating its own scale and no currency ('Available seat miles (millions)', 'Revenue passenger
+    miles (millions)'): its figures count something of their own, never in the money of the table or the metric."""
+    return header_scale(label) != 1.0 and not currency_of(label)
+
+
 def header_scale(text: str) -> float:
     """The scale a table header or caption declares: '(in millions)', '(Millions)', '$ in thousands', '$ million',
     '£m', "RMB'000" -> 1e6 ..."""
