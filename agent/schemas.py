@@ -541,6 +541,8 @@ class Wording(BaseModel):
     by_size: bool = Field(default=False, description="that comparison ranks sizes ('the larger loss'), not order")
     per_unit: bool = Field(default=False, description="a figure per unit of time is asked ('quarterly', 'per month')")
     percent: bool = Field(default=False, description="the result is asked as a percentage")
+    rate_too: bool = Field(default=False, description="a change asked in no unit ('how much did X grow', 'how did X "
+                           "change') is asked as its size and its rate; False when the words ask one of them")
     schedule: bool = Field(default=False, description="a year of a schedule is asked ('long-term debt due in 2005', "
                            "'maturities in 2017'): a table whose rows are years, even when the lexicon names the "
                            "metric")

@@ -52,6 +52,7 @@ from agent.answer.records import (
     _computed_answer,
     _not_found,
     _subject,
+    inputs_span,
     qualified,
 )
 from agent.answer.row_periods import (
@@ -431,21 +432,9 @@ def _computation_sentence(comp: Computation, label: str, with_inputs: bool = Fal
     if comp.operation in {"change", "difference"} and comp.result.unit == "%":
         shown = shown.removesuffix("%") + " pp"  # a difference of percentages is in percentage points
     shown = qualified(shown, comp.result)  # computed from a figure the filing gives as approximate
-    span = _inputs_span(comp) if with_inputs else ""
+    span = inputs_span(comp) if with_inputs else ""
     sentence = f"{head}: {shown}{span} ({comp.formula}){tail}."
     return sentence, Figure(text=shown, value=comp.result, citations=cites, computed=True, formula=comp.formula)
-
-
-def _inputs_span(comp: Computation) -> str:
-    """', from 24.60% in FY2021 to 21.61% in FY2022' for a change over two periods; '' for other arithmetic."""
-    if comp.operation not in {"change", "percent_change"} or len(comp.inputs) != 2:
-        return ""
-    old, new = comp.inputs
-    if not (old.value.period and new.value.period):
-        return ""
-    def shown(v: CitedValue) -> str:  # as the formula uses it: a spending row's '(228)' is spent, so 228
-        return qualified(arithmetic.display(arithmetic.as_used(v), v.value.unit, v.value.scale), v.value)
-    return f", from {shown(old)} in {old.value.period} to {shown(new)} in {new.value.period}"
 
 
 def _plain_period(period: str) -> str:
@@ -499,13 +488,20 @@ def _asked_operations(
         kind = operation_kind(what)
         row = read_row(sa, intent, reader) if what else None
         comp = over_row_periods(sa, intent, kind, row, reader) if row is not None else None
+        # 'how much did X grow': the change's size and its rate, as a lexicon metric's plan computes both
+        in_percent = intent.model_copy(update={"wording": intent.wording.model_copy(update={"percent": True})})
+        rate = (over_row_periods(sa, in_percent, kind, row, reader)
+                if comp is not None and kind == "change" and intent.wording.rate_too and not intent.wording.percent
+                else None)
         if comp is not None and kind in {"extreme", PERIODS_MEETING} and any(
             c.formula == comp.formula for c in computations
         ):
             continue  # each year's lookup read the same row: its comparison is stated once
+        for done in (comp, rate) if comp is not None else ():
+            if done is not None:
+                computations.append(done)
+                labels.append(_operation_label(done, sa.company, intent))
         if comp is not None:
-            computations.append(comp)
-            labels.append(_operation_label(comp, sa.company, intent))
             if kind in {"extreme", PERIODS_MEETING}:
                 continue  # the one read value is no part of the answer ('2024' is; its figure shows in the comparison)
             consumed.add(sa.sub_query_id)  # the read value is an operand: its formula states it

@@ -271,3 +271,15 @@ def _computed_answer(
             "explanation": comp.explanation,
         }
     )
+
+
+def inputs_span(comp: Computation) -> str:
+    """', from 24.60% in FY2021 to 21.61% in FY2022' for a change over two periods; '' for other arithmetic."""
+    if comp.operation not in {"change", "percent_change"} or len(comp.inputs) != 2:
+        return ""
+    old, new = comp.inputs
+    if not (old.value.period and new.value.period):
+        return ""
+    def shown(v: CitedValue) -> str:  # as the formula uses it: a spending row's '(228)' is spent, so 228
+        return qualified(arithmetic.display(arithmetic.as_used(v), v.value.unit, v.value.scale), v.value)
+    return f", from {shown(old)} in {old.value.period} to {shown(new)} in {new.value.period}"

@@ -20,6 +20,7 @@ from agent.query.asked import (
 from agent.query.content import content_words
 from agent.query.cues import and_list
 from agent.query.intent import TREND_YEARS
+from agent.query.scope import AMOUNT_NOUNS
 from agent.schemas import Citation, NumericValue, QueryIntent, TableRecord
 
 TREND = "trend"  # the kind of a trend asked with no year named (see :func:`over_row_periods`)
@@ -44,8 +45,8 @@ def read_row(sa: SubAnswer, intent: QueryIntent, reader: EvidenceReader | None) 
     # counts ('the last three years') name this row's figures too
     beside = intent.wording.beside
     extra = set(beside.get(sa.metric, beside.get("", []))) - named
-    if not extra:
-        return row
+    if not extra or (extra <= AMOUNT_NOUNS and row.row is not None and row.row.role == "expense"):
+        return row  # 'purchased transportation costs': a line of the operating expenses is a cost, as the gate reads it
     ev = reader.evidence[row.ev]
     on_page = {i for i, e in enumerate(reader.evidence) if e.doc_name == ev.doc_name and e.page == ev.page}
     page = [reader.evidence[i] for i in sorted(on_page)]

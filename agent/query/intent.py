@@ -445,18 +445,20 @@ def read_wording(question: str) -> Wording:
     comparison = re.search(rf"\b{COMPARATIVE}", question.split("which", 1)[-1], re.I)
     contrary = {m.canonical: name.lower() for m in find_metrics(question)
                 if (name := asked_name(question, m.canonical)) and asks_contrary(name)}
+    guess = guess_operation(question)
     return Wording(
         words=sorted(content_words(asked)),
         terms=list(dict.fromkeys(w for w in WORD_RE.findall(question.lower()) if w not in STOP_WORDS)),
         topic=sorted(content_words(re.sub(r"['’](?:s\b)?", " ", without_cause_words(question)))),
         beside=_words_beside(question),
         typed=typed,
-        computed=guess_operation(question).computed,
+        computed=guess.computed,
         threshold=Threshold(comparison=threshold[0], bound=threshold[1]) if threshold is not None else None,
         lowest=bool(comparison and LOWEST.match(comparison.group(0))),
         by_size=bool(comparison and SIZE_WORD.match(comparison.group(0))),
         per_unit=per_unit(question.lower().split()),
         percent=asks_percent(question),
+        rate_too=not asks_percent(question) and not guess.alone("change"),
         as_share=bool(AS_SHARE_RE.search(question)),
         schedule=bool(_SCHEDULE_CUE_RE.search(question)),
         share=share_asked(question),
