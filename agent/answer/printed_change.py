@@ -28,7 +28,7 @@ from agent.query.plan import QueryPlan, SubQuery
 from agent.query.scope import PLAIN_MODIFIERS
 from agent.schemas import NumericValue, TableColumn, TableRecord
 
-_AMOUNT_OPERATIONS = {"change": False, "percent_change": True}  # operation -> the column prints a percentage
+_PERCENT_COLUMN = {"change": False, "percent_change": True}  # operation -> the column prints a percentage
 
 
 def compared_periods(record: TableRecord, index: int) -> tuple[str, str] | None:
@@ -40,21 +40,17 @@ def compared_periods(record: TableRecord, index: int) -> tuple[str, str] | None:
     named = {m.norm for m in find_periods(columns[index].label)}
     pair = list(dict.fromkeys(c.period for c in periods if c.period in named))
     if len(pair) != 2:
-        left = [c for c in columns[:index] if c in periods]
-        pair = []
-        for column in reversed(left):
-            if not pair or (column.months == _months(columns, pair[0]) and column.period not in pair):
-                pair.append(column.period)
-            if len(pair) == 2:
+        nearest: list[TableColumn] = []
+        for column in reversed([c for c in columns[:index] if c in periods]):
+            if not nearest or (column.months == nearest[0].months and column.period != nearest[0].period):
+                nearest.append(column)
+            if len(nearest) == 2:
                 break
+        pair = [c.period for c in nearest]
     if len(pair) != 2:
         return None
     earlier, later = sorted(pair, key=sort_key)
     return earlier, later
-
-
-def _months(columns: Sequence[TableColumn], period: str) -> int:
-    return next(c.months for c in columns if c.period == period)
 
 
 def basis_words(label: str) -> set[str]:
@@ -108,7 +104,7 @@ def printed_change(plan: QueryPlan, sub_answers: Sequence[SubAnswer], evidence: 
     periods on the basis asked, or (``computed``: the change could be computed from the levels) the column read
     names no basis the question asks, or the gate refuses the figure."""
     combos = plan.combinations
-    if len(combos) != 1 or combos[0].operation not in _AMOUNT_OPERATIONS or len(combos[0].operands) != 2:
+    if len(combos) != 1 or combos[0].operation not in _PERCENT_COLUMN or len(combos[0].operands) != 2:
         return None
     by_id = {sq.id: sq for sq in plan.sub_queries}
     answers = {sa.sub_query_id: sa for sa in sub_answers}
@@ -121,7 +117,7 @@ def printed_change(plan: QueryPlan, sub_answers: Sequence[SubAnswer], evidence: 
     written = " ".join(plan.intent.wording.terms)
     for seg in _row_segments(reader, answers[later.id]):
         ev = reader.evidence[seg.ev]
-        found = _change_cell(seg, ev.table, (earlier.period, later.period), _AMOUNT_OPERATIONS[combos[0].operation],
+        found = _change_cell(seg, ev.table, (earlier.period, later.period), _PERCENT_COLUMN[combos[0].operation],
                              asked, beyond, written) if ev.table is not None else None
         if found is not None and (found[2] or not computed):
             value, column, _ = found
