@@ -441,7 +441,8 @@ class ChunkCard(BaseModel):
     claim_role: ClaimRole = ClaimRole.SUPPORTING_CONTEXT
     evidence_type: EvidenceType = EvidenceType.NONE
     scope: str = Field(default="company", description="company | segment | geography | product | unknown")
-    measurement_basis: str = Field(default="unknown", description="GAAP | non-GAAP | adjusted | reported | unknown")
+    measurement_basis: str = Field(default="unknown", description="reported | adjusted | constant currency | organic | "
+                                   "unknown (agent.schemas.Basis, or unknown)")
     boilerplate: float = Field(default=0.0, ge=0.0, le=1.0, description="likelihood the chunk is boilerplate")
     summary: str = ""
     evidence_spans: list[EvidenceSpan] = Field(default_factory=list)
@@ -516,6 +517,15 @@ class AskedShare(BaseModel):
     subtract: bool = Field(default=False, description="'the difference of X and Y': X minus Y, not X over Y")
 
 
+class Basis(StrEnum):
+    """The measurement bases a filing states figures on (:mod:`agent.finance.basis` reads them)."""
+
+    REPORTED = "reported"  # GAAP / IFRS, as reported: every figure no word says otherwise of
+    ADJUSTED = "adjusted"  # non-GAAP: adjusted, core, pro forma, excluding special items
+    CONSTANT_CURRENCY = "constant currency"  # at constant exchange rates, FX-neutral, in local currency
+    ORGANIC = "organic"  # excluding acquisitions, divestitures and currency
+
+
 class Wording(BaseModel):
     """How the question words what it asks, read once in agent/query: the readers after the plan compare these
     with the evidence instead of reading the question's text again."""
@@ -531,6 +541,8 @@ class Wording(BaseModel):
                                          "its content words with that metric's own name and the span of years it "
                                          "counts cut; under '' with the span alone cut: what else the words ask of "
                                          "a figure of that metric")
+    basis: list[Basis] = Field(default_factory=list, description="the bases its figure is asked on, as its words "
+                               "say them (agent.finance.basis); none for a figure as reported")
     typed: TypedNumber | None = None
     computed: str = Field(default="", description="the arithmetic the operation model reads in the words ('sum', "
                           "'ratio', 'change', ...) when likelier than a lookup; '' otherwise")

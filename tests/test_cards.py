@@ -93,7 +93,7 @@ def test_table_card_numbers_keep_scale_sign_and_period() -> None:
     assert card.evidence_type == EvidenceType.TABLE_NUMERIC
     assert card.claim_role == ClaimRole.PRIMARY_EVIDENCE
     assert card.topic == "Cash Flow"  # the statement named in the title, not the balance-sheet lines it lists
-    assert card.measurement_basis == "GAAP"
+    assert card.measurement_basis == "reported"
     assert card.entities == ["3M"]
     assert card.scope == "company"
     assert card.boilerplate == 0.0
@@ -121,7 +121,7 @@ def test_narrative_card_numbers_take_their_sentence_period() -> None:
     assert card.claim_role == ClaimRole.PRIMARY_EVIDENCE
     assert card.scope == "segment"
     assert card.entities[:4] == ["3M", "Safety and Industrial", "Asia Pacific", "Latin America"]
-    assert card.measurement_basis == "adjusted"  # organic growth is a non-GAAP view
+    assert card.measurement_basis == "organic"  # organic growth is a non-GAAP view of its own
     assert card.topic == "Revenue"
     assert not card.is_table
 
@@ -172,7 +172,7 @@ def test_policy_definition_and_guidance_cues() -> None:
     )
     card = build_card(_chunk(guidance), META)
     assert card.evidence_type == EvidenceType.GUIDANCE
-    assert card.measurement_basis == "adjusted"
+    assert card.measurement_basis == "organic"  # the first basis it says other than the reported one
 
 
 def test_fiscal_year_end_from_metadata_maps_quarters() -> None:

@@ -77,15 +77,16 @@ def test_a_formula_answers_the_metric_it_computes(litware: Settings, question: s
 
 
 @pytest.mark.parametrize(("question", "unsaid", "figure"), [
-    ("What was Litware's adjusted EBITDA in 2024?", "adjusted", "400"),
-    ("What was Litware's EBITDA in Brazil in 2024?", "Brazil", "400"),
-    ("What was Litware's organic EBITDA in 2024?", "organic", "400"),
-    ("What was Litware's pro forma free cash flow in 2024?", "pro forma", "280"),
+    # a basis is the basis check's: the refusal names the basis asked, which no operand states
+    ("What was Litware's adjusted EBITDA in 2024?", "on an adjusted basis", "400"),
+    ("What was Litware's EBITDA in Brazil in 2024?", "do not say Brazil", "400"),
+    ("What was Litware's organic EBITDA in 2024?", "on an organic basis", "400"),
+    ("What was Litware's pro forma free cash flow in 2024?", "on an adjusted basis", "280"),
 ])
 def test_a_qualifier_no_operand_says_refuses_the_formula(litware: Settings, question: str, unsaid: str,
                                                          figure: str) -> None:
     out = ask_once(litware, question)
-    assert out.startswith("Not found") and f"do not say {unsaid}" in out, out
+    assert out.startswith("Not found") and unsaid in out, out
     assert figure not in stated(out), out
     # the computed figure is shown as what it is, never under one of its operands' rows
     closest = out.split("Closest evidence", 1)[1]
@@ -123,7 +124,7 @@ def test_a_qualifier_before_a_metric_name_is_read(question: str, metric: str, wo
 def test_each_years_lookup_keeps_the_qualifier(litware: Settings) -> None:
     # split into one lookup a year, each lookup still asks for the adjusted figure
     out = ask_once(litware, "What was the average adjusted EBITDA of Litware over 2023 and 2024?")
-    assert out.startswith("Not found") and "do not say adjusted" in out, out
+    assert out.startswith("Not found") and "asks it on an adjusted basis" in out, out
     assert "372.5" not in stated(out), out
 
 

@@ -1,16 +1,17 @@
 """A change a release prints in a column of its own ('% Change', '% Change at CER') is read for a change asked: on
 the basis the question asks (an acronym read both ways), never on another. Growth at constant exchange rates cannot
-be computed from the two reported levels, so it is read where printed; a plain growth question keeps the change
-computed from the levels; a basis no column prints is refused, whatever the levels give. Typeset release."""
+be computed from the two reported levels, so it is read where printed, however the question words the basis; a plain
+growth question keeps the change computed from the levels; a basis no column prints is refused, whatever the levels
+give. Typeset release."""
 
 from __future__ import annotations
 
 import pytest
 from support import ask_once, ingested_typeset, stated
 
-from agent.answer.printed_change import basis_words, compared_periods
+from agent.answer.printed_change import column_bases, compared_periods, label_words
 from agent.config import Settings
-from agent.schemas import TableColumn, TableRecord
+from agent.schemas import Basis, TableColumn, TableRecord
 
 RELEASE = """# Kelmira Therapeutics plc
 
@@ -50,11 +51,18 @@ def test_a_change_asked_on_no_basis_is_computed_from_the_reported_levels(kelmira
     assert "2.17%" in answer and "CER" not in answer, answer
 
 
-def test_a_basis_no_column_prints_is_refused(kelmira: Settings) -> None:
-    # 'constant currency' spells no 'CER', and no column says it: neither the reported change nor one at CER answers
+def test_a_basis_is_read_whatever_words_say_it(kelmira: Settings) -> None:
+    # 'constant currency' spells no 'CER', but both say one basis: the plan's, which the column states
     answer = stated(ask_once(kelmira, "What was the percentage change in Brivora revenue at constant currency in Q3 "
                                       "2025?"))
+    assert ": 18%" in answer and "% Change at CER" in answer, answer
+
+
+def test_a_basis_no_column_prints_is_refused(kelmira: Settings) -> None:
+    # no column is organic: neither the reported change, the one at CER, nor one computed from the levels answers
+    answer = stated(ask_once(kelmira, "What was Brivora's organic revenue growth in Q3 2025?"))
     assert answer.startswith("Not found") and "20%" not in answer and "18%" not in answer, answer
+    assert "20.46" not in answer, answer
 
 
 def _record(*columns: TableColumn) -> TableRecord:
@@ -78,7 +86,9 @@ def test_a_change_column_compares_the_two_periods_its_label_names_or_those_left_
     assert compared_periods(_record(q3, change), 1) is None
 
 
-def test_a_change_columns_basis_is_what_it_names_beyond_the_change() -> None:
-    assert basis_words("% Change at CER") == {"cer"}
-    assert basis_words("% Change") == set()
-    assert basis_words("2019 vs 2018") == set()
+def test_a_change_columns_basis_and_words_are_what_it_names_beyond_the_change() -> None:
+    assert column_bases("% Change at CER") == {Basis.CONSTANT_CURRENCY} and label_words("% Change at CER") == set()
+    assert column_bases("Organic % Change") == {Basis.ORGANIC}
+    assert label_words("% Change excluding divestitures") == {"excluding", "divestiture"}
+    assert column_bases("% Change") == set() and label_words("% Change") == set()
+    assert label_words("2019 vs 2018") == set()

@@ -85,7 +85,7 @@ def test_the_asked_companys_figure_passes_every_check() -> None:
     answer = _ask("What were Contoso's capital expenditures in 2024?", evidence, ["Contoso Foods Corporation"],
                   indexed=["Contoso Foods Corporation"])
     assert answer.value is not None and abs(answer.value.value) == 611
-    assert {c.name for c in answer.checks} == {"company", "period", "metric", "scope", "scale", "sanity"}
+    assert {c.name for c in answer.checks} == {"company", "period", "metric", "basis", "scope", "scale", "sanity"}
     assert all(c.passed for c in answer.checks)
 
 

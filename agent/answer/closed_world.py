@@ -23,7 +23,7 @@ from agent.answer.provenance import (
     spelled_out,
 )
 from agent.answer.reading import EvidenceReader, Segment, only_periods
-from agent.answer.records import Check, SubAnswer
+from agent.answer.records import Check, SubAnswer, formula_operands, operand_read
 from agent.answer.words import (
     ASKING_WORDS,
     EQUITY_WORDS,
@@ -38,6 +38,7 @@ from agent.answer.words import (
 )
 from agent.entities import EntityRegistry
 from agent.entities.names import names_company
+from agent.finance.basis import without_bases
 from agent.finance.lexicon import find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.periods import without_periods
@@ -76,7 +77,8 @@ def _uncovered_words(answer: SubAnswer, question: str, provenance: str, headings
     total; the other words are the metric check's (modifiers) and the scope check's (parts)."""
     if only_periods(row_label(answer) or answer.named or naming_words(answer)):
         return []  # a schedule's year row ('2015 | 1,110') is the asked metric's by the schedule's own reading
-    question = without_periods(without_possessive(asking_part(asked_part(question))))  # '6/30/25' is the period's
+    # '6/30/25' is the period's, 'at constant currency' the basis check's
+    question = without_bases(without_periods(without_possessive(asking_part(asked_part(question)))))
     question = SCALE_ASKED_RE.sub(" ", _NET_CHANGE_RE.sub(" ", question))  # 'net change in X' asks X's change
     printed = f"{provenance} {headings}"
     metrics = {m.canonical for m in find_metrics(printed)}
@@ -358,12 +360,6 @@ def unsaid_qualifiers(asked: Sequence[tuple[str, str]], answer: SubAnswer,
     if not asked:
         return []
     own = {kind for kind, _ in asked_qualifiers(f"{naming_words(answer)} {own_clause(answer, reader)}")}
-    label = row_label(answer)
-    basis = label.lower().replace("(", " ").replace(")", " ").replace(",", " ")
-    if (" gaap " in f" {basis} " or " as reported" in f" {basis} ") and not asked_qualifiers(label):
-        # a row that says its own basis ('Diluted earnings per share (GAAP)') is that basis, whatever the title of
-        # the reconciliation it sits in names ('Reconciliation of GAAP to Adjusted ...')
-        own.discard("adjusted")
     return [(kind, term) for kind, term in asked if kind not in own]
 
 
@@ -383,16 +379,14 @@ def check_operands(
     if answer.status != "computed" or answer.named or reader is None or answer.value is None:
         return Check(name="scope", passed=True, detail="no formula")
     # a formula's operands; a share or ratio of two items is the items' (its whole is no part of the question)
-    operands = [i for c in answer.computations if c.operation == "derived" for i in c.all_inputs()
-                if i.citation is not None and not i.computed]
+    operands = formula_operands(answer)
     qualifiers = asked_qualifiers(without_names(question, [answer.company]) or question)
+    # a basis among the metric's modifiers ('adjusted EBITDA margin') is the basis check's, whose operands need
+    # not all say it (revenue is the whole of an adjusted margin, on no basis of its own)
     modifiers = metric_modifiers(question, answer.metric, answer.company)
+    modifiers = [w for w in modifiers if w in without_bases(" ".join(modifiers)).split()]
     parts = terms_for(scope, answer.metric)
-    for operand in operands:
-        read = answer.model_copy(update={
-            "status": "found", "metric": operand.metric, "value": operand.value, "citation": operand.citation,
-            "citations": [operand.citation], "named": "", "quote": operand.citation.quote, "computations": [],
-        })
+    for operand, read in zip(operands, (operand_read(answer, o) for o in operands), strict=True):
         label = naming_words(read).strip() or operand.label
         provenance = figure_provenance(read, reader)
         name = _uncovered_name(read, names, provenance, _filers(reader, {operand.citation.chunk_id}), registry,

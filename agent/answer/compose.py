@@ -69,6 +69,7 @@ from agent.answer.words import _asks_figure, cited_unasked_part, filing_owner, i
 from agent.entities.names import name_key
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation, period_tie, reported_cell
+from agent.finance.basis import other_than_reported
 from agent.finance.formulas import FormulaKind
 from agent.finance.lexicon import figure_kind, find_metrics
 from agent.finance.metrics import METRICS
@@ -182,7 +183,8 @@ def _answer_sub_query(
         metric=metric,
         company=company,
         period=period,
-        scope=[t.text for t in terms_for(intent.scope, metric)],
+        # what the figure is: its parts, and the basis it is asked on (the gate holds it to both)
+        scope=[*(t.text for t in terms_for(intent.scope, metric)), *other_than_reported(intent.wording.basis)],
     )
     if not reader.evidence:
         return _not_found(base, "no evidence was retrieved")

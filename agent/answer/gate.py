@@ -35,6 +35,7 @@ from collections.abc import Sequence
 
 from agent.answer.closed_world import PER_SHARE_TOPIC, check_scope, unsaid_qualifiers
 from agent.answer.companies import check_company, doc_company, names_absent_company
+from agent.answer.figure_basis import check_basis
 from agent.answer.provenance import chunk_text, figure_context, last_sentence, naming_words, row_label
 from agent.answer.reading import EvidenceReader
 from agent.answer.records import NOT_FOUND, Check, SubAnswer, _capital
@@ -617,6 +618,7 @@ def gate(
         checks += [
             check_period(answer, asked_period, reader),
             check_metric(answer, sub_query.question, reader, turn_question),
+            check_basis(answer, sub_query.intent.wording.basis, reader),
             check_scope(answer, sub_query.question, reader, registry, sub_query.intent.scope, turn_question,
                         sub_query.intent.total, sub_query.intent.names, sub_query.intent.wording.predicate),
             check_scale(answer),

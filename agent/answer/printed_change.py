@@ -4,11 +4,12 @@ change the plan asks.
 A release prints each line's growth beside its two periods, often on a basis no two printed levels give (at
 constant exchange rates, organic). A change column compares the two periods its label names, else the two period
 columns of one duration nearest to its left. For a change asked of one row between those periods, the column read
-is the one whose own words (its label less the change and the periods) the question asks, all of them: '% Change at
-CER' answers a change asked at constant exchange rates (an acronym is read both ways), and never one asked without a
-basis, which the plain '% Change' answers. Where the question asks a basis a change column names, the printed change
-is the answer even when the two levels could be computed, since they are reported figures; otherwise it answers
-only when the change could not be computed. The figure goes through the same trust gate as any other.
+is the one on the basis the plan asks (:mod:`agent.finance.basis`: '% Change at CER' answers a change asked at
+constant exchange rates or at constant currency, and never one asked on no basis, which the plain '% Change'
+answers) whose other words the question asks, all of them (an acronym is read both ways). Where the plan asks a basis
+a change column states, the printed change is the answer even when the two levels could be computed, since they are
+reported figures; otherwise it answers only when the change could not be computed. The figure goes through the same
+trust gate as any other.
 """
 
 from __future__ import annotations
@@ -20,13 +21,14 @@ from agent.answer.provenance import spelled_out
 from agent.answer.reading import Evidence, EvidenceReader, Segment
 from agent.answer.records import SubAnswer, as_stated
 from agent.answer.words import ASKING_WORDS
+from agent.finance.basis import bases_said, other_than_reported, without_bases
 from agent.finance.periods import find_periods, sort_key, without_periods
 from agent.ingest.typed_tables import CHANGE_LABEL_RE, PERCENT_LABEL_RE
 from agent.query.content import content_words
 from agent.query.cues import is_operation_word
 from agent.query.plan import QueryPlan, SubQuery
 from agent.query.scope import PLAIN_MODIFIERS
-from agent.schemas import NumericValue, TableColumn, TableRecord
+from agent.schemas import Basis, NumericValue, TableColumn, TableRecord
 
 _PERCENT_COLUMN = {"change": False, "percent_change": True}  # operation -> the column prints a percentage
 
@@ -53,15 +55,21 @@ def compared_periods(record: TableRecord, index: int) -> tuple[str, str] | None:
     return earlier, later
 
 
-def basis_words(label: str) -> set[str]:
-    """What a change column's label names beyond a change and its periods ('cer' of '% Change at CER'): its basis."""
+def label_words(label: str) -> set[str]:
+    """What a change column's label names beyond a change, its periods and its basis ('excluding divestitures' of
+    '% Change excluding divestitures'; nothing of '% Change at CER', whose basis :func:`column_bases` reads)."""
     # what ingest reads a change column and its percentage by says no basis
-    return content_words(PERCENT_LABEL_RE.sub(" ", CHANGE_LABEL_RE.sub(" ", without_periods(label))))
+    return content_words(PERCENT_LABEL_RE.sub(" ", CHANGE_LABEL_RE.sub(" ", without_bases(without_periods(label)))))
+
+
+def column_bases(label: str) -> set[Basis]:
+    """The bases other than the reported one a change column's label says ('% Change at CER': constant currency)."""
+    return set(other_than_reported(bases_said(label)))
 
 
 def _asked(word: str, asked: set[str], written: str) -> bool:
     """Whether the question asks ``word`` of a column's label: among its content words ``asked``, or spelled out by
-    its words as ``written`` ('cer' by 'constant exchange rates')."""
+    its words as ``written``."""
     return word in asked or bool(spelled_out(word, written))
 
 
@@ -75,25 +83,28 @@ def _row_segments(reader: EvidenceReader, answer: SubAnswer) -> list[Segment]:
     return sorted(rows, key=lambda seg: reader.evidence[seg.ev].chunk_id != citation.chunk_id)
 
 
-def _change_cell(seg: Segment, record: TableRecord, periods: tuple[str, str], percent: bool,
+def _change_cell(seg: Segment, record: TableRecord, periods: tuple[str, str], percent: bool, bases: set[Basis],
                  asked: set[str], beyond: set[str], written: str) -> tuple[NumericValue, TableColumn, bool] | None:
-    """The row's figure under the change column comparing ``periods`` whose basis words the question asks, all of
-    them, and that with the row names every word the turn asks ``beyond`` its lookup (the plain column when it asks
-    none), with its column and whether the column names a basis."""
+    """The row's figure under the change column comparing ``periods`` on the ``bases`` the plan asks (none: as
+    reported) whose other words the question asks, all of them, and that with the row names every word the turn
+    asks ``beyond`` its lookup and its basis (the plain column when it asks none), with its column and whether the
+    column names a basis or words of its own."""
     best: tuple[NumericValue, TableColumn, bool] | None = None
     row = content_words(f"{seg.label} {seg.parent}")  # the lookup may leave the row's part to its scope ('Halvora')
     for i, column in enumerate(record.columns):
         if column.kind != "change" or (column.unit == "%") != percent or compared_periods(record, i) != periods:
             continue
-        basis = basis_words(column.label)
-        named = basis | {w for b in basis for w in content_words(" ".join(spelled_out(b, written)))}
-        if not all(_asked(w, asked, written) for w in basis) or not beyond <= named | row:
+        own = label_words(column.label)
+        named = own | {w for b in own for w in content_words(" ".join(spelled_out(b, written)))}
+        if (column_bases(column.label) != bases or not all(_asked(w, asked, written) for w in own)
+                or not beyond <= named | row):
             continue
         figures = [n for n in seg.numbers if n.column == column.label and not n.period]
         if len(figures) != 1:
             continue
-        if best is None or (bool(basis) and not best[2]):
-            best = (figures[0], column, bool(basis))
+        qualified = bool(own or bases)
+        if best is None or (qualified and not best[2]):
+            best = (figures[0], column, qualified)
     return best
 
 
@@ -115,10 +126,11 @@ def printed_change(plan: QueryPlan, sub_answers: Sequence[SubAnswer], evidence: 
     asked = {*plan.intent.wording.words, *later.intent.wording.words}
     beyond = _beyond_lookup(plan, later)
     written = " ".join(plan.intent.wording.terms)
+    bases = set(other_than_reported(later.intent.wording.basis))  # the turn's, carried to its lookups by the plan
     for seg in _row_segments(reader, answers[later.id]):
         ev = reader.evidence[seg.ev]
         found = _change_cell(seg, ev.table, (earlier.period, later.period), _PERCENT_COLUMN[combos[0].operation],
-                             asked, beyond, written) if ev.table is not None else None
+                             bases, asked, beyond, written) if ev.table is not None else None
         if found is not None and (found[2] or not computed):
             value, column, _ = found
             read = _answer(answers[later.id], later, earlier.period, seg, ev, value, column, combos[0].operation)
@@ -132,7 +144,7 @@ def _beyond_lookup(plan: QueryPlan, later: SubQuery) -> set[str]:
     of 'total revenue growth at constant exchange rates', which the lookup ('What was total revenue in FY2025Q3?')
     leaves out. Not the metric's own name however worded, the company's, the arithmetic, nor a plain modifier."""
     wording = plan.intent.wording
-    turn = set(wording.beside.get(later.metric, wording.words))
+    turn = set(wording.beside.get(later.metric, wording.words)) & content_words(without_bases(" ".join(wording.terms)))
     company = content_words(" ".join([plan.intent.company, *plan.intent.company_written, later.company]))
     return {w for w in turn - set(later.intent.wording.words) - ASKING_WORDS - PLAIN_MODIFIERS - company
             if not is_operation_word(w)}

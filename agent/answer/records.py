@@ -48,7 +48,7 @@ class Passage(BaseModel):
 class Check(BaseModel):
     """One trust-gate check of a stated figure (:mod:`agent.answer.gate`): passed, or why not."""
 
-    name: Literal["company", "period", "metric", "scope", "scale", "sanity", "form"]
+    name: Literal["company", "period", "metric", "basis", "scope", "scale", "sanity", "form"]
     passed: bool
     detail: str = ""
 
@@ -283,3 +283,19 @@ def inputs_span(comp: Computation) -> str:
     def shown(v: CitedValue) -> str:  # as the formula uses it: a spending row's '(228)' is spent, so 228
         return qualified(arithmetic.display(arithmetic.as_used(v), v.value.unit, v.value.scale), v.value)
     return f", from {shown(old)} in {old.value.period} to {shown(new)} in {new.value.period}"
+
+
+def formula_operands(answer: SubAnswer) -> list[CitedValue]:
+    """The figures a formula computed ``answer`` from, as read from the filing (a share or ratio of two items is
+    the items'; computed operands are left out)."""
+    return [i for c in answer.computations if c.operation == "derived" for i in c.all_inputs()
+            if i.citation is not None and not i.computed]
+
+
+def operand_read(answer: SubAnswer, operand: CitedValue) -> SubAnswer:
+    """``answer`` as if ``operand`` had been read whole: the figure the gate checks the way it checks a read one."""
+    assert operand.citation is not None
+    return answer.model_copy(update={
+        "status": "found", "metric": operand.metric, "value": operand.value, "citation": operand.citation,
+        "citations": [operand.citation], "named": "", "quote": operand.citation.quote, "computations": [],
+    })

@@ -33,7 +33,6 @@ from agent.answer.records import (
     display_value,
 )
 from agent.answer.words import (
-    ADJUSTED_RE,
     RETRIEVAL_WEIGHT,
     TOTAL_BONUS,
     _about,
@@ -50,6 +49,7 @@ from agent.answer.words import (
 )
 from agent.finance import arithmetic
 from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation, formula_components
+from agent.finance.basis import bases_said, nearest_bases, other_than_reported
 from agent.finance.direction import asked_name, asks_contrary, in_direction, shown_name, turned
 from agent.finance.formulas import Formula
 from agent.finance.lexicon import canonical, deducted, figure_kind, find_metrics
@@ -62,7 +62,7 @@ from agent.query.content import WORD_RE
 from agent.query.definitions import question_formulas
 from agent.query.plan import SubQuery
 from agent.query.scope import STOP_WORDS, basis_words, metric_modifiers
-from agent.schemas import Citation, NumericValue
+from agent.schemas import Basis, Citation, NumericValue
 
 # Candidate scoring (relative weights; the best candidate wins, confidence is its score over the maximum).
 EXACT_LABEL = 1.0  # the whole row label is a name of the metric ("Total revenue" for revenue)
@@ -80,7 +80,7 @@ STATEMENT_BONUS = 0.25  # a primary financial statement beats MD&A and notes
 STATEMENT_MISMATCH = 0.45  # a balance-sheet metric read from the cash-flow statement's changes is wrong
 
 
-ADJUSTED_PENALTY = 0.5  # 'adjusted'/'non-GAAP' rows answer only questions that ask for them
+ADJUSTED_PENALTY = 0.5  # a row on another basis ('adjusted', 'non-GAAP') answers only questions that ask it
 
 
 SENTENCE_PERIOD_BONUS = 0.1  # a sentence that states the period next to the number
@@ -241,7 +241,7 @@ def _owned_numbers(seg: Segment, metric: str) -> list[NumericValue]:
 
 def _candidates(
     reader: EvidenceReader, metric: str, period: str, allowed: set[int], question: str, terms: Sequence[str] = (),
-    change: bool = False,
+    change: bool = False, bases: Sequence[Basis] = (),
 ) -> list[_Candidate]:
     """Figures of ``metric`` in ``period`` from the rows and sentences of the ``allowed`` evidence; ``terms`` are
     the (lower-case) segment, region or product names the question scopes to: a row labelled by one of them
@@ -249,7 +249,7 @@ def _candidates(
     An amount a sentence states as a change ('decreased by $932 million') is a candidate only when the plan asks
     the ``change``, and then before any level."""
     kind = figure_kind(metric)
-    wants_adjusted = bool(ADJUSTED_RE.search(question))
+    wanted = set(bases)
     preferred = _TOPIC_STATEMENT.get(METRICS[metric].topic, "") if metric in METRICS else ""
     asked = set(WORD_RE.findall(question.lower()))
     intent_metrics = {m.canonical for m in find_metrics(question)}
@@ -293,7 +293,7 @@ def _candidates(
         stmt = statement_kind(ev)
         if preferred == "balance" and stmt == "cashflow":
             base -= STATEMENT_MISMATCH
-        if ADJUSTED_RE.search(seg.label or "") and not wants_adjusted:
+        if not set(other_than_reported(bases_said(seg.label or ""))) <= wanted:
             base -= ADJUSTED_PENALTY
         base += RETRIEVAL_WEIGHT * reader.rel_score[seg.ev]
         others = {m.canonical for m in seg.mentions} - {metric} - intent_metrics
@@ -413,15 +413,17 @@ def _named_by(cand: _Candidate) -> str:
 
 def _find(
     reader: EvidenceReader, metric: str, period: str, company: str, question: str, scope: Sequence[str] = (),
-    change: bool = False,
+    change: bool = False, bases: Sequence[Basis] = (),
 ) -> _Found | None:
     """The best figure for ``metric`` in ``period`` ('' = the latest period the evidence has); ``scope`` holds
     the names the question narrows it to (company, segments); ``change``: the plan asks the change of the metric,
-    which a sentence may state ('decreased by $932 million')."""
+    which a sentence may state ('decreased by $932 million'); ``bases``: the bases the plan asks other than as
+    reported, which the figures whose own words state them answer first ('Adjusted EBITDA', not the EBITDA
+    computed from the statements)."""
     allowed = _for_company(reader, company)
     terms = [" ".join(t.lower().split()) for t in _scope_terms(reader, scope)]
     own = " ".join(company.lower().split())
-    cands = _candidates(reader, metric, period, allowed, question, terms, change)
+    cands = _candidates(reader, metric, period, allowed, question, terms, change, bases)
     # A segment, region or product named in the question scopes the figure: keep the rows that name it, and
     # of a sentence the figures whose own clause names it ('..., including approximately 132,000 people within
     # the United States' answers the U.S. count, not the worldwide one before it).
@@ -443,7 +445,17 @@ def _find(
     whole = [c for c in cands if not unasked_part(reader.evidence[c.seg.ev], asked)
              and not unasked_column(reader.evidence[c.seg.ev], c.value, asked, company, c.seg.row_label)]
     cands = whole or cands
-    if not any(t != own for t in terms):
+    if bases:
+        # the figures whose own words state the bases asked ('Adjusted diluted earnings per share'), else those
+        # whose table's title does ('Non-GAAP Reconciliation' over 'Adjusted EBITDA'), else all (the
+        # statements of record are reported: they never answer a basis asked)
+        named = [c for c in cands if set(bases) <= set(bases_said(_named_by(c)))]
+        titled = [c for c in cands if set(bases) <= set(nearest_bases(_named_by(c), _provenance(reader, c)))]
+        cands = named or titled or cands
+    else:
+        # asked on no basis: the figures whose own words state none other than the reported one, where any does
+        cands = [c for c in cands if not other_than_reported(bases_said(_named_by(c)))] or cands
+    if not any(t != own for t in terms) and not bases:
         # The statement of record: a company-level figure a primary statement prints is read there, never from a
         # note's, MD&A's or schedule's table (a note's 'Revenue' of contract liabilities is no annual revenue).
         of_record = [c for c in cands if c.seg.kind == "row" and is_statement(reader.evidence[c.seg.ev])]
@@ -517,13 +529,16 @@ def _lexicon_answer(
     target_scale = sub_query.intent.scale
     kind = figure_kind(metric)
     # The question's own restriction ('in the United States') scopes the figure like a segment name does.
-    scope = [company, *intent.entities, *(term for _, term in asked_qualifiers(sub_query.question)), *base.scope]
+    # the parts of ``base.scope``: the basis it also names is no word a row must print ('Non-GAAP' says adjusted)
+    parts = [t for t in base.scope if t not in set(Basis)]
+    scope = [company, *intent.entities, *(term for _, term in asked_qualifiers(sub_query.question)), *parts]
     change = asks_change(intent)
-    direct = _find(reader, metric, period, company, sub_query.question, scope, change)
+    bases = other_than_reported(intent.wording.basis)
+    direct = _find(reader, metric, period, company, sub_query.question, scope, change, bases)
     stand_in_note, shown = "", base
     if direct is None and metric in COMPONENT_FALLBACKS:
         stand_in, why = COMPONENT_FALLBACKS[metric]
-        direct = _find(reader, stand_in, period, company, sub_query.question, scope)
+        direct = _find(reader, stand_in, period, company, sub_query.question, scope, bases=bases)
         stand_in_note = f" The filing reports no separate {metric}; {stand_in} is used ({why})."
         shown = base.model_copy(update={"metric": stand_in})  # the answer says which figure it states
     if info.formula is None:
@@ -539,7 +554,11 @@ def _lexicon_answer(
         # question, so what cannot be computed is said instead of a number.
         return _not_found(base, f"{_subject(company, metric, period or 'any period', base.scope)} "
                                 f"({'; '.join(refused.values())})")
-    computed, why, sure = _derive(reader, metric, period, company, sub_query.question, scope, formulas)
+    # a figure whose own words state the basis asked ('Adjusted EBITDA') is that figure; a formula computes it from
+    # reported figures
+    stated_on_basis = bool(bases) and direct is not None and set(bases) <= set(bases_said(direct.named_by))
+    computed, why, sure = (None, "", 0.0) if stated_on_basis else _derive(
+        reader, metric, period, company, sub_query.question, scope, formulas, bases)
     # A definition the question writes is computed by it; the filing's own figure may follow another one. Else
     # the row printing the metric under its own name is the statement of record ('Gross margin (%) | 73.2'), a
     # margin or ratio included: what the filing states is stated, computed only where no row prints it.
@@ -634,10 +653,12 @@ def _derive(
     question: str,
     scope: Sequence[str] = (),
     formulas: Mapping[str, Formula] | None = None,
+    bases: Sequence[Basis] = (),
 ) -> tuple[Computation | None, str, float]:
     """A derived metric computed from components found in the evidence: (computation, '', confidence), or
     (None, why, 0) when it cannot be; the confidence is that of the least sure component used. ``formulas``
-    (definitions the question writes) replace the lexicon's."""
+    (definitions the question writes) replace the lexicon's; a component the filing states on the ``bases`` asked
+    is read on them ('Adjusted EBITDA' of an adjusted EBITDA margin)."""
     parts = formula_components(metric, formulas)
     if not period:
         period = _latest_component_period(reader, parts, company, question, scope)
@@ -656,13 +677,15 @@ def _derive(
         for when, target in ((period, values), (prior_period, prior)):
             if not when:
                 continue
-            found = _find(reader, part, when, company, question, scope)
+            found = _find(reader, part, when, company, question, scope, bases=bases)
             if found is None and part in COMPONENT_FALLBACKS:
                 stand_in, why = COMPONENT_FALLBACKS[part]
-                found = _find(reader, stand_in, when, company, question, scope)
+                found = _find(reader, stand_in, when, company, question, scope, bases=bases)
                 if found is not None:
                     notes.append(f"{stand_in} is used for {part} ({why})")
-            if found is not None:
+            if found is not None and not set(other_than_reported(bases_said(found.named_by))) - set(bases):
+                # a component stated on a basis not asked ('Adjusted EBITDA' of a reported margin) is none: the
+                # formula computes it from its own components, where the filing prints them
                 target[part] = _cited(part, found, when)
                 sureness[(part, when)] = found.confidence
     owners = {filing_owner(reader.evidence, v.citation.doc) for v in (*values.values(), *prior.values()) if v.citation}

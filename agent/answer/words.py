@@ -311,8 +311,6 @@ def counted_noun(question: str) -> str:
     return stem(words[-1]) if words else ""
 
 
-# A figure on another basis than the reported one ('adjusted EBITDA', 'non-GAAP', 'core', 'organic', 'pro forma').
-ADJUSTED_RE = re.compile(r"\badjusted\b|\bnon[\s-]?gaap\b|\bcore\b|\borganic\b|\bpro\s+forma\b", re.IGNORECASE)
 OUTLOOK = "outlook"  # the qualifier kind of a figure a company expects (guidance)
 _QUALIFIERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
@@ -324,7 +322,6 @@ _QUALIFIERS: tuple[tuple[str, re.Pattern[str]], ...] = (
             re.IGNORECASE,
         ),
     ),
-    ("adjusted", ADJUSTED_RE),
     # A figure a company expects is guidance, not a result: it answers only a question after an expectation.
     (OUTLOOK, re.compile(r"\bexpect(?:s|ed|ing|ations?)?\b|\banticipat\w*|\bguidance\b|\boutlook\b|\bforecast\w*",
                            re.IGNORECASE)),

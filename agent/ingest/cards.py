@@ -13,11 +13,13 @@ import re
 
 from pydantic import BaseModel
 
+from agent.finance.basis import bases_said, other_than_reported
 from agent.finance.fiscal_calendar import SNAP_DAY
 from agent.finance.lexicon import MetricMention, find_metrics, topic_from_cues, topic_of
 from agent.finance.numbers import find_numbers, header_scale
 from agent.finance.periods import PeriodMention, find_periods, normalise_period, sort_key
 from agent.schemas import (
+    Basis,
     Chunk,
     ChunkCard,
     ClaimRole,
@@ -127,9 +129,6 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'’&-]*")
 _NUMERIC_LINE = re.compile(r"^[\s$€£(),.%\d\-–—]*\d[\s$€£(),.%\d\-–—]*$")
 _SEGMENT_CUE = re.compile(r"\b(?:segments?|divisions?|business\s+units?|operating\s+groups?)\b")
 _PRODUCT_CUE = re.compile(r"\b(?:product\s+(?:lines?|categor(?:y|ies)|groups?)|brands?|franchises?)\b")
-_NON_GAAP = re.compile(r"\bnon[\s-]?gaap\b")
-_ADJUSTED = re.compile(r"\b(?:adjusted|core|organic|constant\s+currency|excluding\s+special\s+items)\b")
-_GAAP = re.compile(r"\b(?:gaap|as\s+reported|reported\s+basis|unadjusted)\b")
 _MONEY_WORDS = re.compile(r"[$%€£]|\b(?:million|billion|percent)\b")
 _STATEMENT_PATH = re.compile(r"consolidated|statements?\s+of|balance\s+sheets?", re.I)
 
@@ -465,14 +464,15 @@ def _scope(low: str, scopes: list[ScopeMention], section_path: list[str]) -> str
 
 
 def _measurement_basis(low: str, section_path: list[str], is_table: bool) -> str:
-    if _NON_GAAP.search(low):
-        return "non-GAAP"
-    if _ADJUSTED.search(low):
-        return "adjusted"
-    if _GAAP.search(low):
-        return "GAAP"
-    if is_table and any(_STATEMENT_PATH.search(s) for s in section_path):
-        return "GAAP"  # the audited statements are GAAP by definition
+    """The basis the chunk states its figures on (:class:`agent.schemas.Basis`): another than the reported one when
+    its words say one ('adjusted', 'organic growth', 'at constant currency'), reported when they say so or when it
+    is a table of the audited statements, 'unknown' otherwise."""
+    said = bases_said(low)
+    other = other_than_reported(said)
+    if other:
+        return other[0].value
+    if said or (is_table and any(_STATEMENT_PATH.search(s) for s in section_path)):
+        return Basis.REPORTED.value  # the audited statements are as reported by definition
     return "unknown"
 
 

@@ -114,7 +114,7 @@ Fields:
 - claim_role: primary_evidence, supporting_context, definition, caveat, boilerplate or structural_heading.
 - evidence_type: table_numeric, narrative_numeric, qualitative_explanation, policy_text, guidance or none.
 - scope: company, segment, geography, product or unknown.
-- measurement_basis: GAAP, non-GAAP, adjusted, reported or unknown.
+- measurement_basis: reported (GAAP, IFRS), adjusted (non-GAAP), constant currency, organic or unknown.
 - boilerplate: 0 to 1, the likelihood that the chunk is generic legal or forward-looking-statement text.
 - summary: one sentence stating the chunk's main claim.
 - evidence_spans: leave empty.

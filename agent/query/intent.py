@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from agent.entities import EntityRegistry, as_registry
 from agent.entities.names import FILER_WORDS, NOT_NAMES, core_tokens, name_tokens
+from agent.finance.basis import bases_said, without_bases
 from agent.finance.direction import asked_name, asks_contrary
 from agent.finance.lexicon import (
     canonical,
@@ -451,6 +452,7 @@ def read_wording(question: str) -> Wording:
         terms=list(dict.fromkeys(w for w in WORD_RE.findall(question.lower()) if w not in STOP_WORDS)),
         topic=sorted(content_words(re.sub(r"['’](?:s\b)?", " ", without_cause_words(question)))),
         beside=_words_beside(question),
+        basis=bases_said(asked),
         typed=typed,
         computed=guess.computed,
         threshold=Threshold(comparison=threshold[0], bound=threshold[1]) if threshold is not None else None,
@@ -591,6 +593,7 @@ def extract_intent(question: str, known_companies: EntityRegistry | Sequence[str
     scope = [*scope_terms(q, company, registry), *(ScopeTerm(text=part, metric=m, kind="name") for m in
                                                      (metrics or [""]) if part)]
     scope = [t for t in scope if not (unit and same_measure(t.text, unit))]  # the unit asked is no part
+    scope = [t for t in scope if without_bases(t.text).strip()]  # nor a basis ('at constant currency'): the plan's own
     if not company and not part and registry is not None and not registry.sole:
         company = _owner_of_parts(q, scope, registry)
     if len(metrics) == 1 and not terms_for(scope, metrics[0]) and share_of_metric(q) is None:

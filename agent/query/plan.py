@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from agent.query.names import question_names
-from agent.schemas import QueryIntent
+from agent.schemas import Basis, QueryIntent
 
 
 class SubQuery(BaseModel):
@@ -75,7 +75,23 @@ class QueryPlan(BaseModel):
         turn_names = question_names(self.question)
         subs = [sq.model_copy(update={
             "operand_of": sorted(set(taken.get(sq.id, []))),
-            "intent": sq.intent.model_copy(update={"total": True}) if inherited else sq.intent,
+            "intent": _with_basis(sq.intent.model_copy(update={"total": True}) if inherited else sq.intent,
+                                  self._turn_bases()),
             "turn_names": turn_names,
         }) for sq in self.sub_queries]
         return self.model_copy(update={"sub_queries": subs})
+
+    def _turn_bases(self) -> list[Basis]:
+        """The bases the turn asks that none of its lookups' own words carry: said of the whole turn ('revenue
+        growth at constant currency'), not of one metric's name ('adjusted EBITDA and net income'), they hold for
+        each lookup."""
+        return [b for b in self.intent.wording.basis
+                if not any(b in sq.intent.wording.basis for sq in self.sub_queries)]
+
+
+def _with_basis(intent: QueryIntent, bases: list[Basis]) -> QueryIntent:
+    """``intent`` asking ``bases`` too."""
+    if not bases or not intent.metrics and not intent.requires_numeric:
+        return intent
+    wording = intent.wording.model_copy(update={"basis": list(dict.fromkeys([*intent.wording.basis, *bases]))})
+    return intent.model_copy(update={"wording": wording})
