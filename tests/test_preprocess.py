@@ -21,7 +21,7 @@ from agent.query.dialogue import DialogueSlots, Rewrite, Turn, update_slots
 from agent.query.intent import extract_intent
 from agent.query.kind import QueryKind, asks_definition, classify_query
 from agent.query.rewrite import rewrite, rewrite_llm
-from agent.schemas import Citation, NumericValue, Relation
+from agent.schemas import Basis, Citation, NumericValue, Relation
 
 COMPANIES = ["3M", "Microsoft", "Northwind Instruments"]
 
@@ -912,8 +912,8 @@ def test_decompose_llm_never_drops_a_part_the_question_names() -> None:
 
 
 def test_a_model_plan_keeps_the_parts_the_question_names() -> None:
-    """The model words its sub-queries without 'adjusted'; the plan's reading of the question keeps it, so the
-    gate still asks the figure's row for it."""
+    """The model words its sub-queries without 'adjusted'; the plan's reading of the question keeps it as the
+    basis, so the gate still asks the figure's row for it."""
     question = "What was the adjusted (non-GAAP) net income of 3M in FY2022?"
     model = ScriptedChatModel(rules=[(("net income",), _decomposition(
         ("What was 3M's net income in FY2022?", "3M", "net income", "FY2022")))])
@@ -921,7 +921,7 @@ def test_a_model_plan_keeps_the_parts_the_question_names() -> None:
     assert plan.source == "llm"
     (sub_query,) = plan.sub_queries
     assert "adjusted" not in sub_query.question
-    assert [(t.text, t.metric) for t in sub_query.intent.scope] == [("adjusted", "net income")]
+    assert sub_query.intent.wording.basis == [Basis.ADJUSTED] and not sub_query.intent.scope
 
 
 def row_value(label: str, number: float, period: str, row: str) -> CitedValue:

@@ -69,7 +69,7 @@ def test_ask_gives_the_cited_figure_with_its_checks(client) -> None:
     assert "$437 million" in result["answer"]
     (cite,) = [c for c in result["citations"] if "Purchases of property" in c["quote"]][:1]
     assert cite["figure"] == "(437)" and cite["page"] == 7
-    assert {c["name"] for c in cite["checks"]} == {"company", "period", "metric", "scope", "scale", "sanity"}
+    assert {c["name"] for c in cite["checks"]} == {"company", "period", "metric", "basis", "scope", "scale", "sanity"}
     assert all(c["passed"] for c in cite["checks"])
 
 

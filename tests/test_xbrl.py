@@ -26,7 +26,7 @@ from agent.ingest.pipeline import open_ingestor
 from agent.ingest.xbrl import read_facts
 from agent.query.names import question_names
 from agent.query.plan import SubQuery
-from agent.schemas import Citation, NumericValue, QueryIntent, ScopeTerm, TemporalScope, XbrlFact
+from agent.schemas import Basis, Citation, NumericValue, QueryIntent, ScopeTerm, TemporalScope, XbrlFact
 from cli import ask_cmd
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "edgar"
@@ -238,6 +238,10 @@ def test_facts_answer_only_the_parts_asked_and_no_other_company() -> None:
     assert rockets is not None and rockets.value is not None and rockets.value.absolute == 300e6
     assert answer_from_facts(sub("Acme Corp's net income in Europe in Q2 2025?", ["europe"]), source) is None
     assert answer_from_facts(sub("What was Acme Corp's net income next to Globex in Q2 2025?"), source) is None
+    # a tagged fact is as reported: never the adjusted figure, whatever the plan's parts
+    adjusted = sub("What was Acme Corp's adjusted net income in Q2 2025?")
+    adjusted.intent.wording.basis = [Basis.ADJUSTED]
+    assert answer_from_facts(adjusted, source) is None
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from agent.answer.records import (
     display_value,
 )
 from agent.entities import EntityRegistry
+from agent.finance.basis import other_than_reported
 from agent.finance.concepts import CONCEPT_QUALIFIERS, STATEMENT_METRICS, concepts_for
 from agent.finance.numbers import parse_number
 from agent.index.store import Store
@@ -191,6 +192,8 @@ def answer_from_facts(
     concepts = concepts_for(metric)
     if not concepts or not sub_query.intent.requires_numeric:
         return None
+    if other_than_reported(sub_query.intent.wording.basis):
+        return None  # a us-gaap fact is as reported: an adjusted or constant-currency figure is no tagged one
     terms = [t.text for t in terms_for(sub_query.intent.scope, metric)]
     period = asked_period(sub_query)
     company = sub_query.company or sub_query.intent.company
