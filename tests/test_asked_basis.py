@@ -1,8 +1,9 @@
 """The basis a question asks (as reported, adjusted, at constant currency, organic) is one field of its plan, read
 once from one vocabulary that also reads what a filing prints, and the gate states a figure only on that basis: a
-growth asked at constant currency is never the growth of the two reported levels, a basis said of the whole turn
-holds for each of its lookups while one said of a metric's name holds for that metric only, and a figure a filing
-states on another basis answers only a question asking it. Typeset release."""
+growth asked at constant currency is never the growth of the two reported levels (it is read where a sentence
+states it on that basis, or refused), a basis said of the whole turn holds for each of its lookups while one said
+of a metric's name holds for that metric only, and a figure a filing states on another basis answers only a
+question asking it. Typeset release."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import pytest
 from support import ask_once, ingested_typeset, stated
 
 from agent.config import Settings
-from agent.finance.basis import bases_said, unmet_basis, without_bases
+from agent.finance.basis import bases_in_series, bases_said, unmet_basis, without_bases
+from agent.finance.numbers import find_numbers
 from agent.query.decompose import decompose
 from agent.query.intent import extract_intent
 from agent.query.plan import QueryPlan
@@ -82,6 +84,17 @@ def test_one_vocabulary_reads_the_basis_of_a_question_and_of_a_filings_words(tex
     assert bases_said(text) == bases
 
 
+@pytest.mark.parametrize(("sentence", "bases"), [
+    ("Revenue was $2.3 billion, an increase of 12% as reported and 10% at constant exchange rates.", [[], [REP], [CC]]),
+    ("Sales grew 12%, or 10% at constant currency.", [[], [CC]]),
+    ("On an organic basis sales grew 4%; as reported, 6%.", [[ORG], [REP]]),
+    ("Reported revenue growth was 12% and constant-currency growth was 10%.", [None, None]),  # no side names all
+])
+def test_a_sentence_names_its_figures_bases_on_one_side(sentence: str, bases: list[list[Basis] | None]) -> None:
+    spans = [(n.start, n.end) for n in find_numbers(sentence)]
+    assert [bases_in_series(sentence, spans, i) for i in range(len(spans))] == bases
+
+
 def test_what_a_basis_asks_of_a_figures_own_words() -> None:
     assert unmet_basis([CC], [], []) and unmet_basis([CC], [REP], [REP])  # the reported figure is no basis asked
     assert not unmet_basis([CC], [CC], [CC])
@@ -110,6 +123,16 @@ def norvanta(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 @pytest.mark.parametrize("question", [
     "What was Norvanta's total revenue growth in Q3 2025 at constant currency?",
     "Norvanta revenue growth Q3 2025 ex-FX",
+])
+def test_a_growth_the_release_states_on_the_basis_asked_is_read_from_its_sentence(norvanta: Settings,
+                                                                                  question: str) -> None:
+    # '12% as reported and 10% at constant exchange rates': each figure's basis is on the side the sentence names it
+    answer = stated(ask_once(norvanta, question))
+    assert "as stated: 10%" in answer and "constant currency" in answer, answer
+    assert "11.98" not in answer and "12%" not in answer, answer
+
+
+@pytest.mark.parametrize("question", [
     "What was Norvanta's operating income growth at constant currency in Q3 2025?",
     "What was Norvanta's organic revenue growth in Q3 2025?",
 ])

@@ -48,6 +48,17 @@ def test_a_stated_change_is_typed_signed_with_its_levels_period() -> None:
                                                  (6.7, "FY2017", True)]
 
 
+def test_a_change_on_another_basis_listed_after_it_is_that_change_too() -> None:
+    figures = _figures("Net revenues were $28.7 billion in 2017, an increase of 12% as reported and 10% at constant "
+                       "exchange rates.")
+    assert [(v, c) for _, v, _, c in figures] == [(28.7, False), (12.0, True), (10.0, True)]
+    fall = _figures("Net revenues decreased 4% in 2017, or 2% on an organic basis.")
+    assert [(v, c) for _, v, _, c in fall] == [(-4.0, True), (-2.0, True)]
+    # a percentage after a change without a basis between them is no change of its own ('and 35% of sales')
+    assert [c for *_, c in _figures("Revenue increased 12% in 2017 and 35% of it came from services.")] == [
+        True, False]
+
+
 def test_a_level_moved_to_or_from_is_no_change() -> None:
     assert [c for *_, c in _figures("Gross margin decreased to 35% in 2017.")] == [False]
     assert [c for *_, c in _figures("Revenue was $5.0 billion in 2017, up from $4.6 billion in 2016.")] == [

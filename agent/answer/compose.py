@@ -63,6 +63,7 @@ from agent.answer.row_periods import (
     table_items,
     table_periods,
 )
+from agent.answer.stated_rate import stated_rate
 from agent.answer.values import _lexicon_answer
 from agent.answer.verify import verify_answer
 from agent.answer.words import _asks_figure, cited_unasked_part, filing_owner, is_part_row
@@ -766,7 +767,7 @@ def compose_plan(plan: QueryPlan, sub_answers: Sequence[SubAnswer], evidence: Se
         sub_answers = [_unperformed(sa, turn_operation) for sa in sub_answers]
     combined = combine(plan, sub_answers, evidence)
     stated = (printed_change(plan, sub_answers, evidence, len(combined.computations) == len(plan.combinations))
-              or _stated_change(plan, combined, evidence))
+              or stated_rate(plan, sub_answers, evidence) or _stated_change(plan, combined, evidence))
     if stated is not None:
         plan = plan.model_copy(update={"combinations": []})
         return compose_answer(plan, [stated], (), plan.notes, evidence=evidence or None)

@@ -1,46 +1,56 @@
 """The trust gate's basis check: a figure is stated only on the basis its plan asks (:mod:`agent.finance.basis`).
 
 What a figure's basis is, is read from its own words, nearest first: its row label and column ('Adjusted EBITDA',
-'% Change at CER'), for a sentence's figure the words right after it up to the next figure ('12% as reported and
-10% at constant exchange rates': the 10% is at constant rates, the 12% as reported), then its table's title and
-header or its sentence's clause ('Reconciliation of GAAP to adjusted net income'). The nearest words that say a
-basis decide it: a row 'Net income (GAAP)' is reported under any title.
+'% Change at CER'); for a sentence's figure, the side its sentence names each figure's basis on ('an increase of 12%
+as reported and 10% at constant exchange rates': the 10% is at constant rates, the 12% as reported), else the words
+before it; then its table's title and header or its sentence's clause ('Reconciliation of GAAP to adjusted net
+income'). The nearest words that say a basis decide it: a row 'Net income (GAAP)' is reported under any title.
 """
 
 from __future__ import annotations
 
-from agent.answer.provenance import chunk_text, naming_words, own_clause
-from agent.answer.reading import EvidenceReader
+from agent.answer.provenance import chunk_text, naming_words, own_clause, row_label
+from agent.answer.reading import EvidenceReader, sentence_span
 from agent.answer.records import Check, SubAnswer, formula_operands, operand_read
 from agent.finance.basis import (
     Basis,
+    bases_in_series,
     bases_said,
     basis_phrase,
-    nearest_bases,
     other_than_reported,
     unmet_basis,
 )
 from agent.finance.numbers import find_numbers
+from agent.finance.periods import find_periods
 
 
-def _after_figure(answer: SubAnswer, reader: EvidenceReader | None) -> str:
-    """For a sentence's figure: the words right after it up to the next figure or the sentence's end."""
+def _sentence_bases(answer: SubAnswer, reader: EvidenceReader | None) -> list[Basis]:
+    """For a sentence's figure: the bases its sentence states of it among the figures it lists
+    (:func:`agent.finance.basis.bases_in_series`), else those its words before it say."""
     value = answer.value
-    if reader is None or answer.citation is None or value is None or answer.named or value.column:
-        return ""
+    window = bases_said(naming_words(answer))
+    if reader is None or answer.citation is None or value is None:
+        return window
     text = chunk_text(reader, answer.citation.chunk_id)
     if not 0 <= value.start < value.end <= len(text):
-        return ""
-    rest = text[value.end:]
-    stop = next((n.start for n in find_numbers(rest)), len(rest))
-    return rest[:stop].split(".")[0]
+        return window
+    lo, hi = sentence_span(text, value.start)
+    sentence = text[lo:hi]
+    dated = [(m.start, m.end) for m in find_periods(sentence)]  # a date is no figure of the series
+    spans = [(n.start, n.end) for n in find_numbers(sentence) if not any(a <= n.start < b for a, b in dated)]
+    own = next((i for i, (a, b) in enumerate(spans) if a <= value.start - lo < b), None)
+    series = bases_in_series(sentence, spans, own) if own is not None else None
+    return window if series is None else series
 
 
 def figure_bases(answer: SubAnswer, reader: EvidenceReader | None) -> tuple[list[Basis], list[Basis]]:
     """(own, near): the bases the figure's own words say, nearest first, and those its row, column or sentence say
     themselves (see the module's docstring); none when no word says one (a figure as reported)."""
     column = answer.value.column if answer.value is not None else ""
-    near = nearest_bases(f"{naming_words(answer)} {column}", _after_figure(answer, reader))
+    if row_label(answer) or answer.named or column:
+        near = bases_said(f"{naming_words(answer)} {column}")
+    else:
+        near = _sentence_bases(answer, reader)
     return (near or bases_said(own_clause(answer, reader))), near
 
 

@@ -45,6 +45,24 @@ def nearest_bases(*texts: str) -> list[Basis]:
     return next((said for text in texts if (said := bases_said(text))), [])
 
 
+def bases_in_series(text: str, spans: list[tuple[int, int]], index: int) -> list[Basis] | None:
+    """The bases a sentence ``text`` states of its figure ``index`` of ``spans`` (each figure's offsets, in order),
+    when it names its figures' bases on one side of all of them: after ('an increase of 12% as reported and 10% at
+    constant exchange rates': words after its last figure say a basis) or before ('on a reported basis 12% and at
+    constant currency 10%': words before its first do). A figure's words on that side reach to the next figure.
+    None when neither side or both say one: the sentence is then read as any other."""
+    if not 0 <= index < len(spans):
+        return None
+    before = bool(bases_said(text[: spans[0][0]]))
+    after = bool(bases_said(text[spans[-1][1] :]))
+    if before == after:
+        return None
+    if before:
+        return bases_said(text[spans[index - 1][1] if index else 0 : spans[index][0]])
+    end = spans[index + 1][0] if index + 1 < len(spans) else len(text)
+    return bases_said(text[spans[index][1] : end])
+
+
 def without_bases(text: str) -> str:
     """``text`` with the words that say a basis blanked: what else it says ('% Change at CER' -> '% Change at ')."""
     return _SAID_RE.sub(" ", text or "")

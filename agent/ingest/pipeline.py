@@ -42,7 +42,7 @@ from agent.schemas import PAGE_SEPARATOR, Chunk, DocumentMeta, IngestReport
 
 # Bump when parsing, sectioning, tables, chunking, cards or embedding text change what is stored: a document
 # ingested by another version is ingested again on the next run instead of being reported unchanged.
-PIPELINE_VERSION = "114"
+PIPELINE_VERSION = "115"
 DISAGREEMENTS_SHOWN = 3  # tags named in the ingest warning; the count says how many more
 # Embedding batches between two progress reports: often enough to see movement on a 500-page filing.
 EMBED_BATCHES_PER_REPORT = 2

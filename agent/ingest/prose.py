@@ -9,8 +9,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from agent.finance.basis import bases_said, without_bases
 from agent.finance.numbers import find_numbers
-from agent.finance.periods import CALENDAR_FY_END, PeriodMention, ends_in_month, find_periods, shift_period
+from agent.finance.periods import (
+    CALENDAR_FY_END,
+    PeriodMention,
+    ends_in_month,
+    find_periods,
+    shift_period,
+    without_periods,
+)
 from agent.finance.wording import FALL, FALL_OR_NAME, RESPECTIVE_RE, RISE
 from agent.ingest.hostile import is_instruction_like
 from agent.schemas import NumericValue, SentenceFigures
@@ -213,6 +221,10 @@ _CHANGE_WORDS = (rf"(?:(?P<rise>{RISE}|up)|(?P<fall>{FALL}|{FALL_OR_NAME}|down))
 _STATED_CHANGE_RE = re.compile(rf"\b{_CHANGE_WORDS}$", re.IGNORECASE)
 _CHANGE_LINK_RE = re.compile(rf"[\s,]*(?:(?:and|which)\s+)?{_CHANGE_WORDS}", re.IGNORECASE)  # right after a level
 _PERCENT_OF_CHANGE_RE = re.compile(r"\s*(?:\(|,(?:\s*or)?)?\s*", re.IGNORECASE)
+# What joins a percentage change on one basis to the same change on another, once the bases and periods are blanked
+# ('12% as reported and 10% at constant exchange rates', '4% in 2017, or 2% on an organic basis').
+_ANOTHER_BASIS_RE = re.compile(r"[\s,;]*(?:(?:in|for|during)[\s,;]+)?(?:and|or)?[\s,;]*", re.IGNORECASE)
+_DIGIT_RE = re.compile(r"\d")
 _REACHED_RE = re.compile(r"\s*,?\s*to\s+[$€£]?\s*", re.IGNORECASE)  # 'increased $8.6 million to $16.7 million'
 
 
@@ -231,6 +243,14 @@ def _as_stated_change(
             and _PERCENT_OF_CHANGE_RE.fullmatch(sentence, last_raw.end, n.start)
             and (n.text.lstrip().startswith("(") or sentence[last_raw.end : n.start].strip())):
         # '(13.4%)' after the change: its parentheses set it apart, they make it no negative
+        return n.model_copy(update={"value": -abs(n.value) if last.value < 0 else abs(n.value), "change": True})
+    between = sentence[last_raw.end : n.start] if last_raw is not None else ""
+    own = sentence[n.end :][: next((m.start() for m in _DIGIT_RE.finditer(sentence, n.end)), len(sentence)) - n.end]
+    if (last is not None and last.change and last.unit == "%" and n.unit == "%"
+            and (bases_said(between) or bases_said(own))
+            and _ANOTHER_BASIS_RE.fullmatch(without_periods(without_bases(between)))):
+        # 'an increase of 12% as reported and 10% at constant exchange rates', 'decreased 4% in 2017, or 2% on an
+        # organic basis': the same change on another basis
         return n.model_copy(update={"value": -abs(n.value) if last.value < 0 else abs(n.value), "change": True})
     return n
 
