@@ -8,7 +8,7 @@ question asking it. Typeset release."""
 from __future__ import annotations
 
 import pytest
-from support import ask_once, ingested_typeset, stated
+from support import ask_once, ask_thread, ingested_typeset, stated
 
 from agent.config import Settings
 from agent.finance.basis import bases_in_series, bases_said, unmet_basis, without_bases
@@ -166,3 +166,19 @@ def test_a_formula_is_computed_on_the_basis_asked(norvanta: Settings) -> None:
     # the reported EBITDA is computed from the statements, never read from the adjusted row
     reported = stated(ask_once(norvanta, "What was Norvanta's EBITDA margin in Q3 2025?"))
     assert "28.77%" in reported and "31.54" not in reported, reported
+
+
+def test_a_follow_up_keeps_the_basis_its_words_ask_and_the_one_it_inherits(norvanta: Settings) -> None:
+    # the rewrite writes the follow-up in English without 'adjusted'; the plan keeps the turn's basis, and a
+    # follow-up that inherits the metric inherits its basis too, until a turn names its own metric
+    first, adjusted, earlier, other = ask_thread(norvanta, [
+        "What was Norvanta's total revenue growth in Q3 2025?",
+        "what was its adjusted net income in Q3 2025?",
+        "and in Q3 2024?",
+        "what about operating income?",
+    ])
+    assert "11.98%" in first, first
+    assert "$465 million" in stated(adjusted) and "401" not in stated(adjusted), adjusted
+    assert "$323 million" in stated(earlier) and "288" not in stated(earlier), earlier
+    assert "$372 million" in stated(other) and "adjusted" not in stated(other), other
+

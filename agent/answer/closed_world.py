@@ -38,7 +38,7 @@ from agent.answer.words import (
 )
 from agent.entities import EntityRegistry
 from agent.entities.names import names_company
-from agent.finance.basis import without_bases
+from agent.finance.basis import bases_said, without_bases
 from agent.finance.lexicon import find_metrics
 from agent.finance.metrics import METRICS
 from agent.finance.periods import without_periods
@@ -49,7 +49,7 @@ from agent.query.cues import is_operation_word, possessive
 from agent.query.definitions import asked_part
 from agent.query.intent import asking_part, without_names
 from agent.query.scope import ADJUSTING, AMOUNT_NOUNS, EXCLUDING, STOP_WORDS, metric_modifiers, terms_for
-from agent.schemas import ScopeTerm
+from agent.schemas import Basis, ScopeTerm
 
 PER_SHARE_TOPIC = "Per Share"  # the lexicon's topic of per-share metrics (EPS, dividends per share)
 
@@ -437,6 +437,7 @@ def check_scope(
     total: bool = False,
     names: Sequence[str] = (),
     predicate: Sequence[str] = (),
+    bases: Sequence[Basis] = (),
 ) -> Check:
     """Closed world for what the question narrows its figure to: every proper name it uses (``names``, as the plan
     read them) that is no indexed company (a segment, a region, a product, a counterparty), and every part its plan
@@ -488,6 +489,7 @@ def check_scope(
     if rate:
         return Check(name="scope", passed=False, detail=rate)
     label, narrowing = _kind_of_asked(answer, f"{asked_part(question)} {turn_question}", reader)
+    narrowing = [w for w in narrowing if not set(bases_said(w)) & set(bases)]  # the basis asked is no kind of it
     if narrowing:
         return Check(name="scope", passed=False, detail=(
             f"the figure's row {label!r} is one part of what is asked; the question does not say "

@@ -24,6 +24,7 @@ from collections.abc import Collection, Sequence
 from agent.answer.asked_period import in_filer_calendar, to_date_resolved
 from agent.answer.cells import _cell_answer
 from agent.answer.choice import table_choice
+from agent.answer.figure_basis import states_bases
 from agent.answer.gate import (
     gate,
     operation_refusal,
@@ -37,10 +38,7 @@ from agent.answer.judgement import verdict
 from agent.answer.part_sums import summed_part
 from agent.answer.printed_change import printed_change
 from agent.answer.provenance import row_label
-from agent.answer.reading import (
-    Evidence,
-    EvidenceReader,
-)
+from agent.answer.reading import Evidence, EvidenceReader
 from agent.answer.records import (
     NOT_FOUND,
     Check,
@@ -217,6 +215,8 @@ def _answer_sub_query(
         return answer  # the company's own figure, not a segment's table that words the question more closely
     if base.scope and _names_parts(answer, base.scope) and not _names_parts(cell, base.scope):
         return answer  # 'net sales in Europe': the Europe row, not a total that names more of the words
+    if states_bases(answer, intent.wording.basis) and not states_bases(cell, intent.wording.basis):
+        return answer  # 'Adjusted net income' for the adjusted figure, however many words the cell's row names
     words = content_words(sub_query.question)
     cell_recall, read_recall = _row_recall(cell, words), _row_recall(answer, words)
     if cell.confidence >= CELL_OVER_PROSE_CONFIDENCE and cell_recall > read_recall:

@@ -90,3 +90,11 @@ def _formula_basis(answer: SubAnswer, asked: list[Basis], reader: EvidenceReader
         return Check(name="basis", passed=False, detail=(
             f"the question asks it {basis_phrase(missing)}; no figure it is computed from says so"))
     return Check(name="basis", passed=True, detail=f"basis: {', '.join(asked) or Basis.REPORTED}")
+
+
+def states_bases(answer: SubAnswer, bases: list[Basis]) -> bool:
+    """Whether the figure's own row or column states every basis of ``bases`` other than the reported one (none
+    asked: False): of two readings of a lookup, the one that does answers it."""
+    wanted = other_than_reported(bases)
+    column = answer.value.column if answer.value is not None else ""
+    return bool(wanted) and set(wanted) <= set(bases_said(f"{naming_words(answer)} {column}"))

@@ -441,7 +441,7 @@ def _find(
         return None
     # A figure of a segment's or region's table answers only for that part: the company's own figure, where the
     # evidence has one, is the answer; where it has none, the gate says the figure found is a part's.
-    asked = " ".join([question, *scope])
+    asked = " ".join([question, *scope, *bases])  # a reconciliation's table is of the basis asked, no part
     whole = [c for c in cands if not unasked_part(reader.evidence[c.seg.ev], asked)
              and not unasked_column(reader.evidence[c.seg.ev], c.value, asked, company, c.seg.row_label)]
     cands = whole or cands

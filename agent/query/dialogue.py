@@ -15,7 +15,7 @@ from agent.finance.periods import find_periods
 from agent.query.cues import chronological, intent_companies, subject_phrase
 from agent.query.operations import asks_words
 from agent.query.plan import QueryPlan
-from agent.schemas import QueryIntent
+from agent.schemas import Basis, QueryIntent
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -40,6 +40,8 @@ class DialogueSlots(BaseModel):
     )
     ticker: str = ""
     metrics: list[str] = Field(default_factory=list, description="canonical metric names")
+    basis: list[Basis] = Field(default_factory=list, description="the bases the last turn asked its metrics on "
+                               "(agent.finance.basis): a follow-up that inherits the metric inherits them")
     periods: list[str] = Field(default_factory=list, description="normalised periods, chronological")
     form: str = ""
     last_question: str = Field(default="", description="the last turn's rewritten question")

@@ -90,8 +90,10 @@ class QueryPlan(BaseModel):
 
 
 def _with_basis(intent: QueryIntent, bases: list[Basis]) -> QueryIntent:
-    """``intent`` asking ``bases`` too."""
+    """``intent`` asking ``bases`` too, and searching by their names."""
     if not bases or not intent.metrics and not intent.requires_numeric:
         return intent
     wording = intent.wording.model_copy(update={"basis": list(dict.fromkeys([*intent.wording.basis, *bases]))})
-    return intent.model_copy(update={"wording": wording})
+    # retrieval ranks by the lookup's search words: the basis is among them, as the figure's row may print it
+    search = " ".join([intent.search, *(b.value for b in bases)]).strip()
+    return intent.model_copy(update={"wording": wording, "search": search})

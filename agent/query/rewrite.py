@@ -27,6 +27,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from agent.entities import EntityRegistry, as_registry
 from agent.entities.names import name_key
+from agent.finance.basis import bases_said
 from agent.finance.lexicon import find_metrics
 from agent.finance.periods import (
     find_periods,
@@ -176,9 +177,22 @@ def rewrite(
     asked = " ".join(question.split())
     plain = plain_question(asked, registry)
     turn = _Turn.read(plain, history, slots, registry)
-    done = _rewritten(turn)
+    done = _with_turn_basis(_rewritten(turn), asked, slots)
     done.turn_operation = _turn_operation(turn, done)
     return done if plain == asked else done.model_copy(update={"original": asked, "changed": True})
+
+
+def _with_turn_basis(done: Rewrite, asked: str, slots: DialogueSlots) -> Rewrite:
+    """``done`` with the bases the turn asks in its reading, kept in its slots: its own words' ('what was its
+    adjusted net income?'), which its English rewrite may have lost, else the last turn's when it inherits the
+    last turn's metric ('and in Q3 2024?' after an adjusted figure). They are the plan's, whatever the rewritten
+    question says."""
+    own = bases_said(asked)
+    inherited = any(c.startswith("metric:") for c in done.carried_over)
+    bases = list(dict.fromkeys([*done.intent.wording.basis, *(own or (slots.basis if inherited else []))]))
+    wording = done.intent.wording.model_copy(update={"basis": bases})
+    return done.model_copy(update={"intent": done.intent.model_copy(update={"wording": wording}),
+                                   "slots": done.slots.model_copy(update={"basis": bases})})
 
 
 def _turn_operation(turn: _Turn, done: Rewrite) -> str:
@@ -828,7 +842,7 @@ def rewrite_llm(
     new_slots.companies = new_slots.companies or offline.slots.companies
     new_slots.metrics = new_slots.metrics or offline.slots.metrics
     new_slots.periods = new_slots.periods or offline.slots.periods
-    return Rewrite(
+    return _with_turn_basis(Rewrite(
         original=question,
         question=out.question,
         carried_over=out.carried_over,
@@ -839,4 +853,4 @@ def rewrite_llm(
         operation=offline.operation,
         turn_operation=offline.turn_operation,
         source="llm",
-    )
+    ), question, slots)
