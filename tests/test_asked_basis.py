@@ -102,7 +102,7 @@ def test_what_a_basis_asks_of_a_figures_own_words() -> None:
     assert not unmet_basis([], [REP, ADJ], [REP])  # 'Net income (GAAP)' under an adjusted reconciliation's title
     assert not unmet_basis([], [ADJ], [])  # a title alone: its rows may be either
     assert unmet_basis([ORG], [ADJ], [ADJ])  # adjusted is not organic
-    assert without_bases("% Change at CER").split() == ["%", "Change", "at"]
+    assert without_bases("% Change at CER").split() == ["%", "Change"]
 
 
 def test_a_basis_said_of_the_turn_holds_for_each_lookup_one_said_of_a_metric_for_that_metric() -> None:
@@ -182,3 +182,17 @@ def test_a_follow_up_keeps_the_basis_its_words_ask_and_the_one_it_inherits(norva
     assert "$323 million" in stated(earlier) and "288" not in stated(earlier), earlier
     assert "$372 million" in stated(other) and "adjusted" not in stated(other), other
 
+
+def test_a_follow_up_naming_only_a_basis_asks_the_last_question_on_it(norvanta: Settings) -> None:
+    # the growth asked again at constant exchange rates is the sentence's 10%, organic is refused, as reported the
+    # growth computed from the levels: each basis replaces the last
+    growth, constant, organic, reported = ask_thread(norvanta, [
+        "What was Norvanta's total revenue growth in Q3 2025?",
+        "and at constant exchange rates?",
+        "what about on an organic basis?",
+        "and as reported?",
+    ])
+    assert "11.98%" in growth, growth
+    assert "as stated: 10%" in stated(constant), constant
+    assert stated(organic).startswith("Not found") and "10%" not in stated(organic), organic
+    assert "11.98%" in stated(reported), reported

@@ -16,12 +16,12 @@ from agent.schemas import Basis
 # The words of each basis. A basis is said by its own name, never by the amounts it leaves out ('excluding
 # restructuring' narrows a metric to a figure of its own, which its row must print).
 _SAID_RE = re.compile(
-    r"(?:\bon\s+an?\s+)?(?:(?P<adjusted>\badjusted\b|\bnon[\s-]?(?:gaap|ifrs)\b|\bcore\b|\bpro[\s-]forma\b|\bexcluding\s+special\s+items\b)"
+    r"(?:\b(?:on\s+an?|at|in)\s+)?(?:(?P<adjusted>\badjusted\b|\bnon[\s-]?(?:gaap|ifrs)\b|\bcore\b|\bpro[\s-]forma\b|\bexcluding\s+special\s+items\b)"
     r"|(?P<organic>\borganic(?:ally)?\b)"
     r"|(?P<constant>\bconstant[\s-](?:currency|currencies|exchange[\s-]rates?|fx|rates?)\b|\bcer\b"
     r"|\b(?:currency|fx)[\s-]neutral\b|\bex[\s-]fx\b|\blocal[\s-]currency\b"
     r"|\bexcluding\s+(?:the\s+)?(?:(?:impacts?|effects?)\s+(?:of\s+)?)?(?:foreign\s+)?(?:currency|exchange|fx)\b)"
-    r"|(?P<reported>\bas[\s-]reported\b|\breported\s+basis\b|\bunadjusted\b|\b(?:u\.\s?s\.\s+)?gaap\b|\bifrs\b))(?:\s+basis\b)?",  # 'on an adjusted basis'
+    r"|(?P<reported>\bas[\s-]reported\b|\breported\s+basis\b|\bunadjusted\b|\b(?:u\.\s?s\.\s+)?gaap\b|\bifrs\b))(?:\s+basis\b)?",  # 'on an adjusted basis', 'at constant currency'
     re.IGNORECASE,
 )
 _GROUPS = {"adjusted": Basis.ADJUSTED, "organic": Basis.ORGANIC, "constant": Basis.CONSTANT_CURRENCY,
@@ -64,7 +64,8 @@ def bases_in_series(text: str, spans: list[tuple[int, int]], index: int) -> list
 
 
 def without_bases(text: str) -> str:
-    """``text`` with the words that say a basis blanked: what else it says ('% Change at CER' -> '% Change at ')."""
+    """``text`` with the words that say a basis blanked, with their preposition: what else it says ('% Change at
+    CER' -> '% Change ')."""
     return _SAID_RE.sub(" ", text or "")
 
 

@@ -27,7 +27,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from agent.entities import EntityRegistry, as_registry
 from agent.entities.names import name_key
-from agent.finance.basis import bases_said
+from agent.finance.basis import bases_said, without_bases
 from agent.finance.lexicon import find_metrics
 from agent.finance.periods import (
     find_periods,
@@ -41,6 +41,7 @@ from agent.llm import schemas as llm_schemas
 from agent.llm.models import UsageLog, structured_call
 from agent.llm.prompts import echoes_prompt, rewrite_messages
 from agent.query.asked import operation_asked
+from agent.query.content import content_words
 from agent.query.cues import (
     _DEMONSTRATIVE_RE,
     _REFERENCE_RE,
@@ -536,6 +537,20 @@ def _new_metric(turn: _Turn, carry: _Carry) -> Rewrite | None:
     return turn.finish(text, carried, carry.slots_for(turn, carry.metrics_named, periods))
 
 
+def _new_basis(turn: _Turn, carry: _Carry) -> Rewrite | None:
+    """Only a basis for the last figure ('and at constant exchange rates?', 'what about on an adjusted basis?'):
+    the last question is asked again on it, its arithmetic, company, metric and periods kept (the plan reads the
+    basis from the question's words)."""
+    slots = turn.slots
+    opener = _REFERENCE_RE.match(turn.question)
+    rest = (turn.question[opener.end("opener"):] if opener and opener.group("opener") else turn.question).strip(" ?.!,")
+    if not slots.last_question or not bases_said(rest) or content_words(without_bases(rest)):
+        return None
+    last = " ".join(without_bases(slots.last_question).split()).rstrip(" ?.!,")  # the new basis replaces the last's
+    text = f"{last} {rest}?"
+    return turn.finish(text, [*carry.carried, f"question: {slots.last_question}"], slots.model_copy())
+
+
 def _new_part(turn: _Turn, carry: _Carry) -> Rewrite | None:
     """Only a new part of the last figure ('and in Europe?', 'what about the aerospace segment?'): company,
     metric and periods carry over and the part narrows the metric -- when the scope reader reads it as a part of
@@ -583,7 +598,7 @@ def _new_part_of_unnamed_subject(turn: _Turn, carry: _Carry) -> Rewrite | None:
     return turn.finish(text, [*carry.carried, "question: the last one", f"part: {part}"], new_slots)
 
 
-_CARRY_STEPS = (_company_added, _share_of_named_metric, _new_period, _new_period_of_unnamed_subject,
+_CARRY_STEPS = (_new_basis, _company_added, _share_of_named_metric, _new_period, _new_period_of_unnamed_subject,
                 _new_periods_of_last_arithmetic, _new_metric, _new_part, _new_part_of_unnamed_subject)
 
 
