@@ -113,6 +113,10 @@ def test_a_basis_said_of_the_turn_holds_for_each_lookup_one_said_of_a_metric_for
     two = _plan("What was Norvanta's adjusted net income and operating income in Q3 2025?")
     bases = {sq.metric: sq.intent.wording.basis for sq in two.sub_queries}
     assert bases == {"net income": [ADJ], "operating income": []}
+    # said of a metric a lookup's formula computes it from, it holds for that lookup: never the reported EBIT
+    ratio = _plan("What was Norvanta's interest coverage ratio using Q3 2025 adjusted EBIT as the numerator?")
+    bases = {sq.metric: sq.intent.wording.basis for sq in ratio.sub_queries}
+    assert bases["interest coverage ratio"] == [ADJ] and bases["ebit"] == [ADJ], bases
 
 
 @pytest.fixture(scope="module")

@@ -370,6 +370,7 @@ def check_operands(
     registry: EntityRegistry | None,
     scope: Sequence[ScopeTerm] = (),
     names: Sequence[str] = (),
+    written: Sequence[str] = (),
 ) -> Check:
     """The closed world for a figure computed by a formula (EBITDA as operating income plus depreciation and
     amortisation, free cash flow as operating cash flow less capital expenditure): every name, part and qualifier
@@ -380,7 +381,7 @@ def check_operands(
         return Check(name="scope", passed=True, detail="no formula")
     # a formula's operands; a share or ratio of two items is the items' (its whole is no part of the question)
     operands = formula_operands(answer)
-    qualifiers = asked_qualifiers(without_names(question, [answer.company]) or question)
+    qualifiers = asked_qualifiers(without_names(question, [answer.company, *written]) or question)
     # a basis among the metric's modifiers ('adjusted EBITDA margin') is the basis check's, whose operands need
     # not all say it (revenue is the whole of an adjusted margin, on no basis of its own)
     modifiers = metric_modifiers(question, answer.metric, answer.company)
@@ -438,6 +439,7 @@ def check_scope(
     names: Sequence[str] = (),
     predicate: Sequence[str] = (),
     bases: Sequence[Basis] = (),
+    written: Sequence[str] = (),
 ) -> Check:
     """Closed world for what the question narrows its figure to: every proper name it uses (``names``, as the plan
     read them) that is no indexed company (a segment, a region, a product, a counterparty), and every part its plan
@@ -447,7 +449,7 @@ def check_scope(
     # a read one: the same closed world holds for it.
     from_cells = answer.status == "computed" and bool(answer.named)
     if answer.status == "computed" and not from_cells:
-        return check_operands(answer, question, reader, registry, scope, names)  # computed by a formula
+        return check_operands(answer, question, reader, registry, scope, names, written)  # computed by a formula
     if (answer.status != "found" and not from_cells) or answer.value is None:
         return Check(name="scope", passed=True, detail="no figure")
     provenance = figure_provenance(answer, reader)

@@ -173,10 +173,12 @@ def check_unit(answer: SubAnswer, unit: str) -> Check:
 
 
 def check_metric(
-    answer: SubAnswer, question: str, reader: EvidenceReader | None = None, turn_question: str = ""
+    answer: SubAnswer, question: str, reader: EvidenceReader | None = None, turn_question: str = "",
+    written: Sequence[str] = (),
 ) -> Check:
     """The words naming the figure carry no restricting qualifier (region, adjusted) the question lacks, and
-    name the qualifiers the question puts on its metric ('fuel surcharge revenue' is not 'revenue')."""
+    name the qualifiers the question puts on its metric ('fuel surcharge revenue' is not 'revenue'). The company's
+    name, as the plan read it written (``written``), qualifies nothing ('Tailwind Traders International's')."""
     if answer.status != "found":
         return Check(name="metric", passed=True, detail=f"metric: {answer.metric or 'as asked'}")
     words = naming_words(answer)
@@ -201,7 +203,8 @@ def check_metric(
     # An expectation asked anywhere in the turn ('what does X expect for 2023 ...') holds for each of its parts,
     # whose split questions are written without it; a region or an adjustment belongs to its own part only.
     turn_outlook = [q for q in asked_qualifiers(turn_question) if q[0] == OUTLOOK]
-    asked_all = list(dict.fromkeys([*asked_qualifiers(without_names(question, [answer.company]) or question), *turn_outlook]))
+    unnamed = without_names(question, [answer.company, *written]) or question
+    asked_all = list(dict.fromkeys([*asked_qualifiers(unnamed), *turn_outlook]))
     unsaid = unsaid_qualifiers(asked_all, answer, reader)
     if unsaid:
         kind, term = unsaid[0]
@@ -241,7 +244,7 @@ def check_metric(
             f"the figure's row {movement!r} is a movement of its table's roll-forward, not the "
             f"{f'{answer.metric} balance' if answer.metric else 'balance the table is about'} (its beginning and "
             "ending rows are)"))
-    asked_kinds = {kind for kind, _ in [*asked_qualifiers(question), *turn_outlook]}
+    asked_kinds = {kind for kind, _ in [*asked_qualifiers(unnamed), *turn_outlook]}
     for kind, pattern in _QUALIFIERS:
         # A restricting qualifier of the question's own ('U.S. revenue') allows the figure's; 'worldwide' does not.
         asked = kind in asked_kinds
@@ -617,11 +620,11 @@ def gate(
     if answer.value is not None:
         checks += [
             check_period(answer, asked_period, reader),
-            check_metric(answer, sub_query.question, reader, turn_question),
+            check_metric(answer, sub_query.question, reader, turn_question, sub_query.intent.company_written),
             check_basis(answer, sub_query.intent.wording.basis, reader),
             check_scope(answer, sub_query.question, reader, registry, sub_query.intent.scope, turn_question,
                         sub_query.intent.total, sub_query.intent.names, sub_query.intent.wording.predicate,
-                        sub_query.intent.wording.basis),
+                        sub_query.intent.wording.basis, sub_query.intent.company_written),
             check_scale(answer),
             check_sanity(answer),
             check_unit(answer, sub_query.intent.unit),

@@ -8,6 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from agent.finance.arithmetic import formula_components
+from agent.finance.metrics import METRICS
 from agent.query.names import question_names
 from agent.schemas import Basis, QueryIntent
 
@@ -76,10 +78,17 @@ class QueryPlan(BaseModel):
         subs = [sq.model_copy(update={
             "operand_of": sorted(set(taken.get(sq.id, []))),
             "intent": _with_basis(sq.intent.model_copy(update={"total": True}) if inherited else sq.intent,
-                                  self._turn_bases()),
+                                  [*self._turn_bases(), *self._component_bases(sq)]),
             "turn_names": turn_names,
         }) for sq in self.sub_queries]
         return self.model_copy(update={"sub_queries": subs})
+
+    def _component_bases(self, sub_query: SubQuery) -> list[Basis]:
+        """The bases said of a metric the lookup's formula computes it from ('the interest coverage ratio using
+        adjusted EBIT as the numerator'): the lookup is asked on them too, never on the reported component."""
+        components = set(formula_components(sub_query.metric)) if sub_query.metric in METRICS else set()
+        return [b for sq in self.sub_queries if sq is not sub_query and sq.metric in components
+                for b in sq.intent.wording.basis if b not in sub_query.intent.wording.basis]
 
     def _turn_bases(self) -> list[Basis]:
         """The bases the turn asks that none of its lookups' own words carry: said of the whole turn ('revenue
