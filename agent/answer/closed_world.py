@@ -47,7 +47,7 @@ from agent.ingest.typed_tables import TOTAL_ROW_RE
 from agent.query.content import content_words
 from agent.query.cues import is_operation_word, possessive
 from agent.query.definitions import asked_part
-from agent.query.intent import asking_part, without_names
+from agent.query.intent import asking_part
 from agent.query.scope import ADJUSTING, AMOUNT_NOUNS, EXCLUDING, STOP_WORDS, metric_modifiers, terms_for
 from agent.schemas import Basis, ScopeTerm
 
@@ -381,7 +381,7 @@ def check_operands(
         return Check(name="scope", passed=True, detail="no formula")
     # a formula's operands; a share or ratio of two items is the items' (its whole is no part of the question)
     operands = formula_operands(answer)
-    qualifiers = asked_qualifiers(without_names(question, [answer.company, *written]) or question)
+    qualifiers = asked_qualifiers(question, [answer.company, *written])
     # a basis among the metric's modifiers ('adjusted EBITDA margin') is the basis check's, whose operands need
     # not all say it (revenue is the whole of an adjusted margin, on no basis of its own)
     modifiers = metric_modifiers(question, answer.metric, answer.company)

@@ -47,11 +47,14 @@ def figure_bases(answer: SubAnswer, reader: EvidenceReader | None) -> tuple[list
     """(own, near): the bases the figure's own words say, nearest first, and those its row, column or sentence say
     themselves (see the module's docstring); none when no word says one (a figure as reported)."""
     column = answer.value.column if answer.value is not None else ""
-    if row_label(answer) or answer.named or column:
-        near = bases_said(f"{naming_words(answer)} {column}")
-    else:
-        near = _sentence_bases(answer, reader)
+    near = _row_bases(answer) if row_label(answer) or answer.named or column else _sentence_bases(answer, reader)
     return (near or bases_said(own_clause(answer, reader))), near
+
+
+def _row_bases(answer: SubAnswer) -> list[Basis]:
+    """The bases a table figure's row label (or the words naming it) and its column say."""
+    column = answer.value.column if answer.value is not None else ""
+    return bases_said(f"{naming_words(answer)} {column}")
 
 
 def check_basis(answer: SubAnswer, asked: list[Basis], reader: EvidenceReader | None) -> Check:
@@ -96,5 +99,4 @@ def states_bases(answer: SubAnswer, bases: list[Basis]) -> bool:
     """Whether the figure's own row or column states every basis of ``bases`` other than the reported one (none
     asked: False): of two readings of a lookup, the one that does answers it."""
     wanted = other_than_reported(bases)
-    column = answer.value.column if answer.value is not None else ""
-    return bool(wanted) and set(wanted) <= set(bases_said(f"{naming_words(answer)} {column}"))
+    return bool(wanted) and set(wanted) <= set(_row_bases(answer))

@@ -67,7 +67,6 @@ from agent.finance.periods import find_periods, period_year, sort_key, without_p
 from agent.query.asked import operation_unmet, operation_unmet_by, stated_change_meets
 from agent.query.content import content_words
 from agent.query.cues import NON_NUMERIC_RELATIONS, possessive
-from agent.query.intent import without_names
 from agent.query.plan import SubQuery
 from agent.query.scope import NAME_JOINERS, STOP_WORDS, operation_word, terms_for
 from agent.schemas import NumericValue, QueryIntent
@@ -203,8 +202,8 @@ def check_metric(
     # An expectation asked anywhere in the turn ('what does X expect for 2023 ...') holds for each of its parts,
     # whose split questions are written without it; a region or an adjustment belongs to its own part only.
     turn_outlook = [q for q in asked_qualifiers(turn_question) if q[0] == OUTLOOK]
-    unnamed = without_names(question, [answer.company, *written]) or question
-    asked_all = list(dict.fromkeys([*asked_qualifiers(unnamed), *turn_outlook]))
+    qualified = asked_qualifiers(question, [answer.company, *written])
+    asked_all = list(dict.fromkeys([*qualified, *turn_outlook]))
     unsaid = unsaid_qualifiers(asked_all, answer, reader)
     if unsaid:
         kind, term = unsaid[0]
@@ -244,7 +243,7 @@ def check_metric(
             f"the figure's row {movement!r} is a movement of its table's roll-forward, not the "
             f"{f'{answer.metric} balance' if answer.metric else 'balance the table is about'} (its beginning and "
             "ending rows are)"))
-    asked_kinds = {kind for kind, _ in [*asked_qualifiers(unnamed), *turn_outlook]}
+    asked_kinds = {kind for kind, _ in [*qualified, *turn_outlook]}
     for kind, pattern in _QUALIFIERS:
         # A restricting qualifier of the question's own ('U.S. revenue') allows the figure's; 'worldwide' does not.
         asked = kind in asked_kinds

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from agent.answer.gate import gate
 from agent.answer.provenance import spelled_out
 from agent.answer.reading import Evidence, EvidenceReader, Segment
-from agent.answer.records import SubAnswer, as_stated
+from agent.answer.records import SubAnswer, read_change
 from agent.answer.words import ASKING_WORDS
 from agent.finance.basis import bases_said, other_than_reported, without_bases
 from agent.finance.periods import find_periods, sort_key, without_periods
@@ -114,14 +114,11 @@ def printed_change(plan: QueryPlan, sub_answers: Sequence[SubAnswer], evidence: 
     lookup cites and gated; None when the plan asks anything else, the row prints no change column for those
     periods on the basis asked, or (``computed``: the change could be computed from the levels) the column read
     names no basis the question asks, or the gate refuses the figure."""
-    combos = plan.combinations
-    if len(combos) != 1 or combos[0].operation not in _PERCENT_COLUMN or len(combos[0].operands) != 2:
-        return None
-    by_id = {sq.id: sq for sq in plan.sub_queries}
+    change = plan.one_change(_PERCENT_COLUMN)
     answers = {sa.sub_query_id: sa for sa in sub_answers}
-    earlier, later = (by_id.get(op) for op in combos[0].operands)
-    if earlier is None or later is None or later.id not in answers or not earlier.period or not later.period:
+    if change is None or change[2].id not in answers:
         return None
+    operation, earlier, later = change
     reader = EvidenceReader(evidence)
     asked = {*plan.intent.wording.words, *later.intent.wording.words}
     beyond = _beyond_lookup(plan, later)
@@ -129,12 +126,12 @@ def printed_change(plan: QueryPlan, sub_answers: Sequence[SubAnswer], evidence: 
     bases = set(other_than_reported(later.intent.wording.basis))  # the turn's, carried to its lookups by the plan
     for seg in _row_segments(reader, answers[later.id]):
         ev = reader.evidence[seg.ev]
-        found = _change_cell(seg, ev.table, (earlier.period, later.period), _PERCENT_COLUMN[combos[0].operation],
+        found = _change_cell(seg, ev.table, (earlier.period, later.period), _PERCENT_COLUMN[operation],
                              bases, asked, beyond, written) if ev.table is not None else None
         if found is not None and (found[2] or not computed):
             value, column, _ = found
-            read = _answer(answers[later.id], later, earlier.period, seg, ev, value, column, combos[0].operation)
-            gated = gate(read, _asking(later, combos[0].operation), reader)
+            read = _answer(answers[later.id], later, earlier.period, seg, ev, value, column, operation)
+            gated = gate(read, later.asking(operation), reader)
             return gated if gated.status == "found" else None
     return None
 
@@ -150,35 +147,13 @@ def _beyond_lookup(plan: QueryPlan, later: SubQuery) -> set[str]:
             if not is_operation_word(w)}
 
 
-def _asking(sub_query: SubQuery, operation: str) -> SubQuery:
-    """The later lookup asked for its change: the plan's operation is the lookup's own."""
-    return sub_query.model_copy(update={"intent": sub_query.intent.model_copy(update={"operations": [operation]})})
-
-
 def _answer(base: SubAnswer, sub_query: SubQuery, earlier: str, seg: Segment, ev: Evidence, value: NumericValue,
             column: TableColumn, operation: str) -> SubAnswer:
     """The change as read: the row's figure under the change column, of the later period, cited to its row."""
     changed = value.model_copy(update={"change": True, "period": sub_query.period})
-    shown = as_stated(changed)
-    quote = seg.text
-    citation = ev.citation(quote, value.start, seg.label)
     whose = f"{base.company}'s " if base.company else ""
     kind = "percentage change" if operation == "percent_change" else "change"
-    sentence = f"{whose}{seg.label}, {kind} from {earlier} to {sub_query.period} as printed ('{column.label}'): {shown}"
-    return base.model_copy(update={
-        "status": "found",
-        "answer": f"{sentence[0].upper()}{sentence[1:]} {citation.label()}.",
-        "value": changed,
-        "display": shown,
-        "quote": quote,
-        "citation": citation,
-        "citations": [citation],
-        "period": sub_query.period,
-        "period_stated": True,
-        "confidence": 1.0,
-        "named": f"{seg.label} {column.label}",
-        "checks": [],
-        "missing": "",
-        "closest": "",
-        "explanation": f'table cell: row "{seg.label}", column "{column.label}". Source: "{quote}"',
-    })
+    what = f"{whose}{seg.label}, {kind} from {earlier} to {sub_query.period} as printed ('{column.label}')"
+    return read_change(base, sub_query, changed, seg.text, ev.citation(seg.text, value.start, seg.label), what,
+                       f'table cell: row "{seg.label}", column "{column.label}". Source: "{seg.text}"',
+                       named=f"{seg.label} {column.label}")

@@ -25,6 +25,7 @@ from agent.finance.numbers import (
     nil_cell,
 )
 from agent.query.cues import metric_label, possessive
+from agent.query.plan import SubQuery
 from agent.schemas import Citation, NumericValue
 
 NOT_FOUND = "Not found in the filings"  # how every honest miss starts, so people and evals can spot it
@@ -298,4 +299,29 @@ def operand_read(answer: SubAnswer, operand: CitedValue) -> SubAnswer:
     return answer.model_copy(update={
         "status": "found", "metric": operand.metric, "value": operand.value, "citation": operand.citation,
         "citations": [operand.citation], "named": "", "quote": operand.citation.quote, "computations": [],
+    })
+
+
+def read_change(base: SubAnswer, sub_query: SubQuery, value: NumericValue, quote: str, citation: Citation,
+                what: str, explanation: str, named: str | None = None) -> SubAnswer:
+    """``base`` answered by a change the filing prints (a change column's cell, a sentence's rate) for the later
+    lookup ``sub_query``: ``what`` it is, then the figure as printed, cited; ``named`` the words naming it, when
+    they are not ``base``'s."""
+    shown = as_stated(value)
+    sentence = f"{what}: {shown}"
+    return base.model_copy(update={**({} if named is None else {"named": named}),
+        "status": "found",
+        "answer": f"{sentence[0].upper()}{sentence[1:]} {citation.label()}.",
+        "value": value,
+        "display": shown,
+        "quote": quote,
+        "citation": citation,
+        "citations": [citation],
+        "period": sub_query.period,
+        "period_stated": True,
+        "confidence": 1.0,
+        "checks": [],
+        "missing": "",
+        "closest": "",
+        "explanation": explanation,
     })

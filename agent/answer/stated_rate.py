@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from agent.answer.gate import gate
 from agent.answer.reading import Evidence, EvidenceReader, Segment
-from agent.answer.records import SubAnswer, as_stated
+from agent.answer.records import SubAnswer, read_change
 from agent.finance.basis import basis_phrase, other_than_reported
 from agent.query.cues import metric_label
 from agent.query.plan import QueryPlan, SubQuery
@@ -28,18 +28,15 @@ def stated_rate(plan: QueryPlan, sub_answers: Sequence[SubAnswer], evidence: Seq
     """The percentage change of one metric between two periods that the plan asks on a basis other than the
     reported one, read from a sentence that states it on that basis and gated; None when the plan asks anything
     else or no sentence states it."""
-    combos = plan.combinations
-    if len(combos) != 1 or combos[0].operation != _OPERATION or len(combos[0].operands) != 2:
-        return None
-    by_id = {sq.id: sq for sq in plan.sub_queries}
-    earlier, later = (by_id.get(op) for op in combos[0].operands)
+    change = plan.one_change([_OPERATION])
     answers = {sa.sub_query_id: sa for sa in sub_answers}
-    if earlier is None or later is None or not later.period or later.id not in answers:
+    if change is None or change[2].id not in answers:
         return None
+    _, earlier, later = change
     if not other_than_reported(later.intent.wording.basis):
         return None  # a reported growth is computed from the two levels
     reader = EvidenceReader(evidence)
-    asking = later.model_copy(update={"intent": later.intent.model_copy(update={"operations": [_OPERATION]})})
+    asking = later.asking(_OPERATION)
     for seg in reader.segments:
         if seg.kind != "sentence" or not any(m.canonical == later.metric for m in seg.mentions):
             continue
@@ -56,26 +53,9 @@ def stated_rate(plan: QueryPlan, sub_answers: Sequence[SubAnswer], evidence: Seq
 def _answer(base: SubAnswer, sub_query: SubQuery, earlier: str, seg: Segment, ev: Evidence,
             value: NumericValue) -> SubAnswer:
     """The change as the sentence states it, of the later period, cited to its sentence."""
-    shown = as_stated(value)
-    quote = seg.text
-    citation = ev.citation(quote, value.start, "")
     whose = f"{base.company}'s " if base.company else ""
     basis = basis_phrase(other_than_reported(sub_query.intent.wording.basis))
-    sentence = (f"{whose}{metric_label(sub_query.metric)}, percentage change from {earlier} to {sub_query.period} {basis}, as "
-                f"stated: {shown}")
-    return base.model_copy(update={
-        "status": "found",
-        "answer": f"{sentence[0].upper()}{sentence[1:]} {citation.label()}.",
-        "value": value,
-        "display": shown,
-        "quote": quote,
-        "citation": citation,
-        "citations": [citation],
-        "period": sub_query.period,
-        "period_stated": True,
-        "confidence": 1.0,
-        "checks": [],
-        "missing": "",
-        "closest": "",
-        "explanation": f'stated in a sentence: "{quote}"',
-    })
+    what = (f"{whose}{metric_label(sub_query.metric)}, percentage change from {earlier} to {sub_query.period} {basis}, "
+            "as stated")
+    return read_change(base, sub_query, value, seg.text, ev.citation(seg.text, value.start, ""), what,
+                       f'stated in a sentence: "{seg.text}"')

@@ -60,7 +60,6 @@ from agent.ingest.typed_tables import TOTAL_ROW_RE
 from agent.query.asked import asks_change
 from agent.query.content import WORD_RE
 from agent.query.definitions import question_formulas
-from agent.query.intent import without_names
 from agent.query.plan import SubQuery
 from agent.query.scope import STOP_WORDS, basis_words, metric_modifiers
 from agent.schemas import Basis, Citation, NumericValue
@@ -533,8 +532,7 @@ def _lexicon_answer(
     # the parts of ``base.scope``: the basis it also names is no word a row must print ('Non-GAAP' says adjusted)
     parts = [t for t in base.scope if t not in set(Basis)]
     # ... never the company's own name ('MGM Resorts International' asks no international figure)
-    qualifiers = asked_qualifiers(without_names(sub_query.question, [company, *intent.company_written])
-                                  or sub_query.question)
+    qualifiers = asked_qualifiers(sub_query.question, [company, *intent.company_written])
     scope = [company, *intent.entities, *(term for _, term in qualifiers), *parts]
     change = asks_change(intent)
     bases = other_than_reported(intent.wording.basis)

@@ -18,6 +18,7 @@ from agent.finance.numbers import without_units
 from agent.finance.wording import without_possessive
 from agent.query.content import WORD_RE, content_words, numbered_names, stem
 from agent.query.cues import NON_NUMERIC_RELATIONS
+from agent.query.intent import without_names
 from agent.query.plan import SubQuery
 from agent.query.scope import (
     CONTRIBUTION_VERBS,
@@ -330,12 +331,14 @@ _QUALIFIERS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _WIDE = re.compile(r"\bworldwide\b|\bglobal(?:ly)?\b|\btotal\b|\bconsolidated\b", re.IGNORECASE)
 
 
-def asked_qualifiers(question: str) -> list[tuple[str, str]]:
+def asked_qualifiers(question: str, names: Sequence[str] = ()) -> list[tuple[str, str]]:
     """The restricting qualifiers a question puts on what it asks, as (kind, term): ('geography', 'United
-    States') for 'employees in the United States'; widening words ('worldwide', 'total') are none."""
+    States') for 'employees in the United States'; widening words ('worldwide', 'total') are none, and neither are
+    the words of the company's ``names`` as the question writes them ('Tailwind Traders International's')."""
+    text = (without_names(question, names) or question) if names else question
     return [
         (kind, m.group(0))
         for kind, pattern in _QUALIFIERS
-        for m in pattern.finditer(question)
+        for m in pattern.finditer(text)
         if not _WIDE.fullmatch(m.group(0))
     ]

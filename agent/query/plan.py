@@ -4,6 +4,7 @@ combinations computed in code over their answers.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -33,6 +34,10 @@ class SubQuery(BaseModel):
     def all_names(self) -> list[str]:
         """The proper names the lookup's own words and its turn's use, each once (the company checks read both)."""
         return list(dict.fromkeys([*self.intent.names, *self.turn_names]))
+
+    def asking(self, operation: str) -> SubQuery:
+        """The lookup asked for the result of ``operation`` (a change the filing prints is the lookup's own)."""
+        return self.model_copy(update={"intent": self.intent.model_copy(update={"operations": [operation]})})
 
 
 class Combination(BaseModel):
@@ -89,6 +94,20 @@ class QueryPlan(BaseModel):
         components = set(formula_components(sub_query.metric)) if sub_query.metric in METRICS else set()
         return [b for sq in self.sub_queries if sq is not sub_query and sq.metric in components
                 for b in sq.intent.wording.basis if b not in sub_query.intent.wording.basis]
+
+    def one_change(self, operations: Collection[str]) -> tuple[str, SubQuery, SubQuery] | None:
+        """(operation, earlier, later) when the plan's one combination is one of ``operations`` (a change, a
+        percentage change) between two dated lookups; None otherwise."""
+        if len(self.combinations) != 1:
+            return None
+        combo = self.combinations[0]
+        if combo.operation not in operations or len(combo.operands) != 2:
+            return None
+        by_id = {sq.id: sq for sq in self.sub_queries}
+        earlier, later = (by_id.get(op) for op in combo.operands)
+        if earlier is None or later is None or not earlier.period or not later.period:
+            return None
+        return combo.operation, earlier, later
 
     def _turn_bases(self) -> list[Basis]:
         """The bases the turn asks that none of its lookups' own words carry: said of the whole turn ('revenue
