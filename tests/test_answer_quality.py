@@ -125,6 +125,8 @@ def test_typed_number_arithmetic_on_the_last_answer() -> None:
     assert divided is not None and divided.result.value == pytest.approx(385.373)
     less = answer_references(rewrite("what is that less an initial $100 investment?", history, slots))
     assert less is not None and less.result.value == pytest.approx(385273)
+    # 'times 1000' re-scales as often as it multiplies: no product is computed, no figure stated from it
+    assert answer_references(rewrite("what is that times 1000?", history, slots)) is None
     typed = rewrite("what is 100000 divided by 100?", [], DialogueSlots())
     answer = answer_offline(QueryPlan(question=typed.question), [], typed)
     assert "1,000" in answer.text

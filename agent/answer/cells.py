@@ -470,6 +470,8 @@ def _cell_answer(base: SubAnswer, sub_query: SubQuery, reader: EvidenceReader) -
     if not words:
         return None
     named = list(dict.fromkeys(p.norm for p in find_periods(sub_query.question)))
+    if len(named) == 1 and sub_query.intent.wording.counted_years and asks_change(sub_query.intent):
+        named = sorted(sub_query.intent.temporal_scope.periods, key=sort_key)  # a span's ends, counted back
     if len(named) >= 2:
         combined = _cell_combination(base, sub_query, reader, words, named)
         if combined is not None or not set(sub_query.intent.operations) & _ROW_OPERATIONS:

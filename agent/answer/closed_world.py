@@ -47,7 +47,7 @@ from agent.ingest.typed_tables import TOTAL_ROW_RE
 from agent.query.content import content_words
 from agent.query.cues import is_operation_word, possessive
 from agent.query.definitions import asked_part
-from agent.query.intent import asking_part
+from agent.query.intent import asking_part, without_span
 from agent.query.scope import ADJUSTING, AMOUNT_NOUNS, EXCLUDING, STOP_WORDS, metric_modifiers, terms_for
 from agent.schemas import Basis, ScopeTerm
 
@@ -78,7 +78,7 @@ def _uncovered_words(answer: SubAnswer, question: str, provenance: str, headings
     if only_periods(row_label(answer) or answer.named or naming_words(answer)):
         return []  # a schedule's year row ('2015 | 1,110') is the asked metric's by the schedule's own reading
     # '6/30/25' is the period's, 'at constant currency' the basis check's
-    question = without_bases(without_periods(without_possessive(asking_part(asked_part(question)))))
+    question = without_span(without_bases(without_periods(without_possessive(asking_part(asked_part(question))))))
     question = SCALE_ASKED_RE.sub(" ", _NET_CHANGE_RE.sub(" ", question))  # 'net change in X' asks X's change
     printed = f"{provenance} {headings}"
     metrics = {m.canonical for m in find_metrics(printed)}

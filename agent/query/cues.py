@@ -39,6 +39,9 @@ _REFERENCE_RE = re.compile(
 )
 
 
+# The arithmetic a question types with a number ('less 100', 'divided by 1000'). Never 'times': 'that times 1000'
+# re-scales a figure as often as it multiplies it, and the two disagree on every figure computed from it after.
+TYPED_OPERATOR = r"divided\s+by|less|minus|plus"
 TYPED_NUMBER = "the number"  # label prefix of a number the user typed (no citation: it is not from a filing)
 
 

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from agent.entities import EntityRegistry
 from agent.finance.arithmetic import CitedValue, Computation
-from agent.finance.periods import find_periods
+from agent.finance.periods import find_periods, without_periods
 from agent.query.cues import chronological, intent_companies, subject_phrase
 from agent.query.operations import asks_words
 from agent.query.plan import QueryPlan
@@ -157,8 +157,8 @@ def update_slots(
     new.last_values = remembered
     if rewrite.standalone != "small_talk" and not words:
         headline = (
-            CitedValue(label=" ".join(x for x in (computations[0].metric, computations[0].operation,
-                                                  computations[0].result.period) if x),
+            CitedValue(label=" ".join(x for x in (computations[0].metric or _item_of(computations[0]),
+                                                  computations[0].operation, computations[0].result.period) if x),
                        metric=computations[0].metric, value=computations[0].result, computed=True)
             if computations
             else (values[0] if values else None)
@@ -175,3 +175,12 @@ def update_slots(
     elif rewrite.standalone != "small_talk":
         new.last_refused = not values and not computations
     return new
+
+
+def _item_of(computation: Computation) -> str:
+    """What a computation with no metric was computed for: the words its inputs' labels share, periods left out
+    ('citi' of 'citi FY2012' and 'citi FY2017'), so that a later turn can name the result by it ('that citi one')."""
+    labels = [without_periods(i.label).split() for i in computation.inputs]
+    if not labels:
+        return ""
+    return " ".join(w for w in labels[0] if all(w in other for other in labels[1:]))

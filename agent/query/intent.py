@@ -65,11 +65,20 @@ from agent.query.asked import (
 )
 from agent.query.content import WORD_RE, content_words
 from agent.query.counted import WORKFORCE_KEY, WORKFORCE_METRIC, counted_thing
-from agent.query.cues import BEFORE, asked_scale, asks_percent, asks_total, relative_years, share_of_metric
+from agent.query.cues import (
+    BEFORE,
+    CAGR_RE,
+    TYPED_OPERATOR,
+    asked_scale,
+    asks_percent,
+    asks_total,
+    relative_years,
+    share_of_metric,
+)
 from agent.query.definitions import asked_part
 from agent.query.kind import COMPOSED, WORKED_OUT, QueryKind, classify_query, find_form, in_question_form
 from agent.query.names import question_names
-from agent.query.operations import guess_operation
+from agent.query.operations import COMPUTED, guess_operation
 from agent.query.predicate import asked_predicate
 from agent.query.scope import (
     PLAIN_MODIFIERS,
@@ -351,6 +360,10 @@ def _requires_numeric(question: str, relation: Relation, metrics: list[str]) -> 
         return True
     if relation in (Relation.DEFINITION, Relation.POLICY, Relation.EXPLANATION):
         return False
+    if not metrics and operations_asked(question) & (COMPUTED - {"ratio"}):
+        # 'what was that fluctuation for the s&p 500?': a change or an average of what no metric names is a figure
+        # (a 'share' may be stock)
+        return True
     if any((f := METRICS[m].formula) is not None and f.kind.value in _NUMERIC_KINDS for m in metrics):
         return True
     quantitative = [m for m in metrics if not METRICS[m].described]
@@ -404,7 +417,7 @@ def span_years(question: str) -> int:
 # 'What is the value of the S&P 500 in 2018 less 100?', '... less an initial $100 investment?': a figure looked
 # up, then a number the user typed taken from it (or added, or divided by), in code.
 _TYPED_OP_RE = re.compile(
-    r"\b(?P<op>less|minus|plus|divided\s+by)\s+(?:an?\s+|and\s+)?(?:assumed\s+)?(?:initial\s+)?"
+    rf"\b(?P<op>{TYPED_OPERATOR})\s+(?:an?\s+|and\s+)?(?:assumed\s+)?(?:initial\s+)?"
     r"(?:investment\s+of\s+)?\$?\s*(?!(?:19|20)\d\d\b)(?P<num>\d[\d,]*(?:\.\d+)?)(?:\s+investment)?\s*\??\s*$",
     re.IGNORECASE,
 )
@@ -448,7 +461,7 @@ def read_wording(question: str) -> Wording:
                 if (name := asked_name(question, m.canonical)) and asks_contrary(name)}
     guess = guess_operation(question)
     return Wording(
-        words=sorted(content_words(asked)),
+        words=sorted(content_words(without_span(asked))),  # the span's count is read into counted_years
         terms=list(dict.fromkeys(w for w in WORD_RE.findall(question.lower()) if w not in STOP_WORDS)),
         topic=sorted(content_words(re.sub(r"['’](?:s\b)?", " ", without_cause_words(question)))),
         beside=_words_beside(question),
@@ -506,7 +519,12 @@ def _temporal_scope(
             scope_type = "range"
     years = span_years(question)
     if years and len(norms) == 1:
-        norms = [shift_period(norms[0], -k) for k in range(years)]
+        if _CHANGE_ASKED.search(without_metrics(question)) or CAGR_RE.search(question):
+            # a change over a span of years runs from the span's opening, the close of the year before its first
+            # ('the five-year period ended 2017': from the end of 2012 to the end of 2017)
+            norms = [norms[0], shift_period(norms[0], -years)]
+        else:
+            norms = [shift_period(norms[0], -k) for k in range(years)]
     needs_prior = bool(_CHANGE_ASKED.search(without_metrics(question))) or BEFORE in relative_years(question) or any(
         METRICS[m].formula is not None and METRICS[m].formula.needs_prior_period() for m in metrics
     )

@@ -11,9 +11,11 @@ from agent.finance.arithmetic import CitedValue
 from agent.finance.numbers import MONEY_UNITS
 from agent.finance.periods import find_periods, normalise_period, sort_key
 from agent.finance.wording import CHANGE_NOUN, COUNT_VALUES, COUNT_WORD, SHARE_RE, TOTAL_RE, plain_words
+from agent.query.content import content_words
 from agent.query.cues import (
     _RESULT_RE,
     TYPED_NUMBER,
+    TYPED_OPERATOR,
     _own_words,
     _subject_question,
     and_list,
@@ -27,7 +29,7 @@ from agent.schemas import NumericValue
 
 # A follow-up about the change just computed ('this change as a percentage of that net revenue in 2008').
 _THIS_CHANGE_RE = re.compile(
-    rf"\b(?:this|that|the\s+same)\s+(?:\w+\s+){{0,2}}?(?:{CHANGE_NOUN})\b",
+    rf"\b(?:this|that|the\s+same)\s+(?:\S+\s+){{0,2}}?(?:{CHANGE_NOUN})\b",
     re.IGNORECASE,
 )
 
@@ -38,7 +40,7 @@ _RESULT_NOUN = r"change|difference|value|amount|result|total|sum|number|figure|q
 _CONSTANT_OP_RE = re.compile(
     rf"(?:\b(?:(?:that|this|it)(?:\s+(?:{_RESULT_NOUN}))?|the\s+(?:{_RESULT_NOUN})(?:\s+\w+)?)|"
     r"(?<![\w.,$])(?!(?:19|20)\d\d\b)(?P<left_num>\d[\d,]*(?:\.\d+)?))\s+"
-    r"(?P<op>divided\s+by|over|less|minus|plus)\s+(?:an?\s+(?:initial\s+)?)?\$?\s*"
+    rf"(?P<op>{TYPED_OPERATOR}|over)\s+(?:an?\s+(?:initial\s+)?)?\$?\s*"
     r"(?!(?:19|20)\d\d\b)(?P<num>\d[\d,]*(?:\.\d+)?)(?![\d,]*\s*(?:%|percent))",
     re.IGNORECASE,
 )
@@ -77,8 +79,10 @@ _INCLUDING_RE = re.compile(
 )
 
 
+# The words that put what follows them under a division ('divided by', 'in relation to').
+_DIVISOR = r"\b(?:over|divided\s+by|relative\s+to|in\s+relation\s+to)\b"
 _OVER_BASE_RE = re.compile(
-    r"\b(?:over|divided\s+by|relative\s+to|in\s+relation\s+to|as\s+a\s+(?:share|portion)\s+of)"
+    rf"(?:{_DIVISOR}|\bas\s+a\s+(?:share|portion)\s+of)"
     r"\s+(?:the\s+|this\s+|that\s+)?(?:\d{4}|prior|previous|earlier|original|base|initial)\b",
     re.IGNORECASE,
 )
@@ -242,6 +246,28 @@ def _named_values(question: str, pool: Sequence[CitedValue]) -> list[CitedValue]
     return [v for v in chosen if v is not None]
 
 
+# '... in relation to that citi one': 'one' stands for the noun of a result named before it ('this s&p 500 fluctuation').
+_ONE_RE = re.compile(r"\b(?:this|that|the)\s+(?P<item>[^,?]+?)\s+one\b", re.IGNORECASE)
+
+
+def _result_pair(question: str, slots: DialogueSlots) -> tuple[CitedValue, CitedValue] | None:
+    """The two earlier changes a follow-up names by their items ('how much did this s&p 500 fluctuation represent
+    in relation to that citi one?'), in the order it names them; None unless each item names exactly one."""
+    first = _THIS_CHANGE_RE.search(question)
+    second = _ONE_RE.search(question, first.end()) if first is not None else None
+    if first is None or second is None:
+        return None
+    computed = [v for v in slots.answers if v.computed and {"change", "difference"} & set(v.label.split())]
+
+    def of(item: str) -> CitedValue | None:
+        words = content_words(item)
+        found = [v for v in computed if words and words <= content_words(v.label)]
+        return found[-1] if len(found) == 1 else None
+
+    a, b = of(" ".join(first.group(0).split()[1:-1])), of(second.group("item"))
+    return (a, b) if a is not None and b is not None and a is not b else None
+
+
 def _reference_rewrite(question: str, slots: DialogueSlots, operation: str) -> Rewrite | None:
     """A follow-up that computes with earlier answers (ConvFinQA): keep references, name the operation.
 
@@ -251,6 +277,19 @@ def _reference_rewrite(question: str, slots: DialogueSlots, operation: str) -> R
         # 'what percentage of the restricted cash was due to proceeds ...', 'in that same period, what was that
         # fluctuation for the nasdaq composite?': new figures, asked anew
         return None
+    pair = _result_pair(question, slots) if operation in {"change", "percent_change", "ratio", "share"} else None
+    if pair is not None:
+        first, second = pair
+        if operation == "change":
+            text = f"What is {first.value.text} ({first.label}) minus {second.value.text} ({second.label})?"
+            refs = [second, first]  # a change is the later operand less the earlier: here the first named less the second
+        else:
+            operation = "share" if operation == "share" or asks_percent(question) else "ratio"
+            relation = "as a percentage of" if operation == "share" else "divided by"
+            text = f"What is {first.value.text} ({first.label}) {relation} {second.value.text} ({second.label})?"
+            refs = [first, second]
+        return Rewrite(original=question, question=text, changed=True, references=refs, operation=operation,
+                       carried_over=[f"values: {first.value.text}, {second.value.text}"])
     metric = metric_label(slots.metrics[0]) if slots.metrics else "the value"
     who = f"{possessive(slots.company)} " if slots.company else ""
     last = slots.last_computation
@@ -288,7 +327,7 @@ def _reference_rewrite(question: str, slots: DialogueSlots, operation: str) -> R
         if not named_results:
             return None
         answered = [a for a in slots.answers if not a.computed]
-        divisor = re.search(r"\b(?:divided\s+by|over|in\s+relation\s+to|relative\s+to)\b", question, re.I)
+        divisor = re.search(_DIVISOR, question, re.I)
         result_noun = _RESULT_NOUN_RE.search(question)
         named_as_divisor = divisor is not None and result_noun is not None and result_noun.start() > divisor.start()
         if len(named_results) == 1 and answered and operation == "ratio" and named_as_divisor:
