@@ -139,6 +139,39 @@ def test_the_years_a_table_gives_are_listed_from_its_columns(tailspin: Settings)
     assert "2024, 2023 and 2022" in answer and not answer.startswith("Not found"), answer
 
 
+LEASES = """# Wingtip Freight, Inc.
+
+(Exact name of registrant as specified in its charter)
+
+ANNUAL REPORT ON FORM 10-K for the fiscal year ended December 31, 2024
+
+## Note 9. Leases
+
+| (in thousands) | 2024 | 2023 | 2022 |
+|---|---|---|---|
+| Operating lease cost | 4,210 | 3,980 | 3,655 |
+| Variable lease cost | 615 | 590 | 542 |
+| Total lease cost | 4,825 | 4,570 | 4,197 |
+"""
+
+
+@pytest.fixture(scope="module")
+def wingtip(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return ingested_typeset(tmp_path_factory.mktemp("wingtip"), "WINGTIP_2024_10K.md", LEASES)
+
+
+@pytest.mark.parametrize("question", [
+    "Which financial years' information is shown in the table?",
+    "What are the fiscal years included in the table?",
+    "What years does the table provide data for?",
+])
+def test_the_years_of_the_table_in_view_however_its_years_are_asked(wingtip: Settings, question: str) -> None:
+    # The years are the answer's noun ('which financial years', 'what are the years'); the words that ask about the
+    # table ('information is shown', 'data') are printed by no table, so they name none: the best-ranked one.
+    answer = ask_once(wingtip, question)
+    assert "2024, 2023 and 2022" in answer and not answer.startswith("Not found"), answer
+
+
 def test_the_value_read_for_an_average_gets_no_line_of_its_own(tailspin: Settings) -> None:
     # 'the 2024 average' is over 2023 and 2024 of the row read; the 2024 figure is an operand, stated by the formula.
     answer = ask_once(tailspin, "What was the average tooling deposits in 2024?")

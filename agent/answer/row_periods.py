@@ -97,8 +97,12 @@ def table_periods(sa: SubAnswer, intent: QueryIntent, reader: EvidenceReader) ->
     cited; None when no table names it, or when the figure was refused for another company."""
     if _refused_for_company(sa):
         return None
-    words = set(intent.wording.words) - ASKING_WORDS
     tables = [i for i, ev in enumerate(reader.evidence) if ev.table is not None]
+    words = set(intent.wording.words) - ASKING_WORDS
+    if "table" in intent.wording.terms:
+        # of a question about the table in view, a word no table found prints asks rather than names ('which
+        # financial years' information is shown in the table'): with none left, it is the best-ranked table
+        words &= content_words(" ".join(reader.evidence[i].text for i in tables))
 
     def named(i: int) -> int:
         return len(words & content_words(reader.evidence[i].text))

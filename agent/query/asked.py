@@ -58,9 +58,10 @@ _BOUND = r"(?:[$£€]\s*)?\(?-?\d[\d,]*(?:\.\d+)?"
 _TEST = (rf"(?:\b{COMPARATIVE}\s+than|\bexceed(?:ed|s|ing)?|\babove|\bbelow|\bover|\bunder|\bat\s+least|"
          rf"\bat\s+most)\s+(?P<bound>{_BOUND})")
 _SIGN_TEST = r"\b(?:negative|positive)\b"
-# 'which (of the) (fiscal) ...', 'how many ...': the words that ask for periods rather than a figure
-_WHICH = r"\b(?:which|what)\s+(?:of\s+the\s+)?(?:fiscal\s+)?"
-_WHICH_OR_HOW_MANY = r"\b(?:which|what|how\s+many)\s+(?:of\s+the\s+)?(?:fiscal\s+)?"
+# 'which (of the) (fiscal) ...', 'what are the (financial) ...', 'how many ...': the words that ask for periods
+# rather than a figure (the periods are the answer's noun)
+_WHICH = r"\b(?:which|what)\s+(?:(?:of|are)\s+the\s+)?(?:(?:fiscal|financial)\s+)?"
+_WHICH_OR_HOW_MANY = rf"(?:{_WHICH}|\bhow\s+many\s+(?:of\s+the\s+)?(?:fiscal\s+)?)"
 # The low end of a comparison or a test ('the smallest', 'fewer than', 'below $5m', 'negative', 'at most 10').
 LOWEST = re.compile(r"(?:small|low|least|less|fewer|worse|worst|minimum|below|under|negative|at\s+most)", re.I)
 # Comparatives of size, not of order: 'the larger loss' is the loss of greater size (-4.2 before -1.5).
