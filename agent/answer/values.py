@@ -52,13 +52,13 @@ from agent.finance.arithmetic import ArithmeticRefusal, CitedValue, Computation,
 from agent.finance.basis import bases_said, nearest_bases, other_than_reported
 from agent.finance.direction import asked_name, asks_contrary, in_direction, shown_name, turned
 from agent.finance.formulas import Formula
-from agent.finance.lexicon import canonical, deducted, figure_kind, find_metrics
+from agent.finance.lexicon import canonical, deducted, figure_kind, find_metrics, narrower_name
 from agent.finance.metrics import METRICS
 from agent.finance.numbers import MONEY_UNITS, SUBUNITS, own_measure
-from agent.finance.periods import shift_period, sort_key
+from agent.finance.periods import is_month, shift_period, sort_key, without_periods
 from agent.ingest.typed_tables import TOTAL_ROW_RE
 from agent.query.asked import asks_change
-from agent.query.content import WORD_RE
+from agent.query.content import WORD_RE, content_words
 from agent.query.definitions import question_formulas
 from agent.query.plan import SubQuery
 from agent.query.scope import STOP_WORDS, basis_words, metric_modifiers
@@ -269,6 +269,9 @@ def _candidates(
             # The part's own table names its figure with the whole's words ('Net sales' under 'Space').
             quality, exact = _label_quality(seg, whole)
             reasons = [f"{whole} of {part}, the part asked: {seg.label or _mention_surface(seg, whole)}"]
+        if quality <= 0 and _total_of_kinds(seg, metric, reader, "total" in asked):
+            quality = PARTIAL_LABEL
+            reasons = [f"the total of rows of {metric}: {seg.label}"]
         if quality <= 0 and _segment_row(seg, metric, terms, reader.evidence[seg.ev]):
             quality = PARTIAL_LABEL
             heading = next((m.surface for m in seg.heading if m.canonical == metric), "") or _titled(
@@ -276,6 +279,8 @@ def _candidates(
             reasons = [f"segment row: {seg.label}, under {heading!r} ({metric})"]
         if quality <= 0 or (seg.kind == "row" and _names_other_number(seg.label, question)):
             continue
+        if seg.kind == "row" and _only_a_kind(seg, metric, question):
+            continue  # 'Work in process' is one kind of inventories: never the inventories asked
         if other_kind_parent(kind == "per_share", seg.parent):
             continue  # per share under 'Diluted Earnings Per Common Share'; a count under 'Weighted average number of'
         if seg.kind == "row" and "total" not in asked and _totals_listed_line(seg, reader.lines.get(seg.ev, set())):
@@ -318,6 +323,26 @@ def _candidates(
             score += STATED_CHANGE_BONUS if change and n.change else 0.0
             out.append(_Candidate(seg=seg, value=n, score=score, exact=exact, reasons=reasons))
     return out
+
+
+def _total_of_kinds(seg: Segment, metric: str, reader: EvidenceReader, total_asked: bool) -> bool:
+    """A bare total row ('Total', 'Total as of December 31,') closing rows that are kinds of ``metric`` as the
+    lexicon names them ('Raw materials', 'Work in process', 'Finished goods' of inventories): the metric's total;
+    with the total asked ('the total accrued liabilities'), also one closing a row that names the metric itself
+    ('Accrued Expenses' beside 'Accrued Interest')."""
+    named = {w for w in content_words(without_periods(seg.label)) if not is_month(w)}  # 'as of December 31,'
+    if seg.kind != "row" or seg.row is None or not seg.row.total or named:
+        return False
+    return any(other.kind == "row" and other.ev == seg.ev and other.parent == seg.parent and other is not seg
+               and any(m.canonical == metric and (total_asked or narrower_name(m)) for m in other.mentions)
+               for other in reader.segments)
+
+
+def _only_a_kind(seg: Segment, metric: str, question: str) -> bool:
+    """Whether a row names ``metric`` only by one of its kinds ('Finished goods' of inventories) that the question
+    does not name: the row is a part of the metric, not the metric."""
+    named = [m for m in seg.mentions if m.canonical == metric]
+    return bool(named) and all(narrower_name(m) and m.surface.lower() not in question.lower() for m in named)
 
 
 def _clause(cand: _Candidate) -> str:

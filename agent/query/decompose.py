@@ -15,7 +15,7 @@ from agent.finance.formulas import FormulaKind
 from agent.finance.lexicon import canonical, components, find_metrics, is_percentage_metric, without_metrics
 from agent.finance.metrics import METRICS, is_expectation
 from agent.finance.periods import expand_range, find_periods, shift_period
-from agent.finance.wording import CHANGE_NOUN, CHANGE_RE, SHARE_RE, SUM_WORD_RE, plain_words
+from agent.finance.wording import CHANGE_NOUN, CHANGE_RE, RESPECTIVE_RE, SHARE_RE, SUM_WORD_RE, plain_words
 from agent.llm import schemas as llm_schemas
 from agent.llm.models import UsageLog, structured_call
 from agent.llm.prompts import MAX_SUB_QUERIES, decompose_messages
@@ -281,7 +281,8 @@ def _operations(
         # period's figure over the other's, nothing else
         return ["share" if PERCENT_RE.search(q) else "ratio"]
     if n_periods >= 2:
-        if asked in {"cagr", "average", "sum"}:
+        if asked in {"cagr", "average"} or (asked == "sum" and not RESPECTIVE_RE.search(q)):
+            # 'the respective totals in 2018 and 2019' lists each period's total: nothing added up
             ops.append(asked)
         elif (
             asked in {"change", "percent_change"}
@@ -698,7 +699,8 @@ def plan_combinations(
                 )
             if "sum" in operations:
                 finals[company] = add(
-                    "sum", [i for _, i in items], tracked_metric, f"total {who}{tracked_name} over {span}"
+                    "sum", [i for _, i in items], tracked_metric,
+                    f"{'' if tracked_name.lower().startswith('total') else 'total '}{who}{tracked_name} over {span}",
                 )
         elif items:
             finals[company] = items[0][1]
