@@ -251,7 +251,8 @@ def _candidates(
     kind = figure_kind(metric)
     wanted = set(bases)
     preferred = _TOPIC_STATEMENT.get(METRICS[metric].topic, "") if metric in METRICS else ""
-    asked = set(WORD_RE.findall(question.lower()))
+    said = question.lower()
+    asked = set(WORD_RE.findall(said))
     intent_metrics = {m.canonical for m in find_metrics(question)}
     whole = METRICS[metric].part_of if metric in METRICS else ""
     asked_part = " ".join([question, *terms])
@@ -279,8 +280,9 @@ def _candidates(
             reasons = [f"segment row: {seg.label}, under {heading!r} ({metric})"]
         if quality <= 0 or (seg.kind == "row" and _names_other_number(seg.label, question)):
             continue
-        if seg.kind == "row" and _only_a_kind(seg, metric, question):
-            continue  # 'Work in process' is one kind of inventories: never the inventories asked
+        named = [m for m in seg.mentions if m.canonical == metric]
+        if seg.kind == "row" and named and all(narrower_name(m) and m.surface.lower() not in said for m in named):
+            continue  # 'Work in process' is one kind of inventories: never the inventories asked, only itself
         if other_kind_parent(kind == "per_share", seg.parent):
             continue  # per share under 'Diluted Earnings Per Common Share'; a count under 'Weighted average number of'
         if seg.kind == "row" and "total" not in asked and _totals_listed_line(seg, reader.lines.get(seg.ev, set())):
@@ -336,13 +338,6 @@ def _total_of_kinds(seg: Segment, metric: str, reader: EvidenceReader, total_ask
     return any(other.kind == "row" and other.ev == seg.ev and other.parent == seg.parent and other is not seg
                and any(m.canonical == metric and (total_asked or narrower_name(m)) for m in other.mentions)
                for other in reader.segments)
-
-
-def _only_a_kind(seg: Segment, metric: str, question: str) -> bool:
-    """Whether a row names ``metric`` only by one of its kinds ('Finished goods' of inventories) that the question
-    does not name: the row is a part of the metric, not the metric."""
-    named = [m for m in seg.mentions if m.canonical == metric]
-    return bool(named) and all(narrower_name(m) and m.surface.lower() not in question.lower() for m in named)
 
 
 def _clause(cand: _Candidate) -> str:
