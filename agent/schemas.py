@@ -567,6 +567,8 @@ class Wording(BaseModel):
     periods: list[str] = Field(default_factory=list, description="the periods the words name themselves "
                                "(normalised, in order), before any range or span is filled in")
     counted_years: int = Field(default=0, description="the years its span counts ('over the past three years': 3)")
+    of_table: bool = Field(default=False, description="the table in view is the subject the question asks about "
+                           "('what does the table show?', 'what is the table about?'), not where a figure sits")
     predicate: list[str] = Field(default_factory=list, description="the verb it asks with after its subject ('fly' "
                                  "of 'how many seat miles did Lucerne fly'): what the company did; it names the figure "
                                  "only where the filing prints it ('stores opened')")

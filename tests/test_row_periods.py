@@ -5,6 +5,8 @@ code. The filing is typeset here: a tool maker's property note and a price table
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from support import ask_once, ingested_typeset, stated
 
@@ -170,6 +172,56 @@ def test_the_years_of_the_table_in_view_however_its_years_are_asked(wingtip: Set
     # table ('information is shown', 'data') are printed by no table, so they name none: the best-ranked one.
     answer = ask_once(wingtip, question)
     assert "2024, 2023 and 2022" in answer and not answer.startswith("Not found"), answer
+
+
+LEAD_IN = """# Wingtip Freight, Inc.
+
+(Exact name of registrant as specified in its charter)
+
+ANNUAL REPORT ON FORM 10-K for the fiscal year ended December 31, 2024
+
+## Note 11. Other Current Liabilities
+
+The following table presents the components of other current liabilities as of December 31:
+
+| (in thousands) | 2024 | 2023 |
+|---|---|---|
+| Accrued freight claims | 1,210 | 1,045 |
+| Customer deposits | 860 | 795 |
+| Total other current liabilities | 2,070 | 1,840 |
+"""
+
+
+@pytest.mark.parametrize("question", ["What does the table show?", "What does the table represent?",
+                                      "What information does the table show?"])
+def test_what_a_table_shows_is_what_introduces_it(tmp_path: Path, question: str) -> None:
+    wingtip_lead = ingested_typeset(tmp_path, "WINGTIP_2024_10K.md", LEAD_IN)
+    answer = ask_once(wingtip_lead, question)
+    assert "presents the components of other current liabilities" in answer, answer
+    assert not answer.startswith("Not found") and "2,070" not in answer, answer
+
+
+@pytest.mark.parametrize("question", ["What financial items are listed in the table?",
+                                      "What are the financial items listed in the table?"])
+def test_the_items_of_the_table_in_view(tmp_path: Path, question: str) -> None:
+    # 'financial' is printed by no table: it asks rather than names, so the best-ranked table's rows are its items
+    wingtip_lead = ingested_typeset(tmp_path, "WINGTIP_2024_10K.md", LEAD_IN)
+    answer = ask_once(wingtip_lead, question)
+    assert "Accrued freight claims and Customer deposits" in answer and "Total" not in answer, answer
+
+
+def test_the_table_is_the_subject_only_of_its_own_verb() -> None:
+    assert extract_intent("What does the table show?").wording.of_table
+    assert extract_intent("What is the table about?").wording.of_table
+    # the table is where the figure sits, not what is asked about: its lead-in is no answer
+    assert not extract_intent("What is the unit used for the data in the table?").wording.of_table
+    assert not extract_intent("What do Other items in the table represent?").wording.of_table
+
+
+def test_a_question_naming_what_the_table_prints_is_no_question_about_the_table(tmp_path: Path) -> None:
+    wingtip_lead = ingested_typeset(tmp_path, "WINGTIP_2024_10K.md", LEAD_IN)
+    answer = ask_once(wingtip_lead, "What were customer deposits in the table for 2024?")
+    assert "860" in stated(answer) and "introduced as" not in answer, answer
 
 
 def test_the_value_read_for_an_average_gets_no_line_of_its_own(tailspin: Settings) -> None:

@@ -58,6 +58,7 @@ from agent.answer.row_periods import (
     over_row_periods,
     periods_answer,
     read_row,
+    table_caption,
     table_items,
     table_periods,
 )
@@ -187,6 +188,8 @@ def _answer_sub_query(
     )
     if not reader.evidence:
         return _not_found(base, "no evidence was retrieved")
+    if (about := table_caption(base, intent, reader)) is not None:
+        return about  # 'what does the table show?': what introduces it, quoted
     if not (metric and intent.requires_numeric) or metric not in METRICS or _share_of_two(sub_query, metric):
         cell = _cell_answer(base, sub_query, reader) if _asks_figure(sub_query) else None
         if cell is not None:
@@ -388,18 +391,8 @@ def answer_references(rewrite: Rewrite) -> Computation | None:
         return None
     combo = Combination(
         id="r1",
-        operation=rewrite.operation
-        if rewrite.operation
-        in {  # type: ignore[arg-type]
-            "change",
-            "percent_change",
-            "cagr",
-            "ratio",
-            "share",
-            "sum",
-            "average",
-        }
-        else "change",
+        operation=rewrite.operation  # type: ignore[arg-type]
+        if rewrite.operation in {"change", "percent_change", "cagr", "ratio", "share", "sum", "average"} else "change",
         operands=[],
         metric=refs[0].metric,
         label=rewrite.question,

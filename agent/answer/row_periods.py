@@ -6,6 +6,7 @@ the rows a table lists under a heading. Computed in code from the rows read, cit
 from __future__ import annotations
 
 from agent.answer.gate import sanity_failure
+from agent.answer.passages import PASSAGE_MIN_WORDS
 from agent.answer.reading import EvidenceReader, Segment
 from agent.answer.records import SubAnswer, _capital
 from agent.answer.words import ASKING_WORDS
@@ -17,7 +18,7 @@ from agent.ingest.typed_tables import TOTAL_ROW_RE
 from agent.query.asked import (
     PERIODS_MEETING,
 )
-from agent.query.content import content_words
+from agent.query.content import WORD_RE, content_words
 from agent.query.cues import and_list
 from agent.query.intent import TREND_YEARS
 from agent.query.scope import AMOUNT_NOUNS
@@ -121,6 +122,33 @@ def table_periods(sa: SubAnswer, intent: QueryIntent, reader: EvidenceReader) ->
     return _listed(sa, f"The table gives figures for {and_list([str(y) for y in years])} {cite.label()}.", cite)
 
 
+def table_caption(sa: SubAnswer, intent: QueryIntent, reader: EvidenceReader) -> SubAnswer | None:
+    """'What does the table show?', 'What does the table represent?': a question about the table in view that names
+    nothing a table prints, asks for no rows or years and computes nothing is answered with what introduces the
+    best-ranked table: the sentences of its page that name a table or end in a colon (its lead-in), else its title;
+    quoted and cited, no figure stated. None for any other question."""
+    asked = set(intent.wording.words)
+    if not intent.wording.of_table or intent.operations or intent.metrics or asked & _ITEM_WORDS:
+        return None
+    tables = [i for i, ev in enumerate(reader.evidence) if ev.table is not None]
+    if not tables or (asked - ASKING_WORDS) & content_words(" ".join(reader.evidence[i].text for i in tables)):
+        return None
+    ev = reader.evidence[max(tables, key=lambda i: reader.rel_score[i])]
+    leads = [seg for seg in reader.segments if seg.kind == "sentence" and "|" not in seg.text
+             and (reader.evidence[seg.ev].doc_name, reader.evidence[seg.ev].page) == (ev.doc_name, ev.page)
+             and ("table" in WORD_RE.findall(seg.text.lower()) or seg.text.rstrip().endswith(":"))
+             and len(seg.text.split()) >= PASSAGE_MIN_WORDS]  # 'Comprised of:' says nothing of what it lists
+    if leads:
+        cite = reader.evidence[leads[0].ev].citation(leads[0].text, leads[0].start, leads[0].row_label)
+        quote = " ".join(seg.text.strip() for seg in leads)
+    elif ev.table is not None and ev.table.title and "|" not in ev.table.title:  # a title, not a header line
+        quote = ev.table.title
+        cite = ev.citation(quote, 0, "")
+    else:
+        return None
+    return _listed(sa, f'The table is introduced as: "{quote}" {cite.label()}.', cite)
+
+
 def _heading_lines(record: TableRecord | None) -> list[str]:
     """A typed table's title, period caption and column headers, and its label-only lines (its sub-headings): the
     periods they print are the table's own."""
@@ -197,7 +225,9 @@ def table_items(sa: SubAnswer, intent: QueryIntent, reader: EvidenceReader) -> S
     if _refused_for_company(sa):
         return None
     words = set(intent.wording.words) - ASKING_WORDS - _ITEM_WORDS
-    block = named_block(words, reader, TABLE_WORDS_NAMED)
+    if "table" in intent.wording.terms:  # of the table in view, a word no table prints asks ('the financial items')
+        words &= content_words(" ".join(e.text for e in reader.evidence if e.table is not None))
+    block = named_block(words, reader, TABLE_WORDS_NAMED) if words else _whole_table(reader)
     if block is None:
         return None
     ev, parent, rows = block
@@ -206,6 +236,17 @@ def table_items(sa: SubAnswer, intent: QueryIntent, reader: EvidenceReader) -> S
         return None
     cite = reader.evidence[ev].citation(rows[0].text, rows[0].start, rows[0].row_label)
     return _listed(sa, f"{_capital(parent or 'The table')} lists {and_list(labels)} {cite.label()}.", cite)
+
+
+def _whole_table(reader: EvidenceReader) -> tuple[int, str, list[Segment]] | None:
+    """The best-ranked table's rows as one block ('' sub-heading), totals left out; None without a table."""
+    tables = [i for i, ev in enumerate(reader.evidence) if ev.table is not None]
+    if not tables:
+        return None
+    best = max(tables, key=lambda i: reader.rel_score[i])
+    rows = [seg for seg in reader.segments if seg.ev == best and seg.kind == "row" and seg.numbers
+            and not TOTAL_ROW_RE.match(seg.label)]
+    return best, "", rows
 
 
 def named_block(words: set[str], reader: EvidenceReader, share: float) -> tuple[int, str, list[Segment]] | None:

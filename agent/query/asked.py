@@ -148,7 +148,8 @@ _OPERATIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str] | None], ...
         # rows a table lists under a heading are the answer, never one figure.
         ITEMS,
         "the items a table lists",
-        re.compile(r"^\s*(?:what|which)\s+(?:are|were)\s+the\s+(?:\w+\s+){0,2}?"
+        # ('What financial items are listed in the table?': of the table in view, 'are the' may go unsaid)
+        re.compile(r"^\s*(?:what|which)\s+(?:(?:are|were)\s+the\s+|(?=.*\btable\b))(?:\w+\s+){0,2}?"
                    r"(?:components|types|items|categories|kinds|elements)\b(?!.*\b(?:19|20)\d{2}\b)", re.I),
         None,
     ),

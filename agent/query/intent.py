@@ -481,8 +481,17 @@ def read_wording(question: str) -> Wording:
         contrary=contrary,
         periods=list(dict.fromkeys(p.norm for p in find_periods(question))),
         counted_years=span_years(question),
+        of_table=_of_table(question),
         predicate=asked_predicate(question),
     )
+
+
+def _of_table(question: str) -> bool:
+    """Whether the table is the subject of the question's verb ('what does the table show?', 'what is the table
+    about?'), not where its figure sits ('the units used for the data in the table')."""
+    tokens = WORD_RE.findall(question.lower())
+    return any(t == "table" and i >= 2 and tokens[i - 1] in ("the", "this") and tokens[i - 2] in ("does", "did", "do",
+               "is", "was") for i, t in enumerate(tokens))
 
 
 def asked_periods(question: str, mentions: list[PeriodMention]) -> list[PeriodMention]:
