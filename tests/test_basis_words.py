@@ -80,3 +80,9 @@ def test_a_total_row_names_its_metric(tailspin: Settings) -> None:
     out = ask_once(tailspin, "What were Tailspin's accrued liabilities in 2024?")
     assert "100" in out and not out.startswith("Not found"), out
     assert "$50" not in out, out
+
+
+def test_a_part_of_a_printed_total_answers_when_its_own_words_are_asked(tailspin: Settings) -> None:
+    # the total closes its parts for the whole; a question naming a part's own words still reads that part
+    out = ask_once(tailspin, "What were Tailspin's accrued expenses and other liabilities in 2024?")
+    assert "$50" in out and "100" not in out, out

@@ -327,6 +327,18 @@ def _candidates(
     return out
 
 
+def _not_components(cands: list[_Candidate], asked: set[str]) -> list[_Candidate]:
+    """The candidates less the rows a total row among them closes ('Accrued expenses and other liabilities' above
+    'Total accrued liabilities', both read as accrued liabilities): a part of a total the table prints answers the
+    whole only when the question (its content words ``asked``) names the part's own words too."""
+    totals = [c for c in cands if c.seg.kind == "row" and c.seg.row is not None and c.seg.row.total]
+    return [c for c in cands
+            if not any(t.seg.ev == c.seg.ev and t.seg.parent in {c.seg.parent, ""} and t.seg.start > c.seg.start
+                       and t.value.period == c.value.period and c not in totals
+                       and not content_words(c.seg.label) <= asked | content_words(t.seg.label)
+                       for t in totals)]
+
+
 def _total_of_kinds(seg: Segment, metric: str, reader: EvidenceReader, total_asked: bool) -> bool:
     """A bare total row ('Total', 'Total as of December 31,') closing rows that are kinds of ``metric`` as the
     lexicon names them ('Raw materials', 'Work in process', 'Finished goods' of inventories): the metric's total;
@@ -484,6 +496,7 @@ def _find(
         # 'Contract manufacturing net sales': the rows (or sentences) whose own words or table title say so.
         named = [c for c in cands if not unnamed_modifiers(question, metric, _naming(reader, c), company)]
         cands = named or cands
+    cands = _not_components(cands, content_words(question)) or cands
     if basis := basis_words(question, metric, company):
         # 'total accrued liabilities', 'net property and equipment': of the rows printed for the metric, those
         # whose own words say which one (the total, the net figure) answer; where none says it, all stay.
