@@ -98,12 +98,8 @@ def table_periods(sa: SubAnswer, intent: QueryIntent, reader: EvidenceReader) ->
     cited; None when no table names it, or when the figure was refused for another company."""
     if _refused_for_company(sa):
         return None
-    tables = [i for i, ev in enumerate(reader.evidence) if ev.table is not None]
-    words = set(intent.wording.words) - ASKING_WORDS
-    if "table" in intent.wording.terms:
-        # of a question about the table in view, a word no table found prints asks rather than names ('which
-        # financial years' information is shown in the table'): with none left, it is the best-ranked table
-        words &= content_words(" ".join(reader.evidence[i].text for i in tables))
+    tables = _tables(reader)
+    words = _naming(set(intent.wording.words) - ASKING_WORDS, intent, reader)
 
     def named(i: int) -> int:
         return len(words & content_words(reader.evidence[i].text))
@@ -130,10 +126,10 @@ def table_caption(sa: SubAnswer, intent: QueryIntent, reader: EvidenceReader) ->
     asked = set(intent.wording.words)
     if not intent.wording.of_table or intent.operations or intent.metrics or asked & _ITEM_WORDS:
         return None
-    tables = [i for i, ev in enumerate(reader.evidence) if ev.table is not None]
-    if not tables or (asked - ASKING_WORDS) & content_words(" ".join(reader.evidence[i].text for i in tables)):
+    best = _best_table(reader)
+    if best is None or (asked - ASKING_WORDS) & _printed_by_tables(reader):
         return None
-    ev = reader.evidence[max(tables, key=lambda i: reader.rel_score[i])]
+    ev = reader.evidence[best]
     leads = [seg for seg in reader.segments if seg.kind == "sentence" and "|" not in seg.text
              and (reader.evidence[seg.ev].doc_name, reader.evidence[seg.ev].page) == (ev.doc_name, ev.page)
              and ("table" in WORD_RE.findall(seg.text.lower()) or seg.text.rstrip().endswith(":"))
@@ -225,8 +221,7 @@ def table_items(sa: SubAnswer, intent: QueryIntent, reader: EvidenceReader) -> S
     if _refused_for_company(sa):
         return None
     words = set(intent.wording.words) - ASKING_WORDS - _ITEM_WORDS
-    if "table" in intent.wording.terms:  # of the table in view, a word no table prints asks ('the financial items')
-        words &= content_words(" ".join(e.text for e in reader.evidence if e.table is not None))
+    words = _naming(words, intent, reader)
     block = named_block(words, reader, TABLE_WORDS_NAMED) if words else _whole_table(reader)
     if block is None:
         return None
@@ -238,12 +233,33 @@ def table_items(sa: SubAnswer, intent: QueryIntent, reader: EvidenceReader) -> S
     return _listed(sa, f"{_capital(parent or 'The table')} lists {and_list(labels)} {cite.label()}.", cite)
 
 
+def _tables(reader: EvidenceReader) -> list[int]:
+    """The evidence indices that hold a typed table."""
+    return [i for i, ev in enumerate(reader.evidence) if ev.table is not None]
+
+
+def _best_table(reader: EvidenceReader) -> int | None:
+    """The best-ranked table of the evidence: the table in view when a question names none of its words."""
+    return max(_tables(reader), key=lambda i: reader.rel_score[i], default=None)
+
+
+def _printed_by_tables(reader: EvidenceReader) -> set[str]:
+    """The content words the evidence's tables print."""
+    return content_words(" ".join(reader.evidence[i].text for i in _tables(reader)))
+
+
+def _naming(words: set[str], intent: QueryIntent, reader: EvidenceReader) -> set[str]:
+    """Of a question about the table in view, ``words`` less those no table prints: those ask rather than name
+    ('which financial years' information is shown in the table', 'the financial items'); with none left, the
+    question is about the best-ranked table. Any other question keeps its words."""
+    return words & _printed_by_tables(reader) if "table" in intent.wording.terms else words
+
+
 def _whole_table(reader: EvidenceReader) -> tuple[int, str, list[Segment]] | None:
     """The best-ranked table's rows as one block ('' sub-heading), totals left out; None without a table."""
-    tables = [i for i, ev in enumerate(reader.evidence) if ev.table is not None]
-    if not tables:
+    best = _best_table(reader)
+    if best is None:
         return None
-    best = max(tables, key=lambda i: reader.rel_score[i])
     rows = [seg for seg in reader.segments if seg.ev == best and seg.kind == "row" and seg.numbers
             and not TOTAL_ROW_RE.match(seg.label)]
     return best, "", rows
